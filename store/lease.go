@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// leasePath is where a task's lease lives, so that any runner, and any
+// Persephone tool, can see who works on a task.
+const leasePath = "work_order.state.lease"
+
+// maxLeaseAttempts bounds the read-compare-write loop when other writers
+// keep moving the revision.
+const maxLeaseAttempts = 20
+
+// Leases gives one runner at a time the right to work on a task. It works
+// on any Store through conditional updates, so every backend gets the same
+// semantics and the conformance suite checks them all.
+type Leases struct {
+	Store Store
+	Now   func() time.Time
+}
+
+// NewLeases returns lease operations over s.
+func NewLeases(s Store) *Leases { return &Leases{Store: s, Now: time.Now} }
+
+// Lease is the lease as it stands after an operation.
+type Lease struct {
+	Holder    string
+	ExpiresAt time.Time
+	Rev       string // the document revision the lease write produced
+}
+
+// LeaseHeldError says another runner holds the task.
+type LeaseHeldError struct {
+	Key       string
+	Holder    string
+	ExpiresAt time.Time
+}
+
+func (e *LeaseHeldError) Error() string {
+	return fmt.Sprintf("task %s is being run by %s (lease until %s); wait for it, or rerun after the lease expires",
+		e.Key, e.Holder, e.ExpiresAt.UTC().Format(time.RFC3339))
+}
+
+// LeaseLostError says the caller no longer holds a lease it had.
+type LeaseLostError struct {
+	Key    string
+	Holder string // who holds it now, "" if nobody
+}
+
+func (e *LeaseLostError) Error() string {
+	if e.Holder == "" {
+		return fmt.Sprintf("task %s: this runner's lease was released by someone else", e.Key)
+	}
+	return fmt.Sprintf("task %s: this runner's lease was taken over by %s", e.Key, e.Holder)
+}
+
+// Acquire takes the lease for holder for ttl. A lease that has expired, or
+// whose holder takeOver says is gone, is taken over; holder's own lease is
+// renewed. takeOver may be nil.
+func (l *Leases) Acquire(ctx context.Context, key, holder string, ttl time.Duration, takeOver func(holder string) bool) (Lease, error) {
+	return l.write(ctx, key, func(cur *Lease, now time.Time) (map[string]any, error) {
+		if cur != nil && cur.Holder != holder && now.Before(cur.ExpiresAt) && (takeOver == nil || !takeOver(cur.Holder)) {
+			return nil, &LeaseHeldError{Key: key, Holder: cur.Holder, ExpiresAt: cur.ExpiresAt}
+		}
+		return leaseValue(holder, now.Add(ttl)), nil
+	})
+}
+
+// Renew extends holder's lease by ttl from now. It fails with
+// LeaseLostError if holder no longer holds it.
+func (l *Leases) Renew(ctx context.Context, key, holder string, ttl time.Duration) (Lease, error) {
+	return l.write(ctx, key, func(cur *Lease, now time.Time) (map[string]any, error) {
+		if cur == nil {
+			return nil, &LeaseLostError{Key: key}
+		}
+		if cur.Holder != holder {
+			return nil, &LeaseLostError{Key: key, Holder: cur.Holder}
+		}
+		return leaseValue(holder, now.Add(ttl)), nil
+	})
+}
+
+// Release gives up holder's lease. Releasing a lease one does not hold is
+// not an error and changes nothing.
+func (l *Leases) Release(ctx context.Context, key, holder string) error {
+	_, err := l.write(ctx, key, func(cur *Lease, _ time.Time) (map[string]any, error) {
+		if cur == nil || cur.Holder != holder {
+			return nil, errNothingToDo
+		}
+		return nil, nil
+	})
+	if err == errNothingToDo {
+		return nil
+	}
+	return err
+}
+
+// Current reads the lease of a document, nil when none.
+func Current(doc map[string]any) *Lease {
+	wo, _ := doc["work_order"].(map[string]any)
+	st, _ := wo["state"].(map[string]any)
+	m, _ := st["lease"].(map[string]any)
+	if m == nil {
+		return nil
+	}
+	holder, _ := m["holder"].(string)
+	exp, _ := m["expires_at"].(string)
+	t, err := time.Parse(time.RFC3339Nano, exp)
+	if holder == "" || err != nil {
+		return nil
+	}
+	rev, _ := doc["_rev"].(string)
+	return &Lease{Holder: holder, ExpiresAt: t, Rev: rev}
+}
+
+var errNothingToDo = fmt.Errorf("nothing to do")
+
+// write runs a read-decide-conditional-write loop; decide returns the new
+// lease value (nil to clear it) or an error to stop.
+func (l *Leases) write(ctx context.Context, key string, decide func(cur *Lease, now time.Time) (map[string]any, error)) (Lease, error) {
+	for attempt := 0; ; attempt++ {
+		doc, err := l.Store.Get(ctx, key)
+		if err != nil {
+			return Lease{}, err
+		}
+		now := l.Now()
+		value, err := decide(Current(doc), now)
+		if err != nil {
+			return Lease{}, err
+		}
+		rev, _ := doc["_rev"].(string)
+		var v any = value
+		if value == nil {
+			v = nil
+		}
+		newRev, err := l.Store.Update(ctx, key, rev, Nest(leasePath, v))
+		if IsConflict(err) && attempt < maxLeaseAttempts {
+			continue
+		}
+		if err != nil {
+			return Lease{}, err
+		}
+		out := Lease{Rev: newRev}
+		if value != nil {
+			out.Holder = value["holder"].(string)
+			out.ExpiresAt, _ = time.Parse(time.RFC3339Nano, value["expires_at"].(string))
+		}
+		return out, nil
+	}
+}
+
+func leaseValue(holder string, expires time.Time) map[string]any {
+	return map[string]any{"holder": holder, "expires_at": expires.UTC().Format(time.RFC3339Nano)}
+}

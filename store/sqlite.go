@@ -1,0 +1,360 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// SQLite is the embedded default store: one file, WAL journal, writers
+// serialised by BEGIN IMMEDIATE and waiting on each other through
+// busy_timeout, so several wo processes can share it.
+//
+// Nested merges are done in Go inside the write transaction rather than with
+// json_patch, because json_patch deletes keys whose patch value is null and
+// Persephone keeps them (worktree_path: null is meaningful).
+type SQLite struct {
+	db   *sql.DB
+	path string
+}
+
+var _ Store = (*SQLite)(nil)
+
+// DefaultPath is $XDG_STATE_HOME/wo/wo.db, else ~/.local/state/wo/wo.db.
+func DefaultPath() (string, error) {
+	if dir := os.Getenv("XDG_STATE_HOME"); dir != "" {
+		return filepath.Join(dir, "wo", "wo.db"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the default store: %w (set WO_STORE or XDG_STATE_HOME)", err)
+	}
+	return filepath.Join(home, ".local", "state", "wo", "wo.db"), nil
+}
+
+// OpenSQLite opens (and on first use creates) the database file at path.
+func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("store path %q: '?' and '#' are not allowed in the file name", path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, Unavailable(path, err)
+	}
+	dsn := path + "?_pragma=busy_timeout(15000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, Unavailable(path, err)
+	}
+	s := &SQLite{db: db, path: path}
+	if err := s.Init(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS persephone_tasks (
+	key        TEXT PRIMARY KEY,
+	rev        INTEGER NOT NULL,
+	parent_key TEXT,
+	status     TEXT,
+	body       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS persephone_tasks_parent_key ON persephone_tasks(parent_key);
+CREATE INDEX IF NOT EXISTS persephone_tasks_status ON persephone_tasks(status);
+CREATE TABLE IF NOT EXISTS persephone_edges (
+	key      TEXT PRIMARY KEY,
+	from_key TEXT NOT NULL,
+	to_key   TEXT NOT NULL,
+	type     TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS persephone_edges_from ON persephone_edges(from_key, type);
+CREATE TABLE IF NOT EXISTS persephone_logs (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	task_key   TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	body       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS persephone_logs_task ON persephone_logs(task_key, id);
+`
+
+// Init creates the tables and indexes; it is idempotent.
+func (s *SQLite) Init(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, schema); err != nil {
+		return s.wrap(err)
+	}
+	return nil
+}
+
+// Describe names the database file.
+func (s *SQLite) Describe() string { return "sqlite:" + s.path }
+
+// Path is the database file.
+func (s *SQLite) Path() string { return s.path }
+
+// Close closes the database.
+func (s *SQLite) Close() error { return s.db.Close() }
+
+// Get returns one document.
+func (s *SQLite) Get(ctx context.Context, key string) (map[string]any, error) {
+	var rev int64
+	var body string
+	err := s.db.QueryRowContext(ctx, `SELECT rev, body FROM persephone_tasks WHERE key = ?`, key).Scan(&rev, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, NotFound(key)
+	}
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	return decodeBody(key, rev, body)
+}
+
+// Create stores documents all or none.
+func (s *SQLite) Create(ctx context.Context, docs ...map[string]any) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		for _, doc := range docs {
+			key, _ := doc["_key"].(string)
+			if key == "" {
+				return fmt.Errorf("creating a task: the document has no _key")
+			}
+			body, err := encodeBody(doc)
+			if err != nil {
+				return fmt.Errorf("task %s: %w", key, err)
+			}
+			_, err = tx.ExecContext(ctx,
+				`INSERT INTO persephone_tasks (key, rev, parent_key, status, body) VALUES (?, 1, ?, ?, ?)`,
+				key, nullable(doc["parent_key"]), nullable(doc["status"]), body)
+			if isUniqueViolation(err) {
+				return Exists(key)
+			}
+			if err != nil {
+				return s.wrap(err)
+			}
+			for _, dep := range BlockedByOf(doc) {
+				if _, err := tx.ExecContext(ctx,
+					`INSERT OR IGNORE INTO persephone_edges (key, from_key, to_key, type) VALUES (?, ?, ?, 'blocked_by')`,
+					EdgeKey(key, dep), key, dep); err != nil {
+					return s.wrap(err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// Update merges patch into the document at revision ifRev.
+func (s *SQLite) Update(ctx context.Context, key, ifRev string, patch map[string]any) (string, error) {
+	var newRev int64
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var rev int64
+		var body string
+		err := tx.QueryRowContext(ctx, `SELECT rev, body FROM persephone_tasks WHERE key = ?`, key).Scan(&rev, &body)
+		if errors.Is(err, sql.ErrNoRows) {
+			return NotFound(key)
+		}
+		if err != nil {
+			return s.wrap(err)
+		}
+		if strconv.FormatInt(rev, 10) != ifRev {
+			return Conflict(key)
+		}
+		doc, err := decodeBody(key, rev, body)
+		if err != nil {
+			return err
+		}
+		Merge(doc, patch)
+		out, err := encodeBody(doc)
+		if err != nil {
+			return fmt.Errorf("task %s: %w", key, err)
+		}
+		newRev = rev + 1
+		_, err = tx.ExecContext(ctx,
+			`UPDATE persephone_tasks SET rev = ?, parent_key = ?, status = ?, body = ? WHERE key = ?`,
+			newRev, nullable(doc["parent_key"]), nullable(doc["status"]), out, key)
+		return s.wrap(err)
+	})
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatInt(newRev, 10), nil
+}
+
+// List returns matching documents ordered by key, in one query.
+func (s *SQLite) List(ctx context.Context, f Filter) ([]map[string]any, error) {
+	q := `SELECT key, rev, body FROM persephone_tasks`
+	var where []string
+	var args []any
+	if f.ParentKey != "" {
+		where = append(where, "parent_key = ?")
+		args = append(args, f.ParentKey)
+	}
+	if f.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, f.Status)
+	}
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY key"
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []map[string]any
+	for rows.Next() {
+		var key, body string
+		var rev int64
+		if err := rows.Scan(&key, &rev, &body); err != nil {
+			return nil, s.wrap(err)
+		}
+		doc, err := decodeBody(key, rev, body)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, doc)
+	}
+	return out, s.wrap(rows.Err())
+}
+
+// BlockedBy reads blocked_by edges.
+func (s *SQLite) BlockedBy(ctx context.Context, key string) ([]string, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT to_key FROM persephone_edges WHERE from_key = ? AND type = 'blocked_by' ORDER BY to_key`, key)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, s.wrap(err)
+		}
+		out = append(out, k)
+	}
+	return out, s.wrap(rows.Err())
+}
+
+// AppendLog adds an activity entry.
+func (s *SQLite) AppendLog(ctx context.Context, e LogEntry) error {
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = time.Now()
+	}
+	e.CreatedAt = e.CreatedAt.UTC()
+	body, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.ExecContext(ctx, `INSERT INTO persephone_logs (task_key, created_at, body) VALUES (?, ?, ?)`,
+		e.TaskKey, e.CreatedAt.Format(time.RFC3339Nano), string(body))
+	return s.wrap(err)
+}
+
+// Logs returns one task's activity, oldest first.
+func (s *SQLite) Logs(ctx context.Context, taskKey string) ([]LogEntry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT body FROM persephone_logs WHERE task_key = ? ORDER BY id`, taskKey)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []LogEntry
+	for rows.Next() {
+		var body string
+		if err := rows.Scan(&body); err != nil {
+			return nil, s.wrap(err)
+		}
+		var e LogEntry
+		dec := json.NewDecoder(strings.NewReader(body))
+		dec.UseNumber()
+		if err := dec.Decode(&e); err != nil {
+			return nil, fmt.Errorf("activity log of %s: %w", taskKey, err)
+		}
+		out = append(out, e)
+	}
+	return out, s.wrap(rows.Err())
+}
+
+func (s *SQLite) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return s.wrap(err)
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return s.wrap(tx.Commit())
+}
+
+// wrap marks errors that mean "try again later" (a lock held too long, a
+// file that cannot be opened) as unavailable, and leaves the rest.
+func (s *SQLite) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR:
+			return Unavailable(s.path, err)
+		}
+	}
+	return err
+}
+
+func isUniqueViolation(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && (se.Code() == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE)
+}
+
+// encodeBody stores the document without its revision: the rev column is
+// the truth.
+func encodeBody(doc map[string]any) (string, error) {
+	clean := make(map[string]any, len(doc))
+	for k, v := range doc {
+		if k == "_rev" || k == "_id" {
+			continue
+		}
+		clean[k] = v
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(clean); err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(buf.String(), "\n"), nil
+}
+
+func decodeBody(key string, rev int64, body string) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	var doc map[string]any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("task %s: stored document is not valid JSON: %w", key, err)
+	}
+	doc["_key"] = key
+	doc["_id"] = "persephone_tasks/" + key
+	doc["_rev"] = strconv.FormatInt(rev, 10)
+	return doc, nil
+}
+
+func nullable(v any) any {
+	if s, ok := v.(string); ok && s != "" {
+		return s
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+// Package store defines where task documents live: the Store interface that
+// every backend implements, its errors, and the embedded SQLite backend.
+// The ArangoDB backend lives in package arango; both pass the conformance
+// suite in store/storetest.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Store holds Persephone task documents, their blocked_by edges and the
+// activity log. Documents are generic JSON objects (map[string]any): a
+// backend keeps every field it is given, known to wo or not.
+//
+// Every method is safe for concurrent use, also by several processes sharing
+// one database.
+type Store interface {
+	// Get returns the document with the given key, with "_key" and "_rev"
+	// set. A missing document is an error for which IsNotFound is true.
+	Get(ctx context.Context, key string) (map[string]any, error)
+
+	// Create stores new documents, all or none. Each needs a "_key"; any
+	// "_rev" or "_id" given is replaced. If a key already exists nothing is
+	// stored and IsExists is true for the error. The dependencies in
+	// work_order.dependencies.blocked_by are also written as edges.
+	Create(ctx context.Context, docs ...map[string]any) error
+
+	// Update merges patch into the document if its revision is still ifRev
+	// and returns the new revision. Objects merge at every level, so
+	// siblings of a patched field are kept; arrays and scalars are replaced
+	// whole; a null value is stored as null. A revision that moved on is an
+	// error for which IsConflict is true: read again and retry.
+	Update(ctx context.Context, key, ifRev string, patch map[string]any) (rev string, err error)
+
+	// List returns the documents that match every non-empty field of the
+	// filter, ordered by key.
+	List(ctx context.Context, filter Filter) ([]map[string]any, error)
+
+	// BlockedBy returns the keys of the tasks that key's blocked_by edges
+	// point to (persephone_edges), ordered.
+	BlockedBy(ctx context.Context, key string) ([]string, error)
+
+	// AppendLog adds an entry to the activity log (persephone_logs).
+	AppendLog(ctx context.Context, entry LogEntry) error
+
+	// Logs returns the activity of one task, oldest first.
+	Logs(ctx context.Context, taskKey string) ([]LogEntry, error)
+
+	// Init creates what the store needs (tables, collections, indexes). It is
+	// idempotent.
+	Init(ctx context.Context) error
+
+	// Describe names the store for messages, without secrets.
+	Describe() string
+
+	Close() error
+}
+
+// Filter selects documents in List.
+type Filter struct {
+	ParentKey string
+	Status    string
+}
+
+// LogEntry is one record of persephone_logs.
+type LogEntry struct {
+	Action     string         `json:"action"`
+	TaskKey    string         `json:"task_key"`
+	SessionKey string         `json:"session_key"`
+	Details    map[string]any `json:"details"`
+	CreatedAt  time.Time      `json:"created_at"`
+}
+
+// Edge is a persephone_edges document: task is blocked by dep.
+type Edge struct {
+	Key  string `json:"_key"`
+	From string `json:"_from"`
+	To   string `json:"_to"`
+	Type string `json:"type"`
+}
+
+// Kind classifies store errors so that no caller compares strings.
+type Kind int
+
+const (
+	KindNotFound    Kind = iota + 1 // no such document
+	KindExists                      // a document with that key exists
+	KindConflict                    // the revision moved on: reread and retry
+	KindUnavailable                 // the store cannot be reached: retry later
+)
+
+// Error is a store failure of a known kind.
+type Error struct {
+	Kind Kind
+	Key  string
+	Msg  string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	msg := e.Msg
+	if msg == "" {
+		switch e.Kind {
+		case KindNotFound:
+			msg = "no such task"
+		case KindExists:
+			msg = "a task with this key already exists"
+		case KindConflict:
+			msg = "the task was changed by another writer since it was read"
+		case KindUnavailable:
+			msg = "store unavailable"
+		}
+	}
+	if e.Key != "" {
+		msg = fmt.Sprintf("task %s: %s", e.Key, msg)
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func kindOf(err error) Kind {
+	var se *Error
+	if errors.As(err, &se) {
+		return se.Kind
+	}
+	return 0
+}
+
+// IsNotFound reports whether err says a document does not exist.
+func IsNotFound(err error) bool { return kindOf(err) == KindNotFound }
+
+// IsExists reports whether err says a key is already taken.
+func IsExists(err error) bool { return kindOf(err) == KindExists }
+
+// IsConflict reports whether err is a stale revision; the operation can be
+// retried after reading the document again.
+func IsConflict(err error) bool { return kindOf(err) == KindConflict }
+
+// IsUnavailable reports whether the store could not be reached.
+func IsUnavailable(err error) bool { return kindOf(err) == KindUnavailable }
+
+// NotFound, Exists, Conflict and Unavailable build typed errors for backends.
+func NotFound(key string) error { return &Error{Kind: KindNotFound, Key: key} }
+func Exists(key string) error   { return &Error{Kind: KindExists, Key: key} }
+func Conflict(key string) error { return &Error{Kind: KindConflict, Key: key} }
+func Unavailable(where string, err error) error {
+	return &Error{Kind: KindUnavailable, Msg: "cannot reach the store at " + where, Err: err}
+}
+
+// EdgeKey is the persephone_edges key of "task is blocked by dep".
+func EdgeKey(task, dep string) string { return task + "__blocked_by__" + dep }
+
+// BlockedByOf reads work_order.dependencies.blocked_by of a document.
+func BlockedByOf(doc map[string]any) []string {
+	wo, _ := doc["work_order"].(map[string]any)
+	deps, _ := wo["dependencies"].(map[string]any)
+	list, _ := deps["blocked_by"].([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

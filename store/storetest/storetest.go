@@ -1,0 +1,585 @@
+// Package storetest is the conformance suite that every store backend runs.
+// Hooking a backend up takes a constructor for an empty store and, for the
+// multi-process test, a TestMain that calls WorkerMain.
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"reflect"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// NewFunc returns an empty store for one test and a locator with which
+// another process can open the same store through the Open given to
+// WorkerMain.
+type NewFunc func(t *testing.T) (s store.Store, locator string)
+
+// Environment variables of the multi-process worker.
+const (
+	envWorker = "WO_STORETEST_WORKER"
+	envKey    = "WO_STORETEST_KEY"
+	envID     = "WO_STORETEST_ID"
+	envCount  = "WO_STORETEST_COUNT"
+)
+
+// WorkerMain must be called first in the backend test package's TestMain.
+// In a worker process started by the suite it does the worker's share of
+// writes and exits; otherwise it returns at once.
+func WorkerMain(open func(locator string) (store.Store, error)) {
+	locator := os.Getenv(envWorker)
+	if locator == "" {
+		return
+	}
+	n, _ := strconv.Atoi(os.Getenv(envCount))
+	s, err := open(locator)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker: open:", err)
+		os.Exit(1)
+	}
+	err = appendMarks(context.Background(), s, os.Getenv(envKey), os.Getenv(envID), n)
+	s.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "worker:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// appendMarks adds n marks "id-i" to the marks array of key, each by a
+// read-modify-conditional-write that retries on conflict. A lost update
+// shows up as a missing mark.
+func appendMarks(ctx context.Context, s store.Store, key, id string, n int) error {
+	for i := 0; i < n; i++ {
+		mark := fmt.Sprintf("%s-%d", id, i)
+		for attempt := 0; ; attempt++ {
+			doc, err := s.Get(ctx, key)
+			if err != nil {
+				return err
+			}
+			marks, _ := doc["marks"].([]any)
+			next := append(slices.Clone(marks), mark)
+			_, err = s.Update(ctx, key, doc["_rev"].(string), map[string]any{"marks": next})
+			if store.IsConflict(err) {
+				if attempt > 10000 {
+					return fmt.Errorf("mark %s: still conflicting after %d attempts", mark, attempt)
+				}
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// Run runs every conformance test against the backend.
+func Run(t *testing.T, newStore NewFunc) {
+	tests := []struct {
+		name string
+		fn   func(*testing.T, NewFunc)
+	}{
+		{"RoundTripKeepsUnknownFields", testRoundTrip},
+		{"CreateIsAllOrNothing", testCreateAllOrNothing},
+		{"NotFoundAndConflictAreDistinct", testErrorKinds},
+		{"NestedMergeKeepsSiblings", testNestedMerge},
+		{"ArraysAndNullsReplace", testArraysReplaced},
+		{"ConcurrentGoroutinesLoseNothing", testConcurrentGoroutines},
+		{"ConcurrentProcessesLoseNothing", testConcurrentProcesses},
+		{"ListByParentAndStatus", testList},
+		{"BlockedByEdges", testEdges},
+		{"ActivityLog", testLogs},
+		{"LeaseExclusiveAndExpires", testLease},
+		{"LeaseRaceHasOneWinner", testLeaseRace},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })
+	}
+}
+
+// Doc returns a task_cr_01-like document with fields wo does not know.
+func Doc(key string) map[string]any {
+	raw := fmt.Sprintf(`{
+	  "_key": %q, "title": "PR #1: Foundation", "status": "open", "type": "task",
+	  "priority": "high", "parent_key": "task_epic", "labels": ["review"],
+	  "x_team_field": {"owner": "ops", "weights": [1, 2.5, 9007199254740993], "nothing": null},
+	  "work_order": {
+	    "version": "1.0", "objective": "Create a PR for review of the foundation",
+	    "context": {"repo": "acme/hermes", "base_branch": "code-review-base", "x_ctx": {"deep": [{"a": 1}]}},
+	    "inputs": {"branch_name": "review/01-foundation", "file_manifest": ["a.go", "b.go"]},
+	    "dependencies": {"blocked_by": ["task_dep_b", "task_dep_a"], "blocks": []},
+	    "procedure": [{"step": 1, "action": "create_worktree", "x_step": true}],
+	    "state": {"current_step": 0, "completed_steps": [], "review_iterations": 0,
+	              "pr_url": null, "worktree_path": null, "notes": ["created"], "x_state": "kept"}
+	  }
+	}`, key)
+	doc, err := workorder.DecodeDocument("fixture", []byte(raw))
+	if err != nil {
+		panic(err)
+	}
+	return doc
+}
+
+func withoutMeta(doc map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range doc {
+		if k != "_rev" && k != "_id" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// sameJSON compares two values by their JSON encoding, so json.Number,
+// float64 and int of the same value are equal.
+func sameJSON(t *testing.T, want, got any) bool {
+	t.Helper()
+	a, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x, y any
+	json.Unmarshal(a, &x)
+	json.Unmarshal(b, &y)
+	if !reflect.DeepEqual(x, y) {
+		t.Errorf("documents differ:\nwant %s\n got %s", a, b)
+		return false
+	}
+	return true
+}
+
+func mustGet(t *testing.T, s store.Store, key string) map[string]any {
+	t.Helper()
+	doc, err := s.Get(context.Background(), key)
+	if err != nil {
+		t.Fatalf("Get(%s): %v", key, err)
+	}
+	return doc
+}
+
+func rev(doc map[string]any) string { s, _ := doc["_rev"].(string); return s }
+
+func testRoundTrip(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	orig := Doc("task_rt")
+	if err := s.Create(ctx, workorder.Clone(orig).(map[string]any)); err != nil {
+		t.Fatal(err)
+	}
+	got := mustGet(t, s, "task_rt")
+	if rev(got) == "" {
+		t.Fatal("Get returned no _rev")
+	}
+	sameJSON(t, orig, withoutMeta(got))
+	// 9007199254740993 is not representable as float64: it must come back exact.
+	if w := got["x_team_field"].(map[string]any)["weights"].([]any)[2]; fmt.Sprint(w) != "9007199254740993" {
+		t.Errorf("large integer changed to %v", w)
+	}
+
+	if _, err := s.Update(ctx, "task_rt", rev(got), store.Nest("work_order.state", map[string]any{"current_step": 1, "completed_steps": []any{1}})); err != nil {
+		t.Fatal(err)
+	}
+	after := mustGet(t, s, "task_rt")
+	want := workorder.Clone(orig).(map[string]any)
+	st := want["work_order"].(map[string]any)["state"].(map[string]any)
+	st["current_step"] = 1
+	st["completed_steps"] = []any{1}
+	sameJSON(t, want, withoutMeta(after))
+	if rev(after) == rev(got) {
+		t.Error("revision did not change after an update")
+	}
+}
+
+func testCreateAllOrNothing(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	if err := s.Create(ctx, Doc("task_a")); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Create(ctx, Doc("task_b"), Doc("task_a"), Doc("task_c"))
+	if !store.IsExists(err) {
+		t.Fatalf("creating an existing key: want an exists error, got %v", err)
+	}
+	for _, k := range []string{"task_b", "task_c"} {
+		if _, err := s.Get(ctx, k); !store.IsNotFound(err) {
+			t.Errorf("%s was stored although the batch failed (err=%v)", k, err)
+		}
+	}
+	if _, err := s.BlockedBy(ctx, "task_b"); err != nil {
+		t.Fatal(err)
+	}
+	if deps, _ := s.BlockedBy(ctx, "task_b"); len(deps) != 0 {
+		t.Errorf("edges of the failed batch were kept: %v", deps)
+	}
+}
+
+func testErrorKinds(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	_, err := s.Get(ctx, "task_missing")
+	if !store.IsNotFound(err) || store.IsConflict(err) {
+		t.Errorf("Get of a missing key: want not-found only, got %v", err)
+	}
+	_, err = s.Update(ctx, "task_missing", "1", map[string]any{"status": "closed"})
+	if !store.IsNotFound(err) || store.IsConflict(err) {
+		t.Errorf("Update of a missing key: want not-found only, got %v", err)
+	}
+	if err := s.Create(ctx, Doc("task_k")); err != nil {
+		t.Fatal(err)
+	}
+	first := mustGet(t, s, "task_k")
+	if _, err := s.Update(ctx, "task_k", rev(first), map[string]any{"status": "in_progress"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Update(ctx, "task_k", rev(first), map[string]any{"status": "blocked"})
+	if !store.IsConflict(err) || store.IsNotFound(err) {
+		t.Fatalf("Update with a stale revision: want conflict only, got %v", err)
+	}
+	if got := mustGet(t, s, "task_k")["status"]; got != "in_progress" {
+		t.Errorf("a conflicting update changed the document: status %v", got)
+	}
+}
+
+func testNestedMerge(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	if err := s.Create(ctx, Doc("task_m")); err != nil {
+		t.Fatal(err)
+	}
+	doc := mustGet(t, s, "task_m")
+	patch := store.Nest("work_order.state.current_step", 3)
+	store.Merge(patch, store.Nest("work_order.state.pr_number", 7))
+	if _, err := s.Update(ctx, "task_m", rev(doc), patch); err != nil {
+		t.Fatal(err)
+	}
+	got := mustGet(t, s, "task_m")
+	wo := got["work_order"].(map[string]any)
+	st := wo["state"].(map[string]any)
+	if n, _ := workorder.AsInt(st["current_step"]); n != 3 {
+		t.Errorf("current_step = %v, want 3", st["current_step"])
+	}
+	if n, _ := workorder.AsInt(st["pr_number"]); n != 7 {
+		t.Errorf("pr_number = %v, want 7", st["pr_number"])
+	}
+	if st["x_state"] != "kept" || !sameJSON(t, []any{"created"}, st["notes"]) {
+		t.Errorf("siblings inside state were lost: %v", st)
+	}
+	sameJSON(t, Doc("task_m")["work_order"].(map[string]any)["context"], wo["context"])
+	sameJSON(t, Doc("task_m")["x_team_field"], got["x_team_field"])
+}
+
+func testArraysReplaced(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	if err := s.Create(ctx, Doc("task_arr")); err != nil {
+		t.Fatal(err)
+	}
+	doc := mustGet(t, s, "task_arr")
+	patch := store.Nest("work_order.state", map[string]any{"notes": []any{"only"}, "worktree_path": "/tmp/w"})
+	r, err := s.Update(ctx, "task_arr", rev(doc), patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, "task_arr", r, store.Nest("work_order.state.worktree_path", nil)); err != nil {
+		t.Fatal(err)
+	}
+	st := mustGet(t, s, "task_arr")["work_order"].(map[string]any)["state"].(map[string]any)
+	sameJSON(t, []any{"only"}, st["notes"])
+	v, present := st["worktree_path"]
+	if !present || v != nil {
+		t.Errorf("worktree_path set to null must be kept as null, got present=%v value=%v", present, v)
+	}
+}
+
+func testConcurrentGoroutines(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	if err := s.Create(ctx, map[string]any{"_key": "task_cc", "status": "open", "marks": []any{}}); err != nil {
+		t.Fatal(err)
+	}
+	const workers, each = 8, 15
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			errs <- appendMarks(ctx, s, "task_cc", fmt.Sprintf("g%d", w), each)
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkMarks(t, mustGet(t, s, "task_cc"), "g", workers, each)
+}
+
+func testConcurrentProcesses(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, locator := newStore(t)
+	if err := s.Create(ctx, map[string]any{"_key": "task_cp", "status": "open", "marks": []any{}}); err != nil {
+		t.Fatal(err)
+	}
+	const procs, each = 4, 15
+	cmds := make([]*exec.Cmd, procs)
+	outs := make([]*lockedBuffer, procs)
+	for p := 0; p < procs; p++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		outs[p] = &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = outs[p], outs[p]
+		cmd.Env = append(os.Environ(),
+			envWorker+"="+locator, envKey+"=task_cp", envID+"=p"+strconv.Itoa(p), envCount+"="+strconv.Itoa(each))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds[p] = cmd
+	}
+	for p, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("worker process %d failed: %v\n%s", p, err, outs[p].String())
+		}
+	}
+	checkMarks(t, mustGet(t, s, "task_cp"), "p", procs, each)
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *lockedBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return string(b.buf) }
+
+func checkMarks(t *testing.T, doc map[string]any, prefix string, workers, each int) {
+	t.Helper()
+	marks, _ := doc["marks"].([]any)
+	seen := map[string]int{}
+	for _, m := range marks {
+		seen[m.(string)]++
+	}
+	for w := 0; w < workers; w++ {
+		for i := 0; i < each; i++ {
+			m := fmt.Sprintf("%s%d-%d", prefix, w, i)
+			if seen[m] != 1 {
+				t.Errorf("mark %s appears %d times, want once (a lost or doubled update)", m, seen[m])
+			}
+		}
+	}
+	if len(marks) != workers*each {
+		t.Errorf("%d marks, want %d", len(marks), workers*each)
+	}
+}
+
+func testList(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	mk := func(key, parent, status string) map[string]any {
+		d := map[string]any{"_key": key, "status": status}
+		if parent != "" {
+			d["parent_key"] = parent
+		}
+		return d
+	}
+	if err := s.Create(ctx, mk("task_e", "", "open"), mk("task_e2", "task_e", "closed"), mk("task_e1", "task_e", "open"), mk("task_x", "task_other", "open")); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(docs []map[string]any) []string {
+		var out []string
+		for _, d := range docs {
+			out = append(out, d["_key"].(string))
+		}
+		return out
+	}
+	children, err := s.List(ctx, store.Filter{ParentKey: "task_e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(children); !reflect.DeepEqual(got, []string{"task_e1", "task_e2"}) {
+		t.Errorf("children of task_e = %v", got)
+	}
+	open, err := s.List(ctx, store.Filter{Status: "open"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(open); !reflect.DeepEqual(got, []string{"task_e", "task_e1", "task_x"}) {
+		t.Errorf("open tasks = %v", got)
+	}
+	both, _ := s.List(ctx, store.Filter{ParentKey: "task_e", Status: "open"})
+	if got := keys(both); !reflect.DeepEqual(got, []string{"task_e1"}) {
+		t.Errorf("open children of task_e = %v", got)
+	}
+	// A status change moves a document between lists.
+	d := mustGet(t, s, "task_e1")
+	if _, err := s.Update(ctx, "task_e1", rev(d), map[string]any{"status": "in_progress"}); err != nil {
+		t.Fatal(err)
+	}
+	both, _ = s.List(ctx, store.Filter{ParentKey: "task_e", Status: "open"})
+	if len(both) != 0 {
+		t.Errorf("after a status change, open children = %v", keys(both))
+	}
+}
+
+func testEdges(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	if err := s.Create(ctx, Doc("task_ed")); err != nil {
+		t.Fatal(err)
+	}
+	deps, err := s.BlockedBy(ctx, "task_ed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(deps, []string{"task_dep_a", "task_dep_b"}) {
+		t.Errorf("blocked_by edges = %v, want [task_dep_a task_dep_b]", deps)
+	}
+	none, err := s.BlockedBy(ctx, "task_dep_a")
+	if err != nil || len(none) != 0 {
+		t.Errorf("a task with no edges: %v, %v", none, err)
+	}
+}
+
+func testLogs(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i, action := range []string{"create", "step", "step"} {
+		err := s.AppendLog(ctx, store.LogEntry{Action: action, TaskKey: "task_l", SessionKey: "runner@host:1",
+			Details: map[string]any{"step": i}, CreatedAt: base.Add(time.Duration(i) * time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.AppendLog(ctx, store.LogEntry{Action: "other", TaskKey: "task_other", CreatedAt: base})
+	logs, err := s.Logs(ctx, "task_l")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 3 {
+		t.Fatalf("%d entries, want 3", len(logs))
+	}
+	for i, e := range logs {
+		if n, _ := workorder.AsInt(e.Details["step"]); int(n) != i || e.SessionKey != "runner@host:1" || !e.CreatedAt.Equal(base.Add(time.Duration(i)*time.Second)) {
+			t.Errorf("entry %d = %+v", i, e)
+		}
+	}
+}
+
+func testLease(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	if err := s.Create(ctx, Doc("task_ls")); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	leases := store.NewLeases(s)
+	leases.Now = func() time.Time { return now }
+
+	a, err := leases.Acquire(ctx, "task_ls", "runner-a", time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Holder != "runner-a" || !a.ExpiresAt.Equal(now.Add(time.Minute)) {
+		t.Errorf("lease = %+v", a)
+	}
+	_, err = leases.Acquire(ctx, "task_ls", "runner-b", time.Minute, nil)
+	var held *store.LeaseHeldError
+	if !errors.As(err, &held) || held.Holder != "runner-a" {
+		t.Fatalf("second runner: want LeaseHeldError naming runner-a, got %v", err)
+	}
+	// takeOver lets a runner claim a lease whose holder is known to be gone.
+	if _, err := leases.Acquire(ctx, "task_ls", "runner-b", time.Minute, func(h string) bool { return h == "nobody" }); !errors.As(err, &held) {
+		t.Fatalf("takeOver that declines: want LeaseHeldError, got %v", err)
+	}
+	now = now.Add(30 * time.Second)
+	if r, err := leases.Renew(ctx, "task_ls", "runner-a", time.Minute); err != nil || !r.ExpiresAt.Equal(now.Add(time.Minute)) {
+		t.Fatalf("renew: %+v, %v", r, err)
+	}
+	// Unknown fields survive lease writes.
+	sameJSON(t, Doc("task_ls")["x_team_field"], mustGet(t, s, "task_ls")["x_team_field"])
+
+	now = now.Add(61 * time.Second) // runner-a's lease has expired
+	if b, err := leases.Acquire(ctx, "task_ls", "runner-b", time.Minute, nil); err != nil || b.Holder != "runner-b" {
+		t.Fatalf("acquire after expiry: %+v, %v", b, err)
+	}
+	var lost *store.LeaseLostError
+	if _, err := leases.Renew(ctx, "task_ls", "runner-a", time.Minute); !errors.As(err, &lost) || lost.Holder != "runner-b" {
+		t.Fatalf("renew by the old holder: want LeaseLostError naming runner-b, got %v", err)
+	}
+	if err := leases.Release(ctx, "task_ls", "runner-a"); err != nil {
+		t.Fatal(err)
+	}
+	if cur := store.Current(mustGet(t, s, "task_ls")); cur == nil || cur.Holder != "runner-b" {
+		t.Fatalf("a release by a non-holder changed the lease: %+v", cur)
+	}
+	if err := leases.Release(ctx, "task_ls", "runner-b"); err != nil {
+		t.Fatal(err)
+	}
+	if cur := store.Current(mustGet(t, s, "task_ls")); cur != nil {
+		t.Fatalf("lease still present after release: %+v", cur)
+	}
+	if _, err := leases.Acquire(ctx, "task_ls", "runner-c", time.Minute, func(string) bool { return true }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leases.Acquire(ctx, "task_ls", "runner-d", time.Minute, func(h string) bool { return h == "runner-c" }); err != nil {
+		t.Fatalf("takeOver of a gone holder: %v", err)
+	}
+}
+
+func testLeaseRace(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	if err := s.Create(ctx, Doc("task_race")); err != nil {
+		t.Fatal(err)
+	}
+	const runners = 8
+	var wg sync.WaitGroup
+	results := make([]error, runners)
+	for i := 0; i < runners; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			_, results[i] = store.NewLeases(s).Acquire(ctx, "task_race", fmt.Sprintf("runner-%d", i), time.Minute, nil)
+		}(i)
+	}
+	wg.Wait()
+	winners := 0
+	for i, err := range results {
+		var held *store.LeaseHeldError
+		switch {
+		case err == nil:
+			winners++
+		case errors.As(err, &held):
+		default:
+			t.Errorf("runner-%d: unexpected error %v", i, err)
+		}
+	}
+	if winners != 1 {
+		t.Fatalf("%d runners hold the lease at once, want exactly 1", winners)
+	}
+}

@@ -1,0 +1,265 @@
+// Package workorder is the model of a Persephone task that carries a
+// work_order: decoding documents without losing fields, the typed view the
+// engine works with, validation, and <placeholder> templates.
+//
+// A document is kept as a generic JSON object (map[string]any, numbers as
+// json.Number) so that fields wo does not know survive every write exactly as
+// they were; the typed Task is a read-only view parsed from it.
+package workorder
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Document is a task document as stored: every field, known or not.
+type Document = map[string]any
+
+// SyntaxError is malformed JSON input, located by line and column.
+type SyntaxError struct {
+	Source string // file name or "stdin"
+	Line   int
+	Column int
+	Err    error
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s: malformed JSON at line %d, column %d: %v", e.Source, e.Line, e.Column, e.Err)
+}
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
+
+// DecodeDocuments reads one JSON object, or a JSON array of objects, from
+// data. Numbers stay json.Number so that large integers are not rounded.
+func DecodeDocuments(source string, data []byte) ([]Document, error) {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("%s: empty input: expected a JSON object or an array of objects", source)
+	}
+	var v any
+	if err := decodeStrict(data, &v); err != nil {
+		return nil, locate(source, data, err)
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		return []Document{t}, nil
+	case []any:
+		docs := make([]Document, 0, len(t))
+		for i, item := range t {
+			obj, ok := item.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: element %d is %s, expected a JSON object", source, i, jsonKind(item))
+			}
+			docs = append(docs, obj)
+		}
+		return docs, nil
+	default:
+		return nil, fmt.Errorf("%s: top level is %s, expected a JSON object or an array of objects", source, jsonKind(v))
+	}
+}
+
+// DecodeDocument reads exactly one JSON object.
+func DecodeDocument(source string, data []byte) (Document, error) {
+	var v any
+	if err := decodeStrict(data, &v); err != nil {
+		return nil, locate(source, data, err)
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: top level is %s, expected a JSON object", source, jsonKind(v))
+	}
+	return obj, nil
+}
+
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err == nil {
+			return &trailingDataError{offset: dec.InputOffset()}
+		}
+		return err
+	}
+	return nil
+}
+
+type trailingDataError struct{ offset int64 }
+
+func (e *trailingDataError) Error() string { return "unexpected data after the top-level value" }
+
+// locate turns a decoder error into a SyntaxError with line and column.
+func locate(source string, data []byte, err error) error {
+	var offset int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	var td *trailingDataError
+	switch {
+	case errors.As(err, &se):
+		offset = se.Offset
+	case errors.As(err, &te):
+		offset = te.Offset
+	case errors.As(err, &td):
+		offset = td.offset
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		offset = int64(len(data))
+	}
+	if offset < 0 {
+		return fmt.Errorf("%s: malformed JSON: %w", source, err)
+	}
+	if offset > int64(len(data)) {
+		offset = int64(len(data))
+	}
+	line, col := 1, 1
+	for _, b := range data[:offset] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return &SyntaxError{Source: source, Line: line, Column: col, Err: err}
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, int, int64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	default:
+		return fmt.Sprintf("%T", v)
+	}
+}
+
+// Encode writes v as indented JSON without escaping <, > and &, which are
+// common in command templates.
+func Encode(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// Clone returns a deep copy of a JSON value built from maps and slices.
+func Clone(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = Clone(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = Clone(x)
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+// Lookup returns the value at a dotted path ("work_order.state.current_step").
+func Lookup(doc map[string]any, path string) (any, bool) {
+	var cur any = doc
+	for _, part := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur, ok = m[part]
+		if !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// String returns the string at path, or "" when absent or not a string.
+func String(doc map[string]any, path string) string {
+	v, _ := Lookup(doc, path)
+	s, _ := v.(string)
+	return s
+}
+
+// Key returns the document's _key.
+func Key(doc map[string]any) string { return String(doc, "_key") }
+
+// Normalize converts a value built from Go types (structs, typed slices,
+// ints) into the generic form a Document holds, so that patches and stored
+// documents compare and merge alike.
+func Normalize(v any) (any, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(&buf)
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AsInt reads an integer from any JSON number representation.
+func AsInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		i, err := n.Int64()
+		if err != nil {
+			f, ferr := n.Float64()
+			if ferr != nil || f != float64(int64(f)) {
+				return 0, false
+			}
+			return int64(f), true
+		}
+		return i, true
+	case float64:
+		if n != float64(int64(n)) {
+			return 0, false
+		}
+		return int64(n), true
+	case int:
+		return int64(n), true
+	case int64:
+		return n, true
+	}
+	return 0, false
+}
+
+// AsFloat reads a number from any JSON number representation.
+func AsFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	case float64:
+		return n, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}

@@ -1,0 +1,97 @@
+package workorder
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+)
+
+// keyPattern is ArangoDB's document key alphabet (at most 254 bytes).
+var keyPattern = regexp.MustCompile(`^[A-Za-z0-9_\-:.@()+,=;$!*'%]{1,254}$`)
+
+// CheckKey explains why s cannot be a document key, or returns nil.
+func CheckKey(s string) error {
+	if !keyPattern.MatchString(s) {
+		return fmt.Errorf("%q is not a valid key: use 1-254 letters, digits or _-:.@()+,=;$!*'%%", s)
+	}
+	return nil
+}
+
+// NewKey returns a generated key: "task_" and 6 hex digits.
+func NewKey() string {
+	var b [3]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return "task_" + hex.EncodeToString(b[:])
+}
+
+// CheckRefName applies git's check-ref-format rules to a branch name.
+func CheckRefName(name string) error {
+	bad := func(why string) error { return fmt.Errorf("%q is not a branch name git accepts: %s", name, why) }
+	switch {
+	case name == "":
+		return bad("it is empty")
+	case name == "@":
+		return bad(`"@" alone is reserved`)
+	case strings.HasPrefix(name, "-"):
+		return bad("it starts with '-'")
+	case strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/"):
+		return bad("it starts or ends with '/'")
+	case strings.HasSuffix(name, "."):
+		return bad("it ends with '.'")
+	case strings.Contains(name, ".."):
+		return bad("it contains '..'")
+	case strings.Contains(name, "//"):
+		return bad("it contains '//'")
+	case strings.Contains(name, "@{"):
+		return bad("it contains '@{'")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			return bad(fmt.Sprintf("it contains %q", r))
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		if strings.HasPrefix(part, ".") {
+			return bad("a component starts with '.'")
+		}
+		if strings.HasSuffix(part, ".lock") {
+			return bad("a component ends with '.lock'")
+		}
+	}
+	return nil
+}
+
+// CheckRelativePath explains why p cannot name a file inside a repository:
+// it must be relative, clean, and stay inside the tree.
+func CheckRelativePath(p string) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("empty path")
+	case strings.HasPrefix(p, "/") || (len(p) > 1 && p[1] == ':'):
+		return fmt.Errorf("%q is absolute: give a path relative to the repository root", p)
+	case strings.ContainsRune(p, 0):
+		return fmt.Errorf("%q contains a NUL byte", p)
+	case strings.Contains(p, `\`):
+		return fmt.Errorf("%q contains a backslash: use '/' between directories", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if part == ".." {
+			return fmt.Errorf("%q climbs out of the repository with '..'", p)
+		}
+		if part == ".git" {
+			return fmt.Errorf("%q points into .git", p)
+		}
+	}
+	if path.Clean(p) != p {
+		return fmt.Errorf("%q is not clean: write it as %q", p, path.Clean(p))
+	}
+	return nil
+}
+
+// repoPattern is GitHub's owner/name.
+var repoPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)

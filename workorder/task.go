@@ -1,0 +1,162 @@
+package workorder
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Persephone's enumerations. Other tools read these fields with strict
+// schemas, so wo never writes a value outside them.
+var (
+	Statuses   = []string{"open", "in_progress", "in_review", "closed", "blocked"}
+	Priorities = []string{"critical", "high", "medium", "low"}
+	Types      = []string{"task", "bug", "epic"}
+)
+
+// priorityAliases maps the P0..P3 spelling of seed 000 onto Persephone words.
+var priorityAliases = map[string]string{"P0": "critical", "P1": "high", "P2": "medium", "P3": "low"}
+
+// transitions are Persephone's allowed status moves.
+var transitions = map[string][]string{
+	"open":        {"in_progress"},
+	"in_progress": {"in_review", "blocked", "open"},
+	"blocked":     {"in_progress", "open"},
+	"in_review":   {"closed", "in_progress"},
+	"closed":      {"open"},
+}
+
+// CanTransition reports whether Persephone allows moving from one status to another.
+func CanTransition(from, to string) bool {
+	if from == to {
+		return true
+	}
+	return slices.Contains(transitions[from], to)
+}
+
+// CanonicalPriority accepts a Persephone word or P0..P3 (any case) and
+// returns the word to store; ok is false for anything else.
+func CanonicalPriority(p string) (string, bool) {
+	if w, ok := priorityAliases[strings.ToUpper(p)]; ok {
+		return w, true
+	}
+	if slices.Contains(Priorities, p) {
+		return p, true
+	}
+	return "", false
+}
+
+// StateVersion is the version of work_order.state that this wo writes.
+// A document whose state has a higher version was written by a newer wo and
+// is refused rather than misread.
+const StateVersion = 1
+
+// Task is the typed, read-only view of a Persephone task document.
+type Task struct {
+	Key         string     `json:"_key"`
+	Rev         string     `json:"_rev,omitempty"`
+	Title       string     `json:"title,omitempty"`
+	Description string     `json:"description,omitempty"`
+	Status      string     `json:"status,omitempty"`
+	BlockReason string     `json:"block_reason,omitempty"`
+	Priority    string     `json:"priority,omitempty"`
+	Type        string     `json:"type,omitempty"`
+	ParentKey   string     `json:"parent_key,omitempty"`
+	Labels      []string   `json:"labels,omitempty"`
+	CreatedAt   string     `json:"created_at,omitempty"`
+	UpdatedAt   string     `json:"updated_at,omitempty"`
+	WorkOrder   *WorkOrder `json:"work_order,omitempty"`
+}
+
+// WorkOrder is the declarative part of a task: what to do and how far it got.
+type WorkOrder struct {
+	Version         string         `json:"version"`
+	Objective       string         `json:"objective"`
+	Context         map[string]any `json:"context,omitempty"`
+	Inputs          map[string]any `json:"inputs,omitempty"`
+	Dependencies    Dependencies   `json:"dependencies"`
+	Procedure       []Step         `json:"procedure"`
+	SuccessCriteria []string       `json:"success_criteria,omitempty"`
+	State           State          `json:"state"`
+}
+
+// Dependencies are task keys, mirrored as persephone_edges in a Persephone database.
+type Dependencies struct {
+	BlockedBy []string `json:"blocked_by"`
+	Blocks    []string `json:"blocks"`
+}
+
+// Step is one entry of the procedure.
+type Step struct {
+	Step            int     `json:"step"`
+	Action          string  `json:"action"`
+	Command         string  `json:"command,omitempty"`
+	Description     string  `json:"description,omitempty"`
+	Condition       string  `json:"condition,omitempty"`
+	LoopTo          int     `json:"loop_to,omitempty"`
+	FixAction       string  `json:"fix_action,omitempty"`
+	DurationMinutes float64 `json:"duration_minutes,omitempty"`
+	MaxIterations   int     `json:"max_iterations,omitempty"`
+}
+
+// State is work_order.state: the seed's fields plus what a resumed run needs.
+type State struct {
+	Version          int            `json:"version,omitempty"`
+	CurrentStep      int            `json:"current_step"`
+	CompletedSteps   []int          `json:"completed_steps"`
+	ReviewIterations int            `json:"review_iterations"`
+	PRURL            *string        `json:"pr_url"`
+	WorktreePath     *string        `json:"worktree_path"`
+	Notes            []string       `json:"notes"`
+	PRNumber         int            `json:"pr_number,omitempty"`
+	Outputs          map[string]any `json:"outputs,omitempty"`
+	Lease            *Lease         `json:"lease,omitempty"`
+	LastError        *StepError     `json:"last_error,omitempty"`
+	Phase            string         `json:"phase,omitempty"`
+}
+
+// Lease says which runner holds the task and until when.
+type Lease struct {
+	Holder    string    `json:"holder"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// StepError is the last failure, kept so that the next runner knows why.
+type StepError struct {
+	Step    int    `json:"step"`
+	Action  string `json:"action"`
+	Message string `json:"message"`
+	Attempt int    `json:"attempt"`
+	At      string `json:"at"`
+}
+
+// Parse builds the typed view of a document. Call Validate first: Parse
+// reports only the first type mismatch it meets.
+func Parse(doc Document) (*Task, error) {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	var t Task
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("task %s: %w", Key(doc), err)
+	}
+	return &t, nil
+}
+
+// StepByNumber returns the step numbered n.
+func (w *WorkOrder) StepByNumber(n int) (Step, bool) {
+	for _, s := range w.Procedure {
+		if s.Step == n {
+			return s, true
+		}
+	}
+	return Step{}, false
+}
+
+// IsCompleted reports whether step n is in completed_steps.
+func (s *State) IsCompleted(n int) bool {
+	return slices.Contains(s.CompletedSteps, n)
+}

@@ -1,0 +1,795 @@
+package workorder
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Severity says whether a problem stops the document (error) or is advice
+// (warning), as in seed 000.
+type Severity string
+
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Problem is one finding, located by a field path such as
+// "work_order.procedure[2].loop_to".
+type Problem struct {
+	Path     string   `json:"field"`
+	Message  string   `json:"reason"`
+	Severity Severity `json:"severity"`
+}
+
+func (p Problem) String() string { return p.Path + ": " + p.Message }
+
+// Report is every problem found in one document.
+type Report struct {
+	Key      string    `json:"key"`
+	Problems []Problem `json:"problems"`
+}
+
+// Errors returns the problems that make the document invalid.
+func (r Report) Errors() []Problem { return r.filter(SeverityError) }
+
+// Warnings returns the advisory problems.
+func (r Report) Warnings() []Problem { return r.filter(SeverityWarning) }
+
+// Valid reports whether there are no errors.
+func (r Report) Valid() bool { return len(r.Errors()) == 0 }
+
+func (r Report) filter(s Severity) []Problem {
+	var out []Problem
+	for _, p := range r.Problems {
+		if p.Severity == s {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// InvalidError is returned when documents fail validation; it carries every
+// error of every document, not just the first.
+type InvalidError struct {
+	Reports []Report
+}
+
+func (e *InvalidError) Error() string {
+	var b strings.Builder
+	n := 0
+	for _, r := range e.Reports {
+		n += len(r.Errors())
+	}
+	fmt.Fprintf(&b, "invalid document: %d problem(s)", n)
+	for _, r := range e.Reports {
+		for _, p := range r.Errors() {
+			key := r.Key
+			if key == "" {
+				key = "(no _key)"
+			}
+			fmt.Fprintf(&b, "\n  %s %s", key, p)
+		}
+	}
+	return b.String()
+}
+
+// Options tell Validate about the world around the document.
+type Options struct {
+	// Actions and Conditions are the procedure vocabulary that the engine
+	// implements.
+	Actions    []string
+	Conditions []string
+	// Lookup returns another task's dependencies, and whether it exists.
+	// Nil skips the checks that need other tasks (existence, cycles).
+	Lookup func(key string) (Dependencies, bool)
+	// BaseDir resolves relative relevant_files when the document has no
+	// repo_path or client_cwd of its own.
+	BaseDir string
+}
+
+// Validate checks a document against Persephone's schema, seed 000's rules
+// and the work-order structure. It never stops at the first problem.
+func Validate(doc Document, opts Options) Report {
+	v := &validator{doc: doc, opts: opts}
+	v.top()
+	if wo, ok := doc["work_order"]; ok {
+		if m, ok := v.object("work_order", wo); ok {
+			v.workOrder(m)
+		}
+	}
+	if tc, ok := doc["task_context"]; ok {
+		if m, ok := v.object("task_context", tc); ok {
+			v.taskContext(m)
+		}
+	}
+	return Report{Key: Key(doc), Problems: v.problems}
+}
+
+type validator struct {
+	doc      Document
+	opts     Options
+	problems []Problem
+}
+
+func (v *validator) errorf(path, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError})
+}
+
+func (v *validator) warnf(path, format string, args ...any) {
+	v.problems = append(v.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityWarning})
+}
+
+func (v *validator) object(path string, x any) (map[string]any, bool) {
+	m, ok := x.(map[string]any)
+	if !ok {
+		v.errorf(path, "must be an object, not %s", jsonKind(x))
+	}
+	return m, ok
+}
+
+func (v *validator) str(path string, x any) (string, bool) {
+	s, ok := x.(string)
+	if !ok {
+		v.errorf(path, "must be a string, not %s", jsonKind(x))
+	}
+	return s, ok
+}
+
+// optString reads m[name] as a string when present and not null.
+func (v *validator) optString(m map[string]any, base, name string) (string, bool) {
+	x, ok := m[name]
+	if !ok || x == nil {
+		return "", false
+	}
+	return v.str(join(base, name), x)
+}
+
+func (v *validator) integer(path string, x any) (int64, bool) {
+	n, ok := AsInt(x)
+	if !ok {
+		v.errorf(path, "must be a whole number, not %s", describe(x))
+	}
+	return n, ok
+}
+
+func (v *validator) strings(path string, x any) ([]string, bool) {
+	list, ok := x.([]any)
+	if !ok {
+		v.errorf(path, "must be an array of strings, not %s", jsonKind(x))
+		return nil, false
+	}
+	out := make([]string, 0, len(list))
+	good := true
+	for i, item := range list {
+		s, ok := item.(string)
+		if !ok {
+			v.errorf(fmt.Sprintf("%s[%d]", path, i), "must be a string, not %s", jsonKind(item))
+			good = false
+			continue
+		}
+		out = append(out, s)
+	}
+	return out, good
+}
+
+func (v *validator) enum(path, value string, allowed []string) {
+	if !slices.Contains(allowed, value) {
+		v.errorf(path, "%q is not one of %s", value, strings.Join(allowed, ", "))
+	}
+}
+
+func (v *validator) top() {
+	d := v.doc
+	if x, ok := d["_key"]; !ok {
+		v.errorf("_key", "required")
+	} else if s, ok := v.str("_key", x); ok {
+		if err := CheckKey(s); err != nil {
+			v.errorf("_key", "%v", err)
+		}
+	}
+	if s, ok := v.optString(d, "", "title"); ok && strings.TrimSpace(s) == "" {
+		v.errorf("title", "must not be empty")
+	}
+	status, hasStatus := v.optString(d, "", "status")
+	if !hasStatus {
+		if _, present := d["status"]; !present {
+			v.errorf("status", "required: one of %s", strings.Join(Statuses, ", "))
+		}
+	} else {
+		v.enum("status", status, Statuses)
+	}
+	if status == "blocked" {
+		if r, _ := d["block_reason"].(string); strings.TrimSpace(r) == "" {
+			v.errorf("block_reason", "required when status is blocked: say what blocks the task")
+		}
+	}
+	if s, ok := v.optString(d, "", "priority"); ok {
+		if _, ok := CanonicalPriority(s); !ok {
+			v.errorf("priority", "%q is not one of %s (or P0..P3)", s, strings.Join(Priorities, ", "))
+		}
+	}
+	if s, ok := v.optString(d, "", "type"); ok {
+		v.enum("type", s, Types)
+	}
+	if x, ok := d["labels"]; ok && x != nil {
+		v.strings("labels", x)
+	}
+	for _, f := range []string{"created_at", "updated_at"} {
+		if s, ok := v.optString(d, "", f); ok {
+			if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+				v.errorf(f, "%q is not an RFC 3339 time such as 2025-10-29T12:34:56Z", s)
+			}
+		}
+	}
+	if s, ok := v.optString(d, "", "parent_key"); ok && s != "" {
+		if err := CheckKey(s); err != nil {
+			v.errorf("parent_key", "%v", err)
+		} else if s == Key(d) {
+			v.errorf("parent_key", "a task cannot be its own parent")
+		} else if v.opts.Lookup != nil {
+			if _, exists := v.opts.Lookup(s); !exists {
+				v.errorf("parent_key", "names task %q, which does not exist", s)
+			}
+		}
+	}
+	v.description()
+}
+
+// description applies seed 000's rule for the task description; a work
+// order's objective stands in for a missing description.
+func (v *validator) description() {
+	d := v.doc
+	if s, ok := v.optString(d, "", "description"); ok {
+		v.describeLength("description", s)
+		return
+	}
+	if _, ok := Lookup(d, "work_order.objective"); ok {
+		return // checked with the work order
+	}
+	v.errorf("description", "required (10-500 characters): say what the task is for, or give work_order.objective")
+}
+
+func (v *validator) describeLength(path, s string) {
+	n := len([]rune(strings.TrimSpace(s)))
+	switch {
+	case n < 10:
+		v.errorf(path, "must be at least 10 characters (has %d): be specific", n)
+	case n > 500:
+		v.errorf(path, "must be at most 500 characters (has %d)", n)
+	}
+}
+
+func (v *validator) workOrder(wo map[string]any) {
+	switch x, ok := wo["version"]; {
+	case !ok:
+		v.errorf("work_order.version", `required: "1.0"`)
+	case x != "1.0":
+		v.errorf("work_order.version", `%s is not a version this wo reads: use "1.0"`, describe(x))
+	}
+	if x, ok := wo["objective"]; !ok {
+		v.errorf("work_order.objective", "required: one sentence saying what the work order achieves")
+	} else if s, ok := v.str("work_order.objective", x); ok {
+		v.describeLength("work_order.objective", s)
+	}
+	var ctx map[string]any
+	if x, ok := wo["context"]; ok {
+		ctx, _ = v.object("work_order.context", x)
+		v.context(ctx)
+	}
+	if x, ok := wo["inputs"]; ok {
+		if m, ok := v.object("work_order.inputs", x); ok {
+			v.inputs(m)
+		}
+	}
+	if x, ok := wo["dependencies"]; ok {
+		if m, ok := v.object("work_order.dependencies", x); ok {
+			v.dependencies(m)
+		}
+	}
+	steps := 0
+	if x, ok := wo["procedure"]; !ok {
+		v.errorf("work_order.procedure", "required: the ordered steps to run")
+	} else {
+		steps = v.procedure(x)
+	}
+	if x, ok := wo["success_criteria"]; ok {
+		v.criteria("work_order.success_criteria", x)
+	}
+	if x, ok := wo["state"]; ok && x != nil {
+		if m, ok := v.object("work_order.state", x); ok {
+			v.state(m, steps)
+		}
+	}
+}
+
+func (v *validator) context(ctx map[string]any) {
+	const base = "work_order.context"
+	if ctx == nil {
+		return
+	}
+	if s, ok := v.optString(ctx, base, "repo"); ok && !repoPattern.MatchString(s) {
+		v.errorf(base+".repo", "%q is not a GitHub repository: use owner/name", s)
+	}
+	repoPath, _ := v.optString(ctx, base, "repo_path")
+	if repoPath != "" && !filepath.IsAbs(repoPath) {
+		v.errorf(base+".repo_path", "%q must be an absolute path", repoPath)
+	}
+	for _, f := range []string{"base_branch", "source_branch"} {
+		if s, ok := v.optString(ctx, base, f); ok {
+			if err := CheckRefName(s); err != nil {
+				v.errorf(base+"."+f, "%v", err)
+			}
+		}
+	}
+	if s, ok := v.optString(ctx, base, "worktree_root"); ok {
+		clean := filepath.Clean(s)
+		switch {
+		case !filepath.IsAbs(s):
+			v.errorf(base+".worktree_root", "%q must be an absolute path", s)
+		case slices.Contains(strings.Split(clean, string(filepath.Separator)), ".git"):
+			v.errorf(base+".worktree_root", "%q is inside a .git directory: choose a folder outside the repository's metadata", s)
+		case repoPath != "" && (clean == filepath.Clean(repoPath)):
+			v.errorf(base+".worktree_root", "%q is the repository itself: choose a separate folder", s)
+		}
+	}
+	if s, ok := v.optString(ctx, base, "remote"); ok && strings.TrimSpace(s) == "" {
+		v.errorf(base+".remote", "must not be empty: omit it to use origin")
+	}
+}
+
+func (v *validator) inputs(in map[string]any) {
+	const base = "work_order.inputs"
+	if s, ok := v.optString(in, base, "branch_name"); ok {
+		if err := CheckRefName(s); err != nil {
+			v.errorf(base+".branch_name", "%v", err)
+		}
+	}
+	if x, ok := in["pr_number"]; ok && x != nil {
+		if n, ok := v.integer(base+".pr_number", x); ok && n <= 0 {
+			v.errorf(base+".pr_number", "must be a positive integer, not %d", n)
+		}
+	}
+	var manifest []string
+	if x, ok := in["file_manifest"]; ok {
+		list, _ := v.strings(base+".file_manifest", x)
+		seen := map[string]bool{}
+		for i, p := range list {
+			path := fmt.Sprintf("%s.file_manifest[%d]", base, i)
+			if err := CheckRelativePath(p); err != nil {
+				v.errorf(path, "%v", err)
+				continue
+			}
+			if seen[p] {
+				v.warnf(path, "%q is listed twice", p)
+			}
+			seen[p] = true
+			manifest = append(manifest, p)
+		}
+	}
+	if x, ok := in["file_count"]; ok {
+		if n, ok := v.integer(base+".file_count", x); ok && manifest != nil && int(n) != len(manifest) {
+			v.warnf(base+".file_count", "says %d but file_manifest lists %d files", n, len(manifest))
+		}
+	}
+	if x, ok := in["line_count"]; ok {
+		if n, ok := v.integer(base+".line_count", x); ok && n < 0 {
+			v.errorf(base+".line_count", "must not be negative")
+		}
+	}
+}
+
+func (v *validator) dependencies(deps map[string]any) {
+	const base = "work_order.dependencies"
+	self := Key(v.doc)
+	var lists Dependencies
+	for _, f := range []string{"blocked_by", "blocks"} {
+		x, ok := deps[f]
+		if !ok || x == nil {
+			continue
+		}
+		keys, _ := v.strings(base+"."+f, x)
+		for i, k := range keys {
+			path := fmt.Sprintf("%s.%s[%d]", base, f, i)
+			if err := CheckKey(k); err != nil {
+				v.errorf(path, "%v", err)
+				continue
+			}
+			if k == self {
+				v.errorf(path, "a task cannot depend on itself")
+				continue
+			}
+			if v.opts.Lookup != nil {
+				if _, exists := v.opts.Lookup(k); !exists {
+					v.errorf(path, "names task %q, which does not exist", k)
+					continue
+				}
+			}
+			if f == "blocked_by" {
+				lists.BlockedBy = append(lists.BlockedBy, k)
+			} else {
+				lists.Blocks = append(lists.Blocks, k)
+			}
+		}
+	}
+	for _, k := range lists.BlockedBy {
+		if slices.Contains(lists.Blocks, k) {
+			v.errorf(base, "%q is both in blocked_by and in blocks: that is a cycle", k)
+		}
+	}
+	if v.opts.Lookup != nil && self != "" {
+		if cycle := findCycle(self, lists, v.opts.Lookup); cycle != nil {
+			v.errorf(base+".blocked_by", "dependency cycle: %s", strings.Join(cycle, " → "))
+		}
+	}
+}
+
+// findCycle follows "waits for" edges (blocked_by) from self and returns a
+// path back to self, if any. A task in self's blocks waits for self, so
+// reaching one of them also closes a cycle.
+func findCycle(self string, deps Dependencies, lookup func(string) (Dependencies, bool)) []string {
+	targets := map[string]bool{self: true}
+	for _, b := range deps.Blocks {
+		targets[b] = true
+	}
+	visited := map[string]bool{}
+	var path []string
+	var walk func(k string) bool
+	walk = func(k string) bool {
+		if targets[k] {
+			path = append(path, k)
+			return true
+		}
+		if visited[k] {
+			return false
+		}
+		visited[k] = true
+		d, ok := lookup(k)
+		if !ok {
+			return false
+		}
+		path = append(path, k)
+		for _, next := range d.BlockedBy {
+			if walk(next) {
+				return true
+			}
+		}
+		path = path[:len(path)-1]
+		return false
+	}
+	for _, k := range deps.BlockedBy {
+		path = []string{self}
+		if walk(k) {
+			if last := path[len(path)-1]; last != self {
+				path = append(path, self) // last waits for self through blocks
+			}
+			return path
+		}
+	}
+	return nil
+}
+
+func (v *validator) procedure(x any) int {
+	const base = "work_order.procedure"
+	list, ok := x.([]any)
+	if !ok {
+		v.errorf(base, "must be an array of steps, not %s", jsonKind(x))
+		return 0
+	}
+	if len(list) == 0 {
+		v.errorf(base, "must have at least one step")
+		return 0
+	}
+	for i, item := range list {
+		path := fmt.Sprintf("%s[%d]", base, i)
+		step, ok := v.object(path, item)
+		if !ok {
+			continue
+		}
+		v.step(path, i+1, step)
+	}
+	return len(list)
+}
+
+func (v *validator) step(path string, want int, s map[string]any) {
+	num := int64(want)
+	if x, ok := s["step"]; !ok {
+		v.errorf(path+".step", "required: steps are numbered 1..n in order (this is step %d)", want)
+	} else if n, ok := v.integer(path+".step", x); ok && int(n) != want {
+		v.errorf(path+".step", "is %d but steps must be numbered 1..n in order: expected %d", n, want)
+	} else if ok {
+		num = n
+	}
+	action := ""
+	if x, ok := s["action"]; !ok {
+		v.errorf(path+".action", "required: one of %s", strings.Join(v.opts.Actions, ", "))
+	} else if a, ok := v.str(path+".action", x); ok {
+		action = a
+		if !slices.Contains(v.opts.Actions, a) {
+			v.errorf(path+".action", "unknown action %q: known actions are %s", a, strings.Join(v.opts.Actions, ", "))
+		}
+	}
+	for _, f := range []string{"command", "description", "fix_action"} {
+		v.optString(s, path, f)
+	}
+	if cmd, ok := s["command"].(string); ok {
+		// Placeholders must resolve against this document.
+		if _, err := NewScope(v.doc).Render(cmd); err != nil {
+			v.errorf(path+".command", "%v", err)
+		}
+	}
+	cond, hasCond := v.optString(s, path, "condition")
+	if hasCond && !slices.Contains(v.opts.Conditions, cond) {
+		v.errorf(path+".condition", "unknown condition %q: known conditions are %s", cond, strings.Join(v.opts.Conditions, ", "))
+	}
+	_, hasLoop := s["loop_to"]
+	if action == "conditional_loop" {
+		if !hasCond {
+			v.errorf(path+".condition", "required for conditional_loop: one of %s", strings.Join(v.opts.Conditions, ", "))
+		}
+		if !hasLoop {
+			v.errorf(path+".loop_to", "required for conditional_loop: the earlier step to go back to")
+		}
+	}
+	if hasLoop {
+		if n, ok := v.integer(path+".loop_to", s["loop_to"]); ok && (n < 1 || n >= num) {
+			v.errorf(path+".loop_to", "is %d but must point to an earlier existing step (1..%d)", n, num-1)
+		}
+	}
+	if x, ok := s["duration_minutes"]; ok && x != nil {
+		if f, ok := AsFloat(x); !ok || f <= 0 {
+			v.errorf(path+".duration_minutes", "must be a positive number of minutes, not %s", describe(x))
+		}
+	}
+	if x, ok := s["max_iterations"]; ok && x != nil {
+		if n, ok := v.integer(path+".max_iterations", x); ok && n < 1 {
+			v.errorf(path+".max_iterations", "must be at least 1")
+		}
+	}
+}
+
+func (v *validator) state(st map[string]any, steps int) {
+	const base = "work_order.state"
+	if x, ok := st["version"]; ok {
+		if n, ok := v.integer(base+".version", x); ok && (n < 1 || n > StateVersion) {
+			v.errorf(base+".version", "is %d but this wo reads state versions 1..%d: upgrade wo", n, StateVersion)
+		}
+	}
+	if x, ok := st["current_step"]; ok && x != nil {
+		if n, ok := v.integer(base+".current_step", x); ok && (n < 0 || int(n) > steps) {
+			v.errorf(base+".current_step", "is %d but must be 0 (not started) to %d (the last step)", n, steps)
+		}
+	}
+	if x, ok := st["completed_steps"]; ok && x != nil {
+		list, isList := x.([]any)
+		if !isList {
+			v.errorf(base+".completed_steps", "must be an array of step numbers, not %s", jsonKind(x))
+		}
+		seen := map[int64]bool{}
+		for i, item := range list {
+			path := fmt.Sprintf("%s.completed_steps[%d]", base, i)
+			n, ok := v.integer(path, item)
+			if !ok {
+				continue
+			}
+			if n < 1 || int(n) > steps {
+				v.errorf(path, "is %d but the procedure has steps 1..%d", n, steps)
+			}
+			if seen[n] {
+				v.errorf(path, "step %d is listed twice", n)
+			}
+			seen[n] = true
+		}
+	}
+	if x, ok := st["review_iterations"]; ok && x != nil {
+		if n, ok := v.integer(base+".review_iterations", x); ok && n < 0 {
+			v.errorf(base+".review_iterations", "must not be negative")
+		}
+	}
+	for _, f := range []string{"pr_url", "worktree_path", "phase"} {
+		v.optString(st, base, f)
+	}
+	if x, ok := st["notes"]; ok && x != nil {
+		v.strings(base+".notes", x)
+	}
+	if x, ok := st["pr_number"]; ok && x != nil {
+		if n, ok := v.integer(base+".pr_number", x); ok && n <= 0 {
+			v.errorf(base+".pr_number", "must be a positive integer, not %d", n)
+		}
+	}
+	if x, ok := st["lease"]; ok && x != nil {
+		if m, ok := v.object(base+".lease", x); ok {
+			if _, ok := m["holder"].(string); !ok {
+				v.errorf(base+".lease.holder", "must be a string")
+			}
+			if s, _ := m["expires_at"].(string); s == "" {
+				v.errorf(base+".lease.expires_at", "must be an RFC 3339 time")
+			} else if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+				v.errorf(base+".lease.expires_at", "%q is not an RFC 3339 time", s)
+			}
+		}
+	}
+}
+
+// Seed 000's limits for list fields.
+type listRule struct {
+	maxItems int
+	maxLen   int
+	minLen   int
+	noun     string
+}
+
+var (
+	deliverableRule = listRule{maxItems: 20, maxLen: 200, minLen: 10, noun: "Deliverable"}
+	criterionRule   = listRule{maxItems: 15, maxLen: 200, minLen: 10, noun: "Criterion"}
+	constraintRule  = listRule{maxItems: 15, maxLen: 200, minLen: 10, noun: "Constraint"}
+)
+
+// measurableWords and constraintWords are seed 000's keyword lists.
+var (
+	measurableWords = []string{"pass", "complete", "under", "above", "equal", "verify", "test", "validate", "all", "no", "zero"}
+	constraintWords = []string{"do not", "must not", "never", "must use", "required to", "only use", "cannot"}
+)
+
+func (v *validator) list(path string, x any, rule listRule) []string {
+	items, _ := v.strings(path, x)
+	items = CleanList(items)
+	if len(items) > rule.maxItems {
+		v.errorf(path, "has %d items; at most %d allowed", len(items), rule.maxItems)
+	}
+	for i, item := range items {
+		p := fmt.Sprintf("%s[%d]", path, i)
+		n := len([]rune(item))
+		if n > rule.maxLen {
+			v.errorf(p, "has %d characters; each item must be at most %d", n, rule.maxLen)
+		}
+		if n < rule.minLen {
+			v.warnf(p, "%s is very short: %q. Consider being more specific.", rule.noun, item)
+		}
+	}
+	return items
+}
+
+func (v *validator) criteria(path string, x any) {
+	for i, item := range v.list(path, x, criterionRule) {
+		if !containsAny(strings.ToLower(item), measurableWords) {
+			v.warnf(fmt.Sprintf("%s[%d]", path, i), "Criterion may not be measurable: %q. Consider adding quantifiable metrics.", item)
+		}
+	}
+}
+
+// taskContext checks seed 000's task_context as stored in the registry shape.
+func (v *validator) taskContext(tc map[string]any) {
+	const base = "task_context"
+	if s, ok := v.optString(tc, base, "background_context"); ok {
+		n := len([]rune(strings.TrimSpace(s)))
+		if n > 5000 {
+			v.errorf(base+".background_context", "has %d characters; at most 5000 allowed", n)
+		} else if n < 50 {
+			v.warnf(base+".background_context", "Background context is very short (<50 chars). Consider adding more detail.")
+		}
+	}
+	if x, ok := nested(tc, "expected_deliverables", "items"); ok {
+		v.list(base+".expected_deliverables.items", x, deliverableRule)
+	}
+	if x, ok := nested(tc, "success_criteria", "criteria"); ok {
+		v.criteria(base+".success_criteria.criteria", x)
+	}
+	if x, ok := nested(tc, "constraints", "rules"); ok {
+		path := base + ".constraints.rules"
+		for i, item := range v.list(path, x, constraintRule) {
+			if !containsAny(strings.ToLower(item), constraintWords) {
+				v.warnf(fmt.Sprintf("%s[%d]", path, i), "Constraint should start with imperative: %q", item)
+			}
+		}
+	}
+	baseDir := v.opts.BaseDir
+	if s, _ := tc["client_cwd"].(string); s != "" {
+		baseDir = s
+	} else if s := String(v.doc, "work_order.context.repo_path"); s != "" {
+		baseDir = s
+	}
+	if x, ok := tc["relevant_files"]; ok && x != nil {
+		files, _ := v.strings(base+".relevant_files", x)
+		files = CleanList(files)
+		if len(files) > 50 {
+			v.errorf(base+".relevant_files", "has %d files; at most 50 allowed", len(files))
+		}
+		for _, f := range files {
+			if !exists(baseDir, f) {
+				v.warnf(base+".relevant_files", "File not found: %q - will be skipped by agents", f)
+			}
+		}
+	}
+	if x, ok := tc["related_documentation"]; ok && x != nil {
+		docs, _ := v.strings(base+".related_documentation", x)
+		docs = CleanList(docs)
+		if len(docs) > 20 {
+			v.errorf(base+".related_documentation", "has %d items; at most 20 allowed", len(docs))
+		}
+		for _, d := range docs {
+			if strings.HasPrefix(d, "http://") || strings.HasPrefix(d, "https://") {
+				if strings.Contains(d, " ") {
+					v.warnf(base+".related_documentation", "URL contains spaces: %q", d)
+				}
+			} else if !exists(baseDir, d) {
+				v.warnf(base+".related_documentation", "Documentation file not found: %q", d)
+			}
+		}
+	}
+}
+
+// nested reads m[outer][inner], also accepting a bare list at m[outer] (the
+// seed's create parameters are lists; its registry shape wraps them).
+func nested(m map[string]any, outer, inner string) (any, bool) {
+	x, ok := m[outer]
+	if !ok || x == nil {
+		return nil, false
+	}
+	if o, ok := x.(map[string]any); ok {
+		y, ok := o[inner]
+		return y, ok && y != nil
+	}
+	return x, true
+}
+
+// CleanList trims items, drops empty ones and removes duplicates, keeping
+// the first occurrence (seed 000).
+func CleanList(items []string) []string {
+	out := make([]string, 0, len(items))
+	seen := map[string]bool{}
+	for _, s := range items {
+		s = strings.TrimSpace(s)
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+func exists(baseDir, p string) bool {
+	if !filepath.IsAbs(p) {
+		if baseDir == "" {
+			return true // nothing to resolve against: no claim either way
+		}
+		p = filepath.Join(baseDir, p)
+	}
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func join(base, name string) string {
+	if base == "" {
+		return name
+	}
+	return base + "." + name
+}
+
+func describe(x any) string {
+	switch t := x.(type) {
+	case string:
+		return fmt.Sprintf("%q", t)
+	case nil:
+		return "null"
+	default:
+		if _, ok := AsFloat(x); ok {
+			return fmt.Sprint(t)
+		}
+		return jsonKind(x)
+	}
+}
