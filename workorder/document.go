@@ -33,12 +33,17 @@ func (e *SyntaxError) Error() string {
 
 func (e *SyntaxError) Unwrap() error { return e.Err }
 
+// ShapeError is well-formed JSON that is not a document or a list of them.
+type ShapeError struct{ msg string }
+
+func (e *ShapeError) Error() string { return e.msg }
+
 // DecodeDocuments reads one JSON object, or a JSON array of objects, from
 // data. Numbers stay json.Number so that large integers are not rounded.
 func DecodeDocuments(source string, data []byte) ([]Document, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, fmt.Errorf("%s: empty input: expected a JSON object or an array of objects", source)
+		return nil, &ShapeError{fmt.Sprintf("%s: empty input: expected a JSON object or an array of objects", source)}
 	}
 	var v any
 	if err := decodeStrict(data, &v); err != nil {
@@ -52,13 +57,13 @@ func DecodeDocuments(source string, data []byte) ([]Document, error) {
 		for i, item := range t {
 			obj, ok := item.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("%s: element %d is %s, expected a JSON object", source, i, jsonKind(item))
+				return nil, &ShapeError{fmt.Sprintf("%s: element %d is %s, expected a JSON object", source, i, jsonKind(item))}
 			}
 			docs = append(docs, obj)
 		}
 		return docs, nil
 	default:
-		return nil, fmt.Errorf("%s: top level is %s, expected a JSON object or an array of objects", source, jsonKind(v))
+		return nil, &ShapeError{fmt.Sprintf("%s: top level is %s, expected a JSON object or an array of objects", source, jsonKind(v))}
 	}
 }
 
@@ -70,7 +75,7 @@ func DecodeDocument(source string, data []byte) (Document, error) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("%s: top level is %s, expected a JSON object", source, jsonKind(v))
+		return nil, &ShapeError{fmt.Sprintf("%s: top level is %s, expected a JSON object", source, jsonKind(v))}
 	}
 	return obj, nil
 }

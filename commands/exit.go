@@ -1,0 +1,59 @@
+package commands
+
+import (
+	"errors"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// Exit codes: the contract scripts and CI rely on (DESIGN.md).
+const (
+	ExitOK          = 0
+	ExitFailed      = 1
+	ExitInvalid     = 2 // bad usage or invalid document
+	ExitWaiting     = 3 // comments to fix without an agent, approval, blockers
+	ExitLeaseHeld   = 4 // another runner holds the task
+	ExitUnavailable = 5 // a transient outside failure outlasted its retries
+)
+
+// usageError is a mistake in the command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(msg string) error { return &usageError{msg: msg} }
+
+// classify maps an error to its exit code and envelope error code, in one
+// place.
+func classify(err error) (exit int, code string) {
+	var usage *usageError
+	var invalid *workorder.InvalidError
+	var syntax *workorder.SyntaxError
+	var shape *workorder.ShapeError
+	var held *store.LeaseHeldError
+	switch {
+	case err == nil:
+		return ExitOK, ""
+	case errors.As(err, &usage):
+		return ExitInvalid, "USAGE"
+	case errors.As(err, &invalid):
+		return ExitInvalid, "INVALID_DOCUMENT"
+	case errors.As(err, &syntax):
+		return ExitInvalid, "MALFORMED_JSON"
+	case errors.As(err, &shape):
+		return ExitInvalid, "INVALID_DOCUMENT"
+	case errors.As(err, &held):
+		return ExitLeaseHeld, "LEASE_HELD"
+	case store.IsNotFound(err):
+		return ExitFailed, "NOT_FOUND"
+	case store.IsExists(err):
+		return ExitFailed, "ALREADY_EXISTS"
+	case store.IsConflict(err):
+		return ExitUnavailable, "CONFLICT"
+	case store.IsUnavailable(err):
+		return ExitUnavailable, "STORE_UNAVAILABLE"
+	default:
+		return ExitFailed, "FAILED"
+	}
+}

@@ -1,0 +1,135 @@
+// Package commands is wo's command line: one file per subcommand, each an
+// options struct filled from flags and a run function that sees only the
+// options and the Factory. Nothing below this package reads flags or prints.
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wo-runner/wo/arango"
+	"github.com/wo-runner/wo/store"
+)
+
+// Factory holds the I/O streams and builds dependencies lazily, so a command
+// opens the store only if it needs one and tests can replace any part.
+type Factory struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+
+	// OpenStore opens the store the flags and environment name.
+	OpenStore func(ctx context.Context, cfg StoreConfig) (store.Store, error)
+}
+
+// NewFactory returns the factory of a real process.
+func NewFactory(stdin io.Reader, stdout, stderr io.Writer) *Factory {
+	return &Factory{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, OpenStore: OpenStore}
+}
+
+// StoreConfig is what the --store, --database and --collection flags and
+// their environment variables say.
+type StoreConfig struct {
+	URL        string
+	Database   string
+	Collection string
+	User       string
+	Password   string
+}
+
+// storeConfig reads the store flags with their fallbacks.
+func (f *Factory) storeConfig(c *cli.Context) StoreConfig {
+	cfg := StoreConfig{
+		URL:        c.String("store"),
+		Database:   c.String("database"),
+		Collection: c.String("collection"),
+		User:       firstNonEmpty(f.Getenv("ARANGO_USER"), f.Getenv("ARANGO_USERNAME")),
+		Password:   f.Getenv("ARANGO_PASSWORD"),
+	}
+	if cfg.URL == "" {
+		cfg.URL = f.Getenv("ARANGO_URL")
+	}
+	if cfg.Database == "" {
+		cfg.Database = f.Getenv("HADES_DATABASE")
+	}
+	return cfg
+}
+
+// IsArangoURL reports whether a store URL names an ArangoDB server.
+func IsArangoURL(u string) bool {
+	for _, p := range []string{"arangodb+", "http://", "https://", "unix://"} {
+		if strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// OpenStore opens ArangoDB for an arangodb+… URL, else the SQLite file at
+// the path given (sqlite: prefix optional), else the default SQLite file.
+func OpenStore(ctx context.Context, cfg StoreConfig) (store.Store, error) {
+	if IsArangoURL(cfg.URL) {
+		return arango.Open(ctx, arango.Config{
+			URL: cfg.URL, Database: cfg.Database, Collection: cfg.Collection,
+			User: cfg.User, Password: cfg.Password,
+		})
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(cfg.URL, "sqlite://"), "sqlite:")
+	if path == "" {
+		var err error
+		if path, err = store.DefaultPath(); err != nil {
+			return nil, err
+		}
+	}
+	return store.OpenSQLite(ctx, path)
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// withStore opens the store for one command run and closes it afterwards.
+func (f *Factory) withStore(c *cli.Context, fn func(store.Store) error) error {
+	s, err := f.OpenStore(c.Context, f.storeConfig(c))
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(s)
+}
+
+// readInput reads a file, or standard input for "-".
+func (f *Factory) readInput(name string) ([]byte, string, error) {
+	if name == "-" {
+		b, err := io.ReadAll(f.Stdin)
+		if err != nil {
+			return nil, "stdin", fmt.Errorf("reading standard input: %w", err)
+		}
+		return b, "stdin", nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, name, &usageError{msg: fmt.Sprintf("cannot read %s: %v", name, unwrapPathError(err))}
+	}
+	return b, name, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

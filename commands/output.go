@@ -1,0 +1,100 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/wo-runner/wo/workorder"
+)
+
+// Version is wo's version, set at build time with -ldflags.
+var Version = "dev"
+
+// Envelope is the one shape of --json output, as Persephone's CLI prints.
+type Envelope struct {
+	Success  bool           `json:"success"`
+	Command  string         `json:"command"`
+	Data     any            `json:"data"`
+	Error    *EnvelopeError `json:"error"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+// EnvelopeError is the error part of the envelope.
+type EnvelopeError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Details any    `json:"details,omitempty"`
+}
+
+// result is what a command hands back for printing: the data for --json and
+// a function that writes the human view.
+type result struct {
+	data  any
+	human func(w io.Writer) error
+}
+
+// printResult writes the command's outcome to stdout (data) and stderr
+// (errors), once, in the requested form.
+func printResult(f *Factory, name string, asJSON bool, started time.Time, storeName string, res result, err error) int {
+	exit, code := classify(err)
+	if asJSON {
+		env := Envelope{
+			Success: err == nil,
+			Command: name,
+			Data:    res.data,
+			Metadata: map[string]any{
+				"wo_version":  Version,
+				"timestamp":   workorder.Timestamp(time.Now()),
+				"duration_ms": time.Since(started).Milliseconds(),
+				"exit_code":   exit,
+			},
+		}
+		if storeName != "" {
+			env.Metadata["store"] = storeName
+		}
+		if err != nil {
+			env.Error = &EnvelopeError{Code: code, Message: err.Error(), Details: errorDetails(err)}
+		}
+		if werr := workorder.Encode(f.Stdout, env); werr != nil {
+			fmt.Fprintln(f.Stderr, "wo: writing output:", werr)
+			return ExitFailed
+		}
+		return exit
+	}
+	if err != nil {
+		fmt.Fprintf(f.Stderr, "wo %s: %v\n", name, err)
+		return exit
+	}
+	if res.human != nil {
+		if werr := res.human(f.Stdout); werr != nil {
+			fmt.Fprintln(f.Stderr, "wo: writing output:", werr)
+			return ExitFailed
+		}
+	}
+	return exit
+}
+
+// errorDetails gives machine-readable details for errors that have them.
+func errorDetails(err error) any {
+	if inv, ok := asInvalid(err); ok {
+		return inv.Reports
+	}
+	if se, ok := asSyntax(err); ok {
+		return map[string]any{"source": se.Source, "line": se.Line, "column": se.Column}
+	}
+	return nil
+}
+
+func asInvalid(err error) (*workorder.InvalidError, bool) {
+	var inv *workorder.InvalidError
+	ok := errors.As(err, &inv)
+	return inv, ok
+}
+
+func asSyntax(err error) (*workorder.SyntaxError, bool) {
+	var se *workorder.SyntaxError
+	ok := errors.As(err, &se)
+	return se, ok
+}

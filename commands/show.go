@@ -1,0 +1,247 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+func newShowCommand(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "show",
+		Usage:     "show a task's work order: objective, context, steps and state",
+		ArgsUsage: "KEY",
+		Description: `Prints the work order as a person reads it: each step with its command
+template rendered from state, inputs and context, marked done, next or
+pending. --json gives the document and the rendered steps.`,
+		Flags: storeFlags(),
+		Action: f.action(func(c *cli.Context) (result, error) {
+			key, err := oneArg(c, "task KEY")
+			if err != nil {
+				return result{}, err
+			}
+			var doc map[string]any
+			err = f.withStore(c, func(s store.Store) error {
+				doc, err = s.Get(c.Context, key)
+				return err
+			})
+			if err != nil {
+				return result{}, err
+			}
+			steps := planSteps(doc)
+			return result{
+				data:  map[string]any{"task": portable(doc), "steps": steps},
+				human: func(w io.Writer) error { return writeShow(w, doc, steps) },
+			}, nil
+		}),
+	}
+}
+
+// StepView is one step as wo show and the plan present it.
+type StepView struct {
+	Step     int    `json:"step"`
+	Action   string `json:"action"`
+	Does     string `json:"does"`
+	Command  string `json:"command,omitempty"`
+	Rendered string `json:"rendered,omitempty"`
+	// TemplateError says why Command could not be rendered.
+	TemplateError string `json:"template_error,omitempty"`
+	Description   string `json:"description,omitempty"`
+	Mark          string `json:"mark"` // done, next, pending, failed
+}
+
+// planSteps renders every step of a work order and marks its progress.
+func planSteps(doc map[string]any) []StepView {
+	task, err := workorder.Parse(doc)
+	if err != nil || task.WorkOrder == nil {
+		return nil
+	}
+	wo := task.WorkOrder
+	scope := workorder.NewScope(doc)
+	next := 0
+	for _, s := range wo.Procedure {
+		if !wo.State.IsCompleted(s.Step) && s.Step > wo.State.CurrentStep {
+			next = s.Step
+			break
+		}
+	}
+	var out []StepView
+	for _, s := range wo.Procedure {
+		does, _ := procedure.Describe(s.Action)
+		v := StepView{Step: s.Step, Action: s.Action, Does: does, Command: s.Command, Description: s.Description, Mark: "pending"}
+		if s.Command != "" {
+			if r, err := scope.Render(s.Command); err != nil {
+				v.TemplateError = err.Error()
+			} else {
+				v.Rendered = r
+			}
+		}
+		switch {
+		case wo.State.LastError != nil && wo.State.LastError.Step == s.Step:
+			v.Mark = "failed"
+		case wo.State.IsCompleted(s.Step) || s.Step <= wo.State.CurrentStep:
+			v.Mark = "done"
+		case s.Step == next:
+			v.Mark = "next"
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+var marks = map[string]string{"done": "[done]", "next": "[next]", "pending": "[    ]", "failed": "[FAIL]"}
+
+func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
+	p := &printer{w: w}
+	p.line("%s  %s", workorder.Key(doc), workorder.String(doc, "title"))
+	p.line("status %s · priority %s · type %s%s", orDash(workorder.String(doc, "status")),
+		orDash(workorder.String(doc, "priority")), orDash(workorder.String(doc, "type")),
+		optional(" · parent ", workorder.String(doc, "parent_key")))
+	if r := workorder.String(doc, "block_reason"); r != "" && workorder.String(doc, "status") == "blocked" {
+		p.line("blocked: %s", r)
+	}
+	if d := workorder.String(doc, "description"); d != "" {
+		p.line("\n%s", d)
+	}
+	task, err := workorder.Parse(doc)
+	if err != nil {
+		p.line("\n(the work order cannot be read: %v; run wo validate %s)", err, workorder.Key(doc))
+		return p.err
+	}
+	if task.WorkOrder == nil {
+		p.line("\n(no work_order: this task has no procedure to run)")
+		return p.err
+	}
+	wo := task.WorkOrder
+	p.line("\nObjective: %s", wo.Objective)
+	p.section("Context", wo.Context)
+	p.section("Inputs", wo.Inputs)
+	if len(wo.Dependencies.BlockedBy)+len(wo.Dependencies.Blocks) > 0 {
+		p.line("\nDependencies:")
+		p.line("  blocked by  %s", orDash(strings.Join(wo.Dependencies.BlockedBy, ", ")))
+		p.line("  blocks      %s", orDash(strings.Join(wo.Dependencies.Blocks, ", ")))
+	}
+	p.line("\nProcedure (%d steps):", len(steps))
+	for _, s := range steps {
+		p.line("  %s %2d %s", marks[s.Mark], s.Step, s.Action)
+		if s.Description != "" {
+			p.line("          %s", s.Description)
+		}
+		switch {
+		case s.TemplateError != "":
+			p.line("          command: (cannot render: %s)", s.TemplateError)
+		case s.Rendered != "":
+			p.line("          command: %s", firstLine(s.Rendered))
+		}
+	}
+	if len(wo.SuccessCriteria) > 0 {
+		p.line("\nSuccess criteria:")
+		for _, c := range wo.SuccessCriteria {
+			p.line("  - %s", c)
+		}
+	}
+	st := wo.State
+	p.line("\nState: step %d/%d done · review iterations %d · PR %s · worktree %s",
+		st.CurrentStep, len(wo.Procedure), st.ReviewIterations, orDash(deref(st.PRURL)), orDash(deref(st.WorktreePath)))
+	if st.Lease != nil {
+		p.line("  lease: %s until %s", st.Lease.Holder, st.Lease.ExpiresAt.Format("2006-01-02 15:04:05Z07:00"))
+	}
+	if st.LastError != nil {
+		p.line("  last error (step %d, %s, attempt %d): %s", st.LastError.Step, st.LastError.Action, st.LastError.Attempt, st.LastError.Message)
+	}
+	for _, n := range st.Notes {
+		p.line("  note: %s", n)
+	}
+	return p.err
+}
+
+// printer writes lines and remembers the first write error.
+type printer struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printer) line(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+	}
+}
+
+// section prints a map's entries sorted by key; long lists are cut.
+func (p *printer) section(title string, m map[string]any) {
+	if len(m) == 0 {
+		return
+	}
+	p.line("\n%s:", title)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	tw := tabwriter.NewWriter(p.w, 0, 0, 2, ' ', 0)
+	for _, k := range keys {
+		if p.err == nil {
+			_, p.err = fmt.Fprintf(tw, "  %s\t%s\n", k, summarize(m[k]))
+		}
+	}
+	if p.err == nil {
+		p.err = tw.Flush()
+	}
+}
+
+func summarize(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "-"
+	case []any:
+		parts := make([]string, 0, len(t))
+		for i, x := range t {
+			if i == 5 {
+				parts = append(parts, fmt.Sprintf("… and %d more", len(t)-5))
+				break
+			}
+			parts = append(parts, fmt.Sprint(x))
+		}
+		return fmt.Sprintf("(%d) %s", len(t), strings.Join(parts, ", "))
+	case map[string]any:
+		return fmt.Sprintf("{%d fields}", len(t))
+	default:
+		return fmt.Sprint(t)
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func optional(prefix, s string) string {
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,51 @@
+// Package procedure runs a work order's steps: the engine that resumes,
+// loops and writes state back, and the table of actions it knows.
+package procedure
+
+// ActionSpec describes one action a procedure step may name.
+type ActionSpec struct {
+	Name string
+	// Does says in one line what the action does, for wo show and --dry-run.
+	Does string
+}
+
+// actions is the one list of what a procedure can do. Validation, wo show
+// and the engine all read it.
+var actions = []ActionSpec{
+	{"create_worktree", "create a linked git worktree at <worktree_root>/<name> from base_branch"},
+	{"create_branch", "create branch inputs.branch_name in the worktree"},
+	{"checkout_files", "copy inputs.file_manifest from source_branch into the worktree and stage it"},
+	{"commit", "commit the staged changes with the templated message"},
+	{"push", "push the branch to the remote"},
+	{"create_pr", "find the open pull request for head→base, else create it"},
+	{"wait_for_review", "wait up to duration_minutes for a review to arrive"},
+	{"check_review", "record the review comments that are new since the last check"},
+	{"conditional_loop", "if the condition holds, run fix_action and go back to loop_to"},
+	{"cleanup_worktree", "remove the worktree and its admin files; the branch stays"},
+	{"update_task", "set the task status, PR URL and review result"},
+}
+
+// conditions are the conditions a conditional_loop may test.
+var conditions = []string{"review_comments_exist"}
+
+// ActionNames lists the known actions in procedure order.
+func ActionNames() []string {
+	names := make([]string, len(actions))
+	for i, a := range actions {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// Describe returns what an action does, and whether it is known.
+func Describe(name string) (string, bool) {
+	for _, a := range actions {
+		if a.Name == name {
+			return a.Does, true
+		}
+	}
+	return "", false
+}
+
+// Conditions lists the known conditional_loop conditions.
+func Conditions() []string { return append([]string(nil), conditions...) }
