@@ -213,9 +213,9 @@ func TestBadDocumentsAreRejectedAndChangeNothing(t *testing.T) {
 		}
 	}
 	cases := []struct {
-		name  string
+		name   string
 		break_ func(map[string]any)
-		field string
+		field  string
 	}{
 		{"status outside Persephone's enum", set("status", "done"), "status"},
 		{"blocked without a reason", set("status", "blocked"), "block_reason"},
