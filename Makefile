@@ -1,0 +1,44 @@
+# wo — the two commands of the README are `make demo` and `make test`.
+GO      ?= go
+DEMO    := $(CURDIR)/.demo
+WO      := $(CURDIR)/bin/wo
+export GOFLAGS := -buildvcs=false
+
+.PHONY: build demo test test-arango bench vet fmt-check clean
+
+build:
+	$(GO) build -o $(WO) .
+
+# The main job on the embedded store, in a throw-away state folder: import
+# the fixture epic, validate, show and list the seed's task_cr_01.
+demo: build
+	rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@echo "== wo import fixtures/hermes-review.json"
+	XDG_STATE_HOME=$(DEMO)/state WO_STORE= $(WO) import fixtures/hermes-review.json
+	@echo "== wo validate task_cr_01"
+	XDG_STATE_HOME=$(DEMO)/state WO_STORE= $(WO) validate task_cr_01
+	@echo "== wo show task_cr_01"
+	XDG_STATE_HOME=$(DEMO)/state WO_STORE= $(WO) show task_cr_01
+	@echo "== wo list --parent task_cr_epic"
+	XDG_STATE_HOME=$(DEMO)/state WO_STORE= $(WO) list --parent task_cr_epic
+
+# Every test; then the ArangoDB conformance run once more in verbose mode so
+# that its skip reason (or its results) is printed.
+test:
+	$(GO) test -count=1 ./...
+	$(MAKE) --no-print-directory test-arango
+
+test-arango:
+	$(GO) test -count=1 -v -run '^TestArangoConformance$$' ./integration/
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+clean:
+	rm -rf bin $(DEMO)

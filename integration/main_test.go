@@ -1,0 +1,22 @@
+// Package integration holds the end-to-end tests: real git repositories and
+// bare remotes in temporary folders, the wo binary, and the ArangoDB
+// conformance run (skipped, with the reason, where no ArangoDB is reachable).
+package integration
+
+import (
+	"os"
+	"testing"
+
+	"github.com/testcontainers/testcontainers-go"
+
+	"github.com/wo-runner/wo/store/storetest"
+)
+
+func TestMain(m *testing.M) {
+	storetest.WorkerMain(openArangoWorker)
+	code := m.Run()
+	if container != nil {
+		testcontainers.TerminateContainer(container)
+	}
+	os.Exit(code)
+}
