@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -92,8 +93,14 @@ func storeNew(c *cli.Context, s store.Store, docs []workorder.Document, source s
 		return nil, nil, err
 	}
 	keys := make([]string, len(docs))
+	runner := procedure.Identity()
 	for i, d := range docs {
 		keys[i] = workorder.Key(d)
+		entry := store.LogEntry{Action: "task_created", TaskKey: keys[i], SessionKey: runner,
+			Details: map[string]any{"source": source, "command": c.Command.Name}}
+		if err := s.AppendLog(c.Context, entry); err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "warning: %s was created but its activity log entry was not written: %v\n", keys[i], err)
+		}
 	}
 	return keys, withWarnings(reports), nil
 }
