@@ -1,0 +1,229 @@
+package gitops
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// runGit runs the real git command and returns its trimmed output.
+func runGit(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func write(t testing.TB, path, content string) {
+	t.Helper()
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fixtureRepo makes a repository with a base branch and a main branch that
+// has more files, and a bare origin.
+func fixtureRepo(t *testing.T) (repo, origin string) {
+	t.Helper()
+	root := t.TempDir()
+	repo, origin = filepath.Join(root, "repo"), filepath.Join(root, "origin.git")
+	runGit(t, root, "init", "-q", "-b", "main", repo)
+	runGit(t, repo, "config", "user.name", "Wo Test")
+	runGit(t, repo, "config", "user.email", "wo@example.com")
+	write(t, filepath.Join(repo, "README.md"), "hello\n")
+	write(t, filepath.Join(repo, "internal/a/a.go"), "package a\n")
+	os.Symlink("README.md", filepath.Join(repo, "link"))
+	write(t, filepath.Join(repo, "bin/run.sh"), "#!/bin/sh\n")
+	os.Chmod(filepath.Join(repo, "bin/run.sh"), 0o755)
+	runGit(t, repo, "add", "-A")
+	runGit(t, repo, "commit", "-q", "-m", "base")
+	runGit(t, repo, "branch", "code-review-base")
+	write(t, filepath.Join(repo, "internal/a/a.go"), "package a\n\nfunc A() {}\n")
+	write(t, filepath.Join(repo, "internal/b/b.go"), "package b\n")
+	write(t, filepath.Join(repo, "docs/x.md"), "not in the manifest\n")
+	runGit(t, repo, "add", "-A")
+	runGit(t, repo, "commit", "-q", "-m", "work")
+	runGit(t, root, "init", "-q", "--bare", origin)
+	runGit(t, repo, "remote", "add", "origin", origin)
+	runGit(t, repo, "push", "-q", "origin", "code-review-base")
+	return repo, origin
+}
+
+func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
+	ctx := context.Background()
+	repoPath, origin := fixtureRepo(t)
+	r, err := Open(repoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := r.Resolve("code-review-base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wtPath := filepath.Join(t.TempDir(), "pr-01-foundation")
+	w, err := r.Worktree("pr-01-foundation", wtPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Create(ctx, base, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Create(ctx, base, nil); err != nil { // again: a no-op
+		t.Fatal(err)
+	}
+	if _, err := w.SwitchBranch("review/01-foundation"); err != nil {
+		t.Fatal(err)
+	}
+	list := runGit(t, repoPath, "worktree", "list", "--porcelain")
+	if !strings.Contains(list, "worktree "+wtPath+"\nHEAD "+base.String()+"\nbranch refs/heads/review/01-foundation") {
+		t.Fatalf("git worktree list:\n%s", list)
+	}
+	if st := runGit(t, wtPath, "status", "--porcelain"); st != "" {
+		t.Fatalf("fresh worktree not clean:\n%s", st)
+	}
+	if got := runGit(t, wtPath, "ls-files", "-s", "bin/run.sh", "link"); !strings.Contains(got, "100755") || !strings.Contains(got, "120000") {
+		t.Errorf("modes lost: %s", got)
+	}
+
+	main, _ := r.Resolve("main")
+	err = w.CheckoutFiles(ctx, main, "main", []string{"internal/a/a.go", "internal/b/b.go", "nope.go"})
+	var missing *MissingFilesError
+	if !errors.As(err, &missing) || len(missing.Files) != 1 || missing.Files[0] != "nope.go" {
+		t.Fatalf("missing file: %v", err)
+	}
+	if st := runGit(t, wtPath, "status", "--porcelain"); st != "" {
+		t.Fatalf("a refused checkout changed the worktree:\n%s", st)
+	}
+	if err := w.CheckoutFiles(ctx, main, "main", []string{"internal/a/a.go", "internal/b/b.go"}); err != nil {
+		t.Fatal(err)
+	}
+	if st := runGit(t, wtPath, "status", "--porcelain"); st != "M  internal/a/a.go\nA  internal/b/b.go" {
+		t.Fatalf("after checkout, status:\n%s", st)
+	}
+
+	res, err := w.Commit("PR #1: Foundation", Signature{"Wo Test", "wo@example.com"}, time.Unix(1700000000, 0))
+	if err != nil || !res.Created {
+		t.Fatalf("commit: %+v %v", res, err)
+	}
+	again, err := w.Commit("PR #1: Foundation", Signature{"Wo Test", "wo@example.com"}, time.Now())
+	if err != nil || again.Created || again.Hash != res.Hash {
+		t.Fatalf("second commit must be a no-op: %+v %v", again, err)
+	}
+	if st := runGit(t, wtPath, "status", "--porcelain"); st != "" {
+		t.Fatalf("after commit, status:\n%s", st)
+	}
+	if log := runGit(t, wtPath, "log", "--format=%s", "code-review-base..HEAD"); log != "PR #1: Foundation" {
+		t.Errorf("commits on the branch: %q", log)
+	}
+	if diff := runGit(t, wtPath, "diff", "--name-only", "main", "HEAD", "--", "internal"); diff != "" {
+		t.Errorf("committed files differ from main: %s", diff)
+	}
+	runGit(t, repoPath, "fsck", "--strict")
+
+	pushed, err := r.Push(ctx, PushOptions{Branch: "review/01-foundation"})
+	if err != nil || pushed.UpToDate {
+		t.Fatalf("push: %+v %v", pushed, err)
+	}
+	if got := runGit(t, origin, "rev-parse", "refs/heads/review/01-foundation"); got != res.Hash.String() {
+		t.Errorf("origin at %s, want %s", got, res.Hash)
+	}
+	if again, err := r.Push(ctx, PushOptions{Branch: "review/01-foundation"}); err != nil || !again.UpToDate {
+		t.Errorf("re-push: %+v %v", again, err)
+	}
+
+	// Another worktree cannot take the same branch.
+	other, _ := r.Worktree("other", filepath.Join(t.TempDir(), "other"))
+	if err := other.Create(ctx, base, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.SwitchBranch("review/01-foundation"); err == nil || !strings.Contains(err.Error(), "already checked out at "+wtPath) {
+		t.Errorf("second checkout of a branch: %v", err)
+	}
+
+	// git accepts our worktree for removal; Remove refuses a dirty one.
+	write(t, filepath.Join(wtPath, "scratch.txt"), "x")
+	if err := w.Remove(); err == nil || !strings.Contains(err.Error(), "scratch.txt") {
+		t.Fatalf("dirty remove: %v", err)
+	}
+	os.Remove(filepath.Join(wtPath, "scratch.txt"))
+	runGit(t, repoPath, "worktree", "remove", wtPath)
+	if err := w.Remove(); err != nil { // already gone: fine
+		t.Fatal(err)
+	}
+	if err := other.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if list := runGit(t, repoPath, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+		t.Errorf("worktrees left:\n%s", list)
+	}
+	if got := runGit(t, repoPath, "rev-parse", "review/01-foundation"); got != res.Hash.String() {
+		t.Errorf("the branch must stay after cleanup")
+	}
+}
+
+func TestWorktreeRefusals(t *testing.T) {
+	repoPath, _ := fixtureRepo(t)
+	r, err := Open(repoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Worktree("x", filepath.Join(repoPath, ".git", "wt")); err == nil || !strings.Contains(err.Error(), "inside the repository's .git") {
+		t.Errorf("worktree in .git: %v", err)
+	}
+	busy := t.TempDir()
+	write(t, filepath.Join(busy, "important.txt"), "mine")
+	w, _ := r.Worktree("busy", busy)
+	base, _ := r.Resolve("code-review-base")
+	if err := w.Create(context.Background(), base, nil); err == nil || !strings.Contains(err.Error(), "holds other files") {
+		t.Errorf("non-empty target: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(busy, "important.txt")); err != nil {
+		t.Error("a refused create deleted the user's file")
+	}
+	w2, _ := r.Worktree("w2", filepath.Join(t.TempDir(), "w2"))
+	if err := w2.Create(context.Background(), base, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.CheckoutFiles(context.Background(), base, "base", []string{"../../etc/passwd"}); err == nil {
+		t.Error("a path outside the repository was accepted")
+	}
+	if _, err := Open(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no .git directory") {
+		t.Errorf("not a repository: %v", err)
+	}
+}
+
+func TestCreateResumesAfterPartialWorktree(t *testing.T) {
+	repoPath, _ := fixtureRepo(t)
+	r, _ := Open(repoPath)
+	base, _ := r.Resolve("code-review-base")
+	wtPath := filepath.Join(t.TempDir(), "wt")
+	w, _ := r.Worktree("wt", wtPath)
+	// A crash after the .git file and some files, before the index and gitdir.
+	os.MkdirAll(w.AdminDir, 0o755)
+	writeFile(filepath.Join(w.AdminDir, "HEAD"), base.String()+"\n")
+	os.MkdirAll(wtPath, 0o755)
+	writeFile(filepath.Join(wtPath, ".git"), "gitdir: "+w.AdminDir+"\n")
+	write(t, filepath.Join(wtPath, "README.md"), "half-writ")
+	if w.Complete() {
+		t.Fatal("a partial worktree reported complete")
+	}
+	if err := w.Create(context.Background(), base, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := runGit(t, wtPath, "status", "--porcelain"); st != "" {
+		t.Fatalf("status after resume:\n%s", st)
+	}
+	runGit(t, repoPath, "worktree", "remove", wtPath)
+}

@@ -1,0 +1,160 @@
+// Package gitops does wo's git work through go-git: linked worktrees,
+// branches, bringing files in from another branch, commits and pushes.
+//
+// go-git v5 can open a linked worktree but cannot create one, and its
+// checkout rescans the whole tree; so this package writes the worktree's
+// admin files, its working files (in parallel) and its index itself, and
+// uses go-git for objects, references, configuration and the push.
+package gitops
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// Repo is a repository with a working tree (the main worktree) whose
+// linked worktrees wo manages.
+type Repo struct {
+	Path   string // the main worktree
+	GitDir string // the common git directory, Path/.git
+	repo   *git.Repository
+}
+
+// Open opens the repository at path, which must be a non-bare repository's
+// main worktree.
+func Open(path string) (*Repo, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	gitDir := filepath.Join(abs, ".git")
+	fi, err := os.Stat(gitDir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("opening repository %s: no .git directory there: set context.repo_path to the repository's main checkout", abs)
+	case err != nil:
+		return nil, fmt.Errorf("opening repository %s: %w", abs, err)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("opening repository %s: .git is a file, so this is a linked worktree or submodule: set context.repo_path to the main checkout", abs)
+	}
+	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(), filesystem.Options{})
+	r, err := git.Open(st, osfs.New(abs))
+	if err != nil {
+		return nil, fmt.Errorf("opening repository %s: %w", abs, err)
+	}
+	return &Repo{Path: abs, GitDir: gitDir, repo: r}, nil
+}
+
+// Git returns the go-git repository.
+func (r *Repo) Git() *git.Repository { return r.repo }
+
+// newStorage opens a separate object storage on the same repository, for a
+// goroutine of its own: go-git's pack readers are not safe to share.
+func (r *Repo) newStorage() *filesystem.Storage {
+	return filesystem.NewStorageWithOptions(osfs.New(r.GitDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{})
+}
+
+// Resolve turns a branch, tag or commit id into a commit hash.
+func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
+	for _, name := range []plumbing.ReferenceName{
+		plumbing.NewBranchReferenceName(rev),
+		plumbing.NewRemoteReferenceName("origin", rev),
+		plumbing.NewTagReferenceName(rev),
+		plumbing.ReferenceName(rev),
+	} {
+		ref, err := r.repo.Reference(name, true)
+		if err == nil {
+			return r.peel(ref.Hash())
+		}
+	}
+	if plumbing.IsHash(rev) {
+		return r.peel(plumbing.NewHash(rev))
+	}
+	if len(rev) >= 4 && len(rev) < 40 && isHex(rev) {
+		if h, err := r.repo.ResolveRevision(plumbing.Revision(rev)); err == nil {
+			return *h, nil
+		}
+	}
+	return plumbing.ZeroHash, fmt.Errorf("%s has no branch, tag or commit %q", r.Path, rev)
+}
+
+// peel follows annotated tags to the commit.
+func (r *Repo) peel(h plumbing.Hash) (plumbing.Hash, error) {
+	if tag, err := r.repo.TagObject(h); err == nil {
+		c, err := tag.Commit()
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return c.Hash, nil
+	}
+	if _, err := r.repo.CommitObject(h); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("%s: %s is not a commit: %w", r.Path, h, err)
+	}
+	return h, nil
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// Commit reads a commit object.
+func (r *Repo) Commit(h plumbing.Hash) (*object.Commit, error) { return r.repo.CommitObject(h) }
+
+// BranchHash returns where a local branch points, and whether it exists.
+func (r *Repo) BranchHash(branch string) (plumbing.Hash, bool, error) {
+	ref, err := r.repo.Reference(plumbing.NewBranchReferenceName(branch), false)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return plumbing.ZeroHash, false, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	return ref.Hash(), true, nil
+}
+
+// Signature is a commit author or committer.
+type Signature struct{ Name, Email string }
+
+// Identity returns the author for commits: the repository's git config, then
+// the user's global config, then WO_GIT_AUTHOR_NAME / WO_GIT_AUTHOR_EMAIL.
+func (r *Repo) Identity(getenv func(string) string) (Signature, error) {
+	var sig Signature
+	for _, scope := range []config.Scope{config.LocalScope, config.GlobalScope, config.SystemScope} {
+		cfg, err := r.repo.ConfigScoped(scope)
+		if err != nil {
+			continue
+		}
+		if sig.Name == "" {
+			sig.Name = cfg.User.Name
+		}
+		if sig.Email == "" {
+			sig.Email = cfg.User.Email
+		}
+	}
+	if sig.Name == "" {
+		sig.Name = getenv("WO_GIT_AUTHOR_NAME")
+	}
+	if sig.Email == "" {
+		sig.Email = getenv("WO_GIT_AUTHOR_EMAIL")
+	}
+	if sig.Name == "" || sig.Email == "" {
+		return sig, fmt.Errorf("no commit author for %s: set git config user.name and user.email, or WO_GIT_AUTHOR_NAME and WO_GIT_AUTHOR_EMAIL", r.Path)
+	}
+	return sig, nil
+}
