@@ -72,6 +72,9 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newShowCommand(f),
 			newListCommand(f),
 			newValidateCommand(f),
+			newRunCommand(f),
+			newResetCommand(f),
+			newLogCommand(f),
 		},
 	}
 }

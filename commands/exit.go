@@ -3,6 +3,7 @@ package commands
 import (
 	"errors"
 
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -32,6 +33,12 @@ func classify(err error) (exit int, code string) {
 	var syntax *workorder.SyntaxError
 	var shape *workorder.ShapeError
 	var held *store.LeaseHeldError
+	var lost *store.LeaseLostError
+	var blockers *procedure.BlockersOpenError
+	var waiting *procedure.WaitingError
+	var exhausted *procedure.RetriesExhaustedError
+	var interrupted *procedure.InterruptedError
+	var stepFailed *procedure.StepFailedError
 	switch {
 	case err == nil:
 		return ExitOK, ""
@@ -45,6 +52,18 @@ func classify(err error) (exit int, code string) {
 		return ExitInvalid, "INVALID_DOCUMENT"
 	case errors.As(err, &held):
 		return ExitLeaseHeld, "LEASE_HELD"
+	case errors.As(err, &lost):
+		return ExitLeaseHeld, "LEASE_LOST"
+	case errors.As(err, &blockers):
+		return ExitWaiting, "BLOCKED_BY"
+	case errors.As(err, &waiting):
+		return ExitWaiting, "WAITING"
+	case errors.As(err, &exhausted):
+		return ExitUnavailable, "RETRY_LATER"
+	case errors.As(err, &interrupted):
+		return ExitFailed, "INTERRUPTED"
+	case errors.As(err, &stepFailed):
+		return ExitFailed, "STEP_FAILED"
 	case store.IsNotFound(err):
 		return ExitFailed, "NOT_FOUND"
 	case store.IsExists(err):

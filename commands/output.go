@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,8 @@ type EnvelopeError struct {
 type result struct {
 	data  any
 	human func(w io.Writer) error
+	// compact prints the --json envelope on one line, after NDJSON events.
+	compact bool
 }
 
 // printResult writes the command's outcome to stdout (data) and stderr
@@ -57,7 +60,16 @@ func printResult(f *Factory, name string, asJSON bool, started time.Time, storeN
 		if err != nil {
 			env.Error = &EnvelopeError{Code: code, Message: err.Error(), Details: errorDetails(err)}
 		}
-		if werr := workorder.Encode(f.Stdout, env); werr != nil {
+		var werr error
+		if res.compact {
+			var b []byte
+			if b, werr = json.Marshal(env); werr == nil {
+				_, werr = fmt.Fprintln(f.Stdout, string(b))
+			}
+		} else {
+			werr = workorder.Encode(f.Stdout, env)
+		}
+		if werr != nil {
 			fmt.Fprintln(f.Stderr, "wo: writing output:", werr)
 			return ExitFailed
 		}

@@ -7,22 +7,25 @@ type ActionSpec struct {
 	Name string
 	// Does says in one line what the action does, for wo show and --dry-run.
 	Does string
+	// New makes the action's runner; nil for an action this build of wo
+	// knows by name but cannot run.
+	New func() Action
 }
 
 // actions is the one list of what a procedure can do. Validation, wo show
 // and the engine all read it.
 var actions = []ActionSpec{
-	{"create_worktree", "create a linked git worktree at <worktree_root>/<name> from base_branch"},
-	{"create_branch", "create branch inputs.branch_name in the worktree"},
-	{"checkout_files", "copy inputs.file_manifest from source_branch into the worktree and stage it"},
-	{"commit", "commit the staged changes with the templated message"},
-	{"push", "push the branch to the remote"},
-	{"create_pr", "find the open pull request for head→base, else create it"},
-	{"wait_for_review", "wait up to duration_minutes for a review to arrive"},
-	{"check_review", "record the review comments that are new since the last check"},
-	{"conditional_loop", "if the condition holds, run fix_action and go back to loop_to"},
-	{"cleanup_worktree", "remove the worktree and its admin files; the branch stays"},
-	{"update_task", "set the task status, PR URL and review result"},
+	{"create_worktree", "create a linked git worktree at <worktree_root>/<name> from base_branch", newWorktreeCreate},
+	{"create_branch", "create branch inputs.branch_name in the worktree", newBranchCreate},
+	{"checkout_files", "copy inputs.file_manifest from source_branch into the worktree and stage it", newFilesCheckout},
+	{"commit", "commit the staged changes with the templated message", newCommitCreate},
+	{"push", "push the branch to the remote", newBranchPush},
+	{"create_pr", "find the open pull request for head→base, else create it", nil},
+	{"wait_for_review", "wait up to duration_minutes for a review to arrive", nil},
+	{"check_review", "record the review comments that are new since the last check", nil},
+	{"conditional_loop", "if the condition holds, run fix_action and go back to loop_to", newLoopConditional},
+	{"cleanup_worktree", "remove the worktree and its admin files; the branch stays", newWorktreeCleanup},
+	{"update_task", "set the task status, PR URL and review result", newTaskUpdate},
 }
 
 // conditions are the conditions a conditional_loop may test.
@@ -35,6 +38,15 @@ func ActionNames() []string {
 		names[i] = a.Name
 	}
 	return names
+}
+
+func lookupAction(name string) (ActionSpec, bool) {
+	for _, a := range actions {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return ActionSpec{}, false
 }
 
 // Describe returns what an action does, and whether it is known.

@@ -111,10 +111,38 @@ type State struct {
 	WorktreePath     *string        `json:"worktree_path"`
 	Notes            []string       `json:"notes"`
 	PRNumber         int            `json:"pr_number,omitempty"`
-	Outputs          map[string]any `json:"outputs,omitempty"`
 	Lease            *Lease         `json:"lease,omitempty"`
 	LastError        *StepError     `json:"last_error,omitempty"`
-	Phase            string         `json:"phase,omitempty"`
+	// Phase is the finer run phase Persephone has no status for:
+	// running, waiting_for_review, needs_fix, failed, done.
+	Phase string `json:"phase,omitempty"`
+
+	// What the git steps produced, so a resumed run uses the same inputs.
+	WorktreeName string `json:"worktree_name,omitempty"`
+	Branch       string `json:"branch,omitempty"`
+	BaseSHA      string `json:"base_sha,omitempty"`
+	SourceSHA    string `json:"source_sha,omitempty"`
+	CommitSHA    string `json:"commit_sha,omitempty"`
+	PushedSHA    string `json:"pushed_sha,omitempty"`
+
+	// LoopIterations counts the passes of each conditional_loop step, by
+	// step number, to bound them.
+	LoopIterations map[string]int `json:"loop_iterations,omitempty"`
+	// ReviewComments are the actionable comments found at the last check.
+	ReviewComments []ReviewComment `json:"review_comments,omitempty"`
+	// StepDurationsMS is how long each step took when it last ran.
+	StepDurationsMS map[string]int64 `json:"step_durations_ms,omitempty"`
+}
+
+// ReviewComment is one comment to address, kept in the document so that an
+// agent reading only the task has it.
+type ReviewComment struct {
+	ID     int64  `json:"id"`
+	Author string `json:"author"`
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Body   string `json:"body"`
+	URL    string `json:"url,omitempty"`
 }
 
 // Lease says which runner holds the task and until when.

@@ -1,0 +1,87 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wo-runner/wo/store"
+)
+
+func newLogCommand(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "log",
+		Usage:     "show a task's activity timeline",
+		ArgsUsage: "KEY",
+		Description: `Prints the task's persephone_logs entries, oldest first: each step run,
+failure, wait, reset and creation, with the runner that did it.`,
+		Flags: storeFlags(),
+		Action: f.action(func(c *cli.Context) (result, error) {
+			key, err := oneArg(c, "task KEY")
+			if err != nil {
+				return result{}, err
+			}
+			var entries []store.LogEntry
+			err = f.withStore(c, func(s store.Store) error {
+				if _, err := s.Get(c.Context, key); err != nil {
+					return err
+				}
+				entries, err = s.Logs(c.Context, key)
+				return err
+			})
+			if err != nil {
+				return result{}, err
+			}
+			if entries == nil {
+				entries = []store.LogEntry{}
+			}
+			return result{data: entries, human: func(w io.Writer) error { return writeLog(w, entries) }}, nil
+		}),
+	}
+}
+
+func writeLog(w io.Writer, entries []store.LogEntry) error {
+	if len(entries) == 0 {
+		_, err := fmt.Fprintln(w, "no activity")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tACTION\tBY\tDETAILS")
+	for _, e := range entries {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.CreatedAt.Format("2006-01-02 15:04:05Z07:00"), e.Action, e.SessionKey, details(e.Details))
+	}
+	return tw.Flush()
+}
+
+// details prints a log entry's details as key=value, the step first.
+func details(d map[string]any) string {
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		if k == "stdout" || k == "stderr" {
+			continue
+		}
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i] == "step" || keys[j] == "step" {
+			return keys[i] == "step"
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v := fmt.Sprint(d[k])
+		if v == "" {
+			continue
+		}
+		if len(v) > 120 {
+			v = v[:117] + "..."
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,205 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/urfave/cli/v2"
+
+	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/store"
+)
+
+// faultHook is set only in test builds (-tags wofault): it lets the
+// integration tests crash a real wo process at a named point.
+var faultHook func(point string)
+
+func newRunCommand(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "execute a work order from where it stopped",
+		ArgsUsage: "KEY",
+		Description: `Loads the task, takes its lease (exit 4 if another runner holds it), waits for
+nothing: a blocked_by task that is not closed stops the run at once (exit 3,
+nothing changed). Then it runs each step from current_step + 1, writing
+work_order.state back after every step. Kill it at any moment and run it
+again: every step looks at the repository before acting, so a rerun never
+makes a second branch, commit or push.
+
+--dry-run prints the plan with every template rendered and changes nothing.
+--json prints one JSON event per step on stdout (NDJSON), then the envelope.`,
+		Flags: append(storeFlags(),
+			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be done; change nothing"},
+			&cli.IntFlag{Name: "from-step", Usage: "start at step `N` instead of after current_step"},
+			&cli.IntFlag{Name: "until-step", Usage: "stop after step `N`"},
+			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH` (default: context.repo_path)"},
+			&cli.StringFlag{Name: "agent", EnvVars: []string{"WO_AGENT"}, Usage: "`COMMAND` that fixes review comments (run in the worktree, prompt on stdin)"},
+			&cli.IntFlag{Name: "max-iterations", Usage: "bound on review-fix iterations when a step sets none (default 5)"},
+		),
+		Action: f.action(func(c *cli.Context) (result, error) {
+			key, err := oneArg(c, "task KEY")
+			if err != nil {
+				return result{}, err
+			}
+			opts := procedure.RunOptions{Key: key, FromStep: c.Int("from-step"), UntilStep: c.Int("until-step"), RepoPath: c.String("repo")}
+			var res any
+			var human func(io.Writer) error
+			err = f.withStore(c, func(s store.Store) error {
+				eng := f.engine(c, s)
+				if c.Bool("dry-run") {
+					plan, err := eng.Plan(c.Context, opts)
+					if err != nil {
+						return err
+					}
+					res, human = plan, func(w io.Writer) error { return writePlan(w, plan) }
+					return nil
+				}
+				progress := newProgress(f, c.Bool("json"))
+				eng.Events = progress.event
+				out, err := eng.Run(c.Context, opts)
+				progress.stop()
+				if out != nil {
+					res = out
+					human = func(w io.Writer) error { return writeRunResult(w, out) }
+				}
+				return err
+			})
+			return result{data: res, human: human, compact: c.Bool("json")}, err
+		}),
+	}
+}
+
+// engine builds the step engine from flags and environment.
+func (f *Factory) engine(c *cli.Context, s store.Store) *procedure.Engine {
+	return &procedure.Engine{
+		Store:             s,
+		Getenv:            f.Getenv,
+		Agent:             c.String("agent"),
+		MaxLoopIterations: c.Int("max-iterations"),
+		Fault:             faultHook,
+	}
+}
+
+func writePlan(w io.Writer, p *procedure.Plan) error {
+	pr := &printer{w: w}
+	pr.line("Plan for %s (status %s), from step %d — dry run, nothing will change:", p.Key, p.Status, p.FromStep)
+	if p.WaitsFor != "" {
+		pr.line("  would not start: %s", p.WaitsFor)
+	}
+	if p.LeaseHeld != "" {
+		pr.line("  would not start: the lease is held by %s", p.LeaseHeld)
+	}
+	for _, s := range p.Steps {
+		pr.line("  %2d %s", s.Step, s.Action)
+		pr.line("       would: %s", s.Would)
+		switch {
+		case s.TemplateError != "":
+			pr.line("       command: cannot render: %s", s.TemplateError)
+		case s.Command != "":
+			pr.line("       command: %s", firstLine(s.Command))
+		}
+	}
+	if len(p.Steps) == 0 {
+		pr.line("  nothing to do: every step is complete")
+	}
+	return pr.err
+}
+
+func writeRunResult(w io.Writer, r *procedure.Result) error {
+	_, err := fmt.Fprintf(w, "%s: status %s, step %d/%d done\n", r.Key, r.Status, r.CurrentStep, r.Steps)
+	return err
+}
+
+// progress prints engine events: a line per step on stderr, a live elapsed
+// time on a terminal, or NDJSON on stdout with --json.
+type progress struct {
+	f       *Factory
+	json    bool
+	tty     bool
+	mu      sync.Mutex
+	current string
+	started time.Time
+	ticker  *time.Ticker
+	done    chan struct{}
+}
+
+func newProgress(f *Factory, asJSON bool) *progress {
+	p := &progress{f: f, json: asJSON, done: make(chan struct{})}
+	if file, ok := f.Stderr.(*os.File); ok && !asJSON {
+		p.tty = isatty.IsTerminal(file.Fd())
+	}
+	if p.tty {
+		p.ticker = time.NewTicker(time.Second)
+		go p.tick()
+	}
+	return p
+}
+
+func (p *progress) tick() {
+	for {
+		select {
+		case <-p.done:
+			return
+		case <-p.ticker.C:
+			p.mu.Lock()
+			if p.current != "" {
+				fmt.Fprintf(p.f.Stderr, "\r\033[K  %s … %s", p.current, time.Since(p.started).Round(time.Second))
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *progress) stop() {
+	if p.ticker != nil {
+		p.ticker.Stop()
+		close(p.done)
+	}
+}
+
+func (p *progress) event(ev procedure.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		b, _ := json.Marshal(ev)
+		fmt.Fprintln(p.f.Stdout, string(b))
+		return
+	}
+	w := p.f.Stderr
+	clear := ""
+	if p.tty {
+		clear = "\r\033[K"
+	}
+	label := fmt.Sprintf("%d/%d %s", ev.Step, ev.Steps, ev.Action)
+	switch ev.Type {
+	case "run_started":
+		fmt.Fprintf(w, "%s: running from step %d of %d\n", ev.Key, ev.Step, ev.Steps)
+	case "step_started":
+		p.current, p.started = label, time.Now()
+	case "step_progress":
+		if p.tty {
+			fmt.Fprintf(w, "%s  %s … %d/%d files", clear, p.current, ev.Done, ev.Total)
+		}
+	case "step_retry":
+		fmt.Fprintf(w, "%s  step %d %s: %s; retrying in %s\n", clear, ev.Step, ev.Action, ev.Error, ev.Duration.Round(time.Millisecond))
+	case "step_finished":
+		p.current = ""
+		fmt.Fprintf(w, "%s  %s  ok  %s  %s\n", clear, label, ev.Duration.Round(time.Millisecond), ev.Note)
+	case "step_failed":
+		p.current = ""
+		fmt.Fprintf(w, "%s  step %d %s  %s\n", clear, ev.Step, ev.Action, strings.ToUpper(ev.Outcome))
+	case "run_waiting":
+		p.current = ""
+		fmt.Fprintf(w, "%s  step %d %s  waiting\n", clear, ev.Step, ev.Action)
+	case "run_finished":
+		fmt.Fprintf(w, "%s: %s\n", ev.Key, ev.Outcome)
+	case "log_failed":
+		fmt.Fprintf(w, "%swarning: the activity log was not written: %s\n", clear, ev.Error)
+	}
+}

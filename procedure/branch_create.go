@@ -1,0 +1,41 @@
+package procedure
+
+import (
+	"context"
+	"fmt"
+)
+
+// BranchCreate puts the worktree on inputs.branch_name, creating the
+// branch at the worktree's commit.
+type BranchCreate struct{}
+
+func newBranchCreate() Action { return BranchCreate{} }
+
+// Run creates or reuses the branch.
+func (BranchCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	branch, err := sc.Branch()
+	if err != nil {
+		return Outcome{}, err
+	}
+	w, err := sc.Worktree()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !w.Complete() {
+		return Outcome{}, fmt.Errorf("worktree %s does not exist: run the create_worktree step first (wo reset %s --to-step 0)", w.Path, sc.Key())
+	}
+	sc.Fault("before_switch")
+	tip, err := w.SwitchBranch(branch)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{
+		Note:  fmt.Sprintf("on branch %s at %s", branch, tip.String()[:12]),
+		State: map[string]any{"branch": branch},
+	}, nil
+}
+
+// Plan names the branch.
+func (BranchCreate) Plan(sc *StepContext) string {
+	return fmt.Sprintf("create branch %s in the worktree and switch to it", sc.Input("branch_name"))
+}

@@ -1,0 +1,67 @@
+package procedure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/gitops"
+)
+
+// BranchPush pushes the work order's branch to its remote.
+type BranchPush struct{}
+
+func newBranchPush() Action { return BranchPush{} }
+
+// Run pushes; a remote already at the commit is a no-op. A remote branch
+// that moved to commits wo did not push is never overwritten; a rewrite of
+// wo's own push goes out with a lease on what wo pushed last.
+func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	branch, err := sc.Branch()
+	if err != nil {
+		return Outcome{}, err
+	}
+	repo, err := sc.Repo()
+	if err != nil {
+		return Outcome{}, err
+	}
+	opts := gitops.PushOptions{Remote: sc.Context("remote"), Branch: branch, Token: githubToken(sc.Getenv)}
+	res, err := repo.Push(ctx, opts)
+	var nff *gitops.NonFastForwardError
+	if errors.As(err, &nff) {
+		last := sc.StateString("pushed_sha")
+		if !plumbing.IsHash(last) {
+			return Outcome{}, err
+		}
+		opts.Lease = plumbing.NewHash(last)
+		res, err = repo.Push(ctx, opts)
+	}
+	if err != nil {
+		return Outcome{}, err
+	}
+	sc.Fault("after_push")
+	note := fmt.Sprintf("pushed %s to %s (%s)", branch, res.RemoteURL, res.Hash.String()[:12])
+	if res.UpToDate {
+		note = fmt.Sprintf("%s already at %s on %s", branch, res.Hash.String()[:12], res.RemoteURL)
+	}
+	return Outcome{Note: note, State: map[string]any{"pushed_sha": res.Hash.String()}}, nil
+}
+
+// Plan names the remote.
+func (BranchPush) Plan(sc *StepContext) string {
+	remote := sc.Context("remote")
+	if remote == "" {
+		remote = "origin"
+	}
+	return fmt.Sprintf("push %s to %s", sc.Input("branch_name"), remote)
+}
+
+// githubToken is GITHUB_TOKEN, then GH_TOKEN.
+func githubToken(getenv func(string) string) string {
+	if t := getenv("GITHUB_TOKEN"); t != "" {
+		return t
+	}
+	return getenv("GH_TOKEN")
+}

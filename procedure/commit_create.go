@@ -1,0 +1,82 @@
+package procedure
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// CommitCreate commits what is staged in the worktree.
+type CommitCreate struct{}
+
+func newCommitCreate() Action { return CommitCreate{} }
+
+// Run commits; an index equal to HEAD is "nothing to commit", which is
+// success (after a crash the commit is already there).
+func (CommitCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	w, err := sc.Worktree()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !w.Complete() {
+		return Outcome{}, fmt.Errorf("worktree %s does not exist: run the create_worktree step first", w.Path)
+	}
+	msg, err := commitMessage(sc)
+	if err != nil {
+		return Outcome{}, err
+	}
+	repo, _ := sc.Repo()
+	author, err := repo.Identity(sc.Getenv)
+	if err != nil {
+		return Outcome{}, err
+	}
+	res, err := w.Commit(msg, author, sc.run.Now())
+	if err != nil {
+		return Outcome{}, err
+	}
+	sc.Fault("after_commit")
+	note := fmt.Sprintf("committed %s: %s", res.Hash.String()[:12], firstLine(msg))
+	if !res.Created {
+		note = fmt.Sprintf("nothing to commit: the branch is at %s", res.Hash.String()[:12])
+	}
+	return Outcome{Note: note, State: map[string]any{"commit_sha": res.Hash.String()}}, nil
+}
+
+// Plan shows the message.
+func (CommitCreate) Plan(sc *StepContext) string {
+	msg, err := commitMessage(sc)
+	if err != nil {
+		return "cannot plan: " + err.Error()
+	}
+	return fmt.Sprintf("commit the staged files as %q", firstLine(msg))
+}
+
+// quotedMessage finds the -m '…' of a "git commit" command template.
+var quotedMessage = regexp.MustCompile(`-m\s+(?:'([^']*)'|"([^"]*)")`)
+
+// commitMessage is the -m message of the step's command template, else
+// inputs.pr_title, else the task title; rendered.
+func commitMessage(sc *StepContext) (string, error) {
+	tmpl := ""
+	if m := quotedMessage.FindStringSubmatch(sc.Step.Command); m != nil {
+		tmpl = m[1] + m[2]
+	}
+	if tmpl == "" {
+		tmpl = sc.Input("pr_title")
+	}
+	if tmpl == "" {
+		tmpl = sc.Task().Title
+	}
+	if strings.TrimSpace(tmpl) == "" {
+		return "", fmt.Errorf("task %s: no commit message: give the commit step a command with -m '<message>', or set inputs.pr_title", sc.Key())
+	}
+	return sc.Render(tmpl)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,520 @@
+package procedure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// Engine runs work orders step by step, writing state back after every
+// step so that any runner can resume.
+type Engine struct {
+	Store  store.Store
+	Runner string              // identity in leases and logs; Identity() by default
+	Getenv func(string) string // configuration and secrets
+	Events func(Event)         // progress; may be nil
+
+	// Agent is the command that fixes review comments (--agent, WO_AGENT);
+	// empty means a person does, and the run waits for them.
+	Agent        string
+	AgentTimeout time.Duration // default 30 minutes
+
+	LeaseTTL time.Duration // default 2 minutes; renewed every third of it
+	// MaxLoopIterations bounds a conditional_loop that does not set
+	// max_iterations itself (default 5).
+	MaxLoopIterations int
+	// Attempts and Backoff govern retries of transient failures inside a
+	// run (defaults 4 and 500ms, doubled each time, with jitter).
+	Attempts int
+	Backoff  time.Duration
+	Now      func() time.Time
+
+	// Fault, when set, is called at named points inside steps; tests use it
+	// to crash a run exactly there.
+	Fault func(point string)
+}
+
+// RunOptions choose what part of a procedure to run.
+type RunOptions struct {
+	Key       string
+	FromStep  int    // run from this step, regardless of current_step
+	UntilStep int    // stop after this step
+	RepoPath  string // overrides context.repo_path
+}
+
+// Event is one progress report.
+type Event struct {
+	Type     string        `json:"event"` // run_started, step_started, step_progress, step_finished, step_failed, step_retry, run_finished, run_waiting
+	Key      string        `json:"key"`
+	Step     int           `json:"step,omitempty"`
+	Steps    int           `json:"steps,omitempty"`
+	Action   string        `json:"action,omitempty"`
+	Outcome  string        `json:"outcome,omitempty"`
+	Note     string        `json:"note,omitempty"`
+	Error    string        `json:"error,omitempty"`
+	Duration time.Duration `json:"-"`
+	Millis   int64         `json:"duration_ms,omitempty"`
+	Done     int           `json:"done,omitempty"`
+	Total    int           `json:"total,omitempty"`
+	Time     time.Time     `json:"time"`
+}
+
+// Result summarises a run.
+type Result struct {
+	Key            string `json:"key"`
+	Status         string `json:"status"`
+	CurrentStep    int    `json:"current_step"`
+	Steps          int    `json:"steps"`
+	CompletedSteps []int  `json:"completed_steps"`
+	Ran            []int  `json:"ran"`
+	Phase          string `json:"phase,omitempty"`
+}
+
+func (e *Engine) defaults() {
+	if e.Runner == "" {
+		e.Runner = Identity()
+	}
+	if e.Getenv == nil {
+		e.Getenv = func(string) string { return "" }
+	}
+	if e.LeaseTTL == 0 {
+		e.LeaseTTL = 2 * time.Minute
+	}
+	if e.MaxLoopIterations == 0 {
+		e.MaxLoopIterations = 5
+	}
+	if e.Attempts == 0 {
+		e.Attempts = 4
+	}
+	if e.Backoff == 0 {
+		e.Backoff = 500 * time.Millisecond
+	}
+	if e.AgentTimeout == 0 {
+		e.AgentTimeout = 30 * time.Minute
+	}
+	if e.Now == nil {
+		e.Now = func() time.Time { return time.Now().UTC() }
+	}
+}
+
+func (e *Engine) emit(ev Event) {
+	if e.Events == nil {
+		return
+	}
+	ev.Time = e.Now()
+	ev.Millis = ev.Duration.Milliseconds()
+	e.Events(ev)
+}
+
+func (e *Engine) fault(point string) {
+	if e.Fault != nil {
+		e.Fault(point)
+	}
+}
+
+// Load reads a task and checks that it can be run: valid, a work order, a
+// state this wo understands.
+func (e *Engine) Load(ctx context.Context, key string) (workorder.Document, *workorder.Task, error) {
+	doc, err := e.Store.Get(ctx, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	report := workorder.Validate(doc, workorder.Options{Actions: ActionNames(), Conditions: Conditions()})
+	if !report.Valid() {
+		return nil, nil, &workorder.InvalidError{Reports: []workorder.Report{report}}
+	}
+	task, err := workorder.Parse(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if task.WorkOrder == nil {
+		return nil, nil, fmt.Errorf("task %s has no work_order: there is nothing to run", key)
+	}
+	return doc, task, nil
+}
+
+// Run executes the procedure from where it stopped.
+func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
+	e.defaults()
+	doc, task, err := e.Load(ctx, opts.Key)
+	if err != nil {
+		return nil, err
+	}
+	wo := task.WorkOrder
+	n := len(wo.Procedure)
+	if opts.FromStep < 0 || opts.FromStep > n || opts.UntilStep < 0 || opts.UntilStep > n {
+		return nil, fmt.Errorf("task %s has steps 1..%d: --from-step and --until-step must be within them", opts.Key, n)
+	}
+	if task.Status == "closed" {
+		return nil, fmt.Errorf("task %s is closed: reopen it (wo reset %s) to run it again", opts.Key, opts.Key)
+	}
+	if err := e.checkBlockers(ctx, doc, task); err != nil {
+		return nil, err
+	}
+
+	leases := &store.Leases{Store: e.Store, Now: e.Now}
+	lease, err := leases.Acquire(ctx, opts.Key, e.Runner, e.LeaseTTL, HolderGone)
+	if err != nil {
+		return nil, err
+	}
+	wb := &StateWriteBack{store: e.Store, key: opts.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
+	// The lease is given back however the run ends, Ctrl-C included.
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		wb.Release(rctx)
+	}()
+	runCtx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	go wb.keepAlive(runCtx, func(err error) { stopRun(err) })
+
+	r := &run{Engine: e, opts: opts, doc: doc, task: task, wb: wb, state: stateMap(doc)}
+	return r.execute(runCtx)
+}
+
+// checkBlockers refuses to start while a blocked_by task, from the
+// document or from persephone_edges, is not closed.
+func (e *Engine) checkBlockers(ctx context.Context, doc workorder.Document, task *workorder.Task) error {
+	keys := slices.Clone(task.WorkOrder.Dependencies.BlockedBy)
+	edges, err := e.Store.BlockedBy(ctx, task.Key)
+	if err != nil {
+		return err
+	}
+	keys = append(keys, edges...)
+	sort.Strings(keys)
+	keys = slices.Compact(keys)
+	var open []string
+	for _, k := range keys {
+		b, err := e.Store.Get(ctx, k)
+		switch {
+		case store.IsNotFound(err):
+			open = append(open, k+" (does not exist)")
+		case err != nil:
+			return err
+		case workorder.String(b, "status") != "closed":
+			open = append(open, fmt.Sprintf("%s (%s)", k, workorder.String(b, "status")))
+		}
+	}
+	if len(open) > 0 {
+		return &BlockersOpenError{Key: task.Key, Blockers: open}
+	}
+	return nil
+}
+
+// run is one execution of a procedure.
+type run struct {
+	*Engine
+	opts  RunOptions
+	doc   workorder.Document
+	task  *workorder.Task
+	wb    *StateWriteBack
+	state map[string]any // work_order.state as it now stands
+	ran   []int
+}
+
+func stateMap(doc workorder.Document) map[string]any {
+	v, _ := workorder.Lookup(doc, "work_order.state")
+	m, _ := workorder.Clone(v).(map[string]any)
+	if m == nil {
+		m = workorder.InitialState()
+	}
+	return m
+}
+
+func (r *run) key() string { return r.task.Key }
+
+func (r *run) procedure() []workorder.Step { return r.task.WorkOrder.Procedure }
+
+func (r *run) currentStep() int {
+	n, _ := workorder.AsInt(r.state["current_step"])
+	return int(n)
+}
+
+func (r *run) completed() []int {
+	list, _ := r.state["completed_steps"].([]any)
+	out := make([]int, 0, len(list))
+	for _, x := range list {
+		if n, ok := workorder.AsInt(x); ok {
+			out = append(out, int(n))
+		}
+	}
+	return out
+}
+
+// setStatus moves the task's status through Persephone's transitions,
+// adding the patch fields to out.
+func (r *run) setStatus(out map[string]any, to, reason string) error {
+	from := workorder.String(r.doc, "status")
+	if from == to {
+		if to == "blocked" {
+			out["block_reason"] = reason
+		}
+		return nil
+	}
+	if !workorder.CanTransition(from, to) {
+		return fmt.Errorf("task %s: Persephone does not allow status %s → %s", r.key(), from, to)
+	}
+	out["status"] = to
+	if to == "blocked" {
+		out["block_reason"] = reason
+	} else if from == "blocked" {
+		out["block_reason"] = nil
+	}
+	r.doc["status"] = to
+	return nil
+}
+
+func (r *run) execute(ctx context.Context) (*Result, error) {
+	steps := r.procedure()
+	next := r.currentStep() + 1
+	if r.opts.FromStep > 0 {
+		next = r.opts.FromStep
+	}
+	r.emit(Event{Type: "run_started", Key: r.key(), Step: next, Steps: len(steps)})
+	if next > len(steps) {
+		r.emit(Event{Type: "run_finished", Key: r.key(), Outcome: "already complete"})
+		return r.result(), nil
+	}
+	start := map[string]any{}
+	if err := r.setStatus(start, "in_progress", ""); err != nil {
+		return nil, err
+	}
+	r.state["phase"] = "running"
+	start["work_order"] = map[string]any{"state": map[string]any{"phase": "running", "version": workorder.StateVersion}}
+	if err := r.wb.Write(ctx, start); err != nil {
+		return nil, err
+	}
+	r.log(ctx, "run_started", map[string]any{"from_step": next})
+
+	for next <= len(steps) {
+		step := steps[next-1]
+		jump, err := r.runStep(ctx, step)
+		if err != nil {
+			return r.result(), err
+		}
+		if r.opts.UntilStep > 0 && step.Step >= r.opts.UntilStep && jump == 0 {
+			r.emit(Event{Type: "run_finished", Key: r.key(), Outcome: fmt.Sprintf("stopped after step %d as asked", step.Step)})
+			return r.result(), nil
+		}
+		if jump > 0 {
+			next = jump
+		} else {
+			next = step.Step + 1
+		}
+	}
+	done := map[string]any{"work_order": map[string]any{"state": map[string]any{"phase": "done"}}}
+	r.state["phase"] = "done"
+	if err := r.wb.Write(ctx, done); err != nil {
+		return r.result(), err
+	}
+	r.log(ctx, "run_finished", map[string]any{"status": workorder.String(r.doc, "status")})
+	r.emit(Event{Type: "run_finished", Key: r.key(), Outcome: "complete"})
+	return r.result(), nil
+}
+
+// runStep runs one step with retries and writes its outcome back. It
+// returns the step to jump to (0: the next one).
+func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
+	spec, ok := lookupAction(step.Action)
+	if !ok || spec.New == nil {
+		err := fmt.Errorf("action %s cannot run in this build of wo", step.Action)
+		return 0, r.fail(ctx, step, 1, err)
+	}
+	sc := &StepContext{run: r, Step: step, Scope: workorder.NewScope(r.currentDoc())}
+	r.emit(Event{Type: "step_started", Key: r.key(), Step: step.Step, Steps: len(r.procedure()), Action: step.Action})
+	started := time.Now()
+	var out Outcome
+	var err error
+	attempt := 1
+	for ; ; attempt++ {
+		out, err = spec.New().Run(ctx, sc)
+		if err == nil || !IsTransient(err) || ctx.Err() != nil {
+			break
+		}
+		if attempt >= r.Attempts {
+			r.recordError(ctx, step, attempt, err)
+			return 0, &RetriesExhaustedError{Key: r.key(), Step: step.Step, Action: step.Action, Attempts: attempt, Err: err}
+		}
+		delay := r.Backoff << (attempt - 1)
+		delay += time.Duration(rand.Int64N(int64(delay)/2 + 1))
+		r.emit(Event{Type: "step_retry", Key: r.key(), Step: step.Step, Action: step.Action, Error: err.Error(), Duration: delay})
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+		}
+	}
+	elapsed := time.Since(started)
+	if ctx.Err() != nil {
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			return 0, cause // the lease was lost
+		}
+		r.log(context.WithoutCancel(ctx), "step_interrupted", map[string]any{"step": step.Step, "action": step.Action})
+		return 0, &InterruptedError{Key: r.key(), Step: step.Step}
+	}
+	if err != nil {
+		var waiting *WaitingError
+		if errors.As(err, &waiting) {
+			return 0, r.wait(ctx, step, out, waiting)
+		}
+		return 0, r.fail(ctx, step, attempt, err)
+	}
+	return r.complete(ctx, step, out, elapsed)
+}
+
+// currentDoc is the document with the state as this run knows it.
+func (r *run) currentDoc() workorder.Document {
+	d := workorder.Clone(r.doc).(map[string]any)
+	store.Merge(d, store.Nest("work_order.state", workorder.Clone(r.state)))
+	return d
+}
+
+// complete writes a finished step back: one conditional write.
+func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, elapsed time.Duration) (int, error) {
+	for k, v := range out.State {
+		r.state[k] = v
+	}
+	done := r.completed()
+	if !slices.Contains(done, step.Step) {
+		done = append(done, step.Step)
+	}
+	current := step.Step
+	if out.JumpTo > 0 {
+		// Going back: the steps from loop_to on are to be done again.
+		done = slices.DeleteFunc(done, func(s int) bool { return s >= out.JumpTo })
+		current = out.JumpTo - 1
+	}
+	sort.Ints(done)
+	r.state["current_step"] = current
+	r.state["completed_steps"] = intsToAny(done)
+	if out.Note != "" {
+		notes, _ := r.state["notes"].([]any)
+		r.state["notes"] = append(slices.Clone(notes), out.Note)
+	}
+	durations, _ := r.state["step_durations_ms"].(map[string]any)
+	durations = cloneMap(durations)
+	durations[strconv.Itoa(step.Step)] = elapsed.Milliseconds()
+	r.state["step_durations_ms"] = durations
+	r.state["last_error"] = nil
+
+	statePatch := map[string]any{
+		"current_step": r.state["current_step"], "completed_steps": r.state["completed_steps"],
+		"notes": r.state["notes"], "step_durations_ms": durations, "last_error": nil,
+	}
+	for k, v := range out.State {
+		statePatch[k] = v
+	}
+	patch := map[string]any{"work_order": map[string]any{"state": statePatch}}
+	if out.Status != "" {
+		if err := r.setStatus(patch, out.Status, out.BlockReason); err != nil {
+			return 0, r.fail(ctx, step, 1, err)
+		}
+	}
+	r.fault(step.Action + ":before_writeback")
+	if err := r.wb.Write(ctx, patch); err != nil {
+		return 0, err
+	}
+	r.fault(step.Action + ":after_writeback")
+	r.ran = append(r.ran, step.Step)
+	r.log(ctx, "step_completed", map[string]any{"step": step.Step, "action": step.Action,
+		"duration_ms": elapsed.Milliseconds(), "outcome": "ok", "note": out.Note})
+	r.emit(Event{Type: "step_finished", Key: r.key(), Step: step.Step, Steps: len(r.procedure()), Action: step.Action,
+		Outcome: "ok", Note: out.Note, Duration: elapsed})
+	return out.JumpTo, nil
+}
+
+// fail records a failed step, blocks the task with the reason, and returns
+// the error for the exit code.
+func (r *run) fail(ctx context.Context, step workorder.Step, attempt int, err error) error {
+	ctx = context.WithoutCancel(ctx)
+	reason := fmt.Sprintf("step %d (%s) failed: %v", step.Step, step.Action, err)
+	patch := map[string]any{}
+	statePatch := r.errorState(step, attempt, err)
+	statePatch["phase"] = "failed"
+	patch["work_order"] = map[string]any{"state": statePatch}
+	if serr := r.setStatus(patch, "blocked", reason); serr != nil {
+		delete(patch, "status")
+	}
+	if werr := r.wb.Write(ctx, patch); werr != nil {
+		err = fmt.Errorf("%w (and recording the failure failed too: %v)", err, werr)
+	}
+	r.log(ctx, "step_failed", map[string]any{"step": step.Step, "action": step.Action, "attempt": attempt, "error": err.Error()})
+	r.emit(Event{Type: "step_failed", Key: r.key(), Step: step.Step, Action: step.Action, Outcome: "failed", Error: err.Error()})
+	return &StepFailedError{Key: r.key(), Step: step.Step, Action: step.Action, Attempt: attempt, Err: err}
+}
+
+// recordError keeps a transient failure in state without blocking the task.
+func (r *run) recordError(ctx context.Context, step workorder.Step, attempt int, err error) {
+	ctx = context.WithoutCancel(ctx)
+	r.wb.Write(ctx, map[string]any{"work_order": map[string]any{"state": r.errorState(step, attempt, err)}})
+	r.log(ctx, "step_retries_exhausted", map[string]any{"step": step.Step, "action": step.Action, "attempts": attempt, "error": err.Error()})
+	r.emit(Event{Type: "step_failed", Key: r.key(), Step: step.Step, Action: step.Action, Outcome: "retry later", Error: err.Error()})
+}
+
+func (r *run) errorState(step workorder.Step, attempt int, err error) map[string]any {
+	return map[string]any{"last_error": map[string]any{
+		"step": step.Step, "action": step.Action, "message": err.Error(), "attempt": attempt,
+		"at": workorder.Timestamp(r.Now()),
+	}}
+}
+
+// wait stops the run because it needs something from outside; the step is
+// not complete, and the next run repeats it.
+func (r *run) wait(ctx context.Context, step workorder.Step, out Outcome, w *WaitingError) error {
+	ctx = context.WithoutCancel(ctx)
+	statePatch := map[string]any{}
+	for k, v := range out.State {
+		r.state[k] = v
+		statePatch[k] = v
+	}
+	patch := map[string]any{"work_order": map[string]any{"state": statePatch}}
+	if out.Status != "" {
+		if err := r.setStatus(patch, out.Status, out.BlockReason); err != nil {
+			return err
+		}
+	}
+	if err := r.wb.Write(ctx, patch); err != nil {
+		return err
+	}
+	r.log(ctx, "run_waiting", map[string]any{"step": step.Step, "action": step.Action, "reason": w.Reason})
+	r.emit(Event{Type: "run_waiting", Key: r.key(), Step: step.Step, Action: step.Action, Outcome: "waiting", Note: w.Reason})
+	return w
+}
+
+func (r *run) log(ctx context.Context, action string, details map[string]any) {
+	err := r.Store.AppendLog(ctx, store.LogEntry{Action: action, TaskKey: r.key(), SessionKey: r.Runner, Details: details, CreatedAt: r.Now()})
+	if err != nil {
+		r.emit(Event{Type: "log_failed", Key: r.key(), Error: err.Error()})
+	}
+}
+
+func (r *run) result() *Result {
+	return &Result{
+		Key: r.key(), Status: workorder.String(r.doc, "status"), CurrentStep: r.currentStep(),
+		Steps: len(r.procedure()), CompletedSteps: r.completed(), Ran: r.ran,
+		Phase: fmt.Sprint(r.state["phase"]),
+	}
+}
+
+func intsToAny(list []int) []any {
+	out := make([]any, len(list))
+	for i, n := range list {
+		out[i] = n
+	}
+	return out
+}
+
+func cloneMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

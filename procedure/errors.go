@@ -1,0 +1,104 @@
+package procedure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/wo-runner/wo/store"
+)
+
+// BlockersOpenError says the task waits for other tasks to be closed.
+type BlockersOpenError struct {
+	Key      string
+	Blockers []string // "task_x (in_review)"
+}
+
+func (e *BlockersOpenError) Error() string {
+	return fmt.Sprintf("task %s waits for %s to be closed; nothing was changed: run it again once they are", e.Key, strings.Join(e.Blockers, ", "))
+}
+
+// WaitingError stops a run that needs something from outside: a person's
+// fix, an approval. The task's state says what; the next run continues.
+type WaitingError struct {
+	Key    string
+	Reason string
+}
+
+func (e *WaitingError) Error() string {
+	return fmt.Sprintf("task %s is waiting: %s", e.Key, e.Reason)
+}
+
+// StepFailedError is a step that failed; the task is blocked with the
+// reason and the next run retries the step.
+type StepFailedError struct {
+	Key     string
+	Step    int
+	Action  string
+	Attempt int
+	Err     error
+}
+
+func (e *StepFailedError) Error() string {
+	return fmt.Sprintf("task %s: step %d (%s) failed: %v; fix the cause and run wo run %s to retry it", e.Key, e.Step, e.Action, e.Err, e.Key)
+}
+
+func (e *StepFailedError) Unwrap() error { return e.Err }
+
+// TransientError marks a failure worth retrying: a network error, a busy
+// store, a rate limit.
+type TransientError struct{ Err error }
+
+func (e *TransientError) Error() string { return e.Err.Error() }
+func (e *TransientError) Unwrap() error { return e.Err }
+
+// Transient wraps err as retryable.
+func Transient(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &TransientError{Err: err}
+}
+
+// IsTransient reports whether err is worth retrying after a pause.
+func IsTransient(err error) bool {
+	var te *TransientError
+	if errors.As(err, &te) {
+		return true
+	}
+	if store.IsUnavailable(err) || store.IsConflict(err) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && !errors.Is(err, context.Canceled)
+}
+
+// RetriesExhaustedError is a transient failure that outlasted its retries:
+// the task is not blocked, and a later run picks it up.
+type RetriesExhaustedError struct {
+	Key      string
+	Step     int
+	Action   string
+	Attempts int
+	Err      error
+}
+
+func (e *RetriesExhaustedError) Error() string {
+	return fmt.Sprintf("task %s: step %d (%s) still failing after %d attempts: %v; run wo run %s again later",
+		e.Key, e.Step, e.Action, e.Attempts, e.Err, e.Key)
+}
+
+func (e *RetriesExhaustedError) Unwrap() error { return e.Err }
+
+// InterruptedError is a run stopped by a signal; the lease was released and
+// the step will be retried by the next run.
+type InterruptedError struct {
+	Key  string
+	Step int
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("task %s: interrupted during step %d; run wo run %s to continue", e.Key, e.Step, e.Key)
+}

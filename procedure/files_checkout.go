@@ -1,0 +1,58 @@
+package procedure
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// FilesCheckout brings inputs.file_manifest in from context.source_branch,
+// at the commit recorded when the step first ran, and stages it.
+type FilesCheckout struct{}
+
+func newFilesCheckout() Action { return FilesCheckout{} }
+
+// Run copies and stages the files.
+func (FilesCheckout) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	files := manifest(sc)
+	if len(files) == 0 {
+		return Outcome{}, fmt.Errorf("task %s: work_order.inputs.file_manifest is empty: list the files to bring in", sc.Key())
+	}
+	w, err := sc.Worktree()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !w.Complete() {
+		return Outcome{}, fmt.Errorf("worktree %s does not exist: run the create_worktree step first", w.Path)
+	}
+	source, err := recordedCommit(ctx, sc, "source_sha", sc.Context("source_branch"), "source_branch")
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := w.CheckoutFiles(ctx, source, sc.Context("source_branch"), files); err != nil {
+		return Outcome{}, err
+	}
+	sc.Fault("files_written")
+	return Outcome{Note: fmt.Sprintf("%d file(s) checked out from %s (%s)", len(files), sc.Context("source_branch"), source.String()[:12])}, nil
+}
+
+// Plan lists the files.
+func (FilesCheckout) Plan(sc *StepContext) string {
+	files := manifest(sc)
+	shown := files
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("… and %d more", len(files)-5))
+	}
+	return fmt.Sprintf("copy %d file(s) from %s and stage them: %s", len(files), sc.Context("source_branch"), strings.Join(shown, ", "))
+}
+
+func manifest(sc *StepContext) []string {
+	list, _ := sc.Task().WorkOrder.Inputs["file_manifest"].([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,156 @@
+package procedure
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wo-runner/wo/workorder"
+)
+
+// LoopConditional goes back to loop_to while its condition holds, running
+// fix_action each time: through the agent command when one is configured,
+// else by waiting for a person to change the worktree.
+type LoopConditional struct{}
+
+func newLoopConditional() Action { return LoopConditional{} }
+
+// Run evaluates the condition and fixes, commits and pushes when it holds.
+func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	if sc.Step.Condition != "review_comments_exist" {
+		return Outcome{}, fmt.Errorf("unknown condition %q", sc.Step.Condition)
+	}
+	comments := reviewComments(sc)
+	if len(comments) == 0 {
+		return Outcome{Note: "no review comments to address: leaving the loop"}, nil
+	}
+	stepKey := strconv.Itoa(sc.Step.Step)
+	iterations := loopIterations(sc)
+	bound := sc.Step.MaxIterations
+	if bound == 0 {
+		bound = sc.run.MaxLoopIterations
+	}
+	if iterations[stepKey] >= bound {
+		reason := fmt.Sprintf("the review loop reached its bound of %d iteration(s) with %d comment(s) still open; fix them by hand, then wo reset %s --to-step %d and wo run %s",
+			bound, len(comments), sc.Key(), sc.Step.Step-1, sc.Key())
+		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
+			&WaitingError{Key: sc.Key(), Reason: reason}
+	}
+	w, err := sc.Worktree()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !w.Complete() {
+		return Outcome{}, fmt.Errorf("worktree %s is gone: the fixes need it; wo reset %s --to-step 0 to start over", w.Path, sc.Key())
+	}
+	if sc.run.Agent != "" {
+		prompt := FixPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments)
+		res, err := runAgent(ctx, sc.run.Agent, w.Path, sc.Key(), prompt, sc.run.AgentTimeout)
+		sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
+			"duration_ms": res.Duration.Milliseconds(), "stdout": res.Stdout, "stderr": res.Stderr})
+		if err != nil {
+			return Outcome{}, err
+		}
+	} else if sc.StateString("phase") != "needs_fix" {
+		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
+		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
+			&WaitingError{Key: sc.Key(), Reason: reason}
+	}
+	changed, err := w.StageAll()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !changed {
+		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
+		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
+			&WaitingError{Key: sc.Key(), Reason: reason}
+	}
+	n := iterations[stepKey] + 1
+	review, _ := workorder.AsInt(sc.State("review_iterations"))
+	repo, _ := sc.Repo()
+	author, err := repo.Identity(sc.Getenv)
+	if err != nil {
+		return Outcome{}, err
+	}
+	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now())
+	if err != nil {
+		return Outcome{}, err
+	}
+	push, err := BranchPush{}.Run(ctx, sc)
+	if err != nil {
+		return Outcome{}, err
+	}
+	iterations[stepKey] = n
+	state := map[string]any{
+		"commit_sha": res.Hash.String(), "pushed_sha": push.State["pushed_sha"],
+		"review_iterations": review + 1, "loop_iterations": intMap(iterations),
+		"review_comments": []any{}, "phase": "running",
+	}
+	return Outcome{
+		Note:   fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), res.Hash.String()[:12], n, sc.Step.LoopTo),
+		State:  state,
+		JumpTo: sc.Step.LoopTo,
+	}, nil
+}
+
+// Plan says what the loop would do now.
+func (LoopConditional) Plan(sc *StepContext) string {
+	who := "wait for a person to fix them"
+	if sc.run.Agent != "" {
+		who = "run the agent " + strings.Fields(sc.run.Agent)[0]
+	}
+	return fmt.Sprintf("if %s: %s, commit, push and go back to step %d (at most %d times)", sc.Step.Condition, who, sc.Step.LoopTo, max(sc.Step.MaxIterations, sc.run.MaxLoopIterations))
+}
+
+func reviewComments(sc *StepContext) []workorder.ReviewComment {
+	var out []workorder.ReviewComment
+	b, err := json.Marshal(sc.State("review_comments"))
+	if err == nil {
+		json.Unmarshal(b, &out)
+	}
+	return out
+}
+
+func loopIterations(sc *StepContext) map[string]int {
+	m, _ := sc.State("loop_iterations").(map[string]any)
+	out := map[string]int{}
+	for k, v := range m {
+		n, _ := workorder.AsInt(v)
+		out[k] = int(n)
+	}
+	return out
+}
+
+func intMap(m map[string]int) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func summarizeComments(comments []workorder.ReviewComment) string {
+	parts := make([]string, 0, len(comments))
+	for i, c := range comments {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(comments)-5))
+			break
+		}
+		where := c.Path
+		if c.Line > 0 {
+			where = fmt.Sprintf("%s:%d", c.Path, c.Line)
+		}
+		body := c.Body
+		if len(body) > 80 {
+			body = body[:77] + "..."
+		}
+		if where != "" {
+			parts = append(parts, fmt.Sprintf("%s (%s)", body, where))
+		} else {
+			parts = append(parts, body)
+		}
+	}
+	return strings.Join(parts, "; ")
+}

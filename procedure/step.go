@@ -1,0 +1,157 @@
+package procedure
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// Action is one kind of step. Run looks at the real repository (and forge)
+// before acting, so that running it again after a crash at any point gives
+// the same result as one clean run.
+type Action interface {
+	Run(ctx context.Context, sc *StepContext) (Outcome, error)
+}
+
+// Planner is an action that can say what it would do, for --dry-run,
+// without changing anything.
+type Planner interface {
+	Plan(sc *StepContext) string
+}
+
+// Outcome is what a step reports back to the engine.
+type Outcome struct {
+	Note        string         // a line for state.notes
+	State       map[string]any // work_order.state fields to set
+	Status      string         // a Persephone status to move to, if any
+	BlockReason string
+	JumpTo      int // the step to continue at instead of the next one
+}
+
+// StepContext is what an action sees of its run.
+type StepContext struct {
+	run   *run
+	Step  workorder.Step
+	Scope workorder.Scope
+	repo  *gitops.Repo
+}
+
+// Key is the task's key.
+func (sc *StepContext) Key() string { return sc.run.key() }
+
+// Task is the typed view of the task as loaded.
+func (sc *StepContext) Task() *workorder.Task { return sc.run.task }
+
+// State returns a state field as this run knows it.
+func (sc *StepContext) State(name string) any { return sc.run.state[name] }
+
+// StateString returns a state field that is a string.
+func (sc *StepContext) StateString(name string) string {
+	s, _ := sc.run.state[name].(string)
+	return s
+}
+
+// Getenv reads configuration.
+func (sc *StepContext) Getenv(name string) string { return sc.run.Getenv(name) }
+
+// Fault marks a point where tests may crash the run.
+func (sc *StepContext) Fault(point string) { sc.run.fault(sc.Step.Action + ":" + point) }
+
+// Checkpoint writes state fields at once, in the middle of a step, so that
+// a crash after it does not lose them (the source commit a checkout uses).
+func (sc *StepContext) Checkpoint(ctx context.Context, fields map[string]any) error {
+	for k, v := range fields {
+		sc.run.state[k] = v
+	}
+	return sc.run.wb.Write(ctx, map[string]any{"work_order": map[string]any{"state": fields}})
+}
+
+// Progress reports how far a long step is.
+func (sc *StepContext) Progress(done, total int) {
+	sc.run.emit(Event{Type: "step_progress", Key: sc.Key(), Step: sc.Step.Step, Action: sc.Step.Action, Done: done, Total: total})
+}
+
+// Context returns work_order.context.name as a string.
+func (sc *StepContext) Context(name string) string {
+	s, _ := sc.run.task.WorkOrder.Context[name].(string)
+	return s
+}
+
+// Input returns work_order.inputs.name as a string.
+func (sc *StepContext) Input(name string) string {
+	s, _ := sc.run.task.WorkOrder.Inputs[name].(string)
+	return s
+}
+
+// Repo opens the repository: --repo, else context.repo_path.
+func (sc *StepContext) Repo() (*gitops.Repo, error) {
+	if sc.repo != nil {
+		return sc.repo, nil
+	}
+	path := sc.run.opts.RepoPath
+	if path == "" {
+		path = sc.Context("repo_path")
+	}
+	if path == "" {
+		return nil, fmt.Errorf("task %s: no repository: set work_order.context.repo_path or pass --repo", sc.Key())
+	}
+	r, err := gitops.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	sc.repo = r
+	return r, nil
+}
+
+// Branch is the branch the work order works on.
+func (sc *StepContext) Branch() (string, error) {
+	b := sc.Input("branch_name")
+	if b == "" {
+		return "", fmt.Errorf("task %s: work_order.inputs.branch_name is not set", sc.Key())
+	}
+	return b, nil
+}
+
+// WorktreeName is inputs.worktree_name, else the branch name with '/'
+// turned into '-'.
+func (sc *StepContext) WorktreeName() (string, error) {
+	if n := sc.StateString("worktree_name"); n != "" {
+		return n, nil
+	}
+	if n := sc.Input("worktree_name"); n != "" {
+		return n, nil
+	}
+	b, err := sc.Branch()
+	if err != nil {
+		return "", err
+	}
+	return strings.ReplaceAll(b, "/", "-"), nil
+}
+
+// Worktree describes the work order's linked worktree.
+func (sc *StepContext) Worktree() (*gitops.Worktree, error) {
+	r, err := sc.Repo()
+	if err != nil {
+		return nil, err
+	}
+	name, err := sc.WorktreeName()
+	if err != nil {
+		return nil, err
+	}
+	path := sc.StateString("worktree_path")
+	if path == "" {
+		root := sc.Context("worktree_root")
+		if root == "" {
+			return nil, fmt.Errorf("task %s: work_order.context.worktree_root is not set", sc.Key())
+		}
+		path = filepath.Join(root, name)
+	}
+	return r.Worktree(name, path)
+}
+
+// Render renders a template against the task as it now stands.
+func (sc *StepContext) Render(tmpl string) (string, error) { return sc.Scope.Render(tmpl) }

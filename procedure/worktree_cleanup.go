@@ -1,0 +1,34 @@
+package procedure
+
+import (
+	"context"
+	"fmt"
+)
+
+// WorktreeCleanup removes the worktree and its admin files; the branch
+// stays.
+type WorktreeCleanup struct{}
+
+func newWorktreeCleanup() Action { return WorktreeCleanup{} }
+
+// Run removes the worktree; one that is gone already is fine.
+func (WorktreeCleanup) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	w, err := sc.Worktree()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if err := w.Remove(); err != nil {
+		return Outcome{}, err
+	}
+	sc.Fault("after_remove")
+	return Outcome{Note: fmt.Sprintf("worktree %s removed", w.Path), State: map[string]any{"worktree_path": nil}}, nil
+}
+
+// Plan names the worktree.
+func (WorktreeCleanup) Plan(sc *StepContext) string {
+	w, err := sc.Worktree()
+	if err != nil {
+		return "cannot plan: " + err.Error()
+	}
+	return fmt.Sprintf("remove worktree %s (refused if it has uncommitted changes); keep the branch", w.Path)
+}

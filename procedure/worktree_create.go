@@ -1,0 +1,85 @@
+package procedure
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// WorktreeCreate makes the work order's linked worktree at the base branch.
+type WorktreeCreate struct{}
+
+func newWorktreeCreate() Action { return WorktreeCreate{} }
+
+// Run creates the worktree, or finds it complete from an earlier run.
+func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	repo, err := sc.Repo()
+	if err != nil {
+		return Outcome{}, err
+	}
+	w, err := sc.Worktree()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if branch := sc.Input("branch_name"); branch != "" {
+		if where, ok := repo.CheckedOutAt(branch); ok && where != w.Path {
+			return Outcome{}, fmt.Errorf("creating worktree %s: branch %s is already checked out at %s; remove that worktree or choose another branch_name", w.Name, branch, where)
+		}
+	}
+	base, err := recordedCommit(ctx, sc, "base_sha", sc.Context("base_branch"), "base_branch")
+	if err != nil {
+		return Outcome{}, err
+	}
+	sc.Fault("before_create")
+	err = w.Create(ctx, base, func(done, total int) {
+		sc.Progress(done, total)
+		if done == total {
+			sc.Fault("files_written")
+		}
+	})
+	if err != nil {
+		return Outcome{}, fmt.Errorf("creating worktree %s: %w", w.Path, err)
+	}
+	return Outcome{
+		Note:  fmt.Sprintf("worktree %s created from %s (%s)", w.Path, sc.Context("base_branch"), base.String()[:12]),
+		State: map[string]any{"worktree_path": w.Path, "worktree_name": w.Name},
+	}, nil
+}
+
+// Plan says where the worktree would go.
+func (WorktreeCreate) Plan(sc *StepContext) string {
+	w, err := sc.Worktree()
+	if err != nil {
+		return "cannot plan: " + err.Error()
+	}
+	if w.Complete() {
+		return fmt.Sprintf("worktree %s exists: nothing to do", w.Path)
+	}
+	return fmt.Sprintf("create linked worktree %s (admin files %s) at %s", w.Path, w.AdminDir, sc.Context("base_branch"))
+}
+
+// recordedCommit resolves a branch to a commit once and keeps the answer in
+// state, so that a resumed run uses the same commit even if the branch has
+// moved since.
+func recordedCommit(ctx context.Context, sc *StepContext, field, ref, what string) (plumbing.Hash, error) {
+	if s := sc.StateString(field); plumbing.IsHash(s) {
+		return plumbing.NewHash(s), nil
+	}
+	if ref == "" {
+		return plumbing.ZeroHash, fmt.Errorf("task %s: work_order.context.%s is not set", sc.Key(), what)
+	}
+	repo, err := sc.Repo()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	h, err := repo.Resolve(ref)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("context.%s: %w", what, err)
+	}
+	if err := sc.Checkpoint(ctx, map[string]any{field: h.String()}); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	sc.Fault("after_checkpoint")
+	return h, nil
+}
