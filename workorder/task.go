@@ -103,16 +103,16 @@ type Step struct {
 
 // State is work_order.state: the seed's fields plus what a resumed run needs.
 type State struct {
-	Version          int            `json:"version,omitempty"`
-	CurrentStep      int            `json:"current_step"`
-	CompletedSteps   []int          `json:"completed_steps"`
-	ReviewIterations int            `json:"review_iterations"`
-	PRURL            *string        `json:"pr_url"`
-	WorktreePath     *string        `json:"worktree_path"`
-	Notes            []string       `json:"notes"`
-	PRNumber         int            `json:"pr_number,omitempty"`
-	Lease            *Lease         `json:"lease,omitempty"`
-	LastError        *StepError     `json:"last_error,omitempty"`
+	Version          int        `json:"version,omitempty"`
+	CurrentStep      int        `json:"current_step"`
+	CompletedSteps   []int      `json:"completed_steps"`
+	ReviewIterations int        `json:"review_iterations"`
+	PRURL            *string    `json:"pr_url"`
+	WorktreePath     *string    `json:"worktree_path"`
+	Notes            []string   `json:"notes"`
+	PRNumber         int        `json:"pr_number,omitempty"`
+	Lease            *Lease     `json:"lease,omitempty"`
+	LastError        *StepError `json:"last_error,omitempty"`
 	// Phase is the finer run phase Persephone has no status for:
 	// running, waiting_for_review, needs_fix, failed, done.
 	Phase string `json:"phase,omitempty"`
