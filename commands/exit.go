@@ -39,6 +39,7 @@ func classify(err error) (exit int, code string) {
 	var exhausted *procedure.RetriesExhaustedError
 	var interrupted *procedure.InterruptedError
 	var stepFailed *procedure.StepFailedError
+	var preflight *procedure.PreflightError
 	switch {
 	case err == nil:
 		return ExitOK, ""
@@ -50,6 +51,8 @@ func classify(err error) (exit int, code string) {
 		return ExitInvalid, "MALFORMED_JSON"
 	case errors.As(err, &shape):
 		return ExitInvalid, "INVALID_DOCUMENT"
+	case errors.As(err, &preflight):
+		return ExitInvalid, "INVALID_INPUT"
 	case errors.As(err, &held):
 		return ExitLeaseHeld, "LEASE_HELD"
 	case errors.As(err, &lost):

@@ -213,6 +213,32 @@ func (e *MissingFilesError) Error() string {
 		len(e.Files), e.Source, summarizePaths(e.Files, 10))
 }
 
+// CheckFiles reports manifest files that are missing at the source commit
+// or would leave the repository, without writing anything.
+func (r *Repo) CheckFiles(source plumbing.Hash, sourceName string, paths []string) error {
+	commit, err := r.Commit(source)
+	if err != nil {
+		return err
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, p := range paths {
+		if err := checkInside(r.Path, p); err != nil {
+			return err
+		}
+		if entry, err := tree.FindEntry(p); err != nil || entry.Mode == filemode.Dir {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		return &MissingFilesError{Source: sourceName + " (" + source.String()[:12] + ")", Files: missing}
+	}
+	return nil
+}
+
 // CheckoutFiles copies files from the source commit into the worktree and
 // stages them, as git checkout SOURCE -- FILES does. Every file is checked
 // first: if any is missing at the source or would land outside the
@@ -226,21 +252,16 @@ func (w *Worktree) CheckoutFiles(ctx context.Context, source plumbing.Hash, sour
 	if err != nil {
 		return err
 	}
-	var files []treeFile
-	var missing []string
+	if err := w.Repo.CheckFiles(source, sourceName, paths); err != nil {
+		return err
+	}
+	files := make([]treeFile, 0, len(paths))
 	for _, p := range paths {
-		if err := checkInside(w.Path, p); err != nil {
+		entry, err := tree.FindEntry(p)
+		if err != nil {
 			return err
 		}
-		entry, err := tree.FindEntry(p)
-		if err != nil || entry.Mode == filemode.Dir {
-			missing = append(missing, p)
-			continue
-		}
 		files = append(files, treeFile{Path: p, Mode: entry.Mode, Hash: entry.Hash})
-	}
-	if len(missing) > 0 {
-		return &MissingFilesError{Source: sourceName + " (" + source.String()[:12] + ")", Files: missing}
 	}
 	idx, err := w.readIndex()
 	if err != nil {

@@ -92,6 +92,17 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	return PushResult{Hash: local, RemoteURL: shown}, nil
 }
 
+// HasRemote reports an error unless the remote (origin when empty) exists.
+func (r *Repo) HasRemote(name string) error {
+	if name == "" {
+		name = "origin"
+	}
+	if _, err := r.repo.Remote(name); err != nil {
+		return fmt.Errorf("%s has no remote %q: add it with git remote add %s URL, or set context.remote", r.Path, name, name)
+	}
+	return nil
+}
+
 // RemoteBranch returns where the remote's branch points, asking the remote.
 func (r *Repo) RemoteBranch(ctx context.Context, remoteName, branch, token string) (plumbing.Hash, bool, error) {
 	if remoteName == "" {

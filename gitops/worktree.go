@@ -130,6 +130,20 @@ func (w *Worktree) Create(ctx context.Context, base plumbing.Hash, progress Prog
 	return writeFile(filepath.Join(w.AdminDir, "gitdir"), filepath.Join(w.Path, ".git")+"\n")
 }
 
+// CheckFree reports whether Create could proceed: the worktree is complete
+// already, or its name and path are free (or a partial worktree of ours).
+func (w *Worktree) CheckFree() error {
+	if w.Complete() {
+		return nil
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(w.Path)); err == nil {
+		if gd, err := filepath.EvalSymlinks(w.Repo.GitDir); err == nil && within(real, gd) {
+			return fmt.Errorf("worktree %s is inside the repository's .git directory %s: choose a worktree_root outside it", w.Path, gd)
+		}
+	}
+	return w.checkFree()
+}
+
 // checkFree fails if the admin name or the path belong to something else.
 func (w *Worktree) checkFree() error {
 	if b, err := os.ReadFile(filepath.Join(w.AdminDir, "gitdir")); err == nil {
@@ -151,9 +165,19 @@ func (w *Worktree) checkFree() error {
 	return nil
 }
 
-// removeFiles deletes the working directory and the admin directory.
+// removeFiles deletes the working directory and the admin directory. The
+// directory is first renamed aside, so that a crash never leaves a
+// half-deleted directory at the worktree's path that looks like someone
+// else's files.
 func (w *Worktree) removeFiles() error {
-	if err := os.RemoveAll(w.Path); err != nil {
+	trash := w.Path + ".wo-removing"
+	if err := os.RemoveAll(trash); err != nil { // left by an earlier crash
+		return fmt.Errorf("removing %s: %w", trash, err)
+	}
+	if err := os.Rename(w.Path, trash); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing worktree %s: %w", w.Path, err)
+	}
+	if err := os.RemoveAll(trash); err != nil {
 		return fmt.Errorf("removing worktree %s: %w", w.Path, err)
 	}
 	if err := os.RemoveAll(w.AdminDir); err != nil {
@@ -179,6 +203,11 @@ func (w *Worktree) Remove() error {
 		if len(changed) > 0 {
 			return fmt.Errorf("worktree %s has changes that are not committed (%s): commit them, or remove it yourself with git worktree remove --force %s",
 				w.Path, summarizePaths(changed, 5), w.Path)
+		}
+		// Unmark it first: a crash while deleting leaves a worktree that
+		// is incomplete, which the next attempt deletes without asking.
+		if err := os.Remove(filepath.Join(w.AdminDir, "gitdir")); err != nil {
+			return err
 		}
 	}
 	return w.removeFiles()
@@ -245,6 +274,30 @@ func (w *Worktree) SwitchBranch(branch string) (plumbing.Hash, error) {
 	}
 	if err := writeFile(filepath.Join(w.AdminDir, "HEAD"), "ref: refs/heads/"+branch+"\n"); err != nil {
 		return plumbing.ZeroHash, err
+	}
+	return tip, nil
+}
+
+// StartPoint is where a worktree for branch should start: the branch's tip
+// when the branch exists and grew from base (this work order's own branch
+// from an earlier run), else base. A branch that does not descend from base
+// is an error: it is somebody else's.
+func (r *Repo) StartPoint(branch string, base plumbing.Hash) (plumbing.Hash, error) {
+	tip, exists, err := r.BranchHash(branch)
+	if err != nil || !exists || tip == base {
+		return base, err
+	}
+	baseCommit, err := r.Commit(base)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tipCommit, err := r.Commit(tip)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if ok, err := baseCommit.IsAncestor(tipCommit); err != nil || !ok {
+		return plumbing.ZeroHash, fmt.Errorf("branch %s exists at %s, which does not descend from the base %s: delete or rename it, or set inputs.branch_name to a new branch",
+			branch, tip.String()[:12], base.String()[:12])
 	}
 	return tip, nil
 }

@@ -4,6 +4,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -14,7 +15,13 @@ import (
 
 func TestMain(m *testing.M) {
 	storetest.WorkerMain(openArangoWorker)
+	cleanup, err := buildWo()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	cleanup()
 	if container != nil {
 		testcontainers.TerminateContainer(container)
 	}

@@ -3,6 +3,8 @@ package procedure
 import (
 	"context"
 	"fmt"
+
+	"github.com/wo-runner/wo/workorder"
 )
 
 // BranchCreate puts the worktree on inputs.branch_name, creating the
@@ -33,6 +35,29 @@ func (BranchCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		Note:  fmt.Sprintf("on branch %s at %s", branch, tip.String()[:12]),
 		State: map[string]any{"branch": branch},
 	}, nil
+}
+
+// Check refuses a branch that another worktree has checked out.
+func (BranchCreate) Check(ctx context.Context, sc *StepContext) error {
+	branch, err := sc.Branch()
+	if err != nil {
+		return err
+	}
+	if err := workorder.CheckRefName(branch); err != nil {
+		return err
+	}
+	repo, err := sc.Repo()
+	if err != nil {
+		return err
+	}
+	w, err := sc.Worktree()
+	if err != nil {
+		return err
+	}
+	if where, ok := repo.CheckedOutAt(branch); ok && where != w.Path {
+		return fmt.Errorf("branch %s is already checked out at %s", branch, where)
+	}
+	return nil
 }
 
 // Plan names the branch.

@@ -49,6 +49,15 @@ func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	return Outcome{Note: note, State: map[string]any{"pushed_sha": res.Hash.String()}}, nil
 }
 
+// Check makes sure the remote exists.
+func (BranchPush) Check(ctx context.Context, sc *StepContext) error {
+	repo, err := sc.Repo()
+	if err != nil {
+		return err
+	}
+	return repo.HasRemote(sc.Context("remote"))
+}
+
 // Plan names the remote.
 func (BranchPush) Plan(sc *StepContext) string {
 	remote := sc.Context("remote")

@@ -43,6 +43,19 @@ func (CommitCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	return Outcome{Note: note, State: map[string]any{"commit_sha": res.Hash.String()}}, nil
 }
 
+// Check makes sure there is a message and an author to commit with.
+func (CommitCreate) Check(ctx context.Context, sc *StepContext) error {
+	if _, err := commitMessage(sc); err != nil {
+		return err
+	}
+	repo, err := sc.Repo()
+	if err != nil {
+		return err
+	}
+	_, err = repo.Identity(sc.Getenv)
+	return err
+}
+
 // Plan shows the message.
 func (CommitCreate) Plan(sc *StepContext) string {
 	msg, err := commitMessage(sc)

@@ -160,23 +160,26 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 		return nil, err
 	}
 
+	r := &run{Engine: e, opts: opts, doc: doc, task: task, state: stateMap(doc)}
+	if err := r.preflight(ctx); err != nil {
+		return nil, err
+	}
+
 	leases := &store.Leases{Store: e.Store, Now: e.Now}
 	lease, err := leases.Acquire(ctx, opts.Key, e.Runner, e.LeaseTTL, HolderGone)
 	if err != nil {
 		return nil, err
 	}
-	wb := &StateWriteBack{store: e.Store, key: opts.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
+	r.wb = &StateWriteBack{store: e.Store, key: opts.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
 	// The lease is given back however the run ends, Ctrl-C included.
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		wb.Release(rctx)
+		r.wb.Release(rctx)
 	}()
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	go wb.keepAlive(runCtx, func(err error) { stopRun(err) })
-
-	r := &run{Engine: e, opts: opts, doc: doc, task: task, wb: wb, state: stateMap(doc)}
+	go r.wb.keepAlive(runCtx, func(err error) { stopRun(err) })
 	return r.execute(runCtx)
 }
 
@@ -205,6 +208,37 @@ func (e *Engine) checkBlockers(ctx context.Context, doc workorder.Document, task
 	}
 	if len(open) > 0 {
 		return &BlockersOpenError{Key: task.Key, Blockers: open}
+	}
+	return nil
+}
+
+// preflight runs the checks of the steps still to run, and reports every
+// problem at once.
+func (r *run) preflight(ctx context.Context) error {
+	from := r.currentStep() + 1
+	if r.opts.FromStep > 0 {
+		from = r.opts.FromStep
+	}
+	var problems []string
+	scope := workorder.NewScope(r.doc)
+	for _, step := range r.procedure() {
+		if step.Step < from || (r.opts.UntilStep > 0 && step.Step > r.opts.UntilStep) {
+			continue
+		}
+		spec, _ := lookupAction(step.Action)
+		if spec.New == nil {
+			continue // reported when the step is reached
+		}
+		checker, ok := spec.New().(Checker)
+		if !ok {
+			continue
+		}
+		if err := checker.Check(ctx, &StepContext{run: r, Step: step, Scope: scope}); err != nil {
+			problems = append(problems, fmt.Sprintf("step %d (%s): %v", step.Step, step.Action, err))
+		}
+	}
+	if len(problems) > 0 {
+		return &PreflightError{Key: r.key(), Problems: problems}
 	}
 	return nil
 }

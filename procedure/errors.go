@@ -102,3 +102,14 @@ type InterruptedError struct {
 func (e *InterruptedError) Error() string {
 	return fmt.Sprintf("task %s: interrupted during step %d; run wo run %s to continue", e.Key, e.Step, e.Key)
 }
+
+// PreflightError lists what the checks before a run found wrong with the
+// work order's inputs; nothing was changed.
+type PreflightError struct {
+	Key      string
+	Problems []string
+}
+
+func (e *PreflightError) Error() string {
+	return fmt.Sprintf("task %s cannot run; nothing was changed:\n  %s", e.Key, strings.Join(e.Problems, "\n  "))
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // FilesCheckout brings inputs.file_manifest in from context.source_branch,
@@ -34,6 +36,28 @@ func (FilesCheckout) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 	}
 	sc.Fault("files_written")
 	return Outcome{Note: fmt.Sprintf("%d file(s) checked out from %s (%s)", len(files), sc.Context("source_branch"), source.String()[:12])}, nil
+}
+
+// Check makes sure every manifest file exists at the source commit (the
+// recorded one, else the branch's tip) and stays inside the repository.
+func (FilesCheckout) Check(ctx context.Context, sc *StepContext) error {
+	files := manifest(sc)
+	if len(files) == 0 {
+		return fmt.Errorf("work_order.inputs.file_manifest is empty: list the files to bring in")
+	}
+	repo, err := sc.Repo()
+	if err != nil {
+		return err
+	}
+	source := sc.StateString("source_sha")
+	if !plumbing.IsHash(source) {
+		h, err := repo.Resolve(sc.Context("source_branch"))
+		if err != nil {
+			return fmt.Errorf("context.source_branch: %w", err)
+		}
+		source = h.String()
+	}
+	return repo.CheckFiles(plumbing.NewHash(source), sc.Context("source_branch"), files)
 }
 
 // Plan lists the files.

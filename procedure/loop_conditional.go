@@ -53,9 +53,9 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		if err != nil {
 			return Outcome{}, err
 		}
-	} else if sc.StateString("phase") != "needs_fix" {
+	} else if fixRequested, _ := sc.State("fix_requested").(bool); !fixRequested {
 		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
-		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
+		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_fix", "fix_requested": true}},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	changed, err := w.StageAll()
@@ -86,7 +86,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	state := map[string]any{
 		"commit_sha": res.Hash.String(), "pushed_sha": push.State["pushed_sha"],
 		"review_iterations": review + 1, "loop_iterations": intMap(iterations),
-		"review_comments": []any{}, "phase": "running",
+		"review_comments": []any{}, "phase": "running", "fix_requested": false,
 	}
 	return Outcome{
 		Note:   fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), res.Hash.String()[:12], n, sc.Step.LoopTo),

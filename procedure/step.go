@@ -23,6 +23,13 @@ type Planner interface {
 	Plan(sc *StepContext) string
 }
 
+// Checker is an action that can check its inputs against the repository
+// before the run changes anything, so that a bad manifest or branch name
+// fails at once rather than after half the steps ran.
+type Checker interface {
+	Check(ctx context.Context, sc *StepContext) error
+}
+
 // Outcome is what a step reports back to the engine.
 type Outcome struct {
 	Note        string         // a line for state.notes

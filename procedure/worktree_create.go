@@ -31,8 +31,14 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 	if err != nil {
 		return Outcome{}, err
 	}
+	start := base
+	if branch := sc.Input("branch_name"); branch != "" {
+		if start, err = repo.StartPoint(branch, base); err != nil {
+			return Outcome{}, err
+		}
+	}
 	sc.Fault("before_create")
-	err = w.Create(ctx, base, func(done, total int) {
+	err = w.Create(ctx, start, func(done, total int) {
 		sc.Progress(done, total)
 		if done == total {
 			sc.Fault("files_written")
@@ -41,10 +47,38 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("creating worktree %s: %w", w.Path, err)
 	}
+	from := fmt.Sprintf("%s (%s)", sc.Context("base_branch"), base.String()[:12])
+	if start != base {
+		from = fmt.Sprintf("the existing branch %s (%s)", sc.Input("branch_name"), start.String()[:12])
+	}
 	return Outcome{
-		Note:  fmt.Sprintf("worktree %s created from %s (%s)", w.Path, sc.Context("base_branch"), base.String()[:12]),
+		Note:  fmt.Sprintf("worktree %s created from %s", w.Path, from),
 		State: map[string]any{"worktree_path": w.Path, "worktree_name": w.Name},
 	}, nil
+}
+
+// Check makes sure the repository, the base branch and the worktree path
+// are usable before anything changes.
+func (WorktreeCreate) Check(ctx context.Context, sc *StepContext) error {
+	repo, err := sc.Repo()
+	if err != nil {
+		return err
+	}
+	if !plumbing.IsHash(sc.StateString("base_sha")) {
+		if _, err := repo.Resolve(sc.Context("base_branch")); err != nil {
+			return fmt.Errorf("context.base_branch: %w", err)
+		}
+	}
+	w, err := sc.Worktree()
+	if err != nil {
+		return err
+	}
+	if branch := sc.Input("branch_name"); branch != "" {
+		if where, ok := repo.CheckedOutAt(branch); ok && where != w.Path {
+			return fmt.Errorf("branch %s is already checked out at %s", branch, where)
+		}
+	}
+	return w.CheckFree()
 }
 
 // Plan says where the worktree would go.

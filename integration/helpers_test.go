@@ -1,0 +1,294 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// woBin is a wo binary built with -tags wofault, so tests can crash it at
+// named points (WO_FAULT) or make it pause (WO_FAULT_PAUSE).
+var woBin string
+
+func buildWo() (cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "wo-integration-")
+	if err != nil {
+		return nil, err
+	}
+	woBin = filepath.Join(dir, "wo")
+	cmd := exec.Command("go", "build", "-tags", "wofault", "-o", woBin, "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building wo: %v\n%s", err, out)
+	}
+	return func() { os.RemoveAll(dir) }, nil
+}
+
+// gitEnv makes git commands independent of the machine's configuration.
+var gitEnv = []string{"GIT_AUTHOR_NAME=Fixture", "GIT_AUTHOR_EMAIL=fixture@example.com",
+	"GIT_COMMITTER_NAME=Fixture", "GIT_COMMITTER_EMAIL=fixture@example.com", "GIT_CONFIG_NOSYSTEM=1"}
+
+// git runs the real git command in dir.
+func git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), gitEnv...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// fixture is a repository with a base branch, a source branch with the
+// change, and a bare remote; plus a store and a work order over them.
+type fixture struct {
+	t      testing.TB
+	root   string
+	repo   string
+	origin string
+	store  string
+	wtRoot string
+	files  []string // the manifest
+}
+
+// newFixture builds the repository: n files on the base branch, and on
+// main a change to some and new files, all listed in the manifest.
+func newFixture(t testing.TB, n int) *fixture {
+	t.Helper()
+	root := t.TempDir()
+	f := &fixture{t: t, root: root, repo: filepath.Join(root, "repo"), origin: filepath.Join(root, "origin.git"),
+		store: filepath.Join(root, "wo.db"), wtRoot: filepath.Join(root, "worktrees")}
+	git(t, root, "init", "-q", "-b", "main", f.repo)
+	git(t, f.repo, "config", "user.name", "Wo Runner")
+	git(t, f.repo, "config", "user.email", "wo@example.com")
+	for i := 0; i < n; i++ {
+		writeFile(t, filepath.Join(f.repo, fmt.Sprintf("pkg%02d/file%04d.go", i%20, i)), fmt.Sprintf("package pkg%02d\n\n// File %d.\n", i%20, i))
+	}
+	writeFile(t, filepath.Join(f.repo, "README.md"), "# fixture\n")
+	git(t, f.repo, "add", "-A")
+	git(t, f.repo, "commit", "-q", "-m", "base")
+	git(t, f.repo, "branch", "code-review-base")
+	for i := 0; i < 3; i++ {
+		p := fmt.Sprintf("pkg%02d/file%04d.go", i%20, i)
+		writeFile(t, filepath.Join(f.repo, p), "package changed\n")
+		f.files = append(f.files, p)
+	}
+	for i := 0; i < 3; i++ {
+		p := fmt.Sprintf("foundation/new%d.go", i)
+		writeFile(t, filepath.Join(f.repo, p), fmt.Sprintf("package foundation\n\nconst N%d = %d\n", i, i))
+		f.files = append(f.files, p)
+	}
+	writeFile(t, filepath.Join(f.repo, "unrelated.txt"), "not in the manifest\n")
+	git(t, f.repo, "add", "-A")
+	git(t, f.repo, "commit", "-q", "-m", "the big change")
+	git(t, root, "init", "-q", "--bare", f.origin)
+	git(t, f.repo, "remote", "add", "origin", f.origin)
+	git(t, f.repo, "push", "-q", "origin", "code-review-base")
+	return f
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gitProcedure is the git part of the seed's procedure (steps 1–5 and 10)
+// and the final update_task.
+func gitProcedure() []any {
+	return []any{
+		map[string]any{"step": 1, "action": "create_worktree", "command": "git worktree add <worktree_root>/<worktree_name> <base_branch>"},
+		map[string]any{"step": 2, "action": "create_branch", "command": "git checkout -b <branch_name>"},
+		map[string]any{"step": 3, "action": "checkout_files", "command": "git checkout <source_branch> -- <file_manifest>"},
+		map[string]any{"step": 4, "action": "commit", "command": "git add -A && git commit -m '<pr_title>'"},
+		map[string]any{"step": 5, "action": "push", "command": "git push -u origin <branch_name>"},
+		map[string]any{"step": 6, "action": "cleanup_worktree", "command": "git worktree remove <worktree_root>/<worktree_name>"},
+		map[string]any{"step": 7, "action": "update_task"},
+	}
+}
+
+// task returns a work order over the fixture; change adjusts it.
+func (f *fixture) task(key string, procedure []any, change func(doc map[string]any)) map[string]any {
+	manifest := make([]any, len(f.files))
+	for i, p := range f.files {
+		manifest[i] = p
+	}
+	doc := map[string]any{
+		"_key": key, "title": "PR #1: Foundation", "status": "open", "type": "task", "priority": "high",
+		"x_owner": "platform-team",
+		"work_order": map[string]any{
+			"version": "1.0", "objective": "Put the foundation files up for review",
+			"context": map[string]any{"repo_path": f.repo, "base_branch": "code-review-base", "source_branch": "main",
+				"worktree_root": f.wtRoot, "x_ci": "kept"},
+			"inputs": map[string]any{"branch_name": "review/01-foundation", "worktree_name": "pr-01-foundation",
+				"pr_title": "PR #1: Foundation", "file_manifest": manifest},
+			"procedure":        procedure,
+			"success_criteria": []any{"Worktree cleaned up", "Task status updated to in_review"},
+		},
+	}
+	if change != nil {
+		change(doc)
+	}
+	return doc
+}
+
+// importTask stores a document through wo import.
+func (f *fixture) importTask(doc map[string]any) {
+	f.t.Helper()
+	b, _ := json.Marshal([]any{doc})
+	path := filepath.Join(f.root, "import.json")
+	os.WriteFile(path, b, 0o644)
+	if r := f.wo(nil, "import", path); r.code != 0 {
+		f.t.Fatalf("import: %s", r.stderr)
+	}
+}
+
+type woResult struct {
+	code           int
+	killed         bool
+	stdout, stderr string
+}
+
+// wo runs the wo binary against the fixture's store.
+func (f *fixture) wo(env []string, args ...string) woResult {
+	f.t.Helper()
+	cmd := f.cmd(env, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return result(cmd, err, out.String(), errb.String())
+}
+
+func (f *fixture) cmd(env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(woBin, append(args, "--store", f.store)...)
+	cmd.Env = append(os.Environ(), gitEnv...)
+	cmd.Env = append(cmd.Env, "WO_AGENT=", "GITHUB_TOKEN=", "GH_TOKEN=", "WO_FAULT=", "WO_FAULT_PAUSE=")
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
+}
+
+func result(cmd *exec.Cmd, err error, stdout, stderr string) woResult {
+	r := woResult{stdout: stdout, stderr: stderr}
+	if err == nil {
+		return r
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.killed = true
+			r.code = -1
+			return r
+		}
+		r.code = ee.ExitCode()
+		return r
+	}
+	r.code = -2
+	r.stderr += err.Error()
+	return r
+}
+
+// state reads the task through wo show --json.
+func (f *fixture) doc(key string) map[string]any {
+	f.t.Helper()
+	r := f.wo(nil, "show", key, "--json")
+	if r.code != 0 {
+		f.t.Fatalf("show %s: %s", key, r.stderr)
+	}
+	var env struct {
+		Data struct {
+			Task map[string]any `json:"task"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil {
+		f.t.Fatal(err)
+	}
+	return env.Data.Task
+}
+
+func stateOf(doc map[string]any) map[string]any {
+	wo, _ := doc["work_order"].(map[string]any)
+	st, _ := wo["state"].(map[string]any)
+	return st
+}
+
+// assertGitDone checks the end result of the git steps with git itself:
+// one branch with exactly one commit on top of the base, holding the
+// manifest's files as they are on main; the remote at that commit; no
+// worktree left; a clean fsck; completed_steps without duplicates.
+func (f *fixture) assertGitDone(key string) {
+	t := f.t
+	t.Helper()
+	if got := git(t, f.repo, "branch", "--list", "review/*"); got != "review/01-foundation" {
+		t.Errorf("branches: %q, want exactly review/01-foundation", got)
+	}
+	if n := git(t, f.repo, "rev-list", "--count", "code-review-base..review/01-foundation"); n != "1" {
+		t.Errorf("%s commits on the branch, want 1", n)
+	}
+	if msg := git(t, f.repo, "log", "-1", "--format=%s", "review/01-foundation"); msg != "PR #1: Foundation" {
+		t.Errorf("commit message %q", msg)
+	}
+	changed := strings.Split(git(t, f.repo, "diff", "--name-only", "code-review-base", "review/01-foundation"), "\n")
+	if strings.Join(changed, ",") != strings.Join(sorted(f.files), ",") {
+		t.Errorf("the commit changes %v, want the manifest %v", changed, sorted(f.files))
+	}
+	if d := git(t, f.repo, "diff", "main", "review/01-foundation", "--", "foundation", "pkg00/file0000.go"); d != "" {
+		t.Errorf("committed files differ from main:\n%s", d)
+	}
+	local := git(t, f.repo, "rev-parse", "review/01-foundation")
+	if remote := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation"); remote != local {
+		t.Errorf("remote at %s, local at %s", remote, local)
+	}
+	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+		t.Errorf("worktrees left:\n%s", list)
+	}
+	git(t, f.repo, "fsck", "--strict", "--no-progress")
+	st := stateOf(f.doc(key))
+	done, _ := st["completed_steps"].([]any)
+	seen := map[string]bool{}
+	for _, s := range done {
+		k := fmt.Sprint(s)
+		if seen[k] {
+			t.Errorf("completed_steps has %s twice: %v", k, done)
+		}
+		seen[k] = true
+	}
+	if len(done) != 7 || fmt.Sprint(st["current_step"]) != "7" {
+		t.Errorf("state: current_step %v, completed_steps %v", st["current_step"], done)
+	}
+	if fmt.Sprint(st["commit_sha"]) != local || fmt.Sprint(st["pushed_sha"]) != local {
+		t.Errorf("state records commit %v and push %v, branch is at %s", st["commit_sha"], st["pushed_sha"], local)
+	}
+	if st["worktree_path"] != nil {
+		t.Errorf("worktree_path = %v, want null after cleanup", st["worktree_path"])
+	}
+}
+
+func sorted(list []string) []string {
+	out := append([]string(nil), list...)
+	sort.Strings(out)
+	return out
+}
+
+// waitFor polls cond until it holds or the time is up.
+func waitFor(t testing.TB, what string, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
