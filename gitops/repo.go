@@ -48,7 +48,7 @@ func Open(path string) (*Repo, error) {
 	case !fi.IsDir():
 		return nil, fmt.Errorf("opening repository %s: .git is a file, so this is a linked worktree or submodule: set context.repo_path to the main checkout", abs)
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRUDefault(), filesystem.Options{})
+	st := filesystem.NewStorageWithOptions(osfs.New(gitDir), cache.NewObjectLRU(8*cache.MiByte), filesystem.Options{})
 	r, err := git.Open(st, osfs.New(abs))
 	if err != nil {
 		return nil, fmt.Errorf("opening repository %s: %w", abs, err)
@@ -62,7 +62,7 @@ func (r *Repo) Git() *git.Repository { return r.repo }
 // newStorage opens a separate object storage on the same repository, for a
 // goroutine of its own: go-git's pack readers are not safe to share.
 func (r *Repo) newStorage() *filesystem.Storage {
-	return filesystem.NewStorageWithOptions(osfs.New(r.GitDir), cache.NewObjectLRU(16*cache.MiByte), filesystem.Options{})
+	return filesystem.NewStorageWithOptions(osfs.New(r.GitDir), cache.NewObjectLRU(2*cache.MiByte), filesystem.Options{})
 }
 
 // Resolve turns a branch, tag or commit id into a commit hash.

@@ -6,6 +6,7 @@ package integration
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/testcontainers/testcontainers-go"
@@ -22,6 +23,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	cleanup()
+	if bigRepo != "" {
+		os.RemoveAll(filepath.Dir(bigRepo))
+	}
 	if container != nil {
 		testcontainers.TerminateContainer(container)
 	}

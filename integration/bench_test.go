@@ -1,0 +1,181 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The big repository of the worktree benchmark: 30,000 files of about 4 KB
+// (~120 MB) on the base branch, and 300 of them changed on main.
+const (
+	bigFiles    = 30000
+	bigFileSize = 4096
+	bigManifest = 300
+)
+
+var (
+	bigOnce sync.Once
+	bigRepo string
+	bigErr  error
+	bigList []string
+
+	benchSeq int
+)
+
+// buildBigRepo makes the repository once per test binary run, outside any
+// timing.
+func buildBigRepo(b *testing.B) (string, []string) {
+	bigOnce.Do(func() {
+		root, err := os.MkdirTemp("", "wo-bench-")
+		if err != nil {
+			bigErr = err
+			return
+		}
+		bigRepo = filepath.Join(root, "repo")
+		run := func(dir string, args ...string) {
+			if bigErr != nil {
+				return
+			}
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), gitEnv...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				bigErr = fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+		}
+		run(root, "init", "-q", "-b", "main", bigRepo)
+		run(bigRepo, "config", "user.name", "Bench")
+		run(bigRepo, "config", "user.email", "bench@example.com")
+		run(bigRepo, "config", "gc.auto", "0")
+		rng := rand.New(rand.NewPCG(1, 2))
+		words := strings.Fields("func return if else for range package import type struct interface map chan go defer select case switch var const error nil true false string int byte rune")
+		content := func() []byte {
+			var buf bytes.Buffer
+			for buf.Len() < bigFileSize {
+				buf.WriteString(words[rng.IntN(len(words))])
+				if rng.IntN(8) == 0 {
+					buf.WriteByte('\n')
+				} else {
+					buf.WriteByte(' ')
+				}
+			}
+			return buf.Bytes()
+		}
+		for i := 0; i < bigFiles; i++ {
+			p := filepath.Join(bigRepo, fmt.Sprintf("mod%02d/pkg%03d/file%05d.go", i%30, i%600, i))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, content(), 0o644); err != nil {
+				bigErr = err
+				return
+			}
+		}
+		run(bigRepo, "add", "-A")
+		run(bigRepo, "commit", "-q", "-m", "base")
+		run(bigRepo, "branch", "code-review-base")
+		for i := 0; i < bigManifest; i++ {
+			rel := fmt.Sprintf("mod%02d/pkg%03d/file%05d.go", (i*97)%30, (i*97)%600, i*97)
+			os.WriteFile(filepath.Join(bigRepo, rel), content(), 0o644)
+			bigList = append(bigList, rel)
+		}
+		run(bigRepo, "add", "-A")
+		run(bigRepo, "commit", "-q", "-m", "the change")
+		run(bigRepo, "gc", "-q") // packed, as a real clone is
+	})
+	if bigErr != nil {
+		b.Fatal(bigErr)
+	}
+	return bigRepo, bigList
+}
+
+// measure runs a command and returns its wall time and peak RSS in KiB.
+func measure(b *testing.B, env []string, dir string, name string, args ...string) (time.Duration, int64) {
+	b.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), gitEnv...), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return time.Since(start), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+}
+
+// BenchmarkWorktreeCheckoutCommit30k compares wo's create_worktree +
+// create_branch + checkout_files + commit with the git command doing the
+// same (git worktree add, git checkout -b, git checkout SRC -- files,
+// git commit), on the same repository in the same run. It reports both
+// times, their ratio, and both peak memories. Target: wo at most 1.5× git.
+func BenchmarkWorktreeCheckoutCommit30k(b *testing.B) {
+	repo, files := buildBigRepo(b)
+	work := b.TempDir()
+	store := filepath.Join(work, "wo.db")
+	var gitTime, woTime time.Duration
+	var gitRSS, woRSS int64
+	for n := 0; n < b.N; n++ {
+		benchSeq++
+		i := benchSeq // names unique across -count runs on the shared repository
+		// git
+		gitWT := filepath.Join(work, fmt.Sprintf("git-%d", i))
+		var d time.Duration
+		var rss int64
+		d, rss = measure(b, nil, repo, "git", "worktree", "add", "-q", "--detach", gitWT, "code-review-base")
+		gitTime += d
+		gitRSS = max(gitRSS, rss)
+		for _, args := range [][]string{
+			{"checkout", "-q", "-b", fmt.Sprintf("bench/git-%d", i)},
+			append([]string{"checkout", "main", "--"}, files...),
+			{"commit", "-q", "-m", "PR #1: bench"},
+		} {
+			d, rss = measure(b, nil, gitWT, "git", args...)
+			gitTime += d
+			gitRSS = max(gitRSS, rss)
+		}
+
+		// wo
+		key := fmt.Sprintf("task_bench%d", i)
+		manifest := make([]any, len(files))
+		for j, f := range files {
+			manifest[j] = f
+		}
+		doc := map[string]any{"_key": key, "title": "PR #1: bench", "status": "open",
+			"work_order": map[string]any{"version": "1.0", "objective": "Benchmark the git steps of wo",
+				"context": map[string]any{"repo_path": repo, "base_branch": "code-review-base", "source_branch": "main", "worktree_root": work},
+				"inputs":  map[string]any{"branch_name": fmt.Sprintf("bench/wo-%d", i), "worktree_name": fmt.Sprintf("wo-%d", i), "pr_title": "PR #1: bench", "file_manifest": manifest},
+				"procedure": []any{
+					map[string]any{"step": 1, "action": "create_worktree"},
+					map[string]any{"step": 2, "action": "create_branch"},
+					map[string]any{"step": 3, "action": "checkout_files"},
+					map[string]any{"step": 4, "action": "commit"},
+				}}}
+		data, _ := json.Marshal([]any{doc})
+		importFile := filepath.Join(work, key+".json")
+		os.WriteFile(importFile, data, 0o644)
+		if out, err := exec.Command(woBin, "import", importFile, "--store", store).CombinedOutput(); err != nil {
+			b.Fatalf("import: %v %s", err, out)
+		}
+		d, rss = measure(b, nil, work, woBin, "run", key, "--store", store)
+		woTime += d
+		woRSS = max(woRSS, rss)
+		if st := git(b, filepath.Join(work, fmt.Sprintf("wo-%d", i)), "status", "--porcelain"); st != "" {
+			b.Fatalf("wo's worktree is not clean after the commit:\n%s", st)
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(gitTime.Seconds()/n, "git-s/op")
+	b.ReportMetric(woTime.Seconds()/n, "wo-s/op")
+	b.ReportMetric(woTime.Seconds()/gitTime.Seconds(), "wo/git")
+	b.ReportMetric(float64(gitRSS)/1024, "git-peak-MiB")
+	b.ReportMetric(float64(woRSS)/1024, "wo-peak-MiB")
+}

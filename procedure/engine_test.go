@@ -1,0 +1,262 @@
+package procedure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// scripted is a test action whose behaviour a test sets.
+type scripted struct {
+	run func(ctx context.Context, sc *StepContext) (Outcome, error)
+}
+
+func (s scripted) Run(ctx context.Context, sc *StepContext) (Outcome, error) { return s.run(ctx, sc) }
+
+// withActions replaces the named actions' runners for one test.
+func withActions(t testing.TB, runs map[string]func(context.Context, *StepContext) (Outcome, error)) {
+	saved := append([]ActionSpec(nil), actions...)
+	t.Cleanup(func() { actions = saved })
+	for i, a := range actions {
+		if fn, ok := runs[a.Name]; ok {
+			fn := fn
+			actions[i].New = func() Action { return scripted{run: fn} }
+		}
+	}
+}
+
+func ok(note string) func(context.Context, *StepContext) (Outcome, error) {
+	return func(context.Context, *StepContext) (Outcome, error) { return Outcome{Note: note}, nil }
+}
+
+func newTestEngine(t testing.TB, steps ...string) (*Engine, store.Store) {
+	t.Helper()
+	s, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "wo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	var proc []any
+	for i, a := range steps {
+		proc = append(proc, map[string]any{"step": i + 1, "action": a})
+	}
+	doc := map[string]any{"_key": "task_e", "title": "Engine test", "status": "open",
+		"labels": []any{"a"},
+		"work_order": map[string]any{"version": "1.0", "objective": "Exercise the step engine",
+			"inputs": map[string]any{"branch_name": "b"}, "procedure": proc}}
+	workorder.ApplyDefaults(doc)
+	if err := s.Create(context.Background(), doc); err != nil {
+		t.Fatal(err)
+	}
+	return &Engine{Store: s, Runner: "tester@host:1", Attempts: 3, Backoff: time.Millisecond}, s
+}
+
+func get(t testing.TB, s store.Store) (map[string]any, map[string]any) {
+	t.Helper()
+	doc, err := s.Get(context.Background(), "task_e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := workorder.Lookup(doc, "work_order.state")
+	return doc, v.(map[string]any)
+}
+
+func TestRunWritesStateAfterEveryStep(t *testing.T) {
+	var seen []string
+	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+		"commit": func(ctx context.Context, sc *StepContext) (Outcome, error) {
+			// The previous step's write-back is visible in the store.
+			_, st := get(t, sc.run.Store)
+			seen = append(seen, fmt.Sprint(st["current_step"], " ", st["completed_steps"]))
+			return Outcome{Note: "c", State: map[string]any{"commit_sha": "abc"}}, nil
+		},
+		"push": ok("p"),
+	})
+	e, s := newTestEngine(t, "commit", "push", "commit")
+	res, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[0 [] 2 [1 2]]" {
+		t.Errorf("state seen by steps: %v", seen)
+	}
+	doc, st := get(t, s)
+	if res.CurrentStep != 3 || fmt.Sprint(st["completed_steps"]) != "[1 2 3]" || st["commit_sha"] != "abc" {
+		t.Errorf("result %+v state %v", res, st)
+	}
+	if doc["status"] != "in_progress" || st["lease"] != nil || st["phase"] != "done" {
+		t.Errorf("status %v lease %v phase %v", doc["status"], st["lease"], st["phase"])
+	}
+	logs, _ := s.Logs(context.Background(), "task_e")
+	steps := 0
+	for _, l := range logs {
+		if l.Action == "step_completed" {
+			steps++
+			if l.SessionKey != "tester@host:1" || l.Details["duration_ms"] == nil {
+				t.Errorf("log entry %+v", l)
+			}
+		}
+	}
+	if steps != 3 {
+		t.Errorf("%d step_completed entries, want 3", steps)
+	}
+}
+
+func TestTransientFailuresAreRetriedThenLeftForLater(t *testing.T) {
+	calls := 0
+	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+		"push": func(context.Context, *StepContext) (Outcome, error) {
+			calls++
+			return Outcome{}, Transient(&net.OpError{Op: "dial", Err: errors.New("connection refused")})
+		},
+		"commit": ok("c"),
+	})
+	e, s := newTestEngine(t, "commit", "push")
+	_, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
+	var exhausted *RetriesExhaustedError
+	if !errors.As(err, &exhausted) || calls != 3 {
+		t.Fatalf("err %v after %d calls, want RetriesExhaustedError after 3", err, calls)
+	}
+	doc, st := get(t, s)
+	if doc["status"] == "blocked" {
+		t.Error("a transient failure must not block the task")
+	}
+	if le, _ := st["last_error"].(map[string]any); le == nil || fmt.Sprint(le["step"]) != "2" || fmt.Sprint(le["attempt"]) != "3" {
+		t.Errorf("last_error %v", st["last_error"])
+	}
+	if st["lease"] != nil {
+		t.Error("lease not released")
+	}
+
+	// Succeeds on the second attempt: the run goes on.
+	calls = 0
+	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+		"push": func(context.Context, *StepContext) (Outcome, error) {
+			calls++
+			if calls < 2 {
+				return Outcome{}, Transient(errors.New("503"))
+			}
+			return Outcome{Note: "pushed"}, nil
+		},
+	})
+	if _, err := e.Run(context.Background(), RunOptions{Key: "task_e"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, st := get(t, s); fmt.Sprint(st["completed_steps"]) != "[1 2]" || st["last_error"] != nil {
+		t.Errorf("state %v", st)
+	}
+}
+
+func TestFailedStepBlocksAndRerunRetriesIt(t *testing.T) {
+	fail := true
+	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+		"commit": ok("c"),
+		"push": func(context.Context, *StepContext) (Outcome, error) {
+			if fail {
+				return Outcome{}, errors.New("remote rejected the push")
+			}
+			return Outcome{Note: "pushed"}, nil
+		},
+	})
+	e, s := newTestEngine(t, "commit", "push")
+	_, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
+	var failed *StepFailedError
+	if !errors.As(err, &failed) || failed.Step != 2 {
+		t.Fatalf("err %v", err)
+	}
+	doc, st := get(t, s)
+	if doc["status"] != "blocked" || doc["block_reason"] != "step 2 (push) failed: remote rejected the push" {
+		t.Errorf("status %v, block_reason %v", doc["status"], doc["block_reason"])
+	}
+	if fmt.Sprint(st["current_step"]) != "1" {
+		t.Errorf("current_step %v", st["current_step"])
+	}
+	fail = false
+	if _, err := e.Run(context.Background(), RunOptions{Key: "task_e"}); err != nil {
+		t.Fatal(err)
+	}
+	doc, st = get(t, s)
+	if doc["status"] != "in_progress" || doc["block_reason"] != nil || fmt.Sprint(st["completed_steps"]) != "[1 2]" {
+		t.Errorf("after the retry: status %v reason %v state %v", doc["status"], doc["block_reason"], st)
+	}
+}
+
+func TestAnotherWriterDuringARunIsKept(t *testing.T) {
+	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+		"commit": func(ctx context.Context, sc *StepContext) (Outcome, error) {
+			// A Persephone tool edits the task while the step runs.
+			doc, _ := get(t, sc.run.Store)
+			if _, err := sc.run.Store.Update(ctx, "task_e", doc["_rev"].(string), map[string]any{"labels": []any{"a", "triaged"}}); err != nil {
+				t.Fatal(err)
+			}
+			return Outcome{Note: "c"}, nil
+		},
+	})
+	e, s := newTestEngine(t, "commit")
+	if _, err := e.Run(context.Background(), RunOptions{Key: "task_e"}); err != nil {
+		t.Fatal(err)
+	}
+	doc, st := get(t, s)
+	if fmt.Sprint(doc["labels"]) != "[a triaged]" || fmt.Sprint(st["completed_steps"]) != "[1]" {
+		t.Errorf("labels %v state %v", doc["labels"], st)
+	}
+}
+
+func TestLostLeaseStopsTheRun(t *testing.T) {
+	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+		"commit": func(ctx context.Context, sc *StepContext) (Outcome, error) {
+			doc, _ := get(t, sc.run.Store)
+			sc.run.Store.Update(ctx, "task_e", doc["_rev"].(string), store.Nest("work_order.state.lease",
+				map[string]any{"holder": "thief@elsewhere:9", "expires_at": workorder.Timestamp(time.Now().Add(time.Hour))}))
+			return Outcome{Note: "c"}, nil
+		},
+	})
+	e, _ := newTestEngine(t, "commit", "commit")
+	_, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
+	var lost *store.LeaseLostError
+	if !errors.As(err, &lost) || lost.Holder != "thief@elsewhere:9" {
+		t.Fatalf("err %v, want LeaseLostError naming the thief", err)
+	}
+}
+
+func TestLeaseOfADeadLocalProcessIsTakenOver(t *testing.T) {
+	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){"commit": ok("c")})
+	e, s := newTestEngine(t, "commit")
+	doc, _ := get(t, s)
+	dead := fmt.Sprintf("someone@%s:%d", hostname(), 999999) // no such pid
+	s.Update(context.Background(), "task_e", doc["_rev"].(string), store.Nest("work_order.state.lease",
+		map[string]any{"holder": dead, "expires_at": workorder.Timestamp(time.Now().Add(time.Hour))}))
+	if _, err := e.Run(context.Background(), RunOptions{Key: "task_e"}); err != nil {
+		t.Fatalf("a dead holder's lease must be taken over: %v", err)
+	}
+	doc, _ = get(t, s)
+	alive := fmt.Sprintf("someone@other-host:%d", 1)
+	s.Update(context.Background(), "task_e", doc["_rev"].(string), store.Nest("work_order.state.lease",
+		map[string]any{"holder": alive, "expires_at": workorder.Timestamp(time.Now().Add(time.Hour))}))
+	var held *store.LeaseHeldError
+	if _, err := e.Run(context.Background(), RunOptions{Key: "task_e", FromStep: 1}); !errors.As(err, &held) {
+		t.Fatalf("a live lease on another host: %v", err)
+	}
+}
+
+func TestStatusPathFollowsPersephone(t *testing.T) {
+	cases := map[[2]string]string{
+		{"in_review", "open"}:     "[in_progress open]",
+		{"closed", "open"}:        "[open]",
+		{"blocked", "open"}:       "[open]",
+		{"closed", "in_progress"}: "[open in_progress]",
+		{"open", "open"}:          "[]",
+	}
+	for c, want := range cases {
+		if got := fmt.Sprint(statusPath(c[0], c[1])); got != want {
+			t.Errorf("%s→%s: %s, want %s", c[0], c[1], got, want)
+		}
+	}
+}
