@@ -388,16 +388,24 @@ func TestReviewLoopWithAgentAndWithoutOne(t *testing.T) {
 		map[string]any{"step": 7, "action": "cleanup_worktree"},
 	}
 	comments := []any{map[string]any{"id": 11, "author": "coderabbitai", "path": "foundation/new0.go", "line": 3, "body": "Name this constant."}}
-
-	t.Run("agent", func(t *testing.T) {
+	// pushedWithComments runs up to the push and records a review comment.
+	pushedWithComments := func(t *testing.T, key string) *fixture {
 		f := newFixture(t, 10)
-		f.importTask(f.task("task_loop", procedure, nil))
-		if r := f.wo(nil, "run", "task_loop", "--until-step", "5"); r.code != 0 {
+		f.importTask(f.task(key, procedure, nil))
+		if r := f.wo(nil, "run", key, "--until-step", "5"); r.code != 0 {
 			t.Fatal(r.stderr)
 		}
-		seedComments(t, f, "task_loop", comments)
+		seedComments(t, f, key, comments)
+		return f
+	}
+
+	t.Run("agent", func(t *testing.T) {
+		f := pushedWithComments(t, "task_loop")
 		agent := filepath.Join(f.root, "agent.sh")
-		writeFile(t, agent, "#!/bin/sh\ncat > \"$WO_WORKTREE/.prompt-seen\" 2>/dev/null; rm -f \"$WO_WORKTREE/.prompt-seen\"\ngrep -q 'Name this constant' \"$WO_PROMPT_FILE\" || exit 7\necho 'const Named = 1' >> foundation/new0.go\n")
+		// The agent checks what wo promised it: the prompt on stdin and in
+		// a file, the task key, and the worktree as its working directory.
+		writeFile(t, agent, "#!/bin/sh\ngrep -q 'Name this constant' || exit 6\ngrep -q 'Name this constant' \"$WO_PROMPT_FILE\" || exit 7\n"+
+			"[ \"$WO_TASK_KEY\" = task_loop ] && [ \"$(pwd)\" = \"$WO_WORKTREE\" ] || exit 8\necho 'const Named = 1' >> foundation/new0.go\n")
 		os.Chmod(agent, 0o755)
 		r := f.wo([]string{"WO_AGENT=" + agent}, "run", "task_loop")
 		if r.code != 0 {
@@ -413,12 +421,7 @@ func TestReviewLoopWithAgentAndWithoutOne(t *testing.T) {
 	})
 
 	t.Run("person", func(t *testing.T) {
-		f := newFixture(t, 10)
-		f.importTask(f.task("task_person", procedure, nil))
-		if r := f.wo(nil, "run", "task_person", "--until-step", "5"); r.code != 0 {
-			t.Fatal(r.stderr)
-		}
-		seedComments(t, f, "task_person", comments)
+		f := pushedWithComments(t, "task_person")
 		r := f.wo(nil, "run", "task_person")
 		if r.code != 3 || !strings.Contains(r.stderr, "Name this constant.") {
 			t.Fatalf("without an agent: exit %d, want 3 listing the comment:\n%s", r.code, r.stderr)
@@ -445,12 +448,7 @@ func TestReviewLoopWithAgentAndWithoutOne(t *testing.T) {
 	})
 
 	t.Run("bound", func(t *testing.T) {
-		f := newFixture(t, 10)
-		f.importTask(f.task("task_bound", procedure, nil))
-		if r := f.wo(nil, "run", "task_bound", "--until-step", "5"); r.code != 0 {
-			t.Fatal(r.stderr)
-		}
-		seedComments(t, f, "task_bound", comments)
+		f := pushedWithComments(t, "task_bound")
 		setState(t, f, "task_bound", map[string]any{"loop_iterations": map[string]any{"6": 2}})
 		r := f.wo(nil, "run", "task_bound", "--max-iterations", "2")
 		if r.code != 3 || !strings.Contains(r.stderr, "reached its bound of 2") {
