@@ -41,6 +41,9 @@ makes a second branch, commit or push.
 			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH` (default: context.repo_path)"},
 			&cli.StringFlag{Name: "agent", EnvVars: []string{"WO_AGENT"}, Usage: "`COMMAND` that fixes review comments (run in the worktree, prompt on stdin)"},
 			&cli.IntFlag{Name: "max-iterations", Usage: "bound on review-fix iterations when a step sets none (default 5)"},
+			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
+			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes"},
+			&cli.DurationFlag{Name: "poll-interval", EnvVars: []string{"WO_POLL_INTERVAL"}, Usage: "how often to poll GitHub while waiting (default 30s)"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			key, err := oneArg(c, "task KEY")
@@ -82,6 +85,9 @@ func (f *Factory) engine(c *cli.Context, s store.Store) *procedure.Engine {
 		Getenv:            f.Getenv,
 		Agent:             c.String("agent"),
 		MaxLoopIterations: c.Int("max-iterations"),
+		GitHubAPI:         c.String("github-api"),
+		ReviewWait:        c.Duration("review-wait"),
+		PollInterval:      c.Duration("poll-interval"),
 		Fault:             faultHook,
 	}
 }
@@ -112,7 +118,11 @@ func writePlan(w io.Writer, p *procedure.Plan) error {
 }
 
 func writeRunResult(w io.Writer, r *procedure.Result) error {
-	_, err := fmt.Fprintf(w, "%s: status %s, step %d/%d done\n", r.Key, r.Status, r.CurrentStep, r.Steps)
+	gh := ""
+	if r.GitHub != nil {
+		gh = fmt.Sprintf("; GitHub: %d request(s), %d answered 304 (free)", r.GitHub.Requests, r.GitHub.NotModified)
+	}
+	_, err := fmt.Fprintf(w, "%s: status %s, step %d/%d done%s\n", r.Key, r.Status, r.CurrentStep, r.Steps, gh)
 	return err
 }
 
@@ -184,7 +194,7 @@ func (p *progress) event(ev procedure.Event) {
 		p.current, p.started = label, time.Now()
 	case "step_progress":
 		if p.tty {
-			fmt.Fprintf(w, "%s  %s … %d/%d files", clear, p.current, ev.Done, ev.Total)
+			fmt.Fprintf(w, "%s  %s … %d/%d", clear, p.current, ev.Done, ev.Total)
 		}
 	case "step_retry":
 		fmt.Fprintf(w, "%s  step %d %s: %s; retrying in %s\n", clear, ev.Step, ev.Action, ev.Error, ev.Duration.Round(time.Millisecond))

@@ -88,6 +88,7 @@ func validationOptions(ctx context.Context, s store.Store, batch map[string]work
 	return workorder.Options{
 		Actions:    procedure.ActionNames(),
 		Conditions: procedure.Conditions(),
+		LaterNames: procedure.LaterNames(),
 		Lookup: func(key string) (workorder.Dependencies, bool) {
 			doc, ok := batch[key]
 			if !ok {

@@ -20,13 +20,21 @@ var actions = []ActionSpec{
 	{"checkout_files", "copy inputs.file_manifest from source_branch into the worktree and stage it", newFilesCheckout},
 	{"commit", "commit the staged changes with the templated message", newCommitCreate},
 	{"push", "push the branch to the remote", newBranchPush},
-	{"create_pr", "find the open pull request for head→base, else create it", nil},
-	{"wait_for_review", "wait up to duration_minutes for a review to arrive", nil},
-	{"check_review", "record the review comments that are new since the last check", nil},
+	{"create_pr", "find the open pull request for head→base, else create it", newPullRequestCreate},
+	{"wait_for_review", "wait up to duration_minutes for a review to arrive", newReviewWait},
+	{"check_review", "record the review comments that are new since the last check", newReviewCheck},
 	{"conditional_loop", "if the condition holds, run fix_action and go back to loop_to", newLoopConditional},
 	{"cleanup_worktree", "remove the worktree and its admin files; the branch stays", newWorktreeCleanup},
 	{"update_task", "set the task status, PR URL and review result", newTaskUpdate},
 }
+
+// laterNames are the state fields that steps record while running; command
+// templates may name them before they exist.
+var laterNames = []string{"worktree_path", "worktree_name", "branch", "base_sha", "source_sha", "commit_sha",
+	"pushed_sha", "pr_number", "pr_url", "review_iterations", "review_result"}
+
+// LaterNames lists the placeholders that steps fill in while running.
+func LaterNames() []string { return append([]string(nil), laterNames...) }
 
 // conditions are the conditions a conditional_loop may test.
 var conditions = []string{"review_comments_exist"}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -26,6 +27,14 @@ type Engine struct {
 	// empty means a person does, and the run waits for them.
 	Agent        string
 	AgentTimeout time.Duration // default 30 minutes
+
+	// GitHubAPI is the API base URL (--github-api, GITHUB_API_URL); the
+	// token comes from GITHUB_TOKEN, then GH_TOKEN, through Getenv.
+	GitHubAPI string
+	// ReviewWait overrides a wait_for_review step's duration_minutes;
+	// PollInterval is how often it polls (default 30s).
+	ReviewWait   time.Duration
+	PollInterval time.Duration
 
 	LeaseTTL time.Duration // default 2 minutes; renewed every third of it
 	// MaxLoopIterations bounds a conditional_loop that does not set
@@ -76,6 +85,8 @@ type Result struct {
 	CompletedSteps []int  `json:"completed_steps"`
 	Ran            []int  `json:"ran"`
 	Phase          string `json:"phase,omitempty"`
+	// GitHub counts the requests this run sent to GitHub.
+	GitHub *github.Counts `json:"github_requests,omitempty"`
 }
 
 func (e *Engine) defaults() {
@@ -103,6 +114,9 @@ func (e *Engine) defaults() {
 	if e.Now == nil {
 		e.Now = func() time.Time { return time.Now().UTC() }
 	}
+	if e.PollInterval == 0 {
+		e.PollInterval = 30 * time.Second
+	}
 }
 
 func (e *Engine) emit(ev Event) {
@@ -127,7 +141,7 @@ func (e *Engine) Load(ctx context.Context, key string) (workorder.Document, *wor
 	if err != nil {
 		return nil, nil, err
 	}
-	report := workorder.Validate(doc, workorder.Options{Actions: ActionNames(), Conditions: Conditions()})
+	report := workorder.Validate(doc, workorder.Options{Actions: ActionNames(), Conditions: Conditions(), LaterNames: LaterNames()})
 	if !report.Valid() {
 		return nil, nil, &workorder.InvalidError{Reports: []workorder.Report{report}}
 	}
@@ -252,6 +266,7 @@ type run struct {
 	wb    *StateWriteBack
 	state map[string]any // work_order.state as it now stands
 	ran   []int
+	gh    *github.Client // opened by the first step that needs it
 }
 
 func stateMap(doc workorder.Document) map[string]any {
@@ -530,11 +545,16 @@ func (r *run) log(ctx context.Context, action string, details map[string]any) {
 }
 
 func (r *run) result() *Result {
-	return &Result{
+	res := &Result{
 		Key: r.key(), Status: workorder.String(r.doc, "status"), CurrentStep: r.currentStep(),
 		Steps: len(r.procedure()), CompletedSteps: r.completed(), Ran: r.ran,
 		Phase: fmt.Sprint(r.state["phase"]),
 	}
+	if r.gh != nil {
+		c := r.gh.Counts()
+		res.GitHub = &c
+	}
+	return res
 }
 
 func intsToAny(list []int) []any {

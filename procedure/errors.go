@@ -71,6 +71,10 @@ func IsTransient(err error) bool {
 	if store.IsUnavailable(err) || store.IsConflict(err) {
 		return true
 	}
+	var temp interface{ Temporary() bool }
+	if errors.As(err, &temp) && temp.Temporary() {
+		return true
+	}
 	var ne net.Error
 	return errors.As(err, &ne) && !errors.Is(err, context.Canceled)
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -62,7 +63,12 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	if !changed {
+	// A person may have committed the fix already: that counts too.
+	head, _, err := w.Head()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !changed && head.String() == sc.StateString("pushed_sha") {
 		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
 		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
 			&WaitingError{Key: sc.Key(), Reason: reason}
@@ -74,9 +80,11 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now())
-	if err != nil {
-		return Outcome{}, err
+	res := gitops.CommitResult{Hash: head}
+	if changed {
+		if res, err = w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now()); err != nil {
+			return Outcome{}, err
+		}
 	}
 	push, err := BranchPush{}.Run(ctx, sc)
 	if err != nil {
@@ -87,6 +95,8 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		"commit_sha": res.Hash.String(), "pushed_sha": push.State["pushed_sha"],
 		"review_iterations": review + 1, "loop_iterations": intMap(iterations),
 		"review_comments": []any{}, "phase": "running", "fix_requested": false,
+		// The comments handled are behind the watermark now.
+		"review_watermark": sc.State("review_seen"),
 	}
 	return Outcome{
 		Note:   fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), res.Hash.String()[:12], n, sc.Step.LoopTo),

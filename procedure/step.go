@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -158,6 +159,28 @@ func (sc *StepContext) Worktree() (*gitops.Worktree, error) {
 		path = filepath.Join(root, name)
 	}
 	return r.Worktree(name, path)
+}
+
+// GitHub returns the run's GitHub client, built on first use from the
+// token in GITHUB_TOKEN (or GH_TOKEN) and context.repo.
+func (sc *StepContext) GitHub() (*github.Client, error) {
+	if sc.run.gh != nil {
+		return sc.run.gh, nil
+	}
+	c, err := github.New(github.Config{
+		BaseURL: sc.run.GitHubAPI, Token: githubToken(sc.Getenv), Repo: sc.Context("repo"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	sc.run.gh = c
+	return c, nil
+}
+
+// PRNumber is the pull request recorded in state, 0 if none.
+func (sc *StepContext) PRNumber() int {
+	n, _ := workorder.AsInt(sc.State("pr_number"))
+	return int(n)
 }
 
 // Render renders a template against the task as it now stands.

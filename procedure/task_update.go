@@ -23,7 +23,7 @@ type CriterionResult struct {
 
 // Run checks the criteria and sets the status.
 func (TaskUpdate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
-	results := checkCriteria(sc)
+	results := checkCriteria(ctx, sc)
 	var failed []string
 	checked := 0
 	for _, r := range results {
@@ -59,7 +59,7 @@ func (TaskUpdate) Plan(sc *StepContext) string {
 
 // checkCriteria matches each criterion with a check wo can make; the others
 // are reported as not machine-checked, never guessed.
-func checkCriteria(sc *StepContext) []CriterionResult {
+func checkCriteria(ctx context.Context, sc *StepContext) []CriterionResult {
 	var out []CriterionResult
 	for _, c := range sc.Task().WorkOrder.SuccessCriteria {
 		lc := strings.ToLower(c)
@@ -79,6 +79,9 @@ func checkCriteria(sc *StepContext) []CriterionResult {
 			if !r.Passed {
 				r.How = "the worktree " + path + " still exists"
 			}
+		case strings.Contains(lc, "pr ") && (strings.Contains(lc, "creat") || strings.Contains(lc, "target") || strings.Contains(lc, "open")):
+			r.Checked = true
+			r.Passed, r.How = prCheck(ctx, sc)
 		case strings.Contains(lc, "status") && strings.Contains(lc, "in_review"):
 			r.Checked, r.Passed, r.How = true, true, "this step sets status in_review"
 		case strings.Contains(lc, "comment") && sc.State("review_comments") != nil:
@@ -89,4 +92,25 @@ func checkCriteria(sc *StepContext) []CriterionResult {
 		out = append(out, r)
 	}
 	return out
+}
+
+// prCheck verifies that the recorded PR is open against the base branch.
+func prCheck(ctx context.Context, sc *StepContext) (bool, string) {
+	n := sc.PRNumber()
+	if n == 0 {
+		return false, "no pull request is recorded in the state"
+	}
+	client, err := sc.GitHub()
+	if err != nil {
+		return false, err.Error()
+	}
+	pr, err := client.GetPR(ctx, n)
+	if err != nil {
+		return false, err.Error()
+	}
+	base := sc.Context("base_branch")
+	if pr.State != "open" || pr.Base != base {
+		return false, fmt.Sprintf("pull request #%d is %s against %s, not open against %s", n, pr.State, pr.Base, base)
+	}
+	return true, fmt.Sprintf("pull request #%d is open against %s", n, base)
 }

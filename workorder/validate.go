@@ -1,6 +1,7 @@
 package workorder
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,6 +88,9 @@ type Options struct {
 	// Lookup returns another task's dependencies, and whether it exists.
 	// Nil skips the checks that need other tasks (existence, cycles).
 	Lookup func(key string) (Dependencies, bool)
+	// LaterNames are placeholders that steps fill in while running
+	// (pr_number, commit_sha, …): a template may use them before they exist.
+	LaterNames []string
 	// BaseDir resolves relative relevant_files when the document has no
 	// repo_path or client_cwd of its own.
 	BaseDir string
@@ -520,8 +524,12 @@ func (v *validator) step(path string, want int, s map[string]any) {
 	}
 	if cmd, ok := s["command"].(string); ok {
 		// Placeholders must resolve against this document.
-		if _, err := NewScope(v.doc).Render(cmd); err != nil {
-			v.errorf(path+".command", "%v", err)
+		var unknown *UnknownPlaceholderError
+		if _, err := NewScope(v.doc).Render(cmd); errors.As(err, &unknown) {
+			unknown.Names = slices.DeleteFunc(unknown.Names, func(n string) bool { return slices.Contains(v.opts.LaterNames, n) })
+			if len(unknown.Names) > 0 {
+				v.errorf(path+".command", "%v", unknown)
+			}
 		}
 	}
 	cond, hasCond := v.optString(s, path, "condition")

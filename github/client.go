@@ -1,0 +1,361 @@
+// Package github is wo's GitHub client, over github.com/google/go-github/v60:
+// pull requests, reviews and comments, with polling that costs nothing when
+// nothing changed (ETag / If-None-Match, so GitHub answers 304), rate
+// limits honoured, 5xx and connection errors retried, and every request
+// counted. The token is sent as a header and never appears in an error.
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// Config says which GitHub and repository to talk to.
+type Config struct {
+	BaseURL string // https://api.github.com/ when empty; https://HOST/api/v3/ for GitHub Enterprise
+	Token   string
+	Repo    string // owner/name
+	// MaxWait is the longest a call waits for a rate limit to reset before
+	// giving up with RateLimitedError (default 2 minutes).
+	MaxWait time.Duration
+	// Transport replaces the HTTP transport under the caching and retries.
+	Transport http.RoundTripper
+}
+
+// Client talks to one repository.
+type Client struct {
+	gh          *gh.Client
+	owner, name string
+	tr          *transport
+	maxWait     time.Duration
+	login       string
+}
+
+// MissingTokenError says no token is configured.
+type MissingTokenError struct{}
+
+func (MissingTokenError) Error() string {
+	return "no GitHub token: set GITHUB_TOKEN (or GH_TOKEN) to a token that may read and write pull requests of the repository"
+}
+
+// AuthError is a 401 or 403 that is not a rate limit.
+type AuthError struct {
+	Status int
+	Msg    string
+}
+
+func (e *AuthError) Error() string {
+	if e.Status == http.StatusUnauthorized {
+		return fmt.Sprintf("GitHub refused the token (401 %s): set GITHUB_TOKEN (or GH_TOKEN) to a valid token", e.Msg)
+	}
+	return fmt.Sprintf("GitHub denied access (%d %s): the token in GITHUB_TOKEN (or GH_TOKEN) needs access to the repository's pull requests", e.Status, e.Msg)
+}
+
+// RateLimitedError says the primary rate limit is used up until Reset,
+// further than the caller is willing to wait.
+type RateLimitedError struct{ Reset time.Time }
+
+func (e *RateLimitedError) Error() string {
+	return fmt.Sprintf("GitHub rate limit used up until %s", e.Reset.UTC().Format(time.RFC3339))
+}
+
+// Temporary marks the error as worth retrying later.
+func (e *RateLimitedError) Temporary() bool { return true }
+
+// ServerError is a failure on GitHub's side (5xx, a connection that broke,
+// a secondary limit that outlasted the wait) that outlasted the retries.
+type ServerError struct{ Err error }
+
+func (e *ServerError) Error() string   { return "GitHub is not answering well: " + e.Err.Error() }
+func (e *ServerError) Unwrap() error   { return e.Err }
+func (e *ServerError) Temporary() bool { return true }
+
+// New builds a client. It fails when the token is missing or the
+// repository is not owner/name.
+func New(cfg Config) (*Client, error) {
+	if cfg.Token == "" {
+		return nil, MissingTokenError{}
+	}
+	owner, name, ok := strings.Cut(cfg.Repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return nil, fmt.Errorf("GitHub repository %q: set work_order.context.repo to owner/name", cfg.Repo)
+	}
+	if cfg.MaxWait == 0 {
+		cfg.MaxWait = 2 * time.Minute
+	}
+	base := cfg.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	tr := newTransport(base, cfg.MaxWait)
+	client := gh.NewClient(&http.Client{Transport: tr, Timeout: 60 * time.Second}).WithAuthToken(cfg.Token)
+	if cfg.BaseURL != "" && cfg.BaseURL != "https://api.github.com/" && cfg.BaseURL != "https://api.github.com" {
+		u := cfg.BaseURL
+		if !strings.HasSuffix(u, "/") {
+			u += "/"
+		}
+		parsed, err := url.Parse(u)
+		if err != nil || parsed.Host == "" {
+			return nil, fmt.Errorf("GitHub API URL %q: give it as https://HOST/api/v3/ (GITHUB_API_URL or --github-api)", cfg.BaseURL)
+		}
+		client.BaseURL = parsed
+	}
+	return &Client{gh: client, owner: owner, name: name, tr: tr, maxWait: cfg.MaxWait}, nil
+}
+
+// Counts are the requests this client sent.
+type Counts struct {
+	Requests    int `json:"requests"`     // sent to GitHub, retries included
+	NotModified int `json:"not_modified"` // answered 304: free of rate limit
+	Retries     int `json:"retries"`
+}
+
+// Counts returns the requests sent so far.
+func (c *Client) Counts() Counts { return c.tr.counts() }
+
+// PR is the part of a pull request wo uses.
+type PR struct {
+	Number  int    `json:"number"`
+	URL     string `json:"url"`
+	State   string `json:"state"`
+	Merged  bool   `json:"merged"`
+	Head    string `json:"head"`
+	HeadSHA string `json:"head_sha"`
+	Base    string `json:"base"`
+}
+
+// Review is a pull request review.
+type Review struct {
+	ID       int64
+	Author   string
+	State    string // APPROVED, CHANGES_REQUESTED, COMMENTED
+	Body     string
+	CommitID string
+	URL      string
+}
+
+// Comment is a review comment (Path set) or a conversation comment.
+type Comment struct {
+	ID     int64
+	Author string
+	Path   string
+	Line   int
+	Body   string
+	URL    string
+}
+
+// call runs a go-github call, waiting out rate limits that reset soon
+// enough, and maps errors to wo's.
+func (c *Client) call(ctx context.Context, fn func() (*gh.Response, error)) error {
+	for {
+		_, err := fn()
+		if err == nil {
+			return nil
+		}
+		var rl *gh.RateLimitError
+		var abuse *gh.AbuseRateLimitError
+		var er *gh.ErrorResponse
+		var ue *url.Error
+		var ne net.Error
+		switch {
+		case errors.As(err, &rl):
+			wait := time.Until(rl.Rate.Reset.Time) + time.Second
+			if wait > c.maxWait {
+				return &RateLimitedError{Reset: rl.Rate.Reset.Time}
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return err
+			}
+		case errors.As(err, &abuse):
+			wait := abuse.GetRetryAfter()
+			if wait > c.maxWait || wait <= 0 {
+				return &ServerError{Err: errors.New("secondary rate limit: " + abuse.Message)}
+			}
+			if err := sleep(ctx, wait); err != nil {
+				return err
+			}
+		case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnauthorized:
+			return &AuthError{Status: http.StatusUnauthorized, Msg: er.Message}
+		case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden:
+			return &AuthError{Status: http.StatusForbidden, Msg: er.Message}
+		case errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode >= 500 || er.Response.StatusCode == http.StatusTooManyRequests):
+			return &ServerError{Err: fmt.Errorf("%d %s", er.Response.StatusCode, er.Message)}
+		case errors.As(err, &ue) || errors.As(err, &ne):
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return &ServerError{Err: err}
+		default:
+			return err
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Login is the user the token belongs to: wo's own identity, whose
+// comments are never taken as review comments.
+func (c *Client) Login(ctx context.Context) (string, error) {
+	if c.login != "" {
+		return c.login, nil
+	}
+	var u *gh.User
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		u, resp, err = c.gh.Users.Get(ctx, "")
+		return resp, err
+	})
+	if err != nil {
+		return "", err
+	}
+	c.login = u.GetLogin()
+	return c.login, nil
+}
+
+// FindOpenPR returns the open pull request from head into base, or nil.
+func (c *Client) FindOpenPR(ctx context.Context, head, base string) (*PR, error) {
+	opts := &gh.PullRequestListOptions{State: "open", Head: c.owner + ":" + head, Base: base, ListOptions: gh.ListOptions{PerPage: 100}}
+	var prs []*gh.PullRequest
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		prs, resp, err = c.gh.PullRequests.List(ctx, c.owner, c.name, opts)
+		return resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("looking for an open pull request %s → %s: %w", head, base, err)
+	}
+	for _, p := range prs {
+		if p.GetHead().GetRef() == head && p.GetBase().GetRef() == base {
+			return toPR(p), nil
+		}
+	}
+	return nil, nil
+}
+
+// CreatePR opens a pull request; if GitHub says one exists already, it
+// returns that one.
+func (c *Client) CreatePR(ctx context.Context, head, base, title, body string) (*PR, error) {
+	var p *gh.PullRequest
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		p, resp, err = c.gh.PullRequests.Create(ctx, c.owner, c.name, &gh.NewPullRequest{
+			Title: gh.String(title), Head: gh.String(head), Base: gh.String(base), Body: gh.String(body)})
+		return resp, err
+	})
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnprocessableEntity && strings.Contains(fmt.Sprint(er.Errors), "already exists") {
+		if existing, ferr := c.FindOpenPR(ctx, head, base); ferr == nil && existing != nil {
+			return existing, nil
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating the pull request %s → %s: %w", head, base, err)
+	}
+	return toPR(p), nil
+}
+
+// GetPR reads one pull request.
+func (c *Client) GetPR(ctx context.Context, number int) (*PR, error) {
+	var p *gh.PullRequest
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		p, resp, err = c.gh.PullRequests.Get(ctx, c.owner, c.name, number)
+		return resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading pull request #%d: %w", number, err)
+	}
+	return toPR(p), nil
+}
+
+func toPR(p *gh.PullRequest) *PR {
+	return &PR{Number: p.GetNumber(), URL: p.GetHTMLURL(), State: p.GetState(), Merged: p.GetMerged(),
+		Head: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), Base: p.GetBase().GetRef()}
+}
+
+// Reviews lists a pull request's reviews, every page.
+func (c *Client) Reviews(ctx context.Context, number int) ([]Review, error) {
+	var out []Review
+	opts := &gh.ListOptions{PerPage: 100}
+	for {
+		var page []*gh.PullRequestReview
+		var resp *gh.Response
+		err := c.call(ctx, func() (r *gh.Response, err error) {
+			page, resp, err = c.gh.PullRequests.ListReviews(ctx, c.owner, c.name, number, opts)
+			return resp, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading the reviews of #%d: %w", number, err)
+		}
+		for _, r := range page {
+			out = append(out, Review{ID: r.GetID(), Author: r.GetUser().GetLogin(), State: r.GetState(),
+				Body: r.GetBody(), CommitID: r.GetCommitID(), URL: r.GetHTMLURL()})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// ReviewComments lists a pull request's review comments, every page.
+func (c *Client) ReviewComments(ctx context.Context, number int) ([]Comment, error) {
+	var out []Comment
+	opts := &gh.PullRequestListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
+	for {
+		var page []*gh.PullRequestComment
+		var resp *gh.Response
+		err := c.call(ctx, func() (r *gh.Response, err error) {
+			page, resp, err = c.gh.PullRequests.ListComments(ctx, c.owner, c.name, number, opts)
+			return resp, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading the review comments of #%d: %w", number, err)
+		}
+		for _, r := range page {
+			out = append(out, Comment{ID: r.GetID(), Author: r.GetUser().GetLogin(), Path: r.GetPath(),
+				Line: r.GetLine(), Body: r.GetBody(), URL: r.GetHTMLURL()})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// IssueComments lists a pull request's conversation comments, every page.
+func (c *Client) IssueComments(ctx context.Context, number int) ([]Comment, error) {
+	var out []Comment
+	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
+	for {
+		var page []*gh.IssueComment
+		var resp *gh.Response
+		err := c.call(ctx, func() (r *gh.Response, err error) {
+			page, resp, err = c.gh.Issues.ListComments(ctx, c.owner, c.name, number, opts)
+			return resp, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading the comments of #%d: %w", number, err)
+		}
+		for _, r := range page {
+			out = append(out, Comment{ID: r.GetID(), Author: r.GetUser().GetLogin(), Body: r.GetBody(), URL: r.GetHTMLURL()})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}

@@ -1,0 +1,172 @@
+package github
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// transport sits under go-github. It
+//   - makes GETs conditional (If-None-Match with the last ETag) and turns a
+//     304 back into the cached answer, marked X-From-Cache so that go-github
+//     does not take its rate headers as fresh: an unchanged poll is free;
+//   - retries GETs after 5xx and broken connections, with jittered backoff;
+//   - waits out secondary limits (429 or 403 with Retry-After) for any
+//     method, since GitHub did not process such a request;
+//   - counts what it sends.
+type transport struct {
+	base    http.RoundTripper
+	maxWait time.Duration
+
+	mu    sync.Mutex
+	cache map[string]cached
+	n     Counts
+}
+
+type cached struct {
+	etag   string
+	header http.Header
+	body   []byte
+}
+
+const maxAttempts = 4
+
+func newTransport(base http.RoundTripper, maxWait time.Duration) *transport {
+	return &transport{base: base, maxWait: maxWait, cache: map[string]cached{}}
+}
+
+func (t *transport) counts() Counts {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.n
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	key := req.URL.String()
+	idempotent := req.Method == http.MethodGet || req.Method == http.MethodHead
+	var hit cached
+	var haveHit bool
+	if req.Method == http.MethodGet {
+		t.mu.Lock()
+		hit, haveHit = t.cache[key]
+		t.mu.Unlock()
+	}
+	var body []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	for attempt := 1; ; attempt++ {
+		r := req.Clone(req.Context())
+		if body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if haveHit {
+			r.Header.Set("If-None-Match", hit.etag)
+		}
+		t.mu.Lock()
+		t.n.Requests++
+		if attempt > 1 {
+			t.n.Retries++
+		}
+		t.mu.Unlock()
+		resp, err := t.base.RoundTrip(r)
+		if err != nil {
+			if idempotent && attempt < maxAttempts && req.Context().Err() == nil {
+				if werr := t.pause(req, backoff(attempt)); werr != nil {
+					return nil, werr
+				}
+				continue
+			}
+			return nil, err
+		}
+		if wait, ok := retryAfter(resp); ok && attempt < maxAttempts && wait <= t.maxWait {
+			drain(resp)
+			if werr := t.pause(req, wait); werr != nil {
+				return nil, werr
+			}
+			continue
+		}
+		if resp.StatusCode >= 500 && idempotent && attempt < maxAttempts {
+			drain(resp)
+			if werr := t.pause(req, backoff(attempt)); werr != nil {
+				return nil, werr
+			}
+			continue
+		}
+		if resp.StatusCode == http.StatusNotModified && haveHit {
+			drain(resp)
+			t.mu.Lock()
+			t.n.NotModified++
+			t.mu.Unlock()
+			return fromCache(req, hit), nil
+		}
+		if req.Method == http.MethodGet && resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "" {
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return nil, err
+			}
+			t.mu.Lock()
+			t.cache[key] = cached{etag: resp.Header.Get("ETag"), header: resp.Header.Clone(), body: b}
+			t.mu.Unlock()
+			resp.Body = io.NopCloser(bytes.NewReader(b))
+		}
+		return resp, nil
+	}
+}
+
+// retryAfter reports a secondary rate limit and how long it asks to wait.
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusForbidden {
+		return 0, false
+	}
+	s := resp.Header.Get("Retry-After")
+	if s == "" {
+		return 0, false
+	}
+	secs, err := strconv.Atoi(s)
+	if err != nil || secs < 0 {
+		return 0, false
+	}
+	return time.Duration(secs) * time.Second, true
+}
+
+// backoff is 250ms, 500ms, 1s … with up to half again of jitter.
+func backoff(attempt int) time.Duration {
+	d := 250 * time.Millisecond << (attempt - 1)
+	return d + time.Duration(rand.Int64N(int64(d)/2+1))
+}
+
+func (t *transport) pause(req *http.Request, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-req.Context().Done():
+		return req.Context().Err()
+	}
+}
+
+func drain(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+}
+
+func fromCache(req *http.Request, c cached) *http.Response {
+	h := c.header.Clone()
+	h.Set("X-From-Cache", "1")
+	return &http.Response{
+		Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: h, Body: io.NopCloser(bytes.NewReader(c.body)), ContentLength: int64(len(c.body)), Request: req,
+	}
+}

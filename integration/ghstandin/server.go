@@ -1,0 +1,519 @@
+// Package ghstandin is a TEST DOUBLE for GitHub's REST API: a stateful
+// server on loopback that answers the calls wo makes (pull requests, reviews,
+// review comments, issue comments, the authenticated user) with GitHub's
+// documented field names, status codes, ETag/304, pagination links and
+// rate-limit headers. Tests drive it through knobs: a scripted reviewer
+// that comments after a delay, 5xx bursts, primary and secondary rate
+// limits, a bad token. It is not GitHub and never talks to GitHub.
+package ghstandin
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Comment is what the scripted reviewer says in one review round.
+type Comment struct {
+	Path string `json:"path"`
+	Line int    `json:"line"`
+	Body string `json:"body"`
+}
+
+// Server is the stand-in. Create it with New, then Start it.
+type Server struct {
+	mu sync.Mutex
+
+	// Token is the one token accepted; its user is Login.
+	Token string
+	Login string
+	// Remotes maps "owner/name" to the bare repository that plays the
+	// GitHub remote, so that a PR's head commit is the branch's real tip.
+	Remotes map[string]string
+
+	// The scripted reviewer: after a PR's head changes, wait ReviewDelay,
+	// then post the next round: comments (a CHANGES_REQUESTED review) or,
+	// when the round is empty or the rounds are used up, an APPROVED review.
+	ReviewerLogin string
+	ReviewRounds  [][]Comment
+	ReviewDelay   time.Duration
+
+	// Rate limits: RateLimit requests per window; 304s are free.
+	RateLimit   int
+	remaining   int
+	resetAt     time.Time
+	RateWindow  time.Duration
+	faults      []fault
+	nextID      int64
+	prs         map[string][]*pr
+	requests    []Request
+	listener    net.Listener
+	httpServer  *http.Server
+	URL         string // base URL, ending in "/"
+	stopReviews chan struct{}
+}
+
+// Request is one request the stand-in answered, for counting.
+type Request struct {
+	Method, Path string
+	Status       int
+}
+
+type fault struct {
+	kind  string // "5xx", "secondary", "primary", "unauthorized"
+	count int
+	arg   time.Duration
+}
+
+type pr struct {
+	Number       int
+	Title, Body  string
+	Head, Base   string
+	State        string
+	Merged       bool
+	User         string
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	reviewedSHA  string
+	round        int
+	pendingSince time.Time
+	pendingSHA   string
+	reviews      []map[string]any
+	comments     []map[string]any
+	issueComms   []map[string]any
+}
+
+// New returns a stand-in with a token and the defaults of github.com:
+// 5,000 requests an hour.
+func New(token string) *Server {
+	return &Server{
+		Token: token, Login: "wo-bot", ReviewerLogin: "coderabbitai[bot]",
+		RateLimit: 5000, RateWindow: time.Hour, Remotes: map[string]string{},
+		prs: map[string][]*pr{}, nextID: 1000,
+	}
+}
+
+// Start listens on a loopback port.
+func (s *Server) Start() error {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	return s.Serve(l)
+}
+
+// Serve answers on l until Close.
+func (s *Server) Serve(l net.Listener) error {
+	s.mu.Lock()
+	s.listener = l
+	s.remaining = s.RateLimit
+	s.resetAt = time.Now().Add(s.RateWindow)
+	s.URL = "http://" + l.Addr().String() + "/"
+	s.stopReviews = make(chan struct{})
+	s.httpServer = &http.Server{Handler: http.HandlerFunc(s.serve)}
+	s.mu.Unlock()
+	go s.httpServer.Serve(l)
+	go s.reviewLoop()
+	return nil
+}
+
+// Close stops the server.
+func (s *Server) Close() {
+	close(s.stopReviews)
+	s.httpServer.Close()
+}
+
+// Requests returns the requests answered so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Inject5xx makes the next n requests fail with 502.
+func (s *Server) Inject5xx(n int) { s.addFault(fault{kind: "5xx", count: n}) }
+
+// InjectSecondaryLimit makes the next n requests answer 429 with
+// Retry-After.
+func (s *Server) InjectSecondaryLimit(n int, retryAfter time.Duration) {
+	s.addFault(fault{kind: "secondary", count: n, arg: retryAfter})
+}
+
+// ExhaustPrimaryLimit uses up the primary rate limit until reset from now.
+func (s *Server) ExhaustPrimaryLimit(reset time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.remaining = 0
+	s.resetAt = time.Now().Add(reset)
+}
+
+func (s *Server) addFault(f fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults = append(s.faults, f)
+}
+
+// PullRequests returns the PRs of a repository as GitHub would list them
+// with state=all.
+func (s *Server) PullRequests(repo string) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for _, p := range s.prs[repo] {
+		out = append(out, s.prJSON(repo, p))
+	}
+	return out
+}
+
+// Merge marks a PR merged (and closed), as a person merging it would.
+func (s *Server) Merge(repo string, number int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.prs[repo] {
+		if p.Number == number {
+			p.State, p.Merged, p.UpdatedAt = "closed", true, time.Now().UTC()
+		}
+	}
+}
+
+var (
+	rePulls      = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls$`)
+	rePull       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)$`)
+	rePullComms  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/comments$`)
+	rePullRevs   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
+	reIssueComms = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
+)
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	status := s.handle(w, r)
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Status: status})
+}
+
+// handle answers one request with the lock held and returns the status.
+func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
+	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
+	if len(s.faults) > 0 {
+		f := &s.faults[0]
+		f.count--
+		if f.count <= 0 {
+			s.faults = s.faults[1:]
+		}
+		switch f.kind {
+		case "5xx":
+			return s.errorJSON(w, http.StatusBadGateway, "Server Error")
+		case "secondary":
+			w.Header().Set("Retry-After", strconv.Itoa(int(f.arg.Seconds()+0.999)))
+			return s.errorJSON(w, http.StatusTooManyRequests, "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.")
+		}
+	}
+	if r.Header.Get("Authorization") != "Bearer "+s.Token && r.Header.Get("Authorization") != "token "+s.Token {
+		return s.errorJSON(w, http.StatusUnauthorized, "Bad credentials")
+	}
+	now := time.Now()
+	if now.After(s.resetAt) {
+		s.remaining, s.resetAt = s.RateLimit, now.Add(s.RateWindow)
+	}
+	s.rateHeaders(w)
+	if s.remaining <= 0 {
+		return s.errorJSON(w, http.StatusForbidden, "API rate limit exceeded for user ID 1.")
+	}
+	s.refreshHeads()
+
+	var m []string
+	switch {
+	case path == "/user" && r.Method == http.MethodGet:
+		return s.reply(w, r, http.StatusOK, map[string]any{"login": s.Login, "id": 1, "type": "Bot"})
+	case rePulls.MatchString(path):
+		m = rePulls.FindStringSubmatch(path)
+		repo := m[1] + "/" + m[2]
+		if r.Method == http.MethodPost {
+			return s.createPR(w, r, repo)
+		}
+		return s.listPRs(w, r, repo)
+	case rePull.MatchString(path):
+		m = rePull.FindStringSubmatch(path)
+		p := s.find(m[1]+"/"+m[2], m[3])
+		if p == nil {
+			return s.errorJSON(w, http.StatusNotFound, "Not Found")
+		}
+		if r.Method == http.MethodPatch {
+			var in struct{ State, Title, Body *string }
+			json.NewDecoder(r.Body).Decode(&in)
+			if in.State != nil {
+				p.State = *in.State
+			}
+			p.UpdatedAt = time.Now().UTC()
+		}
+		return s.reply(w, r, http.StatusOK, s.prJSON(m[1]+"/"+m[2], p))
+	case rePullComms.MatchString(path):
+		m = rePullComms.FindStringSubmatch(path)
+		if p := s.find(m[1]+"/"+m[2], m[3]); p != nil {
+			return s.page(w, r, p.comments)
+		}
+	case rePullRevs.MatchString(path):
+		m = rePullRevs.FindStringSubmatch(path)
+		if p := s.find(m[1]+"/"+m[2], m[3]); p != nil {
+			return s.page(w, r, p.reviews)
+		}
+	case reIssueComms.MatchString(path):
+		m = reIssueComms.FindStringSubmatch(path)
+		if p := s.find(m[1]+"/"+m[2], m[3]); p != nil {
+			if r.Method == http.MethodPost {
+				var in struct{ Body string }
+				json.NewDecoder(r.Body).Decode(&in)
+				c := s.comment(s.Login, in.Body, "", 0, "")
+				p.issueComms = append(p.issueComms, c)
+				return s.reply(w, r, http.StatusCreated, c)
+			}
+			return s.page(w, r, p.issueComms)
+		}
+	}
+	return s.errorJSON(w, http.StatusNotFound, "Not Found")
+}
+
+func (s *Server) rateHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(s.RateLimit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(s.remaining, 0)))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(s.resetAt.Unix(), 10))
+	h.Set("X-RateLimit-Used", strconv.Itoa(s.RateLimit-max(s.remaining, 0)))
+	h.Set("X-RateLimit-Resource", "core")
+}
+
+func (s *Server) errorJSON(w http.ResponseWriter, status int, msg string) int {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+	return status
+}
+
+// reply writes JSON with an ETag; a matching If-None-Match gets a 304,
+// which does not count against the rate limit, as on GitHub.
+func (s *Server) reply(w http.ResponseWriter, r *http.Request, status int, v any) int {
+	body, _ := json.Marshal(v)
+	etag := fmt.Sprintf(`W/"%x"`, sha256.Sum256(body))
+	w.Header().Set("ETag", etag)
+	if r.Method == http.MethodGet && r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return http.StatusNotModified
+	}
+	s.remaining--
+	s.rateHeaders(w)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(body)
+	return status
+}
+
+// page answers a list with per_page/page and Link headers.
+func (s *Server) page(w http.ResponseWriter, r *http.Request, items []map[string]any) int {
+	per, _ := strconv.Atoi(r.URL.Query().Get("per_page"))
+	if per <= 0 {
+		per = 30
+	}
+	per = min(per, 100)
+	pageNo, _ := strconv.Atoi(r.URL.Query().Get("page"))
+	if pageNo <= 0 {
+		pageNo = 1
+	}
+	last := max(1, (len(items)+per-1)/per)
+	from, to := min((pageNo-1)*per, len(items)), min(pageNo*per, len(items))
+	var links []string
+	link := func(n int, rel string) {
+		q := r.URL.Query()
+		q.Set("page", strconv.Itoa(n))
+		q.Set("per_page", strconv.Itoa(per))
+		u := url.URL{Scheme: "http", Host: r.Host, Path: r.URL.Path, RawQuery: q.Encode()}
+		links = append(links, fmt.Sprintf(`<%s>; rel="%s"`, u.String(), rel))
+	}
+	if pageNo < last {
+		link(pageNo+1, "next")
+		link(last, "last")
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	out := items[from:to]
+	if out == nil {
+		out = []map[string]any{}
+	}
+	return s.reply(w, r, http.StatusOK, out)
+}
+
+func (s *Server) find(repo, number string) *pr {
+	n, _ := strconv.Atoi(number)
+	for _, p := range s.prs[repo] {
+		if p.Number == n {
+			return p
+		}
+	}
+	return nil
+}
+
+func (s *Server) listPRs(w http.ResponseWriter, r *http.Request, repo string) int {
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	var out []map[string]any
+	for _, p := range s.prs[repo] {
+		if state != "all" && p.State != state {
+			continue
+		}
+		if h := q.Get("head"); h != "" && h != strings.Split(repo, "/")[0]+":"+p.Head {
+			continue
+		}
+		if b := q.Get("base"); b != "" && b != p.Base {
+			continue
+		}
+		out = append(out, s.prJSON(repo, p))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i]["number"].(int) > out[j]["number"].(int) })
+	return s.page(w, r, out)
+}
+
+func (s *Server) createPR(w http.ResponseWriter, r *http.Request, repo string) int {
+	var in struct{ Title, Body, Head, Base string }
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Title == "" || in.Head == "" || in.Base == "" {
+		return s.errorJSON(w, http.StatusUnprocessableEntity, "Validation Failed")
+	}
+	head := strings.TrimPrefix(in.Head, strings.Split(repo, "/")[0]+":")
+	if s.headSHA(repo, head) == "" {
+		return s.errorJSON(w, http.StatusUnprocessableEntity, "Validation Failed: head "+head+" does not exist")
+	}
+	for _, p := range s.prs[repo] {
+		if p.State == "open" && p.Head == head && p.Base == in.Base {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			json.NewEncoder(w).Encode(map[string]any{"message": "Validation Failed",
+				"errors": []any{map[string]any{"resource": "PullRequest", "code": "custom",
+					"message": "A pull request already exists for " + in.Head + "."}}})
+			return http.StatusUnprocessableEntity
+		}
+	}
+	now := time.Now().UTC()
+	p := &pr{Number: len(s.prs[repo]) + 1, Title: in.Title, Body: in.Body, Head: head, Base: in.Base,
+		State: "open", User: s.Login, CreatedAt: now, UpdatedAt: now}
+	s.prs[repo] = append(s.prs[repo], p)
+	return s.reply(w, r, http.StatusCreated, s.prJSON(repo, p))
+}
+
+func (s *Server) prJSON(repo string, p *pr) map[string]any {
+	htmlURL := fmt.Sprintf("https://github.example/%s/pull/%d", repo, p.Number)
+	out := map[string]any{
+		"number": p.Number, "state": p.State, "title": p.Title, "body": p.Body,
+		"html_url": htmlURL, "url": s.URL + "repos/" + repo + "/pulls/" + strconv.Itoa(p.Number),
+		"user":       map[string]any{"login": p.User},
+		"head":       map[string]any{"ref": p.Head, "sha": s.headSHA(repo, p.Head), "label": strings.Split(repo, "/")[0] + ":" + p.Head},
+		"base":       map[string]any{"ref": p.Base, "sha": s.headSHA(repo, p.Base)},
+		"merged":     p.Merged,
+		"created_at": p.CreatedAt.Format(time.RFC3339), "updated_at": p.UpdatedAt.Format(time.RFC3339),
+	}
+	if p.Merged {
+		out["merged_at"] = p.UpdatedAt.Format(time.RFC3339)
+	}
+	return out
+}
+
+// headSHA reads a branch tip from the bare repository behind repo.
+func (s *Server) headSHA(repo, branch string) string {
+	path, ok := s.Remotes[repo]
+	if !ok {
+		return ""
+	}
+	r, err := git.PlainOpen(path)
+	if err != nil {
+		return ""
+	}
+	ref, err := r.Reference(plumbing.NewBranchReferenceName(branch), true)
+	if err != nil {
+		return ""
+	}
+	return ref.Hash().String()
+}
+
+// refreshHeads notices pushes: a PR whose head moved gets a review
+// scheduled after ReviewDelay.
+func (s *Server) refreshHeads() {
+	for repo, list := range s.prs {
+		for _, p := range list {
+			if p.State != "open" {
+				continue
+			}
+			sha := s.headSHA(repo, p.Head)
+			if sha != "" && sha != p.reviewedSHA && sha != p.pendingSHA {
+				p.pendingSHA, p.pendingSince = sha, time.Now()
+			}
+			if p.pendingSHA != "" && time.Since(p.pendingSince) >= s.ReviewDelay {
+				s.review(p, p.pendingSHA)
+				p.reviewedSHA, p.pendingSHA = p.pendingSHA, ""
+			}
+		}
+	}
+}
+
+// reviewLoop lets reviews arrive while nobody asks, as on GitHub.
+func (s *Server) reviewLoop() {
+	t := time.NewTicker(20 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stopReviews:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			s.refreshHeads()
+			s.mu.Unlock()
+		}
+	}
+}
+
+func (s *Server) review(p *pr, sha string) {
+	var comments []Comment
+	if p.round < len(s.ReviewRounds) {
+		comments = s.ReviewRounds[p.round]
+	}
+	p.round++
+	s.nextID++
+	reviewID := s.nextID
+	state, body := "APPROVED", "LGTM: no further comments."
+	if len(comments) > 0 {
+		state, body = "CHANGES_REQUESTED", fmt.Sprintf("%d actionable comment(s).", len(comments))
+	}
+	p.reviews = append(p.reviews, map[string]any{
+		"id": reviewID, "user": map[string]any{"login": s.ReviewerLogin}, "body": body, "state": state,
+		"commit_id": sha, "submitted_at": time.Now().UTC().Format(time.RFC3339),
+		"html_url": fmt.Sprintf("https://github.example/pull/%d#pullrequestreview-%d", p.Number, reviewID),
+	})
+	for _, c := range comments {
+		cm := s.comment(s.ReviewerLogin, c.Body, c.Path, c.Line, sha)
+		cm["pull_request_review_id"] = reviewID
+		p.comments = append(p.comments, cm)
+	}
+}
+
+func (s *Server) comment(login, body, path string, line int, sha string) map[string]any {
+	s.nextID++
+	c := map[string]any{"id": s.nextID, "user": map[string]any{"login": login}, "body": body,
+		"created_at": time.Now().UTC().Format(time.RFC3339),
+		"html_url":   fmt.Sprintf("https://github.example/comment/%d", s.nextID)}
+	if path != "" {
+		c["path"], c["line"], c["commit_id"] = path, line, sha
+	}
+	return c
+}

@@ -1,0 +1,188 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/integration/ghstandin"
+)
+
+// The token the stand-in accepts. It must never show up in any output,
+// document or log.
+const secretToken = "ghs_STANDIN_SECRET_9f8e7d6c5b4a"
+
+// seedProcedure is the seed's eleven steps.
+func seedProcedure() []any {
+	return []any{
+		map[string]any{"step": 1, "action": "create_worktree", "command": "git worktree add <worktree_root>/<worktree_name> <base_branch>"},
+		map[string]any{"step": 2, "action": "create_branch", "command": "git checkout -b <branch_name>"},
+		map[string]any{"step": 3, "action": "checkout_files", "command": "git checkout <source_branch> -- <file_manifest>"},
+		map[string]any{"step": 4, "action": "commit", "command": "git add -A && git commit -m '<pr_title>'"},
+		map[string]any{"step": 5, "action": "push", "command": "git push -u origin <branch_name>"},
+		map[string]any{"step": 6, "action": "create_pr", "command": "gh pr create --base <base_branch> --title '<pr_title>' --body '<body>'"},
+		map[string]any{"step": 7, "action": "wait_for_review", "duration_minutes": 10},
+		map[string]any{"step": 8, "action": "check_review", "command": "gh api repos/<repo>/pulls/<pr_number>/comments"},
+		map[string]any{"step": 9, "action": "conditional_loop", "condition": "review_comments_exist", "loop_to": 7,
+			"fix_action": "Read comments, fix issues, commit, push"},
+		map[string]any{"step": 10, "action": "cleanup_worktree", "command": "git worktree remove <worktree_root>/<worktree_name>"},
+		map[string]any{"step": 11, "action": "update_task"},
+	}
+}
+
+// withGitHub starts the stand-in for the fixture's remote and returns it
+// with the environment wo needs to reach it.
+func withGitHub(t *testing.T, f *fixture) (*ghstandin.Server, []string) {
+	t.Helper()
+	gh := ghstandin.New(secretToken)
+	gh.Remotes["acme/hermes"] = f.origin
+	gh.ReviewDelay = 150 * time.Millisecond
+	gh.ReviewRounds = [][]ghstandin.Comment{{
+		{Path: "foundation/new0.go", Line: 3, Body: "Export a comment on N0."},
+		{Path: "foundation/new1.go", Line: 3, Body: "Name N1 after what it counts."},
+	}}
+	if err := gh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gh.Close)
+	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+	return gh, env
+}
+
+func (f *fixture) seedTask(key string) map[string]any {
+	return f.task(key, seedProcedure(), func(d map[string]any) {
+		contextOf(d)["repo"] = "acme/hermes"
+		d["work_order"].(map[string]any)["success_criteria"] = []any{
+			"PR created and targeting code-review-base", "Automated review passes with no unresolved comments",
+			"Worktree cleaned up", "Task status updated to in_review"}
+	})
+}
+
+// fixingAgent appends a line to each file a comment names.
+func fixingAgent(t *testing.T, f *fixture) string {
+	path := filepath.Join(f.root, "fix-agent.sh")
+	writeFile(t, path, "#!/bin/sh\nset -e\nprompt=$(cat)\necho \"$prompt\" | grep -q 'Export a comment on N0.'\n"+
+		"echo '// N0 is the first constant.' >> foundation/new0.go\necho '// N1 counts.' >> foundation/new1.go\n")
+	os.Chmod(path, 0o755)
+	return path
+}
+
+func noSecret(t *testing.T, where, text string) {
+	t.Helper()
+	if strings.Contains(text, secretToken) {
+		t.Errorf("the GitHub token appears in %s", where)
+	}
+}
+
+func TestSeedProcedureWithReviewerAndAgent(t *testing.T) {
+	f := newFixture(t, 20)
+	gh, env := withGitHub(t, f)
+	f.importTask(f.seedTask("task_cr_01"))
+	env = append(env, "WO_AGENT="+fixingAgent(t, f))
+	r := f.wo(env, "run", "task_cr_01", "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if prs := gh.PullRequests("acme/hermes"); len(prs) != 1 || prs[0]["state"] != "open" || prs[0]["base"].(map[string]any)["ref"] != "code-review-base" {
+		t.Fatalf("pull requests on the stand-in: %v", prs)
+	}
+	if n := git(t, f.origin, "rev-list", "--count", "code-review-base..refs/heads/review/01-foundation"); n != "2" {
+		t.Errorf("%s commits pushed, want 2 (the files, then the fixes)", n)
+	}
+	if msg := git(t, f.origin, "log", "-1", "--format=%s", "refs/heads/review/01-foundation"); msg != "Fix review comments (iteration 1)" {
+		t.Errorf("remote tip: %q", msg)
+	}
+	doc := f.doc("task_cr_01")
+	st := stateOf(doc)
+	if doc["status"] != "in_review" || fmt.Sprint(st["review_iterations"]) != "1" || st["worktree_path"] != nil {
+		t.Errorf("status %v, review_iterations %v, worktree_path %v", doc["status"], st["review_iterations"], st["worktree_path"])
+	}
+	if !strings.HasSuffix(fmt.Sprint(st["pr_url"]), "/acme/hermes/pull/1") || fmt.Sprint(st["pr_number"]) != "1" {
+		t.Errorf("pr recorded: %v #%v", st["pr_url"], st["pr_number"])
+	}
+	for _, c := range st["criteria_results"].([]any) {
+		if m := c.(map[string]any); m["checked"] != true || m["passed"] != true {
+			t.Errorf("criterion not checked and passed: %v", m)
+		}
+	}
+	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+		t.Errorf("worktree left:\n%s", list)
+	}
+	// NDJSON: one event per line, the envelope last with the request counts.
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var env2 struct {
+		Success bool
+		Data    struct {
+			GitHub struct{ Requests, NotModified int } `json:"github_requests"`
+		}
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &env2); err != nil || !env2.Success || env2.Data.GitHub.Requests == 0 {
+		t.Errorf("last line is not the envelope with request counts: %v %s", err, lines[len(lines)-1])
+	}
+	logs := f.wo(nil, "log", "task_cr_01").stdout
+	for step := 1; step <= 11; step++ {
+		if !strings.Contains(logs, fmt.Sprintf("step=%d ", step)) {
+			t.Errorf("the log lacks step %d:\n%s", step, logs)
+		}
+	}
+	noSecret(t, "stdout", r.stdout)
+	noSecret(t, "stderr", r.stderr)
+	noSecret(t, "the log", logs)
+	noSecret(t, "the document", f.wo(nil, "export").stdout)
+}
+
+func TestSeedProcedureWithAPerson(t *testing.T) {
+	f := newFixture(t, 20)
+	gh, env := withGitHub(t, f)
+	f.importTask(f.seedTask("task_cr_01"))
+	r := f.wo(env, "run", "task_cr_01")
+	if r.code != 3 || !strings.Contains(r.stderr, "Export a comment on N0.") || !strings.Contains(r.stderr, "Name N1 after what it counts.") {
+		t.Fatalf("exit %d, want 3 listing both comments:\n%s", r.code, r.stderr)
+	}
+	// The person fixes and commits in the worktree.
+	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
+	writeFile(t, filepath.Join(wt, "foundation/new0.go"), "package foundation\n\n// N0 is the first.\nconst N0 = 0\n")
+	git(t, wt, "commit", "-q", "-am", "Address the review")
+	r = f.wo(env, "run", "task_cr_01")
+	if r.code != 0 {
+		t.Fatalf("rerun after the fix: exit %d\n%s", r.code, r.stderr)
+	}
+	if len(gh.PullRequests("acme/hermes")) != 1 {
+		t.Error("more than one pull request")
+	}
+	if got := git(t, f.origin, "show", "refs/heads/review/01-foundation:foundation/new0.go"); !strings.Contains(got, "N0 is the first") {
+		t.Errorf("the person's fix is not on the remote: %s", got)
+	}
+	if doc := f.doc("task_cr_01"); doc["status"] != "in_review" {
+		t.Errorf("status %v", doc["status"])
+	}
+}
+
+func TestCrashAcrossGitHubStepsNeverMakesTwoPRs(t *testing.T) {
+	for _, point := range []string{"create_pr:after_create", "create_pr:before_writeback", "create_pr:after_writeback",
+		"wait_for_review:after_checkpoint", "wait_for_review:before_writeback", "check_review:before_writeback",
+		"conditional_loop:before_writeback", "update_task:before_writeback"} {
+		t.Run(point, func(t *testing.T) {
+			f := newFixture(t, 10)
+			gh, env := withGitHub(t, f)
+			f.importTask(f.seedTask("task_cr_01"))
+			env = append(env, "WO_AGENT="+fixingAgent(t, f))
+			if r := f.wo(append(env, "WO_FAULT="+point), "run", "task_cr_01"); !r.killed {
+				t.Fatalf("not killed at %s: exit %d\n%s", point, r.code, r.stderr)
+			}
+			if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
+				t.Fatalf("rerun: exit %d\n%s", r.code, r.stderr)
+			}
+			if prs := gh.PullRequests("acme/hermes"); len(prs) != 1 {
+				t.Fatalf("%d pull requests after a crash at %s", len(prs), point)
+			}
+			if doc := f.doc("task_cr_01"); doc["status"] != "in_review" {
+				t.Errorf("status %v", doc["status"])
+			}
+		})
+	}
+}

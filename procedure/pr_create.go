@@ -1,0 +1,113 @@
+package procedure
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+)
+
+// PullRequestCreate opens the work order's pull request, or finds it: an
+// open PR from the branch into the base is always looked for first, so a
+// crash between GitHub creating the PR and wo recording it still ends with
+// one PR.
+type PullRequestCreate struct{}
+
+func newPullRequestCreate() Action { return PullRequestCreate{} }
+
+// Run finds or creates the PR and records its number and URL.
+func (PullRequestCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	head, err := sc.Branch()
+	if err != nil {
+		return Outcome{}, err
+	}
+	base := sc.Context("base_branch")
+	client, err := sc.GitHub()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if n := sc.PRNumber(); n > 0 {
+		pr, err := client.GetPR(ctx, n)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if pr.State != "open" {
+			return Outcome{}, fmt.Errorf("pull request #%d (%s) is %s: reopen it on GitHub, or wo reset %s to start over", n, pr.URL, mergedOrClosed(pr.Merged), sc.Key())
+		}
+		return prOutcome("pull request #%d is open: %s", pr.Number, pr.URL), nil
+	}
+	pr, err := client.FindOpenPR(ctx, head, base)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if pr != nil {
+		return prOutcome("found the open pull request #%d: %s", pr.Number, pr.URL), nil
+	}
+	title, body, err := prText(sc)
+	if err != nil {
+		return Outcome{}, err
+	}
+	pr, err = client.CreatePR(ctx, head, base, title, body)
+	if err != nil {
+		return Outcome{}, err
+	}
+	sc.Fault("after_create")
+	return prOutcome("opened pull request #%d: %s", pr.Number, pr.URL), nil
+}
+
+func prOutcome(format string, number int, url string) Outcome {
+	return Outcome{Note: fmt.Sprintf(format, number, url), State: map[string]any{"pr_number": number, "pr_url": url}}
+}
+
+func mergedOrClosed(merged bool) string {
+	if merged {
+		return "merged"
+	}
+	return "closed"
+}
+
+// Plan names head, base and title.
+func (PullRequestCreate) Plan(sc *StepContext) string {
+	title, _, err := prText(sc)
+	if err != nil {
+		return "cannot plan: " + err.Error()
+	}
+	return fmt.Sprintf("find an open pull request %s → %s in %s, else open one titled %q", sc.Input("branch_name"), sc.Context("base_branch"), sc.Context("repo"), title)
+}
+
+// Check needs a repository name and a token before anything changes.
+func (PullRequestCreate) Check(ctx context.Context, sc *StepContext) error {
+	_, err := sc.GitHub()
+	return err
+}
+
+var (
+	titleFlag = regexp.MustCompile(`--title\s+(?:'([^']*)'|"([^"]*)")`)
+	bodyFlag  = regexp.MustCompile(`--body\s+(?:'([^']*)'|"([^"]*)")`)
+)
+
+// prText renders the title and body: the --title/--body of the step's
+// command template when given, else inputs.pr_title and the derived body.
+func prText(sc *StepContext) (string, string, error) {
+	title, body := sc.Input("pr_title"), "<body>"
+	if title == "" {
+		title = sc.Task().Title
+	}
+	if m := titleFlag.FindStringSubmatch(sc.Step.Command); m != nil {
+		title = m[1] + m[2]
+	}
+	if m := bodyFlag.FindStringSubmatch(sc.Step.Command); m != nil {
+		body = m[1] + m[2]
+	}
+	t, err := sc.Render(title)
+	if err != nil {
+		return "", "", err
+	}
+	b, err := sc.Render(body)
+	if err != nil {
+		return "", "", err
+	}
+	if t == "" {
+		return "", "", fmt.Errorf("task %s: no pull request title: set inputs.pr_title", sc.Key())
+	}
+	return t, b, nil
+}

@@ -1,0 +1,101 @@
+package procedure
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/wo-runner/wo/workorder"
+)
+
+// ReviewWait waits until a review of the pushed commit arrives, or the
+// step's time is up. The deadline is kept in state, so a resumed run waits
+// only what is left.
+type ReviewWait struct{}
+
+func newReviewWait() Action { return ReviewWait{} }
+
+// Run polls the PR's reviews; an unchanged poll is a free 304.
+func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	n := sc.PRNumber()
+	if n == 0 {
+		return Outcome{}, fmt.Errorf("task %s has no pull request yet: the create_pr step comes first", sc.Key())
+	}
+	client, err := sc.GitHub()
+	if err != nil {
+		return Outcome{}, err
+	}
+	me, err := client.Login(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	deadline, err := reviewDeadline(ctx, sc)
+	if err != nil {
+		return Outcome{}, err
+	}
+	pushed := sc.StateString("pushed_sha")
+	done := map[string]any{"review_deadline": nil}
+	for {
+		reviews, err := client.Reviews(ctx, n)
+		if err != nil {
+			return Outcome{}, err
+		}
+		for _, r := range reviews {
+			if r.Author != me && (pushed == "" || r.CommitID == pushed) {
+				return Outcome{Note: fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State), State: done}, nil
+			}
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return Outcome{Note: fmt.Sprintf("no review of %s arrived before %s", short(pushed), deadline.Format(time.RFC3339)), State: done}, nil
+		}
+		total := sc.run.waitFor(sc.Step)
+		sc.Progress(int((total - left).Seconds()), int(total.Seconds()))
+		t := time.NewTimer(min(sc.run.PollInterval, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Outcome{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// reviewDeadline reads the stored deadline, or sets one now.
+func reviewDeadline(ctx context.Context, sc *StepContext) (time.Time, error) {
+	if s := sc.StateString("review_deadline"); s != "" {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+			return t, nil
+		}
+	}
+	d := sc.run.Now().Add(sc.run.waitFor(sc.Step))
+	if err := sc.Checkpoint(ctx, map[string]any{"review_deadline": workorder.Timestamp(d)}); err != nil {
+		return d, err
+	}
+	sc.Fault("after_checkpoint")
+	return d, nil
+}
+
+// waitFor is --review-wait, else the step's duration_minutes, else 10 minutes.
+func (e *Engine) waitFor(step workorder.Step) time.Duration {
+	switch {
+	case e.ReviewWait > 0:
+		return e.ReviewWait
+	case step.DurationMinutes > 0:
+		return time.Duration(step.DurationMinutes * float64(time.Minute))
+	default:
+		return 10 * time.Minute
+	}
+}
+
+// Plan says how long it would wait.
+func (ReviewWait) Plan(sc *StepContext) string {
+	return fmt.Sprintf("wait up to %s for a review of the pushed commit, polling every %s", sc.run.waitFor(sc.Step), sc.run.PollInterval)
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
