@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -13,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/integration/ghstandin"
 )
 
 // The big repository of the worktree benchmark: 30,000 files of about 4 KB
@@ -178,4 +182,60 @@ func BenchmarkWorktreeCheckoutCommit30k(b *testing.B) {
 	b.ReportMetric(woTime.Seconds()/gitTime.Seconds(), "wo/git")
 	b.ReportMetric(float64(gitRSS)/1024, "git-peak-MiB")
 	b.ReportMetric(float64(woRSS)/1024, "wo-peak-MiB")
+}
+
+// BenchmarkGitHubRequestsPerLifecycle counts, on the GitHub stand-in, the
+// requests of one PR's life under wo run: create, one review round with two
+// comments fixed by an agent, one clean check, the final PR check. It also
+// counts an unchanged poll. 304s are free of GitHub's rate limit; the
+// targets are 0 rate-limited requests per unchanged poll and at most 15 in
+// the whole lifecycle.
+func BenchmarkGitHubRequestsPerLifecycle(b *testing.B) {
+	var limited, free, poll304, pollLimited int
+	for i := 0; i < b.N; i++ {
+		f := newFixture(b, 10)
+		gh := ghstandin.New(secretToken)
+		gh.Remotes["acme/hermes"] = f.origin
+		gh.ReviewDelay = 100 * time.Millisecond
+		gh.ReviewRounds = [][]ghstandin.Comment{{{Path: "foundation/new0.go", Line: 3, Body: "One."}, {Path: "foundation/new1.go", Line: 3, Body: "Two."}}}
+		if err := gh.Start(); err != nil {
+			b.Fatal(err)
+		}
+		doc := f.seedTask("task_cr_01")
+		f.importTask(doc)
+		agent := filepath.Join(f.root, "agent.sh")
+		writeFile(b, agent, "#!/bin/sh\necho '// fixed' >> foundation/new0.go\n")
+		os.Chmod(agent, 0o755)
+		env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s",
+			"WO_POLL_INTERVAL=250ms", "WO_AGENT=" + agent}
+		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
+			b.Fatalf("run: %s", r.stderr)
+		}
+		for _, req := range gh.Requests() {
+			if req.Status == 304 {
+				free++
+			} else {
+				limited++
+			}
+		}
+		// An unchanged poll, through wo's own client: the second read of the
+		// same list is a 304.
+		c, _ := github.New(github.Config{BaseURL: gh.URL, Token: secretToken, Repo: "acme/hermes"})
+		c.Reviews(context.Background(), 1)
+		mid := len(gh.Requests())
+		c.Reviews(context.Background(), 1)
+		for _, req := range gh.Requests()[mid:] {
+			if req.Status == 304 {
+				poll304++
+			} else {
+				pollLimited++
+			}
+		}
+		gh.Close()
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(limited)/n, "counted-req/lifecycle")
+	b.ReportMetric(float64(free)/n, "304/lifecycle")
+	b.ReportMetric(float64(pollLimited)/n, "counted-req/unchanged-poll")
+	b.ReportMetric(float64(poll304)/n, "304/unchanged-poll")
 }

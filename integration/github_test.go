@@ -186,3 +186,98 @@ func TestCrashAcrossGitHubStepsNeverMakesTwoPRs(t *testing.T) {
 		})
 	}
 }
+
+func TestGitHubFaults(t *testing.T) {
+	t.Run("5xx burst is retried", func(t *testing.T) {
+		f := newFixture(t, 10)
+		gh, env := withGitHub(t, f)
+		f.importTask(f.seedTask("task_cr_01"))
+		env = append(env, "WO_AGENT="+fixingAgent(t, f))
+		gh.Inject5xx(3)
+		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		if len(gh.PullRequests("acme/hermes")) != 1 {
+			t.Error("not exactly one PR")
+		}
+	})
+	t.Run("secondary limit is waited out", func(t *testing.T) {
+		f := newFixture(t, 10)
+		gh, env := withGitHub(t, f)
+		f.importTask(f.seedTask("task_cr_01"))
+		env = append(env, "WO_AGENT="+fixingAgent(t, f))
+		gh.InjectSecondaryLimit(2, time.Second)
+		start := time.Now()
+		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+		if time.Since(start) < 2*time.Second {
+			t.Error("Retry-After was not honoured")
+		}
+		if len(gh.PullRequests("acme/hermes")) != 1 {
+			t.Error("not exactly one PR")
+		}
+	})
+	t.Run("primary limit resetting soon is waited out", func(t *testing.T) {
+		f := newFixture(t, 10)
+		gh, env := withGitHub(t, f)
+		f.importTask(f.seedTask("task_cr_01"))
+		env = append(env, "WO_AGENT="+fixingAgent(t, f))
+		gh.ExhaustPrimaryLimit(2 * time.Second)
+		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
+			t.Fatalf("exit %d\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("primary limit resetting late exits 5, rerun completes", func(t *testing.T) {
+		f := newFixture(t, 10)
+		gh, env := withGitHub(t, f)
+		f.importTask(f.seedTask("task_cr_01"))
+		env = append(env, "WO_AGENT="+fixingAgent(t, f))
+		gh.ExhaustPrimaryLimit(time.Hour)
+		r := f.wo(env, "run", "task_cr_01")
+		if r.code != 5 || !strings.Contains(r.stderr, "GitHub rate limit used up until") {
+			t.Fatalf("exit %d, want 5 naming the reset:\n%s", r.code, r.stderr)
+		}
+		doc := f.doc("task_cr_01")
+		if doc["status"] == "blocked" || !strings.Contains(fmt.Sprint(stateOf(doc)["last_error"]), "rate limit used up until") {
+			t.Errorf("status %v, last_error %v", doc["status"], stateOf(doc)["last_error"])
+		}
+		gh.RestoreLimit()
+		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
+			t.Fatalf("rerun: exit %d\n%s", r.code, r.stderr)
+		}
+		if len(gh.PullRequests("acme/hermes")) != 1 {
+			t.Error("not exactly one PR")
+		}
+	})
+	t.Run("401 names the variable, rerun completes", func(t *testing.T) {
+		f := newFixture(t, 10)
+		gh, env := withGitHub(t, f)
+		f.importTask(f.seedTask("task_cr_01"))
+		env = append(env, "WO_AGENT="+fixingAgent(t, f))
+		gh.BreakToken()
+		r := f.wo(env, "run", "task_cr_01")
+		if r.code != 1 || !strings.Contains(r.stderr, "set GITHUB_TOKEN (or GH_TOKEN)") {
+			t.Fatalf("exit %d, want 1 saying which variable to set:\n%s", r.code, r.stderr)
+		}
+		noSecret(t, "stderr", r.stderr)
+		noSecret(t, "the document", f.wo(nil, "export").stdout)
+		gh.FixToken()
+		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
+			t.Fatalf("rerun: exit %d\n%s", r.code, r.stderr)
+		}
+	})
+	t.Run("no token", func(t *testing.T) {
+		f := newFixture(t, 10)
+		_, env := withGitHub(t, f)
+		f.importTask(f.seedTask("task_cr_01"))
+		env = append(env, "GITHUB_TOKEN=")
+		r := f.wo(env, "run", "task_cr_01")
+		if r.code != 2 || !strings.Contains(r.stderr, "no GitHub token: set GITHUB_TOKEN (or GH_TOKEN)") {
+			t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+		}
+		if doc := f.doc("task_cr_01"); doc["status"] != "open" {
+			t.Errorf("a run refused up front changed the status to %v", doc["status"])
+		}
+	})
+}

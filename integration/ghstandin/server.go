@@ -159,6 +159,24 @@ func (s *Server) ExhaustPrimaryLimit(reset time.Duration) {
 	s.resetAt = time.Now().Add(reset)
 }
 
+// BreakToken makes every request answer 401 Bad credentials until
+// FixToken, as when a token is revoked.
+func (s *Server) BreakToken() { s.mu.Lock(); s.Token += "-revoked"; s.mu.Unlock() }
+
+// FixToken undoes BreakToken.
+func (s *Server) FixToken() {
+	s.mu.Lock()
+	s.Token = strings.TrimSuffix(s.Token, "-revoked")
+	s.mu.Unlock()
+}
+
+// RestoreLimit gives the full rate limit back, as a reset would.
+func (s *Server) RestoreLimit() {
+	s.mu.Lock()
+	s.remaining, s.resetAt = s.RateLimit, time.Now().Add(s.RateWindow)
+	s.mu.Unlock()
+}
+
 func (s *Server) addFault(f fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
