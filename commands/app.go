@@ -76,6 +76,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newResetCommand(f),
 			newLogCommand(f),
 			newStatusCommand(f),
+			newSyncCommand(f),
 		},
 	}
 }

@@ -21,7 +21,10 @@ func newStatusCommand(f *Factory) *cli.Command {
 iterations, open comments at the last check, blockers not yet closed, and
 the age of its last update. For an epic (or any task with children): the
 same for every child, read in one query, with totals.`,
-		Flags: storeFlags(),
+		Flags: append(storeFlags(),
+			&cli.BoolFlag{Name: "refresh", Usage: "first read the pull requests on GitHub, as wo sync does"},
+			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL`"},
+		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			key, err := oneArg(c, "task KEY")
 			if err != nil {
@@ -29,6 +32,11 @@ same for every child, read in one query, with totals.`,
 			}
 			var rows []StatusRow
 			err = f.withStore(c, func(s store.Store) error {
+				if c.Bool("refresh") {
+					if _, err := syncTree(c, f, s, key); err != nil {
+						return err
+					}
+				}
 				doc, err := s.Get(c.Context, key)
 				if err != nil {
 					return err

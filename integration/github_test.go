@@ -281,3 +281,35 @@ func TestGitHubFaults(t *testing.T) {
 		}
 	})
 }
+
+func TestMergedPRClosesTaskAndFreesDependents(t *testing.T) {
+	f := newFixture(t, 10)
+	gh, env := withGitHub(t, f)
+	gh.ReviewRounds = nil // the reviewer approves at once
+	f.importTask(f.seedTask("task_cr_01"))
+	if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	dependent := f.task("task_cr_02", gitProcedure(), func(d map[string]any) {
+		d["work_order"].(map[string]any)["dependencies"] = map[string]any{"blocked_by": []any{"task_cr_01"}}
+		inputs(d)["branch_name"], inputs(d)["worktree_name"] = "review/02-next", "pr-02-next"
+	})
+	f.importTask(dependent)
+	if r := f.wo(env, "run", "task_cr_02"); r.code != 3 || !strings.Contains(r.stderr, "task_cr_01 (in_review)") {
+		t.Fatalf("before the merge: exit %d %s", r.code, r.stderr)
+	}
+	if r := f.wo(env, "sync", "task_cr_01"); r.code != 0 || !strings.Contains(r.stdout, "pull request #1 is open; task unchanged") {
+		t.Fatalf("sync of an open PR: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	gh.Merge("acme/hermes", 1)
+	r := f.wo(env, "status", "task_cr_01", "--refresh")
+	if r.code != 0 || !strings.Contains(r.stdout, "closed") {
+		t.Fatalf("status --refresh: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if doc := f.doc("task_cr_01"); doc["status"] != "closed" || stateOf(doc)["pr_state"] != "merged" {
+		t.Errorf("status %v pr_state %v", doc["status"], stateOf(doc)["pr_state"])
+	}
+	if r := f.wo(env, "run", "task_cr_02"); r.code != 0 {
+		t.Fatalf("the dependent after the merge: exit %d %s", r.code, r.stderr)
+	}
+}
