@@ -77,6 +77,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newLogCommand(f),
 			newStatusCommand(f),
 			newSyncCommand(f),
+			newSplitCommand(f),
 		},
 	}
 }

@@ -40,6 +40,7 @@ func classify(err error) (exit int, code string) {
 	var interrupted *procedure.InterruptedError
 	var stepFailed *procedure.StepFailedError
 	var preflight *procedure.PreflightError
+	var epic *procedure.EpicError
 	switch {
 	case err == nil:
 		return ExitOK, ""
@@ -51,6 +52,8 @@ func classify(err error) (exit int, code string) {
 		return ExitInvalid, "MALFORMED_JSON"
 	case errors.As(err, &shape):
 		return ExitInvalid, "INVALID_DOCUMENT"
+	case errors.As(err, &epic):
+		return epicExit(epic)
 	case errors.As(err, &preflight):
 		return ExitInvalid, "INVALID_INPUT"
 	case errors.As(err, &held):
@@ -77,5 +80,19 @@ func classify(err error) (exit int, code string) {
 		return ExitUnavailable, "STORE_UNAVAILABLE"
 	default:
 		return ExitFailed, "FAILED"
+	}
+}
+
+// epicExit is the exit code of an epic run's worst outcome.
+func epicExit(e *procedure.EpicError) (int, string) {
+	switch e.Result.Worst {
+	case procedure.OutcomeFailed, procedure.OutcomeInterrupted:
+		return ExitFailed, "EPIC_FAILED"
+	case procedure.OutcomeRetryLater:
+		return ExitUnavailable, "EPIC_RETRY_LATER"
+	case procedure.OutcomeLeaseHeld:
+		return ExitLeaseHeld, "EPIC_LEASE_HELD"
+	default:
+		return ExitWaiting, "EPIC_WAITING"
 	}
 }

@@ -36,6 +36,9 @@ type result struct {
 	human func(w io.Writer) error
 	// compact prints the --json envelope on one line, after NDJSON events.
 	compact bool
+	// always prints the human view even when the command failed (an epic
+	// run's table says which task failed).
+	always bool
 }
 
 // printResult writes the command's outcome to stdout (data) and stderr
@@ -76,6 +79,9 @@ func printResult(f *Factory, name string, asJSON bool, started time.Time, storeN
 		return exit
 	}
 	if err != nil {
+		if res.always && res.human != nil {
+			res.human(f.Stdout)
+		}
 		fmt.Fprintf(f.Stderr, "wo %s: %v\n", name, err)
 		return exit
 	}

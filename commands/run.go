@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -36,6 +37,8 @@ makes a second branch, commit or push.
 --json prints one JSON event per step on stdout (NDJSON), then the envelope.`,
 		Flags: append(storeFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be done; change nothing"},
+			&cli.StringFlag{Name: "epic", Usage: "run the children of epic `KEY` in dependency waves"},
+			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "with --epic: run up to `N` tasks at a time"},
 			&cli.IntFlag{Name: "from-step", Usage: "start at step `N` instead of after current_step"},
 			&cli.IntFlag{Name: "until-step", Usage: "stop after step `N`"},
 			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH` (default: context.repo_path)"},
@@ -46,6 +49,9 @@ makes a second branch, commit or push.
 			&cli.DurationFlag{Name: "poll-interval", EnvVars: []string{"WO_POLL_INTERVAL"}, Usage: "how often to poll GitHub while waiting (default 30s)"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
+			if epic := c.String("epic"); epic != "" {
+				return runEpic(c, f, epic)
+			}
 			key, err := oneArg(c, "task KEY")
 			if err != nil {
 				return result{}, err
@@ -76,6 +82,40 @@ makes a second branch, commit or push.
 			return result{data: res, human: human, compact: c.Bool("json")}, err
 		}),
 	}
+}
+
+// runEpic runs an epic's children in waves and reports each one.
+func runEpic(c *cli.Context, f *Factory, epic string) (result, error) {
+	if c.Args().Len() > 0 {
+		return result{}, usagef("give either a task KEY or --epic KEY, not both")
+	}
+	if c.Bool("dry-run") || c.Int("from-step") > 0 || c.Int("until-step") > 0 {
+		return result{}, usagef("--dry-run, --from-step and --until-step work on one task, not with --epic")
+	}
+	var out *procedure.EpicResult
+	err := f.withStore(c, func(s store.Store) error {
+		eng := f.engine(c, s)
+		progress := newProgress(f, c.Bool("json"))
+		progress.withKeys = true
+		eng.Events = progress.event
+		var err error
+		out, err = eng.RunEpic(c.Context, epic, c.Int("parallel"), procedure.RunOptions{RepoPath: c.String("repo")})
+		progress.stop()
+		return err
+	})
+	if out == nil {
+		return result{}, err
+	}
+	return result{data: out, compact: c.Bool("json"), always: true, human: func(w io.Writer) error { return writeEpicResult(w, out) }}, err
+}
+
+func writeEpicResult(w io.Writer, r *procedure.EpicResult) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "WAVE\tKEY\tOUTCOME\tSTATUS\tREASON")
+	for _, t := range r.Tasks {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.Wave, t.Key, t.Outcome, orDash(t.Status), t.Reason)
+	}
+	return tw.Flush()
 }
 
 // engine builds the step engine from flags and environment.
@@ -129,7 +169,8 @@ func writeRunResult(w io.Writer, r *procedure.Result) error {
 // progress prints engine events: a line per step on stderr, a live elapsed
 // time on a terminal, or NDJSON on stdout with --json.
 type progress struct {
-	f       *Factory
+	f        *Factory
+	withKeys bool // several tasks at once: prefix lines with the key
 	json    bool
 	tty     bool
 	mu      sync.Mutex
@@ -187,11 +228,17 @@ func (p *progress) event(ev procedure.Event) {
 		clear = "\r\033[K"
 	}
 	label := fmt.Sprintf("%d/%d %s", ev.Step, ev.Steps, ev.Action)
+	if p.withKeys {
+		label = ev.Key + " " + label
+		clear = ""
+	}
 	switch ev.Type {
 	case "run_started":
 		fmt.Fprintf(w, "%s: running from step %d of %d\n", ev.Key, ev.Step, ev.Steps)
 	case "step_started":
-		p.current, p.started = label, time.Now()
+		if !p.withKeys {
+			p.current, p.started = label, time.Now()
+		}
 	case "step_progress":
 		if p.tty {
 			fmt.Fprintf(w, "%s  %s … %d/%d", clear, p.current, ev.Done, ev.Total)

@@ -94,7 +94,7 @@ func statusRow(d map[string]any, known map[string]map[string]any) StatusRow {
 	r.PRURL = deref(wo.State.PRURL)
 	r.ReviewIterations, r.OpenComments = wo.State.ReviewIterations, len(wo.State.ReviewComments)
 	for _, b := range wo.Dependencies.BlockedBy {
-		if dep, ok := known[b]; !ok || workorder.String(dep, "status") != "closed" {
+		if dep, ok := known[b]; !ok || !workorder.BlockerSatisfied(d, dep) {
 			r.BlockedBy = append(r.BlockedBy, b)
 		}
 	}

@@ -300,6 +300,36 @@ func (w *Worktree) CheckoutFiles(ctx context.Context, source plumbing.Hash, sour
 	return w.writeIndex(idx)
 }
 
+// RemoveFiles deletes tracked files from the worktree and the index, as
+// git rm does; files already gone are fine.
+func (w *Worktree) RemoveFiles(paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	idx, err := w.readIndex()
+	if err != nil {
+		return err
+	}
+	drop := map[string]bool{}
+	for _, p := range paths {
+		if err := checkInside(w.Path, p); err != nil {
+			return err
+		}
+		drop[p] = true
+		if err := os.Remove(filepath.Join(w.Path, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	kept := idx.Entries[:0]
+	for _, e := range idx.Entries {
+		if !drop[e.Name] {
+			kept = append(kept, e)
+		}
+	}
+	idx.Entries = kept
+	return w.writeIndex(idx)
+}
+
 // checkInside rejects paths that would leave the worktree.
 func checkInside(root, p string) error {
 	if p == "" || filepath.IsAbs(p) || strings.HasPrefix(p, "/") {

@@ -198,7 +198,8 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 }
 
 // checkBlockers refuses to start while a blocked_by task, from the
-// document or from persephone_edges, is not closed.
+// document or from persephone_edges, is not closed (in a stacked split: not
+// pushed).
 func (e *Engine) checkBlockers(ctx context.Context, doc workorder.Document, task *workorder.Task) error {
 	keys := slices.Clone(task.WorkOrder.Dependencies.BlockedBy)
 	edges, err := e.Store.BlockedBy(ctx, task.Key)
@@ -216,7 +217,7 @@ func (e *Engine) checkBlockers(ctx context.Context, doc workorder.Document, task
 			open = append(open, k+" (does not exist)")
 		case err != nil:
 			return err
-		case workorder.String(b, "status") != "closed":
+		case !workorder.BlockerSatisfied(doc, b):
 			open = append(open, fmt.Sprintf("%s (%s)", k, workorder.String(b, "status")))
 		}
 	}

@@ -17,7 +17,7 @@ func newFilesCheckout() Action { return FilesCheckout{} }
 // Run copies and stages the files.
 func (FilesCheckout) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	files := manifest(sc)
-	if len(files) == 0 {
+	if len(files) == 0 && len(stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])) == 0 {
 		return Outcome{}, fmt.Errorf("task %s: work_order.inputs.file_manifest is empty: list the files to bring in", sc.Key())
 	}
 	w, err := sc.Worktree()
@@ -34,15 +34,24 @@ func (FilesCheckout) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 	if err := w.CheckoutFiles(ctx, source, sc.Context("source_branch"), files); err != nil {
 		return Outcome{}, err
 	}
+	// Files the change deletes (inputs.delete_manifest, as wo split writes).
+	deleted := stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])
+	if err := w.RemoveFiles(deleted); err != nil {
+		return Outcome{}, err
+	}
 	sc.Fault("files_written")
-	return Outcome{Note: fmt.Sprintf("%d file(s) checked out from %s (%s)", len(files), sc.Context("source_branch"), source.String()[:12])}, nil
+	note := fmt.Sprintf("%d file(s) checked out from %s (%s)", len(files), sc.Context("source_branch"), source.String()[:12])
+	if len(deleted) > 0 {
+		note += fmt.Sprintf(", %d deleted", len(deleted))
+	}
+	return Outcome{Note: note}, nil
 }
 
 // Check makes sure every manifest file exists at the source commit (the
 // recorded one, else the branch's tip) and stays inside the repository.
 func (FilesCheckout) Check(ctx context.Context, sc *StepContext) error {
 	files := manifest(sc)
-	if len(files) == 0 {
+	if len(files) == 0 && len(stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])) == 0 {
 		return fmt.Errorf("work_order.inputs.file_manifest is empty: list the files to bring in")
 	}
 	repo, err := sc.Repo()
@@ -71,7 +80,11 @@ func (FilesCheckout) Plan(sc *StepContext) string {
 }
 
 func manifest(sc *StepContext) []string {
-	list, _ := sc.Task().WorkOrder.Inputs["file_manifest"].([]any)
+	return stringList(sc.Task().WorkOrder.Inputs["file_manifest"])
+}
+
+func stringList(v any) []string {
+	list, _ := v.([]any)
 	out := make([]string, 0, len(list))
 	for _, x := range list {
 		if s, ok := x.(string); ok {

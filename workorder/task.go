@@ -188,3 +188,17 @@ func (w *WorkOrder) StepByNumber(n int) (Step, bool) {
 func (s *State) IsCompleted(n int) bool {
 	return slices.Contains(s.CompletedSteps, n)
 }
+
+// BlockerSatisfied says whether a blocker lets its dependent start: when it
+// is closed, or, in a stacked split (context.split_mode "stacked", where
+// each PR builds on the branch of the one before), once it has pushed.
+func BlockerSatisfied(dependent, blocker Document) bool {
+	if blocker == nil {
+		return false
+	}
+	if String(blocker, "status") == "closed" {
+		return true
+	}
+	return String(dependent, "work_order.context.split_mode") == "stacked" &&
+		String(blocker, "work_order.state.pushed_sha") != ""
+}

@@ -361,6 +361,14 @@ func (v *validator) inputs(in map[string]any) {
 		}
 	}
 	var manifest []string
+	if x, ok := in["delete_manifest"]; ok {
+		list, _ := v.strings(base+".delete_manifest", x)
+		for i, p := range list {
+			if err := CheckRelativePath(p); err != nil {
+				v.errorf(fmt.Sprintf("%s.delete_manifest[%d]", base, i), "%v", err)
+			}
+		}
+	}
 	if x, ok := in["file_manifest"]; ok {
 		list, _ := v.strings(base+".file_manifest", x)
 		seen := map[string]bool{}

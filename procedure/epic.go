@@ -1,0 +1,230 @@
+package procedure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// Outcomes of one task in an epic run, worst last.
+const (
+	OutcomeDone        = "done"
+	OutcomeWaiting     = "waiting"
+	OutcomeSkipped     = "skipped"
+	OutcomeLeaseHeld   = "lease_held"
+	OutcomeRetryLater  = "retry_later"
+	OutcomeInterrupted = "interrupted"
+	OutcomeFailed      = "failed"
+)
+
+var outcomeRank = map[string]int{OutcomeDone: 0, OutcomeWaiting: 1, OutcomeSkipped: 1, OutcomeLeaseHeld: 2,
+	OutcomeRetryLater: 3, OutcomeInterrupted: 4, OutcomeFailed: 5}
+
+// TaskOutcome is how one child of an epic fared.
+type TaskOutcome struct {
+	Key     string `json:"key"`
+	Wave    int    `json:"wave"`
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+	Status  string `json:"status,omitempty"`
+	err     error
+}
+
+// EpicResult is the outcome of every child, wave by wave.
+type EpicResult struct {
+	Epic  string        `json:"epic"`
+	Tasks []TaskOutcome `json:"tasks"`
+	Worst string        `json:"worst"`
+}
+
+// EpicError carries the worst outcome of an epic run, for the exit code.
+type EpicError struct {
+	Result *EpicResult
+	Worst  error // the error of the worst task
+}
+
+func (e *EpicError) Error() string {
+	n := map[string]int{}
+	for _, t := range e.Result.Tasks {
+		n[t.Outcome]++
+	}
+	return fmt.Sprintf("epic %s: %d done, %d waiting, %d skipped, %d failed, %d other; worst: %v",
+		e.Result.Epic, n[OutcomeDone], n[OutcomeWaiting], n[OutcomeSkipped], n[OutcomeFailed],
+		n[OutcomeLeaseHeld]+n[OutcomeRetryLater]+n[OutcomeInterrupted], e.Worst)
+}
+
+func (e *EpicError) Unwrap() error { return e.Worst }
+
+// RunEpic runs an epic's children in dependency waves (seed 004: a task runs
+// after everything it depends on), up to parallel at a time, each under its
+// own lease. A task whose blocker failed, was skipped or is still waiting is
+// skipped with the reason (seed 004's skip propagation), its document left
+// as it is; independent branches of the graph go on.
+func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts RunOptions) (*EpicResult, error) {
+	e.defaults()
+	if parallel < 1 {
+		parallel = 1
+	}
+	if _, err := e.Store.Get(ctx, epicKey); err != nil {
+		return nil, err
+	}
+	children, err := e.Store.List(ctx, store.Filter{ParentKey: epicKey})
+	if err != nil {
+		return nil, err
+	}
+	if len(children) == 0 {
+		return nil, fmt.Errorf("epic %s has no children (tasks with parent_key %s)", epicKey, epicKey)
+	}
+	waves, deps, err := Waves(children)
+	if err != nil {
+		return nil, err
+	}
+	res := &EpicResult{Epic: epicKey, Worst: OutcomeDone}
+	outcome := map[string]*TaskOutcome{}
+	var worstErr error
+	for w, wave := range waves {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, parallel)
+		for _, key := range wave {
+			t := &TaskOutcome{Key: key, Wave: w + 1}
+			outcome[key] = t
+			if reason := blockedReason(deps[key], outcome); reason != "" {
+				t.Outcome, t.Reason = OutcomeSkipped, reason
+				continue
+			}
+			if ctx.Err() != nil {
+				t.Outcome, t.Reason = OutcomeInterrupted, "not started: the run was interrupted"
+				continue
+			}
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(t *TaskOutcome) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				o := opts
+				o.Key = t.Key
+				r, err := e.Run(ctx, o)
+				mu.Lock()
+				defer mu.Unlock()
+				t.Outcome, t.Reason, t.err = classifyOutcome(err)
+				if r != nil {
+					t.Status = r.Status
+				}
+			}(t)
+		}
+		wg.Wait()
+	}
+	for w, wave := range waves {
+		for _, key := range wave {
+			t := outcome[key]
+			t.Wave = w + 1
+			res.Tasks = append(res.Tasks, *t)
+			if outcomeRank[t.Outcome] > outcomeRank[res.Worst] {
+				res.Worst, worstErr = t.Outcome, t.err
+				if worstErr == nil {
+					worstErr = errors.New(t.Reason)
+				}
+			}
+		}
+	}
+	if res.Worst != OutcomeDone {
+		return res, &EpicError{Result: res, Worst: worstErr}
+	}
+	return res, nil
+}
+
+// blockedReason says why a task must be skipped, or "".
+func blockedReason(deps []string, outcome map[string]*TaskOutcome) string {
+	for _, d := range deps {
+		if o := outcome[d]; o != nil && o.Outcome != OutcomeDone {
+			return fmt.Sprintf("blocker %s is %s", d, o.Outcome)
+		}
+	}
+	return ""
+}
+
+func classifyOutcome(err error) (string, string, error) {
+	var blockers *BlockersOpenError
+	var waiting *WaitingError
+	var held *store.LeaseHeldError
+	var later *RetriesExhaustedError
+	var interrupted *InterruptedError
+	switch {
+	case err == nil:
+		return OutcomeDone, "", nil
+	case errors.As(err, &blockers), errors.As(err, &waiting):
+		return OutcomeWaiting, err.Error(), err
+	case errors.As(err, &held):
+		return OutcomeLeaseHeld, err.Error(), err
+	case errors.As(err, &later):
+		return OutcomeRetryLater, err.Error(), err
+	case errors.As(err, &interrupted), errors.Is(err, context.Canceled):
+		return OutcomeInterrupted, err.Error(), err
+	default:
+		return OutcomeFailed, err.Error(), err
+	}
+}
+
+// Waves orders an epic's children by dependency: wave 1 has no blockers
+// among them, wave n depends only on earlier waves. A cycle is an error.
+func Waves(children []map[string]any) ([][]string, map[string][]string, error) {
+	keys := map[string]bool{}
+	for _, d := range children {
+		keys[workorder.Key(d)] = true
+	}
+	deps := map[string][]string{}
+	for _, d := range children {
+		k := workorder.Key(d)
+		for _, b := range store.BlockedByOf(d) {
+			if keys[b] {
+				deps[k] = append(deps[k], b)
+			}
+		}
+	}
+	level := map[string]int{}
+	visiting := map[string]bool{}
+	var visit func(k string) (int, error)
+	visit = func(k string) (int, error) {
+		if l, ok := level[k]; ok {
+			return l, nil
+		}
+		if visiting[k] {
+			return 0, fmt.Errorf("the epic's dependencies have a cycle through %s", k)
+		}
+		visiting[k] = true
+		l := 1
+		for _, d := range deps[k] {
+			dl, err := visit(d)
+			if err != nil {
+				return 0, err
+			}
+			l = max(l, dl+1)
+		}
+		visiting[k] = false
+		level[k] = l
+		return l, nil
+	}
+	var waves [][]string
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		l, err := visit(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		for len(waves) < l {
+			waves = append(waves, nil)
+		}
+		waves[l-1] = append(waves[l-1], k)
+	}
+	return waves, deps, nil
+}

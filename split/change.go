@@ -1,0 +1,151 @@
+// Package split turns a big change (base → source) into an ordered plan of
+// review pull requests: one work order each, under one epic, ordered so
+// that a PR comes after the PRs whose packages it imports.
+package split
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/utils/merkletrie"
+
+	"github.com/wo-runner/wo/gitops"
+)
+
+// File is one changed file.
+type File struct {
+	Path    string `json:"path"`
+	OldPath string `json:"old_path,omitempty"` // for a rename
+	Kind    string `json:"kind"`               // added, modified, deleted, renamed
+	Lines   int    `json:"lines"`              // of the source version (the base version for a deletion)
+	Binary  bool   `json:"binary,omitempty"`
+	// Imports are the import paths of a Go file at the source.
+	Imports []string `json:"-"`
+}
+
+// Dir is the file's directory ("." for the root).
+func (f File) Dir() string { return path.Dir(f.Path) }
+
+// Change is what lies between two commits.
+type Change struct {
+	Base, Source       plumbing.Hash
+	BaseRef, SourceRef string
+	Files              []File
+	// Module is the Go module path from go.mod at the source, if any.
+	Module string
+}
+
+// ReadChange lists the files that differ between base and source, with
+// their line counts and, for Go files, their imports.
+func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef string) (*Change, error) {
+	base, err := repo.Resolve(baseRef)
+	if err != nil {
+		return nil, fmt.Errorf("--base: %w", err)
+	}
+	source, err := repo.Resolve(sourceRef)
+	if err != nil {
+		return nil, fmt.Errorf("--source: %w", err)
+	}
+	baseTree, err := treeOf(repo, base)
+	if err != nil {
+		return nil, err
+	}
+	sourceTree, err := treeOf(repo, source)
+	if err != nil {
+		return nil, err
+	}
+	changes, err := object.DiffTreeWithOptions(ctx, baseTree, sourceTree, object.DefaultDiffTreeOptions)
+	if err != nil {
+		return nil, fmt.Errorf("comparing %s and %s: %w", baseRef, sourceRef, err)
+	}
+	c := &Change{Base: base, Source: source, BaseRef: baseRef, SourceRef: sourceRef}
+	st := repo.Git().Storer
+	for _, ch := range changes {
+		action, err := ch.Action()
+		if err != nil {
+			return nil, err
+		}
+		f := File{Path: ch.To.Name}
+		entry := ch.To.TreeEntry
+		switch {
+		case action == merkletrie.Delete:
+			f.Path, f.Kind, entry = ch.From.Name, "deleted", ch.From.TreeEntry
+		case action == merkletrie.Insert:
+			f.Kind = "added"
+		case ch.From.Name != ch.To.Name:
+			f.Kind, f.OldPath = "renamed", ch.From.Name
+		default:
+			f.Kind = "modified"
+		}
+		if entry.Mode == filemode.Submodule {
+			f.Binary = true
+		} else if data, err := readBlob(st, entry.Hash); err == nil {
+			f.Lines, f.Binary = countLines(data)
+			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
+				f.Imports = goImports(f.Path, data)
+			}
+			if f.Path == "go.mod" && f.Kind != "deleted" {
+				c.Module = modulePath(data)
+			}
+		}
+		c.Files = append(c.Files, f)
+	}
+	if c.Module == "" {
+		if e, err := sourceTree.FindEntry("go.mod"); err == nil {
+			if data, err := readBlob(st, e.Hash); err == nil {
+				c.Module = modulePath(data)
+			}
+		}
+	}
+	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
+	return c, nil
+}
+
+func treeOf(repo *gitops.Repo, h plumbing.Hash) (*object.Tree, error) {
+	commit, err := repo.Commit(h)
+	if err != nil {
+		return nil, err
+	}
+	return commit.Tree()
+}
+
+type blobReader interface {
+	EncodedObject(plumbing.ObjectType, plumbing.Hash) (plumbing.EncodedObject, error)
+}
+
+func readBlob(st blobReader, h plumbing.Hash) ([]byte, error) {
+	obj, err := st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, err
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// countLines counts lines as diff does, and calls a file with a NUL byte in
+// its first 8000 bytes binary (as git does); binary files count no lines.
+func countLines(data []byte) (int, bool) {
+	head := data
+	if len(head) > 8000 {
+		head = head[:8000]
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return 0, true
+	}
+	n := bytes.Count(data, []byte{'\n'})
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	return n, false
+}

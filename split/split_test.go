@@ -1,0 +1,306 @@
+package split
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/store"
+)
+
+func git(t testing.TB, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// goPkg is a package of the generated change: its files' line counts and
+// the packages it imports.
+type goPkg struct {
+	dir     string
+	files   int
+	lines   int
+	imports []string
+}
+
+// repoWithChange builds a module whose base branch has only go.mod and
+// whose main branch adds the packages.
+func repoWithChange(t testing.TB, pkgs []goPkg, extra map[string]string) *gitops.Repo {
+	t.Helper()
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	git(t, root, "init", "-q", "-b", "main", repo)
+	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/big\n\ngo 1.22\n"), 0o644)
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "base")
+	git(t, repo, "branch", "base")
+	for _, p := range pkgs {
+		name := filepath.Base(p.dir)
+		for i := 0; i < p.files; i++ {
+			var b strings.Builder
+			fmt.Fprintf(&b, "package %s\n", name)
+			if i == 0 {
+				for _, imp := range p.imports {
+					fmt.Fprintf(&b, "\nimport _ \"example.com/big/%s\"\n", imp)
+				}
+			}
+			for b.Len() > 0 && strings.Count(b.String(), "\n") < p.lines/p.files {
+				b.WriteString("// filler\n")
+			}
+			os.MkdirAll(filepath.Join(repo, p.dir), 0o755)
+			os.WriteFile(filepath.Join(repo, p.dir, fmt.Sprintf("f%d.go", i)), []byte(b.String()), 0o644)
+		}
+	}
+	for path, content := range extra {
+		os.MkdirAll(filepath.Dir(filepath.Join(repo, path)), 0o755)
+		os.WriteFile(filepath.Join(repo, path), []byte(content), 0o644)
+	}
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "the change")
+	r, err := gitops.Open(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func plan(t *testing.T, r *gitops.Repo, opts Options) *Plan {
+	t.Helper()
+	c, err := ReadChange(context.Background(), r, "base", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Make(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func prOf(p *Plan, dir string) *PR {
+	for _, pr := range p.PRs {
+		for _, u := range pr.Units {
+			if u == dir || strings.Contains(u, dir) {
+				return pr
+			}
+		}
+	}
+	return nil
+}
+
+func TestPlanKeepsPackagesWholeAndOrdersByImports(t *testing.T) {
+	r := repoWithChange(t, []goPkg{
+		{dir: "internal/config", files: 3, lines: 60},
+		{dir: "internal/store", files: 2, lines: 80, imports: []string{"internal/config"}},
+		{dir: "internal/api", files: 2, lines: 80, imports: []string{"internal/store", "internal/config"}},
+		{dir: "cmd/big", files: 1, lines: 20, imports: []string{"internal/api"}},
+		{dir: "internal/huge", files: 4, lines: 400},
+	}, map[string]string{"internal/store/testdata/case.json": "{}\n", "docs/readme.md": "# docs\n"})
+	p := plan(t, r, Options{MaxLines: 90, MaxFiles: 10})
+
+	// Every changed file in exactly one PR.
+	seen := map[string]int{}
+	for _, pr := range p.PRs {
+		for _, f := range pr.Files {
+			seen[f.Path]++
+		}
+	}
+	if len(seen) != len(p.Change.Files) {
+		t.Errorf("%d files planned, %d changed", len(seen), len(p.Change.Files))
+	}
+	for path, n := range seen {
+		if n != 1 {
+			t.Errorf("%s is in %d PRs", path, n)
+		}
+	}
+	// No package split; test data stays with its package.
+	for _, dir := range []string{"internal/config", "internal/store", "internal/api", "internal/huge"} {
+		owners := map[int]bool{}
+		for _, pr := range p.PRs {
+			for _, f := range pr.Files {
+				if strings.HasPrefix(f.Path, dir+"/") {
+					owners[pr.Number] = true
+				}
+			}
+		}
+		if len(owners) != 1 {
+			t.Errorf("%s is split across PRs %v", dir, owners)
+		}
+	}
+	// Imports order the PRs and become dependencies.
+	cfg, st, api, cmd := prOf(p, "internal/config"), prOf(p, "internal/store"), prOf(p, "internal/api"), prOf(p, "cmd/big")
+	if !(cfg.Number <= st.Number && st.Number <= api.Number && api.Number <= cmd.Number) {
+		t.Errorf("order config #%d, store #%d, api #%d, cmd #%d", cfg.Number, st.Number, api.Number, cmd.Number)
+	}
+	if st != cfg && !contains(st.BlockedBy, cfg.Number) {
+		t.Errorf("store's PR #%d is not blocked by config's #%d: %v", st.Number, cfg.Number, st.BlockedBy)
+	}
+	if !contains(cmd.BlockedBy, api.Number) || !contains(api.Blocks, cmd.Number) {
+		t.Errorf("dependencies are not recorded both ways: %v / %v", cmd.BlockedBy, api.Blocks)
+	}
+	// The oversize package stays whole and is reported.
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "internal/huge alone has") {
+		t.Errorf("warnings: %v", p.Warnings)
+	}
+	for _, pr := range p.PRs {
+		if pr.Lines > 90 && !strings.Contains(strings.Join(pr.Units, ","), "internal/huge") {
+			t.Errorf("PR #%d has %d lines over the budget", pr.Number, pr.Lines)
+		}
+	}
+	// Deterministic.
+	again := plan(t, r, Options{MaxLines: 90, MaxFiles: 10})
+	a, _ := json.Marshal(p.PRs)
+	b, _ := json.Marshal(again.PRs)
+	if string(a) != string(b) {
+		t.Error("the same change gave two different plans")
+	}
+}
+
+func TestImportCyclesAreMergedIntoOnePR(t *testing.T) {
+	r := repoWithChange(t, []goPkg{
+		{dir: "a", files: 1, lines: 10, imports: []string{"b"}},
+		{dir: "b", files: 1, lines: 10, imports: []string{"c"}},
+		{dir: "c", files: 1, lines: 10, imports: []string{"a"}},
+		{dir: "d", files: 1, lines: 10, imports: []string{"a"}},
+	}, nil)
+	p := plan(t, r, Options{MaxLines: 15, MaxFiles: 10})
+	ab, c, d := prOf(p, "a"), prOf(p, "c"), prOf(p, "d")
+	if ab != c || ab.Units[0] != "a + b + c" {
+		t.Fatalf("the cycle a→b→c→a is not one unit: %v", ab.Units)
+	}
+	if d == ab || !contains(d.BlockedBy, ab.Number) {
+		t.Errorf("d must come after the cycle: %+v", d)
+	}
+}
+
+func TestHandPlanIsChecked(t *testing.T) {
+	r := repoWithChange(t, []goPkg{
+		{dir: "lib", files: 1, lines: 10},
+		{dir: "app", files: 1, lines: 10, imports: []string{"lib"}},
+	}, map[string]string{"docs/a.md": "x\n"})
+	c, err := ReadChange(context.Background(), r, "base", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parse := func(s string) *HandPlan {
+		hp, err := ParseHandPlan([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hp
+	}
+	p, err := FromHand(c, parse(`{"prs": [{"title": "Library", "globs": ["lib/**"]}, {"title": "App", "globs": ["app/**", "web/**"]}], "exclude": ["docs/**"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.PRs[0].Title != "PR #1: Library" || !reflect.DeepEqual(p.PRs[1].BlockedBy, []int{1}) || !reflect.DeepEqual(p.Excluded, []string{"docs/a.md"}) {
+		t.Errorf("plan: %+v %+v excluded %v", p.PRs[0], p.PRs[1], p.Excluded)
+	}
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], `"web/**" matches no changed file`) {
+		t.Errorf("warnings %v", p.Warnings)
+	}
+	if _, err := FromHand(c, parse(`{"prs": [{"title": "Lib", "globs": ["lib/**"]}]}`)); err == nil ||
+		!strings.Contains(err.Error(), "app/f0.go is in no PR and not excluded") || !strings.Contains(err.Error(), "docs/a.md is in no PR") {
+		t.Errorf("uncovered files: %v", err)
+	}
+	if _, err := FromHand(c, parse(`{"prs": [{"title": "App", "globs": ["app/**"]}, {"title": "Lib", "globs": ["lib/**", "docs/**"]}]}`)); err == nil ||
+		!strings.Contains(err.Error(), "PR #1 imports example.com/big/lib from PR #2, which comes later") {
+		t.Errorf("wrong order: %v", err)
+	}
+	if _, err := ParseHandPlan([]byte(`{"prs": [{"title": "x", "globs": ["[bad"]}]}`)); err == nil {
+		t.Error("a bad glob was accepted")
+	}
+}
+
+func TestWriteIsIdempotentAndGuardsStartedWork(t *testing.T) {
+	r := repoWithChange(t, []goPkg{{dir: "lib", files: 2, lines: 10}, {dir: "app", files: 1, lines: 10, imports: []string{"lib"}}}, nil)
+	ctx := context.Background()
+	s, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), "wo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	docs := func() (map[string]any, []map[string]any) {
+		p := plan(t, r, Options{MaxLines: 12})
+		epic, tasks, err := Documents(p, DocOptions{RepoPath: r.Path, WorktreeRoot: "/tmp/wt", Repo: "acme/big"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return epic, tasks
+	}
+	epic, tasks := docs()
+	res, err := Write(ctx, s, epic, tasks)
+	if err != nil || len(res.Created) != 3 {
+		t.Fatalf("first write: %+v %v", res, err)
+	}
+	epic, tasks = docs()
+	if res, err := Write(ctx, s, epic, tasks); err != nil || len(res.Same) != 2 || len(res.Created) != 0 {
+		t.Fatalf("rerun: %+v %v", res, err)
+	}
+	// The source changes: a file is added to lib.
+	os.WriteFile(filepath.Join(r.Path, "lib", "new.go"), []byte("package lib\n"), 0o644)
+	git(t, r.Path, "add", "-A")
+	git(t, r.Path, "commit", "-q", "-m", "more")
+	epic, tasks = docs()
+	res, err = Write(ctx, s, epic, tasks)
+	if err != nil || len(res.Updated) != 1 {
+		t.Fatalf("changed source: %+v %v", res, err)
+	}
+	lib, _ := s.Get(ctx, res.Updated[0])
+	if !strings.Contains(fmt.Sprint(lookup(lib, "work_order.inputs.file_manifest")), "lib/new.go") {
+		t.Errorf("manifest not updated: %v", lookup(lib, "work_order.inputs.file_manifest"))
+	}
+	// Once started, a work order is left alone and named.
+	s.Update(ctx, res.Updated[0], lib["_rev"].(string), store.Nest("work_order.state.current_step", 3))
+	os.WriteFile(filepath.Join(r.Path, "lib", "newer.go"), []byte("package lib\n"), 0o644)
+	git(t, r.Path, "add", "-A")
+	git(t, r.Path, "commit", "-q", "-m", "even more")
+	epic, tasks = docs()
+	if _, err := Write(ctx, s, epic, tasks); err == nil || !strings.Contains(err.Error(), res.Updated[0]+" (status open, step 3)") {
+		t.Errorf("started work order: %v", err)
+	}
+}
+
+func TestReadChangeKinds(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	git(t, root, "init", "-q", "-b", "main", repo)
+	os.WriteFile(filepath.Join(repo, "keep.txt"), []byte("a\nb\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "gone.txt"), []byte("x\n"), 0o644)
+	os.WriteFile(filepath.Join(repo, "old.txt"), []byte(strings.Repeat("same content\n", 20)), 0o644)
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "base")
+	git(t, repo, "branch", "base")
+	os.WriteFile(filepath.Join(repo, "keep.txt"), []byte("a\nb\nc"), 0o644)
+	os.Remove(filepath.Join(repo, "gone.txt"))
+	git(t, repo, "mv", "old.txt", "new.txt")
+	os.WriteFile(filepath.Join(repo, "blob.bin"), []byte{0, 1, 2, 3}, 0o644)
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "change")
+	r, _ := gitops.Open(repo)
+	c, err := ReadChange(context.Background(), r, "base", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range c.Files {
+		got[f.Path] = fmt.Sprintf("%s/%d/%v/%s", f.Kind, f.Lines, f.Binary, f.OldPath)
+	}
+	want := map[string]string{"keep.txt": "modified/3/false/", "gone.txt": "deleted/1/false/",
+		"new.txt": "renamed/20/false/old.txt", "blob.bin": "added/0/true/"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("changes:\n got %v\nwant %v", got, want)
+	}
+}
