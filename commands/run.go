@@ -171,13 +171,13 @@ func writeRunResult(w io.Writer, r *procedure.Result) error {
 type progress struct {
 	f        *Factory
 	withKeys bool // several tasks at once: prefix lines with the key
-	json    bool
-	tty     bool
-	mu      sync.Mutex
-	current string
-	started time.Time
-	ticker  *time.Ticker
-	done    chan struct{}
+	json     bool
+	tty      bool
+	mu       sync.Mutex
+	current  string
+	started  time.Time
+	ticker   *time.Ticker
+	done     chan struct{}
 }
 
 func newProgress(f *Factory, asJSON bool) *progress {

@@ -170,4 +170,3 @@ func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []map[string]a
 	}
 	return nil
 }
-
