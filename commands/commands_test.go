@@ -458,3 +458,42 @@ func TestInitIsIdempotent(t *testing.T) {
 		t.Errorf("init said %q", r.stdout)
 	}
 }
+
+func TestStatusFormats(t *testing.T) {
+	db := newDB(t)
+	mustRun(t, db, "", "import", fixture)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	t.Setenv("NO_COLOR", "1")
+	table := mustRun(t, db, "", "status", "task_cr_epic").stdout
+	for _, want := range []string{"task_cr_04    open    0/11  create_worktree  -   0        0         task_cr_01", "3 tasks: 0 done · 0 in review · 0 running · 0 blocked · 3 not started"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	if strings.Contains(table, "\033[") {
+		t.Error("colour codes with NO_COLOR set and no terminal")
+	}
+	md := mustRun(t, db, "", "status", "--epic", "task_cr_epic", "--format", "markdown").stdout
+	if !strings.Contains(md, "| `task_cr_04` PR #4: Adapters | open | 0/11 | — | 0 | 0 | task_cr_01 |") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	if b, err := os.ReadFile(summary); err != nil || string(b) != md {
+		t.Errorf("$GITHUB_STEP_SUMMARY holds %q (%v)", b, err)
+	}
+	mermaid := mustRun(t, db, "", "status", "task_cr_epic", "--format", "mermaid").stdout
+	if !strings.Contains(mermaid, "task_cr_01 --> task_cr_04") || !strings.Contains(mermaid, "task_cr_01 --> task_cr_05") {
+		t.Errorf("mermaid:\n%s", mermaid)
+	}
+	dot := mustRun(t, db, "", "status", "task_cr_epic", "--format", "dot").stdout
+	if !strings.Contains(dot, `"task_cr_01" -> "task_cr_05";`) {
+		t.Errorf("dot:\n%s", dot)
+	}
+	var env struct{ Data []StatusRow }
+	if err := json.Unmarshal([]byte(mustRun(t, db, "", "status", "task_cr_epic", "--json").stdout), &env); err != nil || len(env.Data) != 4 {
+		t.Fatalf("json: %v", err)
+	}
+	if r := runWo(t, db, "", "status", "task_cr_epic", "--format", "pdf"); r.code != ExitInvalid {
+		t.Errorf("bad format: exit %d", r.code)
+	}
+}

@@ -3,9 +3,12 @@ package commands
 import (
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/store"
@@ -16,72 +19,129 @@ func newStatusCommand(f *Factory) *cli.Command {
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "show where a task, or an epic and all its children, stands",
-		ArgsUsage: "KEY",
-		Description: `For a task: its status, step n/m and the step's action, PR link, review
-iterations, open comments at the last check, blockers not yet closed, and
-the age of its last update. For an epic (or any task with children): the
-same for every child, read in one query, with totals.`,
+		ArgsUsage: "KEY | --epic KEY",
+		Description: `For a task: its status, step n/m and the next step's action, PR, review
+iterations, open comments at the last check, blockers not yet done, and the
+age of its last update. For an epic (or any task with children): the same
+for every child, read in one query, with totals and a progress bar.
+
+--format table (default; coloured on a terminal unless NO_COLOR is set),
+markdown (also appended to $GITHUB_STEP_SUMMARY when that is set), mermaid
+or dot (the dependency graph). --json gives the rows. --watch redraws every
+few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).`,
 		Flags: append(storeFlags(),
+			&cli.StringFlag{Name: "epic", Usage: "the epic `KEY` (the same as giving it as the argument)"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "table, markdown, mermaid or dot"},
+			&cli.BoolFlag{Name: "watch", Usage: "redraw every few seconds"},
+			&cli.DurationFlag{Name: "interval", Value: 3 * time.Second, Usage: "with --watch: how often"},
 			&cli.BoolFlag{Name: "refresh", Usage: "first read the pull requests on GitHub, as wo sync does"},
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			key, err := oneArg(c, "task KEY")
-			if err != nil {
-				return result{}, err
+			key := c.String("epic")
+			if key == "" {
+				var err error
+				if key, err = oneArg(c, "task KEY"); err != nil {
+					return result{}, err
+				}
+			}
+			format := c.String("format")
+			switch format {
+			case "table", "markdown", "mermaid", "dot":
+			default:
+				return result{}, usagef(fmt.Sprintf("--format %q: use table, markdown, mermaid or dot", format))
 			}
 			var rows []StatusRow
-			err = f.withStore(c, func(s store.Store) error {
-				if c.Bool("refresh") {
-					if _, err := syncTree(c, f, s, key); err != nil {
+			err := f.withStore(c, func(s store.Store) error {
+				for {
+					if c.Bool("refresh") {
+						if _, err := syncTree(c, f, s, key); err != nil {
+							return err
+						}
+					}
+					var err error
+					if rows, err = loadStatus(c, s, key); err != nil {
 						return err
 					}
+					if !c.Bool("watch") {
+						return nil
+					}
+					fmt.Fprint(f.Stdout, "\033[H\033[2J")
+					renderStatus(f, format, rows)
+					fmt.Fprintf(f.Stdout, "\n(every %s; Ctrl-C to stop)\n", c.Duration("interval"))
+					select {
+					case <-c.Context.Done():
+						return nil
+					case <-time.After(c.Duration("interval")):
+					}
 				}
-				doc, err := s.Get(c.Context, key)
-				if err != nil {
-					return err
-				}
-				children, err := s.List(c.Context, store.Filter{ParentKey: key})
-				if err != nil {
-					return err
-				}
-				docs := append([]map[string]any{doc}, children...)
-				byKey := map[string]map[string]any{}
-				for _, d := range docs {
-					byKey[workorder.Key(d)] = d
-				}
-				for _, d := range docs {
-					rows = append(rows, statusRow(d, byKey))
-				}
-				return nil
 			})
 			if err != nil {
 				return result{}, err
 			}
-			return result{data: rows, human: func(w io.Writer) error { return writeStatus(w, rows) }}, nil
+			if format == "markdown" {
+				if path := f.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+					if err := appendFile(path, markdownStatus(rows)); err != nil {
+						return result{}, fmt.Errorf("appending to $GITHUB_STEP_SUMMARY (%s): %w", path, err)
+					}
+				}
+			}
+			return result{data: rows, human: func(w io.Writer) error {
+				if c.Bool("watch") {
+					return nil // already drawn
+				}
+				_, err := io.WriteString(w, renderString(f, format, rows))
+				return err
+			}}, nil
 		}),
 	}
+}
+
+// loadStatus reads the task and its children: two reads, whatever the
+// number of children.
+func loadStatus(c *cli.Context, s store.Store, key string) ([]StatusRow, error) {
+	doc, err := s.Get(c.Context, key)
+	if err != nil {
+		return nil, err
+	}
+	children, err := s.List(c.Context, store.Filter{ParentKey: key})
+	if err != nil {
+		return nil, err
+	}
+	docs := append([]map[string]any{doc}, children...)
+	byKey := make(map[string]map[string]any, len(docs))
+	for _, d := range docs {
+		byKey[workorder.Key(d)] = d
+	}
+	rows := make([]StatusRow, 0, len(docs))
+	for _, d := range docs {
+		rows = append(rows, statusRow(d, byKey))
+	}
+	return rows, nil
 }
 
 // StatusRow is one task in wo status.
 type StatusRow struct {
 	Key              string   `json:"key"`
 	Title            string   `json:"title"`
+	Type             string   `json:"type"`
 	Status           string   `json:"status"`
 	Phase            string   `json:"phase,omitempty"`
 	Step             int      `json:"current_step"`
 	Steps            int      `json:"steps"`
 	NextAction       string   `json:"next_action,omitempty"`
+	PRNumber         int      `json:"pr_number,omitempty"`
 	PRURL            string   `json:"pr_url,omitempty"`
 	ReviewIterations int      `json:"review_iterations"`
 	OpenComments     int      `json:"open_comments"`
-	BlockedBy        []string `json:"blocked_by_open,omitempty"`
+	BlockedBy        []string `json:"blocked_by,omitempty"`
+	WaitingFor       []string `json:"waiting_for,omitempty"`
 	UpdatedAt        string   `json:"updated_at,omitempty"`
 }
 
 func statusRow(d map[string]any, known map[string]map[string]any) StatusRow {
-	r := StatusRow{Key: workorder.Key(d), Title: workorder.String(d, "title"), Status: workorder.String(d, "status"),
-		UpdatedAt: workorder.String(d, "updated_at")}
+	r := StatusRow{Key: workorder.Key(d), Title: workorder.String(d, "title"), Type: workorder.String(d, "type"),
+		Status: workorder.String(d, "status"), UpdatedAt: workorder.String(d, "updated_at")}
 	task, err := workorder.Parse(d)
 	if err != nil || task.WorkOrder == nil {
 		return r
@@ -91,45 +151,173 @@ func statusRow(d map[string]any, known map[string]map[string]any) StatusRow {
 	if s, ok := wo.StepByNumber(wo.State.CurrentStep + 1); ok {
 		r.NextAction = s.Action
 	}
-	r.PRURL = deref(wo.State.PRURL)
+	r.PRNumber, r.PRURL = wo.State.PRNumber, deref(wo.State.PRURL)
 	r.ReviewIterations, r.OpenComments = wo.State.ReviewIterations, len(wo.State.ReviewComments)
+	r.BlockedBy = wo.Dependencies.BlockedBy
 	for _, b := range wo.Dependencies.BlockedBy {
 		if dep, ok := known[b]; !ok || !workorder.BlockerSatisfied(d, dep) {
-			r.BlockedBy = append(r.BlockedBy, b)
+			r.WaitingFor = append(r.WaitingFor, b)
 		}
 	}
 	return r
 }
 
-func writeStatus(w io.Writer, rows []StatusRow) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tSTATUS\tSTEP\tNEXT\tREVIEWS\tCOMMENTS\tPR\tUPDATED\tTITLE")
-	counts := map[string]int{}
-	for _, r := range rows {
-		step, next := "-", orDash(r.NextAction)
-		if r.Steps > 0 {
-			step = fmt.Sprintf("%d/%d", r.Step, r.Steps)
-			if r.Step == r.Steps {
-				next = "done"
-			}
-		}
-		status := r.Status
-		if len(r.BlockedBy) > 0 {
-			status += " (waits for " + fmt.Sprint(r.BlockedBy) + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", r.Key, status, step, next, r.ReviewIterations,
-			r.OpenComments, orDash(r.PRURL), age(r.UpdatedAt), r.Title)
-		counts[r.Status]++
+func renderStatus(f *Factory, format string, rows []StatusRow) {
+	io.WriteString(f.Stdout, renderString(f, format, rows))
+}
+
+func renderString(f *Factory, format string, rows []StatusRow) string {
+	switch format {
+	case "markdown":
+		return markdownStatus(rows)
+	case "mermaid":
+		return mermaidStatus(rows)
+	case "dot":
+		return dotStatus(rows)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	return tableStatus(rows, useColour(f))
+}
+
+// useColour is true on a terminal unless NO_COLOR is set.
+func useColour(f *Factory) bool {
+	if f.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	file, ok := f.Stdout.(*os.File)
+	return ok && isatty.IsTerminal(file.Fd())
+}
+
+var statusColour = map[string]string{"closed": "32", "in_review": "36", "in_progress": "33", "blocked": "31", "open": "37"}
+
+func tableStatus(rows []StatusRow, colour bool) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tSTATUS\tSTEP\tNEXT\tPR\tREVIEWS\tCOMMENTS\tWAITS FOR\tUPDATED\tTITLE")
+	for _, r := range rows {
+		status := r.Status
+		if colour {
+			// The escape codes are zero-width for tabwriter's purposes only if
+			// every cell has them; pad after colouring instead.
+			status = fmt.Sprintf("\033[%sm%-11s\033[0m", statusColour[r.Status], r.Status)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", r.Key, status, stepText(r), orDash(nextText(r)),
+			prText(r), r.ReviewIterations, r.OpenComments, orDash(strings.Join(r.WaitingFor, ",")), age(r.UpdatedAt), r.Title)
+	}
+	tw.Flush()
+	if len(rows) > 1 {
+		b.WriteString(progressLine(rows[1:]) + "\n")
+	}
+	return b.String()
+}
+
+func stepText(r StatusRow) string {
+	if r.Steps == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d", r.Step, r.Steps)
+}
+
+func nextText(r StatusRow) string {
+	if r.Steps > 0 && r.Step == r.Steps {
+		return "done"
+	}
+	return r.NextAction
+}
+
+func prText(r StatusRow) string {
+	if r.PRNumber == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("#%d", r.PRNumber)
+}
+
+// progressLine counts the children: done, in review, running, blocked,
+// not started; with a bar of done and in-review work.
+func progressLine(children []StatusRow) string {
+	n := map[string]int{}
+	for _, r := range children {
+		n[r.Status]++
+	}
+	total := len(children)
+	const width = 30
+	done := n["closed"] * width / max(total, 1)
+	review := n["in_review"] * width / max(total, 1)
+	bar := strings.Repeat("█", done) + strings.Repeat("▓", review) + strings.Repeat("░", width-done-review)
+	return fmt.Sprintf("[%s] %d tasks: %d done · %d in review · %d running · %d blocked · %d not started",
+		bar, total, n["closed"], n["in_review"], n["in_progress"], n["blocked"], n["open"])
+}
+
+func markdownStatus(rows []StatusRow) string {
+	var b strings.Builder
+	if len(rows) > 0 {
+		fmt.Fprintf(&b, "### %s — %s\n\n", rows[0].Key, mdEscape(rows[0].Title))
+	}
+	b.WriteString("| Task | Status | Step | PR | Reviews | Open comments | Waits for |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		pr := "—"
+		if r.PRURL != "" {
+			pr = fmt.Sprintf("[#%d](%s)", r.PRNumber, r.PRURL)
+		}
+		fmt.Fprintf(&b, "| `%s` %s | %s | %s | %s | %d | %d | %s |\n", r.Key, mdEscape(r.Title), r.Status, stepText(r), pr,
+			r.ReviewIterations, r.OpenComments, orDash(strings.Join(r.WaitingFor, ", ")))
 	}
 	if len(rows) > 1 {
-		_, err := fmt.Fprintf(w, "%d tasks: %d closed, %d in review, %d in progress, %d blocked, %d open\n", len(rows),
-			counts["closed"], counts["in_review"], counts["in_progress"], counts["blocked"], counts["open"])
+		fmt.Fprintf(&b, "\n%s\n", progressLine(rows[1:]))
+	}
+	return b.String()
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+// graphRows are the children when there are any, else the task itself.
+func graphRows(rows []StatusRow) []StatusRow {
+	if len(rows) > 1 {
+		return rows[1:]
+	}
+	return rows
+}
+
+func mermaidStatus(rows []StatusRow) string {
+	var b strings.Builder
+	b.WriteString("graph TD\n")
+	for _, r := range graphRows(rows) {
+		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]:::%s\n", r.Key, strings.ReplaceAll(r.Title, `"`, "'"), r.Status, r.Status)
+	}
+	for _, r := range graphRows(rows) {
+		for _, d := range r.BlockedBy {
+			fmt.Fprintf(&b, "  %s --> %s\n", d, r.Key)
+		}
+	}
+	b.WriteString("  classDef closed fill:#cfc\n  classDef in_review fill:#cef\n  classDef in_progress fill:#ffc\n  classDef blocked fill:#fcc\n  classDef open fill:#eee\n")
+	return b.String()
+}
+
+func dotStatus(rows []StatusRow) string {
+	colours := map[string]string{"closed": "palegreen", "in_review": "lightblue", "in_progress": "lightyellow", "blocked": "pink", "open": "white"}
+	var b strings.Builder
+	b.WriteString("digraph epic {\n  rankdir=LR;\n  node [shape=box, style=filled];\n")
+	for _, r := range graphRows(rows) {
+		fmt.Fprintf(&b, "  %q [label=%q, fillcolor=%s];\n", r.Key, r.Key+"\n"+r.Title+"\n"+r.Status, colours[r.Status])
+	}
+	for _, r := range graphRows(rows) {
+		for _, d := range r.BlockedBy {
+			fmt.Fprintf(&b, "  %q -> %q;\n", d, r.Key)
+		}
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
 		return err
 	}
-	return nil
+	if _, err := io.WriteString(f, text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // age says how long ago an RFC 3339 time was, roughly.

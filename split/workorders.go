@@ -111,13 +111,22 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 				"context":   ctx, "inputs": inputs,
 				"dependencies":     map[string]any{"blocked_by": nonNilAny(blockedBy), "blocks": nonNilAny(blocks)},
 				"procedure":        ReviewProcedure(o.Repo != ""),
-				"success_criteria": []any{"PR created and targeting " + base, "Automated review passes with no unresolved comments", "Worktree cleaned up", "Task status updated to in_review"},
+				"success_criteria": criteria(o.Repo != "", base),
 				"state":            workorder.InitialState(),
 			},
 		}
 		tasks = append(tasks, doc)
 	}
 	return epic, tasks, nil
+}
+
+// criteria are the success criteria of a split's work order.
+func criteria(github bool, base string) []any {
+	if github {
+		return []any{"PR created and targeting " + base, "Automated review passes with no unresolved comments",
+			"Worktree cleaned up", "Task status updated to in_review"}
+	}
+	return []any{"Branch pushed with the files of this part only", "Worktree cleaned up", "Task status updated to in_review"}
 }
 
 // ReviewProcedure is the seed's standard procedure; without a GitHub

@@ -1,0 +1,168 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/integration/ghstandin"
+)
+
+// goModuleFixture builds a Go module whose base branch has only go.mod and
+// whose main branch adds n packages: package i imports package (i-1)/2, a
+// tree of dependencies; plus a bare remote with the base branch.
+func goModuleFixture(t *testing.T, n int) *fixture {
+	t.Helper()
+	root := t.TempDir()
+	f := &fixture{t: t, root: root, repo: filepath.Join(root, "repo"), origin: filepath.Join(root, "origin.git"),
+		store: filepath.Join(root, "wo.db"), wtRoot: filepath.Join(root, "worktrees")}
+	git(t, root, "init", "-q", "-b", "main", f.repo)
+	git(t, f.repo, "config", "user.name", "Wo Runner")
+	git(t, f.repo, "config", "user.email", "wo@example.com")
+	writeFile(t, filepath.Join(f.repo, "go.mod"), "module example.com/big\n\ngo 1.22\n")
+	git(t, f.repo, "add", "-A")
+	git(t, f.repo, "commit", "-q", "-m", "base")
+	git(t, f.repo, "branch", "base")
+	for i := 0; i < n; i++ {
+		dir := filepath.Join(f.repo, "pkg", fmt.Sprintf("p%02d", i))
+		imp := ""
+		if i > 0 {
+			imp = fmt.Sprintf("\nimport _ \"example.com/big/pkg/p%02d\"\n", (i-1)/2)
+		}
+		writeFile(t, filepath.Join(dir, "a.go"), fmt.Sprintf("package p%02d\n%s\n// A is part %d.\nconst A = %d\n", i, imp, i, i))
+		writeFile(t, filepath.Join(dir, "a_test.go"), fmt.Sprintf("package p%02d\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n", i))
+	}
+	git(t, f.repo, "add", "-A")
+	git(t, f.repo, "commit", "-q", "-m", "the big change")
+	git(t, root, "init", "-q", "--bare", f.origin)
+	git(t, f.repo, "remote", "add", "origin", f.origin)
+	git(t, f.repo, "push", "-q", "origin", "base")
+	return f
+}
+
+func TestSplitAndRunAnEpicInWaves(t *testing.T) {
+	f := goModuleFixture(t, 40)
+	gh := ghstandin.New(secretToken)
+	gh.Remotes["acme/big"] = f.origin
+	gh.ReviewDelay = 50 * time.Millisecond // approves at once: no rounds
+	if err := gh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer gh.Close()
+	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+
+	r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
+		"--github-repo", "acme/big", "--worktree-root", f.wtRoot, "--max-lines", "40", "--epic-key", "task_big", "--json")
+	if r.code != 0 {
+		t.Fatalf("split: exit %d\n%s", r.code, r.stderr)
+	}
+	var split struct {
+		Data struct {
+			PRs []struct {
+				Number    int
+				BlockedBy []int `json:"blocked_by"`
+				Files     []struct{ Path string }
+			} `json:"prs"`
+			Matrix struct{ Include []struct{ Key string } } `json:"matrix"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &split); err != nil {
+		t.Fatal(err)
+	}
+	prs := split.Data.PRs
+	if len(prs) < 5 {
+		t.Fatalf("%d PRs for 40 packages at 40 lines each", len(prs))
+	}
+	if len(split.Data.Matrix.Include) == 0 {
+		t.Error("the matrix has nothing to run")
+	}
+
+	r = f.wo(env, "run", "--epic", "task_big", "--parallel", "3")
+	if r.code != 0 {
+		t.Fatalf("run --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	// Every PR's branch holds exactly its manifest on top of its base.
+	for _, pr := range prs {
+		doc := f.doc(fmt.Sprintf("task_big_pr%02d", pr.Number))
+		wo := doc["work_order"].(map[string]any)
+		branch := wo["inputs"].(map[string]any)["branch_name"].(string)
+		base := wo["context"].(map[string]any)["base_branch"].(string)
+		got := strings.Split(git(t, f.origin, "diff", "--name-only", "refs/heads/"+base, "refs/heads/"+branch), "\n")
+		var want []string
+		for _, file := range pr.Files {
+			want = append(want, file.Path)
+		}
+		sort.Strings(want)
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("PR #%d (%s on %s) holds %v, want %v", pr.Number, branch, base, got, want)
+		}
+		if n := git(t, f.origin, "rev-list", "--count", "refs/heads/"+base+"..refs/heads/"+branch); n != "1" {
+			t.Errorf("PR #%d: %s commits on top of %s, want 1", pr.Number, n, base)
+		}
+	}
+	if n := len(gh.PullRequests("acme/big")); n != len(prs) {
+		t.Errorf("%d pull requests on the stand-in for %d work orders", n, len(prs))
+	}
+	st := f.wo(nil, "status", "task_big", "--json")
+	var status struct{ Data []StatusRowJSON }
+	if err := json.Unmarshal([]byte(st.stdout), &status); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range status.Data[1:] {
+		if row.Status != "in_review" {
+			t.Errorf("%s is %s, want in_review", row.Key, row.Status)
+		}
+	}
+}
+
+// StatusRowJSON is the part of wo status --json the tests read.
+type StatusRowJSON struct {
+	Key    string `json:"key"`
+	Status string `json:"status"`
+}
+
+func TestIndependentEpicWaitsForMergesAndSkipsAfterFailure(t *testing.T) {
+	f := goModuleFixture(t, 6)
+	r := f.wo(nil, "split", "--repo", f.repo, "--base", "base", "--source", "main",
+		"--worktree-root", f.wtRoot, "--max-lines", "12", "--epic-key", "task_ind")
+	if r.code != 0 {
+		t.Fatalf("split: %s", r.stderr)
+	}
+	// No GitHub repository: the procedure ends after the push. Dependents
+	// wait for their blockers to be merged.
+	r = f.wo(nil, "run", "--epic", "task_ind", "--parallel", "2")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3 (waiting for merges)\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "done") || !strings.Contains(r.stdout, "skipped") || !strings.Contains(r.stdout, "waiting") {
+		t.Errorf("outcomes:\n%s", r.stdout)
+	}
+	// A failure in wave 1 skips its dependents and leaves their documents alone.
+	g := goModuleFixture(t, 6)
+	g.wo(nil, "split", "--repo", g.repo, "--base", "base", "--source", "main", "--worktree-root", g.wtRoot, "--max-lines", "12", "--epic-key", "task_fail")
+	os.MkdirAll(filepath.Join(g.wtRoot, "pr-01-pkg-p00"), 0o755)
+	writeFile(t, filepath.Join(g.wtRoot, "pr-01-pkg-p00", "someone-elses.txt"), "x")
+	before := g.wo(nil, "export", "--parent", "task_fail").stdout
+	r = g.wo(nil, "run", "--epic", "task_fail")
+	if r.code != 2 && r.code != 1 {
+		t.Fatalf("exit %d, want the failure's code\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "blocker task_fail_pr01 is failed") {
+		t.Errorf("dependents not skipped with the reason:\n%s", r.stdout)
+	}
+	after := g.wo(nil, "export", "--parent", "task_fail").stdout
+	var b, a []map[string]any
+	json.Unmarshal([]byte(before), &b)
+	json.Unmarshal([]byte(after), &a)
+	for i := range b {
+		if b[i]["_key"] != "task_fail_pr01" && fmt.Sprint(b[i]) != fmt.Sprint(a[i]) {
+			t.Errorf("skipped task %v was changed", b[i]["_key"])
+		}
+	}
+}
