@@ -139,27 +139,46 @@ type StatusRow struct {
 	UpdatedAt        string   `json:"updated_at,omitempty"`
 }
 
+// statusRow reads the few fields status shows straight from the document:
+// parsing the whole work order for a thousand children would cost more than
+// the query.
 func statusRow(d map[string]any, known map[string]map[string]any) StatusRow {
 	r := StatusRow{Key: workorder.Key(d), Title: workorder.String(d, "title"), Type: workorder.String(d, "type"),
 		Status: workorder.String(d, "status"), UpdatedAt: workorder.String(d, "updated_at")}
-	task, err := workorder.Parse(d)
-	if err != nil || task.WorkOrder == nil {
+	wo, ok := d["work_order"].(map[string]any)
+	if !ok {
 		return r
 	}
-	wo := task.WorkOrder
-	r.Phase, r.Step, r.Steps = wo.State.Phase, wo.State.CurrentStep, len(wo.Procedure)
-	if s, ok := wo.StepByNumber(wo.State.CurrentStep + 1); ok {
-		r.NextAction = s.Action
+	st, _ := wo["state"].(map[string]any)
+	steps, _ := wo["procedure"].([]any)
+	r.Steps = len(steps)
+	r.Phase, _ = st["phase"].(string)
+	r.Step = intOf(st["current_step"])
+	if r.Step < len(steps) {
+		if step, ok := steps[r.Step].(map[string]any); ok {
+			r.NextAction, _ = step["action"].(string)
+		}
 	}
-	r.PRNumber, r.PRURL = wo.State.PRNumber, deref(wo.State.PRURL)
-	r.ReviewIterations, r.OpenComments = wo.State.ReviewIterations, len(wo.State.ReviewComments)
-	r.BlockedBy = wo.Dependencies.BlockedBy
-	for _, b := range wo.Dependencies.BlockedBy {
+	r.PRNumber = intOf(st["pr_number"])
+	r.PRURL, _ = st["pr_url"].(string)
+	r.ReviewIterations = intOf(st["review_iterations"])
+	comments, _ := st["review_comments"].([]any)
+	r.OpenComments = len(comments)
+	deps, _ := workorder.Lookup(d, "work_order.dependencies.blocked_by")
+	list, _ := deps.([]any)
+	for _, x := range list {
+		b, _ := x.(string)
+		r.BlockedBy = append(r.BlockedBy, b)
 		if dep, ok := known[b]; !ok || !workorder.BlockerSatisfied(d, dep) {
 			r.WaitingFor = append(r.WaitingFor, b)
 		}
 	}
 	return r
+}
+
+func intOf(v any) int {
+	n, _ := workorder.AsInt(v)
+	return int(n)
 }
 
 func renderStatus(f *Factory, format string, rows []StatusRow) {

@@ -239,3 +239,76 @@ func BenchmarkGitHubRequestsPerLifecycle(b *testing.B) {
 	b.ReportMetric(float64(pollLimited)/n, "counted-req/unchanged-poll")
 	b.ReportMetric(float64(poll304)/n, "304/unchanged-poll")
 }
+
+var (
+	splitOnce sync.Once
+	splitRepo string
+	splitErr  error
+)
+
+// buildSplitRepo makes a Go module with a change of 10,000 files across
+// 1,000 packages: package i imports package i/2.
+func buildSplitRepo(b *testing.B) string {
+	splitOnce.Do(func() {
+		root, err := os.MkdirTemp("", "wo-split-bench-")
+		if err != nil {
+			splitErr = err
+			return
+		}
+		splitRepo = filepath.Join(root, "repo")
+		run := func(dir string, args ...string) {
+			if splitErr != nil {
+				return
+			}
+			cmd := exec.Command("git", args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), gitEnv...)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				splitErr = fmt.Errorf("git %v: %v\n%s", args, err, out)
+			}
+		}
+		run(root, "init", "-q", "-b", "main", splitRepo)
+		run(splitRepo, "config", "gc.auto", "0")
+		os.WriteFile(filepath.Join(splitRepo, "go.mod"), []byte("module example.com/huge\n\ngo 1.22\n"), 0o644)
+		run(splitRepo, "add", "-A")
+		run(splitRepo, "commit", "-q", "-m", "base")
+		run(splitRepo, "branch", "base")
+		for p := 0; p < 1000; p++ {
+			dir := filepath.Join(splitRepo, fmt.Sprintf("m%02d", p%10), fmt.Sprintf("p%04d", p))
+			os.MkdirAll(dir, 0o755)
+			for i := 0; i < 10; i++ {
+				imp := ""
+				if i == 0 && p > 0 {
+					imp = fmt.Sprintf("import _ \"example.com/huge/m%02d/p%04d\"\n", (p/2)%10, p/2)
+				}
+				body := fmt.Sprintf("package p%04d\n\n%s\n", p, imp) + strings.Repeat("// a line of the change\n", 20)
+				os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", i)), []byte(body), 0o644)
+			}
+		}
+		run(splitRepo, "add", "-A")
+		run(splitRepo, "commit", "-q", "-m", "the huge change")
+		run(splitRepo, "gc", "-q")
+	})
+	if splitErr != nil {
+		b.Fatal(splitErr)
+	}
+	return splitRepo
+}
+
+// BenchmarkSplitPlan10k is wo split --dry-run on a change of 10,000 files
+// across 1,000 packages: reading the change from git, parsing the Go
+// imports, planning. Targets: under 1 s, under 200 MB.
+func BenchmarkSplitPlan10k(b *testing.B) {
+	repo := buildSplitRepo(b)
+	store := filepath.Join(b.TempDir(), "wo.db")
+	var total time.Duration
+	var peak int64
+	for i := 0; i < b.N; i++ {
+		d, rss := measure(b, nil, repo, woBin, "split", "--repo", repo, "--base", "base", "--source", "main",
+			"--dry-run", "--store", store, "--max-lines", "800", "--max-files", "40")
+		total += d
+		peak = max(peak, rss)
+	}
+	b.ReportMetric(total.Seconds()/float64(b.N), "s/split")
+	b.ReportMetric(float64(peak)/1024, "peak-MiB")
+}

@@ -23,8 +23,10 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	cleanup()
-	if bigRepo != "" {
-		os.RemoveAll(filepath.Dir(bigRepo))
+	for _, repo := range []string{bigRepo, splitRepo} {
+		if repo != "" {
+			os.RemoveAll(filepath.Dir(repo))
+		}
 	}
 	if container != nil {
 		testcontainers.TerminateContainer(container)
