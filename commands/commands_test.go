@@ -497,3 +497,23 @@ func TestStatusFormats(t *testing.T) {
 		t.Errorf("bad format: exit %d", r.code)
 	}
 }
+
+func TestTasksJSONRoundTripThroughTheCLI(t *testing.T) {
+	db1, db2 := newDB(t), filepath.Join(t.TempDir(), "two.db")
+	mustRun(t, db1, "", "import", fixture)
+	out := mustRun(t, db1, "", "export", "--format", "tasks-json", "--epic", "task_cr_epic").stdout
+	if !strings.Contains(out, `"session_id": "wo-task-cr-epic-20251029"`) {
+		t.Errorf("export:\n%.400s", out)
+	}
+	r := mustRun(t, db2, out, "import", "--format", "tasks-json", "-")
+	if !strings.Contains(r.stdout, "imported 4 task(s)") {
+		t.Errorf("import: %s", r.stdout)
+	}
+	shown := mustRun(t, db2, "", "show", "task_cr_04").stdout
+	if !strings.Contains(shown, "1 agent") || !strings.Contains(shown, "blocked by  task_cr_01") {
+		t.Errorf("imported work order:\n%s", shown)
+	}
+	if r := runWo(t, db2, "", "export", "--format", "tasks-json"); r.code != ExitInvalid || !strings.Contains(r.stderr, "needs --epic") {
+		t.Errorf("export without --epic: %d %s", r.code, r.stderr)
+	}
+}

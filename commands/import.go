@@ -23,11 +23,16 @@ Persephone's priority words, validates every document against the store
 and the rest of the file, and stores them all in one transaction. If any
 document is invalid or its key exists, nothing is stored and the culprits
 are named. wo export | wo import - round-trips.`,
-		Flags: storeFlags(),
+		Flags: append(storeFlags(),
+			&cli.StringFlag{Name: "format", Value: "documents", Usage: "documents (a JSON array of tasks) or tasks-json (seed 004: an epic and one agent work order per task)"},
+		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			file, err := oneArg(c, "FILE (or - for standard input)")
 			if err != nil {
 				return result{}, err
+			}
+			if format := c.String("format"); format != "documents" && format != "tasks-json" {
+				return result{}, usagef(fmt.Sprintf("--format %q: use documents or tasks-json", format))
 			}
 			var keys []string
 			var warnings []workorder.Report
@@ -57,8 +62,15 @@ func importDocuments(c *cli.Context, f *Factory, s store.Store, file string) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	docs, err := workorder.DecodeDocuments(source, data)
-	if err != nil {
+	var docs []workorder.Document
+	if c.String("format") == "tasks-json" {
+		tf, err := workorder.ParseTasksFile(source, data)
+		if err != nil {
+			return nil, nil, err
+		}
+		epic, tasks := workorder.FromTasksFile(tf)
+		docs = append([]workorder.Document{epic}, tasks...)
+	} else if docs, err = workorder.DecodeDocuments(source, data); err != nil {
 		return nil, nil, err
 	}
 	return storeNew(c, s, docs, source)

@@ -359,3 +359,37 @@ func (c *Client) IssueComments(ctx context.Context, number int) ([]Comment, erro
 		opts.Page = resp.NextPage
 	}
 }
+
+// EditPRBody replaces a pull request's description.
+func (c *Client) EditPRBody(ctx context.Context, number int, body string) error {
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		_, resp, err = c.gh.PullRequests.Edit(ctx, c.owner, c.name, number, &gh.PullRequest{Body: gh.String(body)})
+		return resp, err
+	})
+	if err != nil {
+		return fmt.Errorf("updating the description of #%d: %w", number, err)
+	}
+	return nil
+}
+
+// CommentOnce posts a comment on a pull request unless one containing
+// marker is there already, so that a rerun never posts twice.
+func (c *Client) CommentOnce(ctx context.Context, number int, body, marker string) error {
+	comments, err := c.IssueComments(ctx, number)
+	if err != nil {
+		return err
+	}
+	for _, cm := range comments {
+		if strings.Contains(cm.Body, marker) {
+			return nil
+		}
+	}
+	err = c.call(ctx, func() (resp *gh.Response, err error) {
+		_, resp, err = c.gh.Issues.CreateComment(ctx, c.owner, c.name, number, &gh.IssueComment{Body: gh.String(body)})
+		return resp, err
+	})
+	if err != nil {
+		return fmt.Errorf("commenting on #%d: %w", number, err)
+	}
+	return nil
+}

@@ -26,6 +26,7 @@ var actions = []ActionSpec{
 	{"conditional_loop", "if the condition holds, run fix_action and go back to loop_to", newLoopConditional},
 	{"cleanup_worktree", "remove the worktree and its admin files; the branch stays", newWorktreeCleanup},
 	{"update_task", "set the task status, PR URL and review result", newTaskUpdate},
+	{"agent", "run the agent command with the task's prompt and deliver its <deliverable>", newAgentStep},
 }
 
 // laterNames are the state fields that steps record while running; command

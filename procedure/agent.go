@@ -21,7 +21,12 @@ type AgentRun struct {
 	Duration time.Duration
 }
 
-const maxAgentOutput = 16 << 10
+// What is kept of an agent's output: stdout whole up to 1 MiB (the
+// deliverable may come last), stderr up to 16 KiB.
+const (
+	maxAgentStdout = 1 << 20
+	maxAgentStderr = 16 << 10
+)
 
 // runAgent runs the configured agent command in dir with the prompt on
 // stdin and in a file. The command line is split into words as a shell
@@ -41,7 +46,7 @@ func runAgent(ctx context.Context, command, dir, key, prompt string, timeout tim
 	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader([]byte(prompt))
-	var stdout, stderr limitedBuffer
+	stdout, stderr := limitedBuffer{limit: maxAgentStdout}, limitedBuffer{limit: maxAgentStderr}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.Env = append(os.Environ(), "WO_TASK_KEY="+key, "WO_WORKTREE="+dir, "WO_PROMPT_FILE="+promptFile)
 	cmd.WaitDelay = 5 * time.Second
@@ -61,14 +66,15 @@ func runAgent(ctx context.Context, command, dir, key, prompt string, timeout tim
 	return run, nil
 }
 
-// limitedBuffer keeps the first maxAgentOutput bytes and counts the rest.
+// limitedBuffer keeps the first limit bytes and counts the rest.
 type limitedBuffer struct {
 	buf     bytes.Buffer
+	limit   int
 	dropped int
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	room := maxAgentOutput - b.buf.Len()
+	room := b.limit - b.buf.Len()
 	if room > 0 {
 		n := min(room, len(p))
 		b.buf.Write(p[:n])

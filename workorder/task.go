@@ -97,9 +97,21 @@ type Step struct {
 	Condition       string  `json:"condition,omitempty"`
 	LoopTo          int     `json:"loop_to,omitempty"`
 	FixAction       string  `json:"fix_action,omitempty"`
-	DurationMinutes float64 `json:"duration_minutes,omitempty"`
-	MaxIterations   int     `json:"max_iterations,omitempty"`
+	DurationMinutes float64    `json:"duration_minutes,omitempty"`
+	MaxIterations   int        `json:"max_iterations,omitempty"`
+	Delivery        []Delivery `json:"delivery,omitempty"`
 }
+
+// Delivery is where an agent step's deliverable goes (seed 002): typed,
+// never guessed from text. Content, when set, is delivered as it is and
+// the agent is not asked.
+type Delivery struct {
+	Target  string `json:"target"` // pr_body, pr_comment, task_note
+	Content string `json:"content,omitempty"`
+}
+
+// DeliveryTargets are the places a deliverable can go.
+var DeliveryTargets = []string{"pr_body", "pr_comment", "task_note"}
 
 // State is work_order.state: the seed's fields plus what a resumed run needs.
 type State struct {

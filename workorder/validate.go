@@ -563,6 +563,23 @@ func (v *validator) step(path string, want int, s map[string]any) {
 			v.errorf(path+".duration_minutes", "must be a positive number of minutes, not %s", describe(x))
 		}
 	}
+	if x, ok := s["delivery"]; ok && x != nil {
+		list, isList := x.([]any)
+		if !isList {
+			v.errorf(path+".delivery", "must be an array of {target, content}, not %s", jsonKind(x))
+		}
+		for i, item := range list {
+			p := fmt.Sprintf("%s.delivery[%d]", path, i)
+			m, ok := v.object(p, item)
+			if !ok {
+				continue
+			}
+			if t, _ := m["target"].(string); !slices.Contains(DeliveryTargets, t) {
+				v.errorf(p+".target", "%s is not a delivery target: use %s", describe(m["target"]), strings.Join(DeliveryTargets, ", "))
+			}
+			v.optString(m, p, "content")
+		}
+	}
 	if x, ok := s["max_iterations"]; ok && x != nil {
 		if n, ok := v.integer(path+".max_iterations", x); ok && n < 1 {
 			v.errorf(path+".max_iterations", "must be at least 1")

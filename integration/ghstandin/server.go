@@ -274,6 +274,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 			if in.State != nil {
 				p.State = *in.State
 			}
+			if in.Title != nil {
+				p.Title = *in.Title
+			}
+			if in.Body != nil {
+				p.Body = *in.Body
+			}
 			p.UpdatedAt = time.Now().UTC()
 		}
 		return s.reply(w, r, http.StatusOK, s.prJSON(m[1]+"/"+m[2], p))

@@ -1,0 +1,141 @@
+package procedure
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/wo-runner/wo/workorder"
+)
+
+// AgentStep runs the agent command with the step's prompt and delivers its
+// deliverable to the step's typed targets. Only the deliverable is ever
+// delivered; the work log goes to the activity log. A step whose targets
+// all carry their content skips the agent.
+type AgentStep struct{}
+
+func newAgentStep() Action { return AgentStep{} }
+
+// maxKept bounds what a deliverable and a work log keep in the document and
+// the log.
+const maxKept = 8 << 10
+
+// Run runs the agent, validates, delivers.
+func (AgentStep) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	targets := sc.Step.Delivery
+	precomposed := len(targets) > 0
+	for _, t := range targets {
+		precomposed = precomposed && t.Content != ""
+	}
+	if precomposed {
+		return deliver(ctx, sc, "", "pre-composed content, no agent run")
+	}
+	if sc.run.Agent == "" {
+		reason := fmt.Sprintf("step %d (agent) needs an agent command: pass --agent or set WO_AGENT, then run wo run %s", sc.Step.Step, sc.Key())
+		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_agent"}},
+			&WaitingError{Key: sc.Key(), Reason: reason}
+	}
+	dir := sc.StateString("worktree_path")
+	if dir == "" {
+		dir = sc.Context("repo_path")
+	}
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "wo-agent-"); err != nil {
+			return Outcome{}, err
+		}
+		defer os.RemoveAll(dir)
+	}
+	res, err := runAgent(ctx, sc.run.Agent, dir, sc.Key(), AgentPrompt(sc.run.currentDoc(), sc.Step), sc.run.AgentTimeout)
+	ex := ExtractDeliverable(res.Stdout)
+	sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
+		"duration_ms": res.Duration.Milliseconds(), "work_log": trim(ex.Work, maxKept), "stderr": trim(res.Stderr, maxKept)})
+	if err != nil {
+		return Outcome{}, err
+	}
+	if len(targets) == 0 {
+		return Outcome{Note: fmt.Sprintf("agent finished in %s; no delivery targets", res.Duration.Round(1e6))}, nil
+	}
+	if why := ex.Invalid(); why != "" {
+		reason := fmt.Sprintf("needs review: %s; nothing was delivered (the agent's work log is in wo log %s)", why, sc.Key())
+		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_review"}},
+			&WaitingError{Key: sc.Key(), Reason: reason}
+	}
+	return deliver(ctx, sc, ex.Deliverable, "agent's deliverable")
+}
+
+// deliver sends the deliverable (or each target's own content) to every
+// target. Each delivery is safe to repeat: a PR comment carries a marker
+// and is not posted twice.
+func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Outcome, error) {
+	var done []string
+	state := map[string]any{}
+	for _, t := range sc.Step.Delivery {
+		content := deliverable
+		if t.Content != "" {
+			content = t.Content
+		}
+		switch t.Target {
+		case "task_note":
+			notes, _ := sc.State("notes").([]any)
+			state["notes"] = append(append([]any(nil), notes...), "deliverable (step "+strconv.Itoa(sc.Step.Step)+"): "+trim(content, 2000))
+		case "pr_comment", "pr_body":
+			n := sc.PRNumber()
+			if n == 0 {
+				if v, ok := sc.Task().WorkOrder.Inputs["pr_number"]; ok {
+					i, _ := workorder.AsInt(v)
+					n = int(i)
+				}
+			}
+			if n == 0 {
+				return Outcome{}, fmt.Errorf("delivery to %s needs a pull request: create_pr comes first, or set inputs.pr_number", t.Target)
+			}
+			client, err := sc.GitHub()
+			if err != nil {
+				return Outcome{}, err
+			}
+			if t.Target == "pr_body" {
+				err = client.EditPRBody(ctx, n, content)
+			} else {
+				marker := fmt.Sprintf("<!-- wo:%s:step:%d -->", sc.Key(), sc.Step.Step)
+				err = client.CommentOnce(ctx, n, content+"\n\n"+marker, marker)
+			}
+			if err != nil {
+				return Outcome{}, err
+			}
+		}
+		done = append(done, t.Target)
+	}
+	deliverables, _ := sc.State("deliverables").(map[string]any)
+	kept := map[string]any{}
+	for k, v := range deliverables {
+		kept[k] = v
+	}
+	if deliverable != "" {
+		kept[strconv.Itoa(sc.Step.Step)] = trim(deliverable, maxKept)
+		state["deliverables"] = kept
+	}
+	state["phase"] = "running"
+	return Outcome{Note: fmt.Sprintf("delivered %s to %s", what, strings.Join(done, ", ")), State: state}, nil
+}
+
+// Plan says what the step would do.
+func (AgentStep) Plan(sc *StepContext) string {
+	var targets []string
+	for _, t := range sc.Step.Delivery {
+		targets = append(targets, t.Target)
+	}
+	if len(targets) == 0 {
+		return "run the agent command with the task's prompt"
+	}
+	return "run the agent command with the task's prompt; deliver its <deliverable> to " + strings.Join(targets, ", ")
+}
+
+func trim(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("\n[… %d more bytes not kept]", len(s)-n)
+}
