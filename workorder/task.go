@@ -90,13 +90,13 @@ type Dependencies struct {
 
 // Step is one entry of the procedure.
 type Step struct {
-	Step            int     `json:"step"`
-	Action          string  `json:"action"`
-	Command         string  `json:"command,omitempty"`
-	Description     string  `json:"description,omitempty"`
-	Condition       string  `json:"condition,omitempty"`
-	LoopTo          int     `json:"loop_to,omitempty"`
-	FixAction       string  `json:"fix_action,omitempty"`
+	Step            int        `json:"step"`
+	Action          string     `json:"action"`
+	Command         string     `json:"command,omitempty"`
+	Description     string     `json:"description,omitempty"`
+	Condition       string     `json:"condition,omitempty"`
+	LoopTo          int        `json:"loop_to,omitempty"`
+	FixAction       string     `json:"fix_action,omitempty"`
 	DurationMinutes float64    `json:"duration_minutes,omitempty"`
 	MaxIterations   int        `json:"max_iterations,omitempty"`
 	Delivery        []Delivery `json:"delivery,omitempty"`
