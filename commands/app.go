@@ -78,6 +78,10 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newStatusCommand(f),
 			newSyncCommand(f),
 			newSplitCommand(f),
+			newPromptCommand(f),
+			newDecisionCommand(f, "approve", "approved", "approve a work order that waits at its approval gate", "", "", false),
+			newDecisionCommand(f, "revise", "revise", "send a work order back to formation with a note", "note", "what to change", true),
+			newDecisionCommand(f, "cancel", "cancelled", "close a task with a reason", "reason", "why it is cancelled", true),
 		},
 	}
 }

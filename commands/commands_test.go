@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -515,5 +516,81 @@ func TestTasksJSONRoundTripThroughTheCLI(t *testing.T) {
 	}
 	if r := runWo(t, db2, "", "export", "--format", "tasks-json"); r.code != ExitInvalid || !strings.Contains(r.stderr, "needs --epic") {
 		t.Errorf("export without --epic: %d %s", r.code, r.stderr)
+	}
+}
+
+func TestCreateFromSeed000FlagsAndPrompt(t *testing.T) {
+	db := newDB(t)
+	dir := t.TempDir()
+	var fileFlags []string
+	for i := 0; i < 12; i++ {
+		name := fmt.Sprintf("src/f%02d.py", i)
+		os.MkdirAll(filepath.Join(dir, "src"), 0o755)
+		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
+		fileFlags = append(fileFlags, "--relevant-file", name)
+	}
+	args := append([]string{"create", "--json", "--description", "Implement JWT token authentication", "--priority", "P1", "--cwd", dir,
+		"--background-context", "Current OAuth2 implementation uses a deprecated token format; users report failures.",
+		"--expected-deliverable", "Updated authentication handler in src/auth/handler.py",
+		"--success-criterion", "All existing integration tests pass", "--success-criterion", "It feels fast",
+		"--constraint", "Do not modify src/auth/legacy.py", "--related-doc", "https://jwt.io/introduction"}, fileFlags...)
+	r := mustRun(t, db, "", args...)
+	var env struct {
+		Data struct {
+			TaskID     string `json:"task_id"`
+			Validation struct{ Warnings []string }
+		}
+	}
+	json.Unmarshal([]byte(r.stdout), &env)
+	if len(env.Data.Validation.Warnings) != 1 || !strings.Contains(env.Data.Validation.Warnings[0], "may not be measurable") {
+		t.Errorf("warnings %v", env.Data.Validation.Warnings)
+	}
+	p := mustRun(t, db, "", "prompt", env.Data.TaskID).stdout
+	for _, want := range []string{"📋 BACKGROUND CONTEXT:", "  • Do not modify src/auth/legacy.py", "… and 2 more files", "https://jwt.io/introduction", "Implement JWT token authentication"} {
+		if !strings.Contains(p, strings.ReplaceAll(want, "…", "...")) {
+			t.Errorf("prompt lacks %q:\n%s", want, p)
+		}
+	}
+	md := mustRun(t, db, "", "prompt", env.Data.TaskID, "--format", "markdown").stdout
+	if !strings.Contains(md, "### Constraints") || strings.Contains(md, "⚠️") {
+		t.Errorf("markdown prompt:\n%s", md)
+	}
+
+	// The seed's error shape, and nothing stored.
+	r = runWo(t, db, "", "create", "--json", "--description", "Fix bug")
+	var bad struct {
+		Data struct {
+			Success      bool
+			Error, Field string
+		}
+		Error struct{ Code string }
+	}
+	json.Unmarshal([]byte(r.stdout), &bad)
+	if r.code != ExitInvalid || bad.Data.Success || bad.Data.Field != "description" ||
+		bad.Data.Error != "Validation failed for 'description': Must be at least 10 characters" || bad.Error.Code != "INVALID_DOCUMENT" {
+		t.Errorf("exit %d: %s", r.code, r.stdout)
+	}
+	if n := strings.Count(mustRun(t, db, "", "list").stdout, "\n"); n != 2 {
+		t.Errorf("the bad task was stored: %d lines", n)
+	}
+}
+
+func TestCreateWithSourceEventIsIdempotent(t *testing.T) {
+	db := newDB(t)
+	a := mustRun(t, db, "", "create", "--description", "Triage the failing nightly build", "--source-event-id", "evt-42", "--json").stdout
+	b := mustRun(t, db, "", "create", "--description", "Triage the failing nightly build", "--source-event-id", "evt-42", "--json").stdout
+	var ea, eb struct {
+		Data struct {
+			TaskID   string `json:"task_id"`
+			Existing bool
+		}
+	}
+	json.Unmarshal([]byte(a), &ea)
+	json.Unmarshal([]byte(b), &eb)
+	if ea.Data.TaskID == "" || ea.Data.TaskID != eb.Data.TaskID || ea.Data.Existing || !eb.Data.Existing {
+		t.Errorf("first %+v, second %+v", ea.Data, eb.Data)
+	}
+	if n := strings.Count(mustRun(t, db, "", "list").stdout, "\n"); n != 2 {
+		t.Errorf("%d lines in list: two tasks for one event", n)
 	}
 }

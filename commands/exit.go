@@ -40,6 +40,7 @@ func classify(err error) (exit int, code string) {
 	var interrupted *procedure.InterruptedError
 	var stepFailed *procedure.StepFailedError
 	var preflight *procedure.PreflightError
+	var approval *procedure.ApprovalRequiredError
 	var epic *procedure.EpicError
 	switch {
 	case err == nil:
@@ -64,6 +65,8 @@ func classify(err error) (exit int, code string) {
 		return ExitWaiting, "BLOCKED_BY"
 	case errors.As(err, &waiting):
 		return ExitWaiting, "WAITING"
+	case errors.As(err, &approval):
+		return ExitWaiting, "APPROVAL_REQUIRED"
 	case errors.As(err, &exhausted):
 		return ExitUnavailable, "RETRY_LATER"
 	case errors.As(err, &interrupted):

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
 )
 
@@ -313,3 +315,14 @@ func TestMergedPRClosesTaskAndFreesDependents(t *testing.T) {
 		t.Fatalf("the dependent after the merge: exit %d %s", r.code, r.stderr)
 	}
 }
+
+func ghClient(t *testing.T, gh *ghstandin.Server) *github.Client {
+	t.Helper()
+	c, err := github.New(github.Config{BaseURL: gh.URL, Token: secretToken, Repo: "acme/hermes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func testContext() context.Context { return context.Background() }

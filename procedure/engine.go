@@ -333,6 +333,12 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		r.emit(Event{Type: "run_finished", Key: r.key(), Outcome: "already complete"})
 		return r.result(), nil
 	}
+	// The approval gate, before anything changes when the first step
+	// already would.
+	if err := r.gate(steps[next-1]); err != nil {
+		r.log(ctx, "approval_requested", map[string]any{"step": next, "plan": err.Error()})
+		return r.result(), err
+	}
 	start := map[string]any{}
 	if err := r.setStatus(start, "in_progress", ""); err != nil {
 		return nil, err
@@ -346,6 +352,12 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 
 	for next <= len(steps) {
 		step := steps[next-1]
+		if err := r.gate(step); err != nil {
+			r.state["phase"] = "awaiting_approval"
+			r.wb.Write(ctx, map[string]any{"work_order": map[string]any{"state": map[string]any{"phase": "awaiting_approval"}}})
+			r.log(ctx, "approval_requested", map[string]any{"step": step.Step, "plan": err.Error()})
+			return r.result(), err
+		}
 		jump, err := r.runStep(ctx, step)
 		if err != nil {
 			return r.result(), err

@@ -152,13 +152,14 @@ func blockedReason(deps []string, outcome map[string]*TaskOutcome) string {
 func classifyOutcome(err error) (string, string, error) {
 	var blockers *BlockersOpenError
 	var waiting *WaitingError
+	var approval *ApprovalRequiredError
 	var held *store.LeaseHeldError
 	var later *RetriesExhaustedError
 	var interrupted *InterruptedError
 	switch {
 	case err == nil:
 		return OutcomeDone, "", nil
-	case errors.As(err, &blockers), errors.As(err, &waiting):
+	case errors.As(err, &blockers), errors.As(err, &waiting), errors.As(err, &approval):
 		return OutcomeWaiting, err.Error(), err
 	case errors.As(err, &held):
 		return OutcomeLeaseHeld, err.Error(), err

@@ -79,7 +79,24 @@ type WorkOrder struct {
 	Dependencies    Dependencies   `json:"dependencies"`
 	Procedure       []Step         `json:"procedure"`
 	SuccessCriteria []string       `json:"success_criteria,omitempty"`
-	State           State          `json:"state"`
+	// Approval, when required, stops wo run before the first step that
+	// changes anything until someone approves (the decision lives in
+	// state.approval).
+	Approval *ApprovalSpec `json:"approval,omitempty"`
+	State    State         `json:"state"`
+}
+
+// ApprovalSpec is work_order.approval: what the author asks for.
+type ApprovalSpec struct {
+	Required bool `json:"required"`
+}
+
+// Approval is the decision recorded in work_order.state.approval.
+type Approval struct {
+	Decision string `json:"decision"` // approved, revise, cancelled
+	By       string `json:"by"`
+	At       string `json:"at"`
+	Note     string `json:"note,omitempty"`
 }
 
 // Dependencies are task keys, mirrored as persephone_edges in a Persephone database.
@@ -142,6 +159,8 @@ type State struct {
 	LoopIterations map[string]int `json:"loop_iterations,omitempty"`
 	// ReviewComments are the actionable comments found at the last check.
 	ReviewComments []ReviewComment `json:"review_comments,omitempty"`
+	// Approval is the last approval decision, when the work order asks for one.
+	Approval *Approval `json:"approval,omitempty"`
 	// StepDurationsMS is how long each step took when it last ran.
 	StepDurationsMS map[string]int64 `json:"step_durations_ms,omitempty"`
 }

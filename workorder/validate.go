@@ -306,6 +306,15 @@ func (v *validator) workOrder(wo map[string]any) {
 		// wo checks the criteria it can itself and lists the rest.
 		v.list("work_order.success_criteria", x, criterionRule)
 	}
+	if x, ok := wo["approval"]; ok && x != nil {
+		if m, ok := v.object("work_order.approval", x); ok {
+			if r, present := m["required"]; present {
+				if _, isBool := r.(bool); !isBool {
+					v.errorf("work_order.approval.required", "must be true or false, not %s", describe(r))
+				}
+			}
+		}
+	}
 	if x, ok := wo["state"]; ok && x != nil {
 		if m, ok := v.object("work_order.state", x); ok {
 			v.state(m, steps)

@@ -1,0 +1,80 @@
+package commands
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+func newPromptCommand(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "prompt",
+		Usage:     "print what an agent is told about a task",
+		ArgsUsage: "KEY",
+		Description: `Prints the agent context section of seed 000 (background, deliverables,
+success criteria, constraints, relevant files with the "… and N more" cut,
+documentation), the objective, the current step and what remains: the same
+text the agent command receives. --format text (default), markdown or json.`,
+		Flags: append(storeFlags(),
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown or json"},
+		),
+		Action: f.action(func(c *cli.Context) (result, error) {
+			key, err := oneArg(c, "task KEY")
+			if err != nil {
+				return result{}, err
+			}
+			format := c.String("format")
+			if format != "text" && format != "markdown" && format != "json" {
+				return result{}, usagef(fmt.Sprintf("--format %q: use text, markdown or json", format))
+			}
+			var v *procedure.PromptView
+			err = f.withStore(c, func(s store.Store) error {
+				doc, err := s.Get(c.Context, key)
+				if err != nil {
+					return err
+				}
+				v, err = procedure.Prompt(doc)
+				return err
+			})
+			if err != nil {
+				return result{}, err
+			}
+			return result{data: v, human: func(w io.Writer) error {
+				switch format {
+				case "json":
+					return workorder.Encode(w, v)
+				case "markdown":
+					_, err := io.WriteString(w, markdownPrompt(v))
+					return err
+				}
+				_, err := io.WriteString(w, v.Text)
+				return err
+			}}, nil
+		}),
+	}
+}
+
+// markdownPrompt renders the seed's section headers as Markdown headings.
+func markdownPrompt(v *procedure.PromptView) string {
+	text := v.Text
+	for _, r := range []struct{ from, to string }{
+		{"📋 BACKGROUND CONTEXT:", "### Background context"},
+		{"✅ EXPECTED DELIVERABLES:", "### Expected deliverables"},
+		{"🎯 SUCCESS CRITERIA:", "### Success criteria"},
+		{"⚠️ CONSTRAINTS:", "### Constraints"},
+		{"📁 RELEVANT FILES TO EXAMINE:", "### Relevant files to examine"},
+		{"📚 RELATED DOCUMENTATION:", "### Related documentation"},
+		{"🎯 TASK CONTEXT (Provided by task creator)", "## Task context (provided by the task creator)"},
+		{"  • ", "- "},
+		{strings.Repeat("=", 80) + "\n", ""},
+	} {
+		text = strings.ReplaceAll(text, r.from, r.to)
+	}
+	return fmt.Sprintf("# %s (%s)\n%s", v.Title, v.Key, text)
+}
