@@ -194,6 +194,7 @@ RETURN e._key`
 	queryAll            = `FOR d IN @@tasks SORT d._key RETURN d`
 	queryBlockedBy      = `FOR e IN @@edges FILTER e._from == @from AND e.type == "blocked_by" SORT e._to RETURN PARSE_IDENTIFIER(e._to).key`
 	queryLogs           = `FOR l IN @@logs FILTER l.task_key == @key SORT l.created_at, l._key RETURN l`
+	queryLogsByAction   = `FOR l IN @@logs FILTER l.action == @action SORT l.created_at DESC LIMIT @limit RETURN l`
 )
 
 // Create inserts documents and their blocked_by edges in one AQL query.
@@ -340,7 +341,16 @@ func (s *Store) AppendLog(ctx context.Context, e store.LogEntry) error {
 
 // Logs reads one task's activity, oldest first.
 func (s *Store) Logs(ctx context.Context, key string) ([]store.LogEntry, error) {
-	rows, err := s.query(ctx, queryLogs, map[string]any{"@logs": s.cols.Logs, "key": key})
+	return s.readLogs(ctx, key, queryLogs, map[string]any{"@logs": s.cols.Logs, "key": key})
+}
+
+// LogsByAction reads the newest entries of one action.
+func (s *Store) LogsByAction(ctx context.Context, action string, limit int) ([]store.LogEntry, error) {
+	return s.readLogs(ctx, "", queryLogsByAction, map[string]any{"@logs": s.cols.Logs, "action": action, "limit": limit})
+}
+
+func (s *Store) readLogs(ctx context.Context, key, query string, bind map[string]any) ([]store.LogEntry, error) {
+	rows, err := s.query(ctx, query, bind)
 	if err != nil {
 		return nil, s.mapErr(key, err)
 	}
@@ -369,7 +379,7 @@ func (s *Store) Init(ctx context.Context) error {
 	}{
 		{s.cols.Tasks, &docType, [][]string{{"parent_key"}, {"status"}}},
 		{s.cols.Edges, &edgeType, [][]string{{"type"}}},
-		{s.cols.Logs, &docType, [][]string{{"task_key", "created_at"}}},
+		{s.cols.Logs, &docType, [][]string{{"task_key", "created_at"}, {"action", "created_at"}}},
 	}
 	for _, w := range want {
 		col, err := s.db.GetCollection(ctx, w.name, nil)

@@ -218,6 +218,7 @@ func TestInitCreatesCollectionsAndIndexes(t *testing.T) {
 	f.expect("POST", db+"/_api/index?collection=persephone_edges", 200, map[string]any{"id": "persephone_edges/2"}, nil)
 	f.expect("GET", db+"/_api/collection/persephone_logs", 200, map[string]any{"name": "persephone_logs", "type": 2}, nil)
 	f.expect("POST", db+"/_api/index?collection=persephone_logs", 200, map[string]any{"id": "persephone_logs/3"}, nil)
+	f.expect("POST", db+"/_api/index?collection=persephone_logs", 200, map[string]any{"id": "persephone_logs/4"}, nil)
 	if err := open(t, f.url()).Init(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -289,5 +290,17 @@ func TestBadStoreURLs(t *testing.T) {
 	}
 	if _, err := Open(context.Background(), Config{URL: "arangodb+http://h:8529"}); err == nil || !strings.Contains(err.Error(), "WO_DATABASE") {
 		t.Errorf("missing database: %v", err)
+	}
+}
+
+func TestLogsByActionQuery(t *testing.T) {
+	f := newFakeArango(t)
+	f.expect("POST", db+"/_api/cursor", 201, cursorReply([]any{
+		map[string]any{"action": "step_completed", "task_key": "task_a", "session_key": "r", "details": map[string]any{"duration_ms": 12}, "created_at": "2026-01-02T03:04:05Z"},
+	}, ""), query(`FOR l IN @@logs FILTER l.action == @action SORT l.created_at DESC LIMIT @limit RETURN l`,
+		map[string]any{"@logs": "persephone_logs", "action": "step_completed", "limit": 500}))
+	got, err := open(t, f.url()).LogsByAction(context.Background(), "step_completed", 500)
+	if err != nil || len(got) != 1 || got[0].TaskKey != "task_a" || got[0].CreatedAt.Year() != 2026 {
+		t.Fatalf("%+v %v", got, err)
 	}
 }

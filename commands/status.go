@@ -11,6 +11,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -113,9 +114,36 @@ func loadStatus(c *cli.Context, s store.Store, key string) ([]StatusRow, error) 
 	for _, d := range docs {
 		byKey[workorder.Key(d)] = d
 	}
+	est, err := procedure.NewEstimator(c.Context, s)
+	if err != nil {
+		return nil, err
+	}
 	rows := make([]StatusRow, 0, len(docs))
-	for _, d := range docs {
-		rows = append(rows, statusRow(d, byKey))
+	var total procedure.Estimate
+	total.Known = true
+	counted := 0
+	for i, d := range docs {
+		row := statusRow(d, byKey)
+		if row.Steps > 0 && row.Status != "closed" && row.Status != "in_review" {
+			e := est.Remaining(d)
+			row.Estimate = &e
+			if i > 0 {
+				counted++
+				if !e.Known {
+					total = e
+				} else if total.Known {
+					total.Remaining += e.Remaining
+				}
+			}
+		}
+		rows = append(rows, row)
+	}
+	if counted > 0 && rows[0].Estimate == nil {
+		if total.Known {
+			total.Seconds = int64(total.Remaining.Seconds())
+			total.Basis = fmt.Sprintf("sum of %d children's estimates, run one after another", counted)
+		}
+		rows[0].Estimate = &total
 	}
 	return rows, nil
 }
@@ -137,6 +165,9 @@ type StatusRow struct {
 	BlockedBy        []string `json:"blocked_by,omitempty"`
 	WaitingFor       []string `json:"waiting_for,omitempty"`
 	UpdatedAt        string   `json:"updated_at,omitempty"`
+	// Estimate is the time the remaining steps should take, from the
+	// durations of past steps; for an epic, the sum over its children.
+	Estimate *procedure.Estimate `json:"estimate,omitempty"`
 }
 
 // statusRow reads the few fields status shows straight from the document:
@@ -211,7 +242,7 @@ var statusColour = map[string]string{"closed": "32", "in_review": "36", "in_prog
 func tableStatus(rows []StatusRow, colour bool) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tSTATUS\tSTEP\tNEXT\tPR\tREVIEWS\tCOMMENTS\tWAITS FOR\tUPDATED\tTITLE")
+	fmt.Fprintln(tw, "KEY\tSTATUS\tSTEP\tNEXT\tPR\tREVIEWS\tCOMMENTS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE")
 	for _, r := range rows {
 		status := r.Status
 		if colour {
@@ -219,14 +250,25 @@ func tableStatus(rows []StatusRow, colour bool) string {
 			// every cell has them; pad after colouring instead.
 			status = fmt.Sprintf("\033[%sm%-11s\033[0m", statusColour[r.Status], r.Status)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\n", r.Key, status, stepText(r), orDash(nextText(r)),
-			prText(r), r.ReviewIterations, r.OpenComments, orDash(strings.Join(r.WaitingFor, ",")), age(r.UpdatedAt), r.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Key, status, stepText(r), orDash(nextText(r)),
+			prText(r), r.ReviewIterations, r.OpenComments, orDash(strings.Join(r.WaitingFor, ",")), age(r.UpdatedAt), estimateText(r), r.Title)
 	}
 	tw.Flush()
 	if len(rows) > 1 {
 		b.WriteString(progressLine(rows[1:]) + "\n")
 	}
 	return b.String()
+}
+
+func estimateText(r StatusRow) string {
+	switch {
+	case r.Estimate == nil:
+		return "-"
+	case !r.Estimate.Known:
+		return "no estimate yet"
+	default:
+		return fmt.Sprintf("~%s (%s)", r.Estimate.Remaining.Round(time.Second), r.Estimate.Basis)
+	}
 }
 
 func stepText(r StatusRow) string {

@@ -486,7 +486,8 @@ func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, el
 	r.fault(step.Action + ":after_writeback")
 	r.ran = append(r.ran, step.Step)
 	r.log(ctx, "step_completed", map[string]any{"step": step.Step, "action": step.Action,
-		"duration_ms": elapsed.Milliseconds(), "outcome": "ok", "note": out.Note})
+		"duration_ms": elapsed.Milliseconds(), "outcome": "ok", "note": out.Note,
+		"repo": workorder.String(r.doc, "work_order.context.repo_path")})
 	r.emit(Event{Type: "step_finished", Key: r.key(), Step: step.Step, Steps: len(r.procedure()), Action: step.Action,
 		Outcome: "ok", Note: out.Note, Duration: elapsed})
 	return out.JumpTo, nil

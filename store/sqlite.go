@@ -88,6 +88,7 @@ CREATE TABLE IF NOT EXISTS persephone_logs (
 	body       TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS persephone_logs_task ON persephone_logs(task_key, id);
+CREATE INDEX IF NOT EXISTS persephone_logs_action ON persephone_logs(json_extract(body, '$.action'), id);
 `
 
 // Init creates the tables and indexes; it is idempotent.
@@ -265,7 +266,16 @@ func (s *SQLite) AppendLog(ctx context.Context, e LogEntry) error {
 
 // Logs returns one task's activity, oldest first.
 func (s *SQLite) Logs(ctx context.Context, taskKey string) ([]LogEntry, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT body FROM persephone_logs WHERE task_key = ? ORDER BY id`, taskKey)
+	return s.logs(ctx, `SELECT body FROM persephone_logs WHERE task_key = ? ORDER BY id`, taskKey)
+}
+
+// LogsByAction returns the newest entries of one action.
+func (s *SQLite) LogsByAction(ctx context.Context, action string, limit int) ([]LogEntry, error) {
+	return s.logs(ctx, `SELECT body FROM persephone_logs WHERE json_extract(body, '$.action') = ? ORDER BY id DESC LIMIT ?`, action, limit)
+}
+
+func (s *SQLite) logs(ctx context.Context, query string, args ...any) ([]LogEntry, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, s.wrap(err)
 	}
@@ -280,7 +290,7 @@ func (s *SQLite) Logs(ctx context.Context, taskKey string) ([]LogEntry, error) {
 		dec := json.NewDecoder(strings.NewReader(body))
 		dec.UseNumber()
 		if err := dec.Decode(&e); err != nil {
-			return nil, fmt.Errorf("activity log of %s: %w", taskKey, err)
+			return nil, fmt.Errorf("activity log entry: %w", err)
 		}
 		out = append(out, e)
 	}

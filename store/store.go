@@ -49,6 +49,10 @@ type Store interface {
 	// Logs returns the activity of one task, oldest first.
 	Logs(ctx context.Context, taskKey string) ([]LogEntry, error)
 
+	// LogsByAction returns the latest entries of one action across all
+	// tasks, newest first, at most limit (for estimates from history).
+	LogsByAction(ctx context.Context, action string, limit int) ([]LogEntry, error)
+
 	// Init creates what the store needs (tables, collections, indexes). It is
 	// idempotent.
 	Init(ctx context.Context) error

@@ -488,6 +488,16 @@ func testLogs(t *testing.T, newStore NewFunc) {
 			t.Errorf("entry %d = %+v", i, e)
 		}
 	}
+	steps, err := s.LogsByAction(ctx, "step", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 2 || steps[0].Action != "step" || !steps[0].CreatedAt.After(steps[1].CreatedAt) {
+		t.Errorf("LogsByAction(step): %+v, want the 2 step entries, newest first", steps)
+	}
+	if one, _ := s.LogsByAction(ctx, "step", 1); len(one) != 1 || !one[0].CreatedAt.Equal(base.Add(2*time.Second)) {
+		t.Errorf("LogsByAction limit 1: %+v", one)
+	}
 }
 
 func testLease(t *testing.T, newStore NewFunc) {
