@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/split"
 	"github.com/wo-runner/wo/store"
 )
@@ -102,6 +103,12 @@ the PR it depends on, and starts once that one is pushed.`,
 					res, err := split.Write(c.Context, s, epic, tasks)
 					if err != nil {
 						return err
+					}
+					// The planning event goes on the epic's timeline.
+					if err := s.AppendLog(c.Context, store.LogEntry{Action: "split_planned", TaskKey: epic["_key"].(string),
+						SessionKey: procedure.Identity(), Details: map[string]any{"prs": len(plan.PRs), "files": len(change.Files),
+							"base": change.BaseRef, "source": change.SourceRef, "created": len(res.Created), "updated": len(res.Updated)}}); err != nil {
+						fmt.Fprintln(f.Stderr, "warning: the split was written but not logged:", err)
 					}
 					out["written"] = res
 					docs, err = s.List(c.Context, store.Filter{ParentKey: epic["_key"].(string)})

@@ -328,7 +328,6 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if r.opts.FromStep > 0 {
 		next = r.opts.FromStep
 	}
-	r.emit(Event{Type: "run_started", Key: r.key(), Step: next, Steps: len(steps)})
 	if next > len(steps) {
 		r.emit(Event{Type: "run_finished", Key: r.key(), Outcome: "already complete"})
 		return r.result(), nil
@@ -348,7 +347,9 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err := r.wb.Write(ctx, start); err != nil {
 		return nil, err
 	}
+	// The timeline is written before anything is shown.
 	r.log(ctx, "run_started", map[string]any{"from_step": next})
+	r.emit(Event{Type: "run_started", Key: r.key(), Step: next, Steps: len(steps)})
 
 	for next <= len(steps) {
 		step := steps[next-1]
@@ -391,6 +392,7 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 		return 0, r.fail(ctx, step, 1, err)
 	}
 	sc := &StepContext{run: r, Step: step, Scope: workorder.NewScope(r.currentDoc())}
+	r.log(ctx, "step_started", map[string]any{"step": step.Step, "action": step.Action})
 	r.emit(Event{Type: "step_started", Key: r.key(), Step: step.Step, Steps: len(r.procedure()), Action: step.Action})
 	started := time.Now()
 	var out Outcome
