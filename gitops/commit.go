@@ -25,7 +25,8 @@ type CommitResult struct {
 // commit, which is success: after a crash between committing and recording
 // it, the rerun finds the commit already there.
 func (w *Worktree) Commit(message string, author Signature, when time.Time) (CommitResult, error) {
-	head, branch, err := w.Head()
+	defer w.Repo.lockRefs()()
+	head, branch, err := w.head()
 	if err != nil {
 		return CommitResult{}, err
 	}

@@ -47,6 +47,7 @@ func (e *NonFastForwardError) Error() string {
 
 // Push sends the local branch to the remote branch of the same name.
 func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
+	defer r.lockRefs()()
 	if opts.Remote == "" {
 		opts.Remote = "origin"
 	}
@@ -56,7 +57,7 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	}
 	rawURL := remote.Config().URLs[0]
 	shown := redactURL(rawURL)
-	local, exists, err := r.BranchHash(opts.Branch)
+	local, exists, err := r.branchHash(opts.Branch)
 	if err != nil {
 		return PushResult{}, err
 	}
@@ -105,6 +106,7 @@ func (r *Repo) HasRemote(name string) error {
 
 // RemoteBranch returns where the remote's branch points, asking the remote.
 func (r *Repo) RemoteBranch(ctx context.Context, remoteName, branch, token string) (plumbing.Hash, bool, error) {
+	defer r.lockRefs()()
 	if remoteName == "" {
 		remoteName = "origin"
 	}

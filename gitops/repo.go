@@ -10,9 +10,11 @@ package gitops
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
@@ -65,8 +67,26 @@ func (r *Repo) newStorage() *filesystem.Storage {
 	return filesystem.NewStorageWithOptions(osfs.New(r.GitDir), cache.NewObjectLRU(2*cache.MiByte), filesystem.Options{})
 }
 
+// refLocks serialise, per repository, the operations of this process that
+// read or write references. go-git rewrites a reference file in place, so
+// a goroutine reading references while another writes one (two pushes of
+// wo run --epic --parallel) can read an empty file.
+var refLocks sync.Map // common git dir → *sync.Mutex
+
+func (r *Repo) lockRefs() func() {
+	m, _ := refLocks.LoadOrStore(r.GitDir, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
 // Resolve turns a branch, tag or commit id into a commit hash.
 func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
+	defer r.lockRefs()()
+	return r.resolve(rev)
+}
+
+func (r *Repo) resolve(rev string) (plumbing.Hash, error) {
 	for _, name := range []plumbing.ReferenceName{
 		plumbing.NewBranchReferenceName(rev),
 		plumbing.NewRemoteReferenceName("origin", rev),
@@ -118,6 +138,11 @@ func (r *Repo) Commit(h plumbing.Hash) (*object.Commit, error) { return r.repo.C
 
 // BranchHash returns where a local branch points, and whether it exists.
 func (r *Repo) BranchHash(branch string) (plumbing.Hash, bool, error) {
+	defer r.lockRefs()()
+	return r.branchHash(branch)
+}
+
+func (r *Repo) branchHash(branch string) (plumbing.Hash, bool, error) {
 	ref, err := r.repo.Reference(plumbing.NewBranchReferenceName(branch), false)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		return plumbing.ZeroHash, false, nil
@@ -157,4 +182,18 @@ func (r *Repo) Identity(getenv func(string) string) (Signature, error) {
 		return sig, fmt.Errorf("no commit author for %s: set git config user.name and user.email, or WO_GIT_AUTHOR_NAME and WO_GIT_AUTHOR_EMAIL", r.Path)
 	}
 	return sig, nil
+}
+
+// ReadBlob reads a blob's content.
+func (r *Repo) ReadBlob(h plumbing.Hash) ([]byte, error) {
+	obj, err := r.repo.Storer.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
 }

@@ -223,6 +223,11 @@ func summarizePaths(paths []string, max int) string {
 // Head returns the commit the worktree's HEAD points to, and the branch if
 // HEAD is on one.
 func (w *Worktree) Head() (plumbing.Hash, string, error) {
+	defer w.Repo.lockRefs()()
+	return w.head()
+}
+
+func (w *Worktree) head() (plumbing.Hash, string, error) {
 	b, err := os.ReadFile(filepath.Join(w.AdminDir, "HEAD"))
 	if err != nil {
 		return plumbing.ZeroHash, "", fmt.Errorf("worktree %s: reading HEAD: %w", w.Name, err)
@@ -230,7 +235,7 @@ func (w *Worktree) Head() (plumbing.Hash, string, error) {
 	s := strings.TrimSpace(string(b))
 	if ref, ok := strings.CutPrefix(s, "ref: "); ok {
 		branch := strings.TrimPrefix(ref, "refs/heads/")
-		h, exists, err := w.Repo.BranchHash(branch)
+		h, exists, err := w.Repo.branchHash(branch)
 		if err != nil {
 			return plumbing.ZeroHash, "", err
 		}
@@ -249,7 +254,8 @@ func (w *Worktree) Head() (plumbing.Hash, string, error) {
 // if it does not exist. The files are not touched: the branch starts where
 // HEAD is. It refuses a branch checked out in another worktree.
 func (w *Worktree) SwitchBranch(branch string) (plumbing.Hash, error) {
-	head, current, err := w.Head()
+	defer w.Repo.lockRefs()()
+	head, current, err := w.head()
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -259,7 +265,7 @@ func (w *Worktree) SwitchBranch(branch string) (plumbing.Hash, error) {
 	if where, ok := w.Repo.CheckedOutAt(branch); ok && where != w.Path {
 		return plumbing.ZeroHash, fmt.Errorf("branch %s is already checked out at %s: a branch can be checked out in one worktree only; remove that worktree or choose another branch_name", branch, where)
 	}
-	tip, exists, err := w.Repo.BranchHash(branch)
+	tip, exists, err := w.Repo.branchHash(branch)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -283,7 +289,8 @@ func (w *Worktree) SwitchBranch(branch string) (plumbing.Hash, error) {
 // from an earlier run), else base. A branch that does not descend from base
 // is an error: it is somebody else's.
 func (r *Repo) StartPoint(branch string, base plumbing.Hash) (plumbing.Hash, error) {
-	tip, exists, err := r.BranchHash(branch)
+	defer r.lockRefs()()
+	tip, exists, err := r.branchHash(branch)
 	if err != nil || !exists || tip == base {
 		return base, err
 	}

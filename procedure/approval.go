@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -86,14 +85,12 @@ func (e *Engine) Decide(ctx context.Context, key, decision, note string) (*Resul
 	if task.Status == "closed" {
 		return nil, fmt.Errorf("task %s is closed already", key)
 	}
-	leases := &store.Leases{Store: e.Store, Now: e.Now}
-	lease, err := leases.Acquire(ctx, key, e.Runner, e.LeaseTTL, HolderGone)
+	r, release, err := e.hold(ctx, doc, task)
 	if err != nil {
 		return nil, err
 	}
-	wb := &StateWriteBack{store: e.Store, key: key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
-	defer wb.Release(context.WithoutCancel(ctx))
-	r := &run{Engine: e, doc: doc, task: task, wb: wb, state: stateMap(doc)}
+	defer release()
+	wb := r.wb
 	approval := map[string]any{"decision": decision, "by": e.Runner, "at": workorder.Timestamp(e.Now())}
 	if note != "" {
 		approval["note"] = note

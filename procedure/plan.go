@@ -103,15 +103,12 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 	if toStep < 0 || toStep > n {
 		return nil, fmt.Errorf("task %s has steps 1..%d: --to-step must be 0..%d", key, n, n)
 	}
-	leases := &store.Leases{Store: e.Store, Now: e.Now}
-	lease, err := leases.Acquire(ctx, key, e.Runner, e.LeaseTTL, HolderGone)
+	r, release, err := e.hold(ctx, doc, task)
 	if err != nil {
 		return nil, err
 	}
-	wb := &StateWriteBack{store: e.Store, key: key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
-	defer wb.Release(context.WithoutCancel(ctx))
-
-	r := &run{Engine: e, doc: doc, task: task, wb: wb, state: stateMap(doc)}
+	defer release()
+	wb := r.wb
 	kept := slices.DeleteFunc(r.completed(), func(s int) bool { return s > toStep })
 	statePatch := map[string]any{
 		"current_step": toStep, "completed_steps": intsToAny(kept), "last_error": nil, "phase": nil,
@@ -145,6 +142,19 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 	}
 	r.log(ctx, "reset", map[string]any{"to_step": toStep, "from_step": r.currentStep(), "status_from": from, "status_to": workorder.String(r.doc, "status")})
 	return r.result(), nil
+}
+
+// hold takes the task's lease for a short edit outside a run (reset, an
+// approval decision) and returns a run to write through, and the release.
+func (e *Engine) hold(ctx context.Context, doc workorder.Document, task *workorder.Task) (*run, func(), error) {
+	leases := &store.Leases{Store: e.Store, Now: e.Now}
+	lease, err := leases.Acquire(ctx, task.Key, e.Runner, e.LeaseTTL, HolderGone)
+	if err != nil {
+		return nil, nil, err
+	}
+	wb := &StateWriteBack{store: e.Store, key: task.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
+	r := &run{Engine: e, doc: doc, task: task, wb: wb, state: stateMap(doc)}
+	return r, func() { wb.Release(context.WithoutCancel(ctx)) }, nil
 }
 
 // statusPath is the shortest series of Persephone transitions from one

@@ -53,14 +53,7 @@ func listAt(m map[string]any, outer, inner string) []string {
 	if o, ok := v.(map[string]any); ok && inner != "" {
 		v = o[inner]
 	}
-	list, _ := v.([]any)
-	out := make([]string, 0, len(list))
-	for _, x := range list {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
+	return stringList(v)
 }
 
 // FixPrompt is what the agent command receives to address review comments.

@@ -20,15 +20,7 @@ const maxCommentBody = 2000
 
 // Run reads review comments, reviews and conversation comments.
 func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
-	n := sc.PRNumber()
-	if n == 0 {
-		return Outcome{}, fmt.Errorf("task %s has no pull request yet: the create_pr step comes first", sc.Key())
-	}
-	client, err := sc.GitHub()
-	if err != nil {
-		return Outcome{}, err
-	}
-	me, err := client.Login(ctx)
+	client, n, me, err := prContext(ctx, sc)
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -107,4 +99,22 @@ func watermarkJSON(w map[string]int64) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// prContext is what the review steps start from: the recorded PR, the
+// client, and wo's own login (whose comments never count).
+func prContext(ctx context.Context, sc *StepContext) (*github.Client, int, string, error) {
+	n := sc.PRNumber()
+	if n == 0 {
+		return nil, 0, "", fmt.Errorf("task %s has no pull request yet: the create_pr step comes first", sc.Key())
+	}
+	client, err := sc.GitHub()
+	if err != nil {
+		return nil, 0, "", err
+	}
+	me, err := client.Login(ctx)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	return client, n, me, nil
 }

@@ -17,15 +17,7 @@ func newReviewWait() Action { return ReviewWait{} }
 
 // Run polls the PR's reviews; an unchanged poll is a free 304.
 func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
-	n := sc.PRNumber()
-	if n == 0 {
-		return Outcome{}, fmt.Errorf("task %s has no pull request yet: the create_pr step comes first", sc.Key())
-	}
-	client, err := sc.GitHub()
-	if err != nil {
-		return Outcome{}, err
-	}
-	me, err := client.Login(ctx)
+	client, n, me, err := prContext(ctx, sc)
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"path"
 	"sort"
 
@@ -66,7 +65,6 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		return nil, fmt.Errorf("comparing %s and %s: %w", baseRef, sourceRef, err)
 	}
 	c := &Change{Base: base, Source: source, BaseRef: baseRef, SourceRef: sourceRef}
-	st := repo.Git().Storer
 	for _, ch := range changes {
 		action, err := ch.Action()
 		if err != nil {
@@ -86,7 +84,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 		if entry.Mode == filemode.Submodule {
 			f.Binary = true
-		} else if data, err := readBlob(st, entry.Hash); err == nil {
+		} else if data, err := repo.ReadBlob(entry.Hash); err == nil {
 			f.Lines, f.Binary = countLines(data)
 			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
 				f.Imports = goImports(f.Path, data)
@@ -99,7 +97,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	}
 	if c.Module == "" {
 		if e, err := sourceTree.FindEntry("go.mod"); err == nil {
-			if data, err := readBlob(st, e.Hash); err == nil {
+			if data, err := repo.ReadBlob(e.Hash); err == nil {
 				c.Module = modulePath(data)
 			}
 		}
@@ -114,23 +112,6 @@ func treeOf(repo *gitops.Repo, h plumbing.Hash) (*object.Tree, error) {
 		return nil, err
 	}
 	return commit.Tree()
-}
-
-type blobReader interface {
-	EncodedObject(plumbing.ObjectType, plumbing.Hash) (plumbing.EncodedObject, error)
-}
-
-func readBlob(st blobReader, h plumbing.Hash) ([]byte, error) {
-	obj, err := st.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return nil, err
-	}
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
 }
 
 // countLines counts lines as diff does, and calls a file with a NUL byte in
