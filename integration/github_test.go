@@ -189,12 +189,19 @@ func TestCrashAcrossGitHubStepsNeverMakesTwoPRs(t *testing.T) {
 	}
 }
 
+// seedWithAgent is a repository, the stand-in, the seed's task stored, and
+// the environment for a run with the fixing agent.
+func seedWithAgent(t *testing.T) (*fixture, *ghstandin.Server, []string) {
+	t.Helper()
+	f := newFixture(t, 10)
+	gh, env := withGitHub(t, f)
+	f.importTask(f.seedTask("task_cr_01"))
+	return f, gh, append(env, "WO_AGENT="+fixingAgent(t, f))
+}
+
 func TestGitHubFaults(t *testing.T) {
 	t.Run("5xx burst is retried", func(t *testing.T) {
-		f := newFixture(t, 10)
-		gh, env := withGitHub(t, f)
-		f.importTask(f.seedTask("task_cr_01"))
-		env = append(env, "WO_AGENT="+fixingAgent(t, f))
+		f, gh, env := seedWithAgent(t)
 		gh.Inject5xx(3)
 		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
@@ -204,10 +211,7 @@ func TestGitHubFaults(t *testing.T) {
 		}
 	})
 	t.Run("secondary limit is waited out", func(t *testing.T) {
-		f := newFixture(t, 10)
-		gh, env := withGitHub(t, f)
-		f.importTask(f.seedTask("task_cr_01"))
-		env = append(env, "WO_AGENT="+fixingAgent(t, f))
+		f, gh, env := seedWithAgent(t)
 		gh.InjectSecondaryLimit(2, time.Second)
 		start := time.Now()
 		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
@@ -221,20 +225,14 @@ func TestGitHubFaults(t *testing.T) {
 		}
 	})
 	t.Run("primary limit resetting soon is waited out", func(t *testing.T) {
-		f := newFixture(t, 10)
-		gh, env := withGitHub(t, f)
-		f.importTask(f.seedTask("task_cr_01"))
-		env = append(env, "WO_AGENT="+fixingAgent(t, f))
+		f, gh, env := seedWithAgent(t)
 		gh.ExhaustPrimaryLimit(2 * time.Second)
 		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
 	})
 	t.Run("primary limit resetting late exits 5, rerun completes", func(t *testing.T) {
-		f := newFixture(t, 10)
-		gh, env := withGitHub(t, f)
-		f.importTask(f.seedTask("task_cr_01"))
-		env = append(env, "WO_AGENT="+fixingAgent(t, f))
+		f, gh, env := seedWithAgent(t)
 		gh.ExhaustPrimaryLimit(time.Hour)
 		r := f.wo(env, "run", "task_cr_01")
 		if r.code != 5 || !strings.Contains(r.stderr, "GitHub rate limit used up until") {
@@ -253,10 +251,7 @@ func TestGitHubFaults(t *testing.T) {
 		}
 	})
 	t.Run("401 names the variable, rerun completes", func(t *testing.T) {
-		f := newFixture(t, 10)
-		gh, env := withGitHub(t, f)
-		f.importTask(f.seedTask("task_cr_01"))
-		env = append(env, "WO_AGENT="+fixingAgent(t, f))
+		f, gh, env := seedWithAgent(t)
 		gh.BreakToken()
 		r := f.wo(env, "run", "task_cr_01")
 		if r.code != 1 || !strings.Contains(r.stderr, "set GITHUB_TOKEN (or GH_TOKEN)") {

@@ -61,7 +61,7 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 		"description": fmt.Sprintf("Review %d changed files (%d lines) of %s against %s, split by wo split into %d pull requests in dependency order.", len(p.Change.Files), lines, p.Change.SourceRef, p.Change.BaseRef, len(p.PRs)),
 		"created_at":  now, "updated_at": now,
 		"split": map[string]any{"base": p.Change.BaseRef, "source": p.Change.SourceRef, "base_sha": p.Change.Base.String(),
-			"source_sha": p.Change.Source.String(), "mode": o.Mode, "prs": len(p.PRs), "excluded": stringsAny(p.Excluded)},
+			"source_sha": p.Change.Source.String(), "mode": o.Mode, "prs": len(p.PRs), "excluded": workorder.AnyList(p.Excluded)},
 	}
 	for _, pr := range p.PRs {
 		base := p.Change.BaseRef
@@ -84,7 +84,7 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 		}
 		inputs := map[string]any{
 			"branch_name": branch(pr), "worktree_name": fmt.Sprintf("pr-%02d-%s", pr.Number, pr.Slug),
-			"pr_title": pr.Title, "packages": packages, "file_manifest": nonNilAny(manifest),
+			"pr_title": pr.Title, "packages": packages, "file_manifest": orEmpty(manifest),
 			"file_count": len(pr.Files), "line_count": pr.Lines,
 		}
 		if len(deleted) > 0 {
@@ -109,7 +109,7 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 				"version":   "1.0",
 				"objective": fmt.Sprintf("Put %s (%d files, %d lines) up for review as pull request %d of %d", pr.Theme, len(pr.Files), pr.Lines, pr.Number, len(p.PRs)),
 				"context":   ctx, "inputs": inputs,
-				"dependencies":     map[string]any{"blocked_by": nonNilAny(blockedBy), "blocks": nonNilAny(blocks)},
+				"dependencies":     map[string]any{"blocked_by": orEmpty(blockedBy), "blocks": orEmpty(blocks)},
 				"procedure":        ReviewProcedure(o.Repo != ""),
 				"success_criteria": criteria(o.Repo != "", base),
 				"state":            workorder.InitialState(),
@@ -264,21 +264,6 @@ func lookup(doc map[string]any, path string) any {
 	return v
 }
 
-func stringsAny(list []string) []any {
-	out := make([]any, len(list))
-	for i, s := range list {
-		out[i] = s
-	}
-	return out
-}
-
-func nonNilAny(list []any) []any {
-	if list == nil {
-		return []any{}
-	}
-	return list
-}
-
 // Ready lists the work orders that can start now: their blockers closed
 // (independent mode) or pushed (stacked mode). It is what --emit-matrix
 // prints.
@@ -309,4 +294,11 @@ func Ready(docs []map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func orEmpty(list []any) []any {
+	if list == nil {
+		return []any{}
+	}
+	return list
 }

@@ -175,6 +175,9 @@ func FromCreateParams(p CreateParams, now time.Time) (Document, []Problem) {
 	return doc, probs
 }
 
+// AnyList turns strings into a JSON array value.
+func AnyList(list []string) []any { return stringsAny(list) }
+
 func stringsAny(list []string) []any {
 	out := make([]any, len(list))
 	for i, s := range list {
