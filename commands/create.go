@@ -108,6 +108,10 @@ processes race.`,
 			if err != nil {
 				return result{}, err
 			}
+			if seedMode != nil {
+				// Seed 000's own warnings, as stored in task_context.
+				warnings = []workorder.Report{{Key: workorder.Key(doc), Problems: workorder.Report{Problems: seedMode}.Warnings()}}
+			}
 			if !existing {
 				writeWarnings(f, warnings)
 			}

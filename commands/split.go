@@ -49,6 +49,7 @@ the PR it depends on, and starts once that one is pushed.`,
 			&cli.StringFlag{Name: "mode", Value: "independent", Usage: "independent or stacked"},
 			&cli.StringFlag{Name: "github-repo", Usage: "GitHub `OWNER/NAME` for the PRs (default: from the origin remote's URL; without one the procedure stops after the push)"},
 			&cli.StringFlag{Name: "worktree-root", Usage: "where the worktrees go (`DIR`, default: a folder beside the repository)"},
+			&cli.StringFlag{Name: "source-event-id", Usage: "the `ID` of the event (a push, a CI run) this split answers: the epic key derives from it, so the same event never makes a second epic"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
 			&cli.BoolFlag{Name: "emit-matrix", Usage: "print a GitHub Actions matrix of the work orders that can run now"},
 		),
@@ -88,10 +89,17 @@ the PR it depends on, and starts once that one is pushed.`,
 			if root == "" {
 				root = filepath.Join(filepath.Dir(repo.Path), filepath.Base(repo.Path)+"-review")
 			}
-			epic, tasks, err := split.Documents(plan, split.DocOptions{EpicKey: c.String("epic-key"), KeyPrefix: c.String("key-prefix"),
+			epicKey := c.String("epic-key")
+			if event := c.String("source-event-id"); event != "" && epicKey == "" {
+				epicKey = "task_split_" + eventKey(event, 16)[len("task_"):]
+			}
+			epic, tasks, err := split.Documents(plan, split.DocOptions{EpicKey: epicKey, KeyPrefix: c.String("key-prefix"),
 				Repo: ghRepo, RepoPath: repo.Path, WorktreeRoot: root, Mode: c.String("mode")})
 			if err != nil {
 				return result{}, usagef(err.Error())
+			}
+			if event := c.String("source-event-id"); event != "" {
+				epic["source_event_id"] = event
 			}
 			for _, w := range plan.Warnings {
 				fmt.Fprintln(f.Stderr, "warning:", w)

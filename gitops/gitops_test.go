@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/transport/http"
 )
 
 // runGit runs the real git command and returns its trimmed output.
@@ -226,4 +228,70 @@ func TestCreateResumesAfterPartialWorktree(t *testing.T) {
 		t.Fatalf("status after resume:\n%s", st)
 	}
 	runGit(t, repoPath, "worktree", "remove", wtPath)
+}
+
+func TestPushRewritesOnlyWithLease(t *testing.T) {
+	ctx := context.Background()
+	repoPath, origin := fixtureRepo(t)
+	r, _ := Open(repoPath)
+	base, _ := r.Resolve("code-review-base")
+	w, _ := r.Worktree("wt", filepath.Join(t.TempDir(), "wt"))
+	if err := w.Create(ctx, base, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.SwitchBranch("review/x")
+	write(t, filepath.Join(w.Path, "a.txt"), "first\n")
+	w.StageAll()
+	first, _ := w.Commit("first", Signature{"T", "t@example.com"}, time.Now())
+	if _, err := r.Push(ctx, PushOptions{Branch: "review/x"}); err != nil {
+		t.Fatal(err)
+	}
+	// Rewrite the branch: a different commit on the base.
+	runGit(t, w.Path, "reset", "-q", "--hard", "code-review-base")
+	write(t, filepath.Join(w.Path, "b.txt"), "second\n")
+	runGit(t, w.Path, "add", "-A")
+	runGit(t, w.Path, "commit", "-q", "-m", "second")
+	var nff *NonFastForwardError
+	if _, err := r.Push(ctx, PushOptions{Branch: "review/x"}); !errors.As(err, &nff) {
+		t.Fatalf("a rewrite without a lease: %v", err)
+	}
+	if _, err := r.Push(ctx, PushOptions{Branch: "review/x", Lease: base}); err == nil {
+		t.Fatal("a lease on the wrong commit was accepted")
+	}
+	if got := runGit(t, origin, "rev-parse", "refs/heads/review/x"); got != first.Hash.String() {
+		t.Fatalf("the remote moved: %s", got)
+	}
+	res, err := r.Push(ctx, PushOptions{Branch: "review/x", Lease: first.Hash})
+	if err != nil {
+		t.Fatalf("a rewrite with the right lease: %v", err)
+	}
+	if got := runGit(t, origin, "rev-parse", "refs/heads/review/x"); got != res.Hash.String() || got == first.Hash.String() {
+		t.Errorf("remote at %s after the leased rewrite", got)
+	}
+}
+
+func TestAuthForEachKindOfRemote(t *testing.T) {
+	a, err := authFor("https://github.com/acme/hermes.git", "ghs_token")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := a.(*http.BasicAuth); !ok || b.Username != "x-access-token" || b.Password != "ghs_token" {
+		t.Errorf("https: %#v", a)
+	}
+	if a, _ := authFor("https://github.com/acme/hermes.git", ""); a != nil {
+		t.Errorf("https without a token: %#v", a)
+	}
+	if a, _ := authFor("/srv/git/hermes.git", "ghs_token"); a != nil {
+		t.Errorf("a local path needs no auth: %#v", a)
+	}
+	if a, _ := authFor("file:///srv/git/hermes.git", "ghs_token"); a != nil {
+		t.Errorf("file:// needs no auth: %#v", a)
+	}
+	t.Setenv("SSH_AUTH_SOCK", "")
+	if _, err := authFor("git@github.com:acme/hermes.git", ""); err == nil || !strings.Contains(err.Error(), "SSH agent") {
+		t.Errorf("ssh without an agent: %v", err)
+	}
+	if got := redactURL("https://user:s3cret@example.com/x.git"); strings.Contains(got, "s3cret") {
+		t.Errorf("redactURL kept the password: %s", got)
+	}
 }

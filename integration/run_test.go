@@ -484,3 +484,33 @@ func setState(t *testing.T, f *fixture, key string, fields map[string]any) {
 		t.Fatal(err)
 	}
 }
+
+func TestCtrlCReleasesTheLease(t *testing.T) {
+	f := newFixture(t, 20)
+	f.importTask(f.task("task_int", gitProcedure(), nil))
+	cmd := f.cmd([]string{"WO_FAULT_PAUSE=create_worktree:before_create=1500ms"}, "run", "task_int")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the run to take its lease", 5*time.Second, func() bool {
+		return stateOf(f.doc("task_int"))["lease"] != nil
+	})
+	cmd.Process.Signal(syscall.SIGINT)
+	r := result(cmd, cmd.Wait(), "", errb.String())
+	if r.code != 1 || !strings.Contains(r.stderr, "interrupted during step 1") {
+		t.Fatalf("exit %d, want 1 (interrupted):\n%s", r.code, r.stderr)
+	}
+	doc := f.doc("task_int")
+	if st := stateOf(doc); st["lease"] != nil {
+		t.Errorf("the lease was not released: %v", st["lease"])
+	}
+	if doc["status"] == "blocked" {
+		t.Error("an interruption must not block the task")
+	}
+	if r := f.wo(nil, "run", "task_int"); r.code != 0 {
+		t.Fatalf("rerun: exit %d\n%s", r.code, r.stderr)
+	}
+	f.assertGitDone("task_int")
+}
