@@ -295,3 +295,31 @@ func TestAuthForEachKindOfRemote(t *testing.T) {
 		t.Errorf("redactURL kept the password: %s", got)
 	}
 }
+
+func TestCreateAfterACrashWritingTheGitFile(t *testing.T) {
+	repoPath, _ := fixtureRepo(t)
+	r, _ := Open(repoPath)
+	base, _ := r.Resolve("code-review-base")
+	wtPath := filepath.Join(t.TempDir(), "wt")
+	w, _ := r.Worktree("wt", wtPath)
+	// Killed between creating .git.tmp and renaming it to .git.
+	os.MkdirAll(w.AdminDir, 0o755)
+	os.MkdirAll(wtPath, 0o755)
+	os.WriteFile(filepath.Join(wtPath, ".git.tmp"), []byte("gitdir: "+w.AdminDir[:5]), 0o644)
+	if err := w.CheckFree(); err != nil {
+		t.Fatalf("our own half-written .git file: %v", err)
+	}
+	if err := w.Create(context.Background(), base, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := runGit(t, wtPath, "status", "--porcelain"); st != "" {
+		t.Errorf("status:\n%s", st)
+	}
+	// Somebody else's file of that name is not ours.
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, ".git.tmp"), []byte("something else"), 0o644)
+	w2, _ := r.Worktree("w2", other)
+	if err := w2.CheckFree(); err == nil {
+		t.Error("a foreign .git.tmp was taken for ours")
+	}
+}

@@ -63,13 +63,19 @@ func (w *Worktree) Complete() bool {
 }
 
 // ownsPath reports whether Path's .git file points at this worktree's
-// admin directory.
+// admin directory. A crash while that file was being written leaves only
+// its temporary file, holding (a prefix of) the same line: that is ours too.
 func (w *Worktree) ownsPath() bool {
-	b, err := os.ReadFile(filepath.Join(w.Path, ".git"))
-	if err != nil {
+	line := "gitdir: " + w.AdminDir + "\n"
+	if b, err := os.ReadFile(filepath.Join(w.Path, ".git")); err == nil {
+		return strings.TrimSpace(strings.TrimPrefix(string(b), "gitdir:")) == w.AdminDir
+	}
+	entries, err := os.ReadDir(w.Path)
+	if err != nil || len(entries) != 1 || entries[0].Name() != ".git.tmp" {
 		return false
 	}
-	return strings.TrimSpace(strings.TrimPrefix(string(b), "gitdir:")) == w.AdminDir
+	b, err := os.ReadFile(filepath.Join(w.Path, ".git.tmp"))
+	return err == nil && strings.HasPrefix(line, string(b))
 }
 
 // Progress reports how many of total files a long operation has written.
