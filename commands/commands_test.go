@@ -170,7 +170,7 @@ func mustJSON(t *testing.T, v any) []byte {
 }
 
 // fixtureDoc returns one document of the fixture file.
-func fixtureDoc(t *testing.T, key string) map[string]any {
+func fixtureDoc(t testing.TB, key string) map[string]any {
 	t.Helper()
 	data, err := os.ReadFile(fixture)
 	if err != nil {
