@@ -19,7 +19,9 @@ func newResetCommand(f *Factory) *cli.Command {
 from completed_steps, clears the last error, and moves the status back
 through Persephone's transitions (open for step 0, else in_progress). The
 activity log keeps the history. Files, branches and pushes are not undone:
-the steps look at the repository when they run again.`,
+the steps look at the repository when they run again. After a reset to step
+0 the work order continues on its existing branch: the manifest is brought
+in again from the source on top of it (no commit if nothing differs).`,
 		Flags: append(storeFlags(),
 			&cli.IntFlag{Name: "to-step", Usage: "the last step to keep as done (`N`, 0 for none)"},
 		),

@@ -242,12 +242,16 @@ var statusColour = map[string]string{"closed": "32", "in_review": "36", "in_prog
 func tableStatus(rows []StatusRow, colour bool) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tSTATUS\tSTEP\tNEXT\tPR\tREVIEWS\tCOMMENTS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE")
+	header := "STATUS"
+	if colour {
+		// tabwriter counts the escape codes as width: give the header the
+		// same invisible bytes as the coloured cells so the columns line up.
+		header = fmt.Sprintf("\033[39m%-11s\033[0m", "STATUS")
+	}
+	fmt.Fprintf(tw, "KEY\t%s\tSTEP\tNEXT\tPR\tREVIEWS\tCOMMENTS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE\n", header)
 	for _, r := range rows {
 		status := r.Status
 		if colour {
-			// The escape codes are zero-width for tabwriter's purposes only if
-			// every cell has them; pad after colouring instead.
 			status = fmt.Sprintf("\033[%sm%-11s\033[0m", statusColour[r.Status], r.Status)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Key, status, stepText(r), orDash(nextText(r)),
