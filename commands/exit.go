@@ -25,69 +25,64 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(msg string) error { return &usageError{msg: msg} }
 
+// is reports whether err is, or wraps, an error of type T.
+func is[T error](err error) bool {
+	var target T
+	return errors.As(err, &target)
+}
+
+// exitCodes map errors to the exit code and the envelope's error code, in
+// order: the first that matches wins.
+var exitCodes = []struct {
+	match func(error) bool
+	exit  int
+	code  string
+	// of, when set, computes the codes from the error.
+	of func(error) (int, string)
+}{
+	{match: is[*usageError], exit: ExitInvalid, code: "USAGE"},
+	{match: is[*workorder.InvalidError], exit: ExitInvalid, code: "INVALID_DOCUMENT"},
+	{match: is[*workorder.SyntaxError], exit: ExitInvalid, code: "MALFORMED_JSON"},
+	{match: is[*workorder.ShapeError], exit: ExitInvalid, code: "INVALID_DOCUMENT"},
+	// An epic run takes the exit code of its worst task.
+	{match: is[*procedure.EpicError], of: epicExit},
+	{match: is[*procedure.PreflightError], exit: ExitInvalid, code: "INVALID_INPUT"},
+	{match: is[*store.LeaseHeldError], exit: ExitLeaseHeld, code: "LEASE_HELD"},
+	{match: is[*store.LeaseLostError], exit: ExitLeaseHeld, code: "LEASE_LOST"},
+	{match: is[*procedure.BlockersOpenError], exit: ExitWaiting, code: "BLOCKED_BY"},
+	{match: is[*procedure.WaitingError], exit: ExitWaiting, code: "WAITING"},
+	{match: is[*procedure.ApprovalRequiredError], exit: ExitWaiting, code: "APPROVAL_REQUIRED"},
+	{match: is[*procedure.RetriesExhaustedError], exit: ExitUnavailable, code: "RETRY_LATER"},
+	{match: is[*procedure.InterruptedError], exit: ExitFailed, code: "INTERRUPTED"},
+	{match: is[*procedure.StepFailedError], exit: ExitFailed, code: "STEP_FAILED"},
+	{match: store.IsNotFound, exit: ExitFailed, code: "NOT_FOUND"},
+	{match: store.IsExists, exit: ExitFailed, code: "ALREADY_EXISTS"},
+	{match: store.IsConflict, exit: ExitUnavailable, code: "CONFLICT"},
+	{match: store.IsUnavailable, exit: ExitUnavailable, code: "STORE_UNAVAILABLE"},
+}
+
 // classify maps an error to its exit code and envelope error code, in one
 // place.
 func classify(err error) (exit int, code string) {
-	var usage *usageError
-	var invalid *workorder.InvalidError
-	var syntax *workorder.SyntaxError
-	var shape *workorder.ShapeError
-	var held *store.LeaseHeldError
-	var lost *store.LeaseLostError
-	var blockers *procedure.BlockersOpenError
-	var waiting *procedure.WaitingError
-	var exhausted *procedure.RetriesExhaustedError
-	var interrupted *procedure.InterruptedError
-	var stepFailed *procedure.StepFailedError
-	var preflight *procedure.PreflightError
-	var approval *procedure.ApprovalRequiredError
-	var epic *procedure.EpicError
-	switch {
-	case err == nil:
+	if err == nil {
 		return ExitOK, ""
-	case errors.As(err, &usage):
-		return ExitInvalid, "USAGE"
-	case errors.As(err, &invalid):
-		return ExitInvalid, "INVALID_DOCUMENT"
-	case errors.As(err, &syntax):
-		return ExitInvalid, "MALFORMED_JSON"
-	case errors.As(err, &shape):
-		return ExitInvalid, "INVALID_DOCUMENT"
-	case errors.As(err, &epic):
-		return epicExit(epic)
-	case errors.As(err, &preflight):
-		return ExitInvalid, "INVALID_INPUT"
-	case errors.As(err, &held):
-		return ExitLeaseHeld, "LEASE_HELD"
-	case errors.As(err, &lost):
-		return ExitLeaseHeld, "LEASE_LOST"
-	case errors.As(err, &blockers):
-		return ExitWaiting, "BLOCKED_BY"
-	case errors.As(err, &waiting):
-		return ExitWaiting, "WAITING"
-	case errors.As(err, &approval):
-		return ExitWaiting, "APPROVAL_REQUIRED"
-	case errors.As(err, &exhausted):
-		return ExitUnavailable, "RETRY_LATER"
-	case errors.As(err, &interrupted):
-		return ExitFailed, "INTERRUPTED"
-	case errors.As(err, &stepFailed):
-		return ExitFailed, "STEP_FAILED"
-	case store.IsNotFound(err):
-		return ExitFailed, "NOT_FOUND"
-	case store.IsExists(err):
-		return ExitFailed, "ALREADY_EXISTS"
-	case store.IsConflict(err):
-		return ExitUnavailable, "CONFLICT"
-	case store.IsUnavailable(err):
-		return ExitUnavailable, "STORE_UNAVAILABLE"
-	default:
-		return ExitFailed, "FAILED"
 	}
+	for _, c := range exitCodes {
+		switch {
+		case !c.match(err):
+		case c.of != nil:
+			return c.of(err)
+		default:
+			return c.exit, c.code
+		}
+	}
+	return ExitFailed, "FAILED"
 }
 
 // epicExit is the exit code of an epic run's worst outcome.
-func epicExit(e *procedure.EpicError) (int, string) {
+func epicExit(err error) (int, string) {
+	var e *procedure.EpicError
+	errors.As(err, &e)
 	switch e.Result.Worst {
 	case procedure.OutcomeFailed, procedure.OutcomeInterrupted:
 		return ExitFailed, "EPIC_FAILED"
