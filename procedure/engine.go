@@ -457,13 +457,13 @@ func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, el
 	}
 	sort.Ints(done)
 	r.state["current_step"] = current
-	r.state["completed_steps"] = intsToAny(done)
+	r.state["completed_steps"] = workorder.AnyList(done)
 	if out.Note != "" {
 		notes, _ := r.state["notes"].([]any)
 		r.state["notes"] = append(slices.Clone(notes), out.Note)
 	}
 	durations, _ := r.state["step_durations_ms"].(map[string]any)
-	durations = cloneMap(durations)
+	durations = workorder.AnyMap(durations)
 	durations[strconv.Itoa(step.Step)] = elapsed.Milliseconds()
 	r.state["step_durations_ms"] = durations
 	r.state["last_error"] = nil
@@ -571,20 +571,4 @@ func (r *run) result() *Result {
 		res.GitHub = &c
 	}
 	return res
-}
-
-func intsToAny(list []int) []any {
-	out := make([]any, len(list))
-	for i, n := range list {
-		out[i] = n
-	}
-	return out
-}
-
-func cloneMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m)+1)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

@@ -69,7 +69,7 @@ func (e Estimate) String() string {
 // history, else of all).
 func (est *Estimator) Remaining(doc workorder.Document) Estimate {
 	steps, _ := mustProcedure(doc)
-	current, _ := workorder.AsInt(lookupAny(doc, "work_order.state.current_step"))
+	current, _ := workorder.AsInt(workorder.Get(doc, "work_order.state.current_step"))
 	repo := workorder.String(doc, "work_order.context.repo_path")
 	var total time.Duration
 	tasks := map[string]bool{}
@@ -112,7 +112,7 @@ func median(samples []sample) int64 {
 }
 
 func mustProcedure(doc workorder.Document) ([]workorder.Step, bool) {
-	list, _ := lookupAny(doc, "work_order.procedure").([]any)
+	list, _ := workorder.Get(doc, "work_order.procedure").([]any)
 	out := make([]workorder.Step, 0, len(list))
 	for _, x := range list {
 		m, _ := x.(map[string]any)
@@ -121,9 +121,4 @@ func mustProcedure(doc workorder.Document) ([]workorder.Step, bool) {
 		out = append(out, workorder.Step{Step: int(n), Action: a})
 	}
 	return out, len(out) > 0
-}
-
-func lookupAny(doc workorder.Document, path string) any {
-	v, _ := workorder.Lookup(doc, path)
-	return v
 }

@@ -93,7 +93,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	iterations[stepKey] = n
 	state := map[string]any{
 		"commit_sha": res.Hash.String(), "pushed_sha": push.State["pushed_sha"],
-		"review_iterations": review + 1, "loop_iterations": intMap(iterations),
+		"review_iterations": review + 1, "loop_iterations": workorder.AnyMap(iterations),
 		"review_comments": []any{}, "phase": "running", "fix_requested": false,
 		// The comments handled are behind the watermark now.
 		"review_watermark": sc.State("review_seen"),
@@ -129,14 +129,6 @@ func loopIterations(sc *StepContext) map[string]int {
 	for k, v := range m {
 		n, _ := workorder.AsInt(v)
 		out[k] = int(n)
-	}
-	return out
-}
-
-func intMap(m map[string]int) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
 	}
 	return out
 }

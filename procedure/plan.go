@@ -111,7 +111,7 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 	wb := r.wb
 	kept := slices.DeleteFunc(r.completed(), func(s int) bool { return s > toStep })
 	statePatch := map[string]any{
-		"current_step": toStep, "completed_steps": intsToAny(kept), "last_error": nil, "phase": nil,
+		"current_step": toStep, "completed_steps": workorder.AnyList(kept), "last_error": nil, "phase": nil,
 	}
 	for _, s := range task.WorkOrder.Procedure {
 		if s.Step > toStep {

@@ -72,7 +72,7 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}
 	return Outcome{
 		Note:  fmt.Sprintf("%d actionable review comment(s) on #%d", len(found), n),
-		State: map[string]any{"review_comments": found, "review_seen": watermarkJSON(seen)},
+		State: map[string]any{"review_comments": found, "review_seen": workorder.AnyMap(seen)},
 	}, nil
 }
 
@@ -89,14 +89,6 @@ func watermark(v any) map[string]int64 {
 		if n, ok := workorder.AsInt(m[k]); ok {
 			out[k] = n
 		}
-	}
-	return out
-}
-
-func watermarkJSON(w map[string]int64) map[string]any {
-	out := make(map[string]any, len(w))
-	for k, v := range w {
-		out[k] = v
 	}
 	return out
 }

@@ -30,7 +30,7 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 			return nil, err
 		}
 		res := &SyncResult{Key: key, Status: workorder.String(doc, "status")}
-		n, _ := workorder.AsInt(mustLookup(doc, "work_order.state.pr_number"))
+		n, _ := workorder.AsInt(workorder.Get(doc, "work_order.state.pr_number"))
 		if n == 0 || res.Status == "closed" {
 			return res, nil
 		}
@@ -83,9 +83,4 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 			Details: map[string]any{"pr_number": res.PR, "pr_state": res.PRState, "status": target}})
 		return res, nil
 	}
-}
-
-func mustLookup(doc map[string]any, path string) any {
-	v, _ := workorder.Lookup(doc, path)
-	return v
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
 )
 
 func git(t testing.TB, dir string, args ...string) {
@@ -259,8 +260,8 @@ func TestWriteIsIdempotentAndGuardsStartedWork(t *testing.T) {
 		t.Fatalf("changed source: %+v %v", res, err)
 	}
 	lib, _ := s.Get(ctx, res.Updated[0])
-	if !strings.Contains(fmt.Sprint(lookup(lib, "work_order.inputs.file_manifest")), "lib/new.go") {
-		t.Errorf("manifest not updated: %v", lookup(lib, "work_order.inputs.file_manifest"))
+	if !strings.Contains(fmt.Sprint(workorder.Get(lib, "work_order.inputs.file_manifest")), "lib/new.go") {
+		t.Errorf("manifest not updated: %v", workorder.Get(lib, "work_order.inputs.file_manifest"))
 	}
 	// Once started, a work order is left alone and named.
 	s.Update(ctx, res.Updated[0], lib["_rev"].(string), store.Nest("work_order.state.current_step", 3))

@@ -68,7 +68,7 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 		if o.Mode == "stacked" && len(pr.BlockedBy) > 0 {
 			base = branch(p.PRs[pr.BlockedBy[len(pr.BlockedBy)-1]-1])
 		}
-		var manifest, deleted, packages []any
+		var manifest, deleted []any
 		for _, f := range pr.Files {
 			if f.Kind == "deleted" {
 				deleted = append(deleted, f.Path)
@@ -79,12 +79,9 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 				deleted = append(deleted, f.OldPath)
 			}
 		}
-		for _, u := range pr.Units {
-			packages = append(packages, u)
-		}
 		inputs := map[string]any{
 			"branch_name": branch(pr), "worktree_name": fmt.Sprintf("pr-%02d-%s", pr.Number, pr.Slug),
-			"pr_title": pr.Title, "packages": packages, "file_manifest": orEmpty(manifest),
+			"pr_title": pr.Title, "packages": workorder.AnyList(pr.Units), "file_manifest": workorder.AnyList(manifest),
 			"file_count": len(pr.Files), "line_count": pr.Lines,
 		}
 		if len(deleted) > 0 {
@@ -109,7 +106,7 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 				"version":   "1.0",
 				"objective": fmt.Sprintf("Put %s (%d files, %d lines) up for review as pull request %d of %d", pr.Theme, len(pr.Files), pr.Lines, pr.Number, len(p.PRs)),
 				"context":   ctx, "inputs": inputs,
-				"dependencies":     map[string]any{"blocked_by": orEmpty(blockedBy), "blocks": orEmpty(blocks)},
+				"dependencies":     map[string]any{"blocked_by": workorder.AnyList(blockedBy), "blocks": workorder.AnyList(blocks)},
 				"procedure":        ReviewProcedure(o.Repo != ""),
 				"success_criteria": criteria(o.Repo != "", base),
 				"state":            workorder.InitialState(),
@@ -217,7 +214,7 @@ func Write(ctx context.Context, s store.Store, epic map[string]any, tasks []map[
 			res.Same = append(res.Same, k)
 			continue
 		}
-		step, _ := workorder.AsInt(lookup(old, "work_order.state.current_step"))
+		step, _ := workorder.AsInt(workorder.Get(old, "work_order.state.current_step"))
 		if step > 0 || workorder.String(old, "status") != "open" {
 			started = append(started, fmt.Sprintf("%s (status %s, step %d)", k, workorder.String(old, "status"), step))
 			continue
@@ -252,16 +249,11 @@ func sameKeys(have map[string]map[string]any, want []string) bool {
 // with a new plan's.
 func sameManifest(old map[string]any, in map[string]any) bool {
 	for _, f := range []string{"file_manifest", "delete_manifest", "branch_name"} {
-		if fmt.Sprint(lookup(old, "work_order.inputs."+f)) != fmt.Sprint(in[f]) {
+		if fmt.Sprint(workorder.Get(old, "work_order.inputs."+f)) != fmt.Sprint(in[f]) {
 			return false
 		}
 	}
 	return true
-}
-
-func lookup(doc map[string]any, path string) any {
-	v, _ := workorder.Lookup(doc, path)
-	return v
 }
 
 // Ready lists the work orders that can start now: their blockers closed
@@ -282,7 +274,7 @@ func Ready(docs []map[string]any) []string {
 			continue
 		}
 		ok := true
-		deps, _ := lookup(d, "work_order.dependencies.blocked_by").([]any)
+		deps, _ := workorder.Get(d, "work_order.dependencies.blocked_by").([]any)
 		for _, x := range deps {
 			if !workorder.BlockerSatisfied(d, byKey[fmt.Sprint(x)]) {
 				ok = false
@@ -294,11 +286,4 @@ func Ready(docs []map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-func orEmpty(list []any) []any {
-	if list == nil {
-		return []any{}
-	}
-	return list
 }

@@ -78,7 +78,7 @@ func FromCreateParams(p CreateParams, now time.Time) (Document, []Problem) {
 	}
 	stamp := now.UTC().Format(time.RFC3339Nano)
 	if list := items("expected_deliverables", p.ExpectedDeliverables, 20, "Deliverable"); len(list) > 0 {
-		tc["expected_deliverables"] = map[string]any{"items": stringsAny(list), "validation_added": stamp}
+		tc["expected_deliverables"] = map[string]any{"items": AnyList(list), "validation_added": stamp}
 	}
 	if list := items("success_criteria", p.SuccessCriteria, 15, "Criterion"); len(list) > 0 {
 		for i, it := range list {
@@ -86,7 +86,7 @@ func FromCreateParams(p CreateParams, now time.Time) (Document, []Problem) {
 				warnf(fmt.Sprintf("success_criteria[%d]", i), "Criterion may not be measurable: '%s'. Consider adding quantifiable metrics.", it)
 			}
 		}
-		tc["success_criteria"] = map[string]any{"criteria": stringsAny(list), "all_required": true}
+		tc["success_criteria"] = map[string]any{"criteria": AnyList(list), "all_required": true}
 	}
 	if list := items("constraints", p.Constraints, 15, "Constraint"); len(list) > 0 {
 		for i, it := range list {
@@ -94,7 +94,7 @@ func FromCreateParams(p CreateParams, now time.Time) (Document, []Problem) {
 				warnf(fmt.Sprintf("constraints[%d]", i), "Constraint should start with imperative: '%s'", it)
 			}
 		}
-		tc["constraints"] = map[string]any{"rules": stringsAny(list), "enforcement_level": "strict"}
+		tc["constraints"] = map[string]any{"rules": AnyList(list), "enforcement_level": "strict"}
 	}
 	resolve := func(path string) string {
 		if !filepath.IsAbs(path) {
@@ -169,26 +169,8 @@ func FromCreateParams(p CreateParams, now time.Time) (Document, []Problem) {
 		}
 		tc["validation_performed"] = true
 		tc["validation_timestamp"] = stamp
-		tc["validation_warnings"] = nonNilAny(warnings)
+		tc["validation_warnings"] = AnyList(warnings)
 		doc["task_context"] = tc
 	}
 	return doc, probs
-}
-
-// AnyList turns strings into a JSON array value.
-func AnyList(list []string) []any { return stringsAny(list) }
-
-func stringsAny(list []string) []any {
-	out := make([]any, len(list))
-	for i, s := range list {
-		out[i] = s
-	}
-	return out
-}
-
-func nonNilAny(list []any) []any {
-	if list == nil {
-		return []any{}
-	}
-	return list
 }

@@ -268,3 +268,28 @@ func AsFloat(v any) (float64, bool) {
 	}
 	return 0, false
 }
+
+// AnyList turns a Go slice into a JSON array value; nil becomes an empty
+// array, which Persephone's readers expect rather than null.
+func AnyList[T any](list []T) []any {
+	out := make([]any, len(list))
+	for i, x := range list {
+		out[i] = x
+	}
+	return out
+}
+
+// AnyMap turns a Go map into a JSON object value.
+func AnyMap[V any](m map[string]V) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Get returns the value at a dotted path, or nil.
+func Get(doc map[string]any, path string) any {
+	v, _ := Lookup(doc, path)
+	return v
+}
