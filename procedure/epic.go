@@ -188,28 +188,10 @@ func Waves(children []map[string]any) ([][]string, map[string][]string, error) {
 			}
 		}
 	}
-	level := map[string]int{}
-	visiting := map[string]bool{}
-	var visit func(k string) (int, error)
-	visit = func(k string) (int, error) {
-		if l, ok := level[k]; ok {
-			return l, nil
-		}
-		if visiting[k] {
-			return 0, fmt.Errorf("the epic's dependencies have a cycle through %s", k)
-		}
-		visiting[k] = true
-		l := 1
-		for _, d := range deps[k] {
-			dl, err := visit(d)
-			if err != nil {
-				return 0, err
-			}
-			l = max(l, dl+1)
-		}
-		visiting[k] = false
-		level[k] = l
-		return l, nil
+	level, err := workorder.Waves(deps, keys)
+	var cycle *workorder.CycleError
+	if errors.As(err, &cycle) {
+		return nil, nil, fmt.Errorf("the epic's dependencies have a cycle through %s", cycle.Key)
 	}
 	var waves [][]string
 	sorted := make([]string, 0, len(keys))
@@ -218,10 +200,7 @@ func Waves(children []map[string]any) ([][]string, map[string][]string, error) {
 	}
 	sort.Strings(sorted)
 	for _, k := range sorted {
-		l, err := visit(k)
-		if err != nil {
-			return nil, nil, err
-		}
+		l := level[k]
 		for len(waves) < l {
 			waves = append(waves, nil)
 		}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/wo-runner/wo/workorder"
 )
 
 // Options shape the plan.
@@ -249,23 +251,15 @@ func mergeCycles(units map[string]*unit) map[string]*unit {
 // topoOrder lists units dependencies first (by wave); within a wave, by
 // name, so that the plan is deterministic.
 func topoOrder(units map[string]*unit) []string {
-	waves := map[string]int{}
-	var wave func(n string) int
-	wave = func(n string) int {
-		if w, ok := waves[n]; ok {
-			return w
-		}
-		w := 1
-		for d := range units[n].deps {
-			w = max(w, wave(d)+1)
-		}
-		waves[n] = w
-		return w
+	deps := make(map[string][]string, len(units))
+	keys := make(map[string]bool, len(units))
+	for n, u := range units {
+		keys[n] = true
+		deps[n] = sortedKeys(u.deps)
 	}
+	// mergeCycles has removed every cycle, so there is no error.
+	waves, _ := workorder.Waves(deps, keys)
 	names := sortedKeys(units)
-	for _, n := range names {
-		wave(n)
-	}
 	sort.SliceStable(names, func(i, j int) bool {
 		if waves[names[i]] != waves[names[j]] {
 			return waves[names[i]] < waves[names[j]]

@@ -86,7 +86,7 @@ func ToTasksFile(epic Document, children []Document) (*TasksFile, error) {
 			}
 		}
 	}
-	waves, err := wavesOf(deps, keys)
+	waves, err := Waves(deps, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -149,9 +149,14 @@ func ToTasksFile(epic Document, children []Document) (*TasksFile, error) {
 	return f, nil
 }
 
-// wavesOf gives each task its wave: 1 without deps, else one more than its
-// deepest dependency.
-func wavesOf(deps map[string][]string, keys map[string]bool) (map[string]int, error) {
+// CycleError is a dependency cycle, found through Key.
+type CycleError struct{ Key string }
+
+func (e *CycleError) Error() string { return "dependency cycle through " + e.Key }
+
+// Waves gives each key its wave (seed 004): 1 without deps, else one more
+// than its deepest dependency. deps maps a key to the keys it depends on.
+func Waves(deps map[string][]string, keys map[string]bool) (map[string]int, error) {
 	waves := map[string]int{}
 	visiting := map[string]bool{}
 	var visit func(k string) (int, error)
@@ -160,7 +165,7 @@ func wavesOf(deps map[string][]string, keys map[string]bool) (map[string]int, er
 			return w, nil
 		}
 		if visiting[k] {
-			return 0, fmt.Errorf("dependency cycle through %s", k)
+			return 0, &CycleError{Key: k}
 		}
 		visiting[k] = true
 		w := 1
@@ -264,7 +269,7 @@ func ParseTasksFile(source string, data []byte) (*TasksFile, error) {
 			}
 		}
 	}
-	if _, err := wavesOf(deps, keys); err != nil {
+	if _, err := Waves(deps, keys); err != nil {
 		add("tasks", "%v", err)
 	} else {
 		for _, id := range ids {
