@@ -41,11 +41,12 @@ func (w *StateWriteBack) Write(ctx context.Context, patch map[string]any) error 
 	return w.write(ctx, full)
 }
 
-// Release clears the lease if this runner holds it.
+// Release clears the lease if this runner still holds it; the lock keeps a
+// last renewal from putting it back.
 func (w *StateWriteBack) Release(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.write(ctx, store.Nest("work_order.state.lease", nil))
+	return (&store.Leases{Store: w.store, Now: w.now}).Release(ctx, w.key, w.runner)
 }
 
 func (w *StateWriteBack) write(ctx context.Context, patch map[string]any) error {
