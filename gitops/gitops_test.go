@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport/http"
 )
 
@@ -61,6 +62,26 @@ func fixtureRepo(t *testing.T) (repo, origin string) {
 	runGit(t, repo, "remote", "add", "origin", origin)
 	runGit(t, repo, "push", "-q", "origin", "code-review-base")
 	return repo, origin
+}
+
+// plannedWorktree is the fixture repository, its base commit, a worktree
+// "wt" in a temporary folder that does not exist yet, and the bare origin.
+func plannedWorktree(t *testing.T) (*Repo, plumbing.Hash, *Worktree, string) {
+	t.Helper()
+	repoPath, origin := fixtureRepo(t)
+	r, err := Open(repoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := r.Resolve("code-review-base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Worktree("wt", filepath.Join(t.TempDir(), "wt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, base, w, origin
 }
 
 func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
@@ -207,11 +228,8 @@ func TestWorktreeRefusals(t *testing.T) {
 }
 
 func TestCreateResumesAfterPartialWorktree(t *testing.T) {
-	repoPath, _ := fixtureRepo(t)
-	r, _ := Open(repoPath)
-	base, _ := r.Resolve("code-review-base")
-	wtPath := filepath.Join(t.TempDir(), "wt")
-	w, _ := r.Worktree("wt", wtPath)
+	r, base, w, _ := plannedWorktree(t)
+	repoPath, wtPath := r.Path, w.Path
 	// A crash after the .git file and some files, before the index and gitdir.
 	os.MkdirAll(w.AdminDir, 0o755)
 	writeFile(filepath.Join(w.AdminDir, "HEAD"), base.String()+"\n")
@@ -232,10 +250,7 @@ func TestCreateResumesAfterPartialWorktree(t *testing.T) {
 
 func TestPushRewritesOnlyWithLease(t *testing.T) {
 	ctx := context.Background()
-	repoPath, origin := fixtureRepo(t)
-	r, _ := Open(repoPath)
-	base, _ := r.Resolve("code-review-base")
-	w, _ := r.Worktree("wt", filepath.Join(t.TempDir(), "wt"))
+	r, base, w, origin := plannedWorktree(t)
 	if err := w.Create(ctx, base, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -297,11 +312,8 @@ func TestAuthForEachKindOfRemote(t *testing.T) {
 }
 
 func TestCreateAfterACrashWritingTheGitFile(t *testing.T) {
-	repoPath, _ := fixtureRepo(t)
-	r, _ := Open(repoPath)
-	base, _ := r.Resolve("code-review-base")
-	wtPath := filepath.Join(t.TempDir(), "wt")
-	w, _ := r.Worktree("wt", wtPath)
+	r, base, w, _ := plannedWorktree(t)
+	wtPath := w.Path
 	// Killed between creating .git.tmp and renaming it to .git.
 	os.MkdirAll(w.AdminDir, 0o755)
 	os.MkdirAll(wtPath, 0o755)

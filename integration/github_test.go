@@ -12,29 +12,15 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/split"
 )
 
 // The token the stand-in accepts. It must never show up in any output,
 // document or log.
 const secretToken = "ghs_STANDIN_SECRET_9f8e7d6c5b4a"
 
-// seedProcedure is the seed's eleven steps.
-func seedProcedure() []any {
-	return []any{
-		map[string]any{"step": 1, "action": "create_worktree", "command": "git worktree add <worktree_root>/<worktree_name> <base_branch>"},
-		map[string]any{"step": 2, "action": "create_branch", "command": "git checkout -b <branch_name>"},
-		map[string]any{"step": 3, "action": "checkout_files", "command": "git checkout <source_branch> -- <file_manifest>"},
-		map[string]any{"step": 4, "action": "commit", "command": "git add -A && git commit -m '<pr_title>'"},
-		map[string]any{"step": 5, "action": "push", "command": "git push -u origin <branch_name>"},
-		map[string]any{"step": 6, "action": "create_pr", "command": "gh pr create --base <base_branch> --title '<pr_title>' --body '<body>'"},
-		map[string]any{"step": 7, "action": "wait_for_review", "duration_minutes": 10},
-		map[string]any{"step": 8, "action": "check_review", "command": "gh api repos/<repo>/pulls/<pr_number>/comments"},
-		map[string]any{"step": 9, "action": "conditional_loop", "condition": "review_comments_exist", "loop_to": 7,
-			"fix_action": "Read comments, fix issues, commit, push"},
-		map[string]any{"step": 10, "action": "cleanup_worktree", "command": "git worktree remove <worktree_root>/<worktree_name>"},
-		map[string]any{"step": 11, "action": "update_task"},
-	}
-}
+// seedProcedure is the seed's eleven steps, as wo split writes them.
+func seedProcedure() []any { return split.ReviewProcedure(true) }
 
 // withGitHub starts the stand-in for the fixture's remote and returns it
 // with the environment wo needs to reach it.

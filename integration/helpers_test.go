@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/split"
 )
 
 // woBin is a wo binary built with -tags wofault, so tests can crash it at
@@ -60,9 +62,9 @@ type fixture struct {
 	files  []string // the manifest
 }
 
-// newFixture builds the repository: n files on the base branch, and on
-// main a change to some and new files, all listed in the manifest.
-func newFixture(t testing.TB, n int) *fixture {
+// emptyFixture is a new repository on main with an author configured, and
+// where its bare remote, store and worktrees will go.
+func emptyFixture(t testing.TB) *fixture {
 	t.Helper()
 	root := t.TempDir()
 	f := &fixture{t: t, root: root, repo: filepath.Join(root, "repo"), origin: filepath.Join(root, "origin.git"),
@@ -70,6 +72,14 @@ func newFixture(t testing.TB, n int) *fixture {
 	git(t, root, "init", "-q", "-b", "main", f.repo)
 	git(t, f.repo, "config", "user.name", "Wo Runner")
 	git(t, f.repo, "config", "user.email", "wo@example.com")
+	return f
+}
+
+// newFixture builds the repository: n files on the base branch, and on
+// main a change to some and new files, all listed in the manifest.
+func newFixture(t testing.TB, n int) *fixture {
+	t.Helper()
+	f := emptyFixture(t)
 	for i := 0; i < n; i++ {
 		writeFile(t, filepath.Join(f.repo, fmt.Sprintf("pkg%02d/file%04d.go", i%20, i)), fmt.Sprintf("package pkg%02d\n\n// File %d.\n", i%20, i))
 	}
@@ -90,7 +100,7 @@ func newFixture(t testing.TB, n int) *fixture {
 	writeFile(t, filepath.Join(f.repo, "unrelated.txt"), "not in the manifest\n")
 	git(t, f.repo, "add", "-A")
 	git(t, f.repo, "commit", "-q", "-m", "the big change")
-	git(t, root, "init", "-q", "--bare", f.origin)
+	git(t, f.root, "init", "-q", "--bare", f.origin)
 	git(t, f.repo, "remote", "add", "origin", f.origin)
 	git(t, f.repo, "push", "-q", "origin", "code-review-base")
 	return f
@@ -107,18 +117,8 @@ func writeFile(t testing.TB, path, content string) {
 }
 
 // gitProcedure is the git part of the seed's procedure (steps 1–5 and 10)
-// and the final update_task.
-func gitProcedure() []any {
-	return []any{
-		map[string]any{"step": 1, "action": "create_worktree", "command": "git worktree add <worktree_root>/<worktree_name> <base_branch>"},
-		map[string]any{"step": 2, "action": "create_branch", "command": "git checkout -b <branch_name>"},
-		map[string]any{"step": 3, "action": "checkout_files", "command": "git checkout <source_branch> -- <file_manifest>"},
-		map[string]any{"step": 4, "action": "commit", "command": "git add -A && git commit -m '<pr_title>'"},
-		map[string]any{"step": 5, "action": "push", "command": "git push -u origin <branch_name>"},
-		map[string]any{"step": 6, "action": "cleanup_worktree", "command": "git worktree remove <worktree_root>/<worktree_name>"},
-		map[string]any{"step": 7, "action": "update_task"},
-	}
-}
+// and the final update_task, as wo split writes it without GitHub.
+func gitProcedure() []any { return split.ReviewProcedure(false) }
 
 // task returns a work order over the fixture; change adjusts it.
 func (f *fixture) task(key string, procedure []any, change func(doc map[string]any)) map[string]any {

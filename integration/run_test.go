@@ -238,7 +238,7 @@ func TestBadInputFailsBeforeAnythingChanges(t *testing.T) {
 			r := f.wo(nil, "import", path)
 			if r.code == 0 {
 				r = f.wo(nil, "run", "task_bad")
-				before = snapshotAfterImport(t, f, before)
+				before = snapshotAfterImport(f, before)
 			}
 			if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
 				t.Fatalf("exit %d, want %d with %q:\n%s", r.code, tc.code, tc.want, r.stderr)
@@ -279,7 +279,7 @@ func snapshot(t *testing.T, f *fixture) state {
 
 // snapshotAfterImport takes the fingerprint again once the import stored
 // the task, so that only the run is judged.
-func snapshotAfterImport(t *testing.T, f *fixture, before state) state {
+func snapshotAfterImport(f *fixture, before state) state {
 	before.tasks = f.wo(nil, "export").stdout
 	return before
 }
