@@ -65,8 +65,9 @@ func fixtureRepo(t *testing.T) (repo, origin string) {
 }
 
 // plannedWorktree is the fixture repository, its base commit, a worktree
-// "wt" in a temporary folder that does not exist yet, and the bare origin.
-func plannedWorktree(t *testing.T) (*Repo, plumbing.Hash, *Worktree, string) {
+// of that name in a temporary folder that does not exist yet, and the bare
+// origin.
+func plannedWorktree(t *testing.T, name string) (*Repo, plumbing.Hash, *Worktree, string) {
 	t.Helper()
 	repoPath, origin := fixtureRepo(t)
 	r, err := Open(repoPath)
@@ -77,7 +78,7 @@ func plannedWorktree(t *testing.T) (*Repo, plumbing.Hash, *Worktree, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := r.Worktree("wt", filepath.Join(t.TempDir(), "wt"))
+	w, err := r.Worktree(name, filepath.Join(t.TempDir(), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,20 +87,8 @@ func plannedWorktree(t *testing.T) (*Repo, plumbing.Hash, *Worktree, string) {
 
 func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
 	ctx := context.Background()
-	repoPath, origin := fixtureRepo(t)
-	r, err := Open(repoPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := r.Resolve("code-review-base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wtPath := filepath.Join(t.TempDir(), "pr-01-foundation")
-	w, err := r.Worktree("pr-01-foundation", wtPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, base, w, origin := plannedWorktree(t, "pr-01-foundation")
+	repoPath, wtPath := r.Path, w.Path
 	if err := w.Create(ctx, base, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +110,7 @@ func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
 	}
 
 	main, _ := r.Resolve("main")
-	err = w.CheckoutFiles(ctx, main, "main", []string{"internal/a/a.go", "internal/b/b.go", "nope.go"})
+	err := w.CheckoutFiles(ctx, main, "main", []string{"internal/a/a.go", "internal/b/b.go", "nope.go"})
 	var missing *MissingFilesError
 	if !errors.As(err, &missing) || len(missing.Files) != 1 || missing.Files[0] != "nope.go" {
 		t.Fatalf("missing file: %v", err)
@@ -228,7 +217,7 @@ func TestWorktreeRefusals(t *testing.T) {
 }
 
 func TestCreateResumesAfterPartialWorktree(t *testing.T) {
-	r, base, w, _ := plannedWorktree(t)
+	r, base, w, _ := plannedWorktree(t, "wt")
 	repoPath, wtPath := r.Path, w.Path
 	// A crash after the .git file and some files, before the index and gitdir.
 	os.MkdirAll(w.AdminDir, 0o755)
@@ -250,7 +239,7 @@ func TestCreateResumesAfterPartialWorktree(t *testing.T) {
 
 func TestPushRewritesOnlyWithLease(t *testing.T) {
 	ctx := context.Background()
-	r, base, w, origin := plannedWorktree(t)
+	r, base, w, origin := plannedWorktree(t, "wt")
 	if err := w.Create(ctx, base, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +301,7 @@ func TestAuthForEachKindOfRemote(t *testing.T) {
 }
 
 func TestCreateAfterACrashWritingTheGitFile(t *testing.T) {
-	r, base, w, _ := plannedWorktree(t)
+	r, base, w, _ := plannedWorktree(t, "wt")
 	wtPath := w.Path
 	// Killed between creating .git.tmp and renaming it to .git.
 	os.MkdirAll(w.AdminDir, 0o755)
