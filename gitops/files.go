@@ -354,10 +354,13 @@ func (w *Worktree) Changes() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return w.changes(idx)
+}
+
+// changes compares the working files with an index already read.
+func (w *Worktree) changes(idx *index.Index) ([]string, error) {
 	tracked := make(map[string]*index.Entry, len(idx.Entries))
 	var changed []string
-	st := w.Repo.newStorage()
-	defer st.Close()
 	for _, e := range idx.Entries {
 		tracked[e.Name] = e
 		if e.Mode == filemode.Submodule {
@@ -377,7 +380,7 @@ func (w *Worktree) Changes() ([]string, error) {
 			changed = append(changed, e.Name)
 		}
 	}
-	err = filepath.WalkDir(w.Path, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(w.Path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -425,12 +428,12 @@ func hashWorktreeFile(path string, fi os.FileInfo) (plumbing.Hash, error) {
 // StageAll stages every change in the worktree, as git add -A does, and
 // says whether anything changed.
 func (w *Worktree) StageAll() (bool, error) {
-	changed, err := w.Changes()
-	if err != nil || len(changed) == 0 {
-		return false, err
-	}
 	idx, err := w.readIndex()
 	if err != nil {
+		return false, err
+	}
+	changed, err := w.changes(idx)
+	if err != nil || len(changed) == 0 {
 		return false, err
 	}
 	byName := make(map[string]int, len(idx.Entries))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -268,6 +269,7 @@ type run struct {
 	state map[string]any // work_order.state as it now stands
 	ran   []int
 	gh    *github.Client // opened by the first step that needs it
+	repo  *gitops.Repo   // likewise
 }
 
 func stateMap(doc workorder.Document) map[string]any {

@@ -45,7 +45,6 @@ type StepContext struct {
 	run   *run
 	Step  workorder.Step
 	Scope workorder.Scope
-	repo  *gitops.Repo
 }
 
 // Key is the task's key.
@@ -95,10 +94,10 @@ func (sc *StepContext) Input(name string) string {
 	return s
 }
 
-// Repo opens the repository: --repo, else context.repo_path.
+// Repo opens the repository (--repo, else context.repo_path) once per run.
 func (sc *StepContext) Repo() (*gitops.Repo, error) {
-	if sc.repo != nil {
-		return sc.repo, nil
+	if sc.run.repo != nil {
+		return sc.run.repo, nil
 	}
 	path := sc.run.opts.RepoPath
 	if path == "" {
@@ -111,7 +110,7 @@ func (sc *StepContext) Repo() (*gitops.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc.repo = r
+	sc.run.repo = r
 	return r, nil
 }
 
