@@ -104,36 +104,6 @@ func (r *Repo) HasRemote(name string) error {
 	return nil
 }
 
-// RemoteBranch returns where the remote's branch points, asking the remote.
-func (r *Repo) RemoteBranch(ctx context.Context, remoteName, branch, token string) (plumbing.Hash, bool, error) {
-	defer r.lockRefs()()
-	if remoteName == "" {
-		remoteName = "origin"
-	}
-	remote, err := r.repo.Remote(remoteName)
-	if err != nil {
-		return plumbing.ZeroHash, false, fmt.Errorf("%s has no remote %q", r.Path, remoteName)
-	}
-	auth, err := authFor(remote.Config().URLs[0], token)
-	if err != nil {
-		return plumbing.ZeroHash, false, err
-	}
-	refs, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth})
-	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
-		return plumbing.ZeroHash, false, nil
-	}
-	if err != nil {
-		return plumbing.ZeroHash, false, fmt.Errorf("listing %s: %s", redactURL(remote.Config().URLs[0]), scrub(err.Error(), token))
-	}
-	want := plumbing.NewBranchReferenceName(branch)
-	for _, ref := range refs {
-		if ref.Name() == want {
-			return ref.Hash(), true, nil
-		}
-	}
-	return plumbing.ZeroHash, false, nil
-}
-
 // authFor picks the authentication a remote URL needs: the token for HTTPS,
 // the SSH agent for SSH, nothing for local paths.
 func authFor(rawURL, token string) (transport.AuthMethod, error) {

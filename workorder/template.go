@@ -108,15 +108,6 @@ func (s Scope) Render(tmpl string) (string, error) {
 	return out, nil
 }
 
-// Placeholders lists the names a template uses, in order of first use.
-func Placeholders(tmpl string) []string {
-	var names []string
-	for _, m := range placeholderPattern.FindAllStringSubmatch(tmpl, -1) {
-		names = appendUnique(names, m[1])
-	}
-	return names
-}
-
 func formatValue(v any) string {
 	switch t := v.(type) {
 	case string:
