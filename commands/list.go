@@ -18,7 +18,7 @@ func newListCommand(f *Factory) *cli.Command {
 		Name:  "list",
 		Usage: "list tasks, by status or parent",
 		Flags: append(storeFlags(),
-			&cli.StringFlag{Name: "status", Usage: "only tasks with `STATUS` (" + strings.Join(workorder.Statuses, ", ") + ")"},
+			&cli.StringFlag{Name: "status", Usage: "only tasks with `STATUS` (" + strings.Join(workorder.StatusNames(), ", ") + ")"},
 			&cli.StringFlag{Name: "parent", Usage: "only the children of task `KEY`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
@@ -26,8 +26,8 @@ func newListCommand(f *Factory) *cli.Command {
 				return result{}, usagef("wo list takes no arguments; use --status or --parent")
 			}
 			filter := store.Filter{Status: c.String("status"), ParentKey: c.String("parent")}
-			if filter.Status != "" && !slices.Contains(workorder.Statuses, filter.Status) {
-				return result{}, usagef(fmt.Sprintf("--status %q: use one of %s", filter.Status, strings.Join(workorder.Statuses, ", ")))
+			if filter.Status != "" && !slices.Contains(workorder.Statuses, workorder.Status(filter.Status)) {
+				return result{}, usagef(fmt.Sprintf("--status %q: use one of %s", filter.Status, strings.Join(workorder.StatusNames(), ", ")))
 			}
 			var docs []map[string]any
 			err := f.withStore(c, func(s store.Store) error {

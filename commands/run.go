@@ -113,7 +113,7 @@ func writeEpicResult(w io.Writer, r *procedure.EpicResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WAVE\tKEY\tOUTCOME\tSTATUS\tREASON")
 	for _, t := range r.Tasks {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.Wave, t.Key, t.Outcome, orDash(t.Status), t.Reason)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.Wave, t.Key, t.Outcome, orDash(string(t.Status)), t.Reason)
 	}
 	return tw.Flush()
 }

@@ -41,7 +41,7 @@ merging blocks it with the reason. wo status --refresh does the same first.`,
 					}
 					change := "unchanged"
 					if r.Changed {
-						change = "now " + r.Status
+						change = "now " + string(r.Status)
 					}
 					fmt.Fprintf(w, "%s: pull request #%d is %s; task %s\n", r.Key, r.PR, r.PRState, change)
 				}

@@ -34,7 +34,7 @@ func (AgentStep) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}
 	if sc.run.Agent == "" {
 		reason := fmt.Sprintf("step %d (agent) needs an agent command: pass --agent or set WO_AGENT, then run wo run %s", sc.Step.Step, sc.Key())
-		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_agent"}},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: map[string]any{"phase": "needs_agent"}},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	dir := sc.StateString("worktree_path")
@@ -60,7 +60,7 @@ func (AgentStep) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}
 	if why := ex.Invalid(); why != "" {
 		reason := fmt.Sprintf("needs review: %s; nothing was delivered (the agent's work log is in wo log %s)", why, sc.Key())
-		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_review"}},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: map[string]any{"phase": "needs_review"}},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	return deliver(ctx, sc, ex.Deliverable, "agent's deliverable")

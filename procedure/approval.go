@@ -82,7 +82,7 @@ func (e *Engine) Decide(ctx context.Context, key, decision, note string) (*Resul
 			return nil, fmt.Errorf("task %s does not ask for approval (work_order.approval.required is not set)", key)
 		}
 	}
-	if task.Status == "closed" {
+	if task.Status == workorder.StatusClosed {
 		return nil, fmt.Errorf("task %s is closed already", key)
 	}
 	r, release, err := e.hold(ctx, doc, task)
@@ -95,15 +95,15 @@ func (e *Engine) Decide(ctx context.Context, key, decision, note string) (*Resul
 	if note != "" {
 		approval["note"] = note
 	}
-	target := ""
+	var target workorder.Status
 	switch decision {
 	case "cancelled":
-		target = "closed"
+		target = workorder.StatusClosed
 	case "revise":
-		target = "open"
+		target = workorder.StatusOpen
 	}
 	if target != "" {
-		for _, hop := range statusPath(task.Status, target) {
+		for _, hop := range workorder.StatusPath(task.Status, target) {
 			patch := map[string]any{}
 			if err := r.setStatus(patch, hop, ""); err != nil {
 				return nil, err

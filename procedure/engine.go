@@ -79,13 +79,13 @@ type Event struct {
 
 // Result summarises a run.
 type Result struct {
-	Key            string `json:"key"`
-	Status         string `json:"status"`
-	CurrentStep    int    `json:"current_step"`
-	Steps          int    `json:"steps"`
-	CompletedSteps []int  `json:"completed_steps"`
-	Ran            []int  `json:"ran"`
-	Phase          string `json:"phase,omitempty"`
+	Key            string           `json:"key"`
+	Status         workorder.Status `json:"status"`
+	CurrentStep    int              `json:"current_step"`
+	Steps          int              `json:"steps"`
+	CompletedSteps []int            `json:"completed_steps"`
+	Ran            []int            `json:"ran"`
+	Phase          string           `json:"phase,omitempty"`
 	// GitHub counts the requests this run sent to GitHub.
 	GitHub *github.Counts `json:"github_requests,omitempty"`
 }
@@ -168,7 +168,7 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	if opts.FromStep < 0 || opts.FromStep > n || opts.UntilStep < 0 || opts.UntilStep > n {
 		return nil, fmt.Errorf("task %s has steps 1..%d: --from-step and --until-step must be within them", opts.Key, n)
 	}
-	if task.Status == "closed" {
+	if task.Status == workorder.StatusClosed {
 		return nil, fmt.Errorf("task %s is closed: reopen it (wo reset %s) to run it again", opts.Key, opts.Key)
 	}
 	if err := e.checkBlockers(ctx, doc, task); err != nil {
@@ -303,10 +303,10 @@ func (r *run) completed() []int {
 
 // setStatus moves the task's status through Persephone's transitions,
 // adding the patch fields to out.
-func (r *run) setStatus(out map[string]any, to, reason string) error {
-	from := workorder.String(r.doc, "status")
+func (r *run) setStatus(out map[string]any, to workorder.Status, reason string) error {
+	from := workorder.StatusOf(r.doc)
 	if from == to {
-		if to == "blocked" {
+		if to == workorder.StatusBlocked {
 			out["block_reason"] = reason
 		}
 		return nil
@@ -314,13 +314,13 @@ func (r *run) setStatus(out map[string]any, to, reason string) error {
 	if !workorder.CanTransition(from, to) {
 		return fmt.Errorf("task %s: Persephone does not allow status %s → %s", r.key(), from, to)
 	}
-	out["status"] = to
-	if to == "blocked" {
+	out["status"] = string(to)
+	if to == workorder.StatusBlocked {
 		out["block_reason"] = reason
-	} else if from == "blocked" {
+	} else if from == workorder.StatusBlocked {
 		out["block_reason"] = nil
 	}
-	r.doc["status"] = to
+	r.doc["status"] = string(to)
 	return nil
 }
 
@@ -341,7 +341,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		return r.result(), err
 	}
 	start := map[string]any{}
-	if err := r.setStatus(start, "in_progress", ""); err != nil {
+	if err := r.setStatus(start, workorder.StatusInProgress, ""); err != nil {
 		return nil, err
 	}
 	r.state["phase"] = "running"
@@ -506,7 +506,7 @@ func (r *run) fail(ctx context.Context, step workorder.Step, attempt int, err er
 	statePatch := r.errorState(step, attempt, err)
 	statePatch["phase"] = "failed"
 	patch["work_order"] = map[string]any{"state": statePatch}
-	if serr := r.setStatus(patch, "blocked", reason); serr != nil {
+	if serr := r.setStatus(patch, workorder.StatusBlocked, reason); serr != nil {
 		delete(patch, "status")
 	}
 	if werr := r.wb.Write(ctx, patch); werr != nil {
@@ -564,7 +564,7 @@ func (r *run) log(ctx context.Context, action string, details map[string]any) {
 
 func (r *run) result() *Result {
 	res := &Result{
-		Key: r.key(), Status: workorder.String(r.doc, "status"), CurrentStep: r.currentStep(),
+		Key: r.key(), Status: workorder.StatusOf(r.doc), CurrentStep: r.currentStep(),
 		Steps: len(r.procedure()), CompletedSteps: r.completed(), Ran: r.ran,
 		Phase: fmt.Sprint(r.state["phase"]),
 	}

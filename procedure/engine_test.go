@@ -245,18 +245,3 @@ func TestLeaseOfADeadLocalProcessIsTakenOver(t *testing.T) {
 		t.Fatalf("a live lease on another host: %v", err)
 	}
 }
-
-func TestStatusPathFollowsPersephone(t *testing.T) {
-	cases := map[[2]string]string{
-		{"in_review", "open"}:     "[in_progress open]",
-		{"closed", "open"}:        "[open]",
-		{"blocked", "open"}:       "[open]",
-		{"closed", "in_progress"}: "[open in_progress]",
-		{"open", "open"}:          "[]",
-	}
-	for c, want := range cases {
-		if got := fmt.Sprint(statusPath(c[0], c[1])); got != want {
-			t.Errorf("%s→%s: %s, want %s", c[0], c[1], got, want)
-		}
-	}
-}

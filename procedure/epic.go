@@ -27,11 +27,11 @@ var outcomeRank = map[string]int{OutcomeDone: 0, OutcomeWaiting: 1, OutcomeSkipp
 
 // TaskOutcome is how one child of an epic fared.
 type TaskOutcome struct {
-	Key     string `json:"key"`
-	Wave    int    `json:"wave"`
-	Outcome string `json:"outcome"`
-	Reason  string `json:"reason,omitempty"`
-	Status  string `json:"status,omitempty"`
+	Key     string           `json:"key"`
+	Wave    int              `json:"wave"`
+	Outcome string           `json:"outcome"`
+	Reason  string           `json:"reason,omitempty"`
+	Status  workorder.Status `json:"status,omitempty"`
 	err     error
 }
 

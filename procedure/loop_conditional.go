@@ -36,7 +36,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if iterations[stepKey] >= bound {
 		reason := fmt.Sprintf("the review loop reached its bound of %d iteration(s) with %d comment(s) still open; fix them by hand, then wo reset %s --to-step %d and wo run %s",
 			bound, len(comments), sc.Key(), sc.Step.Step-1, sc.Key())
-		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	w, err := sc.Worktree()
@@ -56,7 +56,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		}
 	} else if fixRequested, _ := sc.State("fix_requested").(bool); !fixRequested {
 		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
-		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_fix", "fix_requested": true}},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: map[string]any{"phase": "needs_fix", "fix_requested": true}},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	changed, err := w.StageAll()
@@ -70,7 +70,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	}
 	if !changed && head.String() == sc.StateString("pushed_sha") {
 		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
-		return Outcome{Status: "blocked", BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	n := iterations[stepKey] + 1

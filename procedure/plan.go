@@ -23,12 +23,12 @@ type PlannedStep struct {
 
 // Plan is what wo run would do, computed without changing anything.
 type Plan struct {
-	Key       string        `json:"key"`
-	Status    string        `json:"status"`
-	FromStep  int           `json:"from_step"`
-	Steps     []PlannedStep `json:"steps"`
-	WaitsFor  string        `json:"waits_for,omitempty"`
-	LeaseHeld string        `json:"lease_held_by,omitempty"`
+	Key       string           `json:"key"`
+	Status    workorder.Status `json:"status"`
+	FromStep  int              `json:"from_step"`
+	Steps     []PlannedStep    `json:"steps"`
+	WaitsFor  string           `json:"waits_for,omitempty"`
+	LeaseHeld string           `json:"lease_held_by,omitempty"`
 }
 
 // Plan renders every step from where a run would start. It reads the store
@@ -120,12 +120,12 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 			}
 		}
 	}
-	target := "in_progress"
+	target := workorder.StatusInProgress
 	if toStep == 0 {
-		target = "open"
+		target = workorder.StatusOpen
 	}
 	from := task.Status
-	for _, hop := range statusPath(from, target) {
+	for _, hop := range workorder.StatusPath(from, target) {
 		patch := map[string]any{}
 		if err := r.setStatus(patch, hop, ""); err != nil {
 			return nil, err
@@ -155,33 +155,4 @@ func (e *Engine) hold(ctx context.Context, doc workorder.Document, task *workord
 	wb := &StateWriteBack{store: e.Store, key: task.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
 	r := &run{Engine: e, doc: doc, task: task, wb: wb, state: stateMap(doc)}
 	return r, func() { wb.Release(context.WithoutCancel(ctx)) }, nil
-}
-
-// statusPath is the shortest series of Persephone transitions from one
-// status to another (excluding from).
-func statusPath(from, to string) []string {
-	if from == to {
-		return nil
-	}
-	prev := map[string]string{from: ""}
-	queue := []string{from}
-	for len(queue) > 0 {
-		cur := queue[0]
-		queue = queue[1:]
-		for _, next := range workorder.Statuses {
-			if _, seen := prev[next]; seen || !workorder.CanTransition(cur, next) {
-				continue
-			}
-			prev[next] = cur
-			if next == to {
-				var path []string
-				for s := to; s != from; s = prev[s] {
-					path = append([]string{s}, path...)
-				}
-				return path
-			}
-			queue = append(queue, next)
-		}
-	}
-	return nil
 }

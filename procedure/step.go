@@ -33,9 +33,9 @@ type Checker interface {
 
 // Outcome is what a step reports back to the engine.
 type Outcome struct {
-	Note        string         // a line for state.notes
-	State       map[string]any // work_order.state fields to set
-	Status      string         // a Persephone status to move to, if any
+	Note        string           // a line for state.notes
+	State       map[string]any   // work_order.state fields to set
+	Status      workorder.Status // a Persephone status to move to, if any
 	BlockReason string
 	JumpTo      int // the step to continue at instead of the next one
 }

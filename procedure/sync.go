@@ -11,11 +11,11 @@ import (
 
 // SyncResult says what Sync found on GitHub and did.
 type SyncResult struct {
-	Key     string `json:"key"`
-	PR      int    `json:"pr_number,omitempty"`
-	PRState string `json:"pr_state,omitempty"` // open, merged, closed
-	Status  string `json:"status"`
-	Changed bool   `json:"changed"`
+	Key     string           `json:"key"`
+	PR      int              `json:"pr_number,omitempty"`
+	PRState string           `json:"pr_state,omitempty"` // open, merged, closed
+	Status  workorder.Status `json:"status"`
+	Changed bool             `json:"changed"`
 }
 
 // Sync reads the task's pull request on GitHub: a merged PR closes the task
@@ -29,9 +29,9 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		res := &SyncResult{Key: key, Status: workorder.String(doc, "status")}
+		res := &SyncResult{Key: key, Status: workorder.StatusOf(doc)}
 		n, _ := workorder.AsInt(workorder.Get(doc, "work_order.state.pr_number"))
-		if n == 0 || res.Status == "closed" {
+		if n == 0 || res.Status == workorder.StatusClosed {
 			return res, nil
 		}
 		res.PR = int(n)
@@ -50,18 +50,18 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 		if res.PRState == "open" || workorder.String(doc, "work_order.state.pr_state") == res.PRState {
 			return res, nil
 		}
-		target, reason := "closed", ""
+		target, reason := workorder.StatusClosed, ""
 		if res.PRState == "closed" {
-			target, reason = "blocked", fmt.Sprintf("pull request #%d was closed without merging: reopen it, or close this task", res.PR)
+			target, reason = workorder.StatusBlocked, fmt.Sprintf("pull request #%d was closed without merging: reopen it, or close this task", res.PR)
 		}
 		rev, _ := doc["_rev"].(string)
 		from := res.Status
 		var werr error
-		for _, hop := range statusPath(from, target) {
-			patch := map[string]any{"status": hop, "updated_at": workorder.Timestamp(e.Now())}
-			if hop == "blocked" {
+		for _, hop := range workorder.StatusPath(from, target) {
+			patch := map[string]any{"status": string(hop), "updated_at": workorder.Timestamp(e.Now())}
+			if hop == workorder.StatusBlocked {
 				patch["block_reason"] = reason
-			} else if from == "blocked" {
+			} else if from == workorder.StatusBlocked {
 				patch["block_reason"] = nil
 			}
 			if hop == target {
@@ -80,7 +80,7 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 		}
 		res.Status, res.Changed = target, true
 		e.Store.AppendLog(ctx, store.LogEntry{Action: "synced", TaskKey: key, SessionKey: e.Runner, CreatedAt: e.Now(),
-			Details: map[string]any{"pr_number": res.PR, "pr_state": res.PRState, "status": target}})
+			Details: map[string]any{"pr_number": res.PR, "pr_state": res.PRState, "status": string(target)}})
 		return res, nil
 	}
 }

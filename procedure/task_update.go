@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/wo-runner/wo/workorder"
 )
 
 // TaskUpdate finishes a work order: it moves the task to in_review, records
@@ -47,7 +49,7 @@ func (TaskUpdate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}
 	return Outcome{
 		Note:   fmt.Sprintf("task in review: %s; %d of %d success criteria checked by wo, the rest listed as not machine-checked", result, checked, len(results)),
-		Status: "in_review",
+		Status: workorder.StatusInReview,
 		State:  map[string]any{"review_result": result, "criteria_results": list},
 	}, nil
 }

@@ -16,7 +16,7 @@ func ApplyDefaults(doc Document) {
 	if _, ok := doc["_key"]; !ok {
 		doc["_key"] = NewKey()
 	}
-	setDefault(doc, "status", "open")
+	setDefault(doc, "status", string(StatusOpen))
 	setDefault(doc, "type", "task")
 	if p, ok := doc["priority"].(string); ok {
 		if word, ok := CanonicalPriority(p); ok {

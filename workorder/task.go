@@ -11,30 +11,12 @@ import (
 // Persephone's enumerations. Other tools read these fields with strict
 // schemas, so wo never writes a value outside them.
 var (
-	Statuses   = []string{"open", "in_progress", "in_review", "closed", "blocked"}
 	Priorities = []string{"critical", "high", "medium", "low"}
 	Types      = []string{"task", "bug", "epic"}
 )
 
 // priorityAliases maps the P0..P3 spelling of seed 000 onto Persephone words.
 var priorityAliases = map[string]string{"P0": "critical", "P1": "high", "P2": "medium", "P3": "low"}
-
-// transitions are Persephone's allowed status moves.
-var transitions = map[string][]string{
-	"open":        {"in_progress"},
-	"in_progress": {"in_review", "blocked", "open"},
-	"blocked":     {"in_progress", "open"},
-	"in_review":   {"closed", "in_progress"},
-	"closed":      {"open"},
-}
-
-// CanTransition reports whether Persephone allows moving from one status to another.
-func CanTransition(from, to string) bool {
-	if from == to {
-		return true
-	}
-	return slices.Contains(transitions[from], to)
-}
 
 // CanonicalPriority accepts a Persephone word or P0..P3 (any case) and
 // returns the word to store; ok is false for anything else.
@@ -59,7 +41,7 @@ type Task struct {
 	Rev         string     `json:"_rev,omitempty"`
 	Title       string     `json:"title,omitempty"`
 	Description string     `json:"description,omitempty"`
-	Status      string     `json:"status,omitempty"`
+	Status      Status     `json:"status,omitempty"`
 	BlockReason string     `json:"block_reason,omitempty"`
 	Priority    string     `json:"priority,omitempty"`
 	Type        string     `json:"type,omitempty"`
@@ -227,7 +209,7 @@ func BlockerSatisfied(dependent, blocker Document) bool {
 	if blocker == nil {
 		return false
 	}
-	if String(blocker, "status") == "closed" {
+	if StatusOf(blocker) == StatusClosed {
 		return true
 	}
 	return String(dependent, "work_order.context.split_mode") == "stacked" &&

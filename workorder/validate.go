@@ -202,10 +202,10 @@ func (v *validator) top() {
 	status, hasStatus := v.optString(d, "", "status")
 	if !hasStatus {
 		if _, present := d["status"]; !present {
-			v.errorf("status", "required: one of %s", strings.Join(Statuses, ", "))
+			v.errorf("status", "required: one of %s", strings.Join(StatusNames(), ", "))
 		}
 	} else {
-		v.enum("status", status, Statuses)
+		v.enum("status", status, StatusNames())
 	}
 	if status == "blocked" {
 		if r, _ := d["block_reason"].(string); strings.TrimSpace(r) == "" {

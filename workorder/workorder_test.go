@@ -2,6 +2,7 @@ package workorder
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -129,14 +130,14 @@ func TestApplyDefaults(t *testing.T) {
 }
 
 func TestTransitionsArePersephones(t *testing.T) {
-	allowed := [][2]string{{"open", "in_progress"}, {"in_progress", "in_review"}, {"in_progress", "blocked"}, {"in_progress", "open"},
+	allowed := [][2]Status{{"open", "in_progress"}, {"in_progress", "in_review"}, {"in_progress", "blocked"}, {"in_progress", "open"},
 		{"blocked", "in_progress"}, {"blocked", "open"}, {"in_review", "closed"}, {"in_review", "in_progress"}, {"closed", "open"}}
 	for _, a := range allowed {
 		if !CanTransition(a[0], a[1]) {
 			t.Errorf("%s→%s refused", a[0], a[1])
 		}
 	}
-	for _, r := range [][2]string{{"open", "closed"}, {"open", "in_review"}, {"closed", "in_progress"}, {"blocked", "closed"}} {
+	for _, r := range [][2]Status{{"open", "closed"}, {"open", "in_review"}, {"closed", "in_progress"}, {"blocked", "closed"}} {
 		if CanTransition(r[0], r[1]) {
 			t.Errorf("%s→%s allowed", r[0], r[1])
 		}
@@ -182,5 +183,20 @@ func TestSeed000Rules(t *testing.T) {
 	long := doc(t, `{"_key": "task_s", "status": "open", "description": "`+strings.Repeat("x", 501)+`"}`)
 	if r := Validate(long, opts); r.Valid() || r.Errors()[0].Path != "description" {
 		t.Errorf("a 501-character description must be an error: %v", r.Problems)
+	}
+}
+
+func TestStatusPathFollowsPersephone(t *testing.T) {
+	cases := map[[2]Status]string{
+		{"in_review", "open"}:     "[in_progress open]",
+		{"closed", "open"}:        "[open]",
+		{"blocked", "open"}:       "[open]",
+		{"closed", "in_progress"}: "[open in_progress]",
+		{"open", "open"}:          "[]",
+	}
+	for c, want := range cases {
+		if got := fmt.Sprint(StatusPath(c[0], c[1])); got != want {
+			t.Errorf("%s→%s: %s, want %s", c[0], c[1], got, want)
+		}
 	}
 }
