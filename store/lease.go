@@ -10,10 +10,6 @@ import (
 // Persephone tool, can see who works on a task.
 const leasePath = "work_order.state.lease"
 
-// maxLeaseAttempts bounds the read-compare-write loop when other writers
-// keep moving the revision.
-const maxLeaseAttempts = 20
-
 // Leases gives one runner at a time the right to work on a task. It works
 // on any Store through conditional updates, so every backend gets the same
 // semantics and the conformance suite checks them all.
@@ -121,15 +117,16 @@ var errNothingToDo = fmt.Errorf("nothing to do")
 // write runs a read-decide-conditional-write loop; decide returns the new
 // lease value (nil to clear it) or an error to stop.
 func (l *Leases) write(ctx context.Context, key string, decide func(cur *Lease, now time.Time) (map[string]any, error)) (Lease, error) {
-	for attempt := 0; ; attempt++ {
+	var out Lease
+	err := RetryConflicts(ctx, func() error {
 		doc, err := l.Store.Get(ctx, key)
 		if err != nil {
-			return Lease{}, err
+			return err
 		}
 		now := l.Now()
 		value, err := decide(Current(doc), now)
 		if err != nil {
-			return Lease{}, err
+			return err
 		}
 		rev, _ := doc["_rev"].(string)
 		var v any = value
@@ -137,19 +134,20 @@ func (l *Leases) write(ctx context.Context, key string, decide func(cur *Lease, 
 			v = nil
 		}
 		newRev, err := l.Store.Update(ctx, key, rev, Nest(leasePath, v))
-		if IsConflict(err) && attempt < maxLeaseAttempts {
-			continue
-		}
 		if err != nil {
-			return Lease{}, err
+			return err
 		}
-		out := Lease{Rev: newRev}
+		out = Lease{Rev: newRev}
 		if value != nil {
 			out.Holder = value["holder"].(string)
 			out.ExpiresAt, _ = time.Parse(time.RFC3339Nano, value["expires_at"].(string))
 		}
-		return out, nil
+		return nil
+	})
+	if err != nil {
+		return Lease{}, err
 	}
+	return out, nil
 }
 
 func leaseValue(holder string, expires time.Time) map[string]any {
