@@ -35,18 +35,9 @@ func ApplyDefaults(doc Document) {
 	}
 }
 
-// InitialState is the state of a work order that has not started.
-func InitialState() map[string]any {
-	return map[string]any{
-		"version":           StateVersion,
-		"current_step":      0,
-		"completed_steps":   []any{},
-		"review_iterations": 0,
-		"pr_url":            nil,
-		"worktree_path":     nil,
-		"notes":             []any{},
-	}
-}
+// InitialState is the state of a work order that has not started, as a
+// document holds it.
+func InitialState() map[string]any { return stateMap(NewState()) }
 
 func setDefault(doc Document, field string, value any) {
 	if _, ok := doc[field]; !ok {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 )
 
 // Persephone's enumerations. Other tools read these fields with strict
@@ -73,14 +72,6 @@ type ApprovalSpec struct {
 	Required bool `json:"required"`
 }
 
-// Approval is the decision recorded in work_order.state.approval.
-type Approval struct {
-	Decision string `json:"decision"` // approved, revise, cancelled
-	By       string `json:"by"`
-	At       string `json:"at"`
-	Note     string `json:"note,omitempty"`
-}
-
 // Dependencies are task keys, mirrored as persephone_edges in a Persephone database.
 type Dependencies struct {
 	BlockedBy []string `json:"blocked_by"`
@@ -112,67 +103,6 @@ type Delivery struct {
 // DeliveryTargets are the places a deliverable can go.
 var DeliveryTargets = []string{"pr_body", "pr_comment", "task_note"}
 
-// State is work_order.state: the seed's fields plus what a resumed run needs.
-type State struct {
-	Version          int        `json:"version,omitempty"`
-	CurrentStep      int        `json:"current_step"`
-	CompletedSteps   []int      `json:"completed_steps"`
-	ReviewIterations int        `json:"review_iterations"`
-	PRURL            *string    `json:"pr_url"`
-	WorktreePath     *string    `json:"worktree_path"`
-	Notes            []string   `json:"notes"`
-	PRNumber         int        `json:"pr_number,omitempty"`
-	Lease            *Lease     `json:"lease,omitempty"`
-	LastError        *StepError `json:"last_error,omitempty"`
-	// Phase is the finer run phase Persephone has no status for:
-	// running, waiting_for_review, needs_fix, failed, done.
-	Phase string `json:"phase,omitempty"`
-
-	// What the git steps produced, so a resumed run uses the same inputs.
-	WorktreeName string `json:"worktree_name,omitempty"`
-	Branch       string `json:"branch,omitempty"`
-	BaseSHA      string `json:"base_sha,omitempty"`
-	SourceSHA    string `json:"source_sha,omitempty"`
-	CommitSHA    string `json:"commit_sha,omitempty"`
-	PushedSHA    string `json:"pushed_sha,omitempty"`
-
-	// LoopIterations counts the passes of each conditional_loop step, by
-	// step number, to bound them.
-	LoopIterations map[string]int `json:"loop_iterations,omitempty"`
-	// ReviewComments are the actionable comments found at the last check.
-	ReviewComments []ReviewComment `json:"review_comments,omitempty"`
-	// Approval is the last approval decision, when the work order asks for one.
-	Approval *Approval `json:"approval,omitempty"`
-	// StepDurationsMS is how long each step took when it last ran.
-	StepDurationsMS map[string]int64 `json:"step_durations_ms,omitempty"`
-}
-
-// ReviewComment is one comment to address, kept in the document so that an
-// agent reading only the task has it.
-type ReviewComment struct {
-	ID     int64  `json:"id"`
-	Author string `json:"author"`
-	Path   string `json:"path,omitempty"`
-	Line   int    `json:"line,omitempty"`
-	Body   string `json:"body"`
-	URL    string `json:"url,omitempty"`
-}
-
-// Lease says which runner holds the task and until when.
-type Lease struct {
-	Holder    string    `json:"holder"`
-	ExpiresAt time.Time `json:"expires_at"`
-}
-
-// StepError is the last failure, kept so that the next runner knows why.
-type StepError struct {
-	Step    int    `json:"step"`
-	Action  string `json:"action"`
-	Message string `json:"message"`
-	Attempt int    `json:"attempt"`
-	At      string `json:"at"`
-}
-
 // Parse builds the typed view of a document. Call Validate first: Parse
 // reports only the first type mismatch it meets.
 func Parse(doc Document) (*Task, error) {
@@ -195,11 +125,6 @@ func (w *WorkOrder) StepByNumber(n int) (Step, bool) {
 		}
 	}
 	return Step{}, false
-}
-
-// IsCompleted reports whether step n is in completed_steps.
-func (s *State) IsCompleted(n int) bool {
-	return slices.Contains(s.CompletedSteps, n)
 }
 
 // BlockerSatisfied says whether a blocker lets its dependent start: when it

@@ -598,21 +598,28 @@ func (v *validator) step(path string, want int, s map[string]any) {
 
 func (v *validator) state(st map[string]any, steps int) {
 	const base = "work_order.state"
-	if x, ok := st["version"]; ok {
+	// Every known field must fit its type; the checks below add the ranges.
+	bad := map[string]bool{}
+	checkStateTypes(st, func(field, msg string) {
+		bad[field] = true
+		v.errorf(base+"."+field, "%s", msg)
+	})
+	known := func(field string) (any, bool) {
+		x, ok := st[field]
+		return x, ok && x != nil && !bad[field]
+	}
+	if x, ok := known("version"); ok {
 		if n, ok := v.integer(base+".version", x); ok && (n < 1 || n > StateVersion) {
 			v.errorf(base+".version", "is %d but this wo reads state versions 1..%d: upgrade wo", n, StateVersion)
 		}
 	}
-	if x, ok := st["current_step"]; ok && x != nil {
+	if x, ok := known("current_step"); ok {
 		if n, ok := v.integer(base+".current_step", x); ok && (n < 0 || int(n) > steps) {
 			v.errorf(base+".current_step", "is %d but must be 0 (not started) to %d (the last step)", n, steps)
 		}
 	}
-	if x, ok := st["completed_steps"]; ok && x != nil {
-		list, isList := x.([]any)
-		if !isList {
-			v.errorf(base+".completed_steps", "must be an array of step numbers, not %s", jsonKind(x))
-		}
+	if x, ok := known("completed_steps"); ok {
+		list, _ := x.([]any)
 		seen := map[int64]bool{}
 		for i, item := range list {
 			path := fmt.Sprintf("%s.completed_steps[%d]", base, i)
@@ -629,23 +636,17 @@ func (v *validator) state(st map[string]any, steps int) {
 			seen[n] = true
 		}
 	}
-	if x, ok := st["review_iterations"]; ok && x != nil {
+	if x, ok := known("review_iterations"); ok {
 		if n, ok := v.integer(base+".review_iterations", x); ok && n < 0 {
 			v.errorf(base+".review_iterations", "must not be negative")
 		}
 	}
-	for _, f := range []string{"pr_url", "worktree_path", "phase"} {
-		v.optString(st, base, f)
-	}
-	if x, ok := st["notes"]; ok && x != nil {
-		v.strings(base+".notes", x)
-	}
-	if x, ok := st["pr_number"]; ok && x != nil {
+	if x, ok := known("pr_number"); ok {
 		if n, ok := v.integer(base+".pr_number", x); ok && n <= 0 {
 			v.errorf(base+".pr_number", "must be a positive integer, not %d", n)
 		}
 	}
-	if x, ok := st["lease"]; ok && x != nil {
+	if x, ok := known("lease"); ok {
 		if m, ok := v.object(base+".lease", x); ok {
 			if _, ok := m["holder"].(string); !ok {
 				v.errorf(base+".lease.holder", "must be a string")

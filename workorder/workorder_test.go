@@ -119,7 +119,7 @@ func TestApplyDefaults(t *testing.T) {
 	if d["priority"] != "critical" || d["status"] != "open" || d["type"] != "task" {
 		t.Errorf("defaults: %v %v %v", d["priority"], d["status"], d["type"])
 	}
-	if v, ok := Lookup(d, "work_order.state.current_step"); !ok || v != 0 {
+	if v, ok := Lookup(d, "work_order.state.current_step"); !ok || fmt.Sprint(v) != "0" {
 		t.Errorf("initial state missing: %v", d["work_order"])
 	}
 	kept := doc(t, `{"_key": "mine", "status": "blocked", "priority": "low"}`)

@@ -1,0 +1,338 @@
+package workorder
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// State is work_order.state: the fields every Persephone reader knows
+// (current_step, completed_steps, review_iterations, pr_url, worktree_path,
+// notes) plus what a resumed run needs.
+//
+// The `wo` struct tag is the one registry of what the fields mean to wo:
+//
+//	later          command templates may name the field before a step fills it
+//	reset=ACTION   rewinding past a step of that action forgets the field, so
+//	               the step resolves it afresh
+//	lease          written only by the lease (store.Leases), never by a patch
+//
+// wo reset, template validation, the state validator and the patch builder
+// all read this registry; no other list of state fields exists.
+type State struct {
+	Version          int              `json:"version,omitempty"`
+	CurrentStep      int              `json:"current_step"`
+	CompletedSteps   []int            `json:"completed_steps"`
+	ReviewIterations int              `json:"review_iterations" wo:"later"`
+	PRURL            *string          `json:"pr_url" wo:"later"`
+	WorktreePath     *string          `json:"worktree_path" wo:"later"`
+	Notes            []string         `json:"notes"`
+	PRNumber         int              `json:"pr_number,omitempty" wo:"later"`
+	Lease            *Lease           `json:"lease,omitempty" wo:"lease"`
+	LastError        *StepError       `json:"last_error,omitempty"`
+	Phase            Phase            `json:"phase,omitempty"`
+	Approval         *Approval        `json:"approval,omitempty"`
+	StepDurationsMS  map[string]int64 `json:"step_durations_ms,omitempty"`
+
+	// What the git steps produced, so a resumed run uses the same inputs.
+	WorktreeName string `json:"worktree_name,omitempty" wo:"later"`
+	Branch       string `json:"branch,omitempty" wo:"later"`
+	BaseSHA      string `json:"base_sha,omitempty" wo:"later,reset=create_worktree"`
+	SourceSHA    string `json:"source_sha,omitempty" wo:"later,reset=checkout_files"`
+	CommitSHA    string `json:"commit_sha,omitempty" wo:"later"`
+	PushedSHA    string `json:"pushed_sha,omitempty" wo:"later"`
+
+	// The review loop.
+	ReviewDeadline string `json:"review_deadline,omitempty"` // when the current wait ends
+	// ReviewComments are the actionable comments found at the last check.
+	ReviewComments []ReviewComment `json:"review_comments,omitempty" wo:"reset=check_review"`
+	// ReviewWatermark is the newest comment of each kind already handled;
+	// ReviewSeen the newest seen at the last check, which becomes the
+	// watermark once the comments are fixed.
+	ReviewWatermark Watermark `json:"review_watermark,omitzero"`
+	ReviewSeen      Watermark `json:"review_seen,omitzero"`
+	// FixRequested is set once a person was asked to fix the comments.
+	FixRequested bool `json:"fix_requested,omitempty"`
+	// LoopIterations counts the passes of each conditional_loop step, by
+	// step number, to bound them.
+	LoopIterations  map[string]int    `json:"loop_iterations,omitempty"`
+	ReviewResult    string            `json:"review_result,omitempty" wo:"later"`
+	CriteriaResults []CriterionResult `json:"criteria_results,omitempty"`
+
+	// Deliverables are the agents' deliverables kept, by step number.
+	Deliverables map[string]string `json:"deliverables,omitempty"`
+	// PRState is the pull request's state at the last sync: merged, closed.
+	PRState string `json:"pr_state,omitempty"`
+}
+
+// Watermark is the newest ID of each kind of review item already handled.
+type Watermark struct {
+	Review        int64 `json:"review"`
+	ReviewComment int64 `json:"review_comment"`
+	IssueComment  int64 `json:"issue_comment"`
+}
+
+// ReviewComment is one comment to address, kept in the document so that an
+// agent reading only the task has it.
+type ReviewComment struct {
+	ID     int64  `json:"id"`
+	Author string `json:"author"`
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Body   string `json:"body"`
+	URL    string `json:"url,omitempty"`
+}
+
+// CriterionResult is one success criterion and what wo found.
+type CriterionResult struct {
+	Criterion string `json:"criterion"`
+	Checked   bool   `json:"checked"`
+	Passed    bool   `json:"passed"`
+	How       string `json:"how"`
+}
+
+// Approval is the decision recorded in work_order.state.approval.
+type Approval struct {
+	Decision Decision `json:"decision"`
+	By       string   `json:"by"`
+	At       string   `json:"at"`
+	Note     string   `json:"note,omitempty"`
+}
+
+// Lease says which runner holds the task and until when.
+type Lease struct {
+	Holder    string    `json:"holder"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// StepError is the last failure, kept so that the next runner knows why.
+type StepError struct {
+	Step    int    `json:"step"`
+	Action  string `json:"action"`
+	Message string `json:"message"`
+	Attempt int    `json:"attempt"`
+	At      string `json:"at"`
+}
+
+// NewState is the state of a work order that has not started.
+func NewState() State {
+	return State{Version: StateVersion, CompletedSteps: []int{}, Notes: []string{}}
+}
+
+// IsCompleted reports whether step n is in completed_steps.
+func (s *State) IsCompleted(n int) bool { return slices.Contains(s.CompletedSteps, n) }
+
+// Clone returns a deep copy, so that a saved state and a working one never
+// share a map or a slice.
+func (s State) Clone() State {
+	var out State
+	b, err := json.Marshal(s)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("workorder: cloning a state: %v", err)) // every field is plain JSON
+	}
+	out.normalize()
+	return out
+}
+
+// normalize gives the lists Persephone's readers expect as arrays a
+// non-nil value.
+func (s *State) normalize() {
+	if s.CompletedSteps == nil {
+		s.CompletedSteps = []int{}
+	}
+	if s.Notes == nil {
+		s.Notes = []string{}
+	}
+}
+
+// StateOf reads work_order.state of a document; a document without one has
+// the state of a work order that has not started. Validate the document
+// first: StateOf reports only the first type mismatch it meets.
+func StateOf(doc Document) (State, error) {
+	raw, ok := Lookup(doc, "work_order.state")
+	if !ok || raw == nil {
+		return NewState(), nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return State{}, err
+	}
+	var s State
+	if err := json.Unmarshal(b, &s); err != nil {
+		return State{}, fmt.Errorf("task %s: work_order.state: %w", Key(doc), err)
+	}
+	s.normalize()
+	return s, nil
+}
+
+// StateField is one entry of the state registry.
+type StateField struct {
+	Name    string   // the JSON name in work_order.state
+	Later   bool     // templates may name it before it is set
+	ResetBy []string // actions whose rewind forgets it
+	Lease   bool     // owned by the lease, not by patches
+	typ     reflect.Type
+}
+
+var registry = sync.OnceValue(func() []StateField {
+	t := reflect.TypeFor[State]()
+	out := make([]StateField, 0, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		sf := StateField{Name: name, typ: f.Type}
+		for _, opt := range strings.Split(f.Tag.Get("wo"), ",") {
+			switch {
+			case opt == "later":
+				sf.Later = true
+			case opt == "lease":
+				sf.Lease = true
+			case strings.HasPrefix(opt, "reset="):
+				sf.ResetBy = append(sf.ResetBy, strings.TrimPrefix(opt, "reset="))
+			}
+		}
+		out = append(out, sf)
+	}
+	return out
+})
+
+// StateFields lists every field of work_order.state that wo knows.
+func StateFields() []StateField { return slices.Clone(registry()) }
+
+// LaterStateNames are the state fields that steps record while running;
+// command templates may name them before they exist.
+func LaterStateNames() []string {
+	var out []string
+	for _, f := range registry() {
+		if f.Later {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// ForgetAfterRewind clears the fields that a step of the given action
+// records, so that running the step again resolves them afresh.
+func (s *State) ForgetAfterRewind(action string) {
+	v := reflect.ValueOf(s).Elem()
+	for i, f := range registry() {
+		if slices.Contains(f.ResetBy, action) {
+			v.Field(i).SetZero()
+		}
+	}
+}
+
+// checkStateTypes reports the known state fields whose value does not fit
+// their type (a string where a number belongs, say); unknown fields are
+// another tool's and are left alone, and the lease has checks of its own.
+func checkStateTypes(st map[string]any, report func(field, msg string)) {
+	for _, f := range registry() {
+		x, ok := st[f.Name]
+		if !ok || x == nil || f.Lease {
+			continue
+		}
+		b, err := json.Marshal(x)
+		if err != nil {
+			report(f.Name, err.Error())
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		err = dec.Decode(reflect.New(f.typ).Interface())
+		var ute *json.UnmarshalTypeError
+		switch {
+		case err == nil:
+		case errors.As(err, &ute) && ute.Field != "":
+			report(f.Name+"."+ute.Field, fmt.Sprintf("must be %s, not a JSON %s", describeType(ute.Type), ute.Value))
+		case errors.As(err, &ute):
+			report(f.Name, fmt.Sprintf("must be %s, not %s", describeType(f.typ), jsonKind(x)))
+		default:
+			report(f.Name, err.Error())
+		}
+	}
+}
+
+func describeType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return describeType(t.Elem()) + " or null"
+	case reflect.String:
+		return "a string"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		if t == reflect.TypeFor[time.Time]() {
+			return "an RFC 3339 time"
+		}
+		return "an object"
+	}
+	return t.String()
+}
+
+// StatePatch is the one builder of state writes: the patch that turns the
+// stored state before into after, as a top-level document patch
+// ({"work_order": {"state": {...}}}), or nil when nothing changed. It names
+// only the fields that changed, so fields that other tools keep in the state
+// survive; inside objects it also names only what changed, with null for a
+// key that went away, because stores merge objects at every level (a map
+// entry that went away is thus stored as null, which reads back as the
+// zero value). The lease is never part of it: only the lease writes it.
+func StatePatch(before, after State) map[string]any {
+	b, a := stateMap(before), stateMap(after)
+	diff := diffObjects(b, a)
+	if len(diff) == 0 {
+		return nil
+	}
+	return map[string]any{"work_order": map[string]any{"state": diff}}
+}
+
+func stateMap(s State) map[string]any {
+	s.Lease = nil
+	s.normalize()
+	v, err := Normalize(s)
+	if err != nil {
+		panic(fmt.Sprintf("workorder: encoding a state: %v", err)) // every field is plain JSON
+	}
+	return v.(map[string]any)
+}
+
+// diffObjects returns what to merge into before to get after.
+func diffObjects(before, after map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, av := range after {
+		bv, had := before[k]
+		switch {
+		case !had:
+			out[k] = av
+		case reflect.DeepEqual(av, bv):
+		default:
+			ao, aok := av.(map[string]any)
+			bo, bok := bv.(map[string]any)
+			if aok && bok {
+				if d := diffObjects(bo, ao); len(d) > 0 {
+					out[k] = d
+				}
+			} else {
+				out[k] = av
+			}
+		}
+	}
+	for k := range before {
+		if _, kept := after[k]; !kept {
+			out[k] = nil
+		}
+	}
+	return out
+}

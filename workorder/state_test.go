@@ -1,0 +1,145 @@
+package workorder
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// merge applies a patch as the stores do: objects merge at every level,
+// everything else is replaced.
+func merge(dst, patch map[string]any) {
+	for k, v := range patch {
+		if pm, ok := v.(map[string]any); ok {
+			if dm, ok := dst[k].(map[string]any); ok {
+				merge(dm, pm)
+				continue
+			}
+		}
+		dst[k] = Clone(v)
+	}
+}
+
+func TestStatePatchNamesOnlyWhatChanged(t *testing.T) {
+	before := NewState()
+	after := before.Clone()
+	after.CurrentStep = 2
+	after.CompletedSteps = []int{1, 2}
+	after.PRNumber = 7
+	patch := StatePatch(before, after)
+	st := patch["work_order"].(map[string]any)["state"].(map[string]any)
+	keys := make([]string, 0, len(st))
+	for k := range st {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if got := strings.Join(keys, ","); got != "completed_steps,current_step,pr_number" {
+		t.Fatalf("patch names %s, want only the three changed fields", got)
+	}
+	if StatePatch(after, after.Clone()) != nil {
+		t.Error("an unchanged state must give no patch at all")
+	}
+}
+
+func TestStatePatchKeepsOtherToolsFieldsAndReachesTheNewState(t *testing.T) {
+	d := doc(t, `{"_key": "t", "work_order": {"objective": "o", "state": {
+		"version": 1, "current_step": 1, "completed_steps": [1], "review_iterations": 0,
+		"pr_url": null, "worktree_path": null, "notes": ["a"],
+		"approval": {"decision": "revise", "by": "ann", "at": "2026-01-01T00:00:00Z", "note": "smaller"},
+		"loop_iterations": {"6": 1, "9": 2},
+		"their_tool": {"kept": true}, "lease": {"holder": "r1", "expires_at": "2026-01-01T00:00:00Z"}}}}`)
+	before, err := StateOf(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := before.Clone()
+	after.Approval = &Approval{Decision: DecisionApproved, By: "bob", At: "2026-01-02T00:00:00Z"}
+	after.LoopIterations["6"] = 2
+	after.Notes = append(after.Notes, "b")
+	after.Lease = &Lease{Holder: "someone else", ExpiresAt: time.Unix(0, 0)}
+	patch := StatePatch(before, after)
+	if _, has := patch["work_order"].(map[string]any)["state"].(map[string]any)["lease"]; has {
+		t.Fatal("the patch builder wrote the lease, which only the lease may write")
+	}
+	merge(d, patch)
+	got, err := StateOf(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Lease, after.Lease = nil, nil
+	if !reflect.DeepEqual(got, after) {
+		t.Errorf("stored state after the patch:\n%+v\nwant\n%+v", got, after)
+	}
+	if got.Approval.Note != "" {
+		t.Errorf("the old decision's note survived the new decision: %q", got.Approval.Note)
+	}
+	if v, _ := Lookup(d, "work_order.state.their_tool.kept"); v != true {
+		t.Error("a field another tool keeps in the state was lost")
+	}
+	if String(d, "work_order.state.lease.holder") != "r1" {
+		t.Error("the lease was changed by a state patch")
+	}
+}
+
+func TestStateRegistry(t *testing.T) {
+	want := []string{"review_iterations", "pr_url", "worktree_path", "pr_number", "worktree_name", "branch",
+		"base_sha", "source_sha", "commit_sha", "pushed_sha", "review_result"}
+	if got := LaterStateNames(); !reflect.DeepEqual(got, want) {
+		t.Errorf("later names %v, want %v", got, want)
+	}
+	s := NewState()
+	s.BaseSHA, s.SourceSHA, s.ReviewComments = "b", "s", []ReviewComment{{ID: 1}}
+	s.ForgetAfterRewind("checkout_files")
+	if s.SourceSHA != "" || s.BaseSHA != "b" || len(s.ReviewComments) != 1 {
+		t.Errorf("rewinding past checkout_files: %+v", s)
+	}
+	s.ForgetAfterRewind("create_worktree")
+	s.ForgetAfterRewind("check_review")
+	if s.BaseSHA != "" || s.ReviewComments != nil {
+		t.Errorf("rewinding past create_worktree and check_review: %+v", s)
+	}
+	// Every field of the struct is in the registry under its JSON name.
+	var names []string
+	for _, f := range StateFields() {
+		names = append(names, f.Name)
+	}
+	b, _ := json.Marshal(NewState())
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	for k := range m {
+		if !slices.Contains(names, k) {
+			t.Errorf("state field %s is missing from the registry", k)
+		}
+	}
+}
+
+func TestStateValidatorChecksEveryKnownField(t *testing.T) {
+	cases := map[string]string{
+		`"pr_url": 5`:                               "work_order.state.pr_url: must be a string or null, not a number",
+		`"review_comments": [{"id": "x"}]`:          "work_order.state.review_comments.id: must be an integer, not a JSON string",
+		`"fix_requested": "yes"`:                    "work_order.state.fix_requested: must be true or false, not a string",
+		`"current_step": "2"`:                       "work_order.state.current_step: must be an integer, not a string",
+		`"completed_steps": {}`:                     "work_order.state.completed_steps: must be an array, not an object",
+		`"lease": {"holder": "a", "expires_at": 3}`: "work_order.state.lease.expires_at: must be an RFC 3339 time",
+	}
+	for field, want := range cases {
+		d := doc(t, `{"_key": "t", "title": "a title", "status": "open", "work_order": {"version": "1.0", "objective": "o",
+			"procedure": [{"step": 1, "action": "commit"}], "state": {`+field+`, "their_tool": "any shape"}}}`)
+		r := Validate(d, Options{Actions: []string{"commit"}})
+		found := false
+		for _, p := range r.Errors() {
+			if p.String() == want {
+				found = true
+			}
+			if strings.Contains(p.Path, "their_tool") {
+				t.Errorf("%s: another tool's field was judged: %v", field, p)
+			}
+		}
+		if !found {
+			t.Errorf("%s: errors %v, want %q", field, r.Errors(), want)
+		}
+	}
+}
