@@ -8,10 +8,11 @@ import (
 
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
 )
 
 // The approval gate's three decisions share one shape.
-func newDecisionCommand(f *Factory, name, decision, usage, noteFlag, noteUsage string, noteRequired bool) *cli.Command {
+func newDecisionCommand(f *Factory, name string, decision workorder.Decision, usage, noteFlag, noteUsage string, noteRequired bool) *cli.Command {
 	flags := storeFlags()
 	if noteFlag != "" {
 		flags = append(flags, &cli.StringFlag{Name: noteFlag, Required: noteRequired, Usage: noteUsage})

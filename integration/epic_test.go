@@ -144,11 +144,14 @@ func TestIndependentEpicWaitsForMergesAndSkipsAfterFailure(t *testing.T) {
 	os.MkdirAll(filepath.Join(g.wtRoot, "pr-01-pkg-p00"), 0o755)
 	writeFile(t, filepath.Join(g.wtRoot, "pr-01-pkg-p00", "someone-elses.txt"), "x")
 	before := g.wo(nil, "export", "--parent", "task_fail").stdout
+	// The task alone and inside the epic fare the same: its inputs are
+	// wrong and nothing was changed (exit 2).
+	alone := g.wo(nil, "run", "task_fail_pr01")
 	r = g.wo(nil, "run", "--epic", "task_fail")
-	if r.code != 1 || !strings.Contains(r.stderr, "holds other files") {
-		t.Fatalf("exit %d, want 1 (a task failed) with the cause\n%s\n%s", r.code, r.stdout, r.stderr)
+	if alone.code != 2 || r.code != alone.code || !strings.Contains(r.stderr, "holds other files") {
+		t.Fatalf("exit %d alone and %d in the epic, want 2 (invalid input) for both, with the cause\n%s\n%s", alone.code, r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "blocker task_fail_pr01 is failed") {
+	if !strings.Contains(r.stdout, "blocker task_fail_pr01 is invalid") {
 		t.Errorf("dependents not skipped with the reason:\n%s", r.stdout)
 	}
 	after := g.wo(nil, "export", "--parent", "task_fail").stdout

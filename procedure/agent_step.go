@@ -34,10 +34,13 @@ func (AgentStep) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}
 	if sc.run.Agent == "" {
 		reason := fmt.Sprintf("step %d (agent) needs an agent command: pass --agent or set WO_AGENT, then run wo run %s", sc.Step.Step, sc.Key())
-		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: map[string]any{"phase": "needs_agent"}},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsAgent)},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
-	dir := sc.StateString("worktree_path")
+	dir := ""
+	if p := sc.State().WorktreePath; p != nil {
+		dir = *p
+	}
 	if dir == "" {
 		dir = sc.Context("repo_path")
 	}
@@ -60,7 +63,7 @@ func (AgentStep) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}
 	if why := ex.Invalid(); why != "" {
 		reason := fmt.Sprintf("needs review: %s; nothing was delivered (the agent's work log is in wo log %s)", why, sc.Key())
-		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: map[string]any{"phase": "needs_review"}},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsReview)},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	return deliver(ctx, sc, ex.Deliverable, "agent's deliverable")
@@ -70,8 +73,7 @@ func (AgentStep) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 // target. Each delivery is safe to repeat: a PR comment carries a marker
 // and is not posted twice.
 func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Outcome, error) {
-	var done []string
-	state := map[string]any{}
+	var done, notes []string
 	for _, t := range sc.Step.Delivery {
 		content := deliverable
 		if t.Content != "" {
@@ -79,8 +81,7 @@ func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Ou
 		}
 		switch t.Target {
 		case "task_note":
-			notes, _ := sc.State("notes").([]any)
-			state["notes"] = append(append([]any(nil), notes...), "deliverable (step "+strconv.Itoa(sc.Step.Step)+"): "+trim(content, 2000))
+			notes = append(notes, "deliverable (step "+strconv.Itoa(sc.Step.Step)+"): "+trim(content, 2000))
 		case "pr_comment", "pr_body":
 			n := sc.PRNumber()
 			if n == 0 {
@@ -108,17 +109,17 @@ func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Ou
 		}
 		done = append(done, t.Target)
 	}
-	deliverables, _ := sc.State("deliverables").(map[string]any)
-	kept := map[string]any{}
-	for k, v := range deliverables {
-		kept[k] = v
+	record := func(s *workorder.State) {
+		s.Notes = append(s.Notes, notes...)
+		if deliverable != "" {
+			if s.Deliverables == nil {
+				s.Deliverables = map[string]string{}
+			}
+			s.Deliverables[strconv.Itoa(sc.Step.Step)] = trim(deliverable, maxKept)
+		}
+		s.Phase = workorder.PhaseRunning
 	}
-	if deliverable != "" {
-		kept[strconv.Itoa(sc.Step.Step)] = trim(deliverable, maxKept)
-		state["deliverables"] = kept
-	}
-	state["phase"] = "running"
-	return Outcome{Note: fmt.Sprintf("delivered %s to %s", what, strings.Join(done, ", ")), State: state}, nil
+	return Outcome{Note: fmt.Sprintf("delivered %s to %s", what, strings.Join(done, ", ")), Record: record}, nil
 }
 
 // Plan says what the step would do.

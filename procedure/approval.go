@@ -36,16 +36,16 @@ func (r *run) gate(step workorder.Step) error {
 	if spec, ok := lookupAction(step.Action); ok && !spec.Mutates {
 		return nil
 	}
-	decision, note := "", ""
-	if a, ok := r.state["approval"].(map[string]any); ok {
-		decision, _ = a["decision"].(string)
-		note, _ = a["note"].(string)
+	var decision workorder.Decision
+	note := ""
+	if a := r.state.Approval; a != nil {
+		decision, note = a.Decision, a.Note
 	}
-	if decision == "approved" {
+	if decision == workorder.DecisionApproved {
 		return nil
 	}
 	e := &ApprovalRequiredError{Key: r.key(), Step: step.Step}
-	if decision == "revise" {
+	if decision == workorder.DecisionRevise {
 		e.Revise = note
 	}
 	for _, s := range wo.Procedure {
@@ -66,10 +66,15 @@ func (r *run) gate(step workorder.Step) error {
 // Decide records an approval decision: approved lets wo run pass the gate;
 // revise sends the work order back to formation (it will not run); cancel
 // closes the task with the reason. Each is logged with who and when.
-func (e *Engine) Decide(ctx context.Context, key, decision, note string) (*Result, error) {
+func (e *Engine) Decide(ctx context.Context, key string, decision workorder.Decision, note string) (*Result, error) {
 	e.defaults()
+	var target workorder.Status
 	switch decision {
-	case "approved", "revise", "cancelled":
+	case workorder.DecisionApproved:
+	case workorder.DecisionRevise:
+		target = workorder.StatusOpen
+	case workorder.DecisionCancelled:
+		target = workorder.StatusClosed
 	default:
 		return nil, fmt.Errorf("unknown decision %q", decision)
 	}
@@ -78,7 +83,7 @@ func (e *Engine) Decide(ctx context.Context, key, decision, note string) (*Resul
 		return nil, err
 	}
 	if task.WorkOrder.Approval == nil || !task.WorkOrder.Approval.Required {
-		if decision != "cancelled" {
+		if decision != workorder.DecisionCancelled {
 			return nil, fmt.Errorf("task %s does not ask for approval (work_order.approval.required is not set)", key)
 		}
 	}
@@ -90,34 +95,14 @@ func (e *Engine) Decide(ctx context.Context, key, decision, note string) (*Resul
 		return nil, err
 	}
 	defer release()
-	wb := r.wb
-	approval := map[string]any{"decision": decision, "by": e.Runner, "at": workorder.Timestamp(e.Now())}
-	if note != "" {
-		approval["note"] = note
-	}
-	var target workorder.Status
-	switch decision {
-	case "cancelled":
-		target = workorder.StatusClosed
-	case "revise":
-		target = workorder.StatusOpen
-	}
-	if target != "" {
-		for _, hop := range workorder.StatusPath(task.Status, target) {
-			patch := map[string]any{}
-			if err := r.setStatus(patch, hop, ""); err != nil {
-				return nil, err
-			}
-			if err := wb.Write(ctx, patch); err != nil {
-				return nil, err
-			}
-		}
-	}
-	phase := map[string]string{"approved": "approved", "revise": "formation", "cancelled": "cancelled"}[decision]
-	if err := wb.Write(ctx, map[string]any{"work_order": map[string]any{"state": map[string]any{"approval": approval, "phase": phase}}}); err != nil {
+	if err := r.moveStatus(ctx, target); err != nil {
 		return nil, err
 	}
-	r.state["phase"] = phase
-	r.log(ctx, "approval_"+decision, map[string]any{"by": e.Runner, "note": note})
+	r.state.Approval = &workorder.Approval{Decision: decision, By: e.Runner, At: workorder.Timestamp(e.Now()), Note: note}
+	r.state.Phase = decision.Phase()
+	if err := r.save(ctx, nil); err != nil {
+		return nil, err
+	}
+	r.log(ctx, "approval_"+string(decision), map[string]any{"by": e.Runner, "note": note})
 	return r.result(), nil
 }

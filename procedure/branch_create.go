@@ -32,8 +32,8 @@ func (BranchCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		return Outcome{}, err
 	}
 	return Outcome{
-		Note:  fmt.Sprintf("on branch %s at %s", branch, tip.String()[:12]),
-		State: map[string]any{"branch": branch},
+		Note:   fmt.Sprintf("on branch %s at %s", branch, tip.String()[:12]),
+		Record: func(s *workorder.State) { s.Branch = branch },
 	}, nil
 }
 

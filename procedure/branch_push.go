@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/workorder"
 )
 
 // BranchPush pushes the work order's branch to its remote.
@@ -31,7 +32,7 @@ func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	res, err := repo.Push(ctx, opts)
 	var nff *gitops.NonFastForwardError
 	if errors.As(err, &nff) {
-		last := sc.StateString("pushed_sha")
+		last := sc.State().PushedSHA
 		if !plumbing.IsHash(last) {
 			return Outcome{}, err
 		}
@@ -46,7 +47,7 @@ func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if res.UpToDate {
 		note = fmt.Sprintf("%s already at %s on %s", branch, res.Hash.String()[:12], res.RemoteURL)
 	}
-	return Outcome{Note: note, State: map[string]any{"pushed_sha": res.Hash.String()}}, nil
+	return Outcome{Note: note, Record: func(s *workorder.State) { s.PushedSHA = res.Hash.String() }}, nil
 }
 
 // Check makes sure the remote exists.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/wo-runner/wo/workorder"
 )
 
 // CommitCreate commits what is staged in the worktree.
@@ -40,7 +42,7 @@ func (CommitCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if !res.Created {
 		note = fmt.Sprintf("nothing to commit: the branch is at %s", res.Hash.String()[:12])
 	}
-	return Outcome{Note: note, State: map[string]any{"commit_sha": res.Hash.String()}}, nil
+	return Outcome{Note: note, Record: func(s *workorder.State) { s.CommitSHA = res.Hash.String() }}, nil
 }
 
 // Check makes sure there is a message and an author to commit with.

@@ -85,7 +85,10 @@ type Result struct {
 	Steps          int              `json:"steps"`
 	CompletedSteps []int            `json:"completed_steps"`
 	Ran            []int            `json:"ran"`
-	Phase          string           `json:"phase,omitempty"`
+	Phase          workorder.Phase  `json:"phase,omitempty"`
+	// Warnings are losses that did not stop the run, such as activity-log
+	// entries that could not be written.
+	Warnings []string `json:"warnings,omitempty"`
 	// GitHub counts the requests this run sent to GitHub.
 	GitHub *github.Counts `json:"github_requests,omitempty"`
 }
@@ -175,7 +178,10 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 		return nil, err
 	}
 
-	r := &run{Engine: e, opts: opts, doc: doc, task: task, state: stateMap(doc)}
+	r, err := newRun(e, opts, doc, task)
+	if err != nil {
+		return nil, err
+	}
 	if err := r.preflight(ctx); err != nil {
 		return nil, err
 	}
@@ -231,7 +237,7 @@ func (e *Engine) checkBlockers(ctx context.Context, doc workorder.Document, task
 // preflight runs the checks of the steps still to run, and reports every
 // problem at once.
 func (r *run) preflight(ctx context.Context) error {
-	from := r.currentStep() + 1
+	from := r.state.CurrentStep + 1
 	if r.opts.FromStep > 0 {
 		from = r.opts.FromStep
 	}
@@ -263,42 +269,50 @@ func (r *run) preflight(ctx context.Context) error {
 type run struct {
 	*Engine
 	opts  RunOptions
-	doc   workorder.Document
+	doc   workorder.Document // the document as last written
 	task  *workorder.Task
 	wb    *StateWriteBack
-	state map[string]any // work_order.state as it now stands
+	state workorder.State // work_order.state as this run knows it
+	saved workorder.State // work_order.state as last written
 	ran   []int
-	gh    *github.Client // opened by the first step that needs it
-	repo  *gitops.Repo   // likewise
+	// warnings are losses that did not stop the run; logFailed makes a
+	// failing activity log reported once, not at every entry.
+	warnings  []string
+	logFailed bool
+	gh        *github.Client // opened by the first step that needs it
+	repo      *gitops.Repo   // likewise
 }
 
-func stateMap(doc workorder.Document) map[string]any {
-	v, _ := workorder.Lookup(doc, "work_order.state")
-	m, _ := workorder.Clone(v).(map[string]any)
-	if m == nil {
-		m = workorder.InitialState()
+func newRun(e *Engine, opts RunOptions, doc workorder.Document, task *workorder.Task) (*run, error) {
+	st, err := workorder.StateOf(doc)
+	if err != nil {
+		return nil, err
 	}
-	return m
+	return &run{Engine: e, opts: opts, doc: doc, task: task, state: st, saved: st.Clone()}, nil
 }
 
 func (r *run) key() string { return r.task.Key }
 
 func (r *run) procedure() []workorder.Step { return r.task.WorkOrder.Procedure }
 
-func (r *run) currentStep() int {
-	n, _ := workorder.AsInt(r.state["current_step"])
-	return int(n)
-}
-
-func (r *run) completed() []int {
-	list, _ := r.state["completed_steps"].([]any)
-	out := make([]int, 0, len(list))
-	for _, x := range list {
-		if n, ok := workorder.AsInt(x); ok {
-			out = append(out, int(n))
-		}
+// save writes the state's changes since the last save, with the top-level
+// fields in top (a status move), in one conditional write; the document
+// this run holds then mirrors the store.
+func (r *run) save(ctx context.Context, top map[string]any) error {
+	patch := workorder.StatePatch(r.saved, r.state)
+	if patch == nil {
+		patch = map[string]any{}
 	}
-	return out
+	store.Merge(patch, top)
+	if len(patch) == 0 {
+		return nil
+	}
+	if err := r.wb.Write(ctx, patch); err != nil {
+		return err
+	}
+	r.saved = r.state.Clone()
+	store.Merge(r.doc, workorder.Clone(patch).(map[string]any))
+	return nil
 }
 
 // setStatus moves the task's status through Persephone's transitions,
@@ -326,7 +340,7 @@ func (r *run) setStatus(out map[string]any, to workorder.Status, reason string) 
 
 func (r *run) execute(ctx context.Context) (*Result, error) {
 	steps := r.procedure()
-	next := r.currentStep() + 1
+	next := r.state.CurrentStep + 1
 	if r.opts.FromStep > 0 {
 		next = r.opts.FromStep
 	}
@@ -344,9 +358,8 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err := r.setStatus(start, workorder.StatusInProgress, ""); err != nil {
 		return nil, err
 	}
-	r.state["phase"] = "running"
-	start["work_order"] = map[string]any{"state": map[string]any{"phase": "running", "version": workorder.StateVersion}}
-	if err := r.wb.Write(ctx, start); err != nil {
+	r.state.Phase, r.state.Version = workorder.PhaseRunning, workorder.StateVersion
+	if err := r.save(ctx, start); err != nil {
 		return nil, err
 	}
 	// The timeline is written before anything is shown.
@@ -356,8 +369,10 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	for next <= len(steps) {
 		step := steps[next-1]
 		if err := r.gate(step); err != nil {
-			r.state["phase"] = "awaiting_approval"
-			r.wb.Write(ctx, map[string]any{"work_order": map[string]any{"state": map[string]any{"phase": "awaiting_approval"}}})
+			r.state.Phase = workorder.PhaseAwaitingApproval
+			if werr := r.save(ctx, nil); werr != nil {
+				return r.result(), werr
+			}
 			r.log(ctx, "approval_requested", map[string]any{"step": step.Step, "plan": err.Error()})
 			return r.result(), err
 		}
@@ -375,9 +390,8 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 			next = step.Step + 1
 		}
 	}
-	done := map[string]any{"work_order": map[string]any{"state": map[string]any{"phase": "done"}}}
-	r.state["phase"] = "done"
-	if err := r.wb.Write(ctx, done); err != nil {
+	r.state.Phase = workorder.PhaseDone
+	if err := r.save(ctx, nil); err != nil {
 		return r.result(), err
 	}
 	r.log(ctx, "run_finished", map[string]any{"status": workorder.String(r.doc, "status")})
@@ -406,7 +420,7 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 			break
 		}
 		if attempt >= r.Attempts {
-			r.recordError(ctx, step, attempt, err)
+			err = r.recordError(ctx, step, attempt, err)
 			return 0, &RetriesExhaustedError{Key: r.key(), Step: step.Step, Action: step.Action, Attempts: attempt, Err: err}
 		}
 		delay := r.Backoff << (attempt - 1)
@@ -438,53 +452,46 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 // currentDoc is the document with the state as this run knows it.
 func (r *run) currentDoc() workorder.Document {
 	d := workorder.Clone(r.doc).(map[string]any)
-	store.Merge(d, store.Nest("work_order.state", workorder.Clone(r.state)))
+	if p := workorder.StatePatch(r.saved, r.state); p != nil {
+		store.Merge(d, p)
+	}
 	return d
 }
 
 // complete writes a finished step back: one conditional write.
 func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, elapsed time.Duration) (int, error) {
-	for k, v := range out.State {
-		r.state[k] = v
+	st := &r.state
+	if out.Record != nil {
+		out.Record(st)
 	}
-	done := r.completed()
+	done := st.CompletedSteps
 	if !slices.Contains(done, step.Step) {
 		done = append(done, step.Step)
 	}
-	current := step.Step
+	st.CurrentStep = step.Step
 	if out.JumpTo > 0 {
 		// Going back: the steps from loop_to on are to be done again.
 		done = slices.DeleteFunc(done, func(s int) bool { return s >= out.JumpTo })
-		current = out.JumpTo - 1
+		st.CurrentStep = out.JumpTo - 1
 	}
-	sort.Ints(done)
-	r.state["current_step"] = current
-	r.state["completed_steps"] = workorder.AnyList(done)
+	slices.Sort(done)
+	st.CompletedSteps = done
 	if out.Note != "" {
-		notes, _ := r.state["notes"].([]any)
-		r.state["notes"] = append(slices.Clone(notes), out.Note)
+		st.Notes = append(st.Notes, out.Note)
 	}
-	durations, _ := r.state["step_durations_ms"].(map[string]any)
-	durations = workorder.AnyMap(durations)
-	durations[strconv.Itoa(step.Step)] = elapsed.Milliseconds()
-	r.state["step_durations_ms"] = durations
-	r.state["last_error"] = nil
-
-	statePatch := map[string]any{
-		"current_step": r.state["current_step"], "completed_steps": r.state["completed_steps"],
-		"notes": r.state["notes"], "step_durations_ms": durations, "last_error": nil,
+	if st.StepDurationsMS == nil {
+		st.StepDurationsMS = map[string]int64{}
 	}
-	for k, v := range out.State {
-		statePatch[k] = v
-	}
-	patch := map[string]any{"work_order": map[string]any{"state": statePatch}}
+	st.StepDurationsMS[strconv.Itoa(step.Step)] = elapsed.Milliseconds()
+	st.LastError = nil
+	top := map[string]any{}
 	if out.Status != "" {
-		if err := r.setStatus(patch, out.Status, out.BlockReason); err != nil {
+		if err := r.setStatus(top, out.Status, out.BlockReason); err != nil {
 			return 0, r.fail(ctx, step, 1, err)
 		}
 	}
 	r.fault(step.Action + ":before_writeback")
-	if err := r.wb.Write(ctx, patch); err != nil {
+	if err := r.save(ctx, top); err != nil {
 		return 0, err
 	}
 	r.fault(step.Action + ":after_writeback")
@@ -502,14 +509,13 @@ func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, el
 func (r *run) fail(ctx context.Context, step workorder.Step, attempt int, err error) error {
 	ctx = context.WithoutCancel(ctx)
 	reason := fmt.Sprintf("step %d (%s) failed: %v", step.Step, step.Action, err)
-	patch := map[string]any{}
-	statePatch := r.errorState(step, attempt, err)
-	statePatch["phase"] = "failed"
-	patch["work_order"] = map[string]any{"state": statePatch}
-	if serr := r.setStatus(patch, workorder.StatusBlocked, reason); serr != nil {
-		delete(patch, "status")
+	r.state.LastError = r.stepError(step, attempt, err)
+	r.state.Phase = workorder.PhaseFailed
+	top := map[string]any{}
+	if serr := r.setStatus(top, workorder.StatusBlocked, reason); serr != nil {
+		top = nil
 	}
-	if werr := r.wb.Write(ctx, patch); werr != nil {
+	if werr := r.save(ctx, top); werr != nil {
 		err = fmt.Errorf("%w (and recording the failure failed too: %v)", err, werr)
 	}
 	r.log(ctx, "step_failed", map[string]any{"step": step.Step, "action": step.Action, "attempt": attempt, "error": err.Error()})
@@ -517,37 +523,38 @@ func (r *run) fail(ctx context.Context, step workorder.Step, attempt int, err er
 	return &StepFailedError{Key: r.key(), Step: step.Step, Action: step.Action, Attempt: attempt, Err: err}
 }
 
-// recordError keeps a transient failure in state without blocking the task.
-func (r *run) recordError(ctx context.Context, step workorder.Step, attempt int, err error) {
+// recordError keeps a transient failure in state without blocking the
+// task; it returns the error to report, with the recording's own failure.
+func (r *run) recordError(ctx context.Context, step workorder.Step, attempt int, err error) error {
 	ctx = context.WithoutCancel(ctx)
-	r.wb.Write(ctx, map[string]any{"work_order": map[string]any{"state": r.errorState(step, attempt, err)}})
+	r.state.LastError = r.stepError(step, attempt, err)
+	if werr := r.save(ctx, nil); werr != nil {
+		err = fmt.Errorf("%w (and recording it failed too: %v)", err, werr)
+	}
 	r.log(ctx, "step_retries_exhausted", map[string]any{"step": step.Step, "action": step.Action, "attempts": attempt, "error": err.Error()})
 	r.emit(Event{Type: "step_failed", Key: r.key(), Step: step.Step, Action: step.Action, Outcome: "retry later", Error: err.Error()})
+	return err
 }
 
-func (r *run) errorState(step workorder.Step, attempt int, err error) map[string]any {
-	return map[string]any{"last_error": map[string]any{
-		"step": step.Step, "action": step.Action, "message": err.Error(), "attempt": attempt,
-		"at": workorder.Timestamp(r.Now()),
-	}}
+func (r *run) stepError(step workorder.Step, attempt int, err error) *workorder.StepError {
+	return &workorder.StepError{Step: step.Step, Action: step.Action, Message: err.Error(), Attempt: attempt,
+		At: workorder.Timestamp(r.Now())}
 }
 
 // wait stops the run because it needs something from outside; the step is
 // not complete, and the next run repeats it.
 func (r *run) wait(ctx context.Context, step workorder.Step, out Outcome, w *WaitingError) error {
 	ctx = context.WithoutCancel(ctx)
-	statePatch := map[string]any{}
-	for k, v := range out.State {
-		r.state[k] = v
-		statePatch[k] = v
+	if out.Record != nil {
+		out.Record(&r.state)
 	}
-	patch := map[string]any{"work_order": map[string]any{"state": statePatch}}
+	top := map[string]any{}
 	if out.Status != "" {
-		if err := r.setStatus(patch, out.Status, out.BlockReason); err != nil {
+		if err := r.setStatus(top, out.Status, out.BlockReason); err != nil {
 			return err
 		}
 	}
-	if err := r.wb.Write(ctx, patch); err != nil {
+	if err := r.save(ctx, top); err != nil {
 		return err
 	}
 	r.log(ctx, "run_waiting", map[string]any{"step": step.Step, "action": step.Action, "reason": w.Reason})
@@ -555,18 +562,25 @@ func (r *run) wait(ctx context.Context, step workorder.Step, out Outcome, w *Wai
 	return w
 }
 
+// log appends to the activity log. A write that fails does not stop the
+// run, but it is never silently lost: the first failure is reported as an
+// event and kept as a warning in the result.
 func (r *run) log(ctx context.Context, action string, details map[string]any) {
 	err := r.Store.AppendLog(ctx, store.LogEntry{Action: action, TaskKey: r.key(), SessionKey: r.Runner, Details: details, CreatedAt: r.Now()})
-	if err != nil {
-		r.emit(Event{Type: "log_failed", Key: r.key(), Error: err.Error()})
+	if err == nil || r.logFailed {
+		return
 	}
+	r.logFailed = true
+	msg := fmt.Sprintf("the activity log of %s was not written (%s, and possibly later entries): %v", r.key(), action, err)
+	r.warnings = append(r.warnings, msg)
+	r.emit(Event{Type: "log_failed", Key: r.key(), Error: msg})
 }
 
 func (r *run) result() *Result {
 	res := &Result{
-		Key: r.key(), Status: workorder.StatusOf(r.doc), CurrentStep: r.currentStep(),
-		Steps: len(r.procedure()), CompletedSteps: r.completed(), Ran: r.ran,
-		Phase: fmt.Sprint(r.state["phase"]),
+		Key: r.key(), Status: workorder.StatusOf(r.doc), CurrentStep: r.state.CurrentStep,
+		Steps: len(r.procedure()), CompletedSteps: slices.Clone(r.state.CompletedSteps), Ran: r.ran,
+		Phase: r.state.Phase, Warnings: r.warnings,
 	}
 	if r.gh != nil {
 		c := r.gh.Counts()

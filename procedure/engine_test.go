@@ -75,7 +75,7 @@ func TestRunWritesStateAfterEveryStep(t *testing.T) {
 			// The previous step's write-back is visible in the store.
 			_, st := get(t, sc.run.Store)
 			seen = append(seen, fmt.Sprint(st["current_step"], " ", st["completed_steps"]))
-			return Outcome{Note: "c", State: map[string]any{"commit_sha": "abc"}}, nil
+			return Outcome{Note: "c", Record: func(s *workorder.State) { s.CommitSHA = "abc" }}, nil
 		},
 		"push": ok("p"),
 	})

@@ -11,25 +11,11 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// Outcomes of one task in an epic run, worst last.
-const (
-	OutcomeDone        = "done"
-	OutcomeWaiting     = "waiting"
-	OutcomeSkipped     = "skipped"
-	OutcomeLeaseHeld   = "lease_held"
-	OutcomeRetryLater  = "retry_later"
-	OutcomeInterrupted = "interrupted"
-	OutcomeFailed      = "failed"
-)
-
-var outcomeRank = map[string]int{OutcomeDone: 0, OutcomeWaiting: 1, OutcomeSkipped: 1, OutcomeLeaseHeld: 2,
-	OutcomeRetryLater: 3, OutcomeInterrupted: 4, OutcomeFailed: 5}
-
 // TaskOutcome is how one child of an epic fared.
 type TaskOutcome struct {
 	Key     string           `json:"key"`
 	Wave    int              `json:"wave"`
-	Outcome string           `json:"outcome"`
+	Outcome RunOutcome       `json:"outcome"`
 	Reason  string           `json:"reason,omitempty"`
 	Status  workorder.Status `json:"status,omitempty"`
 	err     error
@@ -39,7 +25,7 @@ type TaskOutcome struct {
 type EpicResult struct {
 	Epic  string        `json:"epic"`
 	Tasks []TaskOutcome `json:"tasks"`
-	Worst string        `json:"worst"`
+	Worst RunOutcome    `json:"worst"`
 }
 
 // EpicError carries the worst outcome of an epic run, for the exit code.
@@ -49,12 +35,12 @@ type EpicError struct {
 }
 
 func (e *EpicError) Error() string {
-	n := map[string]int{}
+	n := map[RunOutcome]int{}
 	for _, t := range e.Result.Tasks {
 		n[t.Outcome]++
 	}
 	return fmt.Sprintf("epic %s: %d done, %d waiting, %d skipped, %d failed, %d other; worst: %v",
-		e.Result.Epic, n[OutcomeDone], n[OutcomeWaiting], n[OutcomeSkipped], n[OutcomeFailed],
+		e.Result.Epic, n[OutcomeDone], n[OutcomeWaiting], n[OutcomeSkipped], n[OutcomeFailed]+n[OutcomeInvalid],
 		n[OutcomeLeaseHeld]+n[OutcomeRetryLater]+n[OutcomeInterrupted], e.Worst)
 }
 
@@ -112,7 +98,10 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 				r, err := e.Run(ctx, o)
 				mu.Lock()
 				defer mu.Unlock()
-				t.Outcome, t.Reason, t.err = classifyOutcome(err)
+				t.Outcome, t.err = Classify(err).Outcome, err
+				if err != nil {
+					t.Reason = err.Error()
+				}
 				if r != nil {
 					t.Status = r.Status
 				}
@@ -125,7 +114,7 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 			t := outcome[key]
 			t.Wave = w + 1
 			res.Tasks = append(res.Tasks, *t)
-			if outcomeRank[t.Outcome] > outcomeRank[res.Worst] {
+			if t.Outcome.Worse(res.Worst) {
 				res.Worst, worstErr = t.Outcome, t.err
 				if worstErr == nil {
 					worstErr = errors.New(t.Reason)
@@ -147,29 +136,6 @@ func blockedReason(deps []string, outcome map[string]*TaskOutcome) string {
 		}
 	}
 	return ""
-}
-
-func classifyOutcome(err error) (string, string, error) {
-	var blockers *BlockersOpenError
-	var waiting *WaitingError
-	var approval *ApprovalRequiredError
-	var held *store.LeaseHeldError
-	var later *RetriesExhaustedError
-	var interrupted *InterruptedError
-	switch {
-	case err == nil:
-		return OutcomeDone, "", nil
-	case errors.As(err, &blockers), errors.As(err, &waiting), errors.As(err, &approval):
-		return OutcomeWaiting, err.Error(), err
-	case errors.As(err, &held):
-		return OutcomeLeaseHeld, err.Error(), err
-	case errors.As(err, &later):
-		return OutcomeRetryLater, err.Error(), err
-	case errors.As(err, &interrupted), errors.Is(err, context.Canceled):
-		return OutcomeInterrupted, err.Error(), err
-	default:
-		return OutcomeFailed, err.Error(), err
-	}
 }
 
 // Waves orders an epic's children by dependency: wave 1 has no blockers

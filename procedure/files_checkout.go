@@ -27,7 +27,7 @@ func (FilesCheckout) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 	if !w.Complete() {
 		return Outcome{}, fmt.Errorf("worktree %s does not exist: run the create_worktree step first", w.Path)
 	}
-	source, err := recordedCommit(ctx, sc, "source_sha", sc.Context("source_branch"), "source_branch")
+	source, err := recordedCommit(ctx, sc, sourceSHA, sc.Context("source_branch"), "source_branch")
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -58,7 +58,7 @@ func (FilesCheckout) Check(ctx context.Context, sc *StepContext) error {
 	if err != nil {
 		return err
 	}
-	source := sc.StateString("source_sha")
+	source := sc.State().SourceSHA
 	if !plumbing.IsHash(source) {
 		h, err := repo.Resolve(sc.Context("source_branch"))
 		if err != nil {

@@ -2,7 +2,6 @@ package procedure
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -23,20 +22,21 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if sc.Step.Condition != "review_comments_exist" {
 		return Outcome{}, fmt.Errorf("unknown condition %q", sc.Step.Condition)
 	}
-	comments := reviewComments(sc)
+	st := sc.State()
+	comments := st.ReviewComments
 	if len(comments) == 0 {
 		return Outcome{Note: "no review comments to address: leaving the loop"}, nil
 	}
 	stepKey := strconv.Itoa(sc.Step.Step)
-	iterations := loopIterations(sc)
+	iterations := st.LoopIterations[stepKey]
 	bound := sc.Step.MaxIterations
 	if bound == 0 {
 		bound = sc.run.MaxLoopIterations
 	}
-	if iterations[stepKey] >= bound {
+	if iterations >= bound {
 		reason := fmt.Sprintf("the review loop reached its bound of %d iteration(s) with %d comment(s) still open; fix them by hand, then wo reset %s --to-step %d and wo run %s",
 			bound, len(comments), sc.Key(), sc.Step.Step-1, sc.Key())
-		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	w, err := sc.Worktree()
@@ -54,9 +54,11 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		if err != nil {
 			return Outcome{}, err
 		}
-	} else if fixRequested, _ := sc.State("fix_requested").(bool); !fixRequested {
+	} else if !st.FixRequested {
 		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
-		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: map[string]any{"phase": "needs_fix", "fix_requested": true}},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
+			s.Phase, s.FixRequested = workorder.PhaseNeedsFix, true
+		}},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	changed, err := w.StageAll()
@@ -68,14 +70,16 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	if !changed && head.String() == sc.StateString("pushed_sha") {
+	if !changed && head.String() == st.PushedSHA {
 		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
-		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: map[string]any{"phase": "needs_fix"}},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
-	n := iterations[stepKey] + 1
-	review, _ := workorder.AsInt(sc.State("review_iterations"))
-	repo, _ := sc.Repo()
+	n := iterations + 1
+	repo, err := sc.Repo()
+	if err != nil {
+		return Outcome{}, err
+	}
 	author, err := repo.Identity(sc.Getenv)
 	if err != nil {
 		return Outcome{}, err
@@ -90,17 +94,21 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	iterations[stepKey] = n
-	state := map[string]any{
-		"commit_sha": res.Hash.String(), "pushed_sha": push.State["pushed_sha"],
-		"review_iterations": review + 1, "loop_iterations": workorder.AnyMap(iterations),
-		"review_comments": []any{}, "phase": "running", "fix_requested": false,
+	record := func(s *workorder.State) {
+		push.Record(s)
+		s.CommitSHA = res.Hash.String()
+		s.ReviewIterations++
+		if s.LoopIterations == nil {
+			s.LoopIterations = map[string]int{}
+		}
+		s.LoopIterations[stepKey] = n
+		s.ReviewComments, s.Phase, s.FixRequested = []workorder.ReviewComment{}, workorder.PhaseRunning, false
 		// The comments handled are behind the watermark now.
-		"review_watermark": sc.State("review_seen"),
+		s.ReviewWatermark = s.ReviewSeen
 	}
 	return Outcome{
 		Note:   fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), res.Hash.String()[:12], n, sc.Step.LoopTo),
-		State:  state,
+		Record: record,
 		JumpTo: sc.Step.LoopTo,
 	}, nil
 }
@@ -112,25 +120,6 @@ func (LoopConditional) Plan(sc *StepContext) string {
 		who = "run the agent " + strings.Fields(sc.run.Agent)[0]
 	}
 	return fmt.Sprintf("if %s: %s, commit, push and go back to step %d (at most %d times)", sc.Step.Condition, who, sc.Step.LoopTo, max(sc.Step.MaxIterations, sc.run.MaxLoopIterations))
-}
-
-func reviewComments(sc *StepContext) []workorder.ReviewComment {
-	var out []workorder.ReviewComment
-	b, err := json.Marshal(sc.State("review_comments"))
-	if err == nil {
-		json.Unmarshal(b, &out)
-	}
-	return out
-}
-
-func loopIterations(sc *StepContext) map[string]int {
-	m, _ := sc.State("loop_iterations").(map[string]any)
-	out := map[string]int{}
-	for k, v := range m {
-		n, _ := workorder.AsInt(v)
-		out[k] = int(n)
-	}
-	return out
 }
 
 func summarizeComments(comments []workorder.ReviewComment) string {

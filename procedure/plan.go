@@ -39,8 +39,11 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{Engine: e, opts: opts, doc: doc, task: task, state: stateMap(doc)}
-	p := &Plan{Key: task.Key, Status: task.Status, FromStep: r.currentStep() + 1}
+	r, err := newRun(e, opts, doc, task)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Key: task.Key, Status: task.Status, FromStep: r.state.CurrentStep + 1}
 	if opts.FromStep > 0 {
 		p.FromStep = opts.FromStep
 	}
@@ -82,17 +85,11 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 	return p, nil
 }
 
-// resetFields are state fields that a step records; rewinding past the step
-// forgets them, so the step resolves them afresh.
-var resetFields = map[string][]string{
-	"create_worktree": {"base_sha"},
-	"checkout_files":  {"source_sha"},
-	"check_review":    {"review_comments"},
-}
-
 // Reset rewinds a task's state to just after step toStep (0: not started),
 // keeping the history in the activity log. It takes the lease for the write,
-// so it cannot run under a working runner.
+// so it cannot run under a working runner. The fields that the rewound
+// steps record are forgotten (the state registry says which), so those
+// steps resolve them afresh.
 func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, error) {
 	e.defaults()
 	doc, task, err := e.Load(ctx, key)
@@ -108,51 +105,60 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 		return nil, err
 	}
 	defer release()
-	wb := r.wb
-	kept := slices.DeleteFunc(r.completed(), func(s int) bool { return s > toStep })
-	statePatch := map[string]any{
-		"current_step": toStep, "completed_steps": workorder.AnyList(kept), "last_error": nil, "phase": nil,
-	}
-	for _, s := range task.WorkOrder.Procedure {
-		if s.Step > toStep {
-			for _, f := range resetFields[s.Action] {
-				statePatch[f] = nil
-			}
-		}
-	}
+	fromStep := r.state.CurrentStep
 	target := workorder.StatusInProgress
 	if toStep == 0 {
 		target = workorder.StatusOpen
 	}
 	from := task.Status
-	for _, hop := range workorder.StatusPath(from, target) {
-		patch := map[string]any{}
-		if err := r.setStatus(patch, hop, ""); err != nil {
-			return nil, err
-		}
-		if err := wb.Write(ctx, patch); err != nil {
-			return nil, err
-		}
-	}
-	if err := wb.Write(ctx, map[string]any{"work_order": map[string]any{"state": statePatch}}); err != nil {
+	if err := r.moveStatus(ctx, target); err != nil {
 		return nil, err
 	}
-	for k, v := range statePatch {
-		r.state[k] = v
+	st := &r.state
+	st.CompletedSteps = slices.DeleteFunc(st.CompletedSteps, func(s int) bool { return s > toStep })
+	st.CurrentStep, st.LastError, st.Phase = toStep, nil, workorder.PhaseReady
+	for _, s := range task.WorkOrder.Procedure {
+		if s.Step > toStep {
+			st.ForgetAfterRewind(s.Action)
+		}
 	}
-	r.log(ctx, "reset", map[string]any{"to_step": toStep, "from_step": r.currentStep(), "status_from": from, "status_to": workorder.String(r.doc, "status")})
+	if err := r.save(ctx, nil); err != nil {
+		return nil, err
+	}
+	r.log(ctx, "reset", map[string]any{"to_step": toStep, "from_step": fromStep, "status_from": string(from), "status_to": string(workorder.StatusOf(r.doc))})
 	return r.result(), nil
+}
+
+// moveStatus walks Persephone's transitions to the target status, one
+// write per hop, since each hop must be one that Persephone allows.
+func (r *run) moveStatus(ctx context.Context, target workorder.Status) error {
+	if target == "" {
+		return nil
+	}
+	for _, hop := range workorder.StatusPath(workorder.StatusOf(r.doc), target) {
+		top := map[string]any{}
+		if err := r.setStatus(top, hop, ""); err != nil {
+			return err
+		}
+		if err := r.save(ctx, top); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // hold takes the task's lease for a short edit outside a run (reset, an
 // approval decision) and returns a run to write through, and the release.
 func (e *Engine) hold(ctx context.Context, doc workorder.Document, task *workorder.Task) (*run, func(), error) {
+	r, err := newRun(e, RunOptions{Key: task.Key}, doc, task)
+	if err != nil {
+		return nil, nil, err
+	}
 	leases := &store.Leases{Store: e.Store, Now: e.Now}
 	lease, err := leases.Acquire(ctx, task.Key, e.Runner, e.LeaseTTL, HolderGone)
 	if err != nil {
 		return nil, nil, err
 	}
-	wb := &StateWriteBack{store: e.Store, key: task.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
-	r := &run{Engine: e, doc: doc, task: task, wb: wb, state: stateMap(doc)}
-	return r, func() { wb.Release(context.WithoutCancel(ctx)) }, nil
+	r.wb = &StateWriteBack{store: e.Store, key: task.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
+	return r, func() { r.wb.Release(context.WithoutCancel(ctx)) }, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+
+	"github.com/wo-runner/wo/workorder"
 )
 
 // PullRequestCreate opens the work order's pull request, or finds it: an
@@ -55,7 +57,7 @@ func (PullRequestCreate) Run(ctx context.Context, sc *StepContext) (Outcome, err
 }
 
 func prOutcome(format string, number int, url string) Outcome {
-	return Outcome{Note: fmt.Sprintf(format, number, url), State: map[string]any{"pr_number": number, "pr_url": url}}
+	return Outcome{Note: fmt.Sprintf(format, number, url), Record: func(s *workorder.State) { s.PRNumber, s.PRURL = number, &url }}
 }
 
 func mergedOrClosed(merged bool) string {

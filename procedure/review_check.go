@@ -36,61 +36,46 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	wm := watermark(sc.State("review_watermark"))
-	seen := watermark(sc.State("review_watermark")) // a copy: it moves, wm does not
-	var found []any
+	wm := sc.State().ReviewWatermark
+	seen := wm // it moves, wm does not
+	found := []workorder.ReviewComment{}
 	add := func(c github.Comment) {
 		body := c.Body
 		if len(body) > maxCommentBody {
 			body = body[:maxCommentBody] + " […]"
 		}
-		found = append(found, map[string]any{"id": c.ID, "author": c.Author, "path": c.Path, "line": c.Line, "body": body, "url": c.URL})
+		found = append(found, workorder.ReviewComment{ID: c.ID, Author: c.Author, Path: c.Path, Line: c.Line, Body: body, URL: c.URL})
 	}
 	for _, c := range inline {
-		seen["review_comment"] = max(seen["review_comment"], c.ID)
-		if c.ID > wm["review_comment"] && c.Author != me {
+		seen.ReviewComment = max(seen.ReviewComment, c.ID)
+		if c.ID > wm.ReviewComment && c.Author != me {
 			add(c)
 		}
 	}
 	for _, c := range conversation {
-		seen["issue_comment"] = max(seen["issue_comment"], c.ID)
-		if c.ID > wm["issue_comment"] && c.Author != me {
+		seen.IssueComment = max(seen.IssueComment, c.ID)
+		if c.ID > wm.IssueComment && c.Author != me {
 			add(c)
 		}
 	}
 	inlineFound := len(found)
 	for _, r := range reviews {
-		seen["review"] = max(seen["review"], r.ID)
+		seen.Review = max(seen.Review, r.ID)
 		// A review that asks for changes counts; its summary is kept only
 		// when it came without inline comments, so nothing is counted twice.
-		if r.ID > wm["review"] && r.Author != me && r.State == "CHANGES_REQUESTED" && r.Body != "" && inlineFound == 0 {
+		if r.ID > wm.Review && r.Author != me && r.State == "CHANGES_REQUESTED" && r.Body != "" && inlineFound == 0 {
 			add(github.Comment{ID: r.ID, Author: r.Author, Body: r.Body, URL: r.URL})
 		}
 	}
-	if found == nil {
-		found = []any{}
-	}
 	return Outcome{
-		Note:  fmt.Sprintf("%d actionable review comment(s) on #%d", len(found), n),
-		State: map[string]any{"review_comments": found, "review_seen": workorder.AnyMap(seen)},
+		Note:   fmt.Sprintf("%d actionable review comment(s) on #%d", len(found), n),
+		Record: func(s *workorder.State) { s.ReviewComments, s.ReviewSeen = found, seen },
 	}, nil
 }
 
 // Plan names the PR.
 func (ReviewCheck) Plan(sc *StepContext) string {
 	return "read the review comments, reviews and conversation of the pull request; keep the new ones not written by wo"
-}
-
-// watermark reads {"review": id, "review_comment": id, "issue_comment": id}.
-func watermark(v any) map[string]int64 {
-	out := map[string]int64{"review": 0, "review_comment": 0, "issue_comment": 0}
-	m, _ := v.(map[string]any)
-	for k := range out {
-		if n, ok := workorder.AsInt(m[k]); ok {
-			out[k] = n
-		}
-	}
-	return out
 }
 
 // prContext is what the review steps start from: the recorded PR, the

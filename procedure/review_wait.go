@@ -25,8 +25,8 @@ func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	pushed := sc.StateString("pushed_sha")
-	done := map[string]any{"review_deadline": nil}
+	pushed := sc.State().PushedSHA
+	done := func(s *workorder.State) { s.ReviewDeadline = "" }
 	for {
 		reviews, err := client.Reviews(ctx, n)
 		if err != nil {
@@ -34,12 +34,12 @@ func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		}
 		for _, r := range reviews {
 			if r.Author != me && (pushed == "" || r.CommitID == pushed) {
-				return Outcome{Note: fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State), State: done}, nil
+				return Outcome{Note: fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State), Record: done}, nil
 			}
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return Outcome{Note: fmt.Sprintf("no review of %s arrived before %s", short(pushed), deadline.Format(time.RFC3339)), State: done}, nil
+			return Outcome{Note: fmt.Sprintf("no review of %s arrived before %s", short(pushed), deadline.Format(time.RFC3339)), Record: done}, nil
 		}
 		total := sc.run.waitFor(sc.Step)
 		sc.Progress(int((total - left).Seconds()), int(total.Seconds()))
@@ -55,13 +55,13 @@ func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 
 // reviewDeadline reads the stored deadline, or sets one now.
 func reviewDeadline(ctx context.Context, sc *StepContext) (time.Time, error) {
-	if s := sc.StateString("review_deadline"); s != "" {
+	if s := sc.State().ReviewDeadline; s != "" {
 		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 			return t, nil
 		}
 	}
 	d := sc.run.Now().Add(sc.run.waitFor(sc.Step))
-	if err := sc.Checkpoint(ctx, map[string]any{"review_deadline": workorder.Timestamp(d)}); err != nil {
+	if err := sc.Checkpoint(ctx, func(s *workorder.State) { s.ReviewDeadline = workorder.Timestamp(d) }); err != nil {
 		return d, err
 	}
 	sc.Fault("after_checkpoint")

@@ -33,8 +33,10 @@ type Checker interface {
 
 // Outcome is what a step reports back to the engine.
 type Outcome struct {
-	Note        string           // a line for state.notes
-	State       map[string]any   // work_order.state fields to set
+	Note string // a line for state.notes
+	// Record changes the state when the step completes (or waits); the
+	// engine writes what it changed in the same write as the step's end.
+	Record      func(*workorder.State)
 	Status      workorder.Status // a Persephone status to move to, if any
 	BlockReason string
 	JumpTo      int // the step to continue at instead of the next one
@@ -53,14 +55,10 @@ func (sc *StepContext) Key() string { return sc.run.key() }
 // Task is the typed view of the task as loaded.
 func (sc *StepContext) Task() *workorder.Task { return sc.run.task }
 
-// State returns a state field as this run knows it.
-func (sc *StepContext) State(name string) any { return sc.run.state[name] }
-
-// StateString returns a state field that is a string.
-func (sc *StepContext) StateString(name string) string {
-	s, _ := sc.run.state[name].(string)
-	return s
-}
+// State is work_order.state as this run knows it. It is the run's own
+// copy: an action changes the state only through Outcome.Record or
+// Checkpoint, so that a step that fails leaves nothing half-recorded.
+func (sc *StepContext) State() workorder.State { return sc.run.state.Clone() }
 
 // Getenv reads configuration.
 func (sc *StepContext) Getenv(name string) string { return sc.run.Getenv(name) }
@@ -68,13 +66,11 @@ func (sc *StepContext) Getenv(name string) string { return sc.run.Getenv(name) }
 // Fault marks a point where tests may crash the run.
 func (sc *StepContext) Fault(point string) { sc.run.fault(sc.Step.Action + ":" + point) }
 
-// Checkpoint writes state fields at once, in the middle of a step, so that
-// a crash after it does not lose them (the source commit a checkout uses).
-func (sc *StepContext) Checkpoint(ctx context.Context, fields map[string]any) error {
-	for k, v := range fields {
-		sc.run.state[k] = v
-	}
-	return sc.run.wb.Write(ctx, map[string]any{"work_order": map[string]any{"state": fields}})
+// Checkpoint records state at once, in the middle of a step, so that a
+// crash after it does not lose it (the source commit a checkout uses).
+func (sc *StepContext) Checkpoint(ctx context.Context, record func(*workorder.State)) error {
+	record(&sc.run.state)
+	return sc.run.save(ctx, nil)
 }
 
 // Progress reports how far a long step is.
@@ -126,7 +122,7 @@ func (sc *StepContext) Branch() (string, error) {
 // WorktreeName is inputs.worktree_name, else the branch name with '/'
 // turned into '-'.
 func (sc *StepContext) WorktreeName() (string, error) {
-	if n := sc.StateString("worktree_name"); n != "" {
+	if n := sc.run.state.WorktreeName; n != "" {
 		return n, nil
 	}
 	if n := sc.Input("worktree_name"); n != "" {
@@ -149,7 +145,10 @@ func (sc *StepContext) Worktree() (*gitops.Worktree, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := sc.StateString("worktree_path")
+	path := ""
+	if p := sc.run.state.WorktreePath; p != nil {
+		path = *p
+	}
 	if path == "" {
 		root := sc.Context("worktree_root")
 		if root == "" {
@@ -177,10 +176,12 @@ func (sc *StepContext) GitHub() (*github.Client, error) {
 }
 
 // PRNumber is the pull request recorded in state, 0 if none.
-func (sc *StepContext) PRNumber() int {
-	n, _ := workorder.AsInt(sc.State("pr_number"))
-	return int(n)
-}
+func (sc *StepContext) PRNumber() int { return sc.run.state.PRNumber }
 
 // Render renders a template against the task as it now stands.
 func (sc *StepContext) Render(tmpl string) (string, error) { return sc.Scope.Render(tmpl) }
+
+// setPhase records a run phase, for outcomes that only change the phase.
+func setPhase(p workorder.Phase) func(*workorder.State) {
+	return func(s *workorder.State) { s.Phase = p }
+}

@@ -16,12 +16,7 @@ type TaskUpdate struct{}
 func newTaskUpdate() Action { return TaskUpdate{} }
 
 // CriterionResult is one success criterion and what wo found.
-type CriterionResult struct {
-	Criterion string `json:"criterion"`
-	Checked   bool   `json:"checked"`
-	Passed    bool   `json:"passed"`
-	How       string `json:"how"`
-}
+type CriterionResult = workorder.CriterionResult
 
 // Run checks the criteria and sets the status.
 func (TaskUpdate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
@@ -40,17 +35,13 @@ func (TaskUpdate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("success criteria not met: %s", strings.Join(failed, "; "))
 	}
 	result := "no review comments at the last check"
-	if n := len(reviewComments(sc)); n > 0 {
+	if n := len(sc.State().ReviewComments); n > 0 {
 		result = fmt.Sprintf("%d review comment(s) open at the last check", n)
-	}
-	list := make([]any, len(results))
-	for i, r := range results {
-		list[i] = map[string]any{"criterion": r.Criterion, "checked": r.Checked, "passed": r.Passed, "how": r.How}
 	}
 	return Outcome{
 		Note:   fmt.Sprintf("task in review: %s; %d of %d success criteria checked by wo, the rest listed as not machine-checked", result, checked, len(results)),
 		Status: workorder.StatusInReview,
-		State:  map[string]any{"review_result": result, "criteria_results": list},
+		Record: func(s *workorder.State) { s.ReviewResult, s.CriteriaResults = result, results },
 	}, nil
 }
 
@@ -69,7 +60,10 @@ func checkCriteria(ctx context.Context, sc *StepContext) []CriterionResult {
 		switch {
 		case strings.Contains(lc, "worktree") && (strings.Contains(lc, "clean") || strings.Contains(lc, "remov")):
 			r.Checked = true
-			path := sc.StateString("worktree_path")
+			path := ""
+			if p := sc.State().WorktreePath; p != nil {
+				path = *p
+			}
 			if path == "" {
 				if w, err := sc.Worktree(); err == nil {
 					path = w.Path
@@ -86,8 +80,8 @@ func checkCriteria(ctx context.Context, sc *StepContext) []CriterionResult {
 			r.Passed, r.How = prCheck(ctx, sc)
 		case strings.Contains(lc, "status") && strings.Contains(lc, "in_review"):
 			r.Checked, r.Passed, r.How = true, true, "this step sets status in_review"
-		case strings.Contains(lc, "comment") && sc.State("review_comments") != nil:
-			n := len(reviewComments(sc))
+		case strings.Contains(lc, "comment") && sc.State().ReviewComments != nil:
+			n := len(sc.State().ReviewComments)
 			r.Checked, r.Passed = true, n == 0
 			r.How = fmt.Sprintf("%d actionable review comment(s) at the last check", n)
 		}

@@ -3,6 +3,8 @@ package procedure
 import (
 	"context"
 	"fmt"
+
+	"github.com/wo-runner/wo/workorder"
 )
 
 // WorktreeCleanup removes the worktree and its admin files; the branch
@@ -21,7 +23,7 @@ func (WorktreeCleanup) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		return Outcome{}, err
 	}
 	sc.Fault("after_remove")
-	return Outcome{Note: fmt.Sprintf("worktree %s removed", w.Path), State: map[string]any{"worktree_path": nil}}, nil
+	return Outcome{Note: fmt.Sprintf("worktree %s removed", w.Path), Record: func(s *workorder.State) { s.WorktreePath = nil }}, nil
 }
 
 // Plan names the worktree.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/workorder"
 )
 
 // WorktreeCreate makes the work order's linked worktree at the base branch.
@@ -27,7 +29,7 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 			return Outcome{}, fmt.Errorf("creating worktree %s: branch %s is already checked out at %s; remove that worktree or choose another branch_name", w.Name, branch, where)
 		}
 	}
-	base, err := recordedCommit(ctx, sc, "base_sha", sc.Context("base_branch"), "base_branch")
+	base, err := recordedCommit(ctx, sc, baseSHA, sc.Context("base_branch"), "base_branch")
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -52,8 +54,8 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 		from = fmt.Sprintf("the existing branch %s (%s)", sc.Input("branch_name"), start.String()[:12])
 	}
 	return Outcome{
-		Note:  fmt.Sprintf("worktree %s created from %s", w.Path, from),
-		State: map[string]any{"worktree_path": w.Path, "worktree_name": w.Name},
+		Note:   fmt.Sprintf("worktree %s created from %s", w.Path, from),
+		Record: func(s *workorder.State) { s.WorktreePath, s.WorktreeName = &w.Path, w.Name },
 	}, nil
 }
 
@@ -64,7 +66,7 @@ func (WorktreeCreate) Check(ctx context.Context, sc *StepContext) error {
 	if err != nil {
 		return err
 	}
-	if !plumbing.IsHash(sc.StateString("base_sha")) {
+	if !plumbing.IsHash(sc.State().BaseSHA) {
 		if _, err := repo.Resolve(sc.Context("base_branch")); err != nil {
 			return fmt.Errorf("context.base_branch: %w", err)
 		}
@@ -96,8 +98,9 @@ func (WorktreeCreate) Plan(sc *StepContext) string {
 // recordedCommit resolves a branch to a commit once and keeps the answer in
 // state, so that a resumed run uses the same commit even if the branch has
 // moved since.
-func recordedCommit(ctx context.Context, sc *StepContext, field, ref, what string) (plumbing.Hash, error) {
-	if s := sc.StateString(field); plumbing.IsHash(s) {
+func recordedCommit(ctx context.Context, sc *StepContext, field func(*workorder.State) *string, ref, what string) (plumbing.Hash, error) {
+	st := sc.State()
+	if s := *field(&st); plumbing.IsHash(s) {
 		return plumbing.NewHash(s), nil
 	}
 	if ref == "" {
@@ -111,9 +114,14 @@ func recordedCommit(ctx context.Context, sc *StepContext, field, ref, what strin
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("context.%s: %w", what, err)
 	}
-	if err := sc.Checkpoint(ctx, map[string]any{field: h.String()}); err != nil {
+	if err := sc.Checkpoint(ctx, func(s *workorder.State) { *field(s) = h.String() }); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	sc.Fault("after_checkpoint")
 	return h, nil
 }
+
+// The commits a run resolves once: the base a worktree starts from, the
+// source files are checked out from.
+func baseSHA(s *workorder.State) *string   { return &s.BaseSHA }
+func sourceSHA(s *workorder.State) *string { return &s.SourceSHA }

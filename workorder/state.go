@@ -50,8 +50,9 @@ type State struct {
 
 	// The review loop.
 	ReviewDeadline string `json:"review_deadline,omitempty"` // when the current wait ends
-	// ReviewComments are the actionable comments found at the last check.
-	ReviewComments []ReviewComment `json:"review_comments,omitempty" wo:"reset=check_review"`
+	// ReviewComments are the actionable comments found at the last check;
+	// nil until a check ran, empty when it found none.
+	ReviewComments []ReviewComment `json:"review_comments,omitzero" wo:"reset=check_review"`
 	// ReviewWatermark is the newest comment of each kind already handled;
 	// ReviewSeen the newest seen at the last check, which becomes the
 	// watermark once the comments are fixed.

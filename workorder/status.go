@@ -82,7 +82,8 @@ type Phase string
 
 // The run phases.
 const (
-	PhaseNone             Phase = "" // not started, or reset
+	PhaseNone             Phase = ""      // not started
+	PhaseReady            Phase = "ready" // rewound by wo reset: the next run starts after the step it names
 	PhaseRunning          Phase = "running"
 	PhaseAwaitingApproval Phase = "awaiting_approval"
 	PhaseApproved         Phase = "approved"
@@ -96,7 +97,7 @@ const (
 )
 
 // Phases lists every phase wo writes.
-var Phases = []Phase{PhaseRunning, PhaseAwaitingApproval, PhaseApproved, PhaseFormation, PhaseCancelled,
+var Phases = []Phase{PhaseReady, PhaseRunning, PhaseAwaitingApproval, PhaseApproved, PhaseFormation, PhaseCancelled,
 	PhaseNeedsFix, PhaseNeedsAgent, PhaseNeedsReview, PhaseFailed, PhaseDone}
 
 // Decision is an approval decision.

@@ -1,0 +1,91 @@
+package procedure
+
+import (
+	"context"
+	"errors"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// RunOutcome is how a run of one task ended. wo run, each task of wo run
+// --epic and the exit code all take it from Classify, so a task fares the
+// same alone and inside an epic.
+type RunOutcome string
+
+// The outcomes, from best to worst: an epic reports its worst.
+const (
+	OutcomeDone        RunOutcome = "done"
+	OutcomeWaiting     RunOutcome = "waiting"     // blockers, approval, a person's fix
+	OutcomeSkipped     RunOutcome = "skipped"     // an epic task whose blocker did not finish
+	OutcomeLeaseHeld   RunOutcome = "lease_held"  // another runner works on it
+	OutcomeRetryLater  RunOutcome = "retry_later" // an outside failure outlasted its retries
+	OutcomeInterrupted RunOutcome = "interrupted"
+	OutcomeInvalid     RunOutcome = "invalid" // the document or its inputs are wrong; nothing changed
+	OutcomeFailed      RunOutcome = "failed"
+)
+
+var outcomeRank = map[RunOutcome]int{OutcomeDone: 0, OutcomeWaiting: 1, OutcomeSkipped: 1, OutcomeLeaseHeld: 2,
+	OutcomeRetryLater: 3, OutcomeInterrupted: 4, OutcomeInvalid: 5, OutcomeFailed: 6}
+
+// Worse reports whether o is worse than other.
+func (o RunOutcome) Worse(other RunOutcome) bool { return outcomeRank[o] > outcomeRank[other] }
+
+// Classification is what an error means to the user: the outcome and the
+// envelope's error code.
+type Classification struct {
+	Outcome RunOutcome
+	Code    string
+}
+
+func is[T error](err error) bool {
+	var target T
+	return errors.As(err, &target)
+}
+
+// classes map errors to outcomes, in order: the first that matches wins.
+var classes = []struct {
+	match func(error) bool
+	Classification
+}{
+	{is[*workorder.InvalidError], Classification{OutcomeInvalid, "INVALID_DOCUMENT"}},
+	{is[*workorder.SyntaxError], Classification{OutcomeInvalid, "MALFORMED_JSON"}},
+	{is[*workorder.ShapeError], Classification{OutcomeInvalid, "INVALID_DOCUMENT"}},
+	{is[*PreflightError], Classification{OutcomeInvalid, "INVALID_INPUT"}},
+	{is[*store.LeaseHeldError], Classification{OutcomeLeaseHeld, "LEASE_HELD"}},
+	{is[*store.LeaseLostError], Classification{OutcomeLeaseHeld, "LEASE_LOST"}},
+	{is[*BlockersOpenError], Classification{OutcomeWaiting, "BLOCKED_BY"}},
+	{is[*WaitingError], Classification{OutcomeWaiting, "WAITING"}},
+	{is[*ApprovalRequiredError], Classification{OutcomeWaiting, "APPROVAL_REQUIRED"}},
+	{is[*RetriesExhaustedError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
+	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},
+	{func(err error) bool { return errors.Is(err, context.Canceled) }, Classification{OutcomeInterrupted, "INTERRUPTED"}},
+	{is[*StepFailedError], Classification{OutcomeFailed, "STEP_FAILED"}},
+	{store.IsNotFound, Classification{OutcomeFailed, "NOT_FOUND"}},
+	{store.IsExists, Classification{OutcomeFailed, "ALREADY_EXISTS"}},
+	{store.IsConflict, Classification{OutcomeRetryLater, "CONFLICT"}},
+	{store.IsUnavailable, Classification{OutcomeRetryLater, "STORE_UNAVAILABLE"}},
+}
+
+// Classify is the one mapping from a run's error to its outcome.
+func Classify(err error) Classification {
+	if err == nil {
+		return Classification{OutcomeDone, ""}
+	}
+	var epic *EpicError
+	if errors.As(err, &epic) {
+		return Classification{epic.Result.Worst, "EPIC_" + epicCodes[epic.Result.Worst]}
+	}
+	for _, c := range classes {
+		if c.match(err) {
+			return c.Classification
+		}
+	}
+	return Classification{OutcomeFailed, "FAILED"}
+}
+
+// epicCodes name an epic's worst outcome in its error code.
+var epicCodes = map[RunOutcome]string{
+	OutcomeWaiting: "WAITING", OutcomeSkipped: "WAITING", OutcomeLeaseHeld: "LEASE_HELD",
+	OutcomeRetryLater: "RETRY_LATER", OutcomeInterrupted: "FAILED", OutcomeInvalid: "INVALID", OutcomeFailed: "FAILED",
+}
