@@ -271,7 +271,9 @@ func (s *Store) firstExisting(ctx context.Context, keys []string) string {
 		return strings.Join(keys, ", ")
 	}
 	var k string
-	json.Unmarshal(rows[0], &k)
+	if json.Unmarshal(rows[0], &k) != nil || k == "" {
+		return strings.Join(keys, ", ")
+	}
 	return k
 }
 

@@ -431,7 +431,10 @@ func testList(t *testing.T, newStore NewFunc) {
 	if got := keys(open); !reflect.DeepEqual(got, []string{"task_e", "task_e1", "task_x"}) {
 		t.Errorf("open tasks = %v", got)
 	}
-	both, _ := s.List(ctx, store.Filter{ParentKey: "task_e", Status: "open"})
+	both, err := s.List(ctx, store.Filter{ParentKey: "task_e", Status: "open"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := keys(both); !reflect.DeepEqual(got, []string{"task_e1"}) {
 		t.Errorf("open children of task_e = %v", got)
 	}
@@ -440,7 +443,11 @@ func testList(t *testing.T, newStore NewFunc) {
 	if _, err := s.Update(ctx, "task_e1", rev(d), map[string]any{"status": "in_progress"}); err != nil {
 		t.Fatal(err)
 	}
-	both, _ = s.List(ctx, store.Filter{ParentKey: "task_e", Status: "open"})
+	// An error here would also give an empty list: check it.
+	both, err = s.List(ctx, store.Filter{ParentKey: "task_e", Status: "open"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(both) != 0 {
 		t.Errorf("after a status change, open children = %v", keys(both))
 	}
@@ -546,7 +553,10 @@ func testLogs(t *testing.T, newStore NewFunc) {
 			t.Fatal(err)
 		}
 	}
-	s.AppendLog(ctx, store.LogEntry{Action: "other", TaskKey: "task_other", CreatedAt: base})
+	// Another task's entry, which Logs(task_l) must leave out.
+	if err := s.AppendLog(ctx, store.LogEntry{Action: "other", TaskKey: "task_other", CreatedAt: base}); err != nil {
+		t.Fatal(err)
+	}
 	logs, err := s.Logs(ctx, "task_l")
 	if err != nil {
 		t.Fatal(err)
