@@ -195,6 +195,20 @@ RETURN e._key`
 	queryBlockedBy      = `FOR e IN @@edges FILTER e._from == @from AND e.type == "blocked_by" SORT e._to RETURN PARSE_IDENTIFIER(e._to).key`
 	queryLogs           = `FOR l IN @@logs FILTER l.task_key == @key SORT l.created_at, l._key RETURN l`
 	queryLogsByAction   = `FOR l IN @@logs FILTER l.action == @action SORT l.created_at DESC LIMIT @limit RETURN l`
+
+	// An Update whose patch sets blocked_by runs these two in one stream
+	// transaction. AQL allows one write per collection in a query, and the
+	// edges need a REMOVE and an INSERT, hence two queries. The first
+	// writes the document on the condition that _rev is still @rev (a
+	// conflict aborts the query before any edge is read) and removes the
+	// edges to blockers no longer listed; the second inserts the edges
+	// that are missing. Edges are matched by the key they point to, as
+	// BlockedBy reads them, so an edge still listed is left as it is.
+	queryUpdateDropEdges = `LET updated = (UPDATE { _key: @key, _rev: @rev } WITH @patch IN @@tasks OPTIONS { ignoreRevs: false, keepNull: true, mergeObjects: true } RETURN NEW._rev)
+LET dropped = (FOR e IN @@edges FILTER e._from == @from AND e.type == "blocked_by" AND PARSE_IDENTIFIER(e._to).key NOT IN @blockers REMOVE e IN @@edges RETURN 1)
+RETURN updated[0]`
+	queryAddEdges = `LET have = (FOR e IN @@edges FILTER e._from == @from AND e.type == "blocked_by" RETURN PARSE_IDENTIFIER(e._to).key)
+FOR e IN @edges FILTER PARSE_IDENTIFIER(e._to).key NOT IN have INSERT e INTO @@edges OPTIONS { overwriteMode: "ignore" }`
 )
 
 // Create inserts documents and their blocked_by edges in one AQL query.
@@ -218,14 +232,7 @@ func (s *Store) Create(ctx context.Context, docs ...map[string]any) error {
 			}
 		}
 		clean[i] = c
-		for _, dep := range store.BlockedByOf(doc) {
-			edges = append(edges, map[string]any{
-				"_key":  store.EdgeKey(key, dep),
-				"_from": s.cols.Tasks + "/" + key,
-				"_to":   s.cols.Tasks + "/" + dep,
-				"type":  "blocked_by",
-			})
-		}
+		edges = append(edges, s.edges(key, store.BlockedByOf(doc))...)
 	}
 	query := queryCreate
 	bind := map[string]any{"docs": clean, "@tasks": s.cols.Tasks}
@@ -243,6 +250,20 @@ func (s *Store) Create(ctx context.Context, docs ...map[string]any) error {
 	return nil
 }
 
+// edges are the persephone_edges documents of "key is blocked by dep".
+func (s *Store) edges(key string, deps []string) []map[string]any {
+	out := make([]map[string]any, 0, len(deps))
+	for _, dep := range deps {
+		out = append(out, map[string]any{
+			"_key":  store.EdgeKey(key, dep),
+			"_from": s.cols.Tasks + "/" + key,
+			"_to":   s.cols.Tasks + "/" + dep,
+			"type":  "blocked_by",
+		})
+	}
+	return out
+}
+
 // firstExisting names the key that made an insert fail, for the message.
 func (s *Store) firstExisting(ctx context.Context, keys []string) string {
 	rows, err := s.query(ctx, queryExisting, map[string]any{"keys": keys, "@tasks": s.cols.Tasks})
@@ -250,12 +271,20 @@ func (s *Store) firstExisting(ctx context.Context, keys []string) string {
 		return strings.Join(keys, ", ")
 	}
 	var k string
-	json.Unmarshal(rows[0], &k)
+	if json.Unmarshal(rows[0], &k) != nil || k == "" {
+		return strings.Join(keys, ", ")
+	}
 	return k
 }
 
-// Update merges patch into the document if its _rev is still ifRev.
+// Update merges patch into the document if its _rev is still ifRev. A
+// patch that sets blocked_by also rewrites the task's edges, in one stream
+// transaction with the document (see updateWithEdges); any other patch is
+// one conditional PATCH request.
 func (s *Store) Update(ctx context.Context, key, ifRev string, patch map[string]any) (string, error) {
+	if blockers, ok := store.BlockersInPatch(patch); ok {
+		return s.updateWithEdges(ctx, key, ifRev, patch, blockers)
+	}
 	yes := true
 	resp, err := s.tasks.UpdateDocumentWithOptions(ctx, key, patch, &arangodb.CollectionDocumentUpdateOptions{
 		IfMatch:      ifRev,
@@ -267,6 +296,65 @@ func (s *Store) Update(ctx context.Context, key, ifRev string, patch map[string]
 	}
 	return resp.Rev, nil
 }
+
+// updateWithEdges writes the document and makes its blocked_by edges point
+// to exactly blockers, in one stream transaction over the tasks and edges
+// collections, so that a conflict or a failure leaves both as they were.
+//
+// Atomicity is ArangoDB's: on a single server and in a OneShard database
+// the transaction is all or nothing. In a sharded cluster a multi-collection
+// commit is not atomic across DB-Servers; a commit that fails part way can
+// leave the document written and the edges not (or the reverse). A stale
+// revision is still caught before anything is written, because the first
+// query's UPDATE fails and the transaction is aborted.
+func (s *Store) updateWithEdges(ctx context.Context, key, ifRev string, patch map[string]any, blockers []string) (string, error) {
+	trx, err := s.db.BeginTransaction(ctx, arangodb.TransactionCollections{Write: []string{s.cols.Tasks, s.cols.Edges}}, nil)
+	if err != nil {
+		return "", s.mapErr(key, err)
+	}
+	from := s.cols.Tasks + "/" + key
+	if blockers == nil {
+		blockers = []string{} // bind an empty array, not null: the query wants a list
+	}
+	rows, err := s.queryIn(ctx, trx, queryUpdateDropEdges, map[string]any{
+		"@tasks": s.cols.Tasks, "@edges": s.cols.Edges,
+		"key": key, "rev": ifRev, "patch": patch, "from": from, "blockers": blockers,
+	})
+	if err == nil && len(blockers) > 0 {
+		_, err = s.queryIn(ctx, trx, queryAddEdges, map[string]any{
+			"@edges": s.cols.Edges, "from": from, "edges": s.edges(key, blockers),
+		})
+	}
+	var rev string
+	if err == nil && (len(rows) != 1 || json.Unmarshal(rows[0], &rev) != nil || rev == "") {
+		err = fmt.Errorf("ArangoDB at %s: updating task %s returned no revision", s.endpoint, key)
+	}
+	if err != nil {
+		return "", errors.Join(s.mapErr(key, err), s.abort(ctx, trx))
+	}
+	if err := trx.Commit(ctx, nil); err != nil {
+		return "", s.mapErr(key, err)
+	}
+	return rev, nil
+}
+
+// abort ends a stream transaction that failed, so that its locks are not
+// held until the server's idle timeout. It runs even when ctx is done (a
+// store timeout is the usual reason to abort), with its own short limit. A
+// transaction the server has already aborted or forgotten is no error:
+// nothing of it was written either way.
+func (s *Store) abort(ctx context.Context, trx arangodb.Transaction) error {
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+	defer cancel()
+	err := trx.Abort(actx, nil)
+	if err == nil || shared.IsArangoErrorWithErrorNum(err, shared.ErrTransactionAborted, shared.ErrTransactionNotFound) {
+		return nil
+	}
+	return fmt.Errorf("aborting ArangoDB transaction %s (the server aborts it after its idle timeout): %w", trx.ID(), err)
+}
+
+// abortTimeout bounds the abort of a failed transaction.
+const abortTimeout = 10 * time.Second
 
 // List returns documents matching the filter in one query.
 func (s *Store) List(ctx context.Context, f store.Filter) ([]map[string]any, error) {
@@ -405,7 +493,12 @@ func (s *Store) Init(ctx context.Context) error {
 
 // query runs an AQL query and returns every result row.
 func (s *Store) query(ctx context.Context, aql string, bind map[string]any) ([]json.RawMessage, error) {
-	cursor, err := s.db.Query(ctx, aql, &arangodb.QueryOptions{BindVars: bind})
+	return s.queryIn(ctx, s.db, aql, bind)
+}
+
+// queryIn runs an AQL query in db, the database or a stream transaction.
+func (s *Store) queryIn(ctx context.Context, db arangodb.DatabaseQuery, aql string, bind map[string]any) ([]json.RawMessage, error) {
+	cursor, err := db.Query(ctx, aql, &arangodb.QueryOptions{BindVars: bind})
 	if err != nil {
 		return nil, err
 	}

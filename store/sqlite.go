@@ -155,7 +155,8 @@ func (s *SQLite) Create(ctx context.Context, docs ...map[string]any) error {
 	})
 }
 
-// Update merges patch into the document at revision ifRev.
+// Update merges patch into the document at revision ifRev and, when the
+// patch sets blocked_by, brings the edges in step in the same transaction.
 func (s *SQLite) Update(ctx context.Context, key, ifRev string, patch map[string]any) (string, error) {
 	var newRev int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
@@ -181,15 +182,69 @@ func (s *SQLite) Update(ctx context.Context, key, ifRev string, patch map[string
 			return fmt.Errorf("task %s: %w", key, err)
 		}
 		newRev = rev + 1
-		_, err = tx.ExecContext(ctx,
+		if _, err := tx.ExecContext(ctx,
 			`UPDATE persephone_tasks SET rev = ?, parent_key = ?, status = ?, body = ? WHERE key = ?`,
-			newRev, nullable(doc["parent_key"]), nullable(doc["status"]), out, key)
-		return s.wrap(err)
+			newRev, nullable(doc["parent_key"]), nullable(doc["status"]), out, key); err != nil {
+			return s.wrap(err)
+		}
+		if blockers, ok := BlockersInPatch(patch); ok {
+			return s.setBlockedBy(ctx, tx, key, blockers)
+		}
+		return nil
 	})
 	if err != nil {
 		return "", err
 	}
 	return strconv.FormatInt(newRev, 10), nil
+}
+
+// setBlockedBy makes key's blocked_by edges point to exactly blockers,
+// inside the caller's transaction: stale edges go, missing ones are added,
+// the others stay untouched.
+func (s *SQLite) setBlockedBy(ctx context.Context, tx *sql.Tx, key string, blockers []string) error {
+	want := make(map[string]bool, len(blockers))
+	for _, b := range blockers {
+		want[b] = true
+	}
+	rows, err := tx.QueryContext(ctx,
+		`SELECT key, to_key FROM persephone_edges WHERE from_key = ? AND type = 'blocked_by'`, key)
+	if err != nil {
+		return s.wrap(err)
+	}
+	have := map[string]bool{}
+	var stale []string
+	for rows.Next() {
+		var edge, to string
+		if err := rows.Scan(&edge, &to); err != nil {
+			rows.Close()
+			return s.wrap(err)
+		}
+		if want[to] {
+			have[to] = true
+		} else {
+			stale = append(stale, edge)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return s.wrap(err)
+	}
+	for _, edge := range stale {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM persephone_edges WHERE key = ?`, edge); err != nil {
+			return s.wrap(err)
+		}
+	}
+	for _, dep := range blockers {
+		if have[dep] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT OR IGNORE INTO persephone_edges (key, from_key, to_key, type) VALUES (?, ?, ?, 'blocked_by')`,
+			EdgeKey(key, dep), key, dep); err != nil {
+			return s.wrap(err)
+		}
+	}
+	return nil
 }
 
 // List returns matching documents ordered by key, in one query.

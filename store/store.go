@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -33,6 +34,27 @@ type Store interface {
 	// siblings of a patched field are kept; arrays and scalars are replaced
 	// whole; a null value is stored as null. A revision that moved on is an
 	// error for which IsConflict is true: read again and retry.
+	//
+	// The blocked_by edges follow the document. When the patch contains
+	// work_order.dependencies.blocked_by, the task's edges are made to match
+	// the new array in the same write: edges to blockers no longer listed
+	// are deleted, edges to new ones created, edges to blockers still listed
+	// kept as they are. A null (or any non-array) blocked_by means no
+	// blockers. A patch that does not contain that path leaves the edges
+	// alone, and so does one that sets work_order.dependencies to an object
+	// without blocked_by: objects merge, so the old array survives. A patch
+	// that replaces work_order or work_order.dependencies with a non-object
+	// drops the array, and with it every blocked_by edge. BlockersInPatch
+	// is the rule.
+	//
+	// A failed Update, a conflict included, changes neither the document
+	// nor its edges. SQLite writes both in one transaction. ArangoDB writes
+	// both in one stream transaction over the tasks and edges collections
+	// when the patch contains blocked_by (and with one conditional PATCH
+	// otherwise): all or nothing on a single server and in OneShard
+	// databases; in a sharded cluster a commit that fails part way can
+	// leave some shards written, but a stale revision is detected before
+	// any edge is touched, so a conflict still changes nothing.
 	Update(ctx context.Context, key, ifRev string, patch map[string]any) (rev string, err error)
 
 	// List returns the documents that match every non-empty field of the
@@ -165,12 +187,59 @@ func EdgeKey(task, dep string) string { return task + "__blocked_by__" + dep }
 func BlockedByOf(doc map[string]any) []string {
 	wo, _ := doc["work_order"].(map[string]any)
 	deps, _ := wo["dependencies"].(map[string]any)
-	list, _ := deps["blocked_by"].([]any)
-	var out []string
-	for _, x := range list {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
+	return keysIn(deps["blocked_by"])
+}
+
+// BlockersInPatch reports whether merging patch into a document decides the
+// document's work_order.dependencies.blocked_by (ok), and if so which
+// blockers the document has afterwards: the strings of the new array,
+// sorted, each once. It is the rule by which Update keeps the blocked_by
+// edges in step with the document:
+//
+//   - the patch sets blocked_by: the new array; null or a non-array means
+//     no blockers;
+//   - the patch replaces work_order or work_order.dependencies with a
+//     non-object (null included): the array is gone, so no blockers;
+//   - anything else, an object without blocked_by included: not decided,
+//     because objects merge and the old array survives.
+func BlockersInPatch(patch map[string]any) (blockers []string, ok bool) {
+	v, ok := patch["work_order"]
+	if !ok {
+		return nil, false
 	}
-	return out
+	wo, isObj := v.(map[string]any)
+	if !isObj {
+		return nil, true
+	}
+	if v, ok = wo["dependencies"]; !ok {
+		return nil, false
+	}
+	deps, isObj := v.(map[string]any)
+	if !isObj {
+		return nil, true
+	}
+	if v, ok = deps["blocked_by"]; !ok {
+		return nil, false
+	}
+	blockers = keysIn(v)
+	slices.Sort(blockers)
+	return slices.Compact(blockers), true
+}
+
+// keysIn returns the strings of a JSON array, decoded ([]any) or built in
+// Go ([]string); anything else has none.
+func keysIn(v any) []string {
+	switch list := v.(type) {
+	case []string:
+		return slices.Clone(list)
+	case []any:
+		var out []string
+		for _, x := range list {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }

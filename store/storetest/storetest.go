@@ -101,6 +101,7 @@ func Run(t *testing.T, newStore NewFunc) {
 		{"ConcurrentProcessesLoseNothing", testConcurrentProcesses},
 		{"ListByParentAndStatus", testList},
 		{"BlockedByEdges", testEdges},
+		{"DependencyUpdateMovesEdges", testDependencyUpdateMovesEdges},
 		{"ActivityLog", testLogs},
 		{"LeaseExclusiveAndExpires", testLease},
 		{"LeaseRaceHasOneWinner", testLeaseRace},
@@ -430,7 +431,10 @@ func testList(t *testing.T, newStore NewFunc) {
 	if got := keys(open); !reflect.DeepEqual(got, []string{"task_e", "task_e1", "task_x"}) {
 		t.Errorf("open tasks = %v", got)
 	}
-	both, _ := s.List(ctx, store.Filter{ParentKey: "task_e", Status: "open"})
+	both, err := s.List(ctx, store.Filter{ParentKey: "task_e", Status: "open"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if got := keys(both); !reflect.DeepEqual(got, []string{"task_e1"}) {
 		t.Errorf("open children of task_e = %v", got)
 	}
@@ -439,7 +443,11 @@ func testList(t *testing.T, newStore NewFunc) {
 	if _, err := s.Update(ctx, "task_e1", rev(d), map[string]any{"status": "in_progress"}); err != nil {
 		t.Fatal(err)
 	}
-	both, _ = s.List(ctx, store.Filter{ParentKey: "task_e", Status: "open"})
+	// An error here would also give an empty list: check it.
+	both, err = s.List(ctx, store.Filter{ParentKey: "task_e", Status: "open"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(both) != 0 {
 		t.Errorf("after a status change, open children = %v", keys(both))
 	}
@@ -464,6 +472,76 @@ func testEdges(t *testing.T, newStore NewFunc) {
 	}
 }
 
+// testDependencyUpdateMovesEdges is wo split's rerun: a task's blockers
+// change through Update, and BlockedBy, which decides whether the task may
+// run, must follow; a stale blocker left behind would block it forever.
+func testDependencyUpdateMovesEdges(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	const a, b, c = "task_dep_a", "task_dep_b", "task_dep_c"
+	task := func(key string, blockedBy ...any) map[string]any {
+		return map[string]any{"_key": key, "status": "open", "work_order": map[string]any{
+			"dependencies": map[string]any{"blocked_by": blockedBy, "blocks": []any{}}}}
+	}
+	if err := s.Create(ctx, task(a), task(b), task(c, a, b)); err != nil {
+		t.Fatal(err)
+	}
+	// check compares both places a blocker lives: the edges and the array.
+	check := func(step string, wantEdges []string, wantArray any) {
+		t.Helper()
+		got, err := s.BlockedBy(ctx, c)
+		if err != nil {
+			t.Fatalf("%s: BlockedBy: %v", step, err)
+		}
+		if len(got) != 0 || len(wantEdges) != 0 {
+			if !reflect.DeepEqual(got, wantEdges) {
+				t.Errorf("%s: BlockedBy(%s) = %v, want %v", step, c, got, wantEdges)
+			}
+		}
+		doc := mustGet(t, s, c)
+		deps := doc["work_order"].(map[string]any)["dependencies"].(map[string]any)
+		if !sameJSON(t, wantArray, deps["blocked_by"]) {
+			t.Errorf("%s: the document's blocked_by is wrong (above)", step)
+		}
+	}
+	update := func(step string, patch map[string]any) {
+		t.Helper()
+		if _, err := s.Update(ctx, c, rev(mustGet(t, s, c)), patch); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+	}
+	setBlockedBy := func(v any) map[string]any { return store.Nest("work_order.dependencies.blocked_by", v) }
+
+	check("after create", []string{a, b}, []any{a, b})
+	update("drop B", setBlockedBy([]any{a}))
+	check("after dropping B", []string{a}, []any{a})
+	update("drop all", setBlockedBy([]any{}))
+	check("after dropping all", nil, []any{})
+	update("add both back", setBlockedBy([]any{b, a}))
+	check("after adding both back", []string{a, b}, []any{b, a})
+
+	// Patches that do not decide blocked_by leave the edges as they are,
+	// including a dependencies object without blocked_by (objects merge).
+	update("status only", map[string]any{"status": "in_progress"})
+	check("after a status update", []string{a, b}, []any{b, a})
+	update("blocks only", store.Nest("work_order.dependencies", map[string]any{"blocks": []any{"task_later"}}))
+	check("after a dependencies patch without blocked_by", []string{a, b}, []any{b, a})
+
+	update("null", setBlockedBy(nil))
+	check("after blocked_by set to null", nil, nil)
+	update("both again", setBlockedBy([]any{a, b}))
+	check("after setting both again", []string{a, b}, []any{a, b})
+
+	// A writer holding a stale revision must not drop a blocker.
+	stale := rev(mustGet(t, s, c))
+	update("someone else's write", map[string]any{"status": "open"})
+	_, err := s.Update(ctx, c, stale, setBlockedBy([]any{a}))
+	if !store.IsConflict(err) {
+		t.Fatalf("dropping B with a stale revision: want a conflict, got %v", err)
+	}
+	check("after a conflicting update", []string{a, b}, []any{a, b})
+}
+
 func testLogs(t *testing.T, newStore NewFunc) {
 	ctx := context.Background()
 	s, _ := newStore(t)
@@ -475,7 +553,10 @@ func testLogs(t *testing.T, newStore NewFunc) {
 			t.Fatal(err)
 		}
 	}
-	s.AppendLog(ctx, store.LogEntry{Action: "other", TaskKey: "task_other", CreatedAt: base})
+	// Another task's entry, which Logs(task_l) must leave out.
+	if err := s.AppendLog(ctx, store.LogEntry{Action: "other", TaskKey: "task_other", CreatedAt: base}); err != nil {
+		t.Fatal(err)
+	}
 	logs, err := s.Logs(ctx, "task_l")
 	if err != nil {
 		t.Fatal(err)
