@@ -57,8 +57,8 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	} else if !st.FixRequested {
 		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
 		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
-			s.Phase, s.FixRequested = workorder.PhaseNeedsFix, true
-		}},
+				s.Phase, s.FixRequested = workorder.PhaseNeedsFix, true
+			}},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	changed, err := w.StageAll()
