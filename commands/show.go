@@ -105,7 +105,7 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
 	p.line("status %s · priority %s · type %s%s", orDash(workorder.String(doc, "status")),
 		orDash(workorder.String(doc, "priority")), orDash(workorder.String(doc, "type")),
 		optional(" · parent ", workorder.String(doc, "parent_key")))
-	if r := workorder.String(doc, "block_reason"); r != "" && workorder.String(doc, "status") == "blocked" {
+	if r := workorder.String(doc, "block_reason"); r != "" && workorder.StatusOf(doc) == workorder.StatusBlocked {
 		p.line("blocked: %s", r)
 	}
 	if d := workorder.String(doc, "description"); d != "" {

@@ -124,7 +124,7 @@ func loadStatus(c *cli.Context, s store.Store, key string) ([]StatusRow, error) 
 	counted := 0
 	for i, d := range docs {
 		row := statusRow(d, byKey)
-		if row.Steps > 0 && row.Status != "closed" && row.Status != "in_review" {
+		if row.Steps > 0 && row.Status != workorder.StatusClosed && row.Status != workorder.StatusInReview {
 			e := est.Remaining(d)
 			row.Estimate = &e
 			if i > 0 {
@@ -150,55 +150,49 @@ func loadStatus(c *cli.Context, s store.Store, key string) ([]StatusRow, error) 
 
 // StatusRow is one task in wo status.
 type StatusRow struct {
-	Key              string   `json:"key"`
-	Title            string   `json:"title"`
-	Type             string   `json:"type"`
-	Status           string   `json:"status"`
-	Phase            string   `json:"phase,omitempty"`
-	Step             int      `json:"current_step"`
-	Steps            int      `json:"steps"`
-	NextAction       string   `json:"next_action,omitempty"`
-	PRNumber         int      `json:"pr_number,omitempty"`
-	PRURL            string   `json:"pr_url,omitempty"`
-	ReviewIterations int      `json:"review_iterations"`
-	OpenComments     int      `json:"open_comments"`
-	BlockedBy        []string `json:"blocked_by,omitempty"`
-	WaitingFor       []string `json:"waiting_for,omitempty"`
-	UpdatedAt        string   `json:"updated_at,omitempty"`
+	Key              string           `json:"key"`
+	Title            string           `json:"title"`
+	Type             string           `json:"type"`
+	Status           workorder.Status `json:"status"`
+	Phase            workorder.Phase  `json:"phase,omitempty"`
+	Step             int              `json:"current_step"`
+	Steps            int              `json:"steps"`
+	NextAction       string           `json:"next_action,omitempty"`
+	PRNumber         int              `json:"pr_number,omitempty"`
+	PRURL            string           `json:"pr_url,omitempty"`
+	ReviewIterations int              `json:"review_iterations"`
+	OpenComments     int              `json:"open_comments"`
+	BlockedBy        []string         `json:"blocked_by,omitempty"`
+	WaitingFor       []string         `json:"waiting_for,omitempty"`
+	UpdatedAt        string           `json:"updated_at,omitempty"`
 	// Estimate is the time the remaining steps should take, from the
 	// durations of past steps; for an epic, the sum over its children.
 	Estimate *procedure.Estimate `json:"estimate,omitempty"`
 }
 
-// statusRow reads the few fields status shows straight from the document:
-// parsing the whole work order for a thousand children would cost more than
-// the query.
+// statusRow reads what status shows of a task: its status, and its typed
+// work_order.state.
 func statusRow(d map[string]any, known map[string]map[string]any) StatusRow {
 	r := StatusRow{Key: workorder.Key(d), Title: workorder.String(d, "title"), Type: workorder.String(d, "type"),
-		Status: workorder.String(d, "status"), UpdatedAt: workorder.String(d, "updated_at")}
+		Status: workorder.StatusOf(d), UpdatedAt: workorder.String(d, "updated_at")}
 	wo, ok := d["work_order"].(map[string]any)
 	if !ok {
 		return r
 	}
-	st, _ := wo["state"].(map[string]any)
+	st, _ := workorder.StateOf(d) // a state this wo cannot read shows as not started
 	steps, _ := wo["procedure"].([]any)
 	r.Steps = len(steps)
-	r.Phase, _ = st["phase"].(string)
-	r.Step = intOf(st["current_step"])
+	r.Phase, r.Step = st.Phase, st.CurrentStep
 	if r.Step < len(steps) {
 		if step, ok := steps[r.Step].(map[string]any); ok {
 			r.NextAction, _ = step["action"].(string)
 		}
 	}
-	r.PRNumber = intOf(st["pr_number"])
-	r.PRURL, _ = st["pr_url"].(string)
-	r.ReviewIterations = intOf(st["review_iterations"])
-	comments, _ := st["review_comments"].([]any)
-	r.OpenComments = len(comments)
-	deps, _ := workorder.Lookup(d, "work_order.dependencies.blocked_by")
-	list, _ := deps.([]any)
-	for _, x := range list {
-		b, _ := x.(string)
+	r.PRNumber, r.ReviewIterations, r.OpenComments = st.PRNumber, st.ReviewIterations, len(st.ReviewComments)
+	if st.PRURL != nil {
+		r.PRURL = *st.PRURL
+	}
+	for _, b := range store.BlockedByOf(d) {
 		r.BlockedBy = append(r.BlockedBy, b)
 		if dep, ok := known[b]; !ok || !workorder.BlockerSatisfied(d, dep) {
 			r.WaitingFor = append(r.WaitingFor, b)
@@ -237,7 +231,8 @@ func useColour(f *Factory) bool {
 	return ok && isatty.IsTerminal(file.Fd())
 }
 
-var statusColour = map[string]string{"closed": "32", "in_review": "36", "in_progress": "33", "blocked": "31", "open": "37"}
+var statusColour = map[workorder.Status]string{workorder.StatusClosed: "32", workorder.StatusInReview: "36",
+	workorder.StatusInProgress: "33", workorder.StatusBlocked: "31", workorder.StatusOpen: "37"}
 
 func tableStatus(rows []StatusRow, colour bool) string {
 	var b strings.Builder
@@ -250,7 +245,7 @@ func tableStatus(rows []StatusRow, colour bool) string {
 	}
 	fmt.Fprintf(tw, "KEY\t%s\tSTEP\tNEXT\tPR\tREVIEWS\tCOMMENTS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE\n", header)
 	for _, r := range rows {
-		status := r.Status
+		status := string(r.Status)
 		if colour {
 			status = fmt.Sprintf("\033[%sm%-11s\033[0m", statusColour[r.Status], r.Status)
 		}
@@ -299,17 +294,18 @@ func prText(r StatusRow) string {
 // progressLine counts the children: done, in review, running, blocked,
 // not started; with a bar of done and in-review work.
 func progressLine(children []StatusRow) string {
-	n := map[string]int{}
+	n := map[workorder.Status]int{}
 	for _, r := range children {
 		n[r.Status]++
 	}
 	total := len(children)
 	const width = 30
-	done := n["closed"] * width / max(total, 1)
-	review := n["in_review"] * width / max(total, 1)
+	done := n[workorder.StatusClosed] * width / max(total, 1)
+	review := n[workorder.StatusInReview] * width / max(total, 1)
 	bar := strings.Repeat("█", done) + strings.Repeat("▓", review) + strings.Repeat("░", width-done-review)
 	return fmt.Sprintf("[%s] %d tasks: %d done · %d in review · %d running · %d blocked · %d not started",
-		bar, total, n["closed"], n["in_review"], n["in_progress"], n["blocked"], n["open"])
+		bar, total, n[workorder.StatusClosed], n[workorder.StatusInReview], n[workorder.StatusInProgress],
+		n[workorder.StatusBlocked], n[workorder.StatusOpen])
 }
 
 func markdownStatus(rows []StatusRow) string {
@@ -358,11 +354,12 @@ func mermaidStatus(rows []StatusRow) string {
 }
 
 func dotStatus(rows []StatusRow) string {
-	colours := map[string]string{"closed": "palegreen", "in_review": "lightblue", "in_progress": "lightyellow", "blocked": "pink", "open": "white"}
+	colours := map[workorder.Status]string{workorder.StatusClosed: "palegreen", workorder.StatusInReview: "lightblue",
+		workorder.StatusInProgress: "lightyellow", workorder.StatusBlocked: "pink", workorder.StatusOpen: "white"}
 	var b strings.Builder
 	b.WriteString("digraph epic {\n  rankdir=LR;\n  node [shape=box, style=filled];\n")
 	for _, r := range graphRows(rows) {
-		fmt.Fprintf(&b, "  %q [label=%q, fillcolor=%s];\n", r.Key, r.Key+"\n"+r.Title+"\n"+r.Status, colours[r.Status])
+		fmt.Fprintf(&b, "  %q [label=%q, fillcolor=%s];\n", r.Key, r.Key+"\n"+r.Title+"\n"+string(r.Status), colours[r.Status])
 	}
 	for _, r := range graphRows(rows) {
 		for _, d := range r.BlockedBy {

@@ -36,6 +36,9 @@ merging blocks it with the reason. wo status --refresh does the same first.`,
 			}
 			return result{data: out, human: func(w io.Writer) error {
 				for _, r := range out {
+					if r.Warning != "" {
+						fmt.Fprintf(f.Stderr, "warning: %s\n", r.Warning)
+					}
 					if r.PR == 0 {
 						continue
 					}

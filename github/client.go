@@ -121,6 +121,22 @@ type Counts struct {
 // Counts returns the requests sent so far.
 func (c *Client) Counts() Counts { return c.tr.counts() }
 
+// Pull request states: GitHub's open and closed, and merged, which is how
+// wo names a closed pull request whose change was merged.
+const (
+	PROpen   = "open"
+	PRClosed = "closed"
+	PRMerged = "merged"
+)
+
+// Lifecycle is the pull request's state with merged told apart from closed.
+func (p PR) Lifecycle() string {
+	if p.Merged {
+		return PRMerged
+	}
+	return p.State
+}
+
 // PR is the part of a pull request wo uses.
 type PR struct {
 	Number  int    `json:"number"`
@@ -230,7 +246,7 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 
 // FindOpenPR returns the open pull request from head into base, or nil.
 func (c *Client) FindOpenPR(ctx context.Context, head, base string) (*PR, error) {
-	opts := &gh.PullRequestListOptions{State: "open", Head: c.owner + ":" + head, Base: base, ListOptions: gh.ListOptions{PerPage: 100}}
+	opts := &gh.PullRequestListOptions{State: PROpen, Head: c.owner + ":" + head, Base: base, ListOptions: gh.ListOptions{PerPage: 100}}
 	var prs []*gh.PullRequest
 	err := c.call(ctx, func() (resp *gh.Response, err error) {
 		prs, resp, err = c.gh.PullRequests.List(ctx, c.owner, c.name, opts)

@@ -346,6 +346,20 @@ func TestResetRewindsAndKeepsHistory(t *testing.T) {
 	if fmt.Sprint(st["completed_steps"]) != "[1 2 3 4 5]" {
 		t.Errorf("completed_steps after reset: %v", st["completed_steps"])
 	}
+	// The machine output names a real phase, in the envelope and the store.
+	r = f.wo(nil, "reset", "task_reset", "--to-step", "5", "--json")
+	var env struct {
+		Data struct {
+			Phase       string `json:"phase"`
+			CurrentStep int    `json:"current_step"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil || env.Data.Phase != "ready" || env.Data.CurrentStep != 5 {
+		t.Errorf("reset --json: phase %q step %d (%v), want phase ready at step 5:\n%s", env.Data.Phase, env.Data.CurrentStep, err, r.stdout)
+	}
+	if st := stateOf(f.doc("task_reset")); st["phase"] != "ready" {
+		t.Errorf("stored phase after reset: %v", st["phase"])
+	}
 	if r := f.wo(nil, "run", "task_reset"); r.code != 0 {
 		t.Fatalf("run after reset: %s", r.stderr)
 	}

@@ -3,7 +3,6 @@ package procedure
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/wo-runner/wo/workorder"
@@ -28,7 +27,10 @@ func (CommitCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	repo, _ := sc.Repo()
+	repo, err := sc.Repo()
+	if err != nil {
+		return Outcome{}, err
+	}
 	author, err := repo.Identity(sc.Getenv)
 	if err != nil {
 		return Outcome{}, err
@@ -67,16 +69,10 @@ func (CommitCreate) Plan(sc *StepContext) string {
 	return fmt.Sprintf("commit the staged files as %q", firstLine(msg))
 }
 
-// quotedMessage finds the -m '…' of a "git commit" command template.
-var quotedMessage = regexp.MustCompile(`-m\s+(?:'([^']*)'|"([^"]*)")`)
-
-// commitMessage is the -m message of the step's command template, else
+// commitMessage is the step's message (or the -m of its command), else
 // inputs.pr_title, else the task title; rendered.
 func commitMessage(sc *StepContext) (string, error) {
-	tmpl := ""
-	if m := quotedMessage.FindStringSubmatch(sc.Step.Command); m != nil {
-		tmpl = m[1] + m[2]
-	}
+	tmpl := sc.Step.CommitMessage()
 	if tmpl == "" {
 		tmpl = sc.Input("pr_title")
 	}
@@ -84,7 +80,7 @@ func commitMessage(sc *StepContext) (string, error) {
 		tmpl = sc.Task().Title
 	}
 	if strings.TrimSpace(tmpl) == "" {
-		return "", fmt.Errorf("task %s: no commit message: give the commit step a command with -m '<message>', or set inputs.pr_title", sc.Key())
+		return "", fmt.Errorf("task %s: no commit message: set the commit step's message, or inputs.pr_title", sc.Key())
 	}
 	return sc.Render(tmpl)
 }

@@ -3,8 +3,8 @@ package procedure
 import (
 	"context"
 	"fmt"
-	"regexp"
 
+	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -32,8 +32,8 @@ func (PullRequestCreate) Run(ctx context.Context, sc *StepContext) (Outcome, err
 		if err != nil {
 			return Outcome{}, err
 		}
-		if pr.State != "open" {
-			return Outcome{}, fmt.Errorf("pull request #%d (%s) is %s: reopen it on GitHub, or wo reset %s to start over", n, pr.URL, mergedOrClosed(pr.Merged), sc.Key())
+		if pr.State != github.PROpen {
+			return Outcome{}, fmt.Errorf("pull request #%d (%s) is %s: reopen it on GitHub, or wo reset %s to start over", n, pr.URL, pr.Lifecycle(), sc.Key())
 		}
 		return prOutcome("pull request #%d is open: %s", pr.Number, pr.URL), nil
 	}
@@ -60,13 +60,6 @@ func prOutcome(format string, number int, url string) Outcome {
 	return Outcome{Note: fmt.Sprintf(format, number, url), Record: func(s *workorder.State) { s.PRNumber, s.PRURL = number, &url }}
 }
 
-func mergedOrClosed(merged bool) string {
-	if merged {
-		return "merged"
-	}
-	return "closed"
-}
-
 // Plan names head, base and title.
 func (PullRequestCreate) Plan(sc *StepContext) string {
 	title, _, err := prText(sc)
@@ -82,23 +75,19 @@ func (PullRequestCreate) Check(ctx context.Context, sc *StepContext) error {
 	return err
 }
 
-var (
-	titleFlag = regexp.MustCompile(`--title\s+(?:'([^']*)'|"([^"]*)")`)
-	bodyFlag  = regexp.MustCompile(`--body\s+(?:'([^']*)'|"([^"]*)")`)
-)
-
-// prText renders the title and body: the --title/--body of the step's
-// command template when given, else inputs.pr_title and the derived body.
+// prText renders the title and body: the step's title and body (or the
+// --title/--body of its command), else inputs.pr_title (or the task title)
+// and the derived body.
 func prText(sc *StepContext) (string, string, error) {
-	title, body := sc.Input("pr_title"), "<body>"
+	title, body := sc.Step.PRTitle(), sc.Step.PRBody()
+	if title == "" {
+		title = sc.Input("pr_title")
+	}
 	if title == "" {
 		title = sc.Task().Title
 	}
-	if m := titleFlag.FindStringSubmatch(sc.Step.Command); m != nil {
-		title = m[1] + m[2]
-	}
-	if m := bodyFlag.FindStringSubmatch(sc.Step.Command); m != nil {
-		body = m[1] + m[2]
+	if body == "" {
+		body = "<body>"
 	}
 	t, err := sc.Render(title)
 	if err != nil {

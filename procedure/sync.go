@@ -16,47 +16,56 @@ type SyncResult struct {
 	PRState string           `json:"pr_state,omitempty"` // open, merged, closed
 	Status  workorder.Status `json:"status"`
 	Changed bool             `json:"changed"`
+	// Warning is a loss that did not stop the sync: the activity log
+	// entry that could not be written.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Sync reads the task's pull request on GitHub: a merged PR closes the task
 // (through Persephone's transitions), so that its dependents can run; a PR
 // closed without merging is recorded in the state and blocks the task with
-// the reason. Tasks without a PR are left alone.
+// the reason. Tasks without a PR are left alone. Sync takes no lease: it
+// changes only the status, which a running runner reads afresh, and every
+// write is conditional, so a conflict rereads and decides again.
 func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 	e.defaults()
-	for attempt := 0; ; attempt++ {
+	var res *SyncResult
+	var client *github.Client
+	err := store.RetryConflicts(ctx, func() error {
 		doc, err := e.Store.Get(ctx, key)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		res := &SyncResult{Key: key, Status: workorder.StatusOf(doc)}
-		n, _ := workorder.AsInt(workorder.Get(doc, "work_order.state.pr_number"))
-		if n == 0 || res.Status == workorder.StatusClosed {
-			return res, nil
-		}
-		res.PR = int(n)
-		client, err := github.New(github.Config{BaseURL: e.GitHubAPI, Token: githubToken(e.Getenv), Repo: workorder.String(doc, "work_order.context.repo")})
+		before, err := workorder.StateOf(doc)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		res = &SyncResult{Key: key, Status: workorder.StatusOf(doc), PR: before.PRNumber}
+		if res.PR == 0 || res.Status == workorder.StatusClosed {
+			return nil
+		}
+		if client == nil {
+			client, err = github.New(github.Config{BaseURL: e.GitHubAPI, Token: githubToken(e.Getenv), Repo: workorder.String(doc, "work_order.context.repo")})
+			if err != nil {
+				return err
+			}
 		}
 		pr, err := client.GetPR(ctx, res.PR)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		res.PRState = pr.State
-		if pr.Merged {
-			res.PRState = "merged"
-		}
-		if res.PRState == "open" || workorder.String(doc, "work_order.state.pr_state") == res.PRState {
-			return res, nil
+		res.PRState = pr.Lifecycle()
+		if res.PRState == github.PROpen || before.PRState == res.PRState {
+			return nil
 		}
 		target, reason := workorder.StatusClosed, ""
-		if res.PRState == "closed" {
+		if res.PRState == github.PRClosed {
 			target, reason = workorder.StatusBlocked, fmt.Sprintf("pull request #%d was closed without merging: reopen it, or close this task", res.PR)
 		}
+		after := before.Clone()
+		after.PRState = res.PRState
 		rev, _ := doc["_rev"].(string)
 		from := res.Status
-		var werr error
 		for _, hop := range workorder.StatusPath(from, target) {
 			patch := map[string]any{"status": string(hop), "updated_at": workorder.Timestamp(e.Now())}
 			if hop == workorder.StatusBlocked {
@@ -65,22 +74,24 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 				patch["block_reason"] = nil
 			}
 			if hop == target {
-				store.Merge(patch, store.Nest("work_order.state", map[string]any{"pr_state": res.PRState}))
+				store.Merge(patch, workorder.StatePatch(before, after))
 			}
-			if rev, werr = e.Store.Update(ctx, key, rev, patch); werr != nil {
-				break
+			if rev, err = e.Store.Update(ctx, key, rev, patch); err != nil {
+				return err
 			}
 			from = hop
 		}
-		if store.IsConflict(werr) && attempt < 5 {
-			continue
-		}
-		if werr != nil {
-			return nil, werr
-		}
 		res.Status, res.Changed = target, true
-		e.Store.AppendLog(ctx, store.LogEntry{Action: "synced", TaskKey: key, SessionKey: e.Runner, CreatedAt: e.Now(),
-			Details: map[string]any{"pr_number": res.PR, "pr_state": res.PRState, "status": string(target)}})
-		return res, nil
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	if res.Changed {
+		if err := e.Store.AppendLog(ctx, store.LogEntry{Action: "synced", TaskKey: key, SessionKey: e.Runner, CreatedAt: e.Now(),
+			Details: map[string]any{"pr_number": res.PR, "pr_state": res.PRState, "status": string(res.Status)}}); err != nil {
+			res.Warning = fmt.Sprintf("the activity log of %s was not written: %v", key, err)
+		}
+	}
+	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -105,7 +106,7 @@ func prCheck(ctx context.Context, sc *StepContext) (bool, string) {
 		return false, err.Error()
 	}
 	base := sc.Context("base_branch")
-	if pr.State != "open" || pr.Base != base {
+	if pr.State != github.PROpen || pr.Base != base {
 		return false, fmt.Sprintf("pull request #%d is %s against %s, not open against %s", n, pr.State, pr.Base, base)
 	}
 	return true, fmt.Sprintf("pull request #%d is open against %s", n, base)

@@ -25,8 +25,6 @@ type StateWriteBack struct {
 	now      func() time.Time
 }
 
-const maxWriteAttempts = 25
-
 // Write merges patch (top-level document fields) into the task, renewing
 // the lease and updated_at in the same write.
 func (w *StateWriteBack) Write(ctx context.Context, patch map[string]any) error {
@@ -50,29 +48,29 @@ func (w *StateWriteBack) Release(ctx context.Context) error {
 }
 
 func (w *StateWriteBack) write(ctx context.Context, patch map[string]any) error {
-	for attempt := 1; ; attempt++ {
+	first := true
+	return store.RetryConflicts(ctx, func() error {
+		if !first {
+			doc, err := w.store.Get(ctx, w.key)
+			if err != nil {
+				return err
+			}
+			if cur := store.Current(doc); cur == nil || cur.Holder != w.runner {
+				holder := ""
+				if cur != nil {
+					holder = cur.Holder
+				}
+				return &store.LeaseLostError{Key: w.key, Holder: holder}
+			}
+			w.rev, _ = doc["_rev"].(string)
+		}
+		first = false
 		rev, err := w.store.Update(ctx, w.key, w.rev, patch)
 		if err == nil {
 			w.rev = rev
-			return nil
 		}
-		if !store.IsConflict(err) || attempt >= maxWriteAttempts {
-			return err
-		}
-		doc, gerr := w.store.Get(ctx, w.key)
-		if gerr != nil {
-			return gerr
-		}
-		cur := store.Current(doc)
-		if cur == nil || cur.Holder != w.runner {
-			holder := ""
-			if cur != nil {
-				holder = cur.Holder
-			}
-			return &store.LeaseLostError{Key: w.key, Holder: holder}
-		}
-		w.rev, _ = doc["_rev"].(string)
-	}
+		return err
+	})
 }
 
 // keepAlive renews the lease every third of its lifetime until ctx ends.

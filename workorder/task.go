@@ -80,9 +80,14 @@ type Dependencies struct {
 
 // Step is one entry of the procedure.
 type Step struct {
-	Step            int        `json:"step"`
-	Action          string     `json:"action"`
-	Command         string     `json:"command,omitempty"`
+	Step    int    `json:"step"`
+	Action  string `json:"action"`
+	Command string `json:"command,omitempty"` // shown, never run: wo runs its own steps
+	// Message (commit), Title and Body (create_pr) are the templates of the
+	// text those steps write; see Step.CommitMessage.
+	Message         string     `json:"message,omitempty"`
+	Title           string     `json:"title,omitempty"`
+	Body            string     `json:"body,omitempty"`
 	Description     string     `json:"description,omitempty"`
 	Condition       string     `json:"condition,omitempty"`
 	LoopTo          int        `json:"loop_to,omitempty"`

@@ -539,6 +539,7 @@ func (v *validator) step(path string, want int, s map[string]any) {
 	for _, f := range []string{"command", "description", "fix_action"} {
 		v.optString(s, path, f)
 	}
+	v.stepText(path, action, s)
 	if cmd, ok := s["command"].(string); ok {
 		// Placeholders must resolve against this document.
 		var unknown *UnknownPlaceholderError
