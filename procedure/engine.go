@@ -182,6 +182,9 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.finished() {
+		return r.alreadyComplete(), nil
+	}
 	if err := r.preflight(ctx); err != nil {
 		return nil, err
 	}
@@ -198,10 +201,50 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 		defer cancel()
 		r.wb.Release(rctx)
 	}()
+	// Resume from the revision the lease was written against, not from the
+	// first read: another runner may have finished steps in between, and
+	// running them again from a stale snapshot would do them twice.
+	if r, err = r.resumeFrom(ctx, lease.Doc); err != nil || r.finished() {
+		if err != nil {
+			return nil, err
+		}
+		return r.alreadyComplete(), nil
+	}
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	go r.wb.keepAlive(runCtx, func(err error) { stopRun(err) })
 	return r.execute(runCtx)
+}
+
+// resumeFrom rebuilds the run from the document as the lease write left it.
+// When another runner moved the procedure on since the first read, the
+// checks run again against what is left to do.
+func (r *run) resumeFrom(ctx context.Context, doc workorder.Document) (*run, error) {
+	task, err := workorder.Parse(doc)
+	if err != nil {
+		return nil, err
+	}
+	fresh, err := newRun(r.Engine, r.opts, doc, task)
+	if err != nil {
+		return nil, err
+	}
+	fresh.wb = r.wb
+	if fresh.state.CurrentStep != r.state.CurrentStep && !fresh.finished() {
+		if err := fresh.preflight(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return fresh, nil
+}
+
+// finished reports whether there is nothing left to run.
+func (r *run) finished() bool {
+	return r.opts.FromStep == 0 && r.state.CurrentStep >= len(r.procedure())
+}
+
+func (r *run) alreadyComplete() *Result {
+	r.emit(Event{Type: "run_finished", Key: r.key(), Outcome: "already complete"})
+	return r.result()
 }
 
 // checkBlockers refuses to start while a blocked_by task, from the
@@ -345,8 +388,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		next = r.opts.FromStep
 	}
 	if next > len(steps) {
-		r.emit(Event{Type: "run_finished", Key: r.key(), Outcome: "already complete"})
-		return r.result(), nil
+		return r.alreadyComplete(), nil
 	}
 	// The approval gate, before anything changes when the first step
 	// already would.

@@ -26,6 +26,9 @@ type Lease struct {
 	Holder    string
 	ExpiresAt time.Time
 	Rev       string // the document revision the lease write produced
+	// Doc is the document as that revision holds it: what a runner must
+	// resume from, since it is exactly what the lease was written against.
+	Doc map[string]any
 }
 
 // LeaseHeldError says another runner holds the task.
@@ -137,7 +140,9 @@ func (l *Leases) write(ctx context.Context, key string, decide func(cur *Lease, 
 		if err != nil {
 			return err
 		}
-		out = Lease{Rev: newRev}
+		Merge(doc, Nest(leasePath, v))
+		doc["_rev"] = newRev
+		out = Lease{Rev: newRev, Doc: doc}
 		if value != nil {
 			out.Holder = value["holder"].(string)
 			out.ExpiresAt, _ = time.Parse(time.RFC3339Nano, value["expires_at"].(string))
