@@ -594,32 +594,3 @@ func TestCreateWithSourceEventIsIdempotent(t *testing.T) {
 		t.Errorf("%d lines in list: two tasks for one event", n)
 	}
 }
-
-func TestCreateFromParamsFile(t *testing.T) {
-	db := newDB(t)
-	params := `{"description": "Fix the authentication bug in the login flow", "priority": "p0",
-	  "expected_deliverables": ["Fix it", "Regression test for the login flow in tests/test_login.py"],
-	  "constraints": ["Do not change the session cookie format"]}`
-	r := mustRun(t, db, params, "create", "--params", "-", "--json")
-	var env struct {
-		Data struct {
-			TaskID     string `json:"task_id"`
-			Priority   string
-			Validation struct{ Warnings []string }
-		}
-	}
-	json.Unmarshal([]byte(r.stdout), &env)
-	if env.Data.Priority != "critical" || len(env.Data.Validation.Warnings) != 1 || !strings.Contains(env.Data.Validation.Warnings[0], "Deliverable is very short: 'Fix it'") {
-		t.Errorf("data %+v", env.Data)
-	}
-	shown := mustRun(t, db, "", "show", env.Data.TaskID, "--json").stdout
-	if !strings.Contains(shown, `"enforcement_level": "strict"`) || !strings.Contains(shown, `"validation_warnings"`) {
-		t.Errorf("task_context not in the registry shape:\n%s", shown)
-	}
-	if r := runWo(t, db, `{"description": ["not", "a", "string"]}`, "create", "--params", "-"); r.code != ExitInvalid {
-		t.Errorf("bad params: exit %d %s", r.code, r.stderr)
-	}
-	if r := runWo(t, db, "", "create", "--params", "x.json", "--description", "Two ways at once is a mistake"); r.code != ExitInvalid || !strings.Contains(r.stderr, "give one of") {
-		t.Errorf("two modes: exit %d %s", r.code, r.stderr)
-	}
-}

@@ -133,3 +133,14 @@ func unwrapPathError(err error) error {
 	}
 	return err
 }
+
+// useStore opens the store that cfg names for one command run and closes
+// it afterwards; run functions, which see options and not flags, use it.
+func (f *Factory) useStore(ctx context.Context, cfg StoreConfig, fn func(store.Store) error) error {
+	s, err := f.OpenStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(s)
+}

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -13,7 +14,15 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-func newListCommand(f *Factory) *cli.Command {
+func newListCommand(f *Factory) *cli.Command { return listCommand(f, runList) }
+
+// listOptions are what wo list is asked.
+type listOptions struct {
+	Store  StoreConfig
+	Filter store.Filter
+}
+
+func listCommand(f *Factory, run func(context.Context, *Factory, *listOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:  "list",
 		Usage: "list tasks, by status or parent",
@@ -22,29 +31,42 @@ func newListCommand(f *Factory) *cli.Command {
 			&cli.StringFlag{Name: "parent", Usage: "only the children of task `KEY`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			if c.Args().Len() > 0 {
-				return result{}, usagef("wo list takes no arguments; use --status or --parent")
-			}
-			filter := store.Filter{Status: c.String("status"), ParentKey: c.String("parent")}
-			if filter.Status != "" && !slices.Contains(workorder.Statuses, workorder.Status(filter.Status)) {
-				return result{}, usagef(fmt.Sprintf("--status %q: use one of %s", filter.Status, strings.Join(workorder.StatusNames(), ", ")))
-			}
-			var docs []map[string]any
-			err := f.withStore(c, func(s store.Store) error {
-				var err error
-				docs, err = s.List(c.Context, filter)
-				return err
-			})
+			opts, err := listOptionsFrom(c, f)
 			if err != nil {
 				return result{}, err
 			}
-			rows := make([]TaskRow, len(docs))
-			for i, d := range docs {
-				rows[i] = taskRow(d)
-			}
-			return result{data: rows, human: func(w io.Writer) error { return writeRows(w, rows) }}, nil
+			return run(c.Context, f, opts)
 		}),
 	}
+}
+
+// listOptionsFrom reads the flags.
+func listOptionsFrom(c *cli.Context, f *Factory) (*listOptions, error) {
+	if c.Args().Len() > 0 {
+		return nil, usagef("wo list takes no arguments; use --status or --parent")
+	}
+	filter := store.Filter{Status: c.String("status"), ParentKey: c.String("parent")}
+	if filter.Status != "" && !slices.Contains(workorder.Statuses, workorder.Status(filter.Status)) {
+		return nil, usagef(fmt.Sprintf("--status %q: use one of %s", filter.Status, strings.Join(workorder.StatusNames(), ", ")))
+	}
+	return &listOptions{Store: f.storeConfig(c), Filter: filter}, nil
+}
+
+func runList(ctx context.Context, f *Factory, o *listOptions) (result, error) {
+	var docs []map[string]any
+	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+		var err error
+		docs, err = s.List(ctx, o.Filter)
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	rows := make([]TaskRow, len(docs))
+	for i, d := range docs {
+		rows[i] = taskRow(d)
+	}
+	return result{data: rows, human: func(w io.Writer) error { return writeRows(w, rows) }}, nil
 }
 
 // TaskRow is one line of wo list.

@@ -1,23 +1,34 @@
 package commands
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/gitops"
-	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/intake"
 	"github.com/wo-runner/wo/split"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
 )
 
-func newSplitCommand(f *Factory) *cli.Command {
+func newSplitCommand(f *Factory) *cli.Command { return splitCommand(f, runSplit) }
+
+// splitOptions are what wo split is asked.
+type splitOptions struct {
+	Store      StoreConfig
+	Request    intake.SplitRequest
+	PlanFile   string // a hand-written plan; - for standard input
+	DryRun     bool
+	EmitMatrix bool
+}
+
+func splitCommand(f *Factory, run func(context.Context, *Factory, *splitOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:  "split",
 		Usage: "cut a big change into an epic of review PRs, one work order each",
@@ -25,7 +36,7 @@ func newSplitCommand(f *Factory) *cli.Command {
 requests (a Go package or directory is never split; tests stay with their
 code; each PR under --max-lines and --max-files where possible), orders them
 so that a PR comes after the PRs whose Go packages it imports, and writes an
-epic with one work order per PR (the seed's review procedure, branch
+epic with one work order per PR (the standard review procedure, branch
 review/NN-slug, dependencies both ways) in one all-or-nothing import.
 
 Rerunning split for the same repository, base and source finds the same keys:
@@ -54,112 +65,88 @@ the PR it depends on, and starts once that one is pushed.`,
 			&cli.BoolFlag{Name: "emit-matrix", Usage: "print a GitHub Actions matrix of the work orders that can run now"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			if c.Args().Len() > 0 {
-				return result{}, usagef("wo split takes no arguments: use --base and --source")
-			}
-			repo, err := gitops.Open(c.String("repo"))
+			opts, err := splitOptionsFrom(c, f)
 			if err != nil {
 				return result{}, err
 			}
-			change, err := split.ReadChange(c.Context, repo, c.String("base"), c.String("source"))
-			if err != nil {
-				return result{}, err
-			}
-			var plan *split.Plan
-			if file := c.String("plan"); file != "" {
-				data, _, err := f.readInput(file)
-				if err != nil {
-					return result{}, err
-				}
-				hp, err := split.ParseHandPlan(data)
-				if err != nil {
-					return result{}, usagef(err.Error())
-				}
-				if plan, err = split.FromHand(change, hp); err != nil {
-					return result{}, usagef(err.Error())
-				}
-			} else if plan, err = split.Make(change, split.Options{MaxLines: c.Int("max-lines"), MaxFiles: c.Int("max-files"), By: c.String("by")}); err != nil {
-				return result{}, usagef(err.Error())
-			}
-			ghRepo := c.String("github-repo")
-			if ghRepo == "" {
-				ghRepo = githubRepoOf(repo)
-			}
-			root := c.String("worktree-root")
-			if root == "" {
-				root = filepath.Join(filepath.Dir(repo.Path), filepath.Base(repo.Path)+"-review")
-			}
-			epicKey := c.String("epic-key")
-			if event := c.String("source-event-id"); event != "" && epicKey == "" {
-				epicKey = "task_split_" + eventKey(event, 16)[len("task_"):]
-			}
-			epic, tasks, err := split.Documents(plan, split.DocOptions{EpicKey: epicKey, KeyPrefix: c.String("key-prefix"),
-				Repo: ghRepo, RepoPath: repo.Path, WorktreeRoot: root, Mode: c.String("mode")})
-			if err != nil {
-				return result{}, usagef(err.Error())
-			}
-			if event := c.String("source-event-id"); event != "" {
-				epic["source_event_id"] = event
-			}
-			for _, w := range plan.Warnings {
-				fmt.Fprintln(f.Stderr, "warning:", w)
-			}
-			out := map[string]any{"epic": epic["_key"], "prs": plan.PRs, "warnings": plan.Warnings, "excluded": plan.Excluded}
-			docs := tasks
-			if !c.Bool("dry-run") {
-				err = f.withStore(c, func(s store.Store) error {
-					res, err := split.Write(c.Context, s, epic, tasks)
-					if err != nil {
-						return err
-					}
-					// The planning event goes on the epic's timeline.
-					if err := s.AppendLog(c.Context, store.LogEntry{Action: "split_planned", TaskKey: epic["_key"].(string),
-						SessionKey: procedure.Identity(), Details: map[string]any{"prs": len(plan.PRs), "files": len(change.Files),
-							"base": change.BaseRef, "source": change.SourceRef, "created": len(res.Created), "updated": len(res.Updated)}}); err != nil {
-						fmt.Fprintln(f.Stderr, "warning: the split was written but not logged:", err)
-					}
-					out["written"] = res
-					docs, err = s.List(c.Context, store.Filter{ParentKey: epic["_key"].(string)})
-					return err
-				})
-				if err != nil {
-					return result{}, err
-				}
-			}
-			matrix := map[string]any{"include": []any{}}
-			for _, k := range split.Ready(docs) {
-				matrix["include"] = append(matrix["include"].([]any), map[string]any{"key": k})
-			}
-			out["matrix"] = matrix
-			if c.Bool("emit-matrix") {
-				return result{data: matrix, human: func(w io.Writer) error {
-					b, _ := json.Marshal(matrix)
-					_, err := fmt.Fprintln(w, string(b))
-					return err
-				}}, nil
-			}
-			return result{data: out, human: func(w io.Writer) error {
-				return writeSplit(w, plan, epic["_key"].(string), tasks, c.Bool("dry-run"), out["written"])
-			}}, nil
+			return run(c.Context, f, opts)
 		}),
 	}
 }
 
-var githubURL = regexp.MustCompile(`github\.com[:/]([^/]+)/([^/]+?)(?:\.git)?/?$`)
-
-// githubRepoOf reads owner/name from the origin remote's URL.
-func githubRepoOf(r *gitops.Repo) string {
-	remote, err := r.Git().Remote("origin")
-	if err != nil || len(remote.Config().URLs) == 0 {
-		return ""
+// splitOptionsFrom reads the flags.
+func splitOptionsFrom(c *cli.Context, f *Factory) (*splitOptions, error) {
+	if c.Args().Len() > 0 {
+		return nil, usagef("wo split takes no arguments: use --base and --source")
 	}
-	if m := githubURL.FindStringSubmatch(remote.Config().URLs[0]); m != nil {
-		return m[1] + "/" + m[2]
-	}
-	return ""
+	return &splitOptions{
+		Store: f.storeConfig(c), PlanFile: c.String("plan"), DryRun: c.Bool("dry-run"), EmitMatrix: c.Bool("emit-matrix"),
+		Request: intake.SplitRequest{
+			RepoPath: c.String("repo"), Base: c.String("base"), Source: c.String("source"),
+			Auto:    split.Options{MaxLines: c.Int("max-lines"), MaxFiles: c.Int("max-files"), By: c.String("by")},
+			EpicKey: c.String("epic-key"), KeyPrefix: c.String("key-prefix"), GitHubRepo: c.String("github-repo"),
+			WorktreeRoot: c.String("worktree-root"), Mode: c.String("mode"), SourceEvent: c.String("source-event-id"),
+		},
+	}, nil
 }
 
-func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []map[string]any, dry bool, written any) error {
+func runSplit(ctx context.Context, f *Factory, o *splitOptions) (result, error) {
+	req := o.Request
+	if o.PlanFile != "" {
+		data, _, err := f.readInput(o.PlanFile)
+		if err != nil {
+			return result{}, err
+		}
+		req.HandPlan = data
+	}
+	p, err := intake.PlanSplit(ctx, req)
+	var bad *intake.BadRequestError
+	if errors.As(err, &bad) {
+		return result{}, usagef(bad.Error())
+	}
+	if err != nil {
+		return result{}, err
+	}
+	plan, epicKey := p.Plan, workorder.Key(p.Epic)
+	for _, w := range plan.Warnings {
+		fmt.Fprintln(f.Stderr, "warning:", w)
+	}
+	out := map[string]any{"epic": epicKey, "prs": plan.PRs, "warnings": plan.Warnings, "excluded": plan.Excluded}
+	ready := p.Ready()
+	var written *intake.SplitWritten
+	if !o.DryRun {
+		err = f.useStore(ctx, o.Store, func(s store.Store) error {
+			written, err = newIntake(s).WriteSplit(ctx, p)
+			return err
+		})
+		if written != nil {
+			writeWarnings(f, written.Validation)
+			writeNotes(f, written.Warnings)
+		}
+		if err != nil {
+			return result{}, err
+		}
+		out["written"] = written
+		ready = written.Ready
+	}
+	matrix := map[string]any{"include": []any{}}
+	for _, k := range ready {
+		matrix["include"] = append(matrix["include"].([]any), map[string]any{"key": k})
+	}
+	out["matrix"] = matrix
+	if o.EmitMatrix {
+		return result{data: matrix, human: func(w io.Writer) error {
+			b, _ := json.Marshal(matrix)
+			_, err := fmt.Fprintln(w, string(b))
+			return err
+		}}, nil
+	}
+	return result{data: out, human: func(w io.Writer) error {
+		return writeSplit(w, plan, epicKey, p.Tasks, o.DryRun, written)
+	}}, nil
+}
+
+func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Document, dry bool, res *intake.SplitWritten) error {
 	verb := "wrote"
 	if dry {
 		verb = "would write (dry run)"
@@ -180,7 +167,7 @@ func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []map[string]a
 	if len(plan.Excluded) > 0 {
 		fmt.Fprintf(w, "excluded: %s\n", strings.Join(plan.Excluded, ", "))
 	}
-	if res, ok := written.(*split.WriteResult); ok && (len(res.Updated) > 0 || len(res.Same) > 0) {
+	if res != nil && (len(res.Updated) > 0 || len(res.Same) > 0) {
 		fmt.Fprintf(w, "already there: %d unchanged, %d updated (%s)\n", len(res.Same), len(res.Updated), strings.Join(res.Updated, ", "))
 	}
 	return nil

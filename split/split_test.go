@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/gitops"
-	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -225,52 +224,44 @@ func TestHandPlanIsChecked(t *testing.T) {
 	}
 }
 
-func TestWriteIsIdempotentAndGuardsStartedWork(t *testing.T) {
+func TestReviseChangesOnlyWorkOrdersThatHaveNotStarted(t *testing.T) {
 	r := repoWithChange(t, []goPkg{{dir: "lib", files: 2, lines: 10}, {dir: "app", files: 1, lines: 10, imports: []string{"lib"}}}, nil)
-	ctx := context.Background()
-	s, err := store.OpenSQLite(ctx, filepath.Join(t.TempDir(), "wo.db"))
+	_, tasks, err := Documents(plan(t, r, Options{MaxLines: 12}), DocOptions{RepoPath: r.Path, WorktreeRoot: "/tmp/wt"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	docs := func() (map[string]any, []map[string]any) {
-		p := plan(t, r, Options{MaxLines: 12})
-		epic, tasks, err := Documents(p, DocOptions{RepoPath: r.Path, WorktreeRoot: "/tmp/wt", Repo: "acme/big"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return epic, tasks
+	roundTrip := func(d map[string]any) map[string]any {
+		var out map[string]any
+		b, _ := json.Marshal(d)
+		json.Unmarshal(b, &out)
+		return out
 	}
-	epic, tasks := docs()
-	res, err := Write(ctx, s, epic, tasks)
-	if err != nil || len(res.Created) != 3 {
-		t.Fatalf("first write: %+v %v", res, err)
+	app := tasks[len(tasks)-1]
+	if rev := Revise(roundTrip(app), app); rev.Patch != nil || rev.Started != "" {
+		t.Errorf("the same plan again: %+v", rev)
 	}
-	epic, tasks = docs()
-	if res, err := Write(ctx, s, epic, tasks); err != nil || len(res.Same) != 2 || len(res.Created) != 0 {
-		t.Fatalf("rerun: %+v %v", res, err)
+	// The import is gone from the source: same files, no dependency.
+	planned := roundTrip(app)
+	store := roundTrip(app)
+	store["_rev"] = "r1"
+	planned["work_order"].(map[string]any)["dependencies"] = map[string]any{"blocked_by": []any{}, "blocks": []any{}}
+	rev := Revise(store, planned)
+	if got := fmt.Sprint(workorder.Get(rev.Patch, "work_order.dependencies.blocked_by")); got != "[]" {
+		t.Errorf("a dropped dependency must be written: %+v", rev)
 	}
-	// The source changes: a file is added to lib.
-	os.WriteFile(filepath.Join(r.Path, "lib", "new.go"), []byte("package lib\n"), 0o644)
-	git(t, r.Path, "add", "-A")
-	git(t, r.Path, "commit", "-q", "-m", "more")
-	epic, tasks = docs()
-	res, err = Write(ctx, s, epic, tasks)
-	if err != nil || len(res.Updated) != 1 {
-		t.Fatalf("changed source: %+v %v", res, err)
+	if rev.Patch["work_order"].(map[string]any)["state"] != nil || rev.Patch["status"] != nil {
+		t.Errorf("a rerun writes inputs and dependencies only: %v", rev.Patch)
 	}
-	lib, _ := s.Get(ctx, res.Updated[0])
-	if !strings.Contains(fmt.Sprint(workorder.Get(lib, "work_order.inputs.file_manifest")), "lib/new.go") {
-		t.Errorf("manifest not updated: %v", workorder.Get(lib, "work_order.inputs.file_manifest"))
+	// Started: left alone and named.
+	store["work_order"].(map[string]any)["state"].(map[string]any)["current_step"] = 3.0
+	if rev := Revise(store, planned); rev.Patch != nil || rev.Started != workorder.Key(app)+" (status open, step 3)" {
+		t.Errorf("started work order: %+v", rev)
 	}
-	// Once started, a work order is left alone and named.
-	s.Update(ctx, res.Updated[0], lib["_rev"].(string), store.Nest("work_order.state.current_step", 3))
-	os.WriteFile(filepath.Join(r.Path, "lib", "newer.go"), []byte("package lib\n"), 0o644)
-	git(t, r.Path, "add", "-A")
-	git(t, r.Path, "commit", "-q", "-m", "even more")
-	epic, tasks = docs()
-	if _, err := Write(ctx, s, epic, tasks); err == nil || !strings.Contains(err.Error(), res.Updated[0]+" (status open, step 3)") {
-		t.Errorf("started work order: %v", err)
+	if err := CheckRerun("task_e", tasks[:1], tasks); err == nil || !strings.Contains(err.Error(), "exists with 1 work orders, and this plan has 2") {
+		t.Errorf("another shape: %v", err)
+	}
+	if err := CheckRerun("task_e", tasks, tasks); err != nil {
+		t.Error(err)
 	}
 }
 

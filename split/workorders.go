@@ -1,14 +1,12 @@
 package split
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -56,7 +54,7 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 		lines += pr.Lines
 	}
 	epic = map[string]any{
-		"_key": o.EpicKey, "type": "epic", "status": "open", "priority": "medium", "labels": []any{"review-split"},
+		"_key": o.EpicKey, "type": "epic", "status": string(workorder.StatusOpen), "priority": "medium", "labels": []any{"review-split"},
 		"title":       fmt.Sprintf("Review of %s against %s in %d PRs", p.Change.SourceRef, p.Change.BaseRef, len(p.PRs)),
 		"description": fmt.Sprintf("Review %d changed files (%d lines) of %s against %s, split by wo split into %d pull requests in dependency order.", len(p.Change.Files), lines, p.Change.SourceRef, p.Change.BaseRef, len(p.PRs)),
 		"created_at":  now, "updated_at": now,
@@ -82,7 +80,9 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 		inputs := map[string]any{
 			"branch_name": branch(pr), "worktree_name": fmt.Sprintf("pr-%02d-%s", pr.Number, pr.Slug),
 			"pr_title": pr.Title, "packages": workorder.AnyList(pr.Units), "file_manifest": workorder.AnyList(manifest),
-			"file_count": len(pr.Files), "line_count": pr.Lines,
+			// file_count is what file_manifest lists, as the validator checks;
+			// deletions are in delete_manifest.
+			"file_count": len(manifest), "line_count": pr.Lines,
 		}
 		if len(deleted) > 0 {
 			inputs["delete_manifest"] = deleted
@@ -100,7 +100,7 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 			ctx["repo"] = o.Repo
 		}
 		doc := map[string]any{
-			"_key": key(pr.Number), "title": pr.Title, "type": "task", "status": "open", "priority": "medium",
+			"_key": key(pr.Number), "title": pr.Title, "type": "task", "status": string(workorder.StatusOpen), "priority": "medium",
 			"parent_key": o.EpicKey, "labels": []any{"review-split"}, "created_at": now, "updated_at": now,
 			"work_order": map[string]any{
 				"version":   "1.0",
@@ -119,11 +119,12 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 
 // criteria are the success criteria of a split's work order.
 func criteria(github bool, base string) []any {
+	done := "Task status updated to " + string(workorder.StatusInReview)
 	if github {
 		return []any{"PR created and targeting " + base, "Automated review passes with no unresolved comments",
-			"Worktree cleaned up", "Task status updated to in_review"}
+			"Worktree cleaned up", done}
 	}
-	return []any{"Branch pushed with the files of this part only", "Worktree cleaned up", "Task status updated to in_review"}
+	return []any{"Branch pushed with the files of this part only", "Worktree cleaned up", done}
 }
 
 // ReviewProcedure is the seed's standard procedure; without a GitHub
@@ -156,100 +157,75 @@ func ReviewProcedure(github bool) []any {
 	return out
 }
 
-// WriteResult says what Write did.
-type WriteResult struct {
-	Created []string `json:"created,omitempty"`
-	Updated []string `json:"updated,omitempty"`
-	Same    []string `json:"unchanged,omitempty"`
+// CheckRerun says whether a plan whose work orders are planned can
+// replace the stored children of its epic: the same keys, no more, no
+// fewer. Another shape means the change moved too far for a rerun.
+func CheckRerun(epicKey string, stored, planned []map[string]any) error {
+	have := map[string]bool{}
+	for _, c := range stored {
+		have[workorder.Key(c)] = true
+	}
+	same := len(stored) == len(planned)
+	for _, t := range planned {
+		same = same && have[workorder.Key(t)]
+	}
+	if !same {
+		return fmt.Errorf("epic %s exists with %d work orders, and this plan has %d with other keys: the change's shape moved; give a new --epic-key, or remove the old tasks", epicKey, len(stored), len(planned))
+	}
+	return nil
 }
 
-// Write stores the epic and its work orders. On a first run all are created
-// in one all-or-nothing import. On a rerun with the same keys, work orders
-// whose manifest changed are updated if they have not started; a started
-// one is refused (nothing is written), and a plan of another shape too.
-func Write(ctx context.Context, s store.Store, epic map[string]any, tasks []map[string]any) (*WriteResult, error) {
-	epicKey := epic["_key"].(string)
-	_, err := s.Get(ctx, epicKey)
-	if store.IsNotFound(err) {
-		docs := append([]map[string]any{epic}, tasks...)
-		if err := s.Create(ctx, docs...); err != nil {
-			return nil, err
-		}
-		res := &WriteResult{}
-		for _, d := range docs {
-			res.Created = append(res.Created, d["_key"].(string))
-		}
-		return res, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	children, err := s.List(ctx, store.Filter{ParentKey: epicKey})
-	if err != nil {
-		return nil, err
-	}
-	have := map[string]map[string]any{}
-	for _, c := range children {
-		have[c["_key"].(string)] = c
-	}
-	var want []string
-	for _, t := range tasks {
-		want = append(want, t["_key"].(string))
-	}
-	if len(have) != len(tasks) || !sameKeys(have, want) {
-		return nil, fmt.Errorf("epic %s exists with %d work orders, and this plan has %d with other keys: the change's shape moved; give a new --epic-key, or remove the old tasks", epicKey, len(have), len(tasks))
-	}
-	res := &WriteResult{}
-	type update struct {
-		key, rev string
-		patch    map[string]any
-	}
-	var updates []update
-	var started []string
-	for _, t := range tasks {
-		k := t["_key"].(string)
-		old := have[k]
-		newIn := t["work_order"].(map[string]any)["inputs"].(map[string]any)
-		if sameManifest(old, newIn) {
-			res.Same = append(res.Same, k)
-			continue
-		}
-		step, _ := workorder.AsInt(workorder.Get(old, "work_order.state.current_step"))
-		if step > 0 || workorder.String(old, "status") != "open" {
-			started = append(started, fmt.Sprintf("%s (status %s, step %d)", k, workorder.String(old, "status"), step))
-			continue
-		}
-		updates = append(updates, update{key: k, rev: old["_rev"].(string), patch: map[string]any{
-			"updated_at": workorder.Timestamp(workorder.Now()),
-			"work_order": map[string]any{"inputs": newIn, "dependencies": t["work_order"].(map[string]any)["dependencies"]},
-		}})
-	}
-	if len(started) > 0 {
-		return nil, fmt.Errorf("the source changed, but these work orders have started and were left alone: %s; nothing was written", strings.Join(started, ", "))
-	}
-	for _, u := range updates {
-		if _, err := s.Update(ctx, u.key, u.rev, u.patch); err != nil {
-			return res, fmt.Errorf("updating %s: %w", u.key, err)
-		}
-		res.Updated = append(res.Updated, u.key)
-	}
-	return res, nil
+// Revision is what a rerun does to one stored work order.
+type Revision struct {
+	Key string
+	// Patch is the update to write (new manifests and dependencies), nil
+	// when the stored work order already has the plan's files.
+	Patch map[string]any
+	// Started, when set, says why the work order must be left alone: it
+	// has started, so its files are no longer the plan's to change.
+	Started string
 }
 
-func sameKeys(have map[string]map[string]any, want []string) bool {
-	for _, k := range want {
-		if have[k] == nil {
+// Revise compares a stored work order with the one a new plan makes for
+// the same key.
+func Revise(stored, planned map[string]any) Revision {
+	r := Revision{Key: workorder.Key(planned)}
+	wo := planned["work_order"].(map[string]any)
+	newIn := wo["inputs"].(map[string]any)
+	newDeps := wo["dependencies"].(map[string]any)
+	if samePlan(stored, newIn, newDeps) {
+		return r
+	}
+	step, _ := workorder.AsInt(workorder.Get(stored, "work_order.state.current_step"))
+	if status := workorder.StatusOf(stored); step > 0 || status != workorder.StatusOpen {
+		r.Started = fmt.Sprintf("%s (status %s, step %d)", r.Key, status, step)
+		return r
+	}
+	r.Patch = map[string]any{
+		"updated_at": workorder.Timestamp(workorder.Now()),
+		"work_order": map[string]any{"inputs": newIn, "dependencies": newDeps},
+	}
+	return r
+}
+
+// StartedError names the work orders that a rerun must not change.
+type StartedError struct{ Started []string }
+
+func (e *StartedError) Error() string {
+	return fmt.Sprintf("the source changed, but these work orders have started and were left alone: %s; nothing was written", strings.Join(e.Started, ", "))
+}
+
+// samePlan compares the files, deletions and dependencies of a stored work
+// order with a new plan's. Dependencies count on their own: an edit can
+// drop an import without changing which files a PR holds.
+func samePlan(old, in, deps map[string]any) bool {
+	for _, f := range []string{"file_manifest", "delete_manifest", "branch_name"} {
+		if fmt.Sprint(workorder.Get(old, "work_order.inputs."+f)) != fmt.Sprint(in[f]) {
 			return false
 		}
 	}
-	return true
-}
-
-// sameManifest compares the files and deletions of a stored work order
-// with a new plan's.
-func sameManifest(old map[string]any, in map[string]any) bool {
-	for _, f := range []string{"file_manifest", "delete_manifest", "branch_name"} {
-		if fmt.Sprint(workorder.Get(old, "work_order.inputs."+f)) != fmt.Sprint(in[f]) {
+	for _, f := range []string{"blocked_by", "blocks"} {
+		if fmt.Sprint(workorder.Get(old, "work_order.dependencies."+f)) != fmt.Sprint(deps[f]) {
 			return false
 		}
 	}
@@ -269,8 +245,9 @@ func Ready(docs []map[string]any) []string {
 		if workorder.String(d, "type") == "epic" {
 			continue
 		}
-		status := workorder.String(d, "status")
-		if status != "open" && status != "in_progress" && status != "blocked" {
+		switch workorder.StatusOf(d) {
+		case workorder.StatusOpen, workorder.StatusInProgress, workorder.StatusBlocked:
+		default:
 			continue
 		}
 		ok := true

@@ -1,8 +1,6 @@
 package workorder
 
 import (
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -24,133 +22,75 @@ type CreateParams struct {
 	Title string `json:"title"`
 }
 
-// FromCreateParams validates the parameters with seed 000's rules, errors
-// and warnings alike, and builds the task with its task_context in the
-// seed's registry shape. Lists are trimmed, emptied items dropped and
-// duplicates removed first; fields left empty are not stored.
-func FromCreateParams(p CreateParams, now time.Time) (Document, []Problem) {
-	var probs []Problem
-	errorf := func(field, format string, args ...any) {
-		probs = append(probs, Problem{Path: field, Message: fmt.Sprintf(format, args...), Severity: SeverityError})
-	}
-	warnf := func(field, format string, args ...any) {
-		probs = append(probs, Problem{Path: field, Message: fmt.Sprintf(format, args...), Severity: SeverityWarning})
-	}
+// FromCreateParams builds the task that the parameters describe, with its
+// task_context in the registry shape. It does not judge them: Validate is
+// the one place that holds the task-creation rules, so a task made from
+// parameters and the same task imported as a document get the same
+// messages (ParamPath names them by parameter). Lists are trimmed, emptied
+// items dropped and duplicates removed first; fields left empty are not
+// stored. Relative files resolve against ClientCWD (else the working
+// directory), so that agents find them wherever they run.
+func FromCreateParams(p CreateParams, now time.Time) Document {
 	desc := strings.TrimSpace(p.Description)
-	switch n := len([]rune(desc)); {
-	case n < 10:
-		errorf("description", "Must be at least 10 characters")
-	case n > 500:
-		errorf("description", "Must be at most 500 characters")
-	}
-	prio := strings.ToUpper(strings.TrimSpace(p.Priority))
+	prio := strings.TrimSpace(p.Priority)
 	if prio == "" {
 		prio = "P2"
 	}
-	word, ok := priorityAliases[prio]
-	if !ok {
-		errorf("priority", "Must be P0, P1, P2, or P3")
-	}
-	tc := map[string]any{}
-	if bg := strings.TrimSpace(p.BackgroundContext); bg != "" {
-		if len([]rune(bg)) < 50 {
-			warnf("background_context", "Background context is very short (<50 chars). Consider adding more detail.")
-		}
-		if len([]rune(bg)) > 5000 {
-			errorf("background_context", "Must be at most 5000 characters")
-		}
-		tc["background_context"] = bg
-	}
-	items := func(field string, list []string, maxItems int, noun string) []string {
-		clean := CleanList(list)
-		if len(clean) > maxItems {
-			errorf(field, "Maximum %d items allowed", maxItems)
-		}
-		for i, it := range clean {
-			if len([]rune(it)) < 10 {
-				warnf(fmt.Sprintf("%s[%d]", field, i), "%s is very short: '%s'. Consider being more specific.", noun, it)
-			}
-			if len([]rune(it)) > 200 {
-				errorf(fmt.Sprintf("%s[%d]", field, i), "Each item must be at most 200 characters")
-			}
-		}
-		return clean
+	if word, ok := CanonicalPriority(prio); ok {
+		prio = word
 	}
 	stamp := now.UTC().Format(time.RFC3339Nano)
-	if list := items("expected_deliverables", p.ExpectedDeliverables, 20, "Deliverable"); len(list) > 0 {
+	tc := map[string]any{}
+	if bg := strings.TrimSpace(p.BackgroundContext); bg != "" {
+		tc["background_context"] = bg
+	}
+	if list := CleanList(p.ExpectedDeliverables); len(list) > 0 {
 		tc["expected_deliverables"] = map[string]any{"items": AnyList(list), "validation_added": stamp}
 	}
-	if list := items("success_criteria", p.SuccessCriteria, 15, "Criterion"); len(list) > 0 {
-		for i, it := range list {
-			if !containsAny(strings.ToLower(it), measurableWords) {
-				warnf(fmt.Sprintf("success_criteria[%d]", i), "Criterion may not be measurable: '%s'. Consider adding quantifiable metrics.", it)
-			}
-		}
+	if list := CleanList(p.SuccessCriteria); len(list) > 0 {
 		tc["success_criteria"] = map[string]any{"criteria": AnyList(list), "all_required": true}
 	}
-	if list := items("constraints", p.Constraints, 15, "Constraint"); len(list) > 0 {
-		for i, it := range list {
-			if !containsAny(strings.ToLower(it), constraintWords) {
-				warnf(fmt.Sprintf("constraints[%d]", i), "Constraint should start with imperative: '%s'", it)
-			}
-		}
+	if list := CleanList(p.Constraints); len(list) > 0 {
 		tc["constraints"] = map[string]any{"rules": AnyList(list), "enforcement_level": "strict"}
 	}
-	resolve := func(path string) string {
-		if !filepath.IsAbs(path) {
-			if p.ClientCWD != "" {
-				path = filepath.Join(p.ClientCWD, path)
-			} else if abs, err := filepath.Abs(path); err == nil {
-				path = abs
-			}
+	abs := func(path string) string {
+		if filepath.IsAbs(path) {
+			return path
 		}
-		if real, err := filepath.EvalSymlinks(path); err == nil {
-			path = real
+		if p.ClientCWD != "" {
+			return filepath.Join(p.ClientCWD, path)
+		}
+		if a, err := filepath.Abs(path); err == nil {
+			return a
 		}
 		return path
 	}
 	if files := CleanList(p.RelevantFiles); len(files) > 0 {
-		if len(files) > 50 {
-			errorf("relevant_files", "Maximum 50 files allowed")
-		}
-		var out []any
-		for _, f := range files {
-			path := resolve(f)
-			if _, err := os.Stat(path); err != nil {
-				warnf("relevant_files", "File not found: '%s' - will be skipped by agents", path)
+		out := make([]any, len(files))
+		for i, f := range files {
+			path := abs(f)
+			if real, err := filepath.EvalSymlinks(path); err == nil {
+				path = real
 			}
-			out = append(out, path)
+			out[i] = path
 		}
 		tc["relevant_files"] = out
 	}
 	if docs := CleanList(p.RelatedDocumentation); len(docs) > 0 {
-		if len(docs) > 20 {
-			errorf("related_documentation", "Maximum 20 items allowed")
-		}
-		var out []any
-		for _, d := range docs {
+		out := make([]any, len(docs))
+		for i, d := range docs {
 			if strings.HasPrefix(d, "http://") || strings.HasPrefix(d, "https://") {
-				if strings.Contains(d, " ") {
-					warnf("related_documentation", "URL contains spaces: '%s'", d)
-				}
-				out = append(out, d)
-				continue
+				out[i] = d
+			} else {
+				out[i] = abs(d)
 			}
-			path := d
-			if !filepath.IsAbs(path) {
-				if p.ClientCWD != "" {
-					path = filepath.Join(p.ClientCWD, path)
-				} else if abs, err := filepath.Abs(path); err == nil {
-					path = abs
-				}
-			}
-			if _, err := os.Stat(path); err != nil {
-				warnf("related_documentation", "Documentation file not found: '%s'", path)
-			}
-			out = append(out, path)
 		}
 		tc["related_documentation"] = out
 	}
+	doc := Document{"description": desc, "priority": prio, "status": string(StatusOpen), "type": "task",
+		"created_at": Timestamp(now), "updated_at": Timestamp(now)}
+	// An empty title would be a second complaint about an empty
+	// description; without one, readers fall back to the description.
 	title := strings.TrimSpace(p.Title)
 	if title == "" {
 		title = strings.SplitN(desc, "\n", 2)[0]
@@ -158,19 +98,61 @@ func FromCreateParams(p CreateParams, now time.Time) (Document, []Problem) {
 			title = string([]rune(title)[:79]) + "…"
 		}
 	}
-	doc := Document{"title": title, "description": desc, "priority": word, "status": "open", "type": "task",
-		"created_at": Timestamp(now), "updated_at": Timestamp(now)}
+	if title != "" {
+		doc["title"] = title
+	}
 	if len(tc) > 0 {
-		var warnings []any
-		for _, pr := range probs {
-			if pr.Severity == SeverityWarning {
-				warnings = append(warnings, pr.Message)
-			}
-		}
 		tc["validation_performed"] = true
 		tc["validation_timestamp"] = stamp
-		tc["validation_warnings"] = AnyList(warnings)
+		tc["validation_warnings"] = []any{}
 		doc["task_context"] = tc
 	}
-	return doc, probs
+	return doc
+}
+
+// RecordWarnings keeps the warnings of a task's validation in its
+// task_context.validation_warnings, where agents and people read them. A
+// task without task_context is left as it is.
+func RecordWarnings(doc Document, r Report) {
+	tc, ok := doc["task_context"].(map[string]any)
+	if !ok {
+		return
+	}
+	warnings := []any{}
+	for _, p := range r.Warnings() {
+		warnings = append(warnings, p.Message)
+	}
+	tc["validation_warnings"] = warnings
+}
+
+// paramPaths map where FromCreateParams stores a parameter to the
+// parameter's name, longest prefix first.
+var paramPaths = []struct{ doc, param string }{
+	{"task_context.expected_deliverables.items", "expected_deliverables"},
+	{"task_context.success_criteria.criteria", "success_criteria"},
+	{"task_context.constraints.rules", "constraints"},
+	{"task_context.", ""},
+}
+
+// ParamPath names a problem of a document built by FromCreateParams after
+// the parameter it came from: task_context.constraints.rules[1] is
+// constraints[1]. Other paths are returned as they are.
+func ParamPath(path string) string {
+	for _, m := range paramPaths {
+		if strings.HasPrefix(path, m.doc) {
+			return m.param + path[len(m.doc):]
+		}
+	}
+	return path
+}
+
+// ParamProblems renames the problems of a document built by
+// FromCreateParams with ParamPath.
+func ParamProblems(probs []Problem) []Problem {
+	out := make([]Problem, len(probs))
+	for i, p := range probs {
+		p.Path = ParamPath(p.Path)
+		out[i] = p
+	}
+	return out
 }

@@ -199,6 +199,7 @@ func (v *validator) top() {
 	if s, ok := v.optString(d, "", "title"); ok && strings.TrimSpace(s) == "" {
 		v.errorf("title", "must not be empty")
 	}
+	v.description()
 	status, hasStatus := v.optString(d, "", "status")
 	if !hasStatus {
 		if _, present := d["status"]; !present {
@@ -207,14 +208,14 @@ func (v *validator) top() {
 	} else {
 		v.enum("status", status, StatusNames())
 	}
-	if status == "blocked" {
+	if Status(status) == StatusBlocked {
 		if r, _ := d["block_reason"].(string); strings.TrimSpace(r) == "" {
 			v.errorf("block_reason", "required when status is blocked: say what blocks the task")
 		}
 	}
 	if s, ok := v.optString(d, "", "priority"); ok {
 		if _, ok := CanonicalPriority(s); !ok {
-			v.errorf("priority", "%q is not one of %s (or P0..P3)", s, strings.Join(Priorities, ", "))
+			v.errorf("priority", "Must be P0, P1, P2, or P3 (or %s), not %q", strings.Join(Priorities, ", "), s)
 		}
 	}
 	if s, ok := v.optString(d, "", "type"); ok {
@@ -241,7 +242,6 @@ func (v *validator) top() {
 			}
 		}
 	}
-	v.description()
 }
 
 // description applies seed 000's rule for the task description; a work
@@ -262,9 +262,9 @@ func (v *validator) describeLength(path, s string) {
 	n := len([]rune(strings.TrimSpace(s)))
 	switch {
 	case n < 10:
-		v.errorf(path, "must be at least 10 characters (has %d): be specific", n)
+		v.errorf(path, "Must be at least 10 characters")
 	case n > 500:
-		v.errorf(path, "must be at most 500 characters (has %d)", n)
+		v.errorf(path, "Must be at most 500 characters")
 	}
 }
 
@@ -661,7 +661,9 @@ func (v *validator) state(st map[string]any, steps int) {
 	}
 }
 
-// Seed 000's limits for list fields.
+// Seed 000's limits for list fields. These rules and their messages are the
+// only ones: wo create judges the documents it builds from parameters here
+// too (FromCreateParams, ParamPath).
 type listRule struct {
 	maxItems int
 	maxLen   int
@@ -685,13 +687,13 @@ func (v *validator) list(path string, x any, rule listRule) []string {
 	items, _ := v.strings(path, x)
 	items = CleanList(items)
 	if len(items) > rule.maxItems {
-		v.errorf(path, "has %d items; at most %d allowed", len(items), rule.maxItems)
+		v.errorf(path, "Maximum %d items allowed", rule.maxItems)
 	}
 	for i, item := range items {
 		p := fmt.Sprintf("%s[%d]", path, i)
 		n := len([]rune(item))
 		if n > rule.maxLen {
-			v.errorf(p, "has %d characters; each item must be at most %d", n, rule.maxLen)
+			v.errorf(p, "Each item must be at most %d characters", rule.maxLen)
 		}
 		if n < rule.minLen {
 			v.warnf(p, "%s is very short: %q. Consider being more specific.", rule.noun, item)
@@ -714,7 +716,7 @@ func (v *validator) taskContext(tc map[string]any) {
 	if s, ok := v.optString(tc, base, "background_context"); ok {
 		n := len([]rune(strings.TrimSpace(s)))
 		if n > 5000 {
-			v.errorf(base+".background_context", "has %d characters; at most 5000 allowed", n)
+			v.errorf(base+".background_context", "Must be at most 5000 characters")
 		} else if n < 50 {
 			v.warnf(base+".background_context", "Background context is very short (<50 chars). Consider adding more detail.")
 		}
@@ -743,11 +745,11 @@ func (v *validator) taskContext(tc map[string]any) {
 		files, _ := v.strings(base+".relevant_files", x)
 		files = CleanList(files)
 		if len(files) > 50 {
-			v.errorf(base+".relevant_files", "has %d files; at most 50 allowed", len(files))
+			v.errorf(base+".relevant_files", "Maximum 50 files allowed")
 		}
 		for _, f := range files {
-			if !exists(baseDir, f) {
-				v.warnf(base+".relevant_files", "File not found: %q - will be skipped by agents", f)
+			if path, ok := exists(baseDir, f); !ok {
+				v.warnf(base+".relevant_files", "File not found: %q - will be skipped by agents", path)
 			}
 		}
 	}
@@ -755,15 +757,15 @@ func (v *validator) taskContext(tc map[string]any) {
 		docs, _ := v.strings(base+".related_documentation", x)
 		docs = CleanList(docs)
 		if len(docs) > 20 {
-			v.errorf(base+".related_documentation", "has %d items; at most 20 allowed", len(docs))
+			v.errorf(base+".related_documentation", "Maximum 20 items allowed")
 		}
 		for _, d := range docs {
 			if strings.HasPrefix(d, "http://") || strings.HasPrefix(d, "https://") {
 				if strings.Contains(d, " ") {
 					v.warnf(base+".related_documentation", "URL contains spaces: %q", d)
 				}
-			} else if !exists(baseDir, d) {
-				v.warnf(base+".related_documentation", "Documentation file not found: %q", d)
+			} else if path, ok := exists(baseDir, d); !ok {
+				v.warnf(base+".related_documentation", "Documentation file not found: %q", path)
 			}
 		}
 	}
@@ -799,15 +801,17 @@ func CleanList(items []string) []string {
 	return out
 }
 
-func exists(baseDir, p string) bool {
+// exists resolves p against baseDir and reports whether it is there; the
+// resolved path is what a message names.
+func exists(baseDir, p string) (string, bool) {
 	if !filepath.IsAbs(p) {
 		if baseDir == "" {
-			return true // nothing to resolve against: no claim either way
+			return p, true // nothing to resolve against: no claim either way
 		}
 		p = filepath.Join(baseDir, p)
 	}
 	_, err := os.Stat(p)
-	return err == nil
+	return p, err == nil
 }
 
 func containsAny(s string, words []string) bool {

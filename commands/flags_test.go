@@ -1,0 +1,175 @@
+package commands
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wo-runner/wo/intake"
+	"github.com/wo-runner/wo/split"
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// parseOptions runs one command's flag parsing on args, as wo would, and
+// captures the options its run function would get instead of running it.
+// It returns nil options and the message shown when parsing fails.
+func parseOptions[T any](t *testing.T, build func(*Factory, func(context.Context, *Factory, *T) (result, error)) *cli.Command, args ...string) (*T, string) {
+	t.Helper()
+	for _, k := range []string{"WO_STORE", "WO_DATABASE", "WO_COLLECTION"} {
+		t.Setenv(k, "") // restored after the test
+		os.Unsetenv(k)
+	}
+	var errb bytes.Buffer
+	f := NewFactory(strings.NewReader(""), io.Discard, &errb)
+	env := map[string]string{"ARANGO_USER": "ci", "ARANGO_PASSWORD": "pw"}
+	f.Getenv = func(k string) string { return env[k] }
+	var got *T
+	cmd := build(f, func(_ context.Context, _ *Factory, o *T) (result, error) {
+		got = o
+		return result{}, nil
+	})
+	app := &cli.App{Name: "wo", Commands: []*cli.Command{cmd}, Writer: io.Discard, ErrWriter: &errb,
+		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   func(_ *cli.Context, err error, _ bool) error { return err }}
+	if err := app.RunContext(context.Background(), permuteArgs(app, append([]string{"wo", cmd.Name}, args...))); err != nil && errb.Len() == 0 {
+		errb.WriteString(err.Error())
+	}
+	return got, errb.String()
+}
+
+// sqlite is the store configuration of --store PATH with the test's
+// environment.
+func sqlite(path string) StoreConfig {
+	return StoreConfig{URL: path, Collection: "persephone_tasks", User: "ci", Password: "pw"}
+}
+
+func TestCreateFlags(t *testing.T) {
+	got, msg := parseOptions(t, createCommand, "--description", "Implement JWT token authentication", "--priority", "P1",
+		"--title", "JWT", "--cwd", "/src", "--background-context", "Tokens expire.", "--expected-deliverable", "Handler",
+		"--expected-deliverable", "Tests", "--success-criterion", "All tests pass", "--constraint", "Do not touch legacy.py",
+		"--relevant-file", "auth.py", "--related-doc", "https://jwt.io", "--source-event-id", "evt-1", "--store", "/tmp/wo.db")
+	want := &createOptions{Store: sqlite("/tmp/wo.db"), SourceEvent: "evt-1", FlagsUsed: true, Params: workorder.CreateParams{
+		Description: "Implement JWT token authentication", Priority: "P1", Title: "JWT", ClientCWD: "/src",
+		BackgroundContext: "Tokens expire.", ExpectedDeliverables: []string{"Handler", "Tests"}, SuccessCriteria: []string{"All tests pass"},
+		Constraints: []string{"Do not touch legacy.py"}, RelevantFiles: []string{"auth.py"}, RelatedDocumentation: []string{"https://jwt.io"}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, _ = parseOptions(t, createCommand, "-f", "-", "--params", "")
+	if got == nil || got.File != "-" || got.FlagsUsed || got.ParamsFile != "" {
+		t.Errorf("-f -: %+v", got)
+	}
+	got, _ = parseOptions(t, createCommand, "--params", "p.json", "--cwd", "/src")
+	if got == nil || got.ParamsFile != "p.json" || got.FlagsUsed || got.Params.ClientCWD != "/src" {
+		t.Errorf("--params with --cwd: %+v", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "missing task: give -f FILE (or -f - for stdin), --params FILE, or --description TEXT"},
+		{[]string{"-f", "a.json", "--description", "Two ways at once"}, "give one of -f FILE, --params FILE, or the --description flags"},
+		{[]string{"-f", "a.json", "extra"}, "unexpected arguments: extra"},
+	} {
+		if got, msg := parseOptions(t, createCommand, tc.args...); got != nil || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: options %+v, message %q", tc.args, got, msg)
+		}
+	}
+}
+
+func TestImportFlags(t *testing.T) {
+	got, msg := parseOptions(t, importCommand, "tasks.json", "--format", "tasks-json", "--store", "/tmp/wo.db")
+	want := &importOptions{Store: sqlite("/tmp/wo.db"), File: "tasks.json", Format: "tasks-json"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, _ := parseOptions(t, importCommand, "-"); got == nil || got.File != "-" || got.Format != "documents" {
+		t.Errorf("defaults: %+v", got)
+	}
+	if got, msg := parseOptions(t, importCommand, "a.json", "--format", "yaml"); got != nil || !strings.Contains(msg, `--format "yaml": use documents or tasks-json`) {
+		t.Errorf("bad format: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, importCommand); got != nil || !strings.Contains(msg, "missing FILE (or - for standard input)") {
+		t.Errorf("no file: %+v %q", got, msg)
+	}
+}
+
+func TestSplitFlags(t *testing.T) {
+	got, msg := parseOptions(t, splitCommand, "--repo", "/src/big", "--base", "main", "--source", "feature", "--epic-key", "task_e",
+		"--key-prefix", "task_p", "--max-lines", "200", "--max-files", "9", "--by", "dir", "--plan", "plan.json", "--mode", "stacked",
+		"--github-repo", "acme/big", "--worktree-root", "/wt", "--source-event-id", "push-7", "--dry-run", "--emit-matrix",
+		"--store", "/tmp/wo.db")
+	want := &splitOptions{Store: sqlite("/tmp/wo.db"), PlanFile: "plan.json", DryRun: true, EmitMatrix: true,
+		Request: intake.SplitRequest{RepoPath: "/src/big", Base: "main", Source: "feature", EpicKey: "task_e", KeyPrefix: "task_p",
+			Auto: split.Options{MaxLines: 200, MaxFiles: 9, By: "dir"}, Mode: "stacked", GitHubRepo: "acme/big",
+			WorktreeRoot: "/wt", SourceEvent: "push-7"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, _ = parseOptions(t, splitCommand, "--base", "main", "--source", "feature")
+	defaults := intake.SplitRequest{RepoPath: ".", Base: "main", Source: "feature", Auto: split.Options{MaxLines: 400, MaxFiles: 30, By: "package"}, Mode: "independent"}
+	if got == nil || !reflect.DeepEqual(got.Request, defaults) || got.DryRun || got.EmitMatrix || got.PlanFile != "" {
+		t.Errorf("defaults: %+v", got)
+	}
+	if got, msg := parseOptions(t, splitCommand, "--base", "main"); got != nil || !strings.Contains(msg, `Required flag "source" not set`) {
+		t.Errorf("no source: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, splitCommand, "--base", "main", "--source", "x", "extra"); got != nil || !strings.Contains(msg, "wo split takes no arguments") {
+		t.Errorf("argument: %+v %q", got, msg)
+	}
+}
+
+func TestExportFlags(t *testing.T) {
+	got, msg := parseOptions(t, exportCommand, "--epic", "task_e", "--format", "tasks-json", "--store", "/tmp/wo.db")
+	want := &exportOptions{Store: sqlite("/tmp/wo.db"), Parent: "task_e", Format: "tasks-json"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, _ := parseOptions(t, exportCommand, "--parent", "task_p"); got == nil || got.Parent != "task_p" || got.Format != "documents" {
+		t.Errorf("--parent: %+v", got)
+	}
+	if got, msg := parseOptions(t, exportCommand, "--format", "tasks-json"); got != nil || !strings.Contains(msg, "--format tasks-json needs --epic KEY") {
+		t.Errorf("tasks-json without an epic: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, exportCommand, "--format", "csv"); got != nil || !strings.Contains(msg, `--format "csv": use documents or tasks-json`) {
+		t.Errorf("bad format: %+v %q", got, msg)
+	}
+}
+
+func TestValidateFlags(t *testing.T) {
+	got, msg := parseOptions(t, validateCommand, "task_cr_01", "--store", "/tmp/wo.db")
+	if want := (&validateOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, _ := parseOptions(t, validateCommand, "-f", "-"); got == nil || got.File != "-" || got.Key != "" {
+		t.Errorf("-f -: %+v", got)
+	}
+	if got, msg := parseOptions(t, validateCommand, "-f", "a.json", "task_x"); got != nil || !strings.Contains(msg, "give either a KEY or -f FILE, not both") {
+		t.Errorf("both: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, validateCommand); got != nil || !strings.Contains(msg, "missing task KEY") {
+		t.Errorf("neither: %+v %q", got, msg)
+	}
+}
+
+func TestListFlags(t *testing.T) {
+	got, msg := parseOptions(t, listCommand, "--status", "in_review", "--parent", "task_e", "--store", "arangodb+http://db:8529", "--database", "hades")
+	want := &listOptions{Store: StoreConfig{URL: "arangodb+http://db:8529", Database: "hades", Collection: "persephone_tasks", User: "ci", Password: "pw"},
+		Filter: store.Filter{Status: string(workorder.StatusInReview), ParentKey: "task_e"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, msg := parseOptions(t, listCommand, "--status", "done"); got != nil || !strings.Contains(msg, `--status "done": use one of open, in_progress, in_review, closed, blocked`) {
+		t.Errorf("bad status: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, listCommand, "task_x"); got != nil || !strings.Contains(msg, "wo list takes no arguments") {
+		t.Errorf("argument: %+v %q", got, msg)
+	}
+}
