@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strconv"
 	"time"
 
@@ -237,6 +236,13 @@ func (r *run) resumeFrom(ctx context.Context, doc workorder.Document) (*run, err
 	return fresh, nil
 }
 
+// nothingToMerge reports whether a completed procedure left nothing for
+// anyone to merge: no pull request and no pushed branch (agent work and
+// deliveries only). Such a work order is done when its steps are.
+func (r *run) nothingToMerge() bool {
+	return r.state.PRNumber == 0 && r.state.PushedSHA == "" && r.opts.UntilStep == 0 && r.opts.FromStep == 0
+}
+
 // finished reports whether there is nothing left to run.
 func (r *run) finished() bool {
 	return r.opts.FromStep == 0 && r.state.CurrentStep >= len(r.procedure())
@@ -247,18 +253,15 @@ func (r *run) alreadyComplete() *Result {
 	return r.result()
 }
 
-// checkBlockers refuses to start while a blocked_by task, from the
-// document or from persephone_edges, is not closed (in a stacked split: not
-// pushed).
+// checkBlockers refuses to start while a task it waits for is not done:
+// one named in its blocked_by, in the store's edges, or a task of the same
+// epic that lists it in blocks. (In a stacked split a pushed blocker is
+// enough.)
 func (e *Engine) checkBlockers(ctx context.Context, doc workorder.Document, task *workorder.Task) error {
-	keys := slices.Clone(task.WorkOrder.Dependencies.BlockedBy)
-	edges, err := e.Store.BlockedBy(ctx, task.Key)
+	keys, err := e.blockers(ctx, doc)
 	if err != nil {
 		return err
 	}
-	keys = append(keys, edges...)
-	sort.Strings(keys)
-	keys = slices.Compact(keys)
 	var open []string
 	for _, k := range keys {
 		b, err := e.Store.Get(ctx, k)
@@ -268,13 +271,32 @@ func (e *Engine) checkBlockers(ctx context.Context, doc workorder.Document, task
 		case err != nil:
 			return err
 		case !workorder.BlockerSatisfied(doc, b):
-			open = append(open, fmt.Sprintf("%s (%s)", k, workorder.String(b, "status")))
+			open = append(open, fmt.Sprintf("%s (%s)", k, workorder.StatusOf(b)))
 		}
 	}
 	if len(open) > 0 {
 		return &BlockersOpenError{Key: task.Key, Blockers: open}
 	}
 	return nil
+}
+
+// blockers are the tasks doc waits for, from every place a dependency can
+// be written.
+func (e *Engine) blockers(ctx context.Context, doc workorder.Document) ([]string, error) {
+	key := workorder.Key(doc)
+	edges, err := e.Store.BlockedBy(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	docs := []workorder.Document{doc}
+	if parent := workorder.String(doc, "parent_key"); parent != "" {
+		siblings, err := e.Store.List(ctx, store.Filter{ParentKey: parent})
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, siblings...)
+	}
+	return workorder.NewGraph(docs, map[string][]string{key: edges}).BlockersOf(key), nil
 }
 
 // preflight runs the checks of the steps still to run, and reports every
@@ -433,6 +455,14 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		}
 	}
 	r.state.Phase = workorder.PhaseDone
+	if r.nothingToMerge() {
+		// Nobody will merge anything, so nothing else would ever close it,
+		// and the tasks that wait for it would wait forever.
+		r.state.Notes = append(r.state.Notes, "closed: the procedure completed with no pull request or pushed branch to merge")
+		if err := r.moveStatus(ctx, workorder.StatusClosed); err != nil {
+			return r.result(), err
+		}
+	}
 	if err := r.save(ctx, nil); err != nil {
 		return r.result(), err
 	}

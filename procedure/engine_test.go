@@ -36,6 +36,14 @@ func ok(note string) func(context.Context, *StepContext) (Outcome, error) {
 	return func(context.Context, *StepContext) (Outcome, error) { return Outcome{Note: note}, nil }
 }
 
+// pushed is a push step that records the commit it pushed: its work order
+// has a branch for someone to merge, so it is not closed when it completes.
+func pushed(note string) func(context.Context, *StepContext) (Outcome, error) {
+	return func(context.Context, *StepContext) (Outcome, error) {
+		return Outcome{Note: note, Record: func(s *workorder.State) { s.PushedSHA = "0123456789abcdef0123456789abcdef01234567" }}, nil
+	}
+}
+
 func newTestEngine(t testing.TB, steps ...string) (*Engine, store.Store) {
 	t.Helper()
 	s, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "wo.db"))
@@ -77,7 +85,7 @@ func TestRunWritesStateAfterEveryStep(t *testing.T) {
 			seen = append(seen, fmt.Sprint(st["current_step"], " ", st["completed_steps"]))
 			return Outcome{Note: "c", Record: func(s *workorder.State) { s.CommitSHA = "abc" }}, nil
 		},
-		"push": ok("p"),
+		"push": pushed("p"),
 	})
 	e, s := newTestEngine(t, "commit", "push", "commit")
 	res, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
@@ -158,11 +166,11 @@ func TestFailedStepBlocksAndRerunRetriesIt(t *testing.T) {
 	fail := true
 	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
 		"commit": ok("c"),
-		"push": func(context.Context, *StepContext) (Outcome, error) {
+		"push": func(ctx context.Context, sc *StepContext) (Outcome, error) {
 			if fail {
 				return Outcome{}, errors.New("remote rejected the push")
 			}
-			return Outcome{Note: "pushed"}, nil
+			return pushed("pushed")(ctx, sc)
 		},
 	})
 	e, s := newTestEngine(t, "commit", "push")
@@ -227,8 +235,8 @@ func TestLostLeaseStopsTheRun(t *testing.T) {
 }
 
 func TestLeaseOfADeadLocalProcessIsTakenOver(t *testing.T) {
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){"commit": ok("c")})
-	e, s := newTestEngine(t, "commit")
+	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){"push": pushed("p")})
+	e, s := newTestEngine(t, "push")
 	doc, _ := get(t, s)
 	dead := fmt.Sprintf("someone@%s:%d", hostname(), 999999) // no such pid
 	s.Update(context.Background(), "task_e", doc["_rev"].(string), store.Nest("work_order.state.lease",

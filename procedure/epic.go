@@ -70,6 +70,10 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 	if err != nil {
 		return nil, err
 	}
+	byKey := map[string]workorder.Document{}
+	for _, d := range children {
+		byKey[workorder.Key(d)] = d
+	}
 	res := &EpicResult{Epic: epicKey, Worst: OutcomeDone}
 	outcome := map[string]*TaskOutcome{}
 	var worstErr error
@@ -80,6 +84,12 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 		for _, key := range wave {
 			t := &TaskOutcome{Key: key, Wave: w + 1}
 			outcome[key] = t
+			if doc := byKey[key]; workorder.Done(doc) {
+				// Merged and closed (wo sync, a person): a rerun of the epic
+				// goes on with its dependents.
+				t.Outcome, t.Reason, t.Status = OutcomeDone, "done already", workorder.StatusOf(doc)
+				continue
+			}
 			if reason := blockedReason(deps[key], outcome); reason != "" {
 				t.Outcome, t.Reason = OutcomeSkipped, reason
 				continue
@@ -145,15 +155,7 @@ func Waves(children []map[string]any) ([][]string, map[string][]string, error) {
 	for _, d := range children {
 		keys[workorder.Key(d)] = true
 	}
-	deps := map[string][]string{}
-	for _, d := range children {
-		k := workorder.Key(d)
-		for _, b := range store.BlockedByOf(d) {
-			if keys[b] {
-				deps[k] = append(deps[k], b)
-			}
-		}
-	}
+	deps := workorder.NewGraph(children, nil).Within(keys)
 	level, err := workorder.Waves(deps, keys)
 	var cycle *workorder.CycleError
 	if errors.As(err, &cycle) {

@@ -139,7 +139,7 @@ func BlockerSatisfied(dependent, blocker Document) bool {
 	if blocker == nil {
 		return false
 	}
-	if StatusOf(blocker) == StatusClosed {
+	if Done(blocker) {
 		return true
 	}
 	return String(dependent, "work_order.context.split_mode") == "stacked" &&

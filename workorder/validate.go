@@ -427,9 +427,18 @@ func (v *validator) dependencies(deps map[string]any) {
 				continue
 			}
 			if v.opts.Lookup != nil {
-				if _, exists := v.opts.Lookup(k); !exists {
+				other, exists := v.opts.Lookup(k)
+				switch {
+				case !exists && f == "blocks":
+					// A task may name the tasks it will block before they exist.
+					v.warnf(path, "names task %q, which does not exist yet: it will wait for this task once it does", k)
+				case !exists:
 					v.errorf(path, "names task %q, which does not exist", k)
 					continue
+				case f == "blocks" && !slices.Contains(other.BlockedBy, self):
+					v.warnf(path, "task %q does not list %q in its blocked_by; wo honours both sides, so it waits for this task", k, self)
+				case f == "blocked_by" && len(other.Blocks) > 0 && !slices.Contains(other.Blocks, self):
+					v.warnf(path, "task %q lists what it blocks without %q; wo honours both sides, so this task waits for it", k, self)
 				}
 			}
 			if f == "blocked_by" {

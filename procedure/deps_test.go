@@ -1,0 +1,125 @@
+package procedure
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// noteTask is an agent-only work order that delivers pre-composed notes:
+// no git, no GitHub, nothing to merge.
+func noteTask(key, parent string, deps map[string]any) map[string]any {
+	doc := map[string]any{"_key": key, "title": "Note " + key, "status": "open", "parent_key": parent,
+		"work_order": map[string]any{"version": "1.0", "objective": "Deliver a note for " + key,
+			"procedure": []any{map[string]any{"step": 1, "action": "agent", "description": "Write the note",
+				"delivery": []any{map[string]any{"target": "task_note", "content": "note of " + key}}}}}}
+	if deps != nil {
+		doc["work_order"].(map[string]any)["dependencies"] = deps
+	}
+	workorder.ApplyDefaults(doc)
+	return doc
+}
+
+func epicStore(t *testing.T, docs ...map[string]any) (*Engine, store.Store) {
+	t.Helper()
+	s, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "wo.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	epic := map[string]any{"_key": "task_epic", "title": "The epic", "status": "open", "type": "epic"}
+	workorder.ApplyDefaults(epic)
+	if err := s.Create(context.Background(), append([]map[string]any{epic}, docs...)...); err != nil {
+		t.Fatal(err)
+	}
+	return &Engine{Store: s, Runner: "tester@host:1", Attempts: 1, Backoff: time.Millisecond}, s
+}
+
+func statusOf(t *testing.T, s store.Store, key string) workorder.Status {
+	t.Helper()
+	d, err := s.Get(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return workorder.StatusOf(d)
+}
+
+func TestEpicRerunGoesOnAfterAClosedChild(t *testing.T) {
+	a := noteTask("task_a", "task_epic", nil)
+	a["status"] = "closed" // merged, and closed by wo sync or a person
+	b := noteTask("task_b", "task_epic", map[string]any{"blocked_by": []any{"task_a"}})
+	e, s := epicStore(t, a, b)
+	res, err := e.RunEpic(context.Background(), "task_epic", 2, RunOptions{})
+	if err != nil {
+		t.Fatalf("epic rerun with a closed child: %v\n%+v", err, res)
+	}
+	if res.Tasks[0].Key != "task_a" || res.Tasks[0].Outcome != OutcomeDone || res.Tasks[1].Outcome != OutcomeDone {
+		t.Errorf("outcomes %+v, want both done", res.Tasks)
+	}
+	if got := statusOf(t, s, "task_b"); got != workorder.StatusClosed {
+		t.Errorf("the dependent is %s, want closed: it ran and had nothing to merge", got)
+	}
+	logs, _ := s.Logs(context.Background(), "task_a")
+	for _, l := range logs {
+		if l.Action == "run_started" {
+			t.Error("the closed child was run again")
+		}
+	}
+}
+
+func TestBlocksAloneMakeADependency(t *testing.T) {
+	a := noteTask("task_a", "task_epic", map[string]any{"blocks": []any{"task_b"}})
+	b := noteTask("task_b", "task_epic", nil)
+	e, s := epicStore(t, a, b)
+
+	_, err := e.Run(context.Background(), RunOptions{Key: "task_b"})
+	var open *BlockersOpenError
+	if !errors.As(err, &open) || !strings.Contains(err.Error(), "task_a (open)") {
+		t.Fatalf("task_b run alone while task_a, which blocks it, is open: %v", err)
+	}
+	if got := statusOf(t, s, "task_b"); got != workorder.StatusOpen {
+		t.Errorf("task_b is %s after a refused run", got)
+	}
+
+	children, _ := s.List(context.Background(), store.Filter{ParentKey: "task_epic"})
+	waves, _, err := Waves(children)
+	if err != nil || len(waves) != 2 || waves[0][0] != "task_a" || waves[1][0] != "task_b" {
+		t.Fatalf("waves %v (%v), want task_a then task_b", waves, err)
+	}
+	// One epic run finishes both: task_a closes when done, which lets
+	// task_b run in the same run.
+	res, err := e.RunEpic(context.Background(), "task_epic", 1, RunOptions{})
+	if err != nil {
+		t.Fatalf("epic: %v %+v", err, res)
+	}
+	for _, k := range []string{"task_a", "task_b"} {
+		if got := statusOf(t, s, k); got != workorder.StatusClosed {
+			t.Errorf("%s is %s, want closed", k, got)
+		}
+	}
+}
+
+func TestGraphReadsBothSidesAndEdges(t *testing.T) {
+	docs := []workorder.Document{
+		noteTask("task_a", "", map[string]any{"blocks": []any{"task_c"}}),
+		noteTask("task_b", "", nil),
+		noteTask("task_c", "", map[string]any{"blocked_by": []any{"task_b", "task_a"}}),
+	}
+	g := workorder.NewGraph(docs, map[string][]string{"task_b": {"task_z"}})
+	if got := strings.Join(g.BlockersOf("task_c"), ","); got != "task_a,task_b" {
+		t.Errorf("task_c waits for %s, want task_a,task_b each once", got)
+	}
+	if got := strings.Join(g.BlockersOf("task_b"), ","); got != "task_z" {
+		t.Errorf("task_b waits for %s, want the edge's task_z", got)
+	}
+	within := g.Within(map[string]bool{"task_b": true, "task_c": true})
+	if strings.Join(within["task_c"], ",") != "task_b" || len(within["task_b"]) != 0 {
+		t.Errorf("within {b, c}: %v", within)
+	}
+}
