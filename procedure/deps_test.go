@@ -123,3 +123,46 @@ func TestGraphReadsBothSidesAndEdges(t *testing.T) {
 		t.Errorf("within {b, c}: %v", within)
 	}
 }
+
+func TestASkipIsRecordedWhereOthersCanSeeIt(t *testing.T) {
+	a := noteTask("task_a", "task_epic", nil)
+	// An agent step with nothing pre-composed and no agent configured waits.
+	a["work_order"].(map[string]any)["procedure"] = []any{map[string]any{"step": 1, "action": "agent",
+		"description": "Write the note", "delivery": []any{map[string]any{"target": "task_note"}}}}
+	b := noteTask("task_b", "task_epic", map[string]any{"blocked_by": []any{"task_a"}})
+	e, s := epicStore(t, a, b)
+	res, err := e.RunEpic(context.Background(), "task_epic", 1, RunOptions{})
+	if err == nil || res.Tasks[1].Outcome != OutcomeSkipped {
+		t.Fatalf("epic: %v %+v, want task_b skipped", err, res)
+	}
+	doc, _ := s.Get(context.Background(), "task_b")
+	st, _ := workorder.StateOf(doc)
+	if st.Skipped == nil || st.Skipped.Reason != "blocker task_a is waiting" || st.Skipped.By != "tester@host:1" {
+		t.Fatalf("task_b's state says %+v, want the skip and its reason", st.Skipped)
+	}
+	logs, _ := s.Logs(context.Background(), "task_b")
+	if len(logs) == 0 || logs[len(logs)-1].Action != "skipped" {
+		t.Errorf("task_b's timeline has no skip: %+v", logs)
+	}
+	epic, _ := s.Get(context.Background(), "task_epic")
+	children, _ := s.List(context.Background(), store.Filter{ParentKey: "task_epic"})
+	f, err := workorder.ToTasksFile(epic, children)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Tasks["task_b"]; got.Status != "skipped" || got.Error == nil || *got.Error != "blocker task_a is waiting" {
+		t.Errorf("tasks.json shows task_b as %q (%v), want skipped with the reason", got.Status, got.Error)
+	}
+	// Once its blocker is done, the task runs and the skip is gone.
+	d, _ := s.Get(context.Background(), "task_a")
+	if _, err := s.Update(context.Background(), "task_a", d["_rev"].(string), map[string]any{"status": "closed"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Run(context.Background(), RunOptions{Key: "task_b"}); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ = s.Get(context.Background(), "task_b")
+	if st, _ := workorder.StateOf(doc); st.Skipped != nil {
+		t.Errorf("the skip survived the task's own run: %+v", st.Skipped)
+	}
+}

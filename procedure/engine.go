@@ -422,7 +422,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 	if err := r.setStatus(start, workorder.StatusInProgress, ""); err != nil {
 		return nil, err
 	}
-	r.state.Phase, r.state.Version = workorder.PhaseRunning, workorder.StateVersion
+	r.state.Phase, r.state.Version, r.state.Skipped = workorder.PhaseRunning, workorder.StateVersion, nil
 	if err := r.save(ctx, start); err != nil {
 		return nil, err
 	}

@@ -26,6 +26,8 @@ type EpicResult struct {
 	Epic  string        `json:"epic"`
 	Tasks []TaskOutcome `json:"tasks"`
 	Worst RunOutcome    `json:"worst"`
+	// Warnings are losses that did not stop the run.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // EpicError carries the worst outcome of an epic run, for the exit code.
@@ -92,6 +94,9 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 			}
 			if reason := blockedReason(deps[key], outcome); reason != "" {
 				t.Outcome, t.Reason = OutcomeSkipped, reason
+				if err := e.recordSkip(ctx, key, reason); err != nil {
+					res.Warnings = append(res.Warnings, fmt.Sprintf("the skip of %s was not recorded: %v", key, err))
+				}
 				continue
 			}
 			if ctx.Err() != nil {
@@ -136,6 +141,39 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 		return res, &EpicError{Result: res, Worst: worstErr}
 	}
 	return res, nil
+}
+
+// recordSkip writes why the task was not started into its state and its
+// timeline, so that status, exports and other runners can tell. A task that
+// another runner holds is left alone: it is not skipped there.
+func (e *Engine) recordSkip(ctx context.Context, key, reason string) error {
+	written := false
+	err := store.RetryConflicts(ctx, func() error {
+		doc, err := e.Store.Get(ctx, key)
+		if err != nil {
+			return err
+		}
+		if cur := store.Current(doc); cur != nil && cur.ExpiresAt.After(e.Now()) {
+			return nil
+		}
+		before, err := workorder.StateOf(doc)
+		if err != nil {
+			return err
+		}
+		after := before.Clone()
+		after.Skipped = &workorder.Skip{Reason: reason, By: e.Runner, At: workorder.Timestamp(e.Now())}
+		patch := workorder.StatePatch(before, after)
+		patch["updated_at"] = workorder.Timestamp(e.Now())
+		rev, _ := doc["_rev"].(string)
+		_, err = e.Store.Update(ctx, key, rev, patch)
+		written = err == nil
+		return err
+	})
+	if err != nil || !written {
+		return err
+	}
+	return e.Store.AppendLog(ctx, store.LogEntry{Action: "skipped", TaskKey: key, SessionKey: e.Runner, CreatedAt: e.Now(),
+		Details: map[string]any{"reason": reason}})
 }
 
 // blockedReason says why a task must be skipped, or "".

@@ -70,6 +70,16 @@ type State struct {
 	Deliverables map[string]string `json:"deliverables,omitempty"`
 	// PRState is the pull request's state at the last sync: merged, closed.
 	PRState string `json:"pr_state,omitempty"`
+	// Skipped says why an epic run did not start this task (a blocker
+	// failed or waits); the next run of the task clears it.
+	Skipped *Skip `json:"skipped,omitempty"`
+}
+
+// Skip is an epic run's decision not to start a task.
+type Skip struct {
+	Reason string `json:"reason"`
+	By     string `json:"by"`
+	At     string `json:"at"`
 }
 
 // Watermark is the newest ID of each kind of review item already handled.

@@ -76,16 +76,7 @@ func ToTasksFile(epic Document, children []Document) (*TasksFile, error) {
 	for _, c := range children {
 		keys[Key(c)] = true
 	}
-	deps := map[string][]string{}
-	for _, c := range children {
-		list, _ := Lookup(c, "work_order.dependencies.blocked_by")
-		items, _ := list.([]any)
-		for _, x := range items {
-			if s, ok := x.(string); ok && keys[s] {
-				deps[Key(c)] = append(deps[Key(c)], s)
-			}
-		}
-	}
+	deps := NewGraph(children, nil).Within(keys)
 	waves, err := Waves(deps, keys)
 	if err != nil {
 		return nil, err
@@ -101,12 +92,16 @@ func ToTasksFile(epic Document, children []Document) (*TasksFile, error) {
 		if e.Title == "" {
 			e.Title = k
 		}
-		switch String(c, "status") {
-		case "open":
+		skip := Get(c, "work_order.state.skipped.reason")
+		switch StatusOf(c) {
+		case StatusOpen:
 			e.Status = "pending"
-		case "in_progress":
+			if reason, ok := skip.(string); ok && reason != "" {
+				e.Status, e.Error = "skipped", &reason
+			}
+		case StatusInProgress:
 			e.Status = "in_progress"
-		case "in_review", "closed":
+		case StatusInReview, StatusClosed:
 			e.Status = "completed"
 			findings := fmt.Sprintf("Persephone status %s", String(c, "status"))
 			if pr := String(c, "work_order.state.pr_url"); pr != "" {
@@ -122,7 +117,7 @@ func ToTasksFile(epic Document, children []Document) (*TasksFile, error) {
 				findings = findings[:497] + "..."
 			}
 			e.Findings = &findings
-		case "blocked":
+		case StatusBlocked:
 			e.Status = "failed"
 			reason := String(c, "block_reason")
 			if reason == "" {
