@@ -107,6 +107,16 @@ func seedSteps() []any {
 	return out
 }
 
+// bareSteps is a procedure of the given actions without command templates,
+// for work orders that leave out a context field the seed's commands name.
+func bareSteps(actions ...string) []any {
+	out := make([]any, len(actions))
+	for i, a := range actions {
+		out[i] = map[string]any{"step": i + 1, "action": a}
+	}
+	return out
+}
+
 // gitIn runs the real git command in dir and returns its trimmed output.
 func gitIn(t testing.TB, dir string, args ...string) string {
 	t.Helper()
@@ -425,3 +435,6 @@ func TestHarnessRunsOverARealRepositoryAndStore(t *testing.T) {
 		t.Errorf("stored state: commit_sha %q lease %+v", st.CommitSHA, st.Lease)
 	}
 }
+
+// stateT is the state type, short for setState callbacks.
+type stateT = workorder.State
