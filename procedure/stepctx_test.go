@@ -63,6 +63,9 @@ type stepOpts struct {
 	GitHub      bool
 	Reviews     [][]ghstandin.Comment
 	ReviewDelay time.Duration
+	// ReviewerLogin is who the stand-in's reviewer is; its default is
+	// coderabbitai[bot], and wo's own login is wo-bot.
+	ReviewerLogin string
 	// Agent is the body of a shell script used as the agent command.
 	Agent string
 	// Env is what Engine.Getenv answers (GITHUB_TOKEN is set when GitHub).
@@ -193,6 +196,9 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 		gh.Remotes[fixRepo] = h.Remote
 		gh.ReviewRounds = opts.Reviews
 		gh.ReviewDelay = opts.ReviewDelay
+		if opts.ReviewerLogin != "" {
+			gh.ReviewerLogin = opts.ReviewerLogin
+		}
 		if err := gh.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -403,6 +409,17 @@ func (h *stepHarness) pushBranch() string {
 	gitIn(h.t, h.Repo, "branch", "-f", fixBranch, fixSource)
 	gitIn(h.t, h.Repo, "push", "-q", "origin", fixBranch)
 	return gitIn(h.t, h.Repo, "rev-parse", fixBranch)
+}
+
+// openPR pushes the branch and opens its pull request through the
+// create_pr action, keeping the number in state; it returns the pushed
+// commit, which is recorded as pushed_sha.
+func (h *stepHarness) openPR() string {
+	h.t.Helper()
+	sha := h.pushBranch()
+	h.setState(func(s *stateT) { s.PushedSHA = sha })
+	h.must("create_pr")
+	return sha
 }
 
 // errContains fails unless err is an error whose message holds every part.
