@@ -56,6 +56,9 @@ type stepOpts struct {
 	State map[string]any
 	// Procedure replaces seedSteps().
 	Procedure []any
+	// Approval makes the work order ask for approval before it changes
+	// anything.
+	Approval bool
 	// SuccessCriteria of the work order; none by default.
 	SuccessCriteria []any
 	// GitHub starts the stand-in; Reviews are its reviewer's rounds and
@@ -249,6 +252,9 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 		"context": woContext, "inputs": inputs, "procedure": procedure}
 	if opts.SuccessCriteria != nil {
 		wo["success_criteria"] = opts.SuccessCriteria
+	}
+	if opts.Approval {
+		wo["approval"] = map[string]any{"required": true}
 	}
 	if opts.State != nil {
 		wo["state"] = opts.State
