@@ -1,0 +1,241 @@
+package procedure
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wo-runner/wo/workorder"
+)
+
+var openComments = []workorder.ReviewComment{
+	{ID: 2001, Author: "coderabbitai[bot]", Path: "foundation/new.go", Line: 3, Body: "Export a comment on N."},
+	{ID: 2002, Author: "coderabbitai[bot]", Body: "Please add a test."},
+}
+
+var seenAtCheck = workorder.Watermark{Review: 2000, ReviewComment: 2001, IssueComment: 2002}
+
+// loopReady is a harness whose branch is committed and pushed, with the
+// comments of a check waiting to be fixed.
+func loopReady(t *testing.T, opts stepOpts) *stepHarness {
+	t.Helper()
+	h := newStepContext(t, opts)
+	h.upTo("create_pr")
+	h.setState(func(s *stateT) { s.ReviewComments, s.ReviewSeen = openComments, seenAtCheck })
+	return h
+}
+
+func waiting(t *testing.T, err error) *WaitingError {
+	t.Helper()
+	var w *WaitingError
+	if !errors.As(err, &w) {
+		t.Fatalf("err %v, want the run to wait", err)
+	}
+	return w
+}
+
+func TestLoopConditionalLeavesTheLoopWithoutComments(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	h.setState(func(s *stateT) { s.ReviewComments = []workorder.ReviewComment{} })
+	out, err := h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.JumpTo != 0 || out.Note != "no review comments to address: leaving the loop" {
+		t.Errorf("jump %d note %q", out.JumpTo, out.Note)
+	}
+}
+
+func TestLoopConditionalWaitsForAPersonsFix(t *testing.T) {
+	h := loopReady(t, stepOpts{})
+	pushed := gitIn(t, h.Remote, "rev-parse", fixBranch)
+
+	// No agent: the person is asked, and the task blocks with the reason.
+	out, err := h.run("conditional_loop")
+	w := waiting(t, err)
+	wantReason := "2 review comment(s) to address in " + h.Worktree + ", then run wo run " + fixKey +
+		": Export a comment on N. (foundation/new.go:3); Please add a test."
+	if w.Reason != wantReason || out.BlockReason != wantReason || out.Status != workorder.StatusBlocked {
+		t.Errorf("reason %q status %q, want %q", w.Reason, out.Status, wantReason)
+	}
+	if st := h.recorded(out); st.Phase != workorder.PhaseNeedsFix || !st.FixRequested {
+		t.Errorf("phase %q fix_requested %v", st.Phase, st.FixRequested)
+	}
+	h.keep(out)
+
+	// Run again before anything changed: still waiting, nothing pushed.
+	out, err = h.run("conditional_loop")
+	w = waiting(t, err)
+	if want := "the worktree " + h.Worktree + " has no changes yet for the 2 review comment(s): change the files, then run wo run " + fixKey; w.Reason != want {
+		t.Errorf("reason %q, want %q", w.Reason, want)
+	}
+	if got := gitIn(t, h.Remote, "rev-parse", fixBranch); got != pushed {
+		t.Errorf("something was pushed: %s", got)
+	}
+
+	// The person edits a file: wo commits, pushes and goes back.
+	writeTestFile(t, filepath.Join(h.Worktree, "foundation/new.go"), "package foundation\n\n// N is exported.\nconst N = 0\n")
+	out, err = h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := gitIn(t, h.Worktree, "rev-parse", "HEAD")
+	if got := gitIn(t, h.Worktree, "log", "-1", "--format=%s|%P", "HEAD"); got != "Fix review comments (iteration 1)|"+pushed {
+		t.Errorf("the fix commit: %s", got)
+	}
+	if got := gitIn(t, h.Remote, "rev-parse", fixBranch); got != head {
+		t.Errorf("the remote is at %s, want the fix %s", got, head)
+	}
+	if out.JumpTo != 7 {
+		t.Errorf("jump to %d, want loop_to 7", out.JumpTo)
+	}
+	st := h.recorded(out)
+	if st.CommitSHA != head || st.PushedSHA != head {
+		t.Errorf("commit_sha %q pushed_sha %q, want %s", st.CommitSHA, st.PushedSHA, head)
+	}
+	if st.ReviewIterations != 1 || st.LoopIterations["9"] != 1 {
+		t.Errorf("review_iterations %d loop_iterations %v", st.ReviewIterations, st.LoopIterations)
+	}
+	if st.ReviewComments == nil || len(st.ReviewComments) != 0 || st.FixRequested || st.Phase != workorder.PhaseRunning {
+		t.Errorf("after the fix: comments %v fix_requested %v phase %q", st.ReviewComments, st.FixRequested, st.Phase)
+	}
+	if st.ReviewWatermark != seenAtCheck {
+		t.Errorf("watermark %+v, want the comments seen at the check %+v", st.ReviewWatermark, seenAtCheck)
+	}
+	if want := "fixed 2 review comment(s) in " + head[:12] + " (iteration 1); back to step 7"; out.Note != want {
+		t.Errorf("note %q, want %q", out.Note, want)
+	}
+}
+
+func TestLoopConditionalTakesAFixThePersonCommitted(t *testing.T) {
+	h := loopReady(t, stepOpts{})
+	h.setState(func(s *stateT) { s.FixRequested = true })
+	writeTestFile(t, filepath.Join(h.Worktree, "pkg/a_test.go"), "package pkg\n")
+	gitIn(t, h.Worktree, "add", "pkg/a_test.go")
+	gitIn(t, h.Worktree, "commit", "-q", "-m", "Add a test")
+	theirs := gitIn(t, h.Worktree, "rev-parse", "HEAD")
+	out, err := h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gitIn(t, h.Remote, "rev-parse", fixBranch); got != theirs {
+		t.Errorf("the remote is at %s, want the person's commit %s", got, theirs)
+	}
+	if got := gitIn(t, h.Worktree, "log", "-1", "--format=%s"); got != "Add a test" {
+		t.Errorf("wo added a commit of its own: %s", got)
+	}
+	if st := h.recorded(out); st.CommitSHA != theirs || st.ReviewIterations != 1 {
+		t.Errorf("commit_sha %q review_iterations %d", st.CommitSHA, st.ReviewIterations)
+	}
+}
+
+func TestLoopConditionalRunsTheAgent(t *testing.T) {
+	// The agent reads the prompt on stdin and fixes the file it names.
+	h := loopReady(t, stepOpts{Agent: `prompt=$(cat)
+echo "$prompt" | grep -q 'Export a comment on N.' || exit 9
+echo "$prompt" | grep -q 'What to do: Read comments, fix issues, commit, push' || exit 8
+[ "$WO_TASK_KEY" = task_cr_01 ] || exit 7
+[ "$(pwd)" = "$WO_WORKTREE" ] || exit 6
+grep -q 'foundation/new.go:3' "$WO_PROMPT_FILE" || exit 5
+printf 'package foundation\n\n// N is exported.\nconst N = 0\n' > foundation/new.go
+`})
+	out, err := h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readTestFile(t, filepath.Join(h.Worktree, "foundation/new.go")); !strings.Contains(got, "// N is exported.") {
+		t.Fatalf("the agent's fix is not there: %q", got)
+	}
+	head := gitIn(t, h.Worktree, "rev-parse", "HEAD")
+	if got := gitIn(t, h.Remote, "rev-parse", fixBranch); got != head {
+		t.Errorf("the remote is at %s, want %s", got, head)
+	}
+	if got := gitIn(t, h.Worktree, "show", "--format=%s", "--name-only", "HEAD"); got != "Fix review comments (iteration 1)\n\nfoundation/new.go" {
+		t.Errorf("the fix commit:\n%s", got)
+	}
+	if out.JumpTo != 7 || h.recorded(out).ReviewIterations != 1 {
+		t.Errorf("jump %d iterations %d", out.JumpTo, h.recorded(out).ReviewIterations)
+	}
+	logs, _ := h.store.Logs(h.ctx, fixKey)
+	found := false
+	for _, l := range logs {
+		found = found || (l.Action == "agent_finished" && fmt.Sprint(l.Details["exit_code"]) == "0")
+	}
+	if !found {
+		t.Errorf("no agent_finished entry with exit code 0 in the activity log: %+v", logs)
+	}
+}
+
+func TestLoopConditionalAgentFailure(t *testing.T) {
+	h := loopReady(t, stepOpts{Agent: "echo 'model overloaded' >&2; exit 3\n"})
+	pushed := gitIn(t, h.Remote, "rev-parse", fixBranch)
+	_, err := h.run("conditional_loop")
+	errContains(t, err, "agent command "+h.engine().Agent+" exited with status 3: model overloaded")
+	if got := gitIn(t, h.Remote, "rev-parse", fixBranch); got != pushed {
+		t.Errorf("something was pushed after the agent failed: %s", got)
+	}
+}
+
+func TestLoopConditionalStopsAtItsBound(t *testing.T) {
+	h := loopReady(t, stepOpts{})
+	h.setState(func(s *stateT) { s.LoopIterations = map[string]int{"9": 5} })
+	out, err := h.run("conditional_loop")
+	w := waiting(t, err)
+	want := "the review loop reached its bound of 5 iteration(s) with 2 comment(s) still open; fix them by hand, then wo reset " + fixKey + " --to-step 8 and wo run " + fixKey
+	if w.Reason != want || out.Status != workorder.StatusBlocked {
+		t.Errorf("reason %q status %q, want %q", w.Reason, out.Status, want)
+	}
+	if st := h.recorded(out); st.Phase != workorder.PhaseNeedsFix {
+		t.Errorf("phase %q", st.Phase)
+	}
+
+	// max_iterations on the step wins over the engine's default.
+	h = loopReady(t, stepOpts{Procedure: append(seedSteps()[:8], map[string]any{"step": 9, "action": "conditional_loop",
+		"condition": "review_comments_exist", "loop_to": 7, "max_iterations": 1})})
+	h.setState(func(s *stateT) { s.LoopIterations = map[string]int{"9": 1} })
+	_, err = h.run("conditional_loop")
+	errContains(t, waiting(t, err), "reached its bound of 1 iteration(s)")
+}
+
+func TestLoopConditionalErrors(t *testing.T) {
+	t.Run("the worktree is gone", func(t *testing.T) {
+		h := loopReady(t, stepOpts{})
+		gitIn(t, h.Repo, "worktree", "remove", h.Worktree)
+		_, err := h.run("conditional_loop")
+		errContains(t, err, "worktree "+h.Worktree+" is gone: the fixes need it; wo reset "+fixKey+" --to-step 0 to start over")
+	})
+	t.Run("an unknown condition", func(t *testing.T) {
+		h := loopReady(t, stepOpts{})
+		// Validation refuses it when the document loads; the action too.
+		h.r.task.WorkOrder.Procedure[8].Condition = "tests_fail"
+		_, err := h.run("conditional_loop")
+		errContains(t, err, `unknown condition "tests_fail"`)
+	})
+}
+
+func TestLoopConditionalPlan(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	if got, want := h.plan("conditional_loop"), "if review_comments_exist: wait for a person to fix them, commit, push and go back to step 7 (at most 5 times)"; got != want {
+		t.Errorf("plan %q, want %q", got, want)
+	}
+	h.engine().Agent = "/usr/local/bin/fixer --model x"
+	if got, want := h.plan("conditional_loop"), "if review_comments_exist: run the agent /usr/local/bin/fixer, commit, push and go back to step 7 (at most 5 times)"; got != want {
+		t.Errorf("plan %q, want %q", got, want)
+	}
+}
+
+func TestSummarizeCommentsShowsFiveAndCounts(t *testing.T) {
+	var cs []workorder.ReviewComment
+	for i := 0; i < 7; i++ {
+		cs = append(cs, workorder.ReviewComment{Path: "a.go", Line: i + 1, Body: "fix " + strings.Repeat("z", 100*(i%2))})
+	}
+	got := summarizeComments(cs)
+	if !strings.HasSuffix(got, "; and 2 more") || strings.Count(got, "a.go:") != 5 {
+		t.Errorf("summary %q", got)
+	}
+	if !strings.Contains(got, "fix "+strings.Repeat("z", 73)+"... (a.go:2)") {
+		t.Errorf("a long body is not cut to 80 characters: %q", got)
+	}
+}

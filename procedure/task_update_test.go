@@ -1,0 +1,116 @@
+package procedure
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/wo-runner/wo/workorder"
+)
+
+var criteria = []any{"Worktree cleaned up", "PR created targeting code-review-base", "Task status updated to in_review",
+	"All review comments addressed", "Code is readable"}
+
+func criteriaLines(rs []workorder.CriterionResult) string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, fmt.Sprintf("%s|%v|%v|%s", r.Criterion, r.Checked, r.Passed, r.How))
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestTaskUpdatePutsTheTaskInReview(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, SuccessCriteria: criteria})
+	h.upTo("push")
+	h.must("push")
+	h.must("create_pr")
+	h.setState(func(s *stateT) { s.ReviewComments = []workorder.ReviewComment{} })
+	h.must("cleanup_worktree")
+	out, err := h.run("update_task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := h.recorded(out)
+	want := strings.Join([]string{
+		"Worktree cleaned up|true|true|the worktree directory is gone",
+		"PR created targeting code-review-base|true|true|pull request #1 is open against code-review-base",
+		"Task status updated to in_review|true|true|this step sets status in_review",
+		"All review comments addressed|true|true|0 actionable review comment(s) at the last check",
+		"Code is readable|false|false|not machine-checked: a person or reviewer judges it",
+	}, "\n")
+	if got := criteriaLines(st.CriteriaResults); got != want {
+		t.Errorf("criteria results:\n%s\nwant:\n%s", got, want)
+	}
+	if st.ReviewResult != "no review comments at the last check" || out.Status != workorder.StatusInReview {
+		t.Errorf("review_result %q status %q", st.ReviewResult, out.Status)
+	}
+	if want := "task in review: no review comments at the last check; 4 of 5 success criteria checked by wo, the rest listed as not machine-checked"; out.Note != want {
+		t.Errorf("note %q, want %q", out.Note, want)
+	}
+
+	// Through the engine's write-back, the document's status moves.
+	if _, err := h.r.complete(h.ctx, h.step("update_task"), out, 0); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := h.store.Get(h.ctx, fixKey)
+	if doc["status"] != "in_review" || workorder.String(doc, "work_order.state.review_result") != st.ReviewResult {
+		t.Errorf("stored status %v, review_result %v", doc["status"], workorder.String(doc, "work_order.state.review_result"))
+	}
+
+	// Again: the same result.
+	again, err := h.run("update_task")
+	if err != nil || again.Note != out.Note {
+		t.Errorf("rerun: %v, %q", err, again.Note)
+	}
+}
+
+func TestTaskUpdateRefusesUnmetCriteria(t *testing.T) {
+	t.Run("the worktree is still there", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Worktree removed"}})
+		h.must("create_worktree")
+		_, err := h.run("update_task")
+		errContains(t, err, `success criteria not met: "Worktree removed" (the worktree `+h.Worktree+` still exists)`)
+	})
+	t.Run("the PR was merged", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{GitHub: true, SuccessCriteria: []any{"PR open against the base"}})
+		h.openPR()
+		h.GH.Merge(fixRepo, 1)
+		_, err := h.run("update_task")
+		errContains(t, err, `"PR open against the base" (pull request #1 is closed against code-review-base, not open against code-review-base)`)
+	})
+	t.Run("no PR recorded", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{GitHub: true, SuccessCriteria: []any{"PR created"}})
+		_, err := h.run("update_task")
+		errContains(t, err, `"PR created" (no pull request is recorded in the state)`)
+	})
+	t.Run("no GitHub token", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"PR created"}, State: map[string]any{"pr_number": 3}})
+		_, err := h.run("update_task")
+		errContains(t, err, `"PR created" (no GitHub token`)
+	})
+	t.Run("comments still open", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Review comments resolved"}})
+		h.setState(func(s *stateT) { s.ReviewComments = openComments })
+		_, err := h.run("update_task")
+		errContains(t, err, `"Review comments resolved" (2 actionable review comment(s) at the last check)`)
+	})
+}
+
+func TestTaskUpdateReportsOpenCommentsWhenNotACriterion(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	h.setState(func(s *stateT) { s.ReviewComments = openComments })
+	out, err := h.run("update_task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.recorded(out).ReviewResult; got != "2 review comment(s) open at the last check" {
+		t.Errorf("review_result %q", got)
+	}
+}
+
+func TestTaskUpdatePlan(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	if got, want := h.plan("update_task"), "set status in_review, record the PR URL and the review result, check the success criteria"; got != want {
+		t.Errorf("plan %q, want %q", got, want)
+	}
+}
