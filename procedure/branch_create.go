@@ -62,5 +62,5 @@ func (BranchCreate) Check(ctx context.Context, sc *StepContext) error {
 
 // Plan names the branch.
 func (BranchCreate) Plan(sc *StepContext) string {
-	return fmt.Sprintf("create branch %s in the worktree and switch to it", sc.Input("branch_name"))
+	return fmt.Sprintf("create branch %s in the worktree and switch to it", sc.BranchName())
 }

@@ -28,7 +28,7 @@ func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	opts := gitops.PushOptions{Remote: sc.Context("remote"), Branch: branch, Token: githubToken(sc.Getenv)}
+	opts := gitops.PushOptions{Remote: sc.Remote(), Branch: branch, Token: githubToken(sc.Getenv)}
 	res, err := repo.Push(ctx, opts)
 	var nff *gitops.NonFastForwardError
 	if errors.As(err, &nff) {
@@ -56,16 +56,16 @@ func (BranchPush) Check(ctx context.Context, sc *StepContext) error {
 	if err != nil {
 		return err
 	}
-	return repo.HasRemote(sc.Context("remote"))
+	return repo.HasRemote(sc.Remote())
 }
 
 // Plan names the remote.
 func (BranchPush) Plan(sc *StepContext) string {
-	remote := sc.Context("remote")
+	remote := sc.Remote()
 	if remote == "" {
 		remote = "origin"
 	}
-	return fmt.Sprintf("push %s to %s", sc.Input("branch_name"), remote)
+	return fmt.Sprintf("push %s to %s", sc.BranchName(), remote)
 }
 
 // githubToken is GITHUB_TOKEN, then GH_TOKEN.

@@ -344,8 +344,9 @@ type run struct {
 	// failing activity log reported once, not at every entry.
 	warnings  []string
 	logFailed bool
-	gh        *github.Client // opened by the first step that needs it
-	repo      *gitops.Repo   // likewise
+	gh        *github.Client          // opened by the first step that needs it
+	repo      *gitops.Repo            // likewise
+	facts     *workorder.CommandFacts // what the procedure's commands name, read once
 }
 
 func newRun(e *Engine, opts RunOptions, doc workorder.Document, task *workorder.Task) (*run, error) {

@@ -22,7 +22,7 @@ func (PullRequestCreate) Run(ctx context.Context, sc *StepContext) (Outcome, err
 	if err != nil {
 		return Outcome{}, err
 	}
-	base := sc.Context("base_branch")
+	base := sc.BaseBranch()
 	client, err := sc.GitHub()
 	if err != nil {
 		return Outcome{}, err
@@ -66,7 +66,7 @@ func (PullRequestCreate) Plan(sc *StepContext) string {
 	if err != nil {
 		return "cannot plan: " + err.Error()
 	}
-	return fmt.Sprintf("find an open pull request %s → %s in %s, else open one titled %q", sc.Input("branch_name"), sc.Context("base_branch"), sc.Context("repo"), title)
+	return fmt.Sprintf("find an open pull request %s → %s in %s, else open one titled %q", sc.BranchName(), sc.BaseBranch(), sc.Context("repo"), title)
 }
 
 // Check needs a repository name and a token before anything changes.

@@ -110,23 +110,63 @@ func (sc *StepContext) Repo() (*gitops.Repo, error) {
 	return r, nil
 }
 
+// facts are what the procedure's commands name, read once per run.
+func (sc *StepContext) facts() workorder.CommandFacts {
+	if sc.run.facts == nil {
+		f := workorder.FactsOf(sc.run.doc)
+		sc.run.facts = &f
+	}
+	return *sc.run.facts
+}
+
+// BranchName is inputs.branch_name, else the branch the procedure's
+// commands create; "" when neither says.
+func (sc *StepContext) BranchName() string {
+	if b := sc.Input("branch_name"); b != "" {
+		return b
+	}
+	return sc.facts().Branch
+}
+
 // Branch is the branch the work order works on.
 func (sc *StepContext) Branch() (string, error) {
-	b := sc.Input("branch_name")
+	b := sc.BranchName()
 	if b == "" {
 		return "", fmt.Errorf("task %s: work_order.inputs.branch_name is not set", sc.Key())
 	}
 	return b, nil
 }
 
-// WorktreeName is inputs.worktree_name, else the branch name with '/'
-// turned into '-'.
+// BaseBranch is context.base_branch, else the base the procedure's
+// git worktree add command names.
+func (sc *StepContext) BaseBranch() string {
+	if b := sc.Context("base_branch"); b != "" {
+		return b
+	}
+	return sc.facts().Base
+}
+
+// Remote is context.remote, else the remote the procedure's git push
+// command names; "" means origin.
+func (sc *StepContext) Remote() string {
+	if r := sc.Context("remote"); r != "" {
+		return r
+	}
+	return sc.facts().Remote
+}
+
+// WorktreeName is the recorded name, else inputs.worktree_name, else the
+// last element of the path the procedure's git worktree add names, else
+// the branch name with '/' turned into '-'.
 func (sc *StepContext) WorktreeName() (string, error) {
 	if n := sc.run.state.WorktreeName; n != "" {
 		return n, nil
 	}
 	if n := sc.Input("worktree_name"); n != "" {
 		return n, nil
+	}
+	if p := sc.facts().WorktreePath; p != "" {
+		return filepath.Base(p), nil
 	}
 	b, err := sc.Branch()
 	if err != nil {
@@ -135,7 +175,10 @@ func (sc *StepContext) WorktreeName() (string, error) {
 	return strings.ReplaceAll(b, "/", "-"), nil
 }
 
-// Worktree describes the work order's linked worktree.
+// Worktree describes the work order's linked worktree: where a run
+// recorded it, else <worktree_root>/<inputs.worktree_name>, else the path
+// the procedure's git worktree add command names (so that a person finds
+// it where the document says), else <worktree_root>/<branch as a name>.
 func (sc *StepContext) Worktree() (*gitops.Worktree, error) {
 	r, err := sc.Repo()
 	if err != nil {
@@ -149,11 +192,17 @@ func (sc *StepContext) Worktree() (*gitops.Worktree, error) {
 	if p := sc.run.state.WorktreePath; p != nil {
 		path = *p
 	}
-	if path == "" {
-		root := sc.Context("worktree_root")
-		if root == "" {
-			return nil, fmt.Errorf("task %s: work_order.context.worktree_root is not set", sc.Key())
+	root := sc.Context("worktree_root")
+	switch named := sc.facts().WorktreePath; {
+	case path != "":
+	case sc.Input("worktree_name") == "" && named != "":
+		path = named
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(r.Path, path)
 		}
+	case root == "":
+		return nil, fmt.Errorf("task %s: work_order.context.worktree_root is not set", sc.Key())
+	default:
 		path = filepath.Join(root, name)
 	}
 	return r.Worktree(name, path)

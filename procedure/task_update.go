@@ -105,7 +105,7 @@ func prCheck(ctx context.Context, sc *StepContext) (bool, string) {
 	if err != nil {
 		return false, err.Error()
 	}
-	base := sc.Context("base_branch")
+	base := sc.BaseBranch()
 	if pr.State != github.PROpen || pr.Base != base {
 		return false, fmt.Sprintf("pull request #%d is %s against %s, not open against %s", n, pr.State, pr.Base, base)
 	}

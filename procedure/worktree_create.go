@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -24,17 +25,18 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 	if err != nil {
 		return Outcome{}, err
 	}
-	if branch := sc.Input("branch_name"); branch != "" {
+	if branch := sc.BranchName(); branch != "" {
 		if where, ok := repo.CheckedOutAt(branch); ok && where != w.Path {
 			return Outcome{}, fmt.Errorf("creating worktree %s: branch %s is already checked out at %s; remove that worktree or choose another branch_name", w.Name, branch, where)
 		}
 	}
-	base, err := recordedCommit(ctx, sc, baseSHA, sc.Context("base_branch"), "base_branch")
+	ref, what := baseRef(sc)
+	base, err := recordedCommit(ctx, sc, baseSHA, ref, what)
 	if err != nil {
 		return Outcome{}, err
 	}
 	start := base
-	if branch := sc.Input("branch_name"); branch != "" {
+	if branch := sc.BranchName(); branch != "" {
 		if start, err = repo.StartPoint(branch, base); err != nil {
 			return Outcome{}, err
 		}
@@ -49,9 +51,9 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("creating worktree %s: %w", w.Path, err)
 	}
-	from := fmt.Sprintf("%s (%s)", sc.Context("base_branch"), base.String()[:12])
+	from := fmt.Sprintf("%s (%s)", sc.BaseBranch(), base.String()[:12])
 	if start != base {
-		from = fmt.Sprintf("the existing branch %s (%s)", sc.Input("branch_name"), start.String()[:12])
+		from = fmt.Sprintf("the existing branch %s (%s)", sc.BranchName(), start.String()[:12])
 	}
 	return Outcome{
 		Note:   fmt.Sprintf("worktree %s created from %s", w.Path, from),
@@ -67,15 +69,15 @@ func (WorktreeCreate) Check(ctx context.Context, sc *StepContext) error {
 		return err
 	}
 	if !plumbing.IsHash(sc.State().BaseSHA) {
-		if _, err := repo.Resolve(sc.Context("base_branch")); err != nil {
-			return fmt.Errorf("context.base_branch: %w", err)
+		if err := checkBase(sc, repo); err != nil {
+			return err
 		}
 	}
 	w, err := sc.Worktree()
 	if err != nil {
 		return err
 	}
-	if branch := sc.Input("branch_name"); branch != "" {
+	if branch := sc.BranchName(); branch != "" {
 		if where, ok := repo.CheckedOutAt(branch); ok && where != w.Path {
 			return fmt.Errorf("branch %s is already checked out at %s", branch, where)
 		}
@@ -92,7 +94,52 @@ func (WorktreeCreate) Plan(sc *StepContext) string {
 	if w.Complete() {
 		return fmt.Sprintf("worktree %s exists: nothing to do", w.Path)
 	}
-	return fmt.Sprintf("create linked worktree %s (admin files %s) at %s", w.Path, w.AdminDir, sc.Context("base_branch"))
+	return fmt.Sprintf("create linked worktree %s (admin files %s) at %s", w.Path, w.AdminDir, sc.BaseBranch())
+}
+
+// baseRef is where the worktree starts: context.base_commit when the
+// document pins one, else the base branch.
+func baseRef(sc *StepContext) (ref, what string) {
+	if c := sc.Context("base_commit"); c != "" {
+		return c, "base_commit"
+	}
+	return sc.BaseBranch(), "base_branch"
+}
+
+// checkBase makes sure the base resolves and that a pinned base_commit is
+// on the base branch: a commit from elsewhere would make a pull request
+// against the base carry changes nobody asked to review.
+func checkBase(sc *StepContext, repo *gitops.Repo) error {
+	branch := sc.BaseBranch()
+	tip, err := repo.Resolve(branch)
+	if err != nil {
+		return fmt.Errorf("context.base_branch: %w", err)
+	}
+	pinned := sc.Context("base_commit")
+	if pinned == "" {
+		return nil
+	}
+	h, err := repo.Resolve(pinned)
+	if err != nil {
+		return fmt.Errorf("context.base_commit %s does not exist in %s: fetch it, or correct base_commit", pinned, repo.Path)
+	}
+	c, err := repo.Commit(h)
+	if err != nil {
+		return err
+	}
+	t, err := repo.Commit(tip)
+	if err != nil {
+		return err
+	}
+	if h != tip {
+		if ok, err := c.IsAncestor(t); err != nil {
+			return err
+		} else if !ok {
+			return fmt.Errorf("context.base_commit %s is not on the base branch %s (at %s): the pull request would carry changes from elsewhere; pin a commit of %s, or change base_branch",
+				short(pinned), branch, short(tip.String()), branch)
+		}
+	}
+	return nil
 }
 
 // recordedCommit resolves a branch to a commit once and keeps the answer in

@@ -66,3 +66,43 @@ func TestValidateWarnsWhenTheCommandCannotGiveTheText(t *testing.T) {
 		t.Errorf("an unknown placeholder in message was not reported: %v", ps)
 	}
 }
+
+func TestCommandFactsAndDisagreements(t *testing.T) {
+	d := doc(t, `{"_key": "t", "title": "a title", "status": "open", "work_order": {"version": "1.0",
+		"objective": "Read what the commands name",
+		"context": {"base_branch": "develop", "worktree_root": "/tmp/wt"},
+		"inputs": {"branch_name": "review/01-x", "worktree_name": "wt-01"},
+		"procedure": [
+			{"step": 1, "action": "create_worktree", "command": "git worktree add /tmp/wt/pr-01-foundation code-review-base"},
+			{"step": 2, "action": "create_branch", "command": "cd /tmp/wt/pr-01-foundation && git checkout -b review/01-foundation"},
+			{"step": 3, "action": "push", "command": "git push -u upstream review/01-foundation"}]}}`)
+	f := FactsOf(d)
+	if f.WorktreePath != "/tmp/wt/pr-01-foundation" || f.Base != "code-review-base" || f.Branch != "review/01-foundation" || f.Remote != "upstream" {
+		t.Fatalf("facts %v", f)
+	}
+	ps := Validate(d, Options{Actions: []string{"create_worktree", "create_branch", "push"}}).Warnings()
+	for _, field := range []string{"work_order.inputs.branch_name", "work_order.context.base_branch", "work_order.inputs.worktree_name"} {
+		found := false
+		for _, p := range ps {
+			if p.Path == field && strings.Contains(p.Message, "command names") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no warning on %s where it disagrees with the commands: %v", field, ps)
+		}
+	}
+	// Templates that render to the same names agree.
+	d = doc(t, `{"_key": "t", "title": "a title", "status": "open", "work_order": {"version": "1.0",
+		"objective": "Read what the commands name",
+		"context": {"base_branch": "develop", "worktree_root": "/tmp/wt"},
+		"inputs": {"branch_name": "review/01-x", "worktree_name": "wt-01"},
+		"procedure": [
+			{"step": 1, "action": "create_worktree", "command": "git worktree add <worktree_root>/<worktree_name> <base_branch>"},
+			{"step": 2, "action": "create_branch", "command": "git checkout -b <branch_name>"}]}}`)
+	for _, p := range Validate(d, Options{Actions: []string{"create_worktree", "create_branch"}}).Warnings() {
+		if strings.Contains(p.Message, "command names") {
+			t.Errorf("warned although the commands agree: %v", p)
+		}
+	}
+}

@@ -300,6 +300,7 @@ func (v *validator) workOrder(wo map[string]any) {
 		v.errorf("work_order.procedure", "required: the ordered steps to run")
 	} else {
 		steps = v.procedure(x)
+		v.commandFacts()
 	}
 	if x, ok := wo["success_criteria"]; ok {
 		// Seed 000's limits apply; its "measurable" advice does not, because
