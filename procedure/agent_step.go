@@ -83,15 +83,16 @@ func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Ou
 		case "task_note":
 			notes = append(notes, "deliverable (step "+strconv.Itoa(sc.Step.Step)+"): "+trim(content, 2000))
 		case "pr_comment", "pr_body":
+			// The PR this work order opened, else one the document names as
+			// the target. inputs.pr_number is a series number ("PR #1" of a
+			// split), not GitHub's, so it is never used here.
 			n := sc.PRNumber()
 			if n == 0 {
-				if v, ok := sc.Task().WorkOrder.Inputs["pr_number"]; ok {
-					i, _ := workorder.AsInt(v)
-					n = int(i)
-				}
+				i, _ := workorder.AsInt(sc.Task().WorkOrder.Context["target_pr"])
+				n = int(i)
 			}
 			if n == 0 {
-				return Outcome{}, fmt.Errorf("delivery to %s needs a pull request: create_pr comes first, or set inputs.pr_number", t.Target)
+				return Outcome{}, fmt.Errorf("delivery to %s needs a pull request: create_pr comes first, or set context.target_pr to the GitHub pull request number", t.Target)
 			}
 			client, err := sc.GitHub()
 			if err != nil {

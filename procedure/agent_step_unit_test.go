@@ -141,10 +141,20 @@ func TestAgentStepErrors(t *testing.T) {
 	t.Run("a PR target without a PR", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{GitHub: true, Agent: summariser, Procedure: agentSteps("pr_comment")})
 		_, err := h.run("agent")
-		errContains(t, err, "delivery to pr_comment needs a pull request: create_pr comes first, or set inputs.pr_number")
+		errContains(t, err, "delivery to pr_comment needs a pull request: create_pr comes first, or set context.target_pr")
+		// inputs.pr_number is a series number, never taken for GitHub's.
+		h = newStepContext(t, stepOpts{GitHub: true, Agent: summariser, Procedure: agentSteps("pr_comment"), Inputs: map[string]any{"pr_number": 1}})
+		h.pushBranch()
+		h.must("create_pr")
+		h.setState(func(s *stateT) { s.PRNumber = 0 })
+		_, err = h.run("agent")
+		errContains(t, err, "needs a pull request")
+		if got := issueComments(t, h); len(got) != 0 {
+			t.Errorf("a comment went to the PR numbered like the series: %q", got)
+		}
 	})
-	t.Run("inputs.pr_number names the PR", func(t *testing.T) {
-		h := newStepContext(t, stepOpts{GitHub: true, Agent: summariser, Procedure: agentSteps("pr_comment"), Inputs: map[string]any{"pr_number": 1}})
+	t.Run("context.target_pr names the PR", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{GitHub: true, Agent: summariser, Procedure: agentSteps("pr_comment"), Context: map[string]any{"target_pr": 1}})
 		h.pushBranch()
 		h.must("create_pr")
 		h.setState(func(s *stateT) { s.PRNumber = 0 })

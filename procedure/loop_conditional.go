@@ -29,10 +29,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	}
 	stepKey := strconv.Itoa(sc.Step.Step)
 	iterations := st.LoopIterations[stepKey]
-	bound := sc.Step.MaxIterations
-	if bound == 0 {
-		bound = sc.run.MaxLoopIterations
-	}
+	bound := loopBound(sc)
 	if iterations >= bound {
 		reason := fmt.Sprintf("the review loop reached its bound of %d iteration(s) with %d comment(s) still open; fix them by hand, then wo reset %s --to-step %d and wo run %s",
 			bound, len(comments), sc.Key(), sc.Step.Step-1, sc.Key())
@@ -119,7 +116,7 @@ func (LoopConditional) Plan(sc *StepContext) string {
 	if sc.run.Agent != "" {
 		who = "run the agent " + strings.Fields(sc.run.Agent)[0]
 	}
-	return fmt.Sprintf("if %s: %s, commit, push and go back to step %d (at most %d times)", sc.Step.Condition, who, sc.Step.LoopTo, max(sc.Step.MaxIterations, sc.run.MaxLoopIterations))
+	return fmt.Sprintf("if %s: %s, commit, push and go back to step %d (at most %d times)", sc.Step.Condition, who, sc.Step.LoopTo, loopBound(sc))
 }
 
 func summarizeComments(comments []workorder.ReviewComment) string {
@@ -144,4 +141,12 @@ func summarizeComments(comments []workorder.ReviewComment) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// loopBound is the step's max_iterations, else the engine's default.
+func loopBound(sc *StepContext) int {
+	if sc.Step.MaxIterations > 0 {
+		return sc.Step.MaxIterations
+	}
+	return sc.run.MaxLoopIterations
 }

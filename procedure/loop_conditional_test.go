@@ -224,6 +224,13 @@ func TestLoopConditionalPlan(t *testing.T) {
 	if got, want := h.plan("conditional_loop"), "if review_comments_exist: run the agent /usr/local/bin/fixer, commit, push and go back to step 7 (at most 5 times)"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
 	}
+	// The step's own bound is what the dry run promises, lower or higher.
+	for _, n := range []int{2, 9} {
+		h.r.task.WorkOrder.Procedure[8].MaxIterations = n
+		if got, want := h.plan("conditional_loop"), fmt.Sprintf("(at most %d times)", n); !strings.HasSuffix(got, want) {
+			t.Errorf("max_iterations %d: plan %q", n, got)
+		}
+	}
 }
 
 func TestSummarizeCommentsShowsFiveAndCounts(t *testing.T) {

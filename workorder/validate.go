@@ -331,6 +331,11 @@ func (v *validator) context(ctx map[string]any) {
 	if s, ok := v.optString(ctx, base, "repo"); ok && !repoPattern.MatchString(s) {
 		v.errorf(base+".repo", "%q is not a GitHub repository: use owner/name", s)
 	}
+	if x, ok := ctx["target_pr"]; ok && x != nil {
+		if n, ok := v.integer(base+".target_pr", x); ok && n <= 0 {
+			v.errorf(base+".target_pr", "must be a pull request number (a positive integer), not %d", n)
+		}
+	}
 	repoPath, _ := v.optString(ctx, base, "repo_path")
 	if repoPath != "" && !filepath.IsAbs(repoPath) {
 		v.errorf(base+".repo_path", "%q must be an absolute path", repoPath)
