@@ -30,6 +30,7 @@ var exitCodes = map[procedure.RunOutcome]int{
 	procedure.OutcomeDone:        ExitOK,
 	procedure.OutcomeWaiting:     ExitWaiting,
 	procedure.OutcomeSkipped:     ExitWaiting,
+	procedure.OutcomeElsewhere:   ExitWaiting,
 	procedure.OutcomeLeaseHeld:   ExitLeaseHeld,
 	procedure.OutcomeRetryLater:  ExitUnavailable,
 	procedure.OutcomeInterrupted: ExitFailed,

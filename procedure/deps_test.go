@@ -3,8 +3,10 @@ package procedure
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,5 +166,53 @@ func TestASkipIsRecordedWhereOthersCanSeeIt(t *testing.T) {
 	doc, _ = s.Get(context.Background(), "task_b")
 	if st, _ := workorder.StateOf(doc); st.Skipped != nil {
 		t.Errorf("the skip survived the task's own run: %+v", st.Skipped)
+	}
+}
+
+func TestRunnersOnOneEpicDoEveryStepOnceAndFinishIt(t *testing.T) {
+	var docs []map[string]any
+	for chain := 0; chain < 3; chain++ {
+		for depth := 0; depth < 3; depth++ {
+			key := fmt.Sprintf("task_c%d_%d", chain, depth)
+			var deps map[string]any
+			if depth > 0 {
+				deps = map[string]any{"blocked_by": []any{fmt.Sprintf("task_c%d_%d", chain, depth-1)}}
+			}
+			docs = append(docs, noteTask(key, "task_epic", deps))
+		}
+	}
+	_, s := epicStore(t, docs...)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			e := &Engine{Store: s, Runner: fmt.Sprintf("runner%d@host:%d", i, i+1), Attempts: 3, Backoff: time.Millisecond,
+				EpicWait: 30 * time.Second, EpicPoll: 5 * time.Millisecond}
+			_, errs[i] = e.RunEpic(context.Background(), "task_epic", 2, RunOptions{})
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("runner %d: %v", i, err)
+		}
+	}
+	for _, d := range docs {
+		k := workorder.Key(d)
+		if got := statusOf(t, s, k); got != workorder.StatusClosed {
+			t.Errorf("%s is %s after one round of runners, want closed", k, got)
+		}
+		logs, _ := s.Logs(context.Background(), k)
+		n := 0
+		for _, l := range logs {
+			if l.Action == "step_completed" {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s: its one step completed %d times", k, n)
+		}
 	}
 }

@@ -37,6 +37,11 @@ type Engine struct {
 	PollInterval time.Duration
 
 	LeaseTTL time.Duration // default 2 minutes; renewed every third of it
+	// EpicWait is how long an epic run waits for children that other
+	// runners hold (--wait-timeout); 0 reports them as running elsewhere
+	// at once. EpicPoll is the first pause between looks (default 1s).
+	EpicWait time.Duration
+	EpicPoll time.Duration
 	// MaxLoopIterations bounds a conditional_loop that does not set
 	// max_iterations itself (default 5).
 	MaxLoopIterations int
@@ -120,6 +125,9 @@ func (e *Engine) defaults() {
 	if e.PollInterval == 0 {
 		e.PollInterval = 30 * time.Second
 	}
+	if e.EpicPoll == 0 {
+		e.EpicPoll = time.Second
+	}
 }
 
 func (e *Engine) emit(ev Event) {
@@ -170,19 +178,24 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	if opts.FromStep < 0 || opts.FromStep > n || opts.UntilStep < 0 || opts.UntilStep > n {
 		return nil, fmt.Errorf("task %s has steps 1..%d: --from-step and --until-step must be within them", opts.Key, n)
 	}
-	if task.Status == workorder.StatusClosed {
-		return nil, fmt.Errorf("task %s is closed: reopen it (wo reset %s) to run it again", opts.Key, opts.Key)
-	}
-	if err := e.checkBlockers(ctx, doc, task); err != nil {
-		return nil, err
-	}
-
 	r, err := newRun(e, opts, doc, task)
 	if err != nil {
 		return nil, err
 	}
 	if r.finished() {
+		// Closed or not, a complete procedure has nothing left to do. A
+		// runner that still holds it is finishing it (moving the status on):
+		// that is its work until it lets go.
+		if cur := store.Current(doc); cur != nil && cur.Holder != e.Runner && cur.ExpiresAt.After(e.Now()) && !HolderGone(cur.Holder) {
+			return nil, &store.LeaseHeldError{Key: opts.Key, Holder: cur.Holder, ExpiresAt: cur.ExpiresAt}
+		}
 		return r.alreadyComplete(), nil
+	}
+	if task.Status == workorder.StatusClosed {
+		return nil, fmt.Errorf("task %s is closed: reopen it (wo reset %s) to run it again", opts.Key, opts.Key)
+	}
+	if err := e.checkBlockers(ctx, doc, task); err != nil {
+		return nil, err
 	}
 	if err := r.preflight(ctx); err != nil {
 		return nil, err

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -83,7 +87,7 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, parallel)
-		for _, key := range wave {
+		for _, key := range e.shareOrder(wave) {
 			t := &TaskOutcome{Key: key, Wave: w + 1}
 			outcome[key] = t
 			if doc := byKey[key]; workorder.Done(doc) {
@@ -108,17 +112,12 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 			go func(t *TaskOutcome) {
 				defer wg.Done()
 				defer func() { <-sem }()
-				o := opts
-				o.Key = t.Key
-				r, err := e.Run(ctx, o)
+				outcome, status, err := e.runChild(ctx, t.Key, opts)
 				mu.Lock()
 				defer mu.Unlock()
-				t.Outcome, t.err = Classify(err).Outcome, err
+				t.Outcome, t.Status, t.err = outcome, status, err
 				if err != nil {
 					t.Reason = err.Error()
-				}
-				if r != nil {
-					t.Status = r.Status
 				}
 			}(t)
 		}
@@ -141,6 +140,64 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 		return res, &EpicError{Result: res, Worst: worstErr}
 	}
 	return res, nil
+}
+
+// runChild runs one child of an epic. A child that another live runner
+// holds is that runner's work, not a failure: it is reported as running
+// elsewhere, and with EpicWait the child is watched (polling the store with
+// backoff) until that runner lets go, then run here, which finds it
+// complete or resumes it.
+func (e *Engine) runChild(ctx context.Context, key string, opts RunOptions) (RunOutcome, workorder.Status, error) {
+	deadline := e.Now().Add(e.EpicWait)
+	delay := e.EpicPoll
+	for {
+		doc, err := e.Store.Get(ctx, key)
+		if err != nil {
+			return Classify(err).Outcome, "", err
+		}
+		if workorder.Done(doc) {
+			return OutcomeDone, workorder.StatusOf(doc), nil
+		}
+		o := opts
+		o.Key = key
+		r, err := e.Run(ctx, o)
+		outcome := Classify(err).Outcome
+		if outcome == OutcomeLeaseHeld {
+			outcome = OutcomeElsewhere
+		}
+		var status workorder.Status
+		if r != nil {
+			status = r.Status
+		}
+		if outcome != OutcomeElsewhere || e.EpicWait <= 0 || !e.Now().Before(deadline) {
+			if outcome == OutcomeElsewhere && e.EpicWait > 0 {
+				err = fmt.Errorf("%w; still running elsewhere after waiting %s (--wait-timeout)", err, e.EpicWait)
+			}
+			return outcome, status, err
+		}
+		e.emit(Event{Type: "run_waiting", Key: key, Outcome: string(OutcomeElsewhere), Note: err.Error()})
+		t := time.NewTimer(delay + time.Duration(rand.Int64N(int64(delay)/2+1)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return OutcomeInterrupted, status, &InterruptedError{Key: key}
+		case <-t.C:
+		}
+		delay = min(2*delay, 15*time.Second)
+	}
+}
+
+// shareOrder is the order in which this runner starts a wave's tasks:
+// rotated by the runner's identity, so that several runners on one epic
+// start on different tasks instead of all contending for the first.
+func (e *Engine) shareOrder(wave []string) []string {
+	if len(wave) < 2 {
+		return wave
+	}
+	h := fnv.New32a()
+	h.Write([]byte(e.Runner))
+	k := int(h.Sum32() % uint32(len(wave)))
+	return append(slices.Clone(wave[k:]), wave[:k]...)
 }
 
 // recordSkip writes why the task was not started into its state and its

@@ -16,16 +16,17 @@ type RunOutcome string
 // The outcomes, from best to worst: an epic reports its worst.
 const (
 	OutcomeDone        RunOutcome = "done"
-	OutcomeWaiting     RunOutcome = "waiting"     // blockers, approval, a person's fix
-	OutcomeSkipped     RunOutcome = "skipped"     // an epic task whose blocker did not finish
-	OutcomeLeaseHeld   RunOutcome = "lease_held"  // another runner works on it
-	OutcomeRetryLater  RunOutcome = "retry_later" // an outside failure outlasted its retries
+	OutcomeWaiting     RunOutcome = "waiting"           // blockers, approval, a person's fix
+	OutcomeSkipped     RunOutcome = "skipped"           // an epic task whose blocker did not finish
+	OutcomeElsewhere   RunOutcome = "running_elsewhere" // an epic task another live runner holds
+	OutcomeLeaseHeld   RunOutcome = "lease_held"        // another runner works on it
+	OutcomeRetryLater  RunOutcome = "retry_later"       // an outside failure outlasted its retries
 	OutcomeInterrupted RunOutcome = "interrupted"
 	OutcomeInvalid     RunOutcome = "invalid" // the document or its inputs are wrong; nothing changed
 	OutcomeFailed      RunOutcome = "failed"
 )
 
-var outcomeRank = map[RunOutcome]int{OutcomeDone: 0, OutcomeWaiting: 1, OutcomeSkipped: 1, OutcomeLeaseHeld: 2,
+var outcomeRank = map[RunOutcome]int{OutcomeDone: 0, OutcomeWaiting: 1, OutcomeSkipped: 1, OutcomeElsewhere: 1, OutcomeLeaseHeld: 2,
 	OutcomeRetryLater: 3, OutcomeInterrupted: 4, OutcomeInvalid: 5, OutcomeFailed: 6}
 
 // Worse reports whether o is worse than other.
@@ -86,6 +87,6 @@ func Classify(err error) Classification {
 
 // epicCodes name an epic's worst outcome in its error code.
 var epicCodes = map[RunOutcome]string{
-	OutcomeWaiting: "WAITING", OutcomeSkipped: "WAITING", OutcomeLeaseHeld: "LEASE_HELD",
+	OutcomeWaiting: "WAITING", OutcomeSkipped: "WAITING", OutcomeElsewhere: "RUNNING_ELSEWHERE", OutcomeLeaseHeld: "LEASE_HELD",
 	OutcomeRetryLater: "RETRY_LATER", OutcomeInterrupted: "FAILED", OutcomeInvalid: "INVALID", OutcomeFailed: "FAILED",
 }
