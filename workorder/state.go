@@ -70,6 +70,22 @@ type State struct {
 	Deliverables map[string]string `json:"deliverables,omitempty"`
 	// PRState is the pull request's state at the last sync: merged, closed.
 	PRState string `json:"pr_state,omitempty"`
+	// Agent is the agent process running for this task: recorded when it
+	// starts and cleared when it ends, so that a rerun after a crash stops
+	// an agent left running before it starts its own.
+	Agent *AgentProcess `json:"agent,omitempty"`
+}
+
+// AgentProcess identifies a running agent command. It leads its own
+// process group (PGID = PID), so that stopping it stops its children.
+type AgentProcess struct {
+	PID  int    `json:"pid"`
+	Host string `json:"host"`
+	// StartTicks is when the process started, in clock ticks since boot
+	// (Linux), to tell it from a later process that got the same pid.
+	StartTicks uint64 `json:"start_ticks,omitempty"`
+	StartedAt  string `json:"started_at"`
+	Step       int    `json:"step"`
 }
 
 // Watermark is the newest ID of each kind of review item already handled.
