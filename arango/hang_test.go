@@ -49,10 +49,15 @@ func TestServerThatNeverAnswersTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	ops := map[string]func(ctx context.Context) error{
-		"list":   func(ctx context.Context) error { _, err := s.List(ctx, store.Filter{}); return err },
-		"get":    func(ctx context.Context) error { _, err := s.Get(ctx, "task_1"); return err },
-		"update": func(ctx context.Context) error { _, err := s.Update(ctx, "task_1", "1", map[string]any{"x": 1}); return err },
-		"log":    func(ctx context.Context) error { return s.AppendLog(ctx, store.LogEntry{Action: "a", TaskKey: "task_1"}) },
+		"list": func(ctx context.Context) error { _, err := s.List(ctx, store.Filter{}); return err },
+		"get":  func(ctx context.Context) error { _, err := s.Get(ctx, "task_1"); return err },
+		"update": func(ctx context.Context) error {
+			_, err := s.Update(ctx, "task_1", "1", map[string]any{"x": 1})
+			return err
+		},
+		"log": func(ctx context.Context) error {
+			return s.AppendLog(ctx, store.LogEntry{Action: "a", TaskKey: "task_1"})
+		},
 	}
 	for name, op := range ops {
 		done := make(chan error, 1)
