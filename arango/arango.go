@@ -38,7 +38,15 @@ type Config struct {
 	Collection string
 	// Transport replaces the HTTP transport (tests, proxies).
 	Transport http.RoundTripper
+	// Timeout bounds each store operation: connecting, waiting for the
+	// answer and reading it (DefaultTimeout when zero), so that a server
+	// that accepts connections and never answers cannot hang wo.
+	Timeout time.Duration
 }
+
+// DefaultTimeout bounds one store operation when Config sets none
+// (--store-timeout, WO_STORE_TIMEOUT).
+const DefaultTimeout = 30 * time.Second
 
 // Collections are the three Persephone collections wo uses.
 type Collections struct {
@@ -64,6 +72,7 @@ type Store struct {
 	logs     arangodb.Collection
 	endpoint string // for messages: scheme, host and port only
 	database string
+	timeout  time.Duration
 }
 
 var _ store.Store = (*Store)(nil)
@@ -78,7 +87,7 @@ func Endpoint(raw string, base http.RoundTripper) (endpoint string, transport ht
 		return "", nil, fmt.Errorf("store URL %s: do not put credentials in the URL; set ARANGO_USER and ARANGO_PASSWORD", redact(raw))
 	}
 	if base == nil {
-		base = &http.Transport{MaxIdleConns: 16, IdleConnTimeout: 90 * time.Second}
+		base = newHTTPTransport(DefaultTimeout)
 	}
 	switch u.Scheme {
 	case "arangodb+http", "http":
@@ -92,6 +101,19 @@ func Endpoint(raw string, base http.RoundTripper) (endpoint string, transport ht
 		return "http://localhost", unixTransport(u.Path, base), nil
 	default:
 		return "", nil, fmt.Errorf("store URL %s: unknown scheme %q; use arangodb+http://, arangodb+https:// or arangodb+unix://", redact(raw), u.Scheme)
+	}
+}
+
+// newHTTPTransport bounds dialling, the TLS handshake and the wait for an
+// answer's headers; the per-operation deadline bounds the rest.
+func newHTTPTransport(timeout time.Duration) *http.Transport {
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: min(timeout, 30*time.Second), KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   min(timeout, 10*time.Second),
+		ResponseHeaderTimeout: timeout,
+		MaxIdleConns:          16,
+		IdleConnTimeout:       90 * time.Second,
 	}
 }
 
@@ -132,6 +154,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Database == "" {
 		return nil, fmt.Errorf("ArangoDB store %s: no database given: pass --database or set WO_DATABASE (or HADES_DATABASE)", redact(cfg.URL))
 	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Transport == nil {
+		cfg.Transport = newHTTPTransport(cfg.Timeout)
+	}
 	endpoint, transport, err := Endpoint(cfg.URL, cfg.Transport)
 	if err != nil {
 		return nil, err
@@ -151,7 +179,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Store{db: db, cols: CollectionsFor(cfg.Collection), endpoint: redact(cfg.URL), database: cfg.Database}
+	s := &Store{db: db, cols: CollectionsFor(cfg.Collection), endpoint: redact(cfg.URL), database: cfg.Database, timeout: cfg.Timeout}
 	skip := &arangodb.GetCollectionOptions{SkipExistCheck: true}
 	if s.tasks, err = db.GetCollection(ctx, s.cols.Tasks, skip); err != nil {
 		return nil, err
@@ -167,11 +195,18 @@ func (s *Store) Describe() string {
 	return fmt.Sprintf("%s database %s collection %s", s.endpoint, s.database, s.cols.Tasks)
 }
 
+// bound gives one store operation its deadline.
+func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.timeout)
+}
+
 // Close releases nothing: HTTP connections are pooled by the transport.
 func (s *Store) Close() error { return nil }
 
 // Get reads one document.
 func (s *Store) Get(ctx context.Context, key string) (map[string]any, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	var raw json.RawMessage
 	if _, err := s.tasks.ReadDocument(ctx, key, &raw); err != nil {
 		return nil, s.mapErr(key, err)
@@ -213,6 +248,8 @@ FOR e IN @edges FILTER PARSE_IDENTIFIER(e._to).key NOT IN have INSERT e INTO @@e
 
 // Create inserts documents and their blocked_by edges in one AQL query.
 func (s *Store) Create(ctx context.Context, docs ...map[string]any) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if len(docs) == 0 {
 		return nil
 	}
@@ -282,6 +319,8 @@ func (s *Store) firstExisting(ctx context.Context, keys []string) string {
 // transaction with the document (see updateWithEdges); any other patch is
 // one conditional PATCH request.
 func (s *Store) Update(ctx context.Context, key, ifRev string, patch map[string]any) (string, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if blockers, ok := store.BlockersInPatch(patch); ok {
 		return s.updateWithEdges(ctx, key, ifRev, patch, blockers)
 	}
@@ -358,6 +397,8 @@ const abortTimeout = 10 * time.Second
 
 // List returns documents matching the filter in one query.
 func (s *Store) List(ctx context.Context, f store.Filter) ([]map[string]any, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	bind := map[string]any{"@tasks": s.cols.Tasks}
 	query := queryAll
 	switch {
@@ -388,6 +429,8 @@ func (s *Store) List(ctx context.Context, f store.Filter) ([]map[string]any, err
 
 // BlockedBy reads the persephone_edges of a task.
 func (s *Store) BlockedBy(ctx context.Context, key string) ([]string, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	rows, err := s.query(ctx, queryBlockedBy, map[string]any{"@edges": s.cols.Edges, "from": s.cols.Tasks + "/" + key})
 	if err != nil {
 		return nil, s.mapErr(key, err)
@@ -414,6 +457,8 @@ type logDoc struct {
 
 // AppendLog writes one persephone_logs document.
 func (s *Store) AppendLog(ctx context.Context, e store.LogEntry) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now()
 	}
@@ -438,6 +483,8 @@ func (s *Store) LogsByAction(ctx context.Context, action string, limit int) ([]s
 }
 
 func (s *Store) readLogs(ctx context.Context, key, query string, bind map[string]any) ([]store.LogEntry, error) {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	rows, err := s.query(ctx, query, bind)
 	if err != nil {
 		return nil, s.mapErr(key, err)
@@ -459,6 +506,8 @@ func (s *Store) readLogs(ctx context.Context, key, query string, bind map[string
 // Init makes sure the three collections and the indexes behind wo's
 // queries exist. It is idempotent.
 func (s *Store) Init(ctx context.Context) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
 	docType, edgeType := arangodb.CollectionTypeDocument, arangodb.CollectionTypeEdge
 	want := []struct {
 		name    string
@@ -545,7 +594,10 @@ func (s *Store) mapErr(key string, err error) error {
 		return fmt.Errorf("ArangoDB at %s: %s (HTTP %d, error %d)", s.endpoint, ae.ErrorMessage, ae.Code, ae.ErrorNum)
 	}
 	var netErr net.Error
-	if errors.As(err, &netErr) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &netErr) && netErr.Timeout()) {
+		return store.Unavailable(s.endpoint, fmt.Errorf("no answer within %s: check that ArangoDB answers there, or raise --store-timeout (WO_STORE_TIMEOUT)", s.timeout))
+	}
+	if errors.As(err, &netErr) {
 		return store.Unavailable(s.endpoint, err)
 	}
 	var opErr *net.OpError

@@ -58,6 +58,10 @@ every step, so any runner holding only the task key can resume it.
 Store: --store or WO_STORE (default: SQLite at $XDG_STATE_HOME/wo/wo.db);
 arangodb+http://HOST:8529 with --database/WO_DATABASE for ArangoDB.
 
+Time limits: --store-timeout / WO_STORE_TIMEOUT bounds each ArangoDB operation
+(default 30s); wo run's --git-timeout / WO_GIT_TIMEOUT bounds a push (default
+5m) and --agent-timeout / WO_AGENT_TIMEOUT an agent run (default 30m).
+
 Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 4 another runner holds the task, 5 transient failure (rerun later).`,
 		HideHelpCommand:      true,
@@ -94,6 +98,7 @@ func storeFlags() []cli.Flag {
 		&cli.StringFlag{Name: "store", EnvVars: []string{"WO_STORE"}, Usage: "`URL` of the store: a SQLite file path, or arangodb+http://HOST:8529, arangodb+https://…, arangodb+unix:///PATH.sock (default: $XDG_STATE_HOME/wo/wo.db; ARANGO_URL also works)"},
 		&cli.StringFlag{Name: "database", EnvVars: []string{"WO_DATABASE"}, Usage: "ArangoDB `NAME` (HADES_DATABASE also works)"},
 		&cli.StringFlag{Name: "collection", EnvVars: []string{"WO_COLLECTION"}, Value: "persephone_tasks", Usage: "ArangoDB tasks `COLLECTION`; edges and logs are named after it"},
+		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION` (default 30s)"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON envelope on stdout"},
 	}
 }
@@ -104,6 +109,7 @@ func (f *Factory) action(run func(c *cli.Context) (result, error)) cli.ActionFun
 	return func(c *cli.Context) error {
 		started := time.Now()
 		res, err := run(c)
+		err = f.secrets().Error(err) // whatever a server echoed, the token is not printed
 		code := printResult(f, c.Command.Name, c.Bool("json"), started, f.describeStore(c), res, err)
 		if code == ExitOK {
 			return nil

@@ -10,10 +10,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/arango"
+	"github.com/wo-runner/wo/redact"
 	"github.com/wo-runner/wo/store"
 )
 
@@ -42,6 +44,9 @@ type StoreConfig struct {
 	Collection string
 	User       string
 	Password   string
+	// Timeout bounds each store operation (--store-timeout,
+	// WO_STORE_TIMEOUT); zero means the backend's default.
+	Timeout time.Duration
 }
 
 // storeConfig reads the store flags with their fallbacks.
@@ -52,6 +57,7 @@ func (f *Factory) storeConfig(c *cli.Context) StoreConfig {
 		Collection: c.String("collection"),
 		User:       firstNonEmpty(f.Getenv("ARANGO_USER"), f.Getenv("ARANGO_USERNAME")),
 		Password:   f.Getenv("ARANGO_PASSWORD"),
+		Timeout:    c.Duration("store-timeout"),
 	}
 	if cfg.URL == "" {
 		cfg.URL = f.Getenv("ARANGO_URL")
@@ -78,7 +84,7 @@ func OpenStore(ctx context.Context, cfg StoreConfig) (store.Store, error) {
 	if IsArangoURL(cfg.URL) {
 		return arango.Open(ctx, arango.Config{
 			URL: cfg.URL, Database: cfg.Database, Collection: cfg.Collection,
-			User: cfg.User, Password: cfg.Password,
+			User: cfg.User, Password: cfg.Password, Timeout: cfg.Timeout,
 		})
 	}
 	path := strings.TrimPrefix(strings.TrimPrefix(cfg.URL, "sqlite://"), "sqlite:")
@@ -89,6 +95,13 @@ func OpenStore(ctx context.Context, cfg StoreConfig) (store.Store, error) {
 		}
 	}
 	return store.OpenSQLite(ctx, path)
+}
+
+// secrets are the credentials wo was given, in every form it sends them:
+// removed from everything the commands print.
+func (f *Factory) secrets() *redact.Secrets {
+	user := firstNonEmpty(f.Getenv("ARANGO_USER"), f.Getenv("ARANGO_USERNAME"), "root")
+	return redact.New().Token(f.Getenv("GITHUB_TOKEN")).Token(f.Getenv("GH_TOKEN")).Basic(user, f.Getenv("ARANGO_PASSWORD"))
 }
 
 func firstNonEmpty(values ...string) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 )
@@ -47,6 +48,8 @@ makes a second branch, commit or push.
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
 			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes"},
 			&cli.DurationFlag{Name: "poll-interval", EnvVars: []string{"WO_POLL_INTERVAL"}, Usage: "how often to poll GitHub while waiting (default 30s)"},
+			&cli.DurationFlag{Name: "agent-timeout", EnvVars: []string{"WO_AGENT_TIMEOUT"}, Value: 30 * time.Minute, Usage: "stop an agent run (and its child processes) after this `DURATION`"},
+			&cli.DurationFlag{Name: "git-timeout", EnvVars: []string{"WO_GIT_TIMEOUT"}, Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git push that takes longer than this `DURATION`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			if epic := c.String("epic"); epic != "" {
@@ -128,6 +131,9 @@ func (f *Factory) engine(c *cli.Context, s store.Store) *procedure.Engine {
 		GitHubAPI:         c.String("github-api"),
 		ReviewWait:        c.Duration("review-wait"),
 		PollInterval:      c.Duration("poll-interval"),
+		AgentTimeout:      c.Duration("agent-timeout"),
+		GitTimeout:        c.Duration("git-timeout"),
+		Secrets:           f.secrets(),
 		Fault:             faultHook,
 	}
 }
@@ -217,6 +223,8 @@ func (p *progress) stop() {
 func (p *progress) event(ev procedure.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	secrets := p.f.secrets()
+	ev.Error, ev.Note = secrets.String(ev.Error), secrets.String(ev.Note)
 	if p.json {
 		b, _ := json.Marshal(ev)
 		fmt.Fprintln(p.f.Stdout, string(b))

@@ -2,7 +2,9 @@
 // pull requests, reviews and comments, with polling that costs nothing when
 // nothing changed (ETag / If-None-Match, so GitHub answers 304), rate
 // limits honoured, 5xx and connection errors retried, and every request
-// counted. The token is sent as a header and never appears in an error.
+// counted. The token is sent as a header, only to the configured API host
+// (over https, or plain http on loopback), and is removed from every error
+// in every form, since a server may echo it back.
 package github
 
 import (
@@ -16,6 +18,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/wo-runner/wo/redact"
 )
 
 // Config says which GitHub and repository to talk to.
@@ -28,7 +32,13 @@ type Config struct {
 	MaxWait time.Duration
 	// Transport replaces the HTTP transport under the caching and retries.
 	Transport http.RoundTripper
+	// RequestTimeout bounds one call, its retries included (default 60s),
+	// so that a server that accepts and never answers cannot hang a run.
+	RequestTimeout time.Duration
 }
+
+// DefaultRequestTimeout bounds one GitHub call when Config sets none.
+const DefaultRequestTimeout = 60 * time.Second
 
 // Client talks to one repository.
 type Client struct {
@@ -37,6 +47,9 @@ type Client struct {
 	tr          *transport
 	maxWait     time.Duration
 	login       string
+	host        string        // the API host, for messages
+	timeout     time.Duration // RequestTimeout
+	secrets     *redact.Secrets
 }
 
 // MissingTokenError says no token is configured.
@@ -91,24 +104,70 @@ func New(cfg Config) (*Client, error) {
 	if cfg.MaxWait == 0 {
 		cfg.MaxWait = 2 * time.Minute
 	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = DefaultRequestTimeout
+	}
+	api, err := APIURL(cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
 	base := cfg.Transport
 	if base == nil {
-		base = http.DefaultTransport
+		base = newHTTPTransport(cfg.RequestTimeout)
 	}
-	tr := newTransport(base, cfg.MaxWait)
-	client := gh.NewClient(&http.Client{Transport: tr, Timeout: 60 * time.Second}).WithAuthToken(cfg.Token)
-	if cfg.BaseURL != "" && cfg.BaseURL != "https://api.github.com/" && cfg.BaseURL != "https://api.github.com" {
-		u := cfg.BaseURL
-		if !strings.HasSuffix(u, "/") {
-			u += "/"
-		}
-		parsed, err := url.Parse(u)
-		if err != nil || parsed.Host == "" {
-			return nil, fmt.Errorf("GitHub API URL %q: give it as https://HOST/api/v3/ (GITHUB_API_URL or --github-api)", cfg.BaseURL)
-		}
-		client.BaseURL = parsed
+	tr := newTransport(base, cfg.MaxWait, api)
+	client := gh.NewClient(&http.Client{Transport: tr, Timeout: cfg.RequestTimeout}).WithAuthToken(cfg.Token)
+	client.BaseURL = api
+	return &Client{gh: client, owner: owner, name: name, tr: tr, maxWait: cfg.MaxWait,
+		host: api.Host, timeout: cfg.RequestTimeout, secrets: redact.New().Token(cfg.Token)}, nil
+}
+
+// APIURL parses the API base URL (https://api.github.com/ when empty). The
+// token goes only there, so it must be https, or plain http on loopback
+// (the GitHub stand-in of the tests): a token sent in clear over a network
+// is a token given away.
+func APIURL(raw string) (*url.URL, error) {
+	if raw == "" {
+		raw = "https://api.github.com/"
 	}
-	return &Client{gh: client, owner: owner, name: name, tr: tr, maxWait: cfg.MaxWait}, nil
+	if !strings.HasSuffix(raw, "/") {
+		raw += "/"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return nil, fmt.Errorf("GitHub API URL %q: give it as https://HOST/api/v3/ (GITHUB_API_URL or --github-api)", raw)
+	}
+	if u.User != nil {
+		return nil, fmt.Errorf("GitHub API URL %s: do not put credentials in the URL; set GITHUB_TOKEN (or GH_TOKEN)", u.Redacted())
+	}
+	if u.Scheme == "http" && !IsLoopback(u.Hostname()) {
+		return nil, fmt.Errorf("GitHub API URL %s is plain http: wo sends the token only over https (plain http only to loopback); use https://%s%s", raw, u.Host, u.Path)
+	}
+	return u, nil
+}
+
+// IsLoopback reports whether host names this machine: localhost or a
+// loopback address.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// newHTTPTransport is the transport under the client: bounded dialling,
+// TLS handshake and wait for the response headers.
+func newHTTPTransport(timeout time.Duration) *http.Transport {
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: min(timeout, 30*time.Second), KeepAlive: 30 * time.Second}).DialContext,
+		TLSHandshakeTimeout:   min(timeout, 10*time.Second),
+		ResponseHeaderTimeout: timeout,
+		IdleConnTimeout:       90 * time.Second,
+		MaxIdleConns:          16,
+		ForceAttemptHTTP2:     true,
+	}
 }
 
 // Counts are the requests this client sent.
@@ -169,8 +228,12 @@ type Comment struct {
 }
 
 // call runs a go-github call, waiting out rate limits that reset soon
-// enough, and maps errors to wo's.
+// enough, and maps errors to wo's, with the token removed from them.
 func (c *Client) call(ctx context.Context, fn func() (*gh.Response, error)) error {
+	return c.secrets.Error(c.call1(ctx, fn))
+}
+
+func (c *Client) call1(ctx context.Context, fn func() (*gh.Response, error)) error {
 	for {
 		_, err := fn()
 		if err == nil {
@@ -193,22 +256,25 @@ func (c *Client) call(ctx context.Context, fn func() (*gh.Response, error)) erro
 		case errors.As(err, &abuse):
 			wait := abuse.GetRetryAfter()
 			if wait > c.maxWait || wait <= 0 {
-				return &ServerError{Err: errors.New("secondary rate limit: " + abuse.Message)}
+				return &ServerError{Err: errors.New("secondary rate limit: " + c.secrets.String(abuse.Message))}
 			}
 			if err := sleep(ctx, wait); err != nil {
 				return err
 			}
 		case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusUnauthorized:
-			return &AuthError{Status: http.StatusUnauthorized, Msg: er.Message}
+			return &AuthError{Status: http.StatusUnauthorized, Msg: c.secrets.String(er.Message)}
 		case errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden:
-			return &AuthError{Status: http.StatusForbidden, Msg: er.Message}
+			return &AuthError{Status: http.StatusForbidden, Msg: c.secrets.String(er.Message)}
 		case errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode >= 500 || er.Response.StatusCode == http.StatusTooManyRequests):
-			return &ServerError{Err: fmt.Errorf("%d %s", er.Response.StatusCode, er.Message)}
+			return &ServerError{Err: fmt.Errorf("%d %s", er.Response.StatusCode, c.secrets.String(er.Message))}
 		case errors.As(err, &ue) || errors.As(err, &ne):
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return &ServerError{Err: err}
+			if (errors.As(err, &ne) && ne.Timeout()) || errors.Is(err, context.DeadlineExceeded) {
+				return &ServerError{Err: fmt.Errorf("GitHub at %s did not answer within %s; check the server (or --github-api / GITHUB_API_URL) and rerun", c.host, c.timeout)}
+			}
+			return &ServerError{Err: c.secrets.Error(err)}
 		default:
 			return err
 		}

@@ -5,7 +5,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -17,10 +19,13 @@ import (
 //   - retries GETs after 5xx and broken connections, with jittered backoff;
 //   - waits out secondary limits (429 or 403 with Retry-After) for any
 //     method, since GitHub did not process such a request;
-//   - counts what it sends.
+//   - counts what it sends;
+//   - sends the Authorization header only to the API host it was made for,
+//     so a redirect or a page link elsewhere never carries the token.
 type transport struct {
 	base    http.RoundTripper
 	maxWait time.Duration
+	api     *url.URL
 
 	mu    sync.Mutex
 	cache map[string]cached
@@ -35,8 +40,14 @@ type cached struct {
 
 const maxAttempts = 4
 
-func newTransport(base http.RoundTripper, maxWait time.Duration) *transport {
-	return &transport{base: base, maxWait: maxWait, cache: map[string]cached{}}
+func newTransport(base http.RoundTripper, maxWait time.Duration, api *url.URL) *transport {
+	return &transport{base: base, maxWait: maxWait, api: api, cache: map[string]cached{}}
+}
+
+// mayAuthenticate reports whether a request may carry the token: only to
+// the configured API host, with its scheme.
+func (t *transport) mayAuthenticate(u *url.URL) bool {
+	return t.api == nil || (strings.EqualFold(u.Host, t.api.Host) && u.Scheme == t.api.Scheme)
 }
 
 func (t *transport) counts() Counts {
@@ -66,6 +77,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	for attempt := 1; ; attempt++ {
 		r := req.Clone(req.Context())
+		if !t.mayAuthenticate(r.URL) {
+			r.Header.Del("Authorization")
+		}
 		if body != nil {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os/user"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -15,6 +18,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/plumbing/transport/ssh"
+
+	"github.com/wo-runner/wo/redact"
 )
 
 // PushOptions say where and how to push a branch.
@@ -25,15 +30,30 @@ type PushOptions struct {
 	// at this commit (the last one wo pushed): a rewrite, never a blind force.
 	Lease plumbing.Hash
 	// Token authenticates HTTPS remotes (as x-access-token); never logged.
-	Token    string
+	// It is sent only to the GitHub that GitHubAPI names (see
+	// CredentialsFor); any other remote gets no credentials.
+	Token string
+	// GitHubAPI is the GitHub API base URL the token belongs to
+	// (https://api.github.com/ when empty).
+	GitHubAPI string
+	// Timeout bounds the whole push (DefaultNetworkTimeout when zero), so a
+	// remote that accepts the connection and never answers cannot hang wo.
+	Timeout  time.Duration
 	Progress io.Writer
 }
+
+// DefaultNetworkTimeout bounds a git network operation when none is given
+// (--git-timeout, WO_GIT_TIMEOUT).
+const DefaultNetworkTimeout = 5 * time.Minute
 
 // PushResult says what the push did.
 type PushResult struct {
 	Hash      plumbing.Hash // what the remote branch points to now
 	UpToDate  bool          // the remote had it already
 	RemoteURL string        // without credentials
+	// Withheld says why the token was not sent to this remote, when there
+	// was a token and the remote is not the GitHub it belongs to.
+	Withheld string
 }
 
 // NonFastForwardError says the remote branch has commits the local one lacks.
@@ -64,10 +84,18 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	if !exists {
 		return PushResult{}, fmt.Errorf("pushing %s: no local branch %s", opts.Branch, opts.Branch)
 	}
-	auth, err := authFor(rawURL, opts.Token)
+	token, withheld := CredentialsFor(rawURL, opts.GitHubAPI, opts.Token)
+	auth, err := authFor(rawURL, token)
 	if err != nil {
 		return PushResult{}, err
 	}
+	secrets := redact.New().Token(opts.Token)
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultNetworkTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	ref := plumbing.NewBranchReferenceName(opts.Branch)
 	po := &git.PushOptions{
 		RemoteName: opts.Remote,
@@ -84,13 +112,86 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	err = remote.PushContext(ctx, po)
 	switch {
 	case errors.Is(err, git.NoErrAlreadyUpToDate):
-		return PushResult{Hash: local, UpToDate: true, RemoteURL: shown}, nil
+		return PushResult{Hash: local, UpToDate: true, RemoteURL: shown, Withheld: withheld}, nil
 	case err != nil && strings.Contains(err.Error(), "non-fast-forward"):
 		return PushResult{}, &NonFastForwardError{Branch: opts.Branch, Remote: shown}
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return PushResult{}, fmt.Errorf("pushing %s to %s: the remote did not finish within %s; check that it answers, or raise --git-timeout (WO_GIT_TIMEOUT)", opts.Branch, shown, timeout)
+	case err != nil && withheld != "":
+		return PushResult{}, fmt.Errorf("pushing %s to %s: %s (%s)", opts.Branch, shown, secrets.String(err.Error()), withheld)
 	case err != nil:
-		return PushResult{}, fmt.Errorf("pushing %s to %s: %s", opts.Branch, shown, scrub(err.Error(), opts.Token))
+		return PushResult{}, fmt.Errorf("pushing %s to %s: %s", opts.Branch, shown, secrets.String(err.Error()))
 	}
-	return PushResult{Hash: local, RemoteURL: shown}, nil
+	return PushResult{Hash: local, RemoteURL: shown, Withheld: withheld}, nil
+}
+
+// CredentialsFor returns the token to send to a remote, and why none is
+// sent when there is a token but the remote may not have it. The token
+// belongs to one GitHub: it goes to git remotes on that GitHub's web host
+// (api.github.com → github.com; GitHub Enterprise https://HOST/api/v3/ →
+// HOST) over https, or over plain http when that host is loopback (the
+// GitHub stand-in of the tests). A remote elsewhere, or a downgrade to
+// plain http, could read the token and replay it.
+func CredentialsFor(rawURL, githubAPI, token string) (string, string) {
+	if token == "" {
+		return "", ""
+	}
+	ep, err := transport.NewEndpoint(rawURL)
+	if err != nil || (ep.Protocol != "http" && ep.Protocol != "https") {
+		return "", "" // local paths and SSH never carry the token
+	}
+	web, scheme, err := WebHost(githubAPI)
+	if err != nil {
+		return "", fmt.Sprintf("no credentials were sent: %v", err)
+	}
+	host := hostPort(ep.Host, ep.Port, ep.Protocol)
+	switch {
+	case !strings.EqualFold(host, web):
+		return "", fmt.Sprintf("no credentials were sent to %s: the GitHub token is sent only to %s (the host of --github-api / GITHUB_API_URL)", host, web)
+	case ep.Protocol != "https" && !(ep.Protocol == scheme && isLoopback(ep.Host)):
+		return "", fmt.Sprintf("no credentials were sent to %s over plain http: use an https:// remote URL", host)
+	}
+	return token, ""
+}
+
+// WebHost derives the GitHub web host (host[:port]) and its scheme from the
+// API base URL: https://api.github.com/ gives github.com, a GitHub
+// Enterprise https://HOST/api/v3/ gives HOST.
+func WebHost(githubAPI string) (host, scheme string, err error) {
+	if githubAPI == "" {
+		githubAPI = "https://api.github.com/"
+	}
+	u, err := url.Parse(githubAPI)
+	if err != nil || u.Hostname() == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", "", fmt.Errorf("GitHub API URL %q is not an http(s) URL", githubAPI)
+	}
+	name := strings.ToLower(u.Hostname())
+	if strings.HasPrefix(name, "api.") {
+		name = strings.TrimPrefix(name, "api.")
+	}
+	port := 0
+	if p := u.Port(); p != "" {
+		port, _ = strconv.Atoi(p)
+	}
+	return hostPort(name, port, u.Scheme), u.Scheme, nil
+}
+
+// hostPort writes host and port as a URL does, without the scheme's
+// default port.
+func hostPort(host string, port int, scheme string) string {
+	host = strings.ToLower(host)
+	if port == 0 || (scheme == "https" && port == 443) || (scheme == "http" && port == 80) {
+		return host
+	}
+	return net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // HasRemote reports an error unless the remote (origin when empty) exists.
@@ -144,12 +245,4 @@ func redactURL(raw string) string {
 		u.User = url.UserPassword(u.User.Username(), "REDACTED")
 	}
 	return u.String()
-}
-
-// scrub removes a secret from a message.
-func scrub(msg, secret string) string {
-	if secret == "" {
-		return msg
-	}
-	return strings.ReplaceAll(msg, secret, "REDACTED")
 }

@@ -51,7 +51,7 @@ func (AgentStep) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		}
 		defer os.RemoveAll(dir)
 	}
-	res, err := runAgent(ctx, sc.run.Agent, dir, sc.Key(), AgentPrompt(sc.run.currentDoc(), sc.Step), sc.run.AgentTimeout)
+	res, err := runAgent(ctx, sc, dir, AgentPrompt(sc.run.currentDoc(), sc.Step))
 	ex := ExtractDeliverable(res.Stdout)
 	sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
 		"duration_ms": res.Duration.Milliseconds(), "work_log": trim(ex.Work, maxKept), "stderr": trim(res.Stderr, maxKept)})

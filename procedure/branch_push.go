@@ -28,7 +28,7 @@ func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	opts := gitops.PushOptions{Remote: sc.Remote(), Branch: branch, Token: githubToken(sc.Getenv)}
+	opts := gitops.PushOptions{Remote: sc.Remote(), Branch: branch, Token: githubToken(sc.Getenv), GitHubAPI: sc.run.GitHubAPI, Timeout: sc.run.GitTimeout}
 	res, err := repo.Push(ctx, opts)
 	var nff *gitops.NonFastForwardError
 	if errors.As(err, &nff) {
@@ -46,6 +46,9 @@ func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	note := fmt.Sprintf("pushed %s to %s (%s)", branch, res.RemoteURL, res.Hash.String()[:12])
 	if res.UpToDate {
 		note = fmt.Sprintf("%s already at %s on %s", branch, res.Hash.String()[:12], res.RemoteURL)
+	}
+	if res.Withheld != "" {
+		note += "; " + res.Withheld
 	}
 	return Outcome{Note: note, Record: func(s *workorder.State) { s.PushedSHA = res.Hash.String() }}, nil
 }

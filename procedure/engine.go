@@ -11,6 +11,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/redact"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -25,8 +26,16 @@ type Engine struct {
 
 	// Agent is the command that fixes review comments (--agent, WO_AGENT);
 	// empty means a person does, and the run waits for them.
-	Agent        string
-	AgentTimeout time.Duration // default 30 minutes
+	Agent string
+	// AgentTimeout bounds one agent run (--agent-timeout, WO_AGENT_TIMEOUT;
+	// default 30 minutes); its whole process group is stopped at the limit.
+	AgentTimeout time.Duration
+	// GitTimeout bounds a push (--git-timeout, WO_GIT_TIMEOUT; default
+	// gitops.DefaultNetworkTimeout).
+	GitTimeout time.Duration
+	// Secrets are removed from every activity-log entry, recorded error and
+	// failure reason; nil means the GitHub token from Getenv.
+	Secrets *redact.Secrets
 
 	// GitHubAPI is the API base URL (--github-api, GITHUB_API_URL); the
 	// token comes from GITHUB_TOKEN, then GH_TOKEN, through Getenv.
@@ -594,6 +603,7 @@ func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, el
 // the error for the exit code.
 func (r *run) fail(ctx context.Context, step workorder.Step, attempt int, err error) error {
 	ctx = context.WithoutCancel(ctx)
+	err = r.secrets().Error(err)
 	reason := fmt.Sprintf("step %d (%s) failed: %v", step.Step, step.Action, err)
 	r.state.LastError = r.stepError(step, attempt, err)
 	r.state.Phase = workorder.PhaseFailed
@@ -623,7 +633,7 @@ func (r *run) recordError(ctx context.Context, step workorder.Step, attempt int,
 }
 
 func (r *run) stepError(step workorder.Step, attempt int, err error) *workorder.StepError {
-	return &workorder.StepError{Step: step.Step, Action: step.Action, Message: err.Error(), Attempt: attempt,
+	return &workorder.StepError{Step: step.Step, Action: step.Action, Message: r.secrets().String(err.Error()), Attempt: attempt,
 		At: workorder.Timestamp(r.Now())}
 }
 
@@ -652,6 +662,9 @@ func (r *run) wait(ctx context.Context, step workorder.Step, out Outcome, w *Wai
 // run, but it is never silently lost: the first failure is reported as an
 // event and kept as a warning in the result.
 func (r *run) log(ctx context.Context, action string, details map[string]any) {
+	if d, ok := r.secrets().Value(details).(map[string]any); ok {
+		details = d
+	}
 	err := r.Store.AppendLog(ctx, store.LogEntry{Action: action, TaskKey: r.key(), SessionKey: r.Runner, Details: details, CreatedAt: r.Now()})
 	if err == nil || r.logFailed {
 		return

@@ -45,7 +45,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	}
 	if sc.run.Agent != "" {
 		prompt := FixPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments)
-		res, err := runAgent(ctx, sc.run.Agent, w.Path, sc.Key(), prompt, sc.run.AgentTimeout)
+		res, err := runAgent(ctx, sc, w.Path, prompt)
 		sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
 			"duration_ms": res.Duration.Milliseconds(), "stdout": res.Stdout, "stderr": res.Stderr})
 		if err != nil {

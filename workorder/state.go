@@ -73,6 +73,10 @@ type State struct {
 	// Skipped says why an epic run did not start this task (a blocker
 	// failed or waits); the next run of the task clears it.
 	Skipped *Skip `json:"skipped,omitempty"`
+	// Agent is the agent process running for this task: recorded when it
+	// starts and cleared when it ends, so that a rerun after a crash stops
+	// an agent left running before it starts its own.
+	Agent *AgentProcess `json:"agent,omitempty"`
 }
 
 // Skip is an epic run's decision not to start a task.
@@ -80,6 +84,18 @@ type Skip struct {
 	Reason string `json:"reason"`
 	By     string `json:"by"`
 	At     string `json:"at"`
+}
+
+// AgentProcess identifies a running agent command. It leads its own
+// process group (PGID = PID), so that stopping it stops its children.
+type AgentProcess struct {
+	PID  int    `json:"pid"`
+	Host string `json:"host"`
+	// StartTicks is when the process started, in clock ticks since boot
+	// (Linux), to tell it from a later process that got the same pid.
+	StartTicks uint64 `json:"start_ticks,omitempty"`
+	StartedAt  string `json:"started_at"`
+	Step       int    `json:"step"`
 }
 
 // Watermark is the newest ID of each kind of review item already handled.
