@@ -119,9 +119,8 @@ func TestEphemeralResearchDeliversToAPRComment(t *testing.T) {
 	os.Chmod(agent, 0o755)
 	doc := map[string]any{"_key": "task_research", "title": "Research the impact of the change", "status": "open",
 		"work_order": map[string]any{"version": "1.0", "objective": "Find out whether the change breaks any caller",
-			"approval": map[string]any{"required": true}, // ephemeral: never takes the gate
-			"context":  map[string]any{"repo": "acme/hermes"},
-			"inputs":   map[string]any{"pr_number": 1},
+			"approval": map[string]any{"required": true},                      // ephemeral: never takes the gate
+			"context":  map[string]any{"repo": "acme/hermes", "target_pr": 1}, // a PR someone else opened
 			"procedure": []any{map[string]any{"step": 1, "action": "agent", "description": "Review the callers",
 				"delivery": []any{map[string]any{"target": "pr_comment"}}}}}}
 	f.importTask(doc)
