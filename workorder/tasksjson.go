@@ -71,7 +71,10 @@ func (f TasksFile) MarshalJSON() ([]byte, error) {
 		return json.Marshal(plain(f))
 	}
 	out := maps.Clone(f.kept)
-	out["completed_waves"], out["tasks"] = f.CompletedWaves, f.Tasks
+	out["tasks"] = f.Tasks
+	if f.CompletedWaves != nil { // nil: as the file had it, or left out
+		out["completed_waves"] = f.CompletedWaves
+	}
 	return json.Marshal(out)
 }
 
