@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 )
 
-// tasks.json is seed 004's team task state: a session with tasks keyed by
-// id, each with deps, a wave and a status. The mapping to Persephone:
+// tasks.json is a team's task state: a session with tasks keyed by id,
+// each with deps, a wave and a status. The mapping to Persephone:
 //
 //	open → pending; in_progress → in_progress; in_review and closed →
 //	completed (the work order has done its part; findings say where the PR
@@ -19,6 +21,12 @@ import (
 //
 // and back: pending → open, in_progress → in_progress, completed → closed,
 // failed and skipped → blocked with the error as block_reason.
+//
+// An import keeps every field of the file as it was given, under
+// "tasks_json" of the epic (the session's fields) and of each task (the
+// task's entry), so that an export gives the team's file back: wo's own
+// state decides status, deps, wave, completed_waves and, where the status
+// moved, findings and error; everything else comes back unchanged.
 
 // TasksFile is the tasks.json document.
 type TasksFile struct {
@@ -32,6 +40,9 @@ type TasksFile struct {
 	ActiveAgents   map[string]string    `json:"active_agents"`
 	GCRounds       int                  `json:"gc_rounds"`
 	Tasks          map[string]TaskEntry `json:"tasks"`
+
+	// kept is the session as the file gave it, tasks aside.
+	kept map[string]any
 }
 
 // TaskEntry is one task of tasks.json.
@@ -39,6 +50,7 @@ type TaskEntry struct {
 	Title              string   `json:"title"`
 	Description        string   `json:"description"`
 	Role               string   `json:"role"`
+	PipelinePhase      string   `json:"pipeline_phase,omitempty"`
 	Deps               []string `json:"deps"`
 	ContextFrom        []string `json:"context_from"`
 	Wave               int      `json:"wave"`
@@ -47,12 +59,143 @@ type TaskEntry struct {
 	QualityScore       *float64 `json:"quality_score"`
 	SupervisionVerdict *string  `json:"supervision_verdict"`
 	Error              *string  `json:"error"`
+
+	// kept is the entry as the file gave it, every field.
+	kept map[string]any
+}
+
+// MarshalJSON writes the file as it was imported, with what wo decides.
+func (f TasksFile) MarshalJSON() ([]byte, error) {
+	type plain TasksFile
+	if f.kept == nil {
+		return json.Marshal(plain(f))
+	}
+	out := maps.Clone(f.kept)
+	out["tasks"] = f.Tasks
+	if f.CompletedWaves != nil { // nil: as the file had it, or left out
+		out["completed_waves"] = f.CompletedWaves
+	}
+	return json.Marshal(out)
+}
+
+// MarshalJSON writes the entry as it was imported, with what wo decides;
+// a nullable field the file left out stays out while wo has no value.
+func (e TaskEntry) MarshalJSON() ([]byte, error) {
+	type plain TaskEntry
+	if e.kept == nil {
+		return json.Marshal(plain(e))
+	}
+	out := maps.Clone(e.kept)
+	out["status"], out["deps"], out["wave"] = e.Status, e.Deps, e.Wave
+	for name, v := range map[string]*string{"findings": e.Findings, "error": e.Error} {
+		if _, given := out[name]; v != nil {
+			out[name] = *v
+		} else if given {
+			out[name] = nil
+		}
+	}
+	return json.Marshal(out)
+}
+
+// TasksJSONField holds, in the epic and in each task, the fields of the
+// tasks.json the documents were imported from.
+const TasksJSONField = "tasks_json"
+
+// keptFields reads a document's tasks_json object, if it has one.
+func keptFields(doc Document) map[string]any {
+	m, _ := doc[TasksJSONField].(map[string]any)
+	return m
+}
+
+// decodeKept fills a typed value from kept fields.
+func decodeKept(kept map[string]any, into any) error {
+	b, err := json.Marshal(kept)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
 }
 
 var sessionSlug = regexp.MustCompile(`[^a-z0-9]+`)
 
 // ToTasksFile writes an epic and its children as tasks.json.
 func ToTasksFile(epic Document, children []Document) (*TasksFile, error) {
+	f, err := newTasksFile(epic)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[string]bool{}
+	floor := map[string]int{}
+	entries := map[string]TaskEntry{}
+	for _, c := range children {
+		k := Key(c)
+		keys[k] = true
+		if kept := keptFields(c); kept != nil {
+			var e TaskEntry
+			if decodeKept(kept, &e) == nil {
+				e.kept = kept
+				entries[k] = e
+				floor[k] = e.Wave
+			}
+		}
+	}
+	deps := NewGraph(children, nil).Within(keys)
+	waves, err := wavesAtLeast(deps, keys, floor)
+	if err != nil {
+		return nil, err
+	}
+	unchanged := f.kept != nil
+	for _, c := range children {
+		k := Key(c)
+		e, known := entries[k]
+		given := e.Status
+		e.Deps = sameSetOr(e.Deps, nonNilStrings(deps[k]))
+		e.Wave = waves[k]
+		if !known {
+			e = TaskEntry{Title: String(c, "title"), Description: String(c, "work_order.objective"), Role: "work-order",
+				Deps: e.Deps, ContextFrom: []string{}, Wave: e.Wave}
+			if e.Description == "" {
+				e.Description = String(c, "description")
+			}
+			if e.Title == "" {
+				e.Title = k
+			}
+		}
+		status, findings, errText, err := stateOf(c)
+		if err != nil {
+			return nil, err
+		}
+		// A task wo left as the file had it keeps the file's findings and
+		// error; a skipped one is blocked in Persephone, so failed there.
+		keep := false
+		switch {
+		case !known:
+		case status == "failed" && (given == "failed" || given == "skipped"):
+			keep = String(c, "block_reason") == importedReason(e)
+		case status == given && status != "skipped":
+			keep = true
+		}
+		if !keep {
+			unchanged = false
+			e.Status, e.Findings, e.Error = status, findings, errText
+		}
+		f.Tasks[k] = e
+	}
+	if !unchanged || len(f.Tasks) != len(entries) {
+		f.CompletedWaves = completedWaves(f.Tasks)
+	}
+	return f, nil
+}
+
+// newTasksFile starts the file from the epic: as imported, or made up.
+func newTasksFile(epic Document) (*TasksFile, error) {
+	if kept := keptFields(epic); kept != nil {
+		f := &TasksFile{}
+		if err := decodeKept(kept, f); err == nil {
+			f.kept, f.Tasks = kept, map[string]TaskEntry{}
+			return f, nil
+		}
+	}
 	created := String(epic, "created_at")
 	t, err := time.Parse(time.RFC3339Nano, created)
 	if err != nil {
@@ -67,81 +210,92 @@ func ToTasksFile(epic Document, children []Document) (*TasksFile, error) {
 	if requirement == "" {
 		requirement = String(epic, "title")
 	}
-	f := &TasksFile{
+	return &TasksFile{
 		SessionID: "wo-" + slug + "-" + t.UTC().Format("20060102"), Skill: "wo", Pipeline: "work-orders",
 		Requirement: requirement, CreatedAt: created, Supervision: false,
 		CompletedWaves: []int{}, ActiveAgents: map[string]string{}, Tasks: map[string]TaskEntry{},
-	}
-	keys := map[string]bool{}
-	for _, c := range children {
-		keys[Key(c)] = true
-	}
-	deps := NewGraph(children, nil).Within(keys)
-	waves, err := Waves(deps, keys)
-	if err != nil {
-		return nil, err
-	}
-	waveDone := map[int]bool{}
-	for _, c := range children {
-		k := Key(c)
-		e := TaskEntry{Title: String(c, "title"), Description: String(c, "work_order.objective"), Role: "work-order",
-			Deps: nonNilStrings(deps[k]), ContextFrom: []string{}, Wave: waves[k]}
-		if e.Description == "" {
-			e.Description = String(c, "description")
+	}, nil
+}
+
+// stateOf is a work order's tasks.json status, with the findings or the
+// error that status needs.
+func stateOf(c Document) (status string, findings, errText *string, err error) {
+	switch StatusOf(c) {
+	case StatusOpen:
+		if reason, ok := Get(c, "work_order.state.skipped.reason").(string); ok && reason != "" {
+			return "skipped", nil, &reason, nil
 		}
-		if e.Title == "" {
-			e.Title = k
+		return "pending", nil, nil, nil
+	case StatusInProgress:
+		return "in_progress", nil, nil, nil
+	case StatusInReview, StatusClosed:
+		text := fmt.Sprintf("Persephone status %s", String(c, "status"))
+		if pr := String(c, "work_order.state.pr_url"); pr != "" {
+			text += "; PR " + pr
 		}
-		skip := Get(c, "work_order.state.skipped.reason")
-		switch StatusOf(c) {
-		case StatusOpen:
-			e.Status = "pending"
-			if reason, ok := skip.(string); ok && reason != "" {
-				e.Status, e.Error = "skipped", &reason
-			}
-		case StatusInProgress:
-			e.Status = "in_progress"
-		case StatusInReview, StatusClosed:
-			e.Status = "completed"
-			findings := fmt.Sprintf("Persephone status %s", String(c, "status"))
-			if pr := String(c, "work_order.state.pr_url"); pr != "" {
-				findings += "; PR " + pr
-			}
-			if n, ok := Lookup(c, "work_order.state.review_iterations"); ok {
-				findings += fmt.Sprintf("; %v review iteration(s)", n)
-			}
-			if r := String(c, "work_order.state.review_result"); r != "" {
-				findings += "; " + r
-			}
-			if len(findings) > 500 {
-				findings = findings[:497] + "..."
-			}
-			e.Findings = &findings
-		case StatusBlocked:
-			e.Status = "failed"
-			reason := String(c, "block_reason")
-			if reason == "" {
-				reason = "blocked"
-			}
-			e.Error = &reason
-		default:
-			return nil, fmt.Errorf("task %s has status %q, which has no tasks.json equivalent", k, String(c, "status"))
+		if n, ok := Lookup(c, "work_order.state.review_iterations"); ok {
+			text += fmt.Sprintf("; %v review iteration(s)", n)
 		}
-		f.Tasks[k] = e
-		if _, seen := waveDone[e.Wave]; !seen {
-			waveDone[e.Wave] = true
+		if r := String(c, "work_order.state.review_result"); r != "" {
+			text += "; " + r
+		}
+		if len(text) > 500 {
+			text = text[:497] + "..."
+		}
+		return "completed", &text, nil, nil
+	case StatusBlocked:
+		reason := String(c, "block_reason")
+		if reason == "" {
+			reason = "blocked"
+		}
+		return "failed", nil, &reason, nil
+	default:
+		return "", nil, nil, fmt.Errorf("task %s has status %q, which has no tasks.json equivalent", Key(c), String(c, "status"))
+	}
+}
+
+// importedReason is the block_reason an import gives a failed or skipped
+// entry: its error, or its status when the error says nothing.
+func importedReason(e TaskEntry) string {
+	if e.Error != nil && strings.TrimSpace(*e.Error) != "" {
+		return *e.Error
+	}
+	return "tasks.json status " + e.Status
+}
+
+// sameSetOr keeps the file's order of deps while wo's deps are the same.
+func sameSetOr(given, current []string) []string {
+	if given == nil {
+		return current
+	}
+	a, b := slices.Clone(given), slices.Clone(current)
+	slices.Sort(a)
+	slices.Sort(b)
+	if slices.Equal(slices.Compact(a), b) {
+		return given
+	}
+	return current
+}
+
+// completedWaves lists the waves whose every task is completed.
+func completedWaves(tasks map[string]TaskEntry) []int {
+	done := map[int]bool{}
+	for _, e := range tasks {
+		if _, seen := done[e.Wave]; !seen {
+			done[e.Wave] = true
 		}
 		if e.Status != "completed" {
-			waveDone[e.Wave] = false
+			done[e.Wave] = false
 		}
 	}
-	for w, done := range waveDone {
-		if done {
-			f.CompletedWaves = append(f.CompletedWaves, w)
+	out := []int{}
+	for w, d := range done {
+		if d {
+			out = append(out, w)
 		}
 	}
-	sort.Ints(f.CompletedWaves)
-	return f, nil
+	sort.Ints(out)
+	return out
 }
 
 // CycleError is a dependency cycle, found through Key.
@@ -152,6 +306,12 @@ func (e *CycleError) Error() string { return "dependency cycle through " + e.Key
 // Waves gives each key its wave (seed 004): 1 without deps, else one more
 // than its deepest dependency. deps maps a key to the keys it depends on.
 func Waves(deps map[string][]string, keys map[string]bool) (map[string]int, error) {
+	return wavesAtLeast(deps, keys, nil)
+}
+
+// wavesAtLeast is Waves where a key may ask for a later wave (the one a
+// tasks.json gave it); a task still comes after its deps.
+func wavesAtLeast(deps map[string][]string, keys map[string]bool, floor map[string]int) (map[string]int, error) {
 	waves := map[string]int{}
 	visiting := map[string]bool{}
 	var visit func(k string) (int, error)
@@ -163,7 +323,7 @@ func Waves(deps map[string][]string, keys map[string]bool) (map[string]int, erro
 			return 0, &CycleError{Key: k}
 		}
 		visiting[k] = true
-		w := 1
+		w := max(1, floor[k])
 		for _, d := range deps[k] {
 			dw, err := visit(d)
 			if err != nil {
@@ -190,29 +350,34 @@ func nonNilStrings(s []string) []string {
 	return s
 }
 
-// ParseTasksFile reads tasks.json and enforces seed 004's structural rules:
-// required fields, unique ids, deps and context_from that exist, no cycle,
-// waves ordered by dependency; every problem is listed.
+// ParseTasksFile reads tasks.json: it must satisfy the format's JSON
+// Schema and its structural rules (unique ids, deps and context_from that
+// exist, no cycle, waves ordered by dependency, findings for a completed
+// task, an error for a failed or skipped one). Every problem is listed.
 func ParseTasksFile(source string, data []byte) (*TasksFile, error) {
-	if dup := duplicateTaskIDs(data); len(dup) > 0 {
-		return nil, &InvalidError{Reports: []Report{{Key: source, Problems: problemsOf("tasks", dup, "task id %q appears more than once")}}}
+	invalid := func(probs []Problem) error {
+		return &InvalidError{Reports: []Report{{Key: source, Problems: probs}}}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var f TasksFile
-	if err := dec.Decode(&f); err != nil {
+	if dup := duplicateTaskIDs(data); len(dup) > 0 {
+		return nil, invalid(problemsOf("tasks", dup, "task id %q appears more than once"))
+	}
+	var raw any
+	if err := decodeStrict(data, &raw); err != nil {
 		return nil, locate(source, data, err)
 	}
-	var probs []Problem
+	probs, err := schemaProblems(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(probs) > 0 {
+		return nil, invalid(probs)
+	}
+	f, err := tasksFileOf(raw.(map[string]any))
+	if err != nil {
+		return nil, invalid([]Problem{{Path: "(top level)", Message: err.Error(), Severity: SeverityError}})
+	}
 	add := func(path, format string, args ...any) {
 		probs = append(probs, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError})
-	}
-	if !regexp.MustCompile(`^[a-zA-Z0-9]+-[a-z0-9-]+-\d{8}$`).MatchString(f.SessionID) {
-		add("session_id", "%q does not match <prefix>-<slug>-YYYYMMDD", f.SessionID)
-	}
-	for _, field := range []struct{ name, value string }{{"skill", f.Skill}, {"pipeline", f.Pipeline}, {"requirement", f.Requirement}, {"created_at", f.CreatedAt}} {
-		if field.value == "" {
-			add(field.name, "required")
-		}
 	}
 	if len(f.Tasks) == 0 {
 		add("tasks", "required: at least one task")
@@ -223,27 +388,11 @@ func ParseTasksFile(source string, data []byte) (*TasksFile, error) {
 	for _, id := range ids {
 		keys[id] = true
 	}
-	statuses := []string{"pending", "in_progress", "completed", "failed", "skipped"}
 	for _, id := range ids {
 		t := f.Tasks[id]
 		path := "tasks." + id
 		if err := CheckKey(id); err != nil {
 			add(path, "%v", err)
-		}
-		if t.Title == "" {
-			add(path+".title", "required")
-		}
-		if t.Description == "" {
-			add(path+".description", "required")
-		}
-		if t.Role == "" {
-			add(path+".role", "required")
-		}
-		if t.Wave < 1 {
-			add(path+".wave", "must be 1 or more")
-		}
-		if !contains(statuses, t.Status) {
-			add(path+".status", "%q is not one of %s", t.Status, strings.Join(statuses, ", "))
 		}
 		if t.Status == "completed" && t.Findings == nil {
 			add(path+".findings", "required when status is completed")
@@ -276,9 +425,25 @@ func ParseTasksFile(source string, data []byte) (*TasksFile, error) {
 		}
 	}
 	if len(probs) > 0 {
-		return nil, &InvalidError{Reports: []Report{{Key: source, Problems: probs}}}
+		return nil, invalid(probs)
 	}
-	return &f, nil
+	return f, nil
+}
+
+// tasksFileOf types a schema-valid file and keeps every field it has.
+func tasksFileOf(top map[string]any) (*TasksFile, error) {
+	f := &TasksFile{}
+	if err := decodeKept(top, f); err != nil {
+		return nil, err
+	}
+	f.kept = maps.Clone(top)
+	delete(f.kept, "tasks")
+	given, _ := top["tasks"].(map[string]any)
+	for id, e := range f.Tasks {
+		e.kept, _ = given[id].(map[string]any)
+		f.Tasks[id] = e
+	}
+	return f, nil
 }
 
 func problemsOf(path string, items []string, format string) []Problem {
@@ -351,6 +516,9 @@ func FromTasksFile(f *TasksFile) (Document, []Document) {
 	epic := Document{"_key": epicKey, "type": "epic", "status": "open", "priority": "medium",
 		"title": fmt.Sprintf("%s: %s (%s)", f.Skill, f.Pipeline, f.SessionID), "description": clip(f.Requirement, 500),
 		"created_at": f.CreatedAt, "updated_at": now, "labels": []any{"tasks-json"}}
+	if f.kept != nil {
+		epic[TasksJSONField] = f.kept
+	}
 	var docs []Document
 	blocks := map[string][]any{}
 	for _, id := range sortedTaskIDs(f.Tasks) {
@@ -367,10 +535,7 @@ func FromTasksFile(f *TasksFile) (Document, []Document) {
 		case "completed":
 			status = "closed"
 		case "failed", "skipped":
-			status = "blocked"
-			if t.Error != nil {
-				reason = *t.Error
-			}
+			status, reason = "blocked", importedReason(t)
 		}
 		deps := make([]any, len(t.Deps))
 		for i, d := range t.Deps {
@@ -380,7 +545,11 @@ func FromTasksFile(f *TasksFile) (Document, []Document) {
 		if bl == nil {
 			bl = []any{}
 		}
-		doc := Document{"_key": id, "title": t.Title, "type": "task", "status": status, "priority": "medium",
+		title := t.Title
+		if strings.TrimSpace(title) == "" {
+			title = id
+		}
+		doc := Document{"_key": id, "title": title, "type": "task", "status": status, "priority": "medium",
 			"parent_key": epicKey, "created_at": f.CreatedAt, "updated_at": now,
 			"work_order": map[string]any{
 				"version": "1.0", "objective": t.Description,
@@ -392,6 +561,9 @@ func FromTasksFile(f *TasksFile) (Document, []Document) {
 			}}
 		if reason != "" {
 			doc["block_reason"] = reason
+		}
+		if t.kept != nil {
+			doc[TasksJSONField] = t.kept
 		}
 		if t.Findings != nil {
 			doc["work_order"].(map[string]any)["inputs"].(map[string]any)["findings"] = *t.Findings

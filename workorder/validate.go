@@ -100,6 +100,9 @@ type Options struct {
 // and the work-order structure. It never stops at the first problem.
 func Validate(doc Document, opts Options) Report {
 	v := &validator{doc: doc, opts: opts}
+	// A team's tasks.json has its own schema, which it passed on import:
+	// seed 000's task-creation lengths are advice for what came from one.
+	_, v.fromTasksJSON = doc[TasksJSONField].(map[string]any)
 	v.top()
 	if wo, ok := doc["work_order"]; ok {
 		if m, ok := v.object("work_order", wo); ok {
@@ -115,9 +118,10 @@ func Validate(doc Document, opts Options) Report {
 }
 
 type validator struct {
-	doc      Document
-	opts     Options
-	problems []Problem
+	doc           Document
+	opts          Options
+	problems      []Problem
+	fromTasksJSON bool
 }
 
 func (v *validator) errorf(path, format string, args ...any) {
@@ -260,11 +264,15 @@ func (v *validator) description() {
 
 func (v *validator) describeLength(path, s string) {
 	n := len([]rune(strings.TrimSpace(s)))
+	report := v.errorf
+	if v.fromTasksJSON {
+		report = v.warnf
+	}
 	switch {
 	case n < 10:
-		v.errorf(path, "Must be at least 10 characters")
+		report(path, "Must be at least 10 characters")
 	case n > 500:
-		v.errorf(path, "Must be at most 500 characters")
+		report(path, "Must be at most 500 characters")
 	}
 }
 
