@@ -34,12 +34,20 @@ work_order.state back after every step. Kill it at any moment and run it
 again: every step looks at the repository before acting, so a rerun never
 makes a second branch, commit or push.
 
+--epic KEY runs an epic's children in dependency waves. Several runners may
+run one epic at once: a child another runner holds is reported as running
+elsewhere (never exit 4); with --wait (the default when CI=true) the runner
+waits for it and goes on with its dependents, so one round of runners
+finishes the epic.
+
 --dry-run prints the plan with every template rendered and changes nothing.
 --json prints one JSON event per step on stdout (NDJSON), then the envelope.`,
 		Flags: append(storeFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be done; change nothing"},
 			&cli.StringFlag{Name: "epic", Usage: "run the children of epic `KEY` in dependency waves"},
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "with --epic: run up to `N` tasks at a time"},
+			&cli.BoolFlag{Name: "wait", Usage: "with --epic: wait for children other runners hold, then go on with their dependents (default when CI=true)"},
+			&cli.DurationFlag{Name: "wait-timeout", Value: 30 * time.Minute, Usage: "with --epic --wait: stop waiting for another runner after this `DURATION`"},
 			&cli.IntFlag{Name: "from-step", Usage: "start at step `N` instead of after current_step"},
 			&cli.IntFlag{Name: "until-step", Usage: "stop after step `N`"},
 			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH` (default: context.repo_path)"},
@@ -101,6 +109,9 @@ func runEpic(c *cli.Context, f *Factory, epic string) (result, error) {
 		progress := newProgress(f, c.Bool("json"))
 		progress.withKeys = true
 		eng.Events = progress.event
+		if epicWait(c, f) {
+			eng.EpicWait = c.Duration("wait-timeout")
+		}
 		var err error
 		out, err = eng.RunEpic(c.Context, epic, c.Int("parallel"), procedure.RunOptions{RepoPath: c.String("repo")})
 		progress.stop()
@@ -110,6 +121,15 @@ func runEpic(c *cli.Context, f *Factory, epic string) (result, error) {
 		return result{}, err
 	}
 	return result{data: out, compact: c.Bool("json"), always: true, human: func(w io.Writer) error { return writeEpicResult(w, out) }}, err
+}
+
+// epicWait reports whether an epic run waits for children other runners
+// hold: --wait, or by default in CI, where several jobs run one epic.
+func epicWait(c *cli.Context, f *Factory) bool {
+	if c.IsSet("wait") {
+		return c.Bool("wait")
+	}
+	return f.Getenv("CI") == "true"
 }
 
 func writeEpicResult(w io.Writer, r *procedure.EpicResult) error {
