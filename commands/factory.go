@@ -6,7 +6,6 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -42,6 +41,7 @@ type StoreConfig struct {
 	Collection string
 	User       string
 	Password   string
+	ReadOnly   bool // the command only reads: never create or change a SQLite file
 }
 
 // storeConfig reads the store flags with their fallbacks.
@@ -88,6 +88,9 @@ func OpenStore(ctx context.Context, cfg StoreConfig) (store.Store, error) {
 			return nil, err
 		}
 	}
+	if cfg.ReadOnly {
+		return store.OpenSQLiteReadOnly(ctx, path)
+	}
 	return store.OpenSQLite(ctx, path)
 }
 
@@ -110,20 +113,10 @@ func (f *Factory) withStore(c *cli.Context, fn func(store.Store) error) error {
 	return fn(s)
 }
 
-// readInput reads a file, or standard input for "-".
+// readInput reads a file, or standard input for "-", up to the default
+// size limit (input.go).
 func (f *Factory) readInput(name string) ([]byte, string, error) {
-	if name == "-" {
-		b, err := io.ReadAll(f.Stdin)
-		if err != nil {
-			return nil, "stdin", fmt.Errorf("reading standard input: %w", err)
-		}
-		return b, "stdin", nil
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, name, &usageError{msg: fmt.Sprintf("cannot read %s: %v", name, unwrapPathError(err))}
-	}
-	return b, name, nil
+	return f.readInputLimit(name, DefaultMaxInputSize)
 }
 
 func unwrapPathError(err error) error {
