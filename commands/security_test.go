@@ -276,7 +276,8 @@ func TestReadOnlyCommandsLeaveAForeignSQLiteFileAlone(t *testing.T) {
 	db.Exec(`CREATE TABLE users (name TEXT); INSERT INTO users VALUES ('ann')`)
 	db.Close()
 	before, _ := os.ReadFile(path)
-	for _, args := range [][]string{{"list"}, {"show", "task_a"}, {"status", "task_a"}, {"export"}, {"log", "task_a"}} {
+	for _, args := range [][]string{{"list"}, {"show", "task_a"}, {"status", "task_a"}, {"export"}, {"log", "task_a"},
+		{"import", fixture}, {"reset", "task_a"}} {
 		r := runWo(t, path, "", args...)
 		if r.code != ExitInvalid || !strings.Contains(r.stderr, path+" is not a wo store: it is a SQLite database without wo's tables") {
 			t.Errorf("wo %s: exit %d: %s", args[0], r.code, r.stderr)

@@ -131,3 +131,30 @@ func TestReadOnlyStoreFolder(t *testing.T) {
 		t.Errorf("writing a read-only store gave %v, want a PermissionError", err)
 	}
 }
+
+func TestWritingOpenRefusesAForeignDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "other.db")
+	db, _ := sql.Open("sqlite", path)
+	if _, err := db.Exec(`CREATE TABLE notes (body TEXT)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, _ := os.ReadFile(path)
+	_, err := OpenSQLite(context.Background(), path)
+	var foreign *ForeignError
+	if !errors.As(err, &foreign) {
+		t.Fatalf("error = %v, want a ForeignError", err)
+	}
+	after, _ := os.ReadFile(path)
+	if _, werr := os.Stat(path + "-wal"); werr == nil || string(before) != string(after) {
+		t.Error("the foreign file was changed")
+	}
+	// An empty file is a new store.
+	empty := filepath.Join(t.TempDir(), "new.db")
+	os.WriteFile(empty, nil, 0o600)
+	s, err := OpenSQLite(context.Background(), empty)
+	if err != nil {
+		t.Fatalf("empty file: %v", err)
+	}
+	s.Close()
+}

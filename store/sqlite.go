@@ -56,6 +56,13 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		}
 		return nil, Unavailable(path, err)
 	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		// Look before the WAL pragma and the schema change anything: a
+		// SQLite file of some other program is refused, not converted.
+		if err := refuseForeign(ctx, path); err != nil {
+			return nil, err
+		}
+	}
 	dsn := path + "?_pragma=busy_timeout(15000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -167,6 +174,30 @@ func openChecked(ctx context.Context, path, uri string) (*SQLite, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// refuseForeign reads an existing file read-only and refuses it when it is
+// not SQLite, or is a SQLite database with tables and none of wo's.
+func refuseForeign(ctx context.Context, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: abs}).String()+"?mode=ro&_pragma=busy_timeout(15000)")
+	if err != nil {
+		return nil // OpenSQLite reports it
+	}
+	defer db.Close()
+	var all, ours int
+	err = db.QueryRowContext(ctx, `SELECT count(*), count(CASE WHEN name IN ('persephone_tasks', 'persephone_edges', 'persephone_logs') THEN 1 END) FROM sqlite_master WHERE type = 'table'`).Scan(&all, &ours)
+	var se *sqlite.Error
+	switch {
+	case errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB:
+		return &ForeignError{Path: path, Why: "it is not a SQLite database"}
+	case err == nil && all > 0 && ours == 0:
+		return &ForeignError{Path: path, Why: "it is a SQLite database without wo's tables (persephone_tasks, persephone_edges, persephone_logs)"}
+	}
+	return nil // anything else: OpenSQLite finds and reports it
 }
 
 func cannotMakeSharedMemory(se *sqlite.Error) bool {
