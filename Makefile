@@ -38,7 +38,9 @@ test:
 # document decoder and validator, templates, agent output, hand-written
 # plans, the manifest path checks, and terminal escaping. make test runs
 # each for FUZZTIME_BRIEF; make fuzz for FUZZTIME. Crashers land in the
-# package's testdata/fuzz and then run as ordinary tests.
+# package's testdata/fuzz and then run as ordinary tests. Minimizing each
+# new input is capped at 5s: left at Go's 60s, minimizing the larger
+# documents took the whole run.
 FUZZ_TARGETS := ./workorder:FuzzDecodeValidate ./workorder:FuzzRender ./workorder:FuzzCheckRelativePath \
 	./procedure:FuzzExtractDeliverable ./split:FuzzParseHandPlan ./gitops:FuzzCheckInside ./termtext:FuzzLine
 FUZZTIME_BRIEF ?= 3s
@@ -51,7 +53,7 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; \
 		echo "== fuzz $$fn in $$pkg for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) $$pkg; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
 	done
 
 test-arango:

@@ -2,11 +2,13 @@ package workorder
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -34,6 +36,12 @@ func FuzzDecodeValidate(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A slow input crashes the worker, which saves it as a failure:
+		// the fuzzer itself has no time limit per input.
+		watchdog := time.AfterFunc(10*time.Second, func() {
+			panic(fmt.Sprintf("decoding and validating took over 10s: %d bytes: %.200q", len(data), data))
+		})
+		defer watchdog.Stop()
 		docs, err := DecodeDocuments("fuzz", data)
 		if err != nil {
 			// A refusal names the problem briefly, whatever the input.
