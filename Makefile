@@ -5,7 +5,7 @@ WO      := $(CURDIR)/bin/wo
 export GOFLAGS := -buildvcs=false
 WOENV   := XDG_STATE_HOME=$(DEMO)/state WO_STORE=
 
-.PHONY: build demo test test-arango bench vet fmt-check clean
+.PHONY: build demo test test-arango fuzz fuzz-brief bench vet fmt-check clean
 
 build:
 	$(GO) build -o $(WO) .
@@ -32,6 +32,29 @@ demo: build
 test:
 	$(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory test-arango
+	$(MAKE) --no-print-directory fuzz-brief
+
+# Fuzz targets (package:function) over what wo reads from outside: the
+# document decoder and validator, templates, agent output, hand-written
+# plans, the manifest path checks, and terminal escaping. make test runs
+# each for FUZZTIME_BRIEF; make fuzz for FUZZTIME. Crashers land in the
+# package's testdata/fuzz and then run as ordinary tests. Minimizing each
+# new input is capped at 5s: left at Go's 60s, minimizing the larger
+# documents took the whole run.
+FUZZ_TARGETS := ./workorder:FuzzDecodeValidate ./workorder:FuzzRender ./workorder:FuzzCheckRelativePath \
+	./procedure:FuzzExtractDeliverable ./split:FuzzParseHandPlan ./gitops:FuzzCheckInside ./termtext:FuzzLine
+FUZZTIME_BRIEF ?= 3s
+FUZZTIME ?= 60s
+
+fuzz-brief:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZTIME_BRIEF)
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "== fuzz $$fn in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
+	done
 
 test-arango:
 	$(GO) test -count=1 -v -run '^TestArangoConformance$$' ./integration/

@@ -148,11 +148,25 @@ func redact(raw string) string {
 	return u.String()
 }
 
+// DatabaseError is a configuration mistake, not an outage: no database
+// named, or one the server does not have.
+type DatabaseError struct {
+	Endpoint string
+	Database string // "" when none was given
+}
+
+func (e *DatabaseError) Error() string {
+	if e.Database == "" {
+		return fmt.Sprintf("ArangoDB store %s: no database given: pass --database or set WO_DATABASE (or HADES_DATABASE)", e.Endpoint)
+	}
+	return fmt.Sprintf("ArangoDB at %s has no database %q: create it, or set --database / WO_DATABASE", e.Endpoint, e.Database)
+}
+
 // Open connects to the database. It does not contact the server: the first
 // operation does, and maps a failure to a clear error.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Database == "" {
-		return nil, fmt.Errorf("ArangoDB store %s: no database given: pass --database or set WO_DATABASE (or HADES_DATABASE)", redact(cfg.URL))
+		return nil, &DatabaseError{Endpoint: redact(cfg.URL)}
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
@@ -579,7 +593,7 @@ func (s *Store) mapErr(key string, err error) error {
 		case ae.ErrorNum == shared.ErrArangoUniqueConstraintViolated:
 			return store.Exists(key)
 		case ae.ErrorNum == shared.ErrArangoDatabaseNotFound:
-			return fmt.Errorf("ArangoDB at %s has no database %q: create it, or set --database / WO_DATABASE", s.endpoint, s.database)
+			return &DatabaseError{Endpoint: s.endpoint, Database: s.database}
 		case ae.ErrorNum == shared.ErrArangoDataSourceNotFound:
 			return fmt.Errorf("ArangoDB database %s lacks a collection wo uses (%s): run wo init (%s)", s.database, strings.Join([]string{s.cols.Tasks, s.cols.Edges, s.cols.Logs}, ", "), ae.ErrorMessage)
 		case ae.ErrorNum == shared.ErrArangoDocumentNotFound || ae.Code == http.StatusNotFound:

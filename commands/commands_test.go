@@ -384,6 +384,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 func TestClearErrors(t *testing.T) {
 	db := newDB(t)
+	mustRun(t, db, "", "init") // show reads a store, it does not create one
 	cases := []struct {
 		name  string
 		stdin string

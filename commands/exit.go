@@ -3,7 +3,9 @@ package commands
 import (
 	"errors"
 
+	"github.com/wo-runner/wo/arango"
 	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/store"
 )
 
 // Exit codes: the contract scripts and CI rely on (DESIGN.md).
@@ -42,8 +44,21 @@ var exitCodes = map[procedure.RunOutcome]int{
 // place: a mistake in the command line, else what the error means to a run.
 func classify(err error) (exit int, code string) {
 	var usage *usageError
-	if errors.As(err, &usage) {
+	var database *arango.DatabaseError
+	var foreign *store.ForeignError
+	var missing *store.MissingError
+	var perm *store.PermissionError
+	switch {
+	case errors.As(err, &usage):
 		return ExitInvalid, "USAGE"
+	case errors.As(err, &database):
+		return ExitInvalid, "NO_DATABASE" // --database names none, or a wrong one
+	case errors.As(err, &foreign):
+		return ExitInvalid, "NOT_A_STORE" // --store names some other file
+	case errors.As(err, &missing):
+		return ExitFailed, "NO_STORE"
+	case errors.As(err, &perm):
+		return ExitFailed, "PERMISSION_DENIED" // rerunning will not help
 	}
 	c := procedure.Classify(err)
 	return exitCodes[c.Outcome], c.Code

@@ -61,7 +61,7 @@ func runExport(ctx context.Context, f *Factory, o *exportOptions) (result, error
 		return exportTasksJSON(ctx, f, o)
 	}
 	var docs []map[string]any
-	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+	err := f.useStore(ctx, readOnly(o.Store), func(s store.Store) error {
 		if o.Parent != "" {
 			p, err := s.Get(ctx, o.Parent)
 			if err != nil {
@@ -97,7 +97,7 @@ func portable(doc map[string]any) map[string]any {
 // exportTasksJSON writes an epic as a team's tasks.json.
 func exportTasksJSON(ctx context.Context, f *Factory, o *exportOptions) (result, error) {
 	var tf *workorder.TasksFile
-	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+	err := f.useStore(ctx, readOnly(o.Store), func(s store.Store) error {
 		doc, err := s.Get(ctx, o.Parent)
 		if err != nil {
 			return err

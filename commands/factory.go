@@ -6,7 +6,6 @@ package commands
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -46,7 +45,8 @@ type StoreConfig struct {
 	Password   string
 	// Timeout bounds each store operation (--store-timeout,
 	// WO_STORE_TIMEOUT); zero means the backend's default.
-	Timeout time.Duration
+	Timeout  time.Duration
+	ReadOnly bool // the command only reads: never create or change a SQLite file
 }
 
 // storeConfig reads the store flags with their fallbacks.
@@ -94,6 +94,9 @@ func OpenStore(ctx context.Context, cfg StoreConfig) (store.Store, error) {
 			return nil, err
 		}
 	}
+	if cfg.ReadOnly {
+		return store.OpenSQLiteReadOnly(ctx, path)
+	}
 	return store.OpenSQLite(ctx, path)
 }
 
@@ -123,20 +126,10 @@ func (f *Factory) withStore(c *cli.Context, fn func(store.Store) error) error {
 	return fn(s)
 }
 
-// readInput reads a file, or standard input for "-".
+// readInput reads a file, or standard input for "-", up to the default
+// size limit (input.go).
 func (f *Factory) readInput(name string) ([]byte, string, error) {
-	if name == "-" {
-		b, err := io.ReadAll(f.Stdin)
-		if err != nil {
-			return nil, "stdin", fmt.Errorf("reading standard input: %w", err)
-		}
-		return b, "stdin", nil
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, name, &usageError{msg: fmt.Sprintf("cannot read %s: %v", name, unwrapPathError(err))}
-	}
-	return b, name, nil
+	return f.readInputLimit(name, DefaultMaxInputSize)
 }
 
 func unwrapPathError(err error) error {

@@ -10,6 +10,7 @@ import (
 	"github.com/wo-runner/wo/intake"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -20,6 +21,8 @@ type importOptions struct {
 	Store  StoreConfig
 	File   string // - for standard input
 	Format string // documents or tasks-json
+	// MaxSize bounds the bytes read from File; 0 is DefaultMaxInputSize.
+	MaxSize int64
 }
 
 func importCommand(f *Factory, run func(context.Context, *Factory, *importOptions) (result, error)) *cli.Command {
@@ -33,8 +36,12 @@ task, timestamps, an initial work_order.state), turns P0..P3 into
 Persephone's priority words, validates every document against the store
 and the rest of the file, and stores them all in one transaction. If any
 document is invalid or its key exists, nothing is stored and the culprits
-are named. wo export | wo import - round-trips.`,
+are named. wo export | wo import - round-trips.
+
+wo reads at most 32 MiB (--max-size raises it) and refuses documents
+nested deeper than 64 levels, duplicate keys and invalid UTF-8.`,
 		Flags: append(storeFlags(),
+			&cli.StringFlag{Name: "max-size", Value: "32MiB", Usage: "read at most `SIZE` bytes of input (K, M, G or KiB, MiB, GiB suffixes)"},
 			&cli.StringFlag{Name: "format", Value: "documents", Usage: "documents (a JSON array of tasks) or tasks-json (a team's tasks.json: an epic and one agent work order per task)"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
@@ -56,16 +63,29 @@ func importOptionsFrom(c *cli.Context, f *Factory) (*importOptions, error) {
 	if format := c.String("format"); format != "documents" && format != "tasks-json" {
 		return nil, usagef(fmt.Sprintf("--format %q: use documents or tasks-json", format))
 	}
-	return &importOptions{Store: f.storeConfig(c), File: file, Format: c.String("format")}, nil
+	o := &importOptions{Store: f.storeConfig(c), File: file, Format: c.String("format")}
+	if c.IsSet("max-size") {
+		if o.MaxSize, err = parseSize(c.String("max-size")); err != nil {
+			return nil, usagef("--max-size: " + err.Error())
+		}
+	}
+	return o, nil
 }
 
 func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error) {
-	data, source, err := f.readInput(o.File)
+	limit := o.MaxSize
+	if limit == 0 {
+		limit = DefaultMaxInputSize
+	}
+	data, source, err := f.readInputLimit(o.File, limit)
 	if err != nil {
 		return result{}, err
 	}
 	var docs []workorder.Document
 	if o.Format == "tasks-json" {
+		if err := workorder.CheckJSON(source, data); err != nil {
+			return result{}, err
+		}
 		tf, err := workorder.ParseTasksFile(source, data)
 		if err != nil {
 			return result{}, err
@@ -104,7 +124,7 @@ func newIntake(s store.Store) *intake.Intake {
 // writeNotes prints what went wrong after a write to stderr.
 func writeNotes(f *Factory, notes []string) {
 	for _, n := range notes {
-		fmt.Fprintln(f.Stderr, "warning:", n)
+		fmt.Fprintln(f.Stderr, "warning:", termtext.Block(n))
 	}
 }
 
@@ -113,7 +133,7 @@ func writeNotes(f *Factory, notes []string) {
 func writeWarnings(f *Factory, reports []workorder.Report) {
 	for _, r := range reports {
 		for _, p := range r.Warnings() {
-			fmt.Fprintf(f.Stderr, "warning: %s %s\n", r.Key, p)
+			fmt.Fprintf(f.Stderr, "warning: %s %s\n", termtext.Line(r.Key), termtext.Line(p.String()))
 		}
 	}
 }
@@ -127,7 +147,7 @@ func joinKeys(keys []string, max int) string {
 		if i > 0 {
 			out += ", "
 		}
-		out += k
+		out += termtext.Line(k)
 	}
 	return out
 }

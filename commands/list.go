@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -54,7 +55,7 @@ func listOptionsFrom(c *cli.Context, f *Factory) (*listOptions, error) {
 
 func runList(ctx context.Context, f *Factory, o *listOptions) (result, error) {
 	var docs []map[string]any
-	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+	err := f.useStore(ctx, readOnly(o.Store), func(s store.Store) error {
 		var err error
 		docs, err = s.List(ctx, o.Filter)
 		return err
@@ -112,7 +113,8 @@ func writeRows(w io.Writer, rows []TaskRow) error {
 		if r.Steps > 0 {
 			step = fmt.Sprintf("%d/%d", r.Step, r.Steps)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Key, r.Status, orDash(r.Priority), step, r.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.Line(r.Key), termtext.Line(r.Status),
+			termtext.Line(orDash(r.Priority)), step, termtext.Line(r.Title))
 	}
 	return tw.Flush()
 }

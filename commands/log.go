@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 )
 
 func newLogCommand(f *Factory) *cli.Command {
@@ -26,7 +27,7 @@ failure, wait, reset and creation, with the runner that did it.`,
 				return result{}, err
 			}
 			var entries []store.LogEntry
-			err = f.withStore(c, func(s store.Store) error {
+			err = f.withReadStore(c, func(s store.Store) error {
 				if _, err := s.Get(c.Context, key); err != nil {
 					return err
 				}
@@ -52,7 +53,8 @@ func writeLog(w io.Writer, entries []store.LogEntry) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tACTION\tBY\tDETAILS")
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.CreatedAt.Format("2006-01-02 15:04:05Z07:00"), e.Action, e.SessionKey, details(e.Details))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.CreatedAt.Format("2006-01-02 15:04:05Z07:00"),
+			termtext.Line(e.Action), termtext.Line(e.SessionKey), details(e.Details))
 	}
 	return tw.Flush()
 }
@@ -78,10 +80,12 @@ func details(d map[string]any) string {
 		if v == "" {
 			continue
 		}
-		if len(v) > 120 {
-			v = v[:117] + "..."
+		// Details hold review comments and agent output: escape, then cut.
+		v = termtext.Line(v)
+		if r := []rune(v); len(r) > 120 {
+			v = string(r[:117]) + "..."
 		}
-		parts = append(parts, k+"="+v)
+		parts = append(parts, termtext.Line(k)+"="+v)
 	}
 	return strings.Join(parts, " ")
 }

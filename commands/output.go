@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -61,7 +63,7 @@ func printResult(f *Factory, name string, asJSON bool, started time.Time, storeN
 			env.Metadata["store"] = storeName
 		}
 		if err != nil {
-			env.Error = &EnvelopeError{Code: code, Message: err.Error(), Details: errorDetails(err)}
+			env.Error = &EnvelopeError{Code: code, Message: clipLines(err.Error()), Details: errorDetails(err)}
 		}
 		var werr error
 		if res.compact {
@@ -82,7 +84,7 @@ func printResult(f *Factory, name string, asJSON bool, started time.Time, storeN
 		if res.always && res.human != nil {
 			res.human(f.Stdout)
 		}
-		fmt.Fprintf(f.Stderr, "wo %s: %v\n", name, err)
+		fmt.Fprintf(f.Stderr, "wo %s: %s\n", name, termtext.Block(clipLines(err.Error())))
 		return exit
 	}
 	if res.human != nil {
@@ -92,6 +94,21 @@ func printResult(f *Factory, name string, asJSON bool, started time.Time, storeN
 		}
 	}
 	return exit
+}
+
+// maxMessageLine bounds each line of an error message: messages quote
+// untrusted values, and one of megabytes must not be echoed whole.
+const maxMessageLine = 2000
+
+func clipLines(msg string) string {
+	if len(msg) <= maxMessageLine {
+		return msg
+	}
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = termtext.Clip(l, maxMessageLine)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // errorDetails gives machine-readable details for errors that have them.

@@ -16,6 +16,7 @@ import (
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 )
 
 // faultHook is set only in test builds (-tags wofault): it lets the
@@ -72,6 +73,9 @@ finishes the epic.
 			var human func(io.Writer) error
 			err = f.withStore(c, func(s store.Store) error {
 				eng := f.engine(c, s)
+				if err := checkStepRange(c.Context, eng, opts); err != nil {
+					return err
+				}
 				if c.Bool("dry-run") {
 					plan, err := eng.Plan(c.Context, opts)
 					if err != nil {
@@ -136,7 +140,7 @@ func writeEpicResult(w io.Writer, r *procedure.EpicResult) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "WAVE\tKEY\tOUTCOME\tSTATUS\tREASON")
 	for _, t := range r.Tasks {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.Wave, t.Key, t.Outcome, orDash(string(t.Status)), t.Reason)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.Wave, termtext.Line(t.Key), t.Outcome, termtext.Line(orDash(string(t.Status))), termtext.Line(t.Reason))
 	}
 	return tw.Flush()
 }
@@ -188,7 +192,7 @@ func writeRunResult(w io.Writer, r *procedure.Result) error {
 	if r.GitHub != nil {
 		gh = fmt.Sprintf("; GitHub: %d request(s), %d answered 304 (free)", r.GitHub.Requests, r.GitHub.NotModified)
 	}
-	_, err := fmt.Fprintf(w, "%s: status %s, step %d/%d done%s\n", r.Key, r.Status, r.CurrentStep, r.Steps, gh)
+	_, err := fmt.Fprintf(w, "%s: status %s, step %d/%d done%s\n", termtext.Line(r.Key), termtext.Line(string(r.Status)), r.CurrentStep, r.Steps, gh)
 	return err
 }
 
@@ -251,6 +255,10 @@ func (p *progress) event(ev procedure.Event) {
 		return
 	}
 	w := p.f.Stderr
+	// Keys, actions, notes and errors come from documents, servers and
+	// review comments: escape them before they reach the terminal.
+	ev.Key, ev.Action, ev.Note, ev.Error = termtext.Line(ev.Key), termtext.Line(ev.Action), termtext.Line(ev.Note), termtext.Line(ev.Error)
+	ev.Outcome = termtext.Line(ev.Outcome)
 	clear := ""
 	if p.tty {
 		clear = "\r\033[K"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -29,7 +30,7 @@ pending. --json gives the document and the rendered steps.`,
 				return result{}, err
 			}
 			var doc map[string]any
-			err = f.withStore(c, func(s store.Store) error {
+			err = f.withReadStore(c, func(s store.Store) error {
 				doc, err = s.Get(c.Context, key)
 				return err
 			})
@@ -109,7 +110,7 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
 		p.line("blocked: %s", r)
 	}
 	if d := workorder.String(doc, "description"); d != "" {
-		p.line("\n%s", d)
+		p.line("\n%s", multiline(d))
 	}
 	task, err := workorder.Parse(doc)
 	if err != nil {
@@ -169,11 +170,30 @@ type printer struct {
 	err error
 }
 
+// line prints one formatted line. The format is wo's own; every string or
+// error argument is untrusted and printed escaped (termtext), a multiline
+// one keeping its line breaks.
 func (p *printer) line(format string, args ...any) {
-	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
+	if p.err != nil {
+		return
 	}
+	for i, a := range args {
+		switch t := a.(type) {
+		case string:
+			args[i] = termtext.Line(t)
+		case multiline:
+			args[i] = termtext.Block(string(t))
+		case error:
+			args[i] = termtext.Block(t.Error())
+		case fmt.Stringer:
+			args[i] = termtext.Line(t.String())
+		}
+	}
+	_, p.err = fmt.Fprintf(p.w, format+"\n", args...)
 }
+
+// multiline is untrusted text whose line breaks are kept.
+type multiline string
 
 // section prints a map's entries sorted by key; long lists are cut.
 func (p *printer) section(title string, m map[string]any) {
@@ -189,7 +209,7 @@ func (p *printer) section(title string, m map[string]any) {
 	tw := tabwriter.NewWriter(p.w, 0, 0, 2, ' ', 0)
 	for _, k := range keys {
 		if p.err == nil {
-			_, p.err = fmt.Fprintf(tw, "  %s\t%s\n", k, summarize(m[k]))
+			_, p.err = fmt.Fprintf(tw, "  %s\t%s\n", termtext.Line(k), termtext.Line(summarize(m[k])))
 		}
 	}
 	if p.err == nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -53,7 +54,11 @@ few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).`,
 				return result{}, usagef(fmt.Sprintf("--format %q: use table, markdown, mermaid or dot", format))
 			}
 			var rows []StatusRow
-			err := f.withStore(c, func(s store.Store) error {
+			open := f.withReadStore
+			if c.Bool("refresh") {
+				open = f.withStore // wo sync writes what it reads from GitHub
+			}
+			err := open(c, func(s store.Store) error {
 				for {
 					if c.Bool("refresh") {
 						if _, err := syncTree(c, f, s, key); err != nil {
@@ -244,13 +249,14 @@ func tableStatus(rows []StatusRow, colour bool) string {
 		header = fmt.Sprintf("\033[39m%-11s\033[0m", "STATUS")
 	}
 	fmt.Fprintf(tw, "KEY\t%s\tSTEP\tNEXT\tPR\tREVIEWS\tCOMMENTS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE\n", header)
+	line := termtext.Line
 	for _, r := range rows {
-		status := string(r.Status)
+		status := line(string(r.Status))
 		if colour {
-			status = fmt.Sprintf("\033[%sm%-11s\033[0m", statusColour[r.Status], r.Status)
+			status = fmt.Sprintf("\033[%sm%-11s\033[0m", statusColour[r.Status], status)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Key, status, stepText(r), orDash(nextText(r)),
-			prText(r), r.ReviewIterations, r.OpenComments, orDash(strings.Join(r.WaitingFor, ",")), age(r.UpdatedAt), estimateText(r), r.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", line(r.Key), status, stepText(r), line(orDash(nextText(r))),
+			prText(r), r.ReviewIterations, r.OpenComments, line(orDash(strings.Join(r.WaitingFor, ","))), age(r.UpdatedAt), line(estimateText(r)), line(r.Title))
 	}
 	tw.Flush()
 	if len(rows) > 1 {
@@ -311,16 +317,18 @@ func progressLine(children []StatusRow) string {
 func markdownStatus(rows []StatusRow) string {
 	var b strings.Builder
 	if len(rows) > 0 {
-		fmt.Fprintf(&b, "### %s — %s\n\n", rows[0].Key, mdEscape(rows[0].Title))
+		fmt.Fprintf(&b, "### %s — %s\n\n", mdEscape(rows[0].Key), mdEscape(rows[0].Title))
 	}
 	b.WriteString("| Task | Status | Step | PR | Reviews | Open comments | Waits for |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		pr := "—"
-		if r.PRURL != "" {
+		if safeLink(r.PRURL) {
 			pr = fmt.Sprintf("[#%d](%s)", r.PRNumber, r.PRURL)
+		} else if r.PRNumber > 0 {
+			pr = fmt.Sprintf("#%d", r.PRNumber)
 		}
-		fmt.Fprintf(&b, "| `%s` %s | %s | %s | %s | %d | %d | %s |\n", r.Key, mdEscape(r.Title), r.Status, stepText(r), pr,
-			r.ReviewIterations, r.OpenComments, orDash(strings.Join(r.WaitingFor, ", ")))
+		fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %d | %d | %s |\n", mdCode(r.Key), mdEscape(r.Title), mdEscape(string(r.Status)), stepText(r), pr,
+			r.ReviewIterations, r.OpenComments, mdEscape(orDash(strings.Join(r.WaitingFor, ", "))))
 	}
 	if len(rows) > 1 {
 		fmt.Fprintf(&b, "\n%s\n", progressLine(rows[1:]))
@@ -328,7 +336,34 @@ func markdownStatus(rows []StatusRow) string {
 	return b.String()
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+// mdEscape makes untrusted text one inert Markdown table cell: no line
+// break to end the row, no pipe to add a cell, no HTML tag or link.
+func mdEscape(s string) string {
+	s = termtext.Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`|<>[]", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mdCode is a key as inline code, or escaped text when it holds a backtick.
+func mdCode(s string) string {
+	if s == "" || strings.ContainsAny(s, "`\r\n|") {
+		return mdEscape(s)
+	}
+	return "`" + termtext.Line(s) + "`"
+}
+
+// safeLink is a URL that may become a Markdown link: http(s), with nothing
+// that ends the link early.
+func safeLink(u string) bool {
+	return (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) &&
+		!strings.ContainsAny(u, " ()<>[]\"'`|\\") && termtext.Line(u) == u
+}
 
 // graphRows are the children when there are any, else the task itself.
 func graphRows(rows []StatusRow) []StatusRow {
@@ -342,15 +377,50 @@ func mermaidStatus(rows []StatusRow) string {
 	var b strings.Builder
 	b.WriteString("graph TD\n")
 	for _, r := range graphRows(rows) {
-		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]:::%s\n", r.Key, strings.ReplaceAll(r.Title, `"`, "'"), r.Status, r.Status)
+		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]:::%s\n", mermaidID(r.Key), mermaidText(r.Title), mermaidText(string(r.Status)), mermaidID(string(r.Status)))
 	}
 	for _, r := range graphRows(rows) {
 		for _, d := range r.BlockedBy {
-			fmt.Fprintf(&b, "  %s --> %s\n", d, r.Key)
+			fmt.Fprintf(&b, "  %s --> %s\n", mermaidID(d), mermaidID(r.Key))
 		}
 	}
 	b.WriteString("  classDef closed fill:#cfc\n  classDef in_review fill:#cef\n  classDef in_progress fill:#ffc\n  classDef blocked fill:#fcc\n  classDef open fill:#eee\n")
 	return b.String()
+}
+
+// mermaidID is a key as a Mermaid node id: kept when it is plain letters,
+// digits and _-, else a stable id made from its bytes, so that no key can
+// end the statement or start another one.
+func mermaidID(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return fmt.Sprintf("id_%x", s)
+}
+
+// mermaidText is untrusted text inside a quoted Mermaid label: one line,
+// with the characters Mermaid and its HTML labels read as entity codes.
+func mermaidText(s string) string {
+	s = termtext.Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	return strings.NewReplacer("#", "#35;", `"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;",
+		"`", "#96;", "[", "#91;", "]", "#93;", "{", "#123;", "}", "#125;", "|", "#124;", ";", "#59;").Replace(s)
+}
+
+// dotString is untrusted text as a quoted Graphviz string: quotes and
+// backslashes escaped (a backslash would start \l, \N and friends), one
+// line.
+func dotString(s string) string { return `"` + dotInner(s) + `"` }
+
+func dotInner(s string) string {
+	s = termtext.Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
 }
 
 func dotStatus(rows []StatusRow) string {
@@ -359,11 +429,16 @@ func dotStatus(rows []StatusRow) string {
 	var b strings.Builder
 	b.WriteString("digraph epic {\n  rankdir=LR;\n  node [shape=box, style=filled];\n")
 	for _, r := range graphRows(rows) {
-		fmt.Fprintf(&b, "  %q [label=%q, fillcolor=%s];\n", r.Key, r.Key+"\n"+r.Title+"\n"+string(r.Status), colours[r.Status])
+		fill := colours[r.Status]
+		if fill == "" {
+			fill = "white"
+		}
+		label := dotInner(r.Key) + `\n` + dotInner(r.Title) + `\n` + dotInner(string(r.Status))
+		fmt.Fprintf(&b, "  %s [label=\"%s\", fillcolor=%s];\n", dotString(r.Key), label, fill)
 	}
 	for _, r := range graphRows(rows) {
 		for _, d := range r.BlockedBy {
-			fmt.Fprintf(&b, "  %q -> %q;\n", d, r.Key)
+			fmt.Fprintf(&b, "  %s -> %s;\n", dotString(d), dotString(r.Key))
 		}
 	}
 	b.WriteString("}\n")

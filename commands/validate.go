@@ -66,7 +66,9 @@ func validateOptionsFrom(c *cli.Context, f *Factory) (*validateOptions, error) {
 
 func runValidate(ctx context.Context, f *Factory, o *validateOptions) (result, error) {
 	var reports []workorder.Report
-	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+	cfg := o.Store
+	cfg.ReadOnly = o.File == "" // a stored task: only read the store
+	err := f.useStore(ctx, cfg, func(s store.Store) error {
 		in := newIntake(s)
 		if o.File != "" {
 			data, source, err := f.readInput(o.File)

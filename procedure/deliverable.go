@@ -2,13 +2,15 @@ package procedure
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/wo-runner/wo/workorder"
 )
 
-var deliverableTag = regexp.MustCompile(`(?s)<deliverable>(.*?)</deliverable>`)
+const (
+	openTag  = "<deliverable>"
+	closeTag = "</deliverable>"
+)
 
 // Extraction is an agent's output split as seed 002 says: the work log
 // (reasoning, research; logged, never delivered) and the deliverable.
@@ -19,18 +21,34 @@ type Extraction struct {
 	Blocks      int  // how many blocks there were
 }
 
-// ExtractDeliverable splits an agent's output.
+// ExtractDeliverable splits an agent's output. A block is a closing tag
+// and the nearest opening tag before it, so a work log that mentions
+// "<deliverable>" before the real block does not leak into the
+// deliverable, and the deliverable never holds a tag.
 func ExtractDeliverable(output string) Extraction {
-	all := deliverableTag.FindAllStringSubmatchIndex(output, -1)
-	if len(all) == 0 {
+	type block struct{ start, end, innerStart, innerEnd int }
+	var blocks []block
+	for pos := 0; ; {
+		c := strings.Index(output[pos:], closeTag)
+		if c < 0 {
+			break
+		}
+		c += pos
+		if o := strings.LastIndex(output[pos:c], openTag); o >= 0 {
+			o += pos
+			blocks = append(blocks, block{o, c + len(closeTag), o + len(openTag), c})
+		}
+		pos = c + len(closeTag)
+	}
+	if len(blocks) == 0 {
 		return Extraction{Work: strings.TrimSpace(output)}
 	}
-	m := all[0]
+	b := blocks[0]
 	return Extraction{
-		Work:        strings.TrimSpace(output[:m[0]] + output[m[1]:]),
-		Deliverable: strings.TrimSpace(output[m[2]:m[3]]),
+		Work:        strings.TrimSpace(output[:b.start] + output[b.end:]),
+		Deliverable: strings.TrimSpace(output[b.innerStart:b.innerEnd]),
 		Found:       true,
-		Blocks:      len(all),
+		Blocks:      len(blocks),
 	}
 }
 

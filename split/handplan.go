@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -32,15 +33,27 @@ func ParseHandPlan(data []byte) (*HandPlan, error) {
 	}
 	for i, pr := range hp.PRs {
 		if len(pr.Globs) == 0 {
-			return nil, fmt.Errorf("plan file: prs[%d] (%q) has no globs", i, pr.Title)
+			return nil, fmt.Errorf("plan file: prs[%d] (%s) has no globs", i, clipQuote(pr.Title))
 		}
 		for _, g := range pr.Globs {
 			if !doublestar.ValidatePattern(g) {
-				return nil, fmt.Errorf("plan file: prs[%d]: %q is not a valid glob", i, g)
+				return nil, fmt.Errorf("plan file: prs[%d]: %s is not a valid glob", i, clipQuote(g))
 			}
 		}
 	}
 	return &hp, nil
+}
+
+// clipQuote quotes an untrusted value for a message, cut short.
+func clipQuote(s string) string {
+	if len(s) > 100 {
+		cut := 100
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
+	}
+	return fmt.Sprintf("%q", s)
 }
 
 // FromHand checks a hand-written plan against the change: every changed
@@ -89,7 +102,7 @@ func FromHand(c *Change, hp *HandPlan) (*Plan, error) {
 	for i, spec := range hp.PRs {
 		for _, g := range spec.Globs {
 			if !used[g] {
-				plan.Warnings = append(plan.Warnings, fmt.Sprintf("PR #%d: glob %q matches no changed file", i+1, g))
+				plan.Warnings = append(plan.Warnings, fmt.Sprintf("PR #%d: glob %s matches no changed file", i+1, clipQuote(g)))
 			}
 		}
 		if len(plan.PRs[i].Files) == 0 {
@@ -98,7 +111,7 @@ func FromHand(c *Change, hp *HandPlan) (*Plan, error) {
 	}
 	for _, g := range hp.Exclude {
 		if !used[g] {
-			plan.Warnings = append(plan.Warnings, fmt.Sprintf("exclude glob %q matches no changed file", g))
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("exclude glob %s matches no changed file", clipQuote(g)))
 		}
 	}
 	if len(problems) > 0 {

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -49,7 +51,17 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		return nil, fmt.Errorf("store path %q: '?' and '#' are not allowed in the file name", path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, &PermissionError{Path: path, Doing: "creating the store's folder", Err: unwrapPath(err)}
+		}
 		return nil, Unavailable(path, err)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
+		// Look before the WAL pragma and the schema change anything: a
+		// SQLite file of some other program is refused, not converted.
+		if err := refuseForeign(ctx, path); err != nil {
+			return nil, err
+		}
 	}
 	dsn := path + "?_pragma=busy_timeout(15000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
@@ -62,6 +74,156 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// MissingError says there is no store at a path that a command only reads.
+type MissingError struct{ Path string }
+
+func (e *MissingError) Error() string {
+	return fmt.Sprintf("no store at %s: run wo import or wo create first", e.Path)
+}
+
+// ForeignError says a file is not a wo store: not SQLite at all, or a
+// SQLite database without wo's tables.
+type ForeignError struct {
+	Path string
+	Why  string
+}
+
+func (e *ForeignError) Error() string {
+	return fmt.Sprintf("%s is not a wo store: %s; pass --store with a wo store's path", e.Path, e.Why)
+}
+
+// PermissionError is a store file or folder that this user may not read or
+// write. Retrying does not help, so it is not Unavailable.
+type PermissionError struct {
+	Path  string
+	Doing string
+	Err   error
+}
+
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("%s %s: permission denied (%v): check the owner and mode of the file and its folder", e.Doing, e.Path, e.Err)
+}
+
+func (e *PermissionError) Unwrap() error { return fs.ErrPermission }
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", pe.Path, pe.Err)
+	}
+	return err
+}
+
+// OpenSQLiteReadOnly opens an existing store for reading. Unlike OpenSQLite
+// it never creates the file or its folder, never changes the journal mode
+// and never adds tables, so pointing a read-only command at a foreign SQLite
+// file leaves that file exactly as it was; and it works on a store whose
+// file or folder this user may not write.
+func OpenSQLiteReadOnly(ctx context.Context, path string) (*SQLite, error) {
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("store path %q: '?' and '#' are not allowed in the file name", path)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, &MissingError{Path: path}
+	case errors.Is(err, fs.ErrPermission):
+		return nil, &PermissionError{Path: path, Doing: "reading the store", Err: unwrapPath(err)}
+	case err != nil:
+		return nil, Unavailable(path, err)
+	case fi.IsDir():
+		return nil, &ForeignError{Path: path, Why: "it is a folder"}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return nil, &PermissionError{Path: path, Doing: "reading the store", Err: unwrapPath(err)}
+		}
+		return nil, Unavailable(path, err)
+	}
+	f.Close()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	// A file: URI, so that SQLite applies mode=ro; query_only guards the
+	// connection as well.
+	uri := (&url.URL{Scheme: "file", Path: abs}).String() + "?mode=ro&_pragma=busy_timeout(15000)&_pragma=query_only(1)"
+	s, err := openChecked(ctx, path, uri)
+	var se *sqlite.Error
+	if errors.As(err, &se) && cannotMakeSharedMemory(se) && !hasWAL(path) {
+		// A WAL store in a folder this user may not write: SQLite cannot
+		// make the -shm file it reads through. With no -wal file there is
+		// nothing beyond the main file, and no writer can add one to a
+		// folder nobody may write, so the file is read as immutable.
+		s, err = openChecked(ctx, path, uri+"&immutable=1")
+	}
+	return s, err
+}
+
+func openChecked(ctx context.Context, path, uri string) (*SQLite, error) {
+	db, err := sql.Open("sqlite", uri)
+	if err != nil {
+		return nil, Unavailable(path, err)
+	}
+	s := &SQLite{db: db, path: path}
+	if err := s.checkSchema(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// refuseForeign reads an existing file read-only and refuses it when it is
+// not SQLite, or is a SQLite database with tables and none of wo's.
+func refuseForeign(ctx context.Context, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", (&url.URL{Scheme: "file", Path: abs}).String()+"?mode=ro&_pragma=busy_timeout(15000)")
+	if err != nil {
+		return nil // OpenSQLite reports it
+	}
+	defer db.Close()
+	var all, ours int
+	err = db.QueryRowContext(ctx, `SELECT count(*), count(CASE WHEN name IN ('persephone_tasks', 'persephone_edges', 'persephone_logs') THEN 1 END) FROM sqlite_master WHERE type = 'table'`).Scan(&all, &ours)
+	var se *sqlite.Error
+	switch {
+	case errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB:
+		return &ForeignError{Path: path, Why: "it is not a SQLite database"}
+	case err == nil && all > 0 && ours == 0:
+		return &ForeignError{Path: path, Why: "it is a SQLite database without wo's tables (persephone_tasks, persephone_edges, persephone_logs)"}
+	}
+	return nil // anything else: OpenSQLite finds and reports it
+}
+
+func cannotMakeSharedMemory(se *sqlite.Error) bool {
+	return se.Code() == sqlite3.SQLITE_READONLY_CANTINIT || se.Code() == sqlite3.SQLITE_READONLY_DIRECTORY
+}
+
+func hasWAL(path string) bool {
+	fi, err := os.Stat(path + "-wal")
+	return err == nil && fi.Size() > 0
+}
+
+// checkSchema makes sure the file is a wo store: SQLite, with wo's tables.
+func (s *SQLite) checkSchema(ctx context.Context) error {
+	var n int
+	err := s.db.QueryRowContext(ctx,
+		`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('persephone_tasks', 'persephone_edges', 'persephone_logs')`).Scan(&n)
+	var se *sqlite.Error
+	switch {
+	case errors.As(err, &se) && cannotMakeSharedMemory(se):
+		return err // the caller retries
+	case err != nil:
+		return s.wrap(err)
+	case n < 3:
+		return &ForeignError{Path: s.path, Why: "it is a SQLite database without wo's tables (persephone_tasks, persephone_edges, persephone_logs)"}
+	}
+	return nil
 }
 
 const schema = `
@@ -373,11 +535,44 @@ func (s *SQLite) wrap(err error) error {
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_IOERR:
+		case sqlite3.SQLITE_READONLY:
+			return &PermissionError{Path: s.path, Doing: "writing to the store", Err: err}
+		case sqlite3.SQLITE_CANTOPEN:
+			if perm := s.permissionProblem(); perm != nil {
+				return perm
+			}
+			return Unavailable(s.path, err)
+		case sqlite3.SQLITE_NOTADB:
+			return &ForeignError{Path: s.path, Why: "it is not a SQLite database"}
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR:
 			return Unavailable(s.path, err)
 		}
 	}
 	return err
+}
+
+// permissionProblem says whether the store file or its folder cannot be
+// opened for writing by this user.
+func (s *SQLite) permissionProblem() error {
+	f, err := os.OpenFile(s.path, os.O_RDWR, 0)
+	if err == nil {
+		f.Close()
+		return nil
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return &PermissionError{Path: s.path, Doing: "opening the store", Err: unwrapPath(err)}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		if f, err := os.CreateTemp(filepath.Dir(s.path), ".wo-probe-*"); err != nil {
+			if errors.Is(err, fs.ErrPermission) {
+				return &PermissionError{Path: s.path, Doing: "creating the store", Err: unwrapPath(err)}
+			}
+		} else {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}
+	return nil
 }
 
 func isUniqueViolation(err error) bool {

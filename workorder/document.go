@@ -14,6 +14,26 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/wo-runner/wo/termtext"
+)
+
+// Limits of what the decoder accepts. Documents come from files, pipes and
+// other tools: these bound the work and the memory one of them can cost,
+// and keep a hostile value out of error messages.
+const (
+	// MaxDepth is the deepest nesting of objects and arrays; a work order
+	// needs fewer than ten levels.
+	MaxDepth = 64
+	// MaxKeyLength is the longest _key (and task reference) in bytes:
+	// ArangoDB's own limit.
+	MaxKeyLength = 254
+	// MaxTitleLength is the longest title in characters: GitHub's limit
+	// for the pull request titles that titles often become.
+	MaxTitleLength = 256
+	// quoteLimit bounds how much of an untrusted value a message repeats.
+	quoteLimit = 64
 )
 
 // Document is a task document as stored: every field, known or not.
@@ -40,17 +60,25 @@ func (e *ShapeError) Error() string { return e.msg }
 
 // DecodeDocuments reads one JSON object, or a JSON array of objects, from
 // data. Numbers stay json.Number so that large integers are not rounded.
+// Input that breaks the limits above, has a key twice in one object or is
+// not UTF-8 is refused with a message that says where.
 func DecodeDocuments(source string, data []byte) ([]Document, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, &ShapeError{fmt.Sprintf("%s: empty input: expected a JSON object or an array of objects", source)}
 	}
 	var v any
+	if err := CheckJSON(source, data); err != nil {
+		return nil, err
+	}
 	if err := decodeStrict(data, &v); err != nil {
 		return nil, locate(source, data, err)
 	}
 	switch t := v.(type) {
 	case map[string]any:
+		if err := checkFields(source, "", t); err != nil {
+			return nil, err
+		}
 		return []Document{t}, nil
 	case []any:
 		docs := make([]Document, 0, len(t))
@@ -58,6 +86,9 @@ func DecodeDocuments(source string, data []byte) ([]Document, error) {
 			obj, ok := item.(map[string]any)
 			if !ok {
 				return nil, &ShapeError{fmt.Sprintf("%s: element %d is %s, expected a JSON object", source, i, jsonKind(item))}
+			}
+			if err := checkFields(source, fmt.Sprintf("[%d].", i), obj); err != nil {
+				return nil, err
 			}
 			docs = append(docs, obj)
 		}
@@ -67,8 +98,12 @@ func DecodeDocuments(source string, data []byte) ([]Document, error) {
 	}
 }
 
-// DecodeDocument reads exactly one JSON object.
+// DecodeDocument reads exactly one JSON object, with DecodeDocuments'
+// limits.
 func DecodeDocument(source string, data []byte) (Document, error) {
+	if err := CheckJSON(source, data); err != nil {
+		return nil, err
+	}
 	var v any
 	if err := decodeStrict(data, &v); err != nil {
 		return nil, locate(source, data, err)
@@ -77,7 +112,173 @@ func DecodeDocument(source string, data []byte) (Document, error) {
 	if !ok {
 		return nil, &ShapeError{fmt.Sprintf("%s: top level is %s, expected a JSON object", source, jsonKind(v))}
 	}
+	if err := checkFields(source, "", obj); err != nil {
+		return nil, err
+	}
 	return obj, nil
+}
+
+// CheckJSON refuses what encoding/json would quietly accept or pay dearly
+// for: invalid UTF-8 (which it turns into U+FFFD), a key given twice in
+// one object (it keeps the last, so two tools could read one document
+// differently), and nesting deeper than MaxDepth. Malformed JSON is left
+// to the decoder, which locates it.
+func CheckJSON(source string, data []byte) error {
+	if !utf8.Valid(data) {
+		off := invalidUTF8At(data)
+		return positioned(source, data, int64(off),
+			fmt.Errorf("invalid UTF-8 at byte offset %d (byte 0x%02x): save the file as UTF-8", off, data[off]))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	type frame struct {
+		object    bool
+		expectKey bool
+		key       string
+		index     int
+		keys      map[string]struct{}
+	}
+	var stack []*frame
+	path := func() string {
+		var b strings.Builder
+		for _, f := range stack {
+			if f.object {
+				if f.expectKey {
+					continue
+				}
+				b.WriteString(pathKey(f.key))
+			} else {
+				fmt.Fprintf(&b, "[%d]", f.index)
+			}
+		}
+		return strings.TrimPrefix(b.String(), ".")
+	}
+	// valueDone moves the enclosing container past one value.
+	valueDone := func() {
+		if len(stack) == 0 {
+			return
+		}
+		if top := stack[len(stack)-1]; top.object {
+			top.expectKey = true
+		} else {
+			top.index++
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end, or malformed JSON that the decoder locates
+		}
+		top := (*frame)(nil)
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.expectKey {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				valueDone()
+				continue
+			}
+			key, _ := tok.(string)
+			if _, dup := top.keys[key]; dup {
+				at := path()
+				if at == "" {
+					at = "the top-level object"
+				}
+				return &ShapeError{fmt.Sprintf("%s: duplicate key %s in %s: each key may appear once in an object",
+					source, quote(key), at)}
+			}
+			top.keys[key] = struct{}{}
+			top.key, top.expectKey = key, false
+			continue
+		}
+		switch d, _ := tok.(json.Delim); d {
+		case '{', '[':
+			if len(stack) == MaxDepth {
+				return &ShapeError{fmt.Sprintf("%s: nested deeper than %d levels at %s: a work order needs far fewer",
+					source, MaxDepth, termtext.Clip(path(), 200))}
+			}
+			stack = append(stack, &frame{object: d == '{', expectKey: d == '{', keys: map[string]struct{}{}})
+		case ']':
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
+}
+
+func invalidUTF8At(data []byte) int {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(data)
+}
+
+// pathKey writes one object key of a path: .name, or ["odd key"].
+func pathKey(k string) string {
+	for _, r := range k {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return "[" + quote(k) + "]"
+		}
+	}
+	if k == "" {
+		return `[""]`
+	}
+	return "." + k
+}
+
+// quote repeats an untrusted value in a message: quoted, and cut short.
+func quote(s string) string {
+	if len(s) <= quoteLimit {
+		return fmt.Sprintf("%q", s)
+	}
+	cut := quoteLimit
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%q… (%d bytes)", s[:cut], len(s))
+}
+
+// checkFields bounds the fields that messages, keys and titles repeat, so
+// that a huge one is refused here, named briefly, instead of being echoed
+// by every later message.
+func checkFields(source, at string, doc map[string]any) error {
+	bad := func(path, msg string) error {
+		return &ShapeError{fmt.Sprintf("%s: %s%s: %s", source, at, path, msg)}
+	}
+	refs := []struct {
+		path string
+		v    any
+	}{{"_key", doc["_key"]}, {"parent_key", doc["parent_key"]}}
+	if deps, ok := Lookup(doc, "work_order.dependencies"); ok {
+		if m, ok := deps.(map[string]any); ok {
+			for _, name := range []string{"blocked_by", "blocks"} {
+				list, _ := m[name].([]any)
+				for i, x := range list {
+					refs = append(refs, struct {
+						path string
+						v    any
+					}{fmt.Sprintf("work_order.dependencies.%s[%d]", name, i), x})
+				}
+			}
+		}
+	}
+	for _, r := range refs {
+		if s, ok := r.v.(string); ok && len(s) > MaxKeyLength {
+			return bad(r.path, fmt.Sprintf("%d bytes long; a task key has at most %d: %s", len(s), MaxKeyLength, quote(s)))
+		}
+	}
+	if t, ok := doc["title"].(string); ok {
+		if n := utf8.RuneCountInString(t); n > MaxTitleLength {
+			return bad("title", fmt.Sprintf("%d characters long; a title has at most %d (put the rest in description): %s", n, MaxTitleLength, quote(t)))
+		}
+	}
+	return nil
 }
 
 func decodeStrict(data []byte, v any) error {
@@ -99,6 +300,12 @@ func decodeStrict(data []byte, v any) error {
 type trailingDataError struct{ offset int64 }
 
 func (e *trailingDataError) Error() string { return "unexpected data after the top-level value" }
+
+// positioned is a SyntaxError at a byte offset.
+func positioned(source string, data []byte, offset int64, err error) error {
+	line, col := lineCol(data, offset)
+	return &SyntaxError{Source: source, Line: line, Column: col, Err: err}
+}
 
 // locate turns a decoder error into a SyntaxError with line and column.
 func locate(source string, data []byte, err error) error {
@@ -122,7 +329,11 @@ func locate(source string, data []byte, err error) error {
 	if offset > int64(len(data)) {
 		offset = int64(len(data))
 	}
-	line, col := 1, 1
+	return positioned(source, data, offset, err)
+}
+
+func lineCol(data []byte, offset int64) (line, col int) {
+	line, col = 1, 1
 	for _, b := range data[:offset] {
 		if b == '\n' {
 			line++
@@ -131,7 +342,7 @@ func locate(source string, data []byte, err error) error {
 			col++
 		}
 	}
-	return &SyntaxError{Source: source, Line: line, Column: col, Err: err}
+	return line, col
 }
 
 func jsonKind(v any) string {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/wo-runner/wo/termtext"
 )
 
 // placeholderPattern matches <name>; a '<' followed by anything else (a
@@ -23,8 +25,9 @@ func (e *UnknownPlaceholderError) Error() string {
 	for i, n := range e.Names {
 		quoted[i] = "<" + n + ">"
 	}
-	return fmt.Sprintf("unknown placeholder %s in %q: not found in work_order.state, work_order.inputs, work_order.context, nor among %s",
-		strings.Join(quoted, ", "), e.Template, strings.Join(DerivedPlaceholders, ", "))
+	names := termtext.Clip(strings.Join(quoted, ", "), 500)
+	return fmt.Sprintf("unknown placeholder %s in %s: not found in work_order.state, work_order.inputs, work_order.context, nor among %s",
+		names, quote(e.Template), strings.Join(DerivedPlaceholders, ", "))
 }
 
 // DerivedPlaceholders are names wo computes from the task when no layer
