@@ -8,12 +8,15 @@
 package ghstandin
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -63,7 +66,19 @@ type Server struct {
 	httpServer  *http.Server
 	URL         string // base URL, ending in "/"
 	stopReviews chan struct{}
+
+	// Contract, when set, checks every request and answer against GitHub's
+	// OpenAPI description. A request GitHub does not document is answered
+	// 422; an answer GitHub does not document is replaced by a 500. Both
+	// are kept in Violations and printed to stderr, so that a test through
+	// the stand-in fails when the double drifts from GitHub.
+	Contract   *Contract
+	violations []error
 }
+
+// DefaultContract is the Contract that New gives every server: test
+// packages that want every stand-in strict set it once (in an init).
+var DefaultContract *Contract
 
 // Request is one request the stand-in answered, for counting.
 type Request struct {
@@ -101,7 +116,7 @@ func New(token string) *Server {
 	return &Server{
 		Token: token, Login: "wo-bot", ReviewerLogin: "coderabbitai[bot]",
 		RateLimit: 5000, RateWindow: time.Hour, Remotes: map[string]string{},
-		prs: map[string][]*pr{}, nextID: 1000,
+		prs: map[string][]*pr{}, nextID: 1000, Contract: DefaultContract,
 	}
 }
 
@@ -217,9 +232,58 @@ var (
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	status := s.handle(w, r)
+	status := s.checked(w, r)
 	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Status: status})
 }
+
+// Violations returns what the Contract found wrong so far.
+func (s *Server) Violations() []error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]error(nil), s.violations...)
+}
+
+func (s *Server) violation(err error) {
+	s.violations = append(s.violations, err)
+	fmt.Fprintln(os.Stderr, "ghstandin: OpenAPI contract violation:", err)
+}
+
+// checked answers through handle, holding request and answer to the
+// Contract when there is one.
+func (s *Server) checked(w http.ResponseWriter, r *http.Request) int {
+	if s.Contract == nil {
+		return s.handle(w, r)
+	}
+	reqBody, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	if err := s.Contract.CheckRequest(r, reqBody); err != nil {
+		s.violation(err)
+		return s.errorJSON(w, http.StatusUnprocessableEntity, "the GitHub stand-in: GitHub's OpenAPI description does not allow this request: "+err.Error())
+	}
+	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	rec := &recorder{header: http.Header{}}
+	status := s.handle(rec, r)
+	if err := s.Contract.CheckResponse(r, reqBody, status, rec.header, rec.body.Bytes()); err != nil {
+		s.violation(err)
+		return s.errorJSON(w, http.StatusInternalServerError, "the GitHub stand-in answered what GitHub's OpenAPI description does not allow: "+err.Error())
+	}
+	for k, v := range rec.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(status)
+	w.Write(rec.body.Bytes())
+	return status
+}
+
+// recorder holds an answer until the Contract has seen it.
+type recorder struct {
+	header http.Header
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) WriteHeader(int)             {}
 
 // handle answers one request with the lock held and returns the status.
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
