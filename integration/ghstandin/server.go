@@ -318,7 +318,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 	var m []string
 	switch {
 	case path == "/user" && r.Method == http.MethodGet:
-		return s.reply(w, r, http.StatusOK, map[string]any{"login": s.Login, "id": 1, "type": "Bot"})
+		return s.reply(w, r, http.StatusOK, s.authenticatedUserJSON())
 	case rePulls.MatchString(path):
 		m = rePulls.FindStringSubmatch(path)
 		repo := m[1] + "/" + m[2]
@@ -363,8 +363,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 			if r.Method == http.MethodPost {
 				var in struct{ Body string }
 				json.NewDecoder(r.Body).Decode(&in)
-				c := s.comment(s.Login, in.Body, "", 0, "")
+				s.nextID++
+				c := s.issueCommentJSON(m[1]+"/"+m[2], p, s.nextID, s.Login, in.Body)
 				p.issueComms = append(p.issueComms, c)
+				w.Header().Set("Location", c["url"].(string))
 				return s.reply(w, r, http.StatusCreated, c)
 			}
 			return s.page(w, r, p.issueComms)
@@ -385,7 +387,7 @@ func (s *Server) rateHeaders(w http.ResponseWriter) {
 func (s *Server) errorJSON(w http.ResponseWriter, status int, msg string) int {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+	json.NewEncoder(w).Encode(map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest", "status": strconv.Itoa(status)})
 	return status
 }
 
@@ -469,7 +471,7 @@ func (s *Server) listPRs(w http.ResponseWriter, r *http.Request, repo string) in
 		if b := q.Get("base"); b != "" && b != p.Base {
 			continue
 		}
-		out = append(out, s.prJSON(repo, p))
+		out = append(out, s.prSimpleJSON(repo, p))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i]["number"].(int) > out[j]["number"].(int) })
 	return s.page(w, r, out)
@@ -490,7 +492,8 @@ func (s *Server) createPR(w http.ResponseWriter, r *http.Request, repo string) i
 			w.WriteHeader(http.StatusUnprocessableEntity)
 			json.NewEncoder(w).Encode(map[string]any{"message": "Validation Failed",
 				"errors": []any{map[string]any{"resource": "PullRequest", "code": "custom",
-					"message": "A pull request already exists for " + in.Head + "."}}})
+					"message": "A pull request already exists for " + in.Head + "."}},
+				"documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request", "status": "422"})
 			return http.StatusUnprocessableEntity
 		}
 	}
@@ -498,24 +501,9 @@ func (s *Server) createPR(w http.ResponseWriter, r *http.Request, repo string) i
 	p := &pr{Number: len(s.prs[repo]) + 1, Title: in.Title, Body: in.Body, Head: head, Base: in.Base,
 		State: "open", User: s.Login, CreatedAt: now, UpdatedAt: now}
 	s.prs[repo] = append(s.prs[repo], p)
-	return s.reply(w, r, http.StatusCreated, s.prJSON(repo, p))
-}
-
-func (s *Server) prJSON(repo string, p *pr) map[string]any {
-	htmlURL := fmt.Sprintf("https://github.example/%s/pull/%d", repo, p.Number)
-	out := map[string]any{
-		"number": p.Number, "state": p.State, "title": p.Title, "body": p.Body,
-		"html_url": htmlURL, "url": s.URL + "repos/" + repo + "/pulls/" + strconv.Itoa(p.Number),
-		"user":       map[string]any{"login": p.User},
-		"head":       map[string]any{"ref": p.Head, "sha": s.headSHA(repo, p.Head), "label": strings.Split(repo, "/")[0] + ":" + p.Head},
-		"base":       map[string]any{"ref": p.Base, "sha": s.headSHA(repo, p.Base)},
-		"merged":     p.Merged,
-		"created_at": p.CreatedAt.Format(time.RFC3339), "updated_at": p.UpdatedAt.Format(time.RFC3339),
-	}
-	if p.Merged {
-		out["merged_at"] = p.UpdatedAt.Format(time.RFC3339)
-	}
-	return out
+	out := s.prJSON(repo, p)
+	w.Header().Set("Location", out["url"].(string))
+	return s.reply(w, r, http.StatusCreated, out)
 }
 
 // headSHA reads a branch tip from the bare repository behind repo.
@@ -548,7 +536,7 @@ func (s *Server) refreshHeads() {
 				p.pendingSHA, p.pendingSince = sha, time.Now()
 			}
 			if p.pendingSHA != "" && time.Since(p.pendingSince) >= s.ReviewDelay {
-				s.review(p, p.pendingSHA)
+				s.review(repo, p, p.pendingSHA)
 				p.reviewedSHA, p.pendingSHA = p.pendingSHA, ""
 			}
 		}
@@ -571,7 +559,7 @@ func (s *Server) reviewLoop() {
 	}
 }
 
-func (s *Server) review(p *pr, sha string) {
+func (s *Server) review(repo string, p *pr, sha string) {
 	var comments []Comment
 	if p.round < len(s.ReviewRounds) {
 		comments = s.ReviewRounds[p.round]
@@ -583,25 +571,9 @@ func (s *Server) review(p *pr, sha string) {
 	if len(comments) > 0 {
 		state, body = "CHANGES_REQUESTED", fmt.Sprintf("%d actionable comment(s).", len(comments))
 	}
-	p.reviews = append(p.reviews, map[string]any{
-		"id": reviewID, "user": map[string]any{"login": s.ReviewerLogin}, "body": body, "state": state,
-		"commit_id": sha, "submitted_at": time.Now().UTC().Format(time.RFC3339),
-		"html_url": fmt.Sprintf("https://github.example/pull/%d#pullrequestreview-%d", p.Number, reviewID),
-	})
+	p.reviews = append(p.reviews, s.reviewJSON(repo, p, reviewID, s.ReviewerLogin, state, body, sha))
 	for _, c := range comments {
-		cm := s.comment(s.ReviewerLogin, c.Body, c.Path, c.Line, sha)
-		cm["pull_request_review_id"] = reviewID
-		p.comments = append(p.comments, cm)
+		s.nextID++
+		p.comments = append(p.comments, s.reviewCommentJSON(repo, p, s.nextID, reviewID, s.ReviewerLogin, c, sha))
 	}
-}
-
-func (s *Server) comment(login, body, path string, line int, sha string) map[string]any {
-	s.nextID++
-	c := map[string]any{"id": s.nextID, "user": map[string]any{"login": login}, "body": body,
-		"created_at": time.Now().UTC().Format(time.RFC3339),
-		"html_url":   fmt.Sprintf("https://github.example/comment/%d", s.nextID)}
-	if path != "" {
-		c["path"], c["line"], c["commit_id"] = path, line, sha
-	}
-	return c
 }
