@@ -180,3 +180,53 @@ func TestOpenAPIContractThroughWosClient(t *testing.T) {
 	}
 	t.Logf("checked against GitHub's description: %v", contract.Covered())
 }
+
+// TestOpenAPIContractCatchesDrift shows that the check can fail: requests
+// GitHub does not document are refused, and an answer that lacks what
+// GitHub documents is reported.
+func TestOpenAPIContractCatchesDrift(t *testing.T) {
+	f := newFixture(t, 1)
+	gh, _ := withGitHub(t, f)
+	if gh.Contract == nil {
+		t.Fatal("the stand-in the integration tests start is not strict")
+	}
+	for _, tc := range []struct{ method, path, body, want string }{
+		{"GET", "repos/acme/hermes/pulls?state=merged", "", `parameter "state" in query`},
+		{"GET", "repos/acme/hermes/branches", "", "not an operation in GitHub's description"},
+		{"POST", "repos/acme/hermes/issues/1/comments", `{"text":"no body"}`, `property "body" is missing`},
+	} {
+		req, _ := http.NewRequest(tc.method, gh.URL+tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Authorization", "Bearer "+secretToken)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Errorf("%s %s: %d, want 422", tc.method, tc.path, resp.StatusCode)
+		}
+	}
+	violations := gh.Violations()
+	if len(violations) != 3 {
+		t.Fatalf("%d violations recorded, want 3: %v", len(violations), violations)
+	}
+	for i, want := range []string{`parameter "state" in query`, "not an operation in GitHub's description", `property "body" is missing`} {
+		if !strings.Contains(violations[i].Error(), want) {
+			t.Errorf("violation %d: %v\nwant it to say %q", i, violations[i], want)
+		}
+	}
+
+	// An answer as the stand-in gave it before it followed the description.
+	req, _ := http.NewRequest("GET", gh.URL+"repos/acme/hermes/pulls/1", nil)
+	old := `{"number":1,"state":"open","title":"t","body":"","html_url":"https://github.example/acme/hermes/pull/1",` +
+		`"url":"http://127.0.0.1/repos/acme/hermes/pulls/1","user":{"login":"wo-bot"},` +
+		`"head":{"ref":"review/01","sha":"abc"},"base":{"ref":"main","sha":"def"},"merged":false,` +
+		`"created_at":"2026-01-02T03:04:05Z","updated_at":"2026-01-02T03:04:05Z"}`
+	err := gh.Contract.CheckResponse(req, nil, http.StatusOK, http.Header{"Content-Type": {"application/json"}}, []byte(old))
+	for _, want := range []string{`"/id": property "id" is missing`, `"/_links"`, `"/head/repo"`, `"/user/avatar_url"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("the old pull request passed, or without %s: %v", want, err)
+		}
+	}
+}
