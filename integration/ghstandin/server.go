@@ -8,12 +8,15 @@
 package ghstandin
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -63,7 +66,19 @@ type Server struct {
 	httpServer  *http.Server
 	URL         string // base URL, ending in "/"
 	stopReviews chan struct{}
+
+	// Contract, when set, checks every request and answer against GitHub's
+	// OpenAPI description. A request GitHub does not document is answered
+	// 422; an answer GitHub does not document is replaced by a 500. Both
+	// are kept in Violations and printed to stderr, so that a test through
+	// the stand-in fails when the double drifts from GitHub.
+	Contract   *Contract
+	violations []error
 }
+
+// DefaultContract is the Contract that New gives every server: test
+// packages that want every stand-in strict set it once (in an init).
+var DefaultContract *Contract
 
 // Request is one request the stand-in answered, for counting.
 type Request struct {
@@ -101,7 +116,7 @@ func New(token string) *Server {
 	return &Server{
 		Token: token, Login: "wo-bot", ReviewerLogin: "coderabbitai[bot]",
 		RateLimit: 5000, RateWindow: time.Hour, Remotes: map[string]string{},
-		prs: map[string][]*pr{}, nextID: 1000,
+		prs: map[string][]*pr{}, nextID: 1000, Contract: DefaultContract,
 	}
 }
 
@@ -217,9 +232,58 @@ var (
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	status := s.handle(w, r)
+	status := s.checked(w, r)
 	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Status: status})
 }
+
+// Violations returns what the Contract found wrong so far.
+func (s *Server) Violations() []error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]error(nil), s.violations...)
+}
+
+func (s *Server) violation(err error) {
+	s.violations = append(s.violations, err)
+	fmt.Fprintln(os.Stderr, "ghstandin: OpenAPI contract violation:", err)
+}
+
+// checked answers through handle, holding request and answer to the
+// Contract when there is one.
+func (s *Server) checked(w http.ResponseWriter, r *http.Request) int {
+	if s.Contract == nil {
+		return s.handle(w, r)
+	}
+	reqBody, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	if err := s.Contract.CheckRequest(r, reqBody); err != nil {
+		s.violation(err)
+		return s.errorJSON(w, http.StatusUnprocessableEntity, "the GitHub stand-in: GitHub's OpenAPI description does not allow this request: "+err.Error())
+	}
+	r.Body = io.NopCloser(bytes.NewReader(reqBody))
+	rec := &recorder{header: http.Header{}}
+	status := s.handle(rec, r)
+	if err := s.Contract.CheckResponse(r, reqBody, status, rec.header, rec.body.Bytes()); err != nil {
+		s.violation(err)
+		return s.errorJSON(w, http.StatusInternalServerError, "the GitHub stand-in answered what GitHub's OpenAPI description does not allow: "+err.Error())
+	}
+	for k, v := range rec.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(status)
+	w.Write(rec.body.Bytes())
+	return status
+}
+
+// recorder holds an answer until the Contract has seen it.
+type recorder struct {
+	header http.Header
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header         { return r.header }
+func (r *recorder) Write(b []byte) (int, error) { return r.body.Write(b) }
+func (r *recorder) WriteHeader(int)             {}
 
 // handle answers one request with the lock held and returns the status.
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
@@ -254,7 +318,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 	var m []string
 	switch {
 	case path == "/user" && r.Method == http.MethodGet:
-		return s.reply(w, r, http.StatusOK, map[string]any{"login": s.Login, "id": 1, "type": "Bot"})
+		return s.reply(w, r, http.StatusOK, s.authenticatedUserJSON())
 	case rePulls.MatchString(path):
 		m = rePulls.FindStringSubmatch(path)
 		repo := m[1] + "/" + m[2]
@@ -299,8 +363,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 			if r.Method == http.MethodPost {
 				var in struct{ Body string }
 				json.NewDecoder(r.Body).Decode(&in)
-				c := s.comment(s.Login, in.Body, "", 0, "")
+				s.nextID++
+				c := s.issueCommentJSON(m[1]+"/"+m[2], p, s.nextID, s.Login, in.Body)
 				p.issueComms = append(p.issueComms, c)
+				w.Header().Set("Location", c["url"].(string))
 				return s.reply(w, r, http.StatusCreated, c)
 			}
 			return s.page(w, r, p.issueComms)
@@ -321,7 +387,7 @@ func (s *Server) rateHeaders(w http.ResponseWriter) {
 func (s *Server) errorJSON(w http.ResponseWriter, status int, msg string) int {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+	json.NewEncoder(w).Encode(map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest", "status": strconv.Itoa(status)})
 	return status
 }
 
@@ -405,7 +471,7 @@ func (s *Server) listPRs(w http.ResponseWriter, r *http.Request, repo string) in
 		if b := q.Get("base"); b != "" && b != p.Base {
 			continue
 		}
-		out = append(out, s.prJSON(repo, p))
+		out = append(out, s.prSimpleJSON(repo, p))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i]["number"].(int) > out[j]["number"].(int) })
 	return s.page(w, r, out)
@@ -426,7 +492,8 @@ func (s *Server) createPR(w http.ResponseWriter, r *http.Request, repo string) i
 			w.WriteHeader(http.StatusUnprocessableEntity)
 			json.NewEncoder(w).Encode(map[string]any{"message": "Validation Failed",
 				"errors": []any{map[string]any{"resource": "PullRequest", "code": "custom",
-					"message": "A pull request already exists for " + in.Head + "."}}})
+					"message": "A pull request already exists for " + in.Head + "."}},
+				"documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request", "status": "422"})
 			return http.StatusUnprocessableEntity
 		}
 	}
@@ -434,24 +501,9 @@ func (s *Server) createPR(w http.ResponseWriter, r *http.Request, repo string) i
 	p := &pr{Number: len(s.prs[repo]) + 1, Title: in.Title, Body: in.Body, Head: head, Base: in.Base,
 		State: "open", User: s.Login, CreatedAt: now, UpdatedAt: now}
 	s.prs[repo] = append(s.prs[repo], p)
-	return s.reply(w, r, http.StatusCreated, s.prJSON(repo, p))
-}
-
-func (s *Server) prJSON(repo string, p *pr) map[string]any {
-	htmlURL := fmt.Sprintf("https://github.example/%s/pull/%d", repo, p.Number)
-	out := map[string]any{
-		"number": p.Number, "state": p.State, "title": p.Title, "body": p.Body,
-		"html_url": htmlURL, "url": s.URL + "repos/" + repo + "/pulls/" + strconv.Itoa(p.Number),
-		"user":       map[string]any{"login": p.User},
-		"head":       map[string]any{"ref": p.Head, "sha": s.headSHA(repo, p.Head), "label": strings.Split(repo, "/")[0] + ":" + p.Head},
-		"base":       map[string]any{"ref": p.Base, "sha": s.headSHA(repo, p.Base)},
-		"merged":     p.Merged,
-		"created_at": p.CreatedAt.Format(time.RFC3339), "updated_at": p.UpdatedAt.Format(time.RFC3339),
-	}
-	if p.Merged {
-		out["merged_at"] = p.UpdatedAt.Format(time.RFC3339)
-	}
-	return out
+	out := s.prJSON(repo, p)
+	w.Header().Set("Location", out["url"].(string))
+	return s.reply(w, r, http.StatusCreated, out)
 }
 
 // headSHA reads a branch tip from the bare repository behind repo.
@@ -484,7 +536,7 @@ func (s *Server) refreshHeads() {
 				p.pendingSHA, p.pendingSince = sha, time.Now()
 			}
 			if p.pendingSHA != "" && time.Since(p.pendingSince) >= s.ReviewDelay {
-				s.review(p, p.pendingSHA)
+				s.review(repo, p, p.pendingSHA)
 				p.reviewedSHA, p.pendingSHA = p.pendingSHA, ""
 			}
 		}
@@ -507,7 +559,7 @@ func (s *Server) reviewLoop() {
 	}
 }
 
-func (s *Server) review(p *pr, sha string) {
+func (s *Server) review(repo string, p *pr, sha string) {
 	var comments []Comment
 	if p.round < len(s.ReviewRounds) {
 		comments = s.ReviewRounds[p.round]
@@ -519,25 +571,9 @@ func (s *Server) review(p *pr, sha string) {
 	if len(comments) > 0 {
 		state, body = "CHANGES_REQUESTED", fmt.Sprintf("%d actionable comment(s).", len(comments))
 	}
-	p.reviews = append(p.reviews, map[string]any{
-		"id": reviewID, "user": map[string]any{"login": s.ReviewerLogin}, "body": body, "state": state,
-		"commit_id": sha, "submitted_at": time.Now().UTC().Format(time.RFC3339),
-		"html_url": fmt.Sprintf("https://github.example/pull/%d#pullrequestreview-%d", p.Number, reviewID),
-	})
+	p.reviews = append(p.reviews, s.reviewJSON(repo, p, reviewID, s.ReviewerLogin, state, body, sha))
 	for _, c := range comments {
-		cm := s.comment(s.ReviewerLogin, c.Body, c.Path, c.Line, sha)
-		cm["pull_request_review_id"] = reviewID
-		p.comments = append(p.comments, cm)
+		s.nextID++
+		p.comments = append(p.comments, s.reviewCommentJSON(repo, p, s.nextID, reviewID, s.ReviewerLogin, c, sha))
 	}
-}
-
-func (s *Server) comment(login, body, path string, line int, sha string) map[string]any {
-	s.nextID++
-	c := map[string]any{"id": s.nextID, "user": map[string]any{"login": login}, "body": body,
-		"created_at": time.Now().UTC().Format(time.RFC3339),
-		"html_url":   fmt.Sprintf("https://github.example/comment/%d", s.nextID)}
-	if path != "" {
-		c["path"], c["line"], c["commit_id"] = path, line, sha
-	}
-	return c
 }

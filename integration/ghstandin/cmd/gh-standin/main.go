@@ -29,6 +29,7 @@ func main() {
 	token := flag.String("token", os.Getenv("STANDIN_TOKEN"), "the one token accepted")
 	delay := flag.Duration("review-delay", 500*time.Millisecond, "how long the scripted reviewer takes after each push")
 	urlFile := flag.String("url-file", "", "write the base URL to this file once listening")
+	openapi := flag.String("openapi", "", "check every request and answer against this OpenAPI description (integration/testdata/openapi/github-subset.json)")
 	flag.Var(&repos, "repo", "owner/name=/path/to/bare.git (repeatable)")
 	flag.Var(&rounds, "round", "one review round: path:line:body entries separated by |; an empty round approves (repeatable)")
 	flag.Parse()
@@ -37,6 +38,14 @@ func main() {
 		os.Exit(2)
 	}
 	s := ghstandin.New(*token)
+	if *openapi != "" {
+		c, err := ghstandin.LoadContract(*openapi)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gh-standin:", err)
+			os.Exit(2)
+		}
+		s.Contract = c
+	}
 	s.ReviewDelay = *delay
 	for _, r := range repos {
 		name, path, ok := strings.Cut(r, "=")
