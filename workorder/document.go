@@ -181,7 +181,7 @@ func CheckJSON(source string, data []byte) error {
 			}
 			key, _ := tok.(string)
 			if _, dup := top.keys[key]; dup {
-				at := path()
+				at := termtext.Clip(path(), 200)
 				if at == "" {
 					at = "the top-level object"
 				}
@@ -221,6 +221,9 @@ func invalidUTF8At(data []byte) int {
 
 // pathKey writes one object key of a path: .name, or ["odd key"].
 func pathKey(k string) string {
+	if len(k) > quoteLimit {
+		return "[" + quote(k) + "]" // cut short: an untrusted key may be huge
+	}
 	for _, r := range k {
 		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
 			return "[" + quote(k) + "]"
