@@ -323,6 +323,17 @@ func (w *Worktree) checkParents(op string, paths []string) error {
 	return nil
 }
 
+// CheckWriteFiles reports manifest paths that CheckoutFiles would refuse
+// to write because of what is in the worktree, without writing anything.
+func (w *Worktree) CheckWriteFiles(paths []string) error {
+	for _, p := range paths {
+		if err := checkInside(w.Path, p); err != nil {
+			return err
+		}
+	}
+	return w.checkParents("write", paths)
+}
+
 // CheckRemoveFiles reports delete_manifest paths that RemoveFiles would
 // refuse, without deleting anything.
 func (w *Worktree) CheckRemoveFiles(paths []string) error {
