@@ -422,9 +422,14 @@ func (w *Worktree) Changes() ([]string, error) {
 func (w *Worktree) changes(idx *index.Index) ([]string, error) {
 	tracked := make(map[string]*index.Entry, len(idx.Entries))
 	var changed []string
+	realDirs := map[string]bool{}
 	for _, e := range idx.Entries {
 		tracked[e.Name] = e
 		if e.Mode == filemode.Submodule {
+			continue
+		}
+		if dir, _ := splitPath(e.Name); !w.realDir(dir, realDirs) {
+			changed = append(changed, e.Name) // gone: a link replaced its directory
 			continue
 		}
 		target := filepath.Join(w.Path, filepath.FromSlash(e.Name))
@@ -463,6 +468,26 @@ func (w *Worktree) changes(idx *index.Index) ([]string, error) {
 	})
 	sort.Strings(changed)
 	return changed, err
+}
+
+// realDir reports whether the slash path dir of the worktree is a
+// directory all the way down, no component a link: a file below a link
+// is not the worktree's, and reading it could read from outside.
+func (w *Worktree) realDir(dir string, cache map[string]bool) bool {
+	if dir == "" {
+		return true
+	}
+	if ok, seen := cache[dir]; seen {
+		return ok
+	}
+	parent, _ := splitPath(dir)
+	ok := w.realDir(parent, cache)
+	if ok {
+		fi, err := os.Lstat(filepath.Join(w.Path, filepath.FromSlash(dir)))
+		ok = err == nil && fi.IsDir()
+	}
+	cache[dir] = ok
+	return ok
 }
 
 // hashWorktreeFile computes the blob hash of a file or symbolic link.
@@ -504,8 +529,13 @@ func (w *Worktree) StageAll() (bool, error) {
 	st := w.Repo.newStorage()
 	defer st.Close()
 	var removed = map[string]bool{}
+	realDirs := map[string]bool{}
 	for _, name := range changed {
 		target := filepath.Join(w.Path, filepath.FromSlash(name))
+		if dir, _ := splitPath(name); !w.realDir(dir, realDirs) {
+			removed[name] = true // below a link: git stages the link, never what it leads to
+			continue
+		}
 		fi, err := os.Lstat(target)
 		if errors.Is(err, fs.ErrNotExist) {
 			removed[name] = true

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The attacks of issue 10, each against real repositories made with git.
@@ -304,5 +305,38 @@ func TestCraftedTreesAreRefusedByName(t *testing.T) {
 	fine, _ := r.Worktree("fine", filepath.Join(t.TempDir(), "fine"))
 	if err := fine.Create(ctx, c, nil); err != nil {
 		t.Errorf("a tree with .github, .gitignore and git: %v", err)
+	}
+}
+
+// A directory replaced by a link to outside files (an agent's work, say)
+// is staged as git add -A stages it: the link, never the files it leads
+// to, which would be committed and pushed.
+func TestStageAllStagesALinkNotWhatItLeadsTo(t *testing.T) {
+	ctx := context.Background()
+	_, base, w, _ := plannedWorktree(t, "wt")
+	if err := w.Create(ctx, base, nil); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	write(t, filepath.Join(outside, "a.go"), "SECRET\n")
+	os.RemoveAll(filepath.Join(w.Path, "internal/a"))
+	if err := os.Symlink(outside, filepath.Join(w.Path, "internal/a")); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := w.StageAll(); err != nil || !changed {
+		t.Fatalf("StageAll: %v %v", changed, err)
+	}
+	if st := runGit(t, w.Path, "status", "--porcelain"); st != "A  internal/a\nD  internal/a/a.go" {
+		t.Errorf("status after StageAll:\n%s", st)
+	}
+	res, err := w.Commit("link", Signature{"T", "t@example.com"}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runGit(t, w.Path, "ls-tree", "-r", res.Hash.String(), "internal"); !strings.HasPrefix(got, "120000 blob") || strings.Contains(got, "a.go") {
+		t.Errorf("committed internal/:\n%s", got)
+	}
+	if got := runGit(t, w.Path, "show", res.Hash.String()+":internal/a"); got != outside {
+		t.Errorf("the committed link holds %q, want %q", got, outside)
 	}
 }
