@@ -31,8 +31,12 @@ type UnsafePathError struct {
 }
 
 func (e *UnsafePathError) Error() string {
-	return fmt.Sprintf("refusing to %s %s: %s is %s, not a directory, and wo does not %s through it (it could lead outside the worktree); remove it from the branch, or leave %s out of the manifest",
-		e.Op, e.Path, e.At, e.Found, e.Op, e.Path)
+	why := "git would not either"
+	if strings.HasPrefix(e.Found, "a symbolic link") {
+		why = fmt.Sprintf("wo does not %s through links, which can lead outside the worktree", e.Op)
+	}
+	return fmt.Sprintf("refusing to %s %s: %s is %s, not a directory, and %s; remove %s from the branch, or leave %s out of the manifest",
+		e.Op, e.Path, e.At, e.Found, why, e.At, e.Path)
 }
 
 // worktreeDir is an open directory of a worktree.
