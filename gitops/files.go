@@ -18,7 +18,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -29,27 +28,6 @@ type treeFile struct {
 	Hash plumbing.Hash
 }
 
-// listTree lists every file of a tree, in path order, without reading blobs.
-func listTree(tree *object.Tree) ([]treeFile, error) {
-	var files []treeFile
-	walker := object.NewTreeWalker(tree, true, nil)
-	defer walker.Close()
-	for {
-		name, entry, err := walker.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if entry.Mode == filemode.Dir {
-			continue
-		}
-		files = append(files, treeFile{Path: name, Mode: entry.Mode, Hash: entry.Hash})
-	}
-	return files, nil
-}
-
 // writers is how many goroutines write files at once. Writing is mostly
 // waiting on the file system, so more than the CPU count helps.
 func writers() int { return max(4, 2*runtime.NumCPU()) }
@@ -57,11 +35,17 @@ func writers() int { return max(4, 2*runtime.NumCPU()) }
 // writeFiles writes files into the worktree in parallel and returns their
 // index entries, stat data included so that git does not rehash them.
 func (w *Worktree) writeFiles(ctx context.Context, files []treeFile, progress Progress) ([]*index.Entry, error) {
-	// Directories first, once each, so writers never race on MkdirAll.
+	root, err := openWorktreeRoot(w.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer root.close()
+	// Directories first, once each, so writers never race on creating
+	// them; each is made inside its parent, never through a link.
 	dirs := map[string]bool{}
 	for _, f := range files {
-		if d := filepath.Dir(f.Path); d != "." && !dirs[d] {
-			for p := d; p != "." && !dirs[p]; p = filepath.Dir(p) {
+		if d, _ := splitPath(f.Path); d != "" && !dirs[d] {
+			for p := d; p != "" && !dirs[p]; p, _ = splitPath(p) {
 				dirs[p] = true
 			}
 		}
@@ -72,9 +56,11 @@ func (w *Worktree) writeFiles(ctx context.Context, files []treeFile, progress Pr
 	}
 	sort.Strings(sorted)
 	for _, d := range sorted {
-		if err := os.Mkdir(filepath.Join(w.Path, filepath.FromSlash(d)), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		dir, err := root.openDir(d, true, "write", d)
+		if err != nil {
 			return nil, err
 		}
+		dir.close()
 	}
 
 	entries := make([]*index.Entry, len(files))
@@ -91,8 +77,10 @@ func (w *Worktree) writeFiles(ctx context.Context, files []treeFile, progress Pr
 			st := w.Repo.newStorage()
 			defer st.Close()
 			buf := make([]byte, 64<<10)
+			dirs := newDirCache(root)
+			defer dirs.close()
 			for i := range jobs {
-				e, err := w.writeOne(st, files[i], buf)
+				e, err := w.writeOne(st, dirs, files[i], buf)
 				if err != nil {
 					select {
 					case errs <- err:
@@ -132,13 +120,19 @@ feed:
 	return entries, nil
 }
 
-// writeOne writes one blob to its path and returns its index entry.
-func (w *Worktree) writeOne(st *filesystem.Storage, f treeFile, buf []byte) (*index.Entry, error) {
-	target := filepath.Join(w.Path, filepath.FromSlash(f.Path))
+// writeOne writes one blob to its path and returns its index entry. The
+// file is made inside its directory's handle: a link at the path is
+// replaced, a link above it is refused.
+func (w *Worktree) writeOne(st *filesystem.Storage, dirs *dirCache, f treeFile, buf []byte) (*index.Entry, error) {
+	dirName, name := splitPath(f.Path)
+	dir, err := dirs.get(dirName, "write", f.Path)
+	if err != nil {
+		return nil, err
+	}
 	entry := &index.Entry{Name: f.Path, Hash: f.Hash, Mode: f.Mode}
 	switch f.Mode {
 	case filemode.Submodule:
-		if err := os.MkdirAll(target, 0o755); err != nil {
+		if err := dir.mkdir(name); err != nil {
 			return nil, err
 		}
 		return entry, nil
@@ -147,40 +141,51 @@ func (w *Worktree) writeOne(st *filesystem.Storage, f treeFile, buf []byte) (*in
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
-		os.Remove(target)
-		if err := os.Symlink(string(content), target); err != nil {
+		if err := dir.symlink(name, string(content)); err != nil {
 			return nil, err
 		}
-	default:
-		perm := os.FileMode(0o644)
-		if f.Mode == filemode.Executable {
-			perm = 0o755
-		}
-		obj, err := st.EncodedObject(plumbing.BlobObject, f.Hash)
-		if err != nil {
-			return nil, fmt.Errorf("%s: reading blob %s: %w", f.Path, f.Hash, err)
-		}
-		r, err := obj.Reader()
+		fi, err := os.Lstat(filepath.Join(dir.path, name))
 		if err != nil {
 			return nil, err
 		}
-		out, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-		if err != nil {
-			r.Close()
-			return nil, err
-		}
-		_, err = io.CopyBuffer(onlyWriter{out}, r, buf)
-		r.Close()
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, fmt.Errorf("writing %s: %w", target, err)
-		}
+		fillStat(entry, fi)
+		return entry, nil
 	}
-	fi, err := os.Lstat(target)
+	perm := uint32(0o644)
+	if f.Mode == filemode.Executable {
+		perm = 0o755
+	}
+	obj, err := st.EncodedObject(plumbing.BlobObject, f.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading blob %s: %w", f.Path, f.Hash, err)
+	}
+	r, err := obj.Reader()
 	if err != nil {
 		return nil, err
+	}
+	out, err := dir.createFile(name, perm)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	_, err = io.CopyBuffer(onlyWriter{out}, r, buf)
+	r.Close()
+	var fi os.FileInfo
+	if err == nil {
+		fi, err = out.Stat()
+	}
+	// A file that was there already keeps its permissions through
+	// O_TRUNC: set the executable bit as the tree has it.
+	if err == nil && (fi.Mode().Perm()&0o100 != 0) != (perm&0o100 != 0) {
+		if err = out.Chmod(os.FileMode(perm)); err == nil {
+			fi, err = out.Stat()
+		}
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", filepath.Join(dir.path, name), err)
 	}
 	fillStat(entry, fi)
 	return entry, nil
@@ -214,73 +219,63 @@ func (e *MissingFilesError) Error() string {
 }
 
 // CheckFiles reports manifest files that are missing at the source commit
-// or would leave the repository, without writing anything.
+// or would leave the repository, and source trees that git would not check
+// out, without writing anything.
 func (r *Repo) CheckFiles(source plumbing.Hash, sourceName string, paths []string) error {
+	_, err := r.manifestFiles(source, sourceName, paths)
+	return err
+}
+
+// manifestFiles finds the manifest's files at the source commit.
+func (r *Repo) manifestFiles(source plumbing.Hash, sourceName string, paths []string) ([]treeFile, error) {
 	commit, err := r.Commit(source)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	tree, err := commit.Tree()
 	if err != nil {
-		return err
+		return nil, err
 	}
+	what := sourceName + " (" + source.String()[:12] + ")"
+	checked := checkedTrees{}
 	var missing []string
+	files := make([]treeFile, 0, len(paths))
 	for _, p := range paths {
 		if err := checkInside(r.Path, p); err != nil {
-			return err
+			return nil, err
 		}
-		if entry, err := tree.FindEntry(p); err != nil || entry.Mode == filemode.Dir {
+		entry, err := r.findChecked(tree, p, checked)
+		if errors.Is(err, errNotInTree) {
 			missing = append(missing, p)
+			continue
 		}
+		if err != nil {
+			return nil, fmt.Errorf("checking out %s from %s: %w", p, what, err)
+		}
+		files = append(files, treeFile{Path: p, Mode: entry.Mode, Hash: entry.Hash})
 	}
 	if len(missing) > 0 {
-		return &MissingFilesError{Source: sourceName + " (" + source.String()[:12] + ")", Files: missing}
+		return nil, &MissingFilesError{Source: what, Files: missing}
 	}
-	return nil
+	return files, nil
 }
 
 // CheckoutFiles copies files from the source commit into the worktree and
-// stages them, as git checkout SOURCE -- FILES does. Every file is checked
-// first: if any is missing at the source or would land outside the
-// worktree, nothing is written.
+// stages them, as git checkout SOURCE -- FILES does: a symbolic link at a
+// file's path is replaced by the file. Every file is checked first: if any
+// is missing at the source, would land outside the worktree or below a
+// link, nothing is written.
 func (w *Worktree) CheckoutFiles(ctx context.Context, source plumbing.Hash, sourceName string, paths []string) error {
-	commit, err := w.Repo.Commit(source)
+	files, err := w.Repo.manifestFiles(source, sourceName, paths)
 	if err != nil {
 		return err
-	}
-	tree, err := commit.Tree()
-	if err != nil {
-		return err
-	}
-	if err := w.Repo.CheckFiles(source, sourceName, paths); err != nil {
-		return err
-	}
-	files := make([]treeFile, 0, len(paths))
-	for _, p := range paths {
-		entry, err := tree.FindEntry(p)
-		if err != nil {
-			return err
-		}
-		files = append(files, treeFile{Path: p, Mode: entry.Mode, Hash: entry.Hash})
 	}
 	idx, err := w.readIndex()
 	if err != nil {
 		return err
 	}
-	for _, f := range files {
-		// A symlinked parent directory could carry a write outside the tree.
-		dir := filepath.Join(w.Path, filepath.FromSlash(filepath.Dir(f.Path)))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			return err
-		}
-		root, _ := filepath.EvalSymlinks(w.Path)
-		if !within(real, root) {
-			return fmt.Errorf("%s would be written through a symbolic link to %s, outside the worktree", f.Path, real)
-		}
+	if err := w.checkParents("write", paths); err != nil {
+		return err
 	}
 	entries, err := w.writeFiles(ctx, files, nil)
 	if err != nil {
@@ -300,8 +295,59 @@ func (w *Worktree) CheckoutFiles(ctx context.Context, source plumbing.Hash, sour
 	return w.writeIndex(idx)
 }
 
+// checkParents makes sure that no path has a link (or a file) where one
+// of its parent directories should be, without creating anything: a
+// parent that does not exist yet will be made inside the worktree.
+func (w *Worktree) checkParents(op string, paths []string) error {
+	root, err := openWorktreeRoot(w.Path)
+	if err != nil {
+		return err
+	}
+	defer root.close()
+	seen := map[string]bool{}
+	for _, p := range paths {
+		dir, _ := splitPath(p)
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		d, err := root.openDir(dir, false, op, p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		d.close()
+	}
+	return nil
+}
+
+// CheckWriteFiles reports manifest paths that CheckoutFiles would refuse
+// to write because of what is in the worktree, without writing anything.
+func (w *Worktree) CheckWriteFiles(paths []string) error {
+	for _, p := range paths {
+		if err := checkInside(w.Path, p); err != nil {
+			return err
+		}
+	}
+	return w.checkParents("write", paths)
+}
+
+// CheckRemoveFiles reports delete_manifest paths that RemoveFiles would
+// refuse, without deleting anything.
+func (w *Worktree) CheckRemoveFiles(paths []string) error {
+	for _, p := range paths {
+		if err := checkInside(w.Path, p); err != nil {
+			return err
+		}
+	}
+	return w.checkParents("delete", paths)
+}
+
 // RemoveFiles deletes tracked files from the worktree and the index, as
-// git rm does; files already gone are fine.
+// git rm does; files already gone are fine. A link at a path is deleted
+// itself; a path below a link is refused, and then nothing is deleted.
 func (w *Worktree) RemoveFiles(paths []string) error {
 	if len(paths) == 0 {
 		return nil
@@ -310,13 +356,28 @@ func (w *Worktree) RemoveFiles(paths []string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.CheckRemoveFiles(paths); err != nil {
+		return err
+	}
+	root, err := openWorktreeRoot(w.Path)
+	if err != nil {
+		return err
+	}
+	defer root.close()
+	dirs := newDirCache(root)
+	defer dirs.close()
 	drop := map[string]bool{}
 	for _, p := range paths {
-		if err := checkInside(w.Path, p); err != nil {
+		drop[p] = true
+		dirName, name := splitPath(p)
+		dir, err := dirs.get(dirName, "delete", p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
 			return err
 		}
-		drop[p] = true
-		if err := os.Remove(filepath.Join(w.Path, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := dir.remove(name); err != nil {
 			return err
 		}
 	}
@@ -340,8 +401,8 @@ func checkInside(root, p string) error {
 		return fmt.Errorf("%q points outside the repository", p)
 	}
 	for _, part := range strings.Split(clean, string(filepath.Separator)) {
-		if part == ".git" {
-			return fmt.Errorf("%q points into .git", p)
+		if isDotGit(part) {
+			return fmt.Errorf("%q points into .git (or a name a file system takes for it)", p)
 		}
 	}
 	return nil
@@ -361,9 +422,14 @@ func (w *Worktree) Changes() ([]string, error) {
 func (w *Worktree) changes(idx *index.Index) ([]string, error) {
 	tracked := make(map[string]*index.Entry, len(idx.Entries))
 	var changed []string
+	realDirs := map[string]bool{}
 	for _, e := range idx.Entries {
 		tracked[e.Name] = e
 		if e.Mode == filemode.Submodule {
+			continue
+		}
+		if dir, _ := splitPath(e.Name); !w.realDir(dir, realDirs) {
+			changed = append(changed, e.Name) // gone: a link replaced its directory
 			continue
 		}
 		target := filepath.Join(w.Path, filepath.FromSlash(e.Name))
@@ -402,6 +468,26 @@ func (w *Worktree) changes(idx *index.Index) ([]string, error) {
 	})
 	sort.Strings(changed)
 	return changed, err
+}
+
+// realDir reports whether the slash path dir of the worktree is a
+// directory all the way down, no component a link: a file below a link
+// is not the worktree's, and reading it could read from outside.
+func (w *Worktree) realDir(dir string, cache map[string]bool) bool {
+	if dir == "" {
+		return true
+	}
+	if ok, seen := cache[dir]; seen {
+		return ok
+	}
+	parent, _ := splitPath(dir)
+	ok := w.realDir(parent, cache)
+	if ok {
+		fi, err := os.Lstat(filepath.Join(w.Path, filepath.FromSlash(dir)))
+		ok = err == nil && fi.IsDir()
+	}
+	cache[dir] = ok
+	return ok
 }
 
 // hashWorktreeFile computes the blob hash of a file or symbolic link.
@@ -443,8 +529,13 @@ func (w *Worktree) StageAll() (bool, error) {
 	st := w.Repo.newStorage()
 	defer st.Close()
 	var removed = map[string]bool{}
+	realDirs := map[string]bool{}
 	for _, name := range changed {
 		target := filepath.Join(w.Path, filepath.FromSlash(name))
+		if dir, _ := splitPath(name); !w.realDir(dir, realDirs) {
+			removed[name] = true // below a link: git stages the link, never what it leads to
+			continue
+		}
 		fi, err := os.Lstat(target)
 		if errors.Is(err, fs.ErrNotExist) {
 			removed[name] = true

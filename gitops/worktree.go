@@ -67,14 +67,14 @@ func (w *Worktree) Complete() bool {
 // its temporary file, holding (a prefix of) the same line: that is ours too.
 func (w *Worktree) ownsPath() bool {
 	line := "gitdir: " + w.AdminDir + "\n"
-	if b, err := os.ReadFile(filepath.Join(w.Path, ".git")); err == nil {
+	if b, err := readRegular(filepath.Join(w.Path, ".git")); err == nil {
 		return strings.TrimSpace(strings.TrimPrefix(string(b), "gitdir:")) == w.AdminDir
 	}
 	entries, err := os.ReadDir(w.Path)
 	if err != nil || len(entries) != 1 || entries[0].Name() != ".git.tmp" {
 		return false
 	}
-	b, err := os.ReadFile(filepath.Join(w.Path, ".git.tmp"))
+	b, err := readRegular(filepath.Join(w.Path, ".git.tmp"))
 	return err == nil && strings.HasPrefix(line, string(b))
 }
 
@@ -92,13 +92,22 @@ func (w *Worktree) Create(ctx context.Context, base plumbing.Hash, progress Prog
 	if err := w.checkFree(); err != nil {
 		return err
 	}
-	// A partial worktree of ours: start over.
-	if err := w.removeFiles(); err != nil {
+	// A partial worktree of ours (checkFree made sure): start over.
+	if err := w.removeOwned(removal{path: true, admin: true}); err != nil {
 		return err
 	}
 	commit, err := w.Repo.Commit(base)
 	if err != nil {
 		return fmt.Errorf("creating worktree %s: base %s: %w", w.Name, base, err)
+	}
+	// The whole tree is listed, and checked, before anything is made.
+	tree, err := commit.Tree()
+	if err != nil {
+		return err
+	}
+	files, err := w.Repo.listTree(tree)
+	if err != nil {
+		return fmt.Errorf("creating worktree %s from %s: %w", w.Name, base.String()[:12], err)
 	}
 	if err := os.MkdirAll(w.AdminDir, 0o755); err != nil {
 		return err
@@ -115,14 +124,6 @@ func (w *Worktree) Create(ctx context.Context, base plumbing.Hash, progress Prog
 	// The .git file comes first, so that a crash leaves a directory that is
 	// recognisably ours.
 	if err := writeFile(filepath.Join(w.Path, ".git"), "gitdir: "+w.AdminDir+"\n"); err != nil {
-		return err
-	}
-	tree, err := commit.Tree()
-	if err != nil {
-		return err
-	}
-	files, err := listTree(tree)
-	if err != nil {
 		return err
 	}
 	entries, err := w.writeFiles(ctx, files, progress)
@@ -169,54 +170,6 @@ func (w *Worktree) checkFree() error {
 		return fmt.Errorf("worktree path %s exists and holds other files: remove it, or choose another worktree_root", w.Path)
 	}
 	return nil
-}
-
-// removeFiles deletes the working directory and the admin directory. The
-// directory is first renamed aside, so that a crash never leaves a
-// half-deleted directory at the worktree's path that looks like someone
-// else's files.
-func (w *Worktree) removeFiles() error {
-	trash := w.Path + ".wo-removing"
-	if err := os.RemoveAll(trash); err != nil { // left by an earlier crash
-		return fmt.Errorf("removing %s: %w", trash, err)
-	}
-	if err := os.Rename(w.Path, trash); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("removing worktree %s: %w", w.Path, err)
-	}
-	if err := os.RemoveAll(trash); err != nil {
-		return fmt.Errorf("removing worktree %s: %w", w.Path, err)
-	}
-	if err := os.RemoveAll(w.AdminDir); err != nil {
-		return fmt.Errorf("removing worktree admin files %s: %w", w.AdminDir, err)
-	}
-	return nil
-}
-
-// Remove deletes the worktree, refusing when it has changes that are not
-// committed, as git worktree remove does. Removing a worktree that is gone
-// is not an error. The branch stays.
-func (w *Worktree) Remove() error {
-	if _, err := os.Stat(w.AdminDir); errors.Is(err, fs.ErrNotExist) {
-		if _, err := os.Stat(w.Path); errors.Is(err, fs.ErrNotExist) || !w.ownsPath() {
-			return nil
-		}
-	}
-	if w.Complete() {
-		changed, err := w.Changes()
-		if err != nil {
-			return err
-		}
-		if len(changed) > 0 {
-			return fmt.Errorf("worktree %s has changes that are not committed (%s): commit them, or remove it yourself with git worktree remove --force %s",
-				w.Path, summarizePaths(changed, 5), w.Path)
-		}
-		// Unmark it first: a crash while deleting leaves a worktree that
-		// is incomplete, which the next attempt deletes without asking.
-		if err := os.Remove(filepath.Join(w.AdminDir, "gitdir")); err != nil {
-			return err
-		}
-	}
-	return w.removeFiles()
 }
 
 func summarizePaths(paths []string, max int) string {

@@ -37,13 +37,21 @@ func (BranchCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}, nil
 }
 
-// Check refuses a branch that another worktree has checked out.
+// Check refuses a name git would not take for a branch, the base or the
+// source branch (the change would go onto them unreviewed), and a branch
+// that another worktree has checked out.
 func (BranchCreate) Check(ctx context.Context, sc *StepContext) error {
 	branch, err := sc.Branch()
 	if err != nil {
 		return err
 	}
 	if err := workorder.CheckRefName(branch); err != nil {
+		return err
+	}
+	if err := workorder.CheckBranchName(branch); err != nil {
+		return err
+	}
+	if err := workorder.CheckWorkBranch(branch, sc.Context("base_branch"), sc.Context("source_branch"), sc.Context("remote")); err != nil {
 		return err
 	}
 	repo, err := sc.Repo()

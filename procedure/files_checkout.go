@@ -31,11 +31,15 @@ func (FilesCheckout) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 	if err != nil {
 		return Outcome{}, err
 	}
+	// Files the change deletes (inputs.delete_manifest, as wo split
+	// writes): checked before anything is written.
+	deleted := stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])
+	if err := w.CheckRemoveFiles(deleted); err != nil {
+		return Outcome{}, err
+	}
 	if err := w.CheckoutFiles(ctx, source, sc.Context("source_branch"), files); err != nil {
 		return Outcome{}, err
 	}
-	// Files the change deletes (inputs.delete_manifest, as wo split writes).
-	deleted := stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])
 	if err := w.RemoveFiles(deleted); err != nil {
 		return Outcome{}, err
 	}
@@ -66,7 +70,17 @@ func (FilesCheckout) Check(ctx context.Context, sc *StepContext) error {
 		}
 		source = h.String()
 	}
-	return repo.CheckFiles(plumbing.NewHash(source), sc.Context("source_branch"), files)
+	if err := repo.CheckFiles(plumbing.NewHash(source), sc.Context("source_branch"), files); err != nil {
+		return err
+	}
+	// A worktree from an earlier run: no link may stand above a path.
+	if w, err := sc.Worktree(); err == nil && w.Complete() {
+		if err := w.CheckWriteFiles(files); err != nil {
+			return err
+		}
+		return w.CheckRemoveFiles(stringList(sc.Task().WorkOrder.Inputs["delete_manifest"]))
+	}
+	return nil
 }
 
 // Plan lists the files.

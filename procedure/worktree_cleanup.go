@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -19,11 +20,31 @@ func (WorktreeCleanup) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
+	if err := checkRemove(sc, w); err != nil {
+		return Outcome{}, err
+	}
 	if err := w.Remove(); err != nil {
 		return Outcome{}, err
 	}
 	sc.Fault("after_remove")
 	return Outcome{Note: fmt.Sprintf("worktree %s removed", w.Path), Record: func(s *workorder.State) { s.WorktreePath = nil }}, nil
+}
+
+// Check refuses, before anything changes, to remove what is not provably
+// this task's worktree: a folder of the user's at its path, another
+// task's worktree of the same name, a worktree on another branch.
+func (WorktreeCleanup) Check(ctx context.Context, sc *StepContext) error {
+	w, err := sc.Worktree()
+	if err != nil {
+		return err
+	}
+	return checkRemove(sc, w)
+}
+
+// checkRemove expects the worktree on the task's branch, or on a detached
+// HEAD while no create_branch step has switched it.
+func checkRemove(sc *StepContext, w *gitops.Worktree) error {
+	return w.CheckRemove(sc.Input("branch_name"), sc.State().Branch == "")
 }
 
 // Plan names the worktree.

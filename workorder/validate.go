@@ -296,6 +296,7 @@ func (v *validator) workOrder(wo map[string]any) {
 	if x, ok := wo["inputs"]; ok {
 		if m, ok := v.object("work_order.inputs", x); ok {
 			v.inputs(m)
+			v.workBranch(ctx, m)
 		}
 	}
 	if x, ok := wo["dependencies"]; ok {

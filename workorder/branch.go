@@ -1,0 +1,101 @@
+package workorder
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CheckBranchName applies the rules of git check-ref-format --branch: the
+// name, as refs/heads/<name>, must be a valid reference, and it must not
+// be a name git reserves (HEAD, or one starting with '-').
+func CheckBranchName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%q is not a branch name git accepts: %s; choose a name such as review/01-foundation", name, why)
+	}
+	switch {
+	case name == "":
+		return bad("it is empty")
+	case name == "HEAD":
+		return bad("HEAD names the checked-out commit, not a branch")
+	case name == "@":
+		return bad(`"@" alone is reserved`)
+	case strings.HasPrefix(name, "-"):
+		return bad("it starts with '-'")
+	case strings.HasSuffix(name, "/"):
+		return bad("it ends with '/'")
+	case strings.HasSuffix(name, "."):
+		return bad("it ends with '.'")
+	case strings.Contains(name, ".."):
+		return bad("it contains '..'")
+	case strings.Contains(name, "@{"):
+		return bad("it contains '@{'")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
+			return bad(fmt.Sprintf("it contains %q", r))
+		}
+	}
+	for _, part := range strings.Split(name, "/") {
+		switch {
+		case part == "":
+			return bad("it has an empty component ('/' at the start, or '//')")
+		case strings.HasPrefix(part, "."):
+			return bad(fmt.Sprintf("the component %q starts with '.'", part))
+		case strings.HasSuffix(part, ".lock"):
+			return bad(fmt.Sprintf("the component %q ends with '.lock'", part))
+		}
+	}
+	return nil
+}
+
+// SameBranch reports whether the work branch would land on other (a base
+// or source branch as a work order names it: main, refs/heads/main,
+// origin/main, refs/remotes/origin/main) when pushed to remote.
+func SameBranch(work, other, remote string) bool {
+	if remote == "" {
+		remote = "origin"
+	}
+	work = strings.TrimPrefix(work, "refs/heads/")
+	for _, prefix := range []string{"refs/heads/", "refs/remotes/" + remote + "/", remote + "/"} {
+		if o, ok := strings.CutPrefix(other, prefix); ok && o == work {
+			return true
+		}
+	}
+	return other == work
+}
+
+// CheckWorkBranch refuses a work branch that is the base or the source
+// branch: committing there would put the change straight onto the branch
+// it is meant to be reviewed against (and push it there), or onto the
+// branch it is copied from.
+func CheckWorkBranch(work, base, source, remote string) error {
+	for _, b := range []struct{ field, name string }{{"base_branch", base}, {"source_branch", source}} {
+		if work != "" && b.name != "" && SameBranch(work, b.name, remote) {
+			return fmt.Errorf("branch_name %q is the %s %q: the change would be committed and pushed onto it without review; choose a new branch such as review/%s",
+				work, b.field, b.name, strings.ReplaceAll(strings.TrimPrefix(work, "refs/heads/"), "/", "-"))
+		}
+	}
+	return nil
+}
+
+// workBranch checks inputs.branch_name against the rules that need the
+// context too: git's branch rules beyond a reference's, and a work branch
+// that is neither the base nor the source branch.
+func (v *validator) workBranch(ctx, in map[string]any) {
+	const path = "work_order.inputs.branch_name"
+	work, _ := in["branch_name"].(string)
+	if work == "" {
+		return
+	}
+	if CheckRefName(work) == nil { // its own errors are reported already
+		if err := CheckBranchName(work); err != nil {
+			v.errorf(path, "%v", err)
+		}
+	}
+	base, _ := ctx["base_branch"].(string)
+	source, _ := ctx["source_branch"].(string)
+	remote, _ := ctx["remote"].(string)
+	if err := CheckWorkBranch(work, base, source, remote); err != nil {
+		v.errorf(path, "%v", err)
+	}
+}
