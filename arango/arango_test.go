@@ -3,11 +3,14 @@ package arango
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wo-runner/wo/store"
 )
@@ -31,12 +34,24 @@ func basicAuth(t *testing.T, r *http.Request) {
 	}
 }
 
+// The AQL texts of Get and Update: by bind variable, never by URL.
+const (
+	wantGet    = `RETURN DOCUMENT(@@tasks, @key)`
+	wantUpdate = `UPDATE { _key: @key, _rev: @rev } WITH @patch IN @@tasks OPTIONS { ignoreRevs: false, keepNull: true, mergeObjects: true } RETURN NEW._rev`
+)
+
+// getTask is the exchange of a Get of key answered with doc (nil: missing).
+func getTask(f *fakeArango, key string, doc any) {
+	f.expect("POST", db+"/_api/cursor", 201, cursorReply([]any{doc}, ""), func(t *testing.T, r *http.Request, body any) {
+		basicAuth(t, r)
+		query(wantGet, map[string]any{"@tasks": "persephone_tasks", "key": key})(t, r, body)
+	})
+}
+
 func TestGetReadsDocumentAndKeepsLargeNumbers(t *testing.T) {
 	f := newFakeArango(t)
-	f.expect("GET", db+"/_api/document/persephone_tasks/task_cr_01", 200,
-		map[string]any{"_key": "task_cr_01", "_id": "persephone_tasks/task_cr_01", "_rev": "_hX1", "status": "open",
-			"x_big": 9007199254740993, "work_order": map[string]any{"context": map[string]any{"x": "kept"}}},
-		func(t *testing.T, r *http.Request, _ any) { basicAuth(t, r) })
+	getTask(f, "task_cr_01", map[string]any{"_key": "task_cr_01", "_id": "persephone_tasks/task_cr_01", "_rev": "_hX1", "status": "open",
+		"x_big": 9007199254740993, "work_order": map[string]any{"context": map[string]any{"x": "kept"}}})
 	doc, err := open(t, f.url()).Get(context.Background(), "task_cr_01")
 	if err != nil {
 		t.Fatal(err)
@@ -61,12 +76,14 @@ func TestErrorMapping(t *testing.T) {
 		{"412/1200 is a conflict", 412, 1200, store.IsConflict},
 		{"409/1200 write-write is a conflict", 409, 1200, store.IsConflict},
 		{"503 is unavailable", 503, 503, store.IsUnavailable},
+		{"403/1004 write concern not met is unavailable", 403, 1004, store.IsUnavailable},
+		{"403/1429 write concern not fulfilled is unavailable", 403, 1429, store.IsUnavailable},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeArango(t)
-			f.expect("PATCH", db+"/_api/document/persephone_tasks/task_a?keepNull=true&mergeObjects=true", tc.status,
-				arangoError(tc.status, tc.num, "boom"), nil)
+			f.expect("POST", db+"/_api/cursor", tc.status, arangoError(tc.status, tc.num, "boom"),
+				query(wantUpdate, map[string]any{"@tasks": "persephone_tasks", "key": "task_a", "rev": "_r1", "patch": map[string]any{"status": "closed"}}))
 			_, err := open(t, f.url()).Update(ctx, "task_a", "_r1", map[string]any{"status": "closed"})
 			if !tc.check(err) {
 				t.Fatalf("got %v", err)
@@ -82,14 +99,8 @@ func TestUpdateIsConditionalAndMerges(t *testing.T) {
 	f := newFakeArango(t)
 	patch := map[string]any{"updated_at": "2026-01-01T00:00:00Z",
 		"work_order": map[string]any{"state": map[string]any{"current_step": 3, "worktree_path": nil}}}
-	f.expect("PATCH", db+"/_api/document/persephone_tasks/task_cr_01?keepNull=true&mergeObjects=true", 202,
-		map[string]any{"_id": "persephone_tasks/task_cr_01", "_key": "task_cr_01", "_rev": "_r2", "_oldRev": "_r1"},
-		func(t *testing.T, r *http.Request, body any) {
-			if got := r.Header.Get("If-Match"); got != "_r1" {
-				t.Errorf("If-Match = %q, want _r1", got)
-			}
-			wantJSON(t, "patch body", body, patch)
-		})
+	f.expect("POST", db+"/_api/cursor", 201, cursorReply([]any{"_r2"}, ""),
+		query(wantUpdate, map[string]any{"@tasks": "persephone_tasks", "key": "task_cr_01", "rev": "_r1", "patch": patch}))
 	rev, err := open(t, f.url()).Update(context.Background(), "task_cr_01", "_r1", patch)
 	if err != nil {
 		t.Fatal(err)
@@ -99,37 +110,51 @@ func TestUpdateIsConditionalAndMerges(t *testing.T) {
 	}
 }
 
-func TestCreateInsertsTasksAndEdgesInOneQuery(t *testing.T) {
+func TestCreateInsertsTasksAndEdgesInOneQueryOfOneTransaction(t *testing.T) {
 	f := newFakeArango(t)
+	var steps trxSteps
 	docs := []map[string]any{
 		{"_key": "task_b", "_rev": "stale", "status": "open", "work_order": map[string]any{"dependencies": map[string]any{"blocked_by": []any{"task_a"}}}},
 		{"_key": "task_a", "status": "open"},
 	}
-	f.expect("POST", db+"/_api/cursor", 201, cursorReply([]any{"task_b__blocked_by__task_a"}, ""),
-		query(`LET created = (FOR d IN @docs INSERT d INTO @@tasks OPTIONS { overwriteMode: "conflict" } RETURN NEW._key)
-FOR e IN @edges INSERT e INTO @@edges OPTIONS { overwriteMode: "ignore" }
-RETURN e._key`, map[string]any{
+	f.expect("POST", db+"/_api/transaction/begin", 201, trxReply(201, "running"), steps.step("begin", nil))
+	f.expect("POST", db+"/_api/cursor", 201, cursorReply([]any{map[string]any{"_key": "task_b", "_rev": "_b1"}, map[string]any{"_key": "task_a", "_rev": "_a1"}}, ""),
+		steps.step("insert", query(wantCreateWithEdges, map[string]any{
 			"@tasks": "persephone_tasks", "@edges": "persephone_edges",
 			"docs": []any{
 				map[string]any{"_key": "task_b", "status": "open", "work_order": map[string]any{"dependencies": map[string]any{"blocked_by": []any{"task_a"}}}},
 				map[string]any{"_key": "task_a", "status": "open"},
 			},
 			"edges": []any{map[string]any{"_key": "task_b__blocked_by__task_a", "_from": "persephone_tasks/task_b", "_to": "persephone_tasks/task_a", "type": "blocked_by"}},
-		}))
+		})))
+	f.expect("PUT", db+"/_api/transaction/"+trxID, 200, trxReply(200, "committed"), steps.step("commit", nil))
 	if err := open(t, f.url()).Create(context.Background(), docs...); err != nil {
 		t.Fatal(err)
 	}
+	steps.want(t, "begin", "insert", "commit")
 }
 
+// An existing key fails the insert: ArangoDB says 409 with 1210 (unique
+// constraint) on a single server, and may say 409 with 1200 (conflict) in
+// a cluster. Either way the transaction is aborted, nothing is written, and
+// the error is "exists", naming the key.
 func TestCreateExistingKeyNamesIt(t *testing.T) {
-	f := newFakeArango(t)
-	f.expect("POST", db+"/_api/cursor", 409, arangoError(409, 1210, "unique constraint violated - in index primary of type primary over '_key'; conflicting key: task_a"),
-		query(`FOR d IN @docs INSERT d INTO @@tasks OPTIONS { overwriteMode: "conflict" } RETURN NEW._key`, map[string]any{"@tasks": "persephone_tasks", "docs": []any{map[string]any{"_key": "task_new"}, map[string]any{"_key": "task_a"}}}))
-	f.expect("POST", db+"/_api/cursor", 201, cursorReply([]any{"task_a"}, ""),
-		query(`FOR k IN @keys FILTER DOCUMENT(@@tasks, k) != null RETURN k`, map[string]any{"@tasks": "persephone_tasks", "keys": []any{"task_new", "task_a"}}))
-	err := open(t, f.url()).Create(context.Background(), map[string]any{"_key": "task_new"}, map[string]any{"_key": "task_a"})
-	if !store.IsExists(err) || !strings.Contains(err.Error(), "task_a") {
-		t.Fatalf("want an exists error naming task_a, got %v", err)
+	for _, num := range []int{1210, 1200} {
+		t.Run(fmt.Sprint(num), func(t *testing.T) {
+			f := newFakeArango(t)
+			var steps trxSteps
+			f.expect("POST", db+"/_api/transaction/begin", 201, trxReply(201, "running"), steps.step("begin", nil))
+			f.expect("POST", db+"/_api/cursor", 409, arangoError(409, num, "conflicting key: task_a"),
+				steps.step("insert", query(wantCreate, map[string]any{"@tasks": "persephone_tasks", "docs": []any{map[string]any{"_key": "task_new"}, map[string]any{"_key": "task_a"}}})))
+			f.expect("DELETE", db+"/_api/transaction/"+trxID, 200, trxReply(200, "aborted"), steps.step("abort", nil))
+			f.expect("POST", db+"/_api/cursor", 201, cursorReply([]any{"task_a"}, ""),
+				query(`FOR k IN @keys FILTER DOCUMENT(@@tasks, k) != null RETURN k`, map[string]any{"@tasks": "persephone_tasks", "keys": []any{"task_new", "task_a"}}))
+			err := open(t, f.url()).Create(context.Background(), map[string]any{"_key": "task_new"}, map[string]any{"_key": "task_a"})
+			if !store.IsExists(err) || store.IsConflict(err) || !strings.Contains(err.Error(), "task_a") {
+				t.Fatalf("want an exists error naming task_a, got %v", err)
+			}
+			steps.want(t, "begin", "insert", "abort")
+		})
 	}
 }
 
@@ -187,39 +212,16 @@ func TestAppendLogWritesPersephoneShape(t *testing.T) {
 			if _, ok := m["details"].(map[string]any); !ok {
 				t.Errorf("details must be an object: %v", m["details"])
 			}
-			if s, _ := m["created_at"].(string); !strings.HasSuffix(s, "Z") {
-				t.Errorf("created_at = %v, want RFC 3339 UTC", m["created_at"])
+			if s, _ := m["created_at"].(string); s != "2026-01-02T03:04:05.100000000Z" {
+				t.Errorf("created_at = %v, want UTC with nine fraction digits", m["created_at"])
+			}
+			if _, err := m["seq"].(json.Number).Int64(); err != nil {
+				t.Errorf("seq = %v, want an integer", m["seq"])
 			}
 		})
-	err := open(t, f.url()).AppendLog(context.Background(), store.LogEntry{Action: "step_completed", TaskKey: "task_a", SessionKey: "me@host:1"})
+	err := open(t, f.url()).AppendLog(context.Background(), store.LogEntry{Action: "step_completed", TaskKey: "task_a", SessionKey: "me@host:1",
+		CreatedAt: time.Date(2026, 1, 2, 4, 4, 5, 1e8, time.FixedZone("CET", 3600))})
 	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestInitCreatesCollectionsAndIndexes(t *testing.T) {
-	f := newFakeArango(t)
-	f.expect("GET", db+"/_api/collection/persephone_tasks", 404, arangoError(404, 1203, "collection or view not found"), nil)
-	f.expect("POST", db+"/_api/collection", 200, map[string]any{"name": "persephone_tasks", "type": 2},
-		func(t *testing.T, _ *http.Request, body any) {
-			wantJSON(t, "create tasks", map[string]any{"name": body.(map[string]any)["name"], "type": body.(map[string]any)["type"]},
-				map[string]any{"name": "persephone_tasks", "type": 2})
-		})
-	for _, field := range []string{"parent_key", "status"} {
-		field := field
-		f.expect("POST", db+"/_api/index?collection=persephone_tasks", 201, map[string]any{"id": "persephone_tasks/1", "type": "persistent"},
-			func(t *testing.T, _ *http.Request, body any) {
-				m := body.(map[string]any)
-				wantJSON(t, "index", map[string]any{"type": m["type"], "fields": m["fields"]},
-					map[string]any{"type": "persistent", "fields": []any{field}})
-			})
-	}
-	f.expect("GET", db+"/_api/collection/persephone_edges", 200, map[string]any{"name": "persephone_edges", "type": 3}, nil)
-	f.expect("POST", db+"/_api/index?collection=persephone_edges", 200, map[string]any{"id": "persephone_edges/2"}, nil)
-	f.expect("GET", db+"/_api/collection/persephone_logs", 200, map[string]any{"name": "persephone_logs", "type": 2}, nil)
-	f.expect("POST", db+"/_api/index?collection=persephone_logs", 200, map[string]any{"id": "persephone_logs/3"}, nil)
-	f.expect("POST", db+"/_api/index?collection=persephone_logs", 200, map[string]any{"id": "persephone_logs/4"}, nil)
-	if err := open(t, f.url()).Init(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -228,7 +230,7 @@ func TestUnixSocketEndpoint(t *testing.T) {
 	f := newFakeArango(t)
 	sock := filepath.Join(t.TempDir(), "arango.sock")
 	f.listenUnix(t, sock)
-	f.expect("GET", db+"/_api/document/persephone_tasks/task_u", 200, map[string]any{"_key": "task_u", "_rev": "_1"}, nil)
+	f.expect("POST", db+"/_api/cursor", 201, cursorReply([]any{map[string]any{"_key": "task_u", "_rev": "_1"}}, ""), nil)
 	doc, err := open(t, "arangodb+unix://"+sock).Get(context.Background(), "task_u")
 	if err != nil {
 		t.Fatal(err)
@@ -266,8 +268,8 @@ func TestUnreachableServerNamesURLWithoutPassword(t *testing.T) {
 
 func TestUnauthorizedAndMissingDatabase(t *testing.T) {
 	f := newFakeArango(t)
-	f.expect("GET", db+"/_api/document/persephone_tasks/task_x", 401, arangoError(401, 11, "not authorized to execute this request"), nil)
-	f.expect("GET", db+"/_api/document/persephone_tasks/task_y", 404, arangoError(404, 1228, "database not found"), nil)
+	f.expect("POST", db+"/_api/cursor", 401, arangoError(401, 11, "not authorized to execute this request"), nil)
+	f.expect("POST", db+"/_api/cursor", 404, arangoError(404, 1228, "database not found"), nil)
 	s := open(t, f.url())
 	_, err := s.Get(context.Background(), "task_x")
 	if err == nil || !strings.Contains(err.Error(), "ARANGO_PASSWORD") || strings.Contains(err.Error(), "s3cret-pw") {
@@ -297,7 +299,7 @@ func TestLogsByActionQuery(t *testing.T) {
 	f := newFakeArango(t)
 	f.expect("POST", db+"/_api/cursor", 201, cursorReply([]any{
 		map[string]any{"action": "step_completed", "task_key": "task_a", "session_key": "r", "details": map[string]any{"duration_ms": 12}, "created_at": "2026-01-02T03:04:05Z"},
-	}, ""), query(`FOR l IN @@logs FILTER l.action == @action SORT l.created_at DESC LIMIT @limit RETURN l`,
+	}, ""), query(wantLogsByAction,
 		map[string]any{"@logs": "persephone_logs", "action": "step_completed", "limit": 500}))
 	got, err := open(t, f.url()).LogsByAction(context.Background(), "step_completed", 500)
 	if err != nil || len(got) != 1 || got[0].TaskKey != "task_a" || got[0].CreatedAt.Year() != 2026 {

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -21,6 +22,7 @@ type fakeArango struct {
 	mu        sync.Mutex
 	exchanges []*exchange
 	server    *httptest.Server
+	conns     atomic.Int64 // client connections open now
 }
 
 type exchange struct {
@@ -35,7 +37,16 @@ type exchange struct {
 
 func newFakeArango(t *testing.T) *fakeArango {
 	f := &fakeArango{t: t}
-	f.server = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.server = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
+	f.server.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		switch state {
+		case http.StateNew:
+			f.conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			f.conns.Add(-1)
+		}
+	}
+	f.server.Start()
 	t.Cleanup(func() {
 		f.server.Close()
 		f.mu.Lock()
@@ -154,7 +165,7 @@ func query(aql string, bind map[string]any) func(*testing.T, *http.Request, any)
 			t.Errorf("AQL:\n got %v\nwant %s", m["query"], aql)
 		}
 		wantJSON(t, "bind variables", m["bindVars"], bind)
-		if strings.Contains(fmt.Sprint(m["query"]), "task_") {
+		if q := fmt.Sprint(m["query"]); strings.Contains(q, `"task_`) || strings.Contains(q, "'task_") {
 			t.Errorf("a value was written into the AQL text: %v", m["query"])
 		}
 	}

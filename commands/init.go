@@ -22,7 +22,7 @@ For the embedded SQLite store, creates the database file and its tables.`,
 			var where string
 			err := f.withStore(c, func(s store.Store) error {
 				where = s.Describe()
-				return s.Init(c.Context)
+				return store.Warned(s.Init(c.Context), func(w string) { fmt.Fprintln(f.Stderr, "warning:", w) })
 			})
 			if err != nil {
 				return result{}, err

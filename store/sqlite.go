@@ -477,18 +477,20 @@ func (s *SQLite) AppendLog(ctx context.Context, e LogEntry) error {
 		return err
 	}
 	_, err = s.db.ExecContext(ctx, `INSERT INTO persephone_logs (task_key, created_at, body) VALUES (?, ?, ?)`,
-		e.TaskKey, e.CreatedAt.Format(time.RFC3339Nano), string(body))
+		e.TaskKey, LogTime(e.CreatedAt), string(body))
 	return s.wrap(err)
 }
 
 // Logs returns one task's activity, oldest first.
 func (s *SQLite) Logs(ctx context.Context, taskKey string) ([]LogEntry, error) {
-	return s.logs(ctx, `SELECT body FROM persephone_logs WHERE task_key = ? ORDER BY id`, taskKey)
+	// created_at is fixed-width (LogTimeLayout), so text order is time
+	// order; id breaks ties in the order of writing.
+	return s.logs(ctx, `SELECT body FROM persephone_logs WHERE task_key = ? ORDER BY created_at, id`, taskKey)
 }
 
 // LogsByAction returns the newest entries of one action.
 func (s *SQLite) LogsByAction(ctx context.Context, action string, limit int) ([]LogEntry, error) {
-	return s.logs(ctx, `SELECT body FROM persephone_logs WHERE json_extract(body, '$.action') = ? ORDER BY id DESC LIMIT ?`, action, limit)
+	return s.logs(ctx, `SELECT body FROM persephone_logs WHERE json_extract(body, '$.action') = ? ORDER BY created_at DESC, id DESC LIMIT ?`, action, limit)
 }
 
 func (s *SQLite) logs(ctx context.Context, query string, args ...any) ([]LogEntry, error) {

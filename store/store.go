@@ -30,7 +30,8 @@ type Store interface {
 	Create(ctx context.Context, docs ...map[string]any) error
 
 	// Update merges patch into the document if its revision is still ifRev
-	// and returns the new revision. Objects merge at every level, so
+	// and returns the new revision. An empty ifRev matches no revision: it
+	// is a conflict, never an unconditional write. Objects merge at every level, so
 	// siblings of a patched field are kept; arrays and scalars are replaced
 	// whole; a null value is stored as null. A revision that moved on is an
 	// error for which IsConflict is true: read again and retry.
@@ -65,10 +66,15 @@ type Store interface {
 	// point to (persephone_edges), ordered.
 	BlockedBy(ctx context.Context, key string) ([]string, error)
 
-	// AppendLog adds an entry to the activity log (persephone_logs).
+	// AppendLog adds an entry to the activity log (persephone_logs). Its
+	// created_at is written in LogTimeLayout (UTC, nanoseconds, fixed
+	// width).
 	AppendLog(ctx context.Context, entry LogEntry) error
 
-	// Logs returns the activity of one task, oldest first.
+	// Logs returns the activity of one task, oldest first: in the order of
+	// the times the entries carry, whatever their precision (Persephone
+	// writes trimmed fractions), and entries of the same time in the order
+	// they were written.
 	Logs(ctx context.Context, taskKey string) ([]LogEntry, error)
 
 	// LogsByAction returns the latest entries of one action across all
@@ -76,7 +82,10 @@ type Store interface {
 	LogsByAction(ctx context.Context, action string, limit int) ([]LogEntry, error)
 
 	// Init creates what the store needs (tables, collections, indexes). It is
-	// idempotent.
+	// idempotent and safe to run concurrently. When the store is usable but
+	// weaker than the user may expect (an ArangoDB cluster whose collections
+	// may be written part way), the error is a warning: IsWarning is true,
+	// the store is ready, and Warned hands the message to the caller.
 	Init(ctx context.Context) error
 
 	// Describe names the store for messages, without secrets.
@@ -116,6 +125,7 @@ const (
 	KindExists                      // a document with that key exists
 	KindConflict                    // the revision moved on: reread and retry
 	KindUnavailable                 // the store cannot be reached: retry later
+	KindWarning                     // done, but read the message: the store is weaker than expected
 )
 
 // Error is a store failure of a known kind.
@@ -171,6 +181,31 @@ func IsConflict(err error) bool { return kindOf(err) == KindConflict }
 
 // IsUnavailable reports whether the store could not be reached.
 func IsUnavailable(err error) bool { return kindOf(err) == KindUnavailable }
+
+// IsWarning reports whether err only warns: the operation was done.
+func IsWarning(err error) bool { return kindOf(err) == KindWarning }
+
+// Warning builds the error of an operation that was done but whose outcome
+// the user should know about.
+func Warning(msg string) error { return &Error{Kind: KindWarning, Msg: msg} }
+
+// Warned passes a warning's message to warn and returns nil; any other
+// error it returns as it is.
+func Warned(err error, warn func(msg string)) error {
+	if !IsWarning(err) {
+		return err
+	}
+	warn(err.Error())
+	return nil
+}
+
+// LogTimeLayout is how wo writes a log entry's created_at: UTC with every
+// nanosecond digit, so that all of wo's entries have the same width and
+// sort as strings in time order.
+const LogTimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// LogTime formats t in LogTimeLayout.
+func LogTime(t time.Time) string { return t.UTC().Format(LogTimeLayout) }
 
 // NotFound, Exists, Conflict and Unavailable build typed errors for backends.
 func NotFound(key string) error { return &Error{Kind: KindNotFound, Key: key} }

@@ -103,6 +103,8 @@ func Run(t *testing.T, newStore NewFunc) {
 		{"BlockedByEdges", testEdges},
 		{"DependencyUpdateMovesEdges", testDependencyUpdateMovesEdges},
 		{"ActivityLog", testLogs},
+		{"ActivityLogMixedPrecisionInTimeOrder", testLogsMixedPrecision},
+		{"UpdateWithEmptyRevisionConflicts", testUpdateEmptyRevision},
 		{"LeaseExclusiveAndExpires", testLease},
 		{"LeaseRaceHasOneWinner", testLeaseRace},
 	}
@@ -578,6 +580,69 @@ func testLogs(t *testing.T, newStore NewFunc) {
 	}
 	if one, _ := s.LogsByAction(ctx, "step", 1); len(one) != 1 || !one[0].CreatedAt.Equal(base.Add(2*time.Second)) {
 		t.Errorf("LogsByAction limit 1: %+v", one)
+	}
+}
+
+// testLogsMixedPrecision appends entries whose times have fractions of
+// different lengths (as Persephone writes them: 05.5, 05, 05.12, 05.1),
+// out of time order, and two entries of the same time: Logs gives time
+// order, and same-time entries in the order they were written.
+func testLogsMixedPrecision(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	sec := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ms int) time.Time { return sec.Add(time.Duration(ms) * time.Millisecond) }
+	written := []struct {
+		name string
+		when time.Time
+	}{
+		{"half", at(500)}, {"whole", at(0)}, {"twelve", at(120)}, {"tenth", at(100)},
+		{"same-1", at(120)}, {"same-2", at(120)}, {"next", sec.Add(time.Second)},
+	}
+	for _, w := range written {
+		if err := s.AppendLog(ctx, store.LogEntry{Action: "tick", TaskKey: "task_mp", Details: map[string]any{"name": w.name}, CreatedAt: w.when}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func(logs []store.LogEntry) []string {
+		var out []string
+		for _, e := range logs {
+			n, _ := e.Details["name"].(string)
+			out = append(out, n)
+		}
+		return out
+	}
+	logs, err := s.Logs(ctx, "task_mp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"whole", "tenth", "twelve", "same-1", "same-2", "half", "next"}
+	if got := names(logs); !slices.Equal(got, want) {
+		t.Errorf("Logs order %v, want time order %v", got, want)
+	}
+	newest, err := s.LogsByAction(ctx, "tick", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := names(newest), []string{"next", "half", "same-2"}; !slices.Equal(got, want) {
+		t.Errorf("LogsByAction(tick, 3) = %v, want newest first %v", got, want)
+	}
+}
+
+// testUpdateEmptyRevision: an Update without a revision must not overwrite
+// the document unconditionally.
+func testUpdateEmptyRevision(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	if err := s.Create(ctx, Doc("task_er")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Update(ctx, "task_er", "", map[string]any{"status": "closed"})
+	if !store.IsConflict(err) {
+		t.Fatalf("Update with an empty revision: want a conflict, got %v", err)
+	}
+	if got := mustGet(t, s, "task_er")["status"]; got != "open" {
+		t.Errorf("an Update with an empty revision changed the document: status %v", got)
 	}
 }
 
