@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -119,6 +120,8 @@ func loadStatus(c *cli.Context, s store.Store, key string) ([]StatusRow, error) 
 	for _, d := range docs {
 		byKey[workorder.Key(d)] = d
 	}
+	graph := workorder.NewGraph(docs, nil)
+	now := time.Now()
 	est, err := procedure.NewEstimator(c.Context, s)
 	if err != nil {
 		return nil, err
@@ -128,7 +131,7 @@ func loadStatus(c *cli.Context, s store.Store, key string) ([]StatusRow, error) 
 	total.Known = true
 	counted := 0
 	for i, d := range docs {
-		row := statusRow(d, byKey)
+		row := statusRow(d, byKey, graph, now)
 		if row.Steps > 0 && row.Status != workorder.StatusClosed && row.Status != workorder.StatusInReview {
 			e := est.Remaining(d)
 			row.Estimate = &e
@@ -169,17 +172,26 @@ type StatusRow struct {
 	OpenComments     int              `json:"open_comments"`
 	BlockedBy        []string         `json:"blocked_by,omitempty"`
 	WaitingFor       []string         `json:"waiting_for,omitempty"`
-	UpdatedAt        string           `json:"updated_at,omitempty"`
+	// HeldBy is the runner working on the task now (its live lease).
+	HeldBy    string `json:"held_by,omitempty"`
+	UpdatedAt string `json:"updated_at,omitempty"`
 	// Estimate is the time the remaining steps should take, from the
 	// durations of past steps; for an epic, the sum over its children.
 	Estimate *procedure.Estimate `json:"estimate,omitempty"`
 }
 
-// statusRow reads what status shows of a task: its status, and its typed
-// work_order.state.
-func statusRow(d map[string]any, known map[string]map[string]any) StatusRow {
+// statusRow reads what status shows of a task: its status, its typed
+// work_order.state, what it waits for (tasks, by the one dependency graph,
+// and people), and who runs it now.
+func statusRow(d map[string]any, known map[string]map[string]any, graph *workorder.Graph, now time.Time) StatusRow {
 	r := StatusRow{Key: workorder.Key(d), Title: workorder.String(d, "title"), Type: workorder.String(d, "type"),
 		Status: workorder.StatusOf(d), UpdatedAt: workorder.String(d, "updated_at")}
+	for _, b := range graph.BlockersOf(r.Key) {
+		r.BlockedBy = append(r.BlockedBy, b)
+		if dep, ok := known[b]; !ok || !workorder.BlockerSatisfied(d, dep) {
+			r.WaitingFor = append(r.WaitingFor, b)
+		}
+	}
 	wo, ok := d["work_order"].(map[string]any)
 	if !ok {
 		return r
@@ -197,13 +209,44 @@ func statusRow(d map[string]any, known map[string]map[string]any) StatusRow {
 	if st.PRURL != nil {
 		r.PRURL = *st.PRURL
 	}
-	for _, b := range store.BlockedByOf(d) {
-		r.BlockedBy = append(r.BlockedBy, b)
-		if dep, ok := known[b]; !ok || !workorder.BlockerSatisfied(d, dep) {
-			r.WaitingFor = append(r.WaitingFor, b)
-		}
+	if r.PRNumber == 0 && r.PRURL != "" {
+		r.PRNumber = prNumberOf(r.PRURL)
+	}
+	if who := phaseWaitsFor[st.Phase]; who != "" && r.Status != workorder.StatusClosed {
+		r.WaitingFor = append(r.WaitingFor, who)
+	}
+	if st.Skipped != nil && r.Status == workorder.StatusOpen {
+		r.WaitingFor = append(r.WaitingFor, "skipped: "+st.Skipped.Reason)
+	}
+	if l := st.Lease; l != nil && l.ExpiresAt.After(now) {
+		r.HeldBy = l.Holder
 	}
 	return r
+}
+
+// phaseWaitsFor says who a task in each phase waits for, when it is not
+// another task.
+var phaseWaitsFor = map[workorder.Phase]string{
+	workorder.PhaseNeedsFix:         "a fix of the review comments",
+	workorder.PhaseNeedsAgent:       "an agent command",
+	workorder.PhaseNeedsReview:      "a review of the agent's deliverable",
+	workorder.PhaseAwaitingApproval: "approval",
+	workorder.PhaseFormation:        "revision",
+	workorder.PhaseFailed:           "a fix of the failed step",
+}
+
+// prNumberOf reads the number at the end of a pull request URL
+// (…/pull/12), 0 when there is none.
+func prNumberOf(url string) int {
+	i := strings.LastIndex(url, "/pull/")
+	if i < 0 {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimRight(url[i+len("/pull/"):], "/"))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }
 
 func intOf(v any) int {
@@ -242,21 +285,35 @@ var statusColour = map[workorder.Status]string{workorder.StatusClosed: "32", wor
 func tableStatus(rows []StatusRow, colour bool) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	line := termtext.Line
 	header := "STATUS"
 	if colour {
 		// tabwriter counts the escape codes as width: give the header the
 		// same invisible bytes as the coloured cells so the columns line up.
 		header = fmt.Sprintf("\033[39m%-11s\033[0m", "STATUS")
 	}
-	fmt.Fprintf(tw, "KEY\t%s\tSTEP\tNEXT\tPR\tREVIEWS\tCOMMENTS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE\n", header)
-	line := termtext.Line
+	held := false
+	for _, r := range rows {
+		held = held || r.HeldBy != ""
+	}
+	runner := func(r StatusRow) string {
+		if !held {
+			return ""
+		}
+		return line(orDash(r.HeldBy)) + "\t"
+	}
+	runnerHeader := ""
+	if held {
+		runnerHeader = "RUNNER\t"
+	}
+	fmt.Fprintf(tw, "KEY\t%s\tSTEP\tNEXT\t%sPR\tFIX ROUNDS\tCOMMENTS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE\n", header, runnerHeader)
 	for _, r := range rows {
 		status := line(string(r.Status))
 		if colour {
 			status = fmt.Sprintf("\033[%sm%-11s\033[0m", statusColour[r.Status], status)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", line(r.Key), status, stepText(r), line(orDash(nextText(r))),
-			prText(r), r.ReviewIterations, r.OpenComments, line(orDash(strings.Join(r.WaitingFor, ","))), age(r.UpdatedAt), line(estimateText(r)), line(r.Title))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%d\t%d\t%s\t%s\t%s\t%s\n", line(r.Key), status, stepText(r), line(orDash(nextText(r))),
+			runner(r), prText(r), r.ReviewIterations, r.OpenComments, line(orDash(strings.Join(r.WaitingFor, ","))), age(r.UpdatedAt), line(estimateText(r)), line(r.Title))
 	}
 	tw.Flush()
 	if len(rows) > 1 {
