@@ -175,3 +175,44 @@ func TestRunnersKilledMidEpicAndRestartedStillDoEveryStepOnce(t *testing.T) {
 		t.Errorf("after kills and restarts: %d duplicated steps or notes; unfinished: %v", rep.duplicates, rep.unfinished)
 	}
 }
+
+// BenchmarkFleet runs R runner processes (`wo run --epic --parallel 2
+// --wait`) at once on an epic of T two-step agent-only work orders in
+// chains of four, on the embedded store, and reports the wall time, the
+// steps done twice (must be 0), and the wall time against one runner in
+// the same run. Run it with -benchtime=1x.
+func BenchmarkFleet(b *testing.B) {
+	const tasks, depth = 200, 4
+	var single time.Duration
+	for _, r := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("R=%d/T=%d", r, tasks), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				f := emptyFixture(b)
+				keys := fleetEpic(b, f, tasks/depth, depth)
+				b.StartTimer()
+				start := time.Now()
+				for j, run := range startRunners(b, f, r) {
+					if res := result(run.cmd, run.cmd.Wait(), run.stdout.String(), run.stderr.String()); res.code != 0 {
+						b.Fatalf("runner %d: exit %d\n%s", j, res.code, res.stderr)
+					}
+				}
+				wall := time.Since(start)
+				b.StopTimer()
+				rep := checkFleet(b, f, keys)
+				if len(rep.unfinished) != 0 {
+					b.Fatalf("unfinished after one round: %v", rep.unfinished)
+				}
+				if r == 1 {
+					single = wall
+				}
+				b.ReportMetric(float64(rep.duplicates), "duplicates")
+				b.ReportMetric(wall.Seconds(), "wall-s")
+				if single > 0 {
+					b.ReportMetric(wall.Seconds()/single.Seconds(), "x-one-runner")
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
