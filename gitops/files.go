@@ -19,6 +19,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/wo-runner/wo/workorder"
 )
 
 // treeFile is one file of a tree: its path, mode and blob.
@@ -401,7 +403,7 @@ func checkInside(root, p string) error {
 		return fmt.Errorf("%q points outside the repository", p)
 	}
 	for _, part := range strings.Split(clean, string(filepath.Separator)) {
-		if isDotGit(part) {
+		if workorder.IsDotGit(part) {
 			return fmt.Errorf("%q points into .git (or a name a file system takes for it)", p)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/wo-runner/wo/workorder"
 )
 
 // UnsafeTreeError is a tree that git fsck rejects and that wo will not
@@ -57,28 +59,10 @@ func unsafeName(name string) string {
 		return "has a '/' inside its name"
 	case strings.ContainsRune(name, 0):
 		return "has a NUL byte inside its name"
-	case isDotGit(name):
+	case workorder.IsDotGit(name):
 		return "names the .git directory"
 	}
 	return ""
-}
-
-// isDotGit reports whether a file system could take name for ".git": in
-// any case, with NTFS's trailing dots and spaces or its short name git~1,
-// or with the characters that HFS+ ignores.
-func isDotGit(name string) bool {
-	if len(name) < 4 || (name[0] != '.' && name[0] != 'g' && name[0] != 'G' && name[0] < 0x80) {
-		return false
-	}
-	n := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
-			return -1
-		}
-		return r
-	}, name)
-	n = strings.TrimRight(n, ". ")
-	return strings.EqualFold(n, ".git") || strings.EqualFold(n, "git~1")
 }
 
 // checkedTrees remembers which trees were checked already in one call.

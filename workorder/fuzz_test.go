@@ -112,7 +112,7 @@ func FuzzRender(f *testing.F) {
 // FuzzCheckRelativePath checks that every manifest path the validator
 // accepts stays inside the repository and out of .git.
 func FuzzCheckRelativePath(f *testing.F) {
-	for _, s := range []string{"a/b.go", "../x", "a/../../x", "/etc/passwd", "C:x", ".git/config", "a/.git/hooks/x", "a//b", "./a", "a\\..\\b", "a\x00b", "..", "a/."} {
+	for _, s := range []string{"a/b.go", "../x", "a/../../x", "/etc/passwd", "C:x", ".git/config", "a/.git/hooks/x", "a//b", "./a", "a\\..\\b", "a\x00b", "..", "a/.", ".", ".GIT/config", "a/.Git/hooks/x", "git~1/config", ".git./x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
@@ -124,13 +124,8 @@ func FuzzCheckRelativePath(f *testing.F) {
 		if joined != root && !strings.HasPrefix(joined, root+"/") {
 			t.Fatalf("%q accepted but leads to %s", p, joined)
 		}
-		if p == "." {
-			// Accepted today: the repository root, not a file. It stays
-			// inside the tree; checkout_files then finds no such file.
-			return
-		}
 		for _, part := range strings.Split(p, "/") {
-			if part == ".." || part == ".git" || part == "" || part == "." {
+			if part == ".." || strings.EqualFold(part, ".git") || part == "" || part == "." {
 				t.Fatalf("%q accepted with the component %q", p, part)
 			}
 		}

@@ -143,3 +143,16 @@ func TestStateValidatorChecksEveryKnownField(t *testing.T) {
 		}
 	}
 }
+
+func TestManifestPathsStayOutOfTheRootAndEveryGitSpelling(t *testing.T) {
+	for _, p := range []string{".", ".GIT/config", "a/.Git/hooks/pre-commit", "git~1/config", ".git./config", ".git /x", "a/.g\u200cit/x"} {
+		if err := CheckRelativePath(p); err == nil {
+			t.Errorf("%q accepted as a manifest path", p)
+		}
+	}
+	for _, p := range []string{"a.git/x", "gitx", ".gitignore", "docs/.github/workflows/ci.yml"} {
+		if err := CheckRelativePath(p); err != nil {
+			t.Errorf("%q refused: %v", p, err)
+		}
+	}
+}
