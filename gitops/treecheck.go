@@ -147,3 +147,19 @@ func (r *Repo) findChecked(tree *object.Tree, p string, checked checkedTrees) (*
 		t, prefix, p = sub, prefix+name+"/", rest
 	}
 }
+
+// CheckCommitTree refuses a commit whose tree holds an entry git would not
+// check out (a name twice, .git in any spelling, '..'), so that a run can
+// stop before it creates anything from it.
+func (r *Repo) CheckCommitTree(h plumbing.Hash) error {
+	c, err := r.repo.CommitObject(h)
+	if err != nil {
+		return fmt.Errorf("%s: reading commit %s: %w", r.Path, h, err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return fmt.Errorf("%s: reading the tree of %s: %w", r.Path, h, err)
+	}
+	_, err = r.listTree(tree)
+	return err
+}

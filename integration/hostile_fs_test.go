@@ -227,14 +227,18 @@ func TestHostileTreeWithDuplicateEntriesIsRefused(t *testing.T) {
 	}
 	v.assertUntouched(t)
 
-	// As the base: the worktree is refused, nothing is made.
+	// As the base: the worktree is refused before anything is made, as
+	// bad input (exit 2), and the task is not blocked.
 	f.importTask(f.task("task_base", gitProcedure(), func(doc map[string]any) {
 		doc["work_order"].(map[string]any)["context"].(map[string]any)["base_branch"] = "crafted"
 		setInputs(doc, map[string]any{"branch_name": "review/02-crafted", "worktree_name": "crafted"})
 	}))
 	r = f.wo(nil, "run", "task_base")
-	if r.code != 1 || !strings.Contains(r.stderr, `"a" appears twice in one directory`) {
-		t.Fatalf("crafted base: exit %d, want 1:\n%s", r.code, r.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, `"a" appears twice in one directory`) {
+		t.Fatalf("crafted base: exit %d, want 2:\n%s", r.code, r.stderr)
+	}
+	if doc := f.doc("task_base"); doc["status"] != "open" {
+		t.Errorf("a refused run changed the task to %v", doc["status"])
 	}
 	v.assertUntouched(t)
 	if _, err := os.Stat(filepath.Join(f.wtRoot, "crafted")); !os.IsNotExist(err) {

@@ -73,6 +73,16 @@ func (WorktreeCreate) Check(ctx context.Context, sc *StepContext) error {
 			return err
 		}
 	}
+	// A crafted base tree is refused now, before anything is created.
+	ref, _ := baseRef(sc)
+	if s := sc.State().BaseSHA; plumbing.IsHash(s) {
+		ref = s
+	}
+	if h, err := repo.Resolve(ref); err == nil {
+		if err := repo.CheckCommitTree(h); err != nil {
+			return err
+		}
+	}
 	w, err := sc.Worktree()
 	if err != nil {
 		return err
