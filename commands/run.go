@@ -294,5 +294,7 @@ func (p *progress) event(ev procedure.Event) {
 		fmt.Fprintf(w, "%s: %s\n", ev.Key, ev.Outcome)
 	case "log_failed":
 		fmt.Fprintf(w, "%swarning: the activity log was not written: %s\n", clear, ev.Error)
+	case "warning":
+		fmt.Fprintf(w, "%swarning: %s\n", clear, ev.Error)
 	}
 }

@@ -220,7 +220,7 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		r.wb.Release(rctx)
+		r.release(rctx)
 	}()
 	// Resume from the revision the lease was written against, not from the
 	// first read: another runner may have finished steps in between, and
@@ -656,6 +656,14 @@ func (r *run) wait(ctx context.Context, step workorder.Step, out Outcome, w *Wai
 	r.log(ctx, "run_waiting", map[string]any{"step": step.Step, "action": step.Action, "reason": w.Reason})
 	r.emit(Event{Type: "run_waiting", Key: r.key(), Step: step.Step, Action: step.Action, Outcome: "waiting", Note: w.Reason})
 	return w
+}
+
+// release gives the lease back; a failure is not fatal (the lease expires
+// by itself) but is reported, since another runner must wait for it.
+func (r *run) release(ctx context.Context) {
+	if err := r.wb.Release(ctx); err != nil {
+		r.emit(Event{Type: "warning", Key: r.key(), Error: fmt.Sprintf("the lease of %s was not released (%v); it expires within %s", r.key(), err, r.LeaseTTL)})
+	}
 }
 
 // log appends to the activity log. A write that fails does not stop the

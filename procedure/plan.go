@@ -160,5 +160,5 @@ func (e *Engine) hold(ctx context.Context, doc workorder.Document, task *workord
 		return nil, nil, err
 	}
 	r.wb = &StateWriteBack{store: e.Store, key: task.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
-	return r, func() { r.wb.Release(context.WithoutCancel(ctx)) }, nil
+	return r, func() { r.release(context.WithoutCancel(ctx)) }, nil
 }

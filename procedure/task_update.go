@@ -79,7 +79,7 @@ func checkCriteria(ctx context.Context, sc *StepContext) []CriterionResult {
 		case strings.Contains(lc, "pr ") && (strings.Contains(lc, "creat") || strings.Contains(lc, "target") || strings.Contains(lc, "open")):
 			r.Checked = true
 			r.Passed, r.How = prCheck(ctx, sc)
-		case strings.Contains(lc, "status") && strings.Contains(lc, "in_review"):
+		case strings.Contains(lc, "status") && strings.Contains(lc, string(workorder.StatusInReview)):
 			r.Checked, r.Passed, r.How = true, true, "this step sets status in_review"
 		case strings.Contains(lc, "comment") && sc.State().ReviewComments != nil:
 			n := len(sc.State().ReviewComments)
