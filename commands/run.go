@@ -184,6 +184,9 @@ func writePlan(w io.Writer, p *procedure.Plan) error {
 	if len(p.Steps) == 0 {
 		pr.line("  nothing to do: every step is complete")
 	}
+	for _, h := range p.RollbackHints {
+		pr.line("  to roll back: %s", h)
+	}
 	return pr.err
 }
 

@@ -15,11 +15,18 @@ type ApprovalRequiredError struct {
 	Step    int
 	Summary []string // the steps that would change git or GitHub
 	Revise  string   // the note of a "revise" decision, if that is why
+	// Request is what the work order asks the person deciding to read:
+	// its summary, confidence, evidence and rollback hints.
+	Request []string
 }
 
 func (e *ApprovalRequiredError) Error() string {
-	head := fmt.Sprintf("task %s needs approval before step %d; it would then:\n  %s\napprove with: wo approve %s (or wo revise %s --note …, wo cancel %s --reason …)",
-		e.Key, e.Step, strings.Join(e.Summary, "\n  "), e.Key, e.Key, e.Key)
+	request := ""
+	if len(e.Request) > 0 {
+		request = "\n" + strings.Join(e.Request, "\n")
+	}
+	head := fmt.Sprintf("task %s needs approval before step %d; it would then:\n  %s%s\napprove with: wo approve %s (or wo revise %s --note …, wo cancel %s --reason …)",
+		e.Key, e.Step, strings.Join(e.Summary, "\n  "), request, e.Key, e.Key, e.Key)
 	if e.Revise != "" {
 		head = fmt.Sprintf("task %s was sent back for revision (%s); change the work order, then ", e.Key, e.Revise) + head
 	}
@@ -44,7 +51,7 @@ func (r *run) gate(step workorder.Step) error {
 	if decision == workorder.DecisionApproved {
 		return nil
 	}
-	e := &ApprovalRequiredError{Key: r.key(), Step: step.Step}
+	e := &ApprovalRequiredError{Key: r.key(), Step: step.Step, Request: approvalRequest(wo)}
 	if decision == workorder.DecisionRevise {
 		e.Revise = note
 	}
@@ -61,6 +68,27 @@ func (r *run) gate(step workorder.Step) error {
 		}
 	}
 	return e
+}
+
+// approvalRequest is what a person deciding is shown besides the steps:
+// the work order's summary, the confidence it was formed with, the evidence
+// for its assumptions, and how to take the change back.
+func approvalRequest(wo *workorder.WorkOrder) []string {
+	var out []string
+	a := wo.Approval
+	if a.Summary != "" {
+		out = append(out, "summary: "+a.Summary)
+	}
+	if a.Confidence != nil {
+		out = append(out, fmt.Sprintf("confidence: %.0f%%", *a.Confidence*100))
+	}
+	for _, ev := range a.Evidence {
+		out = append(out, fmt.Sprintf("evidence (%s): %s (%d source(s))", ev.Status, ev.Claim, len(ev.Sources)))
+	}
+	for _, h := range wo.RollbackHints {
+		out = append(out, "to roll back: "+h)
+	}
+	return out
 }
 
 // Decide records an approval decision: approved lets wo run pass the gate;

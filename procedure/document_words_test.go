@@ -1,9 +1,13 @@
 package procedure
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
 )
 
 // advanceBase puts a new commit on the base branch and returns the commit
@@ -57,5 +61,35 @@ func TestTheWorktreeIsWhereTheDocumentsCommandSays(t *testing.T) {
 	// The dry run names the same place for the cleanup.
 	if got := h.plan("cleanup_worktree"); !strings.Contains(got, want) {
 		t.Errorf("cleanup plan %q does not name %s", got, want)
+	}
+}
+
+func TestTheApprovalRequestShowsSummaryConfidenceEvidenceAndRollback(t *testing.T) {
+	h := newStepContext(t, stepOpts{Approval: true})
+	wo := h.r.task.WorkOrder
+	conf := 0.72
+	wo.Approval.Summary, wo.Approval.Confidence = "Put the foundation packages up for review", &conf
+	wo.Approval.Evidence = []workorder.Evidence{{Claim: "the base branch builds", Status: "validated",
+		Sources: []workorder.Source{{Title: "CI", URL: "https://ci.example/1", RetrievedAt: "2026-11-01T00:00:00Z"}}}}
+	wo.RollbackHints = []string{"close the pull request and delete review/01-foundation"}
+	err := h.r.gate(wo.Procedure[0])
+	var req *ApprovalRequiredError
+	if !errors.As(err, &req) {
+		t.Fatalf("gate: %v", err)
+	}
+	for _, want := range []string{"summary: Put the foundation packages up for review", "confidence: 72%",
+		"evidence (validated): the base branch builds (1 source(s))", "to roll back: close the pull request and delete review/01-foundation"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the approval request lacks %q:\n%s", want, err)
+		}
+	}
+	// The dry run shows them too, from the stored work order.
+	d, _ := h.store.Get(h.ctx, fixKey)
+	if _, err := h.store.Update(h.ctx, fixKey, d["_rev"].(string), store.Nest("work_order.rollback_hints", []any{"git push origin :review/01-foundation"})); err != nil {
+		t.Fatal(err)
+	}
+	p, perr := h.engine().Plan(h.ctx, RunOptions{Key: fixKey})
+	if perr != nil || strings.Join(p.RollbackHints, ";") != "git push origin :review/01-foundation" {
+		t.Errorf("the plan's rollback hints: %q (%v)", p.RollbackHints, perr)
 	}
 }

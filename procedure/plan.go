@@ -23,12 +23,14 @@ type PlannedStep struct {
 
 // Plan is what wo run would do, computed without changing anything.
 type Plan struct {
-	Key       string           `json:"key"`
-	Status    workorder.Status `json:"status"`
-	FromStep  int              `json:"from_step"`
-	Steps     []PlannedStep    `json:"steps"`
-	WaitsFor  string           `json:"waits_for,omitempty"`
-	LeaseHeld string           `json:"lease_held_by,omitempty"`
+	Key      string           `json:"key"`
+	Status   workorder.Status `json:"status"`
+	FromStep int              `json:"from_step"`
+	Steps    []PlannedStep    `json:"steps"`
+	WaitsFor string           `json:"waits_for,omitempty"`
+	// RollbackHints say how to take the change back, from the work order.
+	RollbackHints []string `json:"rollback_hints,omitempty"`
+	LeaseHeld     string   `json:"lease_held_by,omitempty"`
 }
 
 // Plan renders every step from where a run would start. It reads the store
@@ -43,7 +45,7 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Key: task.Key, Status: task.Status, FromStep: r.state.CurrentStep + 1}
+	p := &Plan{Key: task.Key, Status: task.Status, FromStep: r.state.CurrentStep + 1, RollbackHints: task.WorkOrder.RollbackHints}
 	if opts.FromStep > 0 {
 		p.FromStep = opts.FromStep
 	}

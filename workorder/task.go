@@ -64,12 +64,20 @@ type WorkOrder struct {
 	// changes anything until someone approves (the decision lives in
 	// state.approval).
 	Approval *ApprovalSpec `json:"approval,omitempty"`
-	State    State         `json:"state"`
+	// RollbackHints say how to take the change back, for the plan and the
+	// approval request.
+	RollbackHints []string `json:"rollback_hints,omitempty"`
+	State         State    `json:"state"`
 }
 
-// ApprovalSpec is work_order.approval: what the author asks for.
+// ApprovalSpec is work_order.approval: what the author asks for, and what
+// the person deciding is shown: a summary, the confidence of whoever formed
+// the task, and the evidence for its assumptions.
 type ApprovalSpec struct {
-	Required bool `json:"required"`
+	Required   bool       `json:"required"`
+	Summary    string     `json:"summary,omitempty"`
+	Confidence *float64   `json:"confidence,omitempty"`
+	Evidence   []Evidence `json:"evidence,omitempty"`
 }
 
 // Dependencies are task keys, mirrored as persephone_edges in a Persephone database.

@@ -104,6 +104,7 @@ func Validate(doc Document, opts Options) Report {
 	// seed 000's task-creation lengths are advice for what came from one.
 	_, v.fromTasksJSON = doc[TasksJSONField].(map[string]any)
 	v.top()
+	v.formation()
 	if wo, ok := doc["work_order"]; ok {
 		if m, ok := v.object("work_order", wo); ok {
 			v.workOrder(m)
@@ -323,8 +324,10 @@ func (v *validator) workOrder(wo map[string]any) {
 					v.errorf("work_order.approval.required", "must be true or false, not %s", describe(r))
 				}
 			}
+			v.approvalRequest(m)
 		}
 	}
+	v.rollbackHints(wo)
 	if x, ok := wo["state"]; ok && x != nil {
 		if m, ok := v.object("work_order.state", x); ok {
 			v.state(m, steps)
