@@ -55,6 +55,45 @@ type Estimate struct {
 	Seconds   int64         `json:"seconds"`
 	Basis     string        `json:"basis"`
 	Known     bool          `json:"known"`
+	// Class is the duration class: instant (under 10s), short (under
+	// 10 minutes), long, or unknown without history.
+	Class DurationClass `json:"class"`
+	// Confidence says how much history the estimate rests on: low (fewer
+	// than 5 past runs of some step), medium (fewer than 20), high.
+	Confidence string `json:"confidence,omitempty"`
+}
+
+// DurationClass sorts tasks by how long they take.
+type DurationClass string
+
+// The duration classes.
+const (
+	DurationInstant DurationClass = "instant"
+	DurationShort   DurationClass = "short"
+	DurationLong    DurationClass = "long"
+	DurationUnknown DurationClass = "unknown"
+)
+
+func classOf(d time.Duration) DurationClass {
+	switch {
+	case d < 10*time.Second:
+		return DurationInstant
+	case d < 10*time.Minute:
+		return DurationShort
+	default:
+		return DurationLong
+	}
+}
+
+func confidenceOf(fewest int) string {
+	switch {
+	case fewest < 5:
+		return "low"
+	case fewest < 20:
+		return "medium"
+	default:
+		return "high"
+	}
 }
 
 func (e Estimate) String() string {
@@ -73,6 +112,7 @@ func (est *Estimator) Remaining(doc workorder.Document) Estimate {
 	repo := workorder.String(doc, "work_order.context.repo_path")
 	var total time.Duration
 	tasks := map[string]bool{}
+	fewest := -1
 	for _, s := range steps {
 		if s.Step <= int(current) {
 			continue
@@ -88,15 +128,24 @@ func (est *Estimator) Remaining(doc workorder.Document) Estimate {
 			samples = here
 		}
 		if len(samples) < minSamples {
-			return Estimate{Basis: fmt.Sprintf("no estimate yet: %d past %s step(s), %d needed", len(samples), s.Action, minSamples)}
+			return Estimate{Class: DurationUnknown,
+				Basis: fmt.Sprintf("no estimate yet: %d past %s step(s), %d needed", len(samples), s.Action, minSamples)}
+		}
+		if fewest < 0 || len(samples) < fewest {
+			fewest = len(samples)
 		}
 		total += time.Duration(median(samples)) * time.Millisecond
 		for _, x := range samples {
 			tasks[x.task] = true
 		}
 	}
-	return Estimate{Remaining: total, Seconds: int64(total.Seconds()), Known: true,
+	e := Estimate{Remaining: total, Seconds: int64(total.Seconds()), Known: true, Class: classOf(total),
 		Basis: fmt.Sprintf("from %d past run(s)", len(tasks))}
+	if fewest >= 0 {
+		e.Confidence = confidenceOf(fewest)
+		e.Basis += fmt.Sprintf(", %s confidence", e.Confidence)
+	}
+	return e
 }
 
 func median(samples []sample) int64 {

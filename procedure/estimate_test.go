@@ -48,8 +48,22 @@ func TestEstimateFromSeededLog(t *testing.T) {
 	if !e.Known || e.Remaining != 602*time.Second {
 		t.Errorf("estimate %+v, want 602s (push 2s + this repository's review wait 600s)", e)
 	}
-	if e.Basis != "from 6 past run(s)" {
-		t.Errorf("basis %q", e.Basis)
+	if e.Basis != "from 6 past run(s), low confidence" || e.Class != DurationLong || e.Confidence != "low" {
+		t.Errorf("basis %q class %s confidence %s, want 6 runs, long (over 10 minutes), low (3 samples of a step)", e.Basis, e.Class, e.Confidence)
+	}
+	if cold := (&Estimator{byAction: map[string][]sample{}}).Remaining(doc); cold.Class != DurationUnknown {
+		t.Errorf("no history: class %s, want unknown", cold.Class)
+	}
+	for d, want := range map[time.Duration]DurationClass{9 * time.Second: DurationInstant, 10 * time.Second: DurationShort,
+		9 * time.Minute: DurationShort, 10 * time.Minute: DurationLong} {
+		if got := classOf(d); got != want {
+			t.Errorf("%s is %s, want %s", d, got, want)
+		}
+	}
+	for n, want := range map[int]string{3: "low", 4: "low", 5: "medium", 19: "medium", 20: "high"} {
+		if got := confidenceOf(n); got != want {
+			t.Errorf("%d samples: %s confidence, want %s", n, got, want)
+		}
 	}
 	// Re-estimated as steps complete.
 	doc["work_order"].(map[string]any)["state"] = map[string]any{"current_step": 2}

@@ -1,0 +1,30 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFormationEventsGoOnTheTimeline(t *testing.T) {
+	db := newDB(t)
+	mustRun(t, db, "", "import", fixture)
+	mustRun(t, db, "", "event", "task_cr_01", "clarify", "--message", "Which branch is the base: main or code-review-base?")
+	mustRun(t, db, "", "event", "task_cr_01", "plan_progress", "-m", "Routed to hermes; sizing the split")
+	log := mustRun(t, db, "", "log", "task_cr_01").stdout
+	ask, progress := strings.Index(log, "clarify"), strings.Index(log, "plan_progress")
+	if ask < 0 || progress < ask || !strings.Contains(log, "Which branch is the base") {
+		t.Errorf("the timeline lacks the events in order:\n%s", log)
+	}
+	for _, bad := range [][]string{
+		{"event", "task_cr_01", "approve", "-m", "x"},
+		{"event", "task_cr_01", "clarify", "-m", "  "},
+		{"event", "task_cr_01", "-m", "x"},
+	} {
+		if r := runWo(t, db, "", bad...); r.code != 2 {
+			t.Errorf("wo %v: exit %d, want 2 (usage)\n%s", bad, r.code, r.stderr)
+		}
+	}
+	if r := runWo(t, db, "", "event", "task_nope", "clarify", "-m", "x"); r.code != 1 || !strings.Contains(r.stderr, "task_nope") {
+		t.Errorf("an event for a task that does not exist: exit %d %s", r.code, r.stderr)
+	}
+}
