@@ -557,17 +557,18 @@ func TestCreateFromSeed000FlagsAndPrompt(t *testing.T) {
 		t.Errorf("markdown prompt:\n%s", md)
 	}
 
-	// The seed's error shape, and nothing stored.
+	// The error shape task creators expect (success, error, field, value),
+	// and nothing stored.
 	r = runWo(t, db, "", "create", "--json", "--description", "Fix bug")
 	var bad struct {
 		Data struct {
-			Success      bool
-			Error, Field string
+			Success             bool
+			Error, Field, Value string
 		}
 		Error struct{ Code string }
 	}
 	json.Unmarshal([]byte(r.stdout), &bad)
-	if r.code != ExitInvalid || bad.Data.Success || bad.Data.Field != "description" ||
+	if r.code != ExitInvalid || bad.Data.Success || bad.Data.Field != "description" || bad.Data.Value != "Fix bug" ||
 		bad.Data.Error != "Validation failed for 'description': Must be at least 10 characters" || bad.Error.Code != "INVALID_DOCUMENT" {
 		t.Errorf("exit %d: %s", r.code, r.stdout)
 	}

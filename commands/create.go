@@ -127,7 +127,7 @@ func runCreate(ctx context.Context, f *Factory, o *createOptions) (result, error
 		first := firstError(res.Problems)
 		return result{data: map[string]any{"success": false,
 			"error": fmt.Sprintf("Validation failed for '%s': %s", first.Path, first.Message),
-			"field": first.Path, "problems": res.Problems}}, err
+			"field": first.Path, "value": first.Value, "problems": res.Problems}}, err
 	}
 	if err != nil {
 		return result{}, err

@@ -54,7 +54,7 @@ func (in *Intake) CreateTask(ctx context.Context, t NewTask) (*TaskCreated, erro
 	res := &TaskCreated{Doc: doc}
 	var problems []workorder.Problem
 	if t.FromParams {
-		res.Problems = workorder.ParamProblems(reports[0].Problems)
+		res.Problems = workorder.ParamProblems(doc, reports[0].Problems)
 		if err := Invalid([]workorder.Report{{Key: "(new task)", Problems: res.Problems}}); err != nil {
 			return res, err
 		}

@@ -2,6 +2,7 @@ package workorder
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -147,12 +148,50 @@ func ParamPath(path string) string {
 }
 
 // ParamProblems renames the problems of a document built by
-// FromCreateParams with ParamPath.
-func ParamProblems(probs []Problem) []Problem {
+// FromCreateParams with ParamPath, and names the value each is about.
+func ParamProblems(doc Document, probs []Problem) []Problem {
 	out := make([]Problem, len(probs))
 	for i, p := range probs {
+		p.Value = clipValue(ValueAt(doc, p.Path))
 		p.Path = ParamPath(p.Path)
 		out[i] = p
 	}
 	return out
+}
+
+// ValueAt reads the value at a problem's path (a.b[2].c); nil when there is
+// none.
+func ValueAt(doc Document, path string) any {
+	var cur any = doc
+	for _, part := range strings.Split(path, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		if name != "" {
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil
+			}
+			cur = m[name]
+		}
+		for rest != "" {
+			idx, after, ok := strings.Cut(rest, "]")
+			n, err := strconv.Atoi(idx)
+			list, isList := cur.([]any)
+			if !ok || err != nil || !isList || n < 0 || n >= len(list) {
+				return nil
+			}
+			cur, rest = list[n], strings.TrimPrefix(after, "[")
+		}
+	}
+	return cur
+}
+
+// clipValue keeps a refused value short in messages and output.
+func clipValue(v any) any {
+	if s, ok := v.(string); ok && len(s) > quoteLimit {
+		return s[:quoteLimit] + "…"
+	}
+	if _, ok := v.(map[string]any); ok {
+		return nil // a whole object is not what a person needs repeated
+	}
+	return v
 }

@@ -22,7 +22,7 @@ func many(n int, item string) []string {
 func judge(p CreateParams) []Problem {
 	doc := FromCreateParams(p, time.Now())
 	doc["_key"] = "task_new"
-	return ParamProblems(Validate(doc, Options{}).Problems)
+	return ParamProblems(doc, Validate(doc, Options{}).Problems)
 }
 
 // asDocument writes p as someone would write the task for wo import: the

@@ -75,3 +75,13 @@ func TestApprovalRequestAndRollbackHintsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+func TestValueAtFindsWhatAProblemIsAbout(t *testing.T) {
+	d := doc(t, `{"a": {"b": [{"c": "x"}, {"c": ["y", "z"]}]}, "s": "top"}`)
+	cases := map[string]any{"s": "top", "a.b[0].c": "x", "a.b[1].c[1]": "z", "a.b[2].c": nil, "a.x": nil, "s.t": nil, "a.b[x]": nil}
+	for path, want := range cases {
+		if got := ValueAt(d, path); got != want {
+			t.Errorf("ValueAt(%s) = %v, want %v", path, got, want)
+		}
+	}
+}

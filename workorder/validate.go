@@ -24,6 +24,9 @@ const (
 type Problem struct {
 	Path     string   `json:"field"`
 	Message  string   `json:"reason"`
+	// Value is the value the problem is about, when the caller asks for it
+	// (wo create names the value it refused).
+	Value any `json:"value,omitempty"`
 	Severity Severity `json:"severity"`
 }
 
