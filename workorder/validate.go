@@ -22,11 +22,11 @@ const (
 // Problem is one finding, located by a field path such as
 // "work_order.procedure[2].loop_to".
 type Problem struct {
-	Path     string   `json:"field"`
-	Message  string   `json:"reason"`
+	Path    string `json:"field"`
+	Message string `json:"reason"`
 	// Value is the value the problem is about, when the caller asks for it
 	// (wo create names the value it refused).
-	Value any `json:"value,omitempty"`
+	Value    any      `json:"value,omitempty"`
 	Severity Severity `json:"severity"`
 }
 
