@@ -42,7 +42,12 @@ type Engine struct {
 	GitHubAPI string
 	// ReviewWait overrides a wait_for_review step's duration_minutes;
 	// PollInterval is how often it polls (default 30s).
-	ReviewWait   time.Duration
+	ReviewWait time.Duration
+	// NoReviewWait (--review-wait 0) makes wait_for_review look once: with
+	// no review of the pushed commit yet, the run stops waiting (exit 3)
+	// and a review event resumes it (wo run --github-event), so that no CI
+	// runner sits idle.
+	NoReviewWait bool
 	PollInterval time.Duration
 
 	LeaseTTL time.Duration // default 2 minutes; renewed every third of it

@@ -53,6 +53,7 @@ var classes = []struct {
 	{is[*workorder.SyntaxError], Classification{OutcomeInvalid, "MALFORMED_JSON"}},
 	{is[*workorder.ShapeError], Classification{OutcomeInvalid, "INVALID_DOCUMENT"}},
 	{is[*PreflightError], Classification{OutcomeInvalid, "INVALID_INPUT"}},
+	{is[*EventError], Classification{OutcomeInvalid, "INVALID_EVENT"}},
 	{is[*store.LeaseHeldError], Classification{OutcomeLeaseHeld, "LEASE_HELD"}},
 	{is[*store.LeaseLostError], Classification{OutcomeLeaseHeld, "LEASE_LOST"}},
 	{is[*BlockersOpenError], Classification{OutcomeWaiting, "BLOCKED_BY"}},

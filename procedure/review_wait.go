@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -21,12 +22,15 @@ func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	if sc.run.NoReviewWait {
+		return lookOnce(ctx, sc, client, n, me)
+	}
 	deadline, err := reviewDeadline(ctx, sc)
 	if err != nil {
 		return Outcome{}, err
 	}
 	pushed := sc.State().PushedSHA
-	done := func(s *workorder.State) { s.ReviewDeadline = "" }
+	done := func(s *workorder.State) { s.ReviewDeadline, s.ReviewWaitingSince = "", "" }
 	for {
 		reviews, err := client.Reviews(ctx, n)
 		if err != nil {
@@ -51,6 +55,31 @@ func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		case <-t.C:
 		}
 	}
+}
+
+// lookOnce looks for a review of the pushed commit once: there is one, and
+// the step is done; there is none, and the run stops waiting for the event
+// that brings it, with nothing holding a runner.
+func lookOnce(ctx context.Context, sc *StepContext, client *github.Client, n int, me string) (Outcome, error) {
+	pushed := sc.State().PushedSHA
+	reviews, err := client.Reviews(ctx, n)
+	if err != nil {
+		return Outcome{}, err
+	}
+	for _, r := range reviews {
+		if r.Author != me && (pushed == "" || r.CommitID == pushed) {
+			return Outcome{Note: fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State),
+				Record: func(s *workorder.State) { s.ReviewDeadline, s.ReviewWaitingSince = "", "" }}, nil
+		}
+	}
+	since := sc.State().ReviewWaitingSince
+	if since == "" {
+		since = workorder.Timestamp(sc.run.Now())
+	}
+	reason := fmt.Sprintf("waiting for a review of %s on pull request #%d; a review event resumes it (wo run --github-event), or run wo run %s later",
+		short(pushed), n, sc.Key())
+	return Outcome{Record: func(s *workorder.State) { s.Phase, s.ReviewWaitingSince = workorder.PhaseWaitingForReview, since }},
+		&WaitingError{Key: sc.Key(), Reason: reason}
 }
 
 // reviewDeadline reads the stored deadline, or sets one now.
@@ -82,6 +111,9 @@ func (e *Engine) waitFor(step workorder.Step) time.Duration {
 
 // Plan says how long it would wait.
 func (ReviewWait) Plan(sc *StepContext) string {
+	if sc.run.NoReviewWait {
+		return "look once for a review of the pushed commit; without one, stop (exit 3) until a review event resumes the run"
+	}
 	return fmt.Sprintf("wait up to %s for a review of the pushed commit, polling every %s", sc.run.waitFor(sc.Step), sc.run.PollInterval)
 }
 

@@ -50,6 +50,9 @@ type State struct {
 
 	// The review loop.
 	ReviewDeadline string `json:"review_deadline,omitempty"` // when the current wait ends
+	// ReviewWaitingSince is when a run stopped to wait for a review event
+	// instead of polling (--review-wait 0).
+	ReviewWaitingSince string `json:"review_waiting_since,omitempty"`
 	// ReviewComments are the actionable comments found at the last check;
 	// nil until a check ran, empty when it found none.
 	ReviewComments []ReviewComment `json:"review_comments,omitzero" wo:"reset=check_review"`

@@ -89,15 +89,16 @@ const (
 	PhaseApproved         Phase = "approved"
 	PhaseFormation        Phase = "formation" // sent back for revision
 	PhaseCancelled        Phase = "cancelled"
-	PhaseNeedsFix         Phase = "needs_fix"    // review comments for a person to fix
-	PhaseNeedsAgent       Phase = "needs_agent"  // an agent step with no agent configured
-	PhaseNeedsReview      Phase = "needs_review" // an agent's deliverable failed its gate
+	PhaseWaitingForReview Phase = "waiting_for_review" // no review yet; a review event resumes it
+	PhaseNeedsFix         Phase = "needs_fix"          // review comments for a person to fix
+	PhaseNeedsAgent       Phase = "needs_agent"        // an agent step with no agent configured
+	PhaseNeedsReview      Phase = "needs_review"       // an agent's deliverable failed its gate
 	PhaseFailed           Phase = "failed"
 	PhaseDone             Phase = "done"
 )
 
 // Phases lists every phase wo writes.
-var Phases = []Phase{PhaseReady, PhaseRunning, PhaseAwaitingApproval, PhaseApproved, PhaseFormation, PhaseCancelled,
+var Phases = []Phase{PhaseReady, PhaseRunning, PhaseWaitingForReview, PhaseAwaitingApproval, PhaseApproved, PhaseFormation, PhaseCancelled,
 	PhaseNeedsFix, PhaseNeedsAgent, PhaseNeedsReview, PhaseFailed, PhaseDone}
 
 // Decision is an approval decision.

@@ -1,0 +1,158 @@
+package procedure
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// GitHub tells a workflow when something happens to a pull request; wo
+// resumes the work order that waits for it instead of polling. The payload
+// is untrusted: it is size-bounded by the caller, decoded strictly into the
+// few fields wo reads, and only ever used to look up a work order that the
+// store already records for that repository and pull request.
+
+// ResumeEvents are the GitHub events wo resumes on.
+var ResumeEvents = []string{"pull_request_review", "pull_request_review_comment", "pull_request", "issue_comment"}
+
+// MaxEventSize bounds a payload file (GitHub's own are far smaller).
+const MaxEventSize = 4 << 20
+
+// GitHubEvent is what wo reads of an event payload.
+type GitHubEvent struct {
+	Name   string `json:"event"`
+	Action string `json:"action"`
+	Repo   string `json:"repository"` // owner/name
+	PR     int    `json:"pull_request"`
+	Head   string `json:"head_branch,omitempty"`
+	Merged bool   `json:"merged,omitempty"`
+}
+
+// payload is the part of GitHub's event payloads wo reads.
+type payload struct {
+	Action      string `json:"action"`
+	Number      int    `json:"number"`
+	PullRequest *struct {
+		Number int  `json:"number"`
+		Merged bool `json:"merged"`
+		Head   struct {
+			Ref string `json:"ref"`
+		} `json:"head"`
+	} `json:"pull_request"`
+	Issue *struct {
+		Number      int             `json:"number"`
+		PullRequest json.RawMessage `json:"pull_request"`
+	} `json:"issue"`
+	Repository struct {
+		FullName string `json:"full_name"`
+	} `json:"repository"`
+}
+
+// EventError is a payload wo cannot use.
+type EventError struct{ Msg string }
+
+func (e *EventError) Error() string { return e.Msg }
+
+// ParseGitHubEvent reads an event payload of the named kind.
+func ParseGitHubEvent(name string, data []byte) (*GitHubEvent, error) {
+	if !slices.Contains(ResumeEvents, name) {
+		return nil, &EventError{fmt.Sprintf("event %q is not one wo resumes on (%s)", name, strings.Join(ResumeEvents, ", "))}
+	}
+	if len(data) > MaxEventSize {
+		return nil, &EventError{fmt.Sprintf("the event payload has %d bytes; at most %d", len(data), MaxEventSize)}
+	}
+	var p payload
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&p); err != nil {
+		return nil, &EventError{fmt.Sprintf("the %s payload is not the JSON GitHub sends: %v", name, err)}
+	}
+	ev := &GitHubEvent{Name: name, Action: p.Action, Repo: p.Repository.FullName}
+	switch {
+	case p.PullRequest != nil:
+		ev.PR, ev.Head, ev.Merged = p.PullRequest.Number, p.PullRequest.Head.Ref, p.PullRequest.Merged
+	case p.Issue != nil && len(p.Issue.PullRequest) > 0 && string(p.Issue.PullRequest) != "null":
+		ev.PR = p.Issue.Number
+	case p.Issue != nil:
+		return nil, &EventError{fmt.Sprintf("the %s event is about issue #%d, not a pull request", name, p.Issue.Number)}
+	}
+	if ev.PR <= 0 && p.Number > 0 {
+		ev.PR = p.Number
+	}
+	if !validRepo(ev.Repo) || ev.PR <= 0 {
+		return nil, &EventError{fmt.Sprintf("the %s payload names no pull request of a repository (repository %q, pull request %d)", name, ev.Repo, ev.PR)}
+	}
+	return ev, nil
+}
+
+func validRepo(s string) bool {
+	owner, name, ok := strings.Cut(s, "/")
+	return ok && owner != "" && name != "" && !strings.ContainsAny(s, " \t\n\\") && len(s) <= 140 && !strings.Contains(name, "/")
+}
+
+// EventResult says what an event did.
+type EventResult struct {
+	Event *GitHubEvent `json:"event"`
+	// Key is the work order the event was for; empty when wo knows none.
+	Key    string      `json:"key,omitempty"`
+	Action string      `json:"action"` // resumed, synced, ignored
+	Reason string      `json:"reason,omitempty"`
+	Run    *Result     `json:"run,omitempty"`
+	Sync   *SyncResult `json:"sync,omitempty"`
+}
+
+// OnGitHubEvent finds the work order whose recorded pull request the event
+// names (same repository, and its PR number, or its branch while no PR is
+// recorded) and resumes it: a merged or closed PR is synced (a merged one
+// closes the task, so its dependents can start); a review or a comment
+// resumes the run, which goes on from where it waits. An event for a pull
+// request wo does not know is ignored, saying so.
+func (e *Engine) OnGitHubEvent(ctx context.Context, ev *GitHubEvent, opts RunOptions) (*EventResult, error) {
+	e.defaults()
+	res := &EventResult{Event: ev, Action: "ignored"}
+	docs, err := e.Store.List(ctx, store.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	var match []string
+	for _, d := range docs {
+		if !strings.EqualFold(workorder.String(d, "work_order.context.repo"), ev.Repo) {
+			continue
+		}
+		st, err := workorder.StateOf(d)
+		if err != nil {
+			continue
+		}
+		if st.PRNumber == ev.PR || (st.PRNumber == 0 && ev.Head != "" && workorder.String(d, "work_order.inputs.branch_name") == ev.Head) {
+			match = append(match, workorder.Key(d))
+		}
+	}
+	switch len(match) {
+	case 0:
+		res.Reason = fmt.Sprintf("no work order records pull request #%d of %s: nothing to do", ev.PR, ev.Repo)
+		return res, nil
+	case 1:
+		res.Key = match[0]
+	default:
+		return nil, &EventError{fmt.Sprintf("pull request #%d of %s is recorded by several work orders (%s): resume one with wo run KEY", ev.PR, ev.Repo, strings.Join(match, ", "))}
+	}
+	if ev.Name == "pull_request" {
+		if ev.Action != "closed" {
+			res.Reason = fmt.Sprintf("a pull_request event with action %q changes nothing wo waits for", ev.Action)
+			return res, nil
+		}
+		res.Action = "synced"
+		res.Sync, err = e.Sync(ctx, res.Key)
+		return res, err
+	}
+	res.Action = "resumed"
+	o := opts
+	o.Key = res.Key
+	res.Run, err = e.Run(ctx, o)
+	return res, err
+}

@@ -1,0 +1,74 @@
+package procedure
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/workorder"
+)
+
+func TestParseGitHubEventReadsWhatItNeeds(t *testing.T) {
+	cases := []struct {
+		name, payload string
+		want          GitHubEvent
+	}{
+		{"pull_request_review", `{"action": "submitted", "review": {"commit_id": "abc", "state": "approved"},
+			"pull_request": {"number": 7, "head": {"ref": "review/01-foundation"}}, "repository": {"full_name": "acme/hermes"}}`,
+			GitHubEvent{Name: "pull_request_review", Action: "submitted", Repo: "acme/hermes", PR: 7, Head: "review/01-foundation"}},
+		{"pull_request", `{"action": "closed", "number": 7, "pull_request": {"number": 7, "merged": true, "head": {"ref": "b"}},
+			"repository": {"full_name": "acme/hermes"}}`,
+			GitHubEvent{Name: "pull_request", Action: "closed", Repo: "acme/hermes", PR: 7, Head: "b", Merged: true}},
+		{"issue_comment", `{"action": "created", "issue": {"number": 9, "pull_request": {"url": "https://x"}}, "repository": {"full_name": "a/b"}}`,
+			GitHubEvent{Name: "issue_comment", Action: "created", Repo: "a/b", PR: 9}},
+	}
+	for _, c := range cases {
+		got, err := ParseGitHubEvent(c.name, []byte(c.payload))
+		if err != nil || *got != c.want {
+			t.Errorf("%s: %+v (%v), want %+v", c.name, got, err, c.want)
+		}
+	}
+	bad := map[string][2]string{
+		"a push event":          {"push", `{}`},
+		"malformed JSON":        {"pull_request_review", `{"action": `},
+		"a comment on an issue": {"issue_comment", `{"issue": {"number": 3}, "repository": {"full_name": "a/b"}}`},
+		"no repository":         {"pull_request_review", `{"pull_request": {"number": 1}}`},
+		"an odd repository":     {"pull_request_review", `{"pull_request": {"number": 1}, "repository": {"full_name": "a/b/c"}}`},
+		"oversized":             {"pull_request_review", `{"x": "` + strings.Repeat("a", MaxEventSize) + `"}`},
+	}
+	for what, c := range bad {
+		_, err := ParseGitHubEvent(c[0], []byte(c[1]))
+		var ee *EventError
+		if !errors.As(err, &ee) || Classify(err).Outcome != OutcomeInvalid {
+			t.Errorf("%s: %v, want an EventError (exit 2)", what, err)
+		}
+	}
+}
+
+func TestNoReviewWaitStopsAtOnceAndAReviewEventResumes(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, ReviewDelay: time.Hour}) // the reviewer is slow
+	h.upTo("wait_for_review")
+	h.engine().NoReviewWait = true
+	out, err := h.run("wait_for_review")
+	var waiting *WaitingError
+	if !errors.As(err, &waiting) || !strings.Contains(err.Error(), "a review event resumes it") {
+		t.Fatalf("no review yet with --review-wait 0: %v", err)
+	}
+	if st := h.recorded(out); st.Phase != workorder.PhaseWaitingForReview || st.ReviewWaitingSince == "" {
+		t.Errorf("recorded phase %q since %q", st.Phase, st.ReviewWaitingSince)
+	}
+	if got := h.plan("wait_for_review"); !strings.Contains(got, "look once") {
+		t.Errorf("plan %q", got)
+	}
+
+	// An event for a pull request nobody records changes nothing.
+	res, err := h.engine().OnGitHubEvent(h.ctx, &GitHubEvent{Name: "pull_request_review", Repo: fixRepo, PR: 99}, RunOptions{})
+	if err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, "no work order records pull request #99") {
+		t.Errorf("unknown PR: %+v %v", res, err)
+	}
+	res, err = h.engine().OnGitHubEvent(h.ctx, &GitHubEvent{Name: "pull_request_review", Repo: "someone/else", PR: h.stored().PRNumber}, RunOptions{})
+	if err != nil || res.Action != "ignored" {
+		t.Errorf("another repository's PR: %+v %v", res, err)
+	}
+}
