@@ -167,7 +167,7 @@ func stopLeftoverAgent(ctx context.Context, sc *StepContext) error {
 		// It ran on another machine, with another worktree; nothing here to stop.
 		return clearAgentRecord(ctx, sc)
 	}
-	if agentAlive(prev) {
+	if agentAlive(prev, sc.Key()) {
 		sc.run.log(ctx, "agent_stopped", map[string]any{"step": sc.Step.Step, "pid": prev.PID,
 			"reason": "an earlier run's agent was still running"})
 		if !stopGroup(prev.PID) {
@@ -200,14 +200,43 @@ func clearAgent(ctx context.Context, sc *StepContext, pid int) {
 // a pid reused by an unrelated process is never signalled. Once the leader
 // is gone its pid cannot be reused while the group still exists, so
 // remaining members are the agent's children.
-func agentAlive(a *workorder.AgentProcess) bool {
+func agentAlive(a *workorder.AgentProcess, key string) bool {
 	if a.PID <= 1 || !groupExists(a.PID) {
 		return false
 	}
-	if ticks := startTicks(a.PID); ticks != 0 && a.StartTicks != 0 && ticks != a.StartTicks {
+	// The leader, while it lives, must be the process that started then.
+	if ticks := startTicks(a.PID); ticks != 0 && ticks != a.StartTicks {
 		return false
 	}
-	return true
+	// A record in a document proves nothing by itself (anyone can write
+	// one): only a group whose members wo started for this task, which
+	// carry WO_TASK_KEY=key in their environment, is ever signalled.
+	return groupRunsTask(a.PID, key)
+}
+
+// groupRunsTask reports whether a member of process group pgid has the
+// environment wo gives an agent of this task.
+func groupRunsTask(pgid int, key string) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	want := []byte("\x00WO_TASK_KEY=" + key + "\x00")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		f := statFields(pid)
+		if len(f) < 3 || f[2] != strconv.Itoa(pgid) { // field 5: the process group
+			continue
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err == nil && bytes.Contains(append([]byte{0}, env...), want) {
+			return true
+		}
+	}
+	return false
 }
 
 // stopGroup ends a process group: SIGTERM, then SIGKILL after the grace
