@@ -51,7 +51,7 @@ func (BranchCreate) Check(ctx context.Context, sc *StepContext) error {
 	if err := workorder.CheckBranchName(branch); err != nil {
 		return err
 	}
-	if err := workorder.CheckWorkBranch(branch, sc.Context("base_branch"), sc.Context("source_branch"), sc.Context("remote")); err != nil {
+	if err := workorder.CheckWorkBranch(branch, sc.BaseBranch(), sc.Context("source_branch"), sc.Remote()); err != nil {
 		return err
 	}
 	repo, err := sc.Repo()

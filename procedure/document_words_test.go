@@ -93,3 +93,20 @@ func TestTheApprovalRequestShowsSummaryConfidenceEvidenceAndRollback(t *testing.
 		t.Errorf("the plan's rollback hints: %q (%v)", p.RollbackHints, perr)
 	}
 }
+
+func TestABranchNamedOnlyByTheCommandIsCleanedUpAsTheTasks(t *testing.T) {
+	steps := bareSteps("create_worktree", "create_branch", "checkout_files", "commit", "cleanup_worktree")
+	steps[1].(map[string]any)["command"] = "git checkout -b rev/cmdbranch"
+	h := newStepContext(t, stepOpts{Inputs: map[string]any{"branch_name": nil}, Procedure: steps})
+	h.upTo("cleanup_worktree")
+	if err := h.check("cleanup_worktree"); err != nil {
+		t.Fatalf("cleanup refuses the task's own worktree: %v", err)
+	}
+	h.must("cleanup_worktree")
+	if _, ok := worktreeList(t, h.Repo)[h.Worktree]; ok {
+		t.Error("the worktree is still there")
+	}
+	if got := gitIn(t, h.Repo, "rev-parse", "--verify", "refs/heads/rev/cmdbranch"); got == "" {
+		t.Error("the branch the command names was not made")
+	}
+}

@@ -44,7 +44,11 @@ func (WorktreeCleanup) Check(ctx context.Context, sc *StepContext) error {
 // checkRemove expects the worktree on the task's branch, or on a detached
 // HEAD while no create_branch step has switched it.
 func checkRemove(sc *StepContext, w *gitops.Worktree) error {
-	return w.CheckRemove(sc.Input("branch_name"), sc.State().Branch == "")
+	branch := sc.State().Branch // what create_branch switched to
+	if branch == "" {
+		branch = sc.BranchName()
+	}
+	return w.CheckRemove(branch, sc.State().Branch == "")
 }
 
 // Plan names the worktree.

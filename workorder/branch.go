@@ -81,9 +81,19 @@ func CheckWorkBranch(work, base, source, remote string) error {
 // workBranch checks inputs.branch_name against the rules that need the
 // context too: git's branch rules beyond a reference's, and a work branch
 // that is neither the base nor the source branch.
-func (v *validator) workBranch(ctx, in map[string]any) {
-	const path = "work_order.inputs.branch_name"
-	work, _ := in["branch_name"].(string)
+func (v *validator) workBranch(facts CommandFacts) {
+	// Each name comes from the work order's own fields, else from what its
+	// commands name: wo works with the same names the run will use.
+	pick := func(field, fact string, named string) (value, path string) {
+		if s := String(v.doc, field); s != "" {
+			return s, field
+		}
+		if named != "" {
+			return named, fmt.Sprintf("work_order.procedure[%d].command", facts.Steps[fact]-1)
+		}
+		return "", field
+	}
+	work, path := pick("work_order.inputs.branch_name", "branch", facts.Branch)
 	if work == "" {
 		return
 	}
@@ -91,10 +101,12 @@ func (v *validator) workBranch(ctx, in map[string]any) {
 		if err := CheckBranchName(work); err != nil {
 			v.errorf(path, "%v", err)
 		}
+	} else if path != "work_order.inputs.branch_name" {
+		v.errorf(path, "%v", CheckRefName(work))
 	}
-	base, _ := ctx["base_branch"].(string)
-	source, _ := ctx["source_branch"].(string)
-	remote, _ := ctx["remote"].(string)
+	base, _ := pick("work_order.context.base_branch", "base", facts.Base)
+	remote, _ := pick("work_order.context.remote", "remote", facts.Remote)
+	source := String(v.doc, "work_order.context.source_branch")
 	if err := CheckWorkBranch(work, base, source, remote); err != nil {
 		v.errorf(path, "%v", err)
 	}

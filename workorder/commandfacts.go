@@ -16,7 +16,7 @@ import (
 type CommandFacts struct {
 	WorktreePath string // git worktree add PATH [BASE]
 	Base         string // the BASE of git worktree add
-	Branch       string // git checkout -b BRANCH, git switch -c BRANCH, git branch BRANCH
+	Branch       string // git checkout -b BRANCH, git switch -c BRANCH
 	Remote       string // git push [-u] REMOTE [BRANCH]
 	// Steps say which step named each fact, for messages.
 	Steps map[string]int
@@ -115,7 +115,7 @@ func positional(words []string) []string {
 // commandFacts warns where the inputs or context and the commands name
 // different things: a person reading the document would look in the wrong
 // place.
-func (v *validator) commandFacts() {
+func (v *validator) commandFacts() CommandFacts {
 	f := FactsOf(v.doc)
 	warn := func(fact, field, set, named string) {
 		if set != "" && named != "" && set != named {
@@ -131,6 +131,7 @@ func (v *validator) commandFacts() {
 			warn("worktree_path", "work_order.inputs.worktree_name", path.Join(root, name), f.WorktreePath)
 		}
 	}
+	return f
 }
 
 // String describes the facts for messages.

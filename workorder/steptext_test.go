@@ -106,3 +106,35 @@ func TestCommandFactsAndDisagreements(t *testing.T) {
 		}
 	}
 }
+
+func TestTheWorkBranchIsNeverTheBaseHoweverTheyAreNamed(t *testing.T) {
+	errorsAt := func(raw string) map[string]string {
+		d := doc(t, raw)
+		out := map[string]string{}
+		for _, p := range Validate(d, Options{Actions: []string{"create_worktree", "create_branch"}}).Errors() {
+			out[p.Path] = p.Message
+		}
+		return out
+	}
+	// The base named only by the worktree command, the branch by inputs.
+	got := errorsAt(`{"_key": "t", "title": "a title", "status": "open", "work_order": {"version": "1.0",
+		"objective": "Commit onto the base without review",
+		"inputs": {"branch_name": "code-review-base"},
+		"procedure": [{"step": 1, "action": "create_worktree", "command": "git worktree add /tmp/wt/x code-review-base"}]}}`)
+	if !strings.Contains(got["work_order.inputs.branch_name"], "base") {
+		t.Errorf("branch = base named by the command: %v", got)
+	}
+	// The branch named only by the checkout command.
+	got = errorsAt(`{"_key": "t", "title": "a title", "status": "open", "work_order": {"version": "1.0",
+		"objective": "Commit onto the base without review", "context": {"base_branch": "main"},
+		"procedure": [{"step": 1, "action": "create_worktree"}, {"step": 2, "action": "create_branch", "command": "git checkout -b main"}]}}`)
+	if !strings.Contains(got["work_order.procedure[1].command"], "base") {
+		t.Errorf("branch named by the command = base: %v", got)
+	}
+	got = errorsAt(`{"_key": "t", "title": "a title", "status": "open", "work_order": {"version": "1.0",
+		"objective": "A branch git refuses", "context": {"base_branch": "main"},
+		"procedure": [{"step": 1, "action": "create_branch", "command": "git checkout -b a..b"}]}}`)
+	if got["work_order.procedure[0].command"] == "" {
+		t.Errorf("a branch git refuses, named by the command: %v", got)
+	}
+}

@@ -300,7 +300,6 @@ func (v *validator) workOrder(wo map[string]any) {
 	if x, ok := wo["inputs"]; ok {
 		if m, ok := v.object("work_order.inputs", x); ok {
 			v.inputs(m)
-			v.workBranch(ctx, m)
 		}
 	}
 	if x, ok := wo["dependencies"]; ok {
@@ -313,7 +312,8 @@ func (v *validator) workOrder(wo map[string]any) {
 		v.errorf("work_order.procedure", "required: the ordered steps to run")
 	} else {
 		steps = v.procedure(x)
-		v.commandFacts()
+		facts := v.commandFacts()
+		v.workBranch(facts)
 	}
 	if x, ok := wo["success_criteria"]; ok {
 		// Seed 000's limits apply; its "measurable" advice does not, because
