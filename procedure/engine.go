@@ -366,7 +366,10 @@ type run struct {
 	wb    *StateWriteBack
 	state workorder.State // work_order.state as this run knows it
 	saved workorder.State // work_order.state as last written
-	ran   []int
+	// savedStatus is the status as last written or read, to tell a status
+	// another writer set from one this run set.
+	savedStatus workorder.Status
+	ran         []int
 	// warnings are losses that did not stop the run; logFailed makes a
 	// failing activity log reported once, not at every entry.
 	warnings  []string
@@ -381,7 +384,7 @@ func newRun(e *Engine, opts RunOptions, doc workorder.Document, task *workorder.
 	if err != nil {
 		return nil, err
 	}
-	return &run{Engine: e, opts: opts, doc: doc, task: task, state: st, saved: st.Clone()}, nil
+	return &run{Engine: e, opts: opts, doc: doc, task: task, state: st, saved: st.Clone(), savedStatus: workorder.StatusOf(doc)}, nil
 }
 
 func (r *run) key() string { return r.task.Key }
@@ -400,12 +403,48 @@ func (r *run) save(ctx context.Context, top map[string]any) error {
 	if len(patch) == 0 {
 		return nil
 	}
-	if err := r.wb.Write(ctx, patch); err != nil {
+	written := patch
+	err := r.wb.WriteRebasing(ctx, patch, func(fresh workorder.Document) (map[string]any, error) {
+		p, err := r.rebase(fresh, top)
+		written = p
+		return p, err
+	})
+	if err != nil {
 		return err
 	}
 	r.saved = r.state.Clone()
-	store.Merge(r.doc, workorder.Clone(patch).(map[string]any))
+	store.Merge(r.doc, workorder.Clone(written).(map[string]any))
+	r.savedStatus = workorder.StatusOf(r.doc)
 	return nil
+}
+
+// rebase builds a write anew when another writer (a person's Persephone
+// tool, say) changed the task since this run last wrote: what they changed
+// stays, notes from both are kept, and a status they set is never
+// overwritten by a move Persephone would not allow from it; a task they
+// closed stops the run.
+func (r *run) rebase(fresh workorder.Document, top map[string]any) (map[string]any, error) {
+	theirs, err := workorder.StateOf(fresh)
+	if err != nil {
+		return nil, err
+	}
+	now := workorder.StatusOf(fresh)
+	target, moving := top["status"].(string)
+	if now != r.savedStatus && (now == workorder.StatusClosed || moving && !workorder.CanTransition(now, workorder.Status(target))) {
+		return nil, &ConcurrentChangeError{Key: r.key(), Status: now}
+	}
+	merged := workorder.MergeStates(r.saved, theirs, r.state)
+	patch := workorder.StatePatch(theirs, merged)
+	if patch == nil {
+		patch = map[string]any{}
+	}
+	store.Merge(patch, top)
+	if moving && workorder.Status(target) == now {
+		delete(patch, "status")
+	}
+	r.state, r.saved = merged, theirs
+	r.doc = workorder.Clone(fresh).(map[string]any)
+	return patch, nil
 }
 
 // setStatus moves the task's status through Persephone's transitions,

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
 )
 
 // BlockersOpenError says the task waits for other tasks to be closed.
@@ -116,4 +117,18 @@ type PreflightError struct {
 
 func (e *PreflightError) Error() string {
 	return fmt.Sprintf("task %s cannot run; nothing was changed:\n  %s", e.Key, strings.Join(e.Problems, "\n  "))
+}
+
+// ConcurrentChangeError stops a run when another writer moved the task to
+// a status the run must not overwrite (closed, or one from which its next
+// status is not a move Persephone allows): it was detected, not
+// overwritten.
+type ConcurrentChangeError struct {
+	Key    string
+	Status workorder.Status
+}
+
+func (e *ConcurrentChangeError) Error() string {
+	return fmt.Sprintf("task %s was moved to %s by someone else while this run worked; the run stopped and left it so (run wo run %s to go on if that was a mistake)",
+		e.Key, e.Status, e.Key)
 }

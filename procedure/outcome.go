@@ -63,6 +63,7 @@ var classes = []struct {
 	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},
 	{func(err error) bool { return errors.Is(err, context.Canceled) }, Classification{OutcomeInterrupted, "INTERRUPTED"}},
 	{is[*StepFailedError], Classification{OutcomeFailed, "STEP_FAILED"}},
+	{is[*ConcurrentChangeError], Classification{OutcomeWaiting, "CHANGED_ELSEWHERE"}},
 	{store.IsNotFound, Classification{OutcomeFailed, "NOT_FOUND"}},
 	{store.IsExists, Classification{OutcomeFailed, "ALREADY_EXISTS"}},
 	{store.IsConflict, Classification{OutcomeRetryLater, "CONFLICT"}},

@@ -25,18 +25,44 @@ type StateWriteBack struct {
 	now      func() time.Time
 }
 
+// Rebase turns a patch into one that keeps what another writer changed:
+// it is given the document as that writer left it and returns the patch
+// to write instead, or an error to stop.
+type Rebase func(fresh workorder.Document) (map[string]any, error)
+
 // Write merges patch (top-level document fields) into the task, renewing
-// the lease and updated_at in the same write.
+// the lease and updated_at in the same write. A patch that sets only
+// absolute values wo alone writes (a lease renewal) is applied again as it
+// is when another writer moved the revision.
 func (w *StateWriteBack) Write(ctx context.Context, patch map[string]any) error {
+	return w.WriteRebasing(ctx, patch, nil)
+}
+
+// WriteRebasing is Write for a patch that must respect another writer:
+// when the revision moved, rebase builds the patch anew from the document
+// as it now stands.
+func (w *StateWriteBack) WriteRebasing(ctx context.Context, patch map[string]any, rebase Rebase) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := w.now()
-	full := map[string]any{"updated_at": workorder.Timestamp(now)}
-	store.Merge(full, patch)
-	store.Merge(full, store.Nest("work_order.state.lease", map[string]any{
-		"holder": w.runner, "expires_at": workorder.Timestamp(now.Add(w.leaseTTL)),
-	}))
-	return w.write(ctx, full)
+	full := func(p map[string]any) map[string]any {
+		now := w.now()
+		out := map[string]any{"updated_at": workorder.Timestamp(now)}
+		store.Merge(out, p)
+		store.Merge(out, store.Nest("work_order.state.lease", map[string]any{
+			"holder": w.runner, "expires_at": workorder.Timestamp(now.Add(w.leaseTTL)),
+		}))
+		return out
+	}
+	if rebase == nil {
+		rebase = func(workorder.Document) (map[string]any, error) { return patch, nil }
+	}
+	return w.write(ctx, full(patch), func(fresh workorder.Document) (map[string]any, error) {
+		p, err := rebase(fresh)
+		if err != nil {
+			return nil, err
+		}
+		return full(p), nil
+	})
 }
 
 // Release clears the lease if this runner still holds it; the lock keeps a
@@ -47,7 +73,7 @@ func (w *StateWriteBack) Release(ctx context.Context) error {
 	return (&store.Leases{Store: w.store, Now: w.now}).Release(ctx, w.key, w.runner)
 }
 
-func (w *StateWriteBack) write(ctx context.Context, patch map[string]any) error {
+func (w *StateWriteBack) write(ctx context.Context, patch map[string]any, rebase Rebase) error {
 	first := true
 	return store.RetryConflicts(ctx, func() error {
 		if !first {
@@ -63,6 +89,9 @@ func (w *StateWriteBack) write(ctx context.Context, patch map[string]any) error 
 				return &store.LeaseLostError{Key: w.key, Holder: holder}
 			}
 			w.rev, _ = doc["_rev"].(string)
+			if patch, err = rebase(doc); err != nil {
+				return err
+			}
 		}
 		first = false
 		rev, err := w.store.Update(ctx, w.key, w.rev, patch)

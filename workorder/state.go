@@ -366,3 +366,54 @@ func diffObjects(before, after map[string]any) map[string]any {
 	}
 	return out
 }
+
+// MergeStates merges what another writer changed in the state (base →
+// theirs) with what this run changed (base → ours), for a write that met a
+// newer revision. A field this run did not change takes theirs; a field
+// both changed takes ours (the run holds the lease, and its fields are its
+// record of the work), except notes, which are a log: theirs, then the
+// notes this run added. The lease is always theirs.
+func MergeStates(base, theirs, ours State) State {
+	b, t, o := stateMap(base), stateMap(theirs), stateMap(ours)
+	out := map[string]any{}
+	for _, m := range []map[string]any{t, o} {
+		for k := range m {
+			out[k] = nil
+		}
+	}
+	for k := range out {
+		ov, oHas := o[k]
+		bv, bHas := b[k]
+		switch {
+		case oHas == bHas && reflect.DeepEqual(ov, bv):
+			if tv, ok := t[k]; ok {
+				out[k] = tv
+			} else {
+				delete(out, k)
+			}
+		case !oHas:
+			delete(out, k)
+		default:
+			out[k] = ov
+		}
+	}
+	var merged State
+	raw, err := json.Marshal(out)
+	if err == nil {
+		err = json.Unmarshal(raw, &merged)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("workorder: merging states: %v", err)) // every field is plain JSON
+	}
+	if !slices.Equal(ours.Notes, base.Notes) && !slices.Equal(theirs.Notes, base.Notes) {
+		merged.Notes = slices.Clone(theirs.Notes)
+		if len(ours.Notes) >= len(base.Notes) && slices.Equal(ours.Notes[:len(base.Notes)], base.Notes) {
+			merged.Notes = append(merged.Notes, ours.Notes[len(base.Notes):]...)
+		} else {
+			merged.Notes = slices.Clone(ours.Notes)
+		}
+	}
+	merged.Lease = theirs.Lease
+	merged.normalize()
+	return merged
+}

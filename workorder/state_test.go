@@ -2,6 +2,7 @@ package workorder
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -154,5 +155,31 @@ func TestManifestPathsStayOutOfTheRootAndEveryGitSpelling(t *testing.T) {
 		if err := CheckRelativePath(p); err != nil {
 			t.Errorf("%q refused: %v", p, err)
 		}
+	}
+}
+
+func TestMergeStatesKeepsBothWriters(t *testing.T) {
+	base := NewState()
+	base.Notes = []string{"a"}
+	base.PRNumber = 1
+	theirs := base.Clone()
+	theirs.Notes = append(theirs.Notes, "theirs")
+	theirs.ReviewResult = "set by a person"
+	theirs.PRNumber = 5 // both change it: the run's value wins
+	theirs.Lease = &Lease{Holder: "them"}
+	ours := base.Clone()
+	ours.Notes = append(ours.Notes, "ours")
+	ours.CurrentStep, ours.PRNumber = 3, 7
+	got := MergeStates(base, theirs, ours)
+	if fmt.Sprint(got.Notes) != "[a theirs ours]" || got.ReviewResult != "set by a person" || got.CurrentStep != 3 ||
+		got.PRNumber != 7 || got.Lease == nil || got.Lease.Holder != "them" {
+		t.Errorf("merged %+v", got)
+	}
+	// A field only they cleared stays cleared; one only we cleared too.
+	base.BaseSHA, base.SourceSHA = "b", "s"
+	theirs, ours = base.Clone(), base.Clone()
+	theirs.BaseSHA, ours.SourceSHA = "", ""
+	if got := MergeStates(base, theirs, ours); got.BaseSHA != "" || got.SourceSHA != "" {
+		t.Errorf("cleared fields came back: %+v", got)
 	}
 }
