@@ -110,3 +110,29 @@ func TestABranchNamedOnlyByTheCommandIsCleanedUpAsTheTasks(t *testing.T) {
 		t.Error("the branch the command names was not made")
 	}
 }
+
+func TestAWorktreeNeverGoesOutsideItsRoot(t *testing.T) {
+	for name, place := range map[string]func(h *stepHarness) string{
+		"named by the command": func(h *stepHarness) string {
+			h.r.task.WorkOrder.Procedure[0].Command = "git worktree add " + h.Root + "/elsewhere code-review-base"
+			h.r.doc["work_order"].(map[string]any)["procedure"].([]any)[0].(map[string]any)["command"] = h.r.task.WorkOrder.Procedure[0].Command
+			h.r.facts = nil
+			return h.Root + "/elsewhere"
+		},
+		"forged in the state": func(h *stepHarness) string {
+			p := h.Root + "/forged"
+			h.r.state.WorktreePath = &p
+			return p
+		},
+	} {
+		h := newStepContext(t, stepOpts{Inputs: map[string]any{"worktree_name": nil}})
+		where := place(h)
+		errContains(t, h.check("create_worktree"), "is not inside work_order.context.worktree_root")
+		if _, err := h.run("create_worktree"); err == nil {
+			t.Errorf("%s: a worktree was made at %s", name, where)
+		}
+		if _, err := h.run("cleanup_worktree"); err == nil {
+			t.Errorf("%s: cleanup went ahead at %s", name, where)
+		}
+	}
+}

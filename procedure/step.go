@@ -188,24 +188,31 @@ func (sc *StepContext) Worktree() (*gitops.Worktree, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := ""
+	path, from := "", "work_order.state.worktree_path"
 	if p := sc.run.state.WorktreePath; p != nil {
 		path = *p
 	}
 	root := sc.Context("worktree_root")
 	switch named := sc.facts().WorktreePath; {
 	case path != "":
-	case sc.Input("worktree_name") == "" && named != "":
-		path = named
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(r.Path, path)
-		}
 	case root == "":
 		return nil, fmt.Errorf("task %s: work_order.context.worktree_root is not set", sc.Key())
+	case sc.Input("worktree_name") == "" && named != "":
+		path, from = named, fmt.Sprintf("step %d's git worktree add", sc.facts().Steps["worktree_path"])
 	default:
 		path = filepath.Join(root, name)
 	}
-	return r.Worktree(name, path)
+	w, err := r.Worktree(name, path)
+	if err != nil {
+		return nil, err
+	}
+	// Wherever the path came from (a document may say anything), the
+	// worktree stays inside worktree_root.
+	if !workorder.Inside(root, path) {
+		return nil, fmt.Errorf("task %s: the worktree %s (from %s) is not inside work_order.context.worktree_root %s: name a folder under it",
+			sc.Key(), path, from, root)
+	}
+	return w, nil
 }
 
 // GitHub returns the run's GitHub client, built on first use from the

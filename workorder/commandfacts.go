@@ -126,6 +126,14 @@ func (v *validator) commandFacts() CommandFacts {
 	warn("branch", "work_order.inputs.branch_name", String(v.doc, "work_order.inputs.branch_name"), f.Branch)
 	warn("base", "work_order.context.base_branch", String(v.doc, "work_order.context.base_branch"), f.Base)
 	warn("remote", "work_order.context.remote", String(v.doc, "work_order.context.remote"), f.Remote)
+	if f.WorktreePath != "" && String(v.doc, "work_order.inputs.worktree_name") == "" {
+		root := String(v.doc, "work_order.context.worktree_root")
+		if !Inside(root, f.WorktreePath) {
+			v.errorf(fmt.Sprintf("work_order.procedure[%d].command", f.Steps["worktree_path"]-1),
+				"names the worktree %s, which is not inside work_order.context.worktree_root %q: wo creates and removes worktrees only there",
+				quote(f.WorktreePath), root)
+		}
+	}
 	if name := String(v.doc, "work_order.inputs.worktree_name"); name != "" {
 		if root := String(v.doc, "work_order.context.worktree_root"); root != "" {
 			warn("worktree_path", "work_order.inputs.worktree_name", path.Join(root, name), f.WorktreePath)

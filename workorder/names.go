@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -115,4 +116,15 @@ func IsDotGit(name string) bool {
 	}, name)
 	n = strings.TrimRight(n, ". ")
 	return strings.EqualFold(n, ".git") || strings.EqualFold(n, "git~1")
+}
+
+// Inside reports whether path is an absolute path strictly below root (also
+// absolute), after cleaning both: the only places a worktree may go.
+func Inside(root, path string) bool {
+	if !filepath.IsAbs(root) || !filepath.IsAbs(path) {
+		return false
+	}
+	root, path = filepath.Clean(root), filepath.Clean(path)
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../")
 }

@@ -65,7 +65,7 @@ type State struct {
 	FixRequested bool `json:"fix_requested,omitempty"`
 	// LoopIterations counts the passes of each conditional_loop step, by
 	// step number, to bound them.
-	LoopIterations  map[string]int    `json:"loop_iterations,omitempty"`
+	LoopIterations  map[string]int    `json:"loop_iterations,omitempty" wo:"reset=conditional_loop"`
 	ReviewResult    string            `json:"review_result,omitempty" wo:"later"`
 	CriteriaResults []CriterionResult `json:"criteria_results,omitempty"`
 

@@ -97,6 +97,11 @@ func TestStateRegistry(t *testing.T) {
 	if s.SourceSHA != "" || s.BaseSHA != "b" || len(s.ReviewComments) != 1 {
 		t.Errorf("rewinding past checkout_files: %+v", s)
 	}
+	s.LoopIterations = map[string]int{"9": 1}
+	s.ForgetAfterRewind("conditional_loop")
+	if s.LoopIterations != nil {
+		t.Errorf("rewinding past the loop kept its iterations, so its bound would stop it again: %v", s.LoopIterations)
+	}
 	s.ForgetAfterRewind("create_worktree")
 	s.ForgetAfterRewind("check_review")
 	if s.BaseSHA != "" || s.ReviewComments != nil {

@@ -138,3 +138,22 @@ func TestTheWorkBranchIsNeverTheBaseHoweverTheyAreNamed(t *testing.T) {
 		t.Errorf("a branch git refuses, named by the command: %v", got)
 	}
 }
+
+func TestACommandMayNotPutTheWorktreeOutsideItsRoot(t *testing.T) {
+	for _, path := range []string{"/etc/wo", "/tmp/wt/../escape", "relative/dir", "/tmp/wt"} {
+		d := doc(t, `{"_key": "t", "title": "a title", "status": "open", "work_order": {"version": "1.0",
+			"objective": "Put the worktree somewhere", "context": {"worktree_root": "/tmp/wt"},
+			"procedure": [{"step": 1, "action": "create_worktree", "command": "git worktree add `+path+` main"}]}}`)
+		r := Validate(d, Options{Actions: []string{"create_worktree"}})
+		found := false
+		for _, p := range r.Errors() {
+			found = found || (p.Path == "work_order.procedure[0].command" && strings.Contains(p.Message, "not inside"))
+		}
+		if !found {
+			t.Errorf("%s: %v", path, r.Problems)
+		}
+	}
+	if !Inside("/tmp/wt", "/tmp/wt/pr-01") || Inside("/tmp/wt", "/tmp/wtx/a") || Inside("/tmp/wt", "/tmp/wt") || Inside("", "/a/b") {
+		t.Error("Inside draws the wrong line")
+	}
+}
