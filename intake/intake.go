@@ -70,7 +70,7 @@ func (in *Intake) Options(ctx context.Context, batch map[string]workorder.Docume
 
 // DependenciesOf reads both dependency lists of a document.
 func DependenciesOf(doc workorder.Document) workorder.Dependencies {
-	d := workorder.Dependencies{BlockedBy: store.BlockedByOf(doc)}
+	d := workorder.Dependencies{BlockedBy: store.BlockedByOf(doc), Parent: workorder.String(doc, "parent_key")}
 	if list, ok := workorder.Get(doc, "work_order.dependencies.blocks").([]any); ok {
 		for _, x := range list {
 			if s, ok := x.(string); ok {

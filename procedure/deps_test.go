@@ -216,3 +216,19 @@ func TestRunnersOnOneEpicDoEveryStepOnceAndFinishIt(t *testing.T) {
 		}
 	}
 }
+
+func TestEpicWavesHonourStoreEdgesAndRefuseCycles(t *testing.T) {
+	docs := []map[string]any{noteTask("task_a", "task_epic", nil), noteTask("task_b", "task_epic", nil)}
+	waves, _, err := wavesOf(docs, map[string][]string{"task_a": {"task_b"}})
+	if err != nil || len(waves) != 2 || waves[0][0] != "task_b" {
+		t.Errorf("an edge task_a → task_b: waves %v (%v), want task_b first", waves, err)
+	}
+	a := noteTask("task_a", "task_epic", map[string]any{"blocks": []any{"task_b"}})
+	b := noteTask("task_b", "task_epic", map[string]any{"blocks": []any{"task_a"}})
+	e, _ := epicStore(t, a, b)
+	_, err = e.RunEpic(context.Background(), "task_epic", 1, RunOptions{})
+	var cycle *DependencyCycleError
+	if !errors.As(err, &cycle) || Classify(err).Outcome != OutcomeInvalid {
+		t.Errorf("an epic whose tasks block each other: %v, want a cycle error (exit 2)", err)
+	}
+}

@@ -72,7 +72,13 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 	if len(children) == 0 {
 		return nil, fmt.Errorf("epic %s has no children (tasks with parent_key %s)", epicKey, epicKey)
 	}
-	waves, deps, err := Waves(children)
+	edges := map[string][]string{}
+	for _, d := range children {
+		if edges[workorder.Key(d)], err = e.Store.BlockedBy(ctx, workorder.Key(d)); err != nil {
+			return nil, err
+		}
+	}
+	waves, deps, err := wavesOf(children, edges)
 	if err != nil {
 		return nil, err
 	}
@@ -246,15 +252,20 @@ func blockedReason(deps []string, outcome map[string]*TaskOutcome) string {
 // Waves orders an epic's children by dependency: wave 1 has no blockers
 // among them, wave n depends only on earlier waves. A cycle is an error.
 func Waves(children []map[string]any) ([][]string, map[string][]string, error) {
+	return wavesOf(children, nil)
+}
+
+// wavesOf is Waves with the store's edges (task → blockers) as well.
+func wavesOf(children []map[string]any, edges map[string][]string) ([][]string, map[string][]string, error) {
 	keys := map[string]bool{}
 	for _, d := range children {
 		keys[workorder.Key(d)] = true
 	}
-	deps := workorder.NewGraph(children, nil).Within(keys)
+	deps := workorder.NewGraph(children, edges).Within(keys)
 	level, err := workorder.Waves(deps, keys)
 	var cycle *workorder.CycleError
 	if errors.As(err, &cycle) {
-		return nil, nil, fmt.Errorf("the epic's dependencies have a cycle through %s", cycle.Key)
+		return nil, nil, &DependencyCycleError{Through: cycle.Key}
 	}
 	var waves [][]string
 	sorted := make([]string, 0, len(keys))

@@ -132,3 +132,11 @@ func (e *ConcurrentChangeError) Error() string {
 	return fmt.Sprintf("task %s was moved to %s by someone else while this run worked; the run stopped and left it so (run wo run %s to go on if that was a mistake)",
 		e.Key, e.Status, e.Key)
 }
+
+// DependencyCycleError is an epic whose tasks wait for each other in a
+// circle: nothing of it can run until the dependencies are corrected.
+type DependencyCycleError struct{ Through string }
+
+func (e *DependencyCycleError) Error() string {
+	return fmt.Sprintf("the epic's dependencies have a cycle through %s: correct blocked_by/blocks so that nothing waits for itself", e.Through)
+}

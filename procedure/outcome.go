@@ -54,6 +54,7 @@ var classes = []struct {
 	{is[*workorder.ShapeError], Classification{OutcomeInvalid, "INVALID_DOCUMENT"}},
 	{is[*PreflightError], Classification{OutcomeInvalid, "INVALID_INPUT"}},
 	{is[*EventError], Classification{OutcomeInvalid, "INVALID_EVENT"}},
+	{is[*DependencyCycleError], Classification{OutcomeInvalid, "DEPENDENCY_CYCLE"}},
 	{is[*store.LeaseHeldError], Classification{OutcomeLeaseHeld, "LEASE_HELD"}},
 	{is[*store.LeaseLostError], Classification{OutcomeLeaseHeld, "LEASE_LOST"}},
 	{is[*BlockersOpenError], Classification{OutcomeWaiting, "BLOCKED_BY"}},

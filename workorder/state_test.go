@@ -188,3 +188,24 @@ func TestMergeStatesKeepsBothWriters(t *testing.T) {
 		t.Errorf("cleared fields came back: %+v", got)
 	}
 }
+
+func TestBlocksBothWaysIsACycle(t *testing.T) {
+	a := doc(t, `{"_key": "task_a", "title": "A", "status": "open", "parent_key": "task_e", "work_order": {"version": "1.0",
+		"objective": "The first of two", "dependencies": {"blocks": ["task_b"]}, "procedure": [{"step": 1, "action": "commit"}]}}`)
+	others := map[string]Dependencies{
+		"task_b": {Blocks: []string{"task_a"}, Parent: "task_e"},
+		"task_c": {Parent: "task_other"},
+		"task_d": {Parent: "task_e"},
+	}
+	opts := Options{Actions: []string{"commit"}, Lookup: func(k string) (Dependencies, bool) { d, ok := others[k]; return d, ok }}
+	r := Validate(a, opts)
+	if r.Valid() || !strings.Contains(fmt.Sprint(r.Errors()), "that is a cycle") {
+		t.Errorf("A blocks B and B blocks A: %v", r.Problems)
+	}
+	a["work_order"].(map[string]any)["dependencies"] = map[string]any{"blocks": []any{"task_c", "task_d"}}
+	r = Validate(a, opts)
+	msgs := fmt.Sprint(r.Warnings())
+	if !r.Valid() || !strings.Contains(msgs, "is not in the same epic, so wo will not make it wait") || !strings.Contains(msgs, "wo honours both sides within an epic") {
+		t.Errorf("blocks across epics and within one: %v", r.Problems)
+	}
+}

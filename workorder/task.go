@@ -84,6 +84,9 @@ type ApprovalSpec struct {
 type Dependencies struct {
 	BlockedBy []string `json:"blocked_by"`
 	Blocks    []string `json:"blocks"`
+	// Parent is the task's parent_key, when a lookup knows it: blocks is
+	// honoured between tasks of one epic.
+	Parent string `json:"-"`
 }
 
 // Step is one entry of the procedure.

@@ -456,8 +456,12 @@ func (v *validator) dependencies(deps map[string]any) {
 				case !exists:
 					v.errorf(path, "names task %q, which does not exist", k)
 					continue
+				case f == "blocks" && slices.Contains(other.Blocks, self):
+					v.errorf(path, "task %q blocks this task, and this task blocks it: that is a cycle", k)
+				case f == "blocks" && !slices.Contains(other.BlockedBy, self) && !sameEpic(v.doc, other):
+					v.warnf(path, "task %q does not list %q in its blocked_by and is not in the same epic, so wo will not make it wait: add %q to its blocked_by", k, self, self)
 				case f == "blocks" && !slices.Contains(other.BlockedBy, self):
-					v.warnf(path, "task %q does not list %q in its blocked_by; wo honours both sides, so it waits for this task", k, self)
+					v.warnf(path, "task %q does not list %q in its blocked_by; wo honours both sides within an epic, so it waits for this task", k, self)
 				case f == "blocked_by" && len(other.Blocks) > 0 && !slices.Contains(other.Blocks, self):
 					v.warnf(path, "task %q lists what it blocks without %q; wo honours both sides, so this task waits for it", k, self)
 				}
@@ -872,4 +876,10 @@ func describe(x any) string {
 		}
 		return jsonKind(x)
 	}
+}
+
+// sameEpic reports whether the document and another task share an epic.
+func sameEpic(doc Document, other Dependencies) bool {
+	p := String(doc, "parent_key")
+	return p != "" && p == other.Parent
 }
