@@ -10,6 +10,10 @@ import (
 // Persephone tool, can see who works on a task.
 const leasePath = "work_order.state.lease"
 
+// MaxLeaseSlack is how far past the taker's own lease time an existing
+// lease may run and still be honoured.
+const MaxLeaseSlack = time.Hour
+
 // Leases gives one runner at a time the right to work on a task. It works
 // on any Store through conditional updates, so every backend gets the same
 // semantics and the conformance suite checks them all.
@@ -61,7 +65,11 @@ func (e *LeaseLostError) Error() string {
 // renewed. takeOver may be nil.
 func (l *Leases) Acquire(ctx context.Context, key, holder string, ttl time.Duration, takeOver func(holder string) bool) (Lease, error) {
 	return l.write(ctx, key, func(cur *Lease, now time.Time) (map[string]any, error) {
-		if cur != nil && cur.Holder != holder && now.Before(cur.ExpiresAt) && (takeOver == nil || !takeOver(cur.Holder)) {
+		// A lease running far past what any runner asks for was not written
+		// by a runner renewing it (a document can say anything): it would
+		// lock the task for good, so it counts as expired.
+		forged := cur != nil && cur.ExpiresAt.After(now.Add(ttl+MaxLeaseSlack))
+		if cur != nil && cur.Holder != holder && now.Before(cur.ExpiresAt) && !forged && (takeOver == nil || !takeOver(cur.Holder)) {
 			return nil, &LeaseHeldError{Key: key, Holder: cur.Holder, ExpiresAt: cur.ExpiresAt}
 		}
 		return leaseValue(holder, now.Add(ttl)), nil

@@ -705,6 +705,22 @@ func testLease(t *testing.T, newStore NewFunc) {
 	if _, err := leases.Acquire(ctx, "task_ls", "runner-d", time.Minute, func(h string) bool { return h == "runner-c" }); err != nil {
 		t.Fatalf("takeOver of a gone holder: %v", err)
 	}
+	// A lease no runner would write (a document saying "until 2999") does
+	// not lock the task for good; one just within a runner's reach does.
+	for _, c := range []struct {
+		until time.Duration
+		taken bool
+	}{{time.Minute + store.MaxLeaseSlack - time.Second, false}, {time.Minute + store.MaxLeaseSlack + time.Second, true}, {100 * 365 * 24 * time.Hour, true}} {
+		d := mustGet(t, s, "task_ls")
+		if _, err := s.Update(ctx, "task_ls", rev(d), store.Nest("work_order.state.lease",
+			map[string]any{"holder": "someone", "expires_at": now.Add(c.until).Format(time.RFC3339Nano)})); err != nil {
+			t.Fatal(err)
+		}
+		_, err := leases.Acquire(ctx, "task_ls", "runner-e", time.Minute, nil)
+		if c.taken != (err == nil) {
+			t.Errorf("a lease until now+%s: acquire gave %v, want taken=%v", c.until, err, c.taken)
+		}
+	}
 }
 
 func testLeaseRace(t *testing.T, newStore NewFunc) {
