@@ -140,3 +140,11 @@ type DependencyCycleError struct{ Through string }
 func (e *DependencyCycleError) Error() string {
 	return fmt.Sprintf("the epic's dependencies have a cycle through %s: correct blocked_by/blocks so that nothing waits for itself", e.Through)
 }
+
+// RewindError is a wo reset that cannot be done as asked.
+type RewindError struct {
+	Key string
+	Msg string
+}
+
+func (e *RewindError) Error() string { return fmt.Sprintf("task %s %s", e.Key, e.Msg) }

@@ -55,6 +55,7 @@ var classes = []struct {
 	{is[*PreflightError], Classification{OutcomeInvalid, "INVALID_INPUT"}},
 	{is[*EventError], Classification{OutcomeInvalid, "INVALID_EVENT"}},
 	{is[*DependencyCycleError], Classification{OutcomeInvalid, "DEPENDENCY_CYCLE"}},
+	{is[*RewindError], Classification{OutcomeInvalid, "USAGE"}},
 	{is[*store.LeaseHeldError], Classification{OutcomeLeaseHeld, "LEASE_HELD"}},
 	{is[*store.LeaseLostError], Classification{OutcomeLeaseHeld, "LEASE_LOST"}},
 	{is[*BlockersOpenError], Classification{OutcomeWaiting, "BLOCKED_BY"}},

@@ -100,7 +100,7 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 	}
 	n := len(task.WorkOrder.Procedure)
 	if toStep < 0 || toStep > n {
-		return nil, fmt.Errorf("task %s has steps 1..%d: --to-step must be 0..%d", key, n, n)
+		return nil, &RewindError{Key: key, Msg: fmt.Sprintf("has steps 1..%d: --to-step must be 0..%d", n, n)}
 	}
 	r, release, err := e.hold(ctx, doc, task)
 	if err != nil {
@@ -108,9 +108,21 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 	}
 	defer release()
 	fromStep := r.state.CurrentStep
+	if toStep > fromStep {
+		return nil, &RewindError{Key: key, Msg: fmt.Sprintf("is at step %d: wo reset only rewinds, and step %d has not run; use wo run %s --from-step %d to start later",
+			fromStep, toStep, key, toStep+1)}
+	}
 	target := workorder.StatusInProgress
 	if toStep == 0 {
 		target = workorder.StatusOpen
+	}
+	// Persephone refuses in_progress while a blocker is not done: a task
+	// rewound under open blockers stays open until they are.
+	var blocked *BlockersOpenError
+	if err := e.checkBlockers(ctx, r.doc, task); errors.As(err, &blocked) {
+		target = workorder.StatusOpen
+	} else if err != nil {
+		return nil, err
 	}
 	from := task.Status
 	if err := r.moveStatus(ctx, target); err != nil {
