@@ -38,7 +38,7 @@ recorded in work_order.state.approval and the activity log, with who and when.`,
 			}
 			var out *procedure.Result
 			err = f.withStore(c, func(s store.Store) error {
-				out, err = f.engine(c, s).Decide(c.Context, key, decision, note)
+				out, err = f.engine(s, engineOptionsFrom(c)).Decide(c.Context, key, decision, note)
 				return err
 			})
 			if err != nil {

@@ -8,10 +8,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/intake"
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/split"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -22,14 +25,31 @@ import (
 // It returns nil options and the message shown when parsing fails.
 func parseOptions[T any](t *testing.T, build func(*Factory, func(context.Context, *Factory, *T) (result, error)) *cli.Command, args ...string) (*T, string) {
 	t.Helper()
-	for _, k := range []string{"WO_STORE", "WO_DATABASE", "WO_COLLECTION"} {
+	return parseOptionsEnv(t, nil, build, args...)
+}
+
+// flagEnv are the environment variables that flags fall back to: unset
+// while a test parses, unless it gives them to parseOptionsEnv.
+var flagEnv = []string{"WO_STORE", "WO_DATABASE", "WO_COLLECTION", "WO_STORE_TIMEOUT", "WO_AGENT", "GITHUB_API_URL",
+	"WO_REVIEW_WAIT", "WO_POLL_INTERVAL", "WO_AGENT_TIMEOUT", "WO_GIT_TIMEOUT"}
+
+// parseOptionsEnv is parseOptions in the environment env: set in the
+// process, where flags read their fallbacks (WO_AGENT), and in the
+// Factory's Getenv, where commands read theirs (CI).
+func parseOptionsEnv[T any](t *testing.T, env map[string]string, build func(*Factory, func(context.Context, *Factory, *T) (result, error)) *cli.Command, args ...string) (*T, string) {
+	t.Helper()
+	for _, k := range flagEnv {
 		t.Setenv(k, "") // restored after the test
 		os.Unsetenv(k)
 	}
+	getenv := map[string]string{"ARANGO_USER": "ci", "ARANGO_PASSWORD": "pw"}
+	for k, v := range env {
+		t.Setenv(k, v)
+		getenv[k] = v
+	}
 	var errb bytes.Buffer
 	f := NewFactory(strings.NewReader(""), io.Discard, &errb)
-	env := map[string]string{"ARANGO_USER": "ci", "ARANGO_PASSWORD": "pw"}
-	f.Getenv = func(k string) string { return env[k] }
+	f.Getenv = func(k string) string { return getenv[k] }
 	var got *T
 	cmd := build(f, func(_ context.Context, _ *Factory, o *T) (result, error) {
 		got = o
@@ -171,5 +191,82 @@ func TestListFlags(t *testing.T) {
 	}
 	if got, msg := parseOptions(t, listCommand, "task_x"); got != nil || !strings.Contains(msg, "wo list takes no arguments") {
 		t.Errorf("argument: %+v %q", got, msg)
+	}
+}
+
+func TestRunFlags(t *testing.T) {
+	got, msg := parseOptions(t, runCommand, "task_cr_01", "--from-step", "2", "--until-step", "5", "--repo", "/src/app",
+		"--agent", "fixer --fast", "--max-iterations", "3", "--github-api", "https://ghe/api/v3/", "--review-wait", "90s",
+		"--poll-interval", "5s", "--agent-timeout", "10m", "--git-timeout", "1m", "--dry-run", "--json", "--store", "/tmp/wo.db")
+	want := &runOptions{Store: sqlite("/tmp/wo.db"), JSON: true, DryRun: true, Parallel: 1, WaitTimeout: 30 * time.Minute,
+		Task: procedure.RunOptions{Key: "task_cr_01", FromStep: 2, UntilStep: 5, RepoPath: "/src/app"},
+		Engine: engineOptions{Agent: "fixer --fast", MaxIterations: 3, GitHubAPI: "https://ghe/api/v3/", ReviewWait: 90 * time.Second,
+			PollInterval: 5 * time.Second, AgentTimeout: 10 * time.Minute, GitTimeout: time.Minute}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+
+	got, msg = parseOptions(t, runCommand, "task_cr_01")
+	want = &runOptions{Store: sqlite(""), Parallel: 1, WaitTimeout: 30 * time.Minute, Task: procedure.RunOptions{Key: "task_cr_01"},
+		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: gitops.DefaultNetworkTimeout}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("defaults\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+
+	got, msg = parseOptionsEnv(t, map[string]string{"WO_AGENT": "env-agent", "WO_REVIEW_WAIT": "2m", "WO_POLL_INTERVAL": "7s",
+		"WO_AGENT_TIMEOUT": "45m", "WO_GIT_TIMEOUT": "20s", "GITHUB_API_URL": "https://env/api/"}, runCommand, "task_cr_01")
+	want.Engine = engineOptions{Agent: "env-agent", GitHubAPI: "https://env/api/", ReviewWait: 2 * time.Minute, PollInterval: 7 * time.Second,
+		AgentTimeout: 45 * time.Minute, GitTimeout: 20 * time.Second}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("environment\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, _ = parseOptionsEnv(t, map[string]string{"WO_AGENT": "env-agent", "WO_AGENT_TIMEOUT": "45m"}, runCommand, "task_cr_01",
+		"--agent", "flag-agent", "--agent-timeout", "1m")
+	if got == nil || got.Engine.Agent != "flag-agent" || got.Engine.AgentTimeout != time.Minute {
+		t.Errorf("a flag beats its environment variable: %+v", got)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "missing task KEY: usage: wo run KEY"},
+		{[]string{"task_a", "task_b"}, "expected one task KEY, got 2 arguments: task_a task_b"},
+		{[]string{"--epic", "task_e", "task_a"}, "give either a task KEY or --epic KEY, not both"},
+		{[]string{"--epic", "task_e", "--dry-run"}, "--dry-run, --from-step and --until-step work on one task, not with --epic"},
+		{[]string{"--epic", "task_e", "--from-step", "2"}, "--dry-run, --from-step and --until-step work on one task, not with --epic"},
+		{[]string{"--epic", "task_e", "--until-step", "1"}, "--dry-run, --from-step and --until-step work on one task, not with --epic"},
+		{[]string{"task_a", "--parallel", "many"}, `invalid value "many" for flag -parallel`},
+	} {
+		if got, msg := parseOptions(t, runCommand, tc.args...); got != nil || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: options %+v, message %q", tc.args, got, msg)
+		}
+	}
+}
+
+func TestRunEpicFlags(t *testing.T) {
+	got, msg := parseOptions(t, runCommand, "--epic", "task_e", "--parallel", "4", "--wait", "--wait-timeout", "5m", "--repo", "/src/app")
+	want := &runOptions{Store: sqlite(""), Epic: "task_e", Parallel: 4, Wait: true, WaitTimeout: 5 * time.Minute,
+		Task:   procedure.RunOptions{RepoPath: "/src/app"},
+		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: gitops.DefaultNetworkTimeout}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	// --wait is the default only where CI=true, and an explicit value wins.
+	for _, tc := range []struct {
+		ci   string
+		args []string
+		want bool
+	}{
+		{"", nil, false},
+		{"true", nil, true},
+		{"1", nil, false},
+		{"false", []string{"--wait"}, true},
+		{"true", []string{"--wait=false"}, false},
+	} {
+		got, msg := parseOptionsEnv(t, map[string]string{"CI": tc.ci}, runCommand, append([]string{"--epic", "task_e"}, tc.args...)...)
+		if got == nil || got.Wait != tc.want || got.WaitTimeout != 30*time.Minute || got.Parallel != 1 {
+			t.Errorf("CI=%q %v: options %+v (%s), want Wait %v", tc.ci, tc.args, got, msg, tc.want)
+		}
 	}
 }

@@ -32,7 +32,7 @@ in again from the source on top of it (no commit if nothing differs).`,
 			}
 			var out *procedure.Result
 			err = f.withStore(c, func(s store.Store) error {
-				out, err = f.engine(c, s).Reset(c.Context, key, c.Int("to-step"))
+				out, err = f.engine(s, engineOptionsFrom(c)).Reset(c.Context, key, c.Int("to-step"))
 				return err
 			})
 			if err != nil {

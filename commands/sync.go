@@ -56,7 +56,7 @@ merging blocks it with the reason. wo status --refresh does the same first.`,
 
 // syncTree syncs a task and its children.
 func syncTree(c *cli.Context, f *Factory, s store.Store, key string) ([]*procedure.SyncResult, error) {
-	e := f.engine(c, s)
+	e := f.engine(s, engineOptionsFrom(c))
 	children, err := s.List(c.Context, store.Filter{ParentKey: key})
 	if err != nil {
 		return nil, err
