@@ -270,3 +270,53 @@ func TestRunEpicFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestResetFlags(t *testing.T) {
+	got, msg := parseOptions(t, resetCommand, "task_cr_01", "--to-step", "3", "--store", "/tmp/wo.db")
+	if want := (&resetOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01", ToStep: 3}); !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, msg := parseOptions(t, resetCommand, "task_cr_01"); !reflect.DeepEqual(got, &resetOptions{Store: sqlite(""), Key: "task_cr_01"}) {
+		t.Errorf("defaults: %+v (%s)", got, msg)
+	}
+	if got, msg := parseOptions(t, resetCommand, "--to-step", "1"); got != nil || !strings.Contains(msg, "missing task KEY: usage: wo reset KEY") {
+		t.Errorf("no key: %+v %q", got, msg)
+	}
+}
+
+// decision builds the command of one gate decision as parseOptions wants it.
+func decision(d gateDecision) func(*Factory, func(context.Context, *Factory, *decisionOptions) (result, error)) *cli.Command {
+	return func(f *Factory, run func(context.Context, *Factory, *decisionOptions) (result, error)) *cli.Command {
+		return decisionCommand(f, d, run)
+	}
+}
+
+func TestDecisionFlags(t *testing.T) {
+	got, msg := parseOptions(t, decision(approveDecision), "task_cr_01", "--store", "/tmp/wo.db")
+	if want := (&decisionOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01", Decision: workorder.DecisionApproved}); !reflect.DeepEqual(got, want) {
+		t.Errorf("approve\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, msg = parseOptions(t, decision(reviseDecision), "task_cr_01", "--note", "split the handler")
+	if want := (&decisionOptions{Store: sqlite(""), Key: "task_cr_01", Decision: workorder.DecisionRevise, Note: "split the handler"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("revise\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, msg = parseOptions(t, decision(cancelDecision), "--reason", "superseded", "task_cr_01")
+	if want := (&decisionOptions{Store: sqlite(""), Key: "task_cr_01", Decision: workorder.DecisionCancelled, Note: "superseded"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("cancel\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	for _, tc := range []struct {
+		d    gateDecision
+		args []string
+		want string
+	}{
+		{reviseDecision, []string{"task_cr_01"}, `Required flag "note" not set`},
+		{cancelDecision, []string{"task_cr_01"}, `Required flag "reason" not set`},
+		{approveDecision, []string{"task_cr_01", "--note", "ok"}, "flag provided but not defined: -note"},
+		{approveDecision, nil, "missing task KEY: usage: wo approve KEY"},
+		{cancelDecision, []string{"--reason", "dup", "task_a", "task_b"}, "expected one task KEY, got 2 arguments: task_a task_b"},
+	} {
+		if got, msg := parseOptions(t, decision(tc.d), tc.args...); got != nil || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s %v: options %+v, message %q", tc.d.Name, tc.args, got, msg)
+		}
+	}
+}
