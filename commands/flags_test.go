@@ -320,3 +320,51 @@ func TestDecisionFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestSyncFlags(t *testing.T) {
+	got, msg := parseOptions(t, syncCommand, "task_e", "--github-api", "https://ghe/api/v3/", "--store", "/tmp/wo.db")
+	if want := (&syncOptions{Store: sqlite("/tmp/wo.db"), Key: "task_e", GitHubAPI: "https://ghe/api/v3/"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, msg = parseOptionsEnv(t, map[string]string{"GITHUB_API_URL": "https://env/api/"}, syncCommand, "task_e")
+	if want := (&syncOptions{Store: sqlite(""), Key: "task_e", GitHubAPI: "https://env/api/"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("GITHUB_API_URL\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, msg := parseOptions(t, syncCommand); got != nil || !strings.Contains(msg, "missing task KEY: usage: wo sync KEY") {
+		t.Errorf("no key: %+v %q", got, msg)
+	}
+}
+
+func TestStatusFlags(t *testing.T) {
+	got, msg := parseOptions(t, statusCommand, "--epic", "task_e", "--format", "markdown", "--watch", "--interval", "10s",
+		"--refresh", "--github-api", "https://ghe/api/v3/", "--store", "/tmp/wo.db")
+	want := &statusOptions{Store: sqlite("/tmp/wo.db"), Key: "task_e", Format: "markdown", Watch: true, Interval: 10 * time.Second,
+		Refresh: true, GitHubAPI: "https://ghe/api/v3/"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, msg = parseOptions(t, statusCommand, "task_cr_01")
+	if want := (&statusOptions{Store: sqlite(""), Key: "task_cr_01", Format: "table", Interval: 3 * time.Second}); !reflect.DeepEqual(got, want) {
+		t.Errorf("defaults\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	for _, format := range []string{"mermaid", "dot"} {
+		if got, _ := parseOptions(t, statusCommand, "task_e", "--format", format); got == nil || got.Format != format {
+			t.Errorf("--format %s: %+v", format, got)
+		}
+	}
+	if got, _ := parseOptionsEnv(t, map[string]string{"GITHUB_API_URL": "https://env/api/"}, statusCommand, "task_e"); got == nil || got.GitHubAPI != "https://env/api/" {
+		t.Errorf("GITHUB_API_URL: %+v", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "missing task KEY: usage: wo status KEY | --epic KEY"},
+		{[]string{"task_e", "--format", "json"}, `--format "json": use table, markdown, mermaid or dot`},
+		{[]string{"task_a", "task_b"}, "expected one task KEY, got 2 arguments: task_a task_b"},
+	} {
+		if got, msg := parseOptions(t, statusCommand, tc.args...); got != nil || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: options %+v, message %q", tc.args, got, msg)
+		}
+	}
+}
