@@ -368,3 +368,60 @@ func TestStatusFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestShowAndLogFlags(t *testing.T) {
+	arango := StoreConfig{URL: "arangodb+http://db:8529", Database: "hades", Collection: "tasks", User: "ci", Password: "pw", Timeout: 5 * time.Second}
+	args := []string{"task_cr_01", "--store", "arangodb+http://db:8529", "--database", "hades", "--collection", "tasks", "--store-timeout", "5s", "--json"}
+	if got, msg := parseOptions(t, showCommand, args...); !reflect.DeepEqual(got, &showOptions{Store: arango, Key: "task_cr_01"}) {
+		t.Errorf("show: %+v (%s)", got, msg)
+	}
+	if got, msg := parseOptions(t, logCommand, args...); !reflect.DeepEqual(got, &logOptions{Store: arango, Key: "task_cr_01"}) {
+		t.Errorf("log: %+v (%s)", got, msg)
+	}
+	// The store's environment variables, as every command reads them.
+	env := map[string]string{"WO_STORE": "arangodb+http://env:8529", "WO_DATABASE": "envdb", "WO_COLLECTION": "envtasks", "WO_STORE_TIMEOUT": "9s"}
+	fromEnv := StoreConfig{URL: "arangodb+http://env:8529", Database: "envdb", Collection: "envtasks", User: "ci", Password: "pw", Timeout: 9 * time.Second}
+	if got, msg := parseOptionsEnv(t, env, showCommand, "task_cr_01"); !reflect.DeepEqual(got, &showOptions{Store: fromEnv, Key: "task_cr_01"}) {
+		t.Errorf("show, store from the environment: %+v (%s)", got, msg)
+	}
+	if got, msg := parseOptionsEnv(t, map[string]string{"ARANGO_URL": "http://a:8529", "HADES_DATABASE": "h"}, logCommand, "task_cr_01"); got == nil ||
+		got.Store.URL != "http://a:8529" || got.Store.Database != "h" {
+		t.Errorf("log, ARANGO_URL and HADES_DATABASE: %+v (%s)", got, msg)
+	}
+	if got, msg := parseOptions(t, showCommand); got != nil || !strings.Contains(msg, "missing task KEY: usage: wo show KEY") {
+		t.Errorf("show without a key: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, logCommand, "task_a", "task_b"); got != nil || !strings.Contains(msg, "expected one task KEY, got 2 arguments: task_a task_b") {
+		t.Errorf("log with two keys: %+v %q", got, msg)
+	}
+}
+
+func TestPromptFlags(t *testing.T) {
+	got, msg := parseOptions(t, promptCommand, "task_cr_01", "--format", "markdown", "--store", "/tmp/wo.db")
+	if want := (&promptOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01", Format: "markdown"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, msg := parseOptions(t, promptCommand, "task_cr_01"); !reflect.DeepEqual(got, &promptOptions{Store: sqlite(""), Key: "task_cr_01", Format: "text"}) {
+		t.Errorf("defaults: %+v (%s)", got, msg)
+	}
+	if got, _ := parseOptions(t, promptCommand, "task_cr_01", "--format", "json"); got == nil || got.Format != "json" {
+		t.Errorf("--format json: %+v", got)
+	}
+	if got, msg := parseOptions(t, promptCommand, "task_cr_01", "--format", "html"); got != nil || !strings.Contains(msg, `--format "html": use text, markdown or json`) {
+		t.Errorf("bad format: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, promptCommand, "--format", "html"); got != nil || !strings.Contains(msg, "missing task KEY: usage: wo prompt KEY") {
+		t.Errorf("no key comes before a bad format: %+v %q", got, msg)
+	}
+}
+
+func TestInitFlags(t *testing.T) {
+	got, msg := parseOptions(t, initCommand, "--store", "arangodb+http://db:8529", "--database", "hades", "--collection", "tasks")
+	want := &initOptions{Store: StoreConfig{URL: "arangodb+http://db:8529", Database: "hades", Collection: "tasks", User: "ci", Password: "pw"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, msg := parseOptions(t, initCommand); !reflect.DeepEqual(got, &initOptions{Store: sqlite("")}) {
+		t.Errorf("defaults: %+v (%s)", got, msg)
+	}
+}
