@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/wo-runner/wo/workorder"
 )
 
 // Main runs wo with the given arguments and streams and returns the exit
@@ -86,9 +84,9 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newEventCommand(f),
 			newSplitCommand(f),
 			newPromptCommand(f),
-			newDecisionCommand(f, "approve", workorder.DecisionApproved, "approve a work order that waits at its approval gate", "", "", false),
-			newDecisionCommand(f, "revise", workorder.DecisionRevise, "send a work order back to formation with a note", "note", "what to change", true),
-			newDecisionCommand(f, "cancel", workorder.DecisionCancelled, "close a task with a reason", "reason", "why it is cancelled", true),
+			newDecisionCommand(f, approveDecision),
+			newDecisionCommand(f, reviseDecision),
+			newDecisionCommand(f, cancelDecision),
 		},
 	}
 }

@@ -116,16 +116,6 @@ func firstNonEmpty(values ...string) string {
 	return ""
 }
 
-// withStore opens the store for one command run and closes it afterwards.
-func (f *Factory) withStore(c *cli.Context, fn func(store.Store) error) error {
-	s, err := f.OpenStore(c.Context, f.storeConfig(c))
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return fn(s)
-}
-
 // readInput reads a file, or standard input for "-", up to the default
 // size limit (input.go).
 func (f *Factory) readInput(name string) ([]byte, string, error) {

@@ -8,10 +8,13 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/intake"
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/split"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -22,14 +25,31 @@ import (
 // It returns nil options and the message shown when parsing fails.
 func parseOptions[T any](t *testing.T, build func(*Factory, func(context.Context, *Factory, *T) (result, error)) *cli.Command, args ...string) (*T, string) {
 	t.Helper()
-	for _, k := range []string{"WO_STORE", "WO_DATABASE", "WO_COLLECTION"} {
+	return parseOptionsEnv(t, nil, build, args...)
+}
+
+// flagEnv are the environment variables that flags fall back to: unset
+// while a test parses, unless it gives them to parseOptionsEnv.
+var flagEnv = []string{"WO_STORE", "WO_DATABASE", "WO_COLLECTION", "WO_STORE_TIMEOUT", "WO_AGENT", "GITHUB_API_URL",
+	"WO_REVIEW_WAIT", "WO_POLL_INTERVAL", "WO_AGENT_TIMEOUT", "WO_GIT_TIMEOUT"}
+
+// parseOptionsEnv is parseOptions in the environment env: set in the
+// process, where flags read their fallbacks (WO_AGENT), and in the
+// Factory's Getenv, where commands read theirs (CI).
+func parseOptionsEnv[T any](t *testing.T, env map[string]string, build func(*Factory, func(context.Context, *Factory, *T) (result, error)) *cli.Command, args ...string) (*T, string) {
+	t.Helper()
+	for _, k := range flagEnv {
 		t.Setenv(k, "") // restored after the test
 		os.Unsetenv(k)
 	}
+	getenv := map[string]string{"ARANGO_USER": "ci", "ARANGO_PASSWORD": "pw"}
+	for k, v := range env {
+		t.Setenv(k, v)
+		getenv[k] = v
+	}
 	var errb bytes.Buffer
 	f := NewFactory(strings.NewReader(""), io.Discard, &errb)
-	env := map[string]string{"ARANGO_USER": "ci", "ARANGO_PASSWORD": "pw"}
-	f.Getenv = func(k string) string { return env[k] }
+	f.Getenv = func(k string) string { return getenv[k] }
 	var got *T
 	cmd := build(f, func(_ context.Context, _ *Factory, o *T) (result, error) {
 		got = o
@@ -171,5 +191,237 @@ func TestListFlags(t *testing.T) {
 	}
 	if got, msg := parseOptions(t, listCommand, "task_x"); got != nil || !strings.Contains(msg, "wo list takes no arguments") {
 		t.Errorf("argument: %+v %q", got, msg)
+	}
+}
+
+func TestRunFlags(t *testing.T) {
+	got, msg := parseOptions(t, runCommand, "task_cr_01", "--from-step", "2", "--until-step", "5", "--repo", "/src/app",
+		"--agent", "fixer --fast", "--max-iterations", "3", "--github-api", "https://ghe/api/v3/", "--review-wait", "90s",
+		"--poll-interval", "5s", "--agent-timeout", "10m", "--git-timeout", "1m", "--dry-run", "--json", "--store", "/tmp/wo.db")
+	want := &runOptions{Store: sqlite("/tmp/wo.db"), JSON: true, DryRun: true, Parallel: 1, WaitTimeout: 30 * time.Minute,
+		Task: procedure.RunOptions{Key: "task_cr_01", FromStep: 2, UntilStep: 5, RepoPath: "/src/app"},
+		Engine: engineOptions{Agent: "fixer --fast", MaxIterations: 3, GitHubAPI: "https://ghe/api/v3/", ReviewWait: 90 * time.Second,
+			PollInterval: 5 * time.Second, AgentTimeout: 10 * time.Minute, GitTimeout: time.Minute}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+
+	got, msg = parseOptions(t, runCommand, "task_cr_01")
+	want = &runOptions{Store: sqlite(""), Parallel: 1, WaitTimeout: 30 * time.Minute, Task: procedure.RunOptions{Key: "task_cr_01"},
+		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: gitops.DefaultNetworkTimeout}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("defaults\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+
+	got, msg = parseOptionsEnv(t, map[string]string{"WO_AGENT": "env-agent", "WO_REVIEW_WAIT": "2m", "WO_POLL_INTERVAL": "7s",
+		"WO_AGENT_TIMEOUT": "45m", "WO_GIT_TIMEOUT": "20s", "GITHUB_API_URL": "https://env/api/"}, runCommand, "task_cr_01")
+	want.Engine = engineOptions{Agent: "env-agent", GitHubAPI: "https://env/api/", ReviewWait: 2 * time.Minute, PollInterval: 7 * time.Second,
+		AgentTimeout: 45 * time.Minute, GitTimeout: 20 * time.Second}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("environment\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, _ = parseOptionsEnv(t, map[string]string{"WO_AGENT": "env-agent", "WO_AGENT_TIMEOUT": "45m"}, runCommand, "task_cr_01",
+		"--agent", "flag-agent", "--agent-timeout", "1m")
+	if got == nil || got.Engine.Agent != "flag-agent" || got.Engine.AgentTimeout != time.Minute {
+		t.Errorf("a flag beats its environment variable: %+v", got)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "missing task KEY: usage: wo run KEY"},
+		{[]string{"task_a", "task_b"}, "expected one task KEY, got 2 arguments: task_a task_b"},
+		{[]string{"--epic", "task_e", "task_a"}, "give either a task KEY or --epic KEY, not both"},
+		{[]string{"--epic", "task_e", "--dry-run"}, "--dry-run, --from-step and --until-step work on one task, not with --epic"},
+		{[]string{"--epic", "task_e", "--from-step", "2"}, "--dry-run, --from-step and --until-step work on one task, not with --epic"},
+		{[]string{"--epic", "task_e", "--until-step", "1"}, "--dry-run, --from-step and --until-step work on one task, not with --epic"},
+		{[]string{"task_a", "--parallel", "many"}, `invalid value "many" for flag -parallel`},
+	} {
+		if got, msg := parseOptions(t, runCommand, tc.args...); got != nil || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: options %+v, message %q", tc.args, got, msg)
+		}
+	}
+}
+
+func TestRunEpicFlags(t *testing.T) {
+	got, msg := parseOptions(t, runCommand, "--epic", "task_e", "--parallel", "4", "--wait", "--wait-timeout", "5m", "--repo", "/src/app")
+	want := &runOptions{Store: sqlite(""), Epic: "task_e", Parallel: 4, Wait: true, WaitTimeout: 5 * time.Minute,
+		Task:   procedure.RunOptions{RepoPath: "/src/app"},
+		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: gitops.DefaultNetworkTimeout}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	// --wait is the default only where CI=true, and an explicit value wins.
+	for _, tc := range []struct {
+		ci   string
+		args []string
+		want bool
+	}{
+		{"", nil, false},
+		{"true", nil, true},
+		{"1", nil, false},
+		{"false", []string{"--wait"}, true},
+		{"true", []string{"--wait=false"}, false},
+	} {
+		got, msg := parseOptionsEnv(t, map[string]string{"CI": tc.ci}, runCommand, append([]string{"--epic", "task_e"}, tc.args...)...)
+		if got == nil || got.Wait != tc.want || got.WaitTimeout != 30*time.Minute || got.Parallel != 1 {
+			t.Errorf("CI=%q %v: options %+v (%s), want Wait %v", tc.ci, tc.args, got, msg, tc.want)
+		}
+	}
+}
+
+func TestResetFlags(t *testing.T) {
+	got, msg := parseOptions(t, resetCommand, "task_cr_01", "--to-step", "3", "--store", "/tmp/wo.db")
+	if want := (&resetOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01", ToStep: 3}); !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, msg := parseOptions(t, resetCommand, "task_cr_01"); !reflect.DeepEqual(got, &resetOptions{Store: sqlite(""), Key: "task_cr_01"}) {
+		t.Errorf("defaults: %+v (%s)", got, msg)
+	}
+	if got, msg := parseOptions(t, resetCommand, "--to-step", "1"); got != nil || !strings.Contains(msg, "missing task KEY: usage: wo reset KEY") {
+		t.Errorf("no key: %+v %q", got, msg)
+	}
+}
+
+// decision builds the command of one gate decision as parseOptions wants it.
+func decision(d gateDecision) func(*Factory, func(context.Context, *Factory, *decisionOptions) (result, error)) *cli.Command {
+	return func(f *Factory, run func(context.Context, *Factory, *decisionOptions) (result, error)) *cli.Command {
+		return decisionCommand(f, d, run)
+	}
+}
+
+func TestDecisionFlags(t *testing.T) {
+	got, msg := parseOptions(t, decision(approveDecision), "task_cr_01", "--store", "/tmp/wo.db")
+	if want := (&decisionOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01", Decision: workorder.DecisionApproved}); !reflect.DeepEqual(got, want) {
+		t.Errorf("approve\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, msg = parseOptions(t, decision(reviseDecision), "task_cr_01", "--note", "split the handler")
+	if want := (&decisionOptions{Store: sqlite(""), Key: "task_cr_01", Decision: workorder.DecisionRevise, Note: "split the handler"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("revise\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, msg = parseOptions(t, decision(cancelDecision), "--reason", "superseded", "task_cr_01")
+	if want := (&decisionOptions{Store: sqlite(""), Key: "task_cr_01", Decision: workorder.DecisionCancelled, Note: "superseded"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("cancel\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	for _, tc := range []struct {
+		d    gateDecision
+		args []string
+		want string
+	}{
+		{reviseDecision, []string{"task_cr_01"}, `Required flag "note" not set`},
+		{cancelDecision, []string{"task_cr_01"}, `Required flag "reason" not set`},
+		{approveDecision, []string{"task_cr_01", "--note", "ok"}, "flag provided but not defined: -note"},
+		{approveDecision, nil, "missing task KEY: usage: wo approve KEY"},
+		{cancelDecision, []string{"--reason", "dup", "task_a", "task_b"}, "expected one task KEY, got 2 arguments: task_a task_b"},
+	} {
+		if got, msg := parseOptions(t, decision(tc.d), tc.args...); got != nil || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s %v: options %+v, message %q", tc.d.Name, tc.args, got, msg)
+		}
+	}
+}
+
+func TestSyncFlags(t *testing.T) {
+	got, msg := parseOptions(t, syncCommand, "task_e", "--github-api", "https://ghe/api/v3/", "--store", "/tmp/wo.db")
+	if want := (&syncOptions{Store: sqlite("/tmp/wo.db"), Key: "task_e", GitHubAPI: "https://ghe/api/v3/"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, msg = parseOptionsEnv(t, map[string]string{"GITHUB_API_URL": "https://env/api/"}, syncCommand, "task_e")
+	if want := (&syncOptions{Store: sqlite(""), Key: "task_e", GitHubAPI: "https://env/api/"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("GITHUB_API_URL\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, msg := parseOptions(t, syncCommand); got != nil || !strings.Contains(msg, "missing task KEY: usage: wo sync KEY") {
+		t.Errorf("no key: %+v %q", got, msg)
+	}
+}
+
+func TestStatusFlags(t *testing.T) {
+	got, msg := parseOptions(t, statusCommand, "--epic", "task_e", "--format", "markdown", "--watch", "--interval", "10s",
+		"--refresh", "--github-api", "https://ghe/api/v3/", "--store", "/tmp/wo.db")
+	want := &statusOptions{Store: sqlite("/tmp/wo.db"), Key: "task_e", Format: "markdown", Watch: true, Interval: 10 * time.Second,
+		Refresh: true, GitHubAPI: "https://ghe/api/v3/"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	got, msg = parseOptions(t, statusCommand, "task_cr_01")
+	if want := (&statusOptions{Store: sqlite(""), Key: "task_cr_01", Format: "table", Interval: 3 * time.Second}); !reflect.DeepEqual(got, want) {
+		t.Errorf("defaults\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	for _, format := range []string{"mermaid", "dot"} {
+		if got, _ := parseOptions(t, statusCommand, "task_e", "--format", format); got == nil || got.Format != format {
+			t.Errorf("--format %s: %+v", format, got)
+		}
+	}
+	if got, _ := parseOptionsEnv(t, map[string]string{"GITHUB_API_URL": "https://env/api/"}, statusCommand, "task_e"); got == nil || got.GitHubAPI != "https://env/api/" {
+		t.Errorf("GITHUB_API_URL: %+v", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "missing task KEY: usage: wo status KEY | --epic KEY"},
+		{[]string{"task_e", "--format", "json"}, `--format "json": use table, markdown, mermaid or dot`},
+		{[]string{"task_a", "task_b"}, "expected one task KEY, got 2 arguments: task_a task_b"},
+	} {
+		if got, msg := parseOptions(t, statusCommand, tc.args...); got != nil || !strings.Contains(msg, tc.want) {
+			t.Errorf("%v: options %+v, message %q", tc.args, got, msg)
+		}
+	}
+}
+
+func TestShowAndLogFlags(t *testing.T) {
+	arango := StoreConfig{URL: "arangodb+http://db:8529", Database: "hades", Collection: "tasks", User: "ci", Password: "pw", Timeout: 5 * time.Second}
+	args := []string{"task_cr_01", "--store", "arangodb+http://db:8529", "--database", "hades", "--collection", "tasks", "--store-timeout", "5s", "--json"}
+	if got, msg := parseOptions(t, showCommand, args...); !reflect.DeepEqual(got, &showOptions{Store: arango, Key: "task_cr_01"}) {
+		t.Errorf("show: %+v (%s)", got, msg)
+	}
+	if got, msg := parseOptions(t, logCommand, args...); !reflect.DeepEqual(got, &logOptions{Store: arango, Key: "task_cr_01"}) {
+		t.Errorf("log: %+v (%s)", got, msg)
+	}
+	// The store's environment variables, as every command reads them.
+	env := map[string]string{"WO_STORE": "arangodb+http://env:8529", "WO_DATABASE": "envdb", "WO_COLLECTION": "envtasks", "WO_STORE_TIMEOUT": "9s"}
+	fromEnv := StoreConfig{URL: "arangodb+http://env:8529", Database: "envdb", Collection: "envtasks", User: "ci", Password: "pw", Timeout: 9 * time.Second}
+	if got, msg := parseOptionsEnv(t, env, showCommand, "task_cr_01"); !reflect.DeepEqual(got, &showOptions{Store: fromEnv, Key: "task_cr_01"}) {
+		t.Errorf("show, store from the environment: %+v (%s)", got, msg)
+	}
+	if got, msg := parseOptionsEnv(t, map[string]string{"ARANGO_URL": "http://a:8529", "HADES_DATABASE": "h"}, logCommand, "task_cr_01"); got == nil ||
+		got.Store.URL != "http://a:8529" || got.Store.Database != "h" {
+		t.Errorf("log, ARANGO_URL and HADES_DATABASE: %+v (%s)", got, msg)
+	}
+	if got, msg := parseOptions(t, showCommand); got != nil || !strings.Contains(msg, "missing task KEY: usage: wo show KEY") {
+		t.Errorf("show without a key: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, logCommand, "task_a", "task_b"); got != nil || !strings.Contains(msg, "expected one task KEY, got 2 arguments: task_a task_b") {
+		t.Errorf("log with two keys: %+v %q", got, msg)
+	}
+}
+
+func TestPromptFlags(t *testing.T) {
+	got, msg := parseOptions(t, promptCommand, "task_cr_01", "--format", "markdown", "--store", "/tmp/wo.db")
+	if want := (&promptOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01", Format: "markdown"}); !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, msg := parseOptions(t, promptCommand, "task_cr_01"); !reflect.DeepEqual(got, &promptOptions{Store: sqlite(""), Key: "task_cr_01", Format: "text"}) {
+		t.Errorf("defaults: %+v (%s)", got, msg)
+	}
+	if got, _ := parseOptions(t, promptCommand, "task_cr_01", "--format", "json"); got == nil || got.Format != "json" {
+		t.Errorf("--format json: %+v", got)
+	}
+	if got, msg := parseOptions(t, promptCommand, "task_cr_01", "--format", "html"); got != nil || !strings.Contains(msg, `--format "html": use text, markdown or json`) {
+		t.Errorf("bad format: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, promptCommand, "--format", "html"); got != nil || !strings.Contains(msg, "missing task KEY: usage: wo prompt KEY") {
+		t.Errorf("no key comes before a bad format: %+v %q", got, msg)
+	}
+}
+
+func TestInitFlags(t *testing.T) {
+	got, msg := parseOptions(t, initCommand, "--store", "arangodb+http://db:8529", "--database", "hades", "--collection", "tasks")
+	want := &initOptions{Store: StoreConfig{URL: "arangodb+http://db:8529", Database: "hades", Collection: "tasks", User: "ci", Password: "pw"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, msg := parseOptions(t, initCommand); !reflect.DeepEqual(got, &initOptions{Store: sqlite("")}) {
+		t.Errorf("defaults: %+v (%s)", got, msg)
 	}
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -9,7 +10,14 @@ import (
 	"github.com/wo-runner/wo/store"
 )
 
-func newInitCommand(f *Factory) *cli.Command {
+func newInitCommand(f *Factory) *cli.Command { return initCommand(f, runInit) }
+
+// initOptions are what wo init is asked.
+type initOptions struct {
+	Store StoreConfig
+}
+
+func initCommand(f *Factory, run func(context.Context, *Factory, *initOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:  "init",
 		Usage: "create the store's collections and indexes (safe to repeat)",
@@ -19,18 +27,31 @@ persistent indexes on parent_key and status that wo status and wo list use.
 For the embedded SQLite store, creates the database file and its tables.`,
 		Flags: storeFlags(),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			var where string
-			err := f.withStore(c, func(s store.Store) error {
-				where = s.Describe()
-				return store.Warned(s.Init(c.Context), func(w string) { fmt.Fprintln(f.Stderr, "warning:", w) })
-			})
+			opts, err := initOptionsFrom(c, f)
 			if err != nil {
 				return result{}, err
 			}
-			return result{data: map[string]any{"store": where}, human: func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "store ready: %s\n", where)
-				return err
-			}}, nil
+			return run(c.Context, f, opts)
 		}),
 	}
+}
+
+// initOptionsFrom reads the flags.
+func initOptionsFrom(c *cli.Context, f *Factory) (*initOptions, error) {
+	return &initOptions{Store: f.storeConfig(c)}, nil
+}
+
+func runInit(ctx context.Context, f *Factory, o *initOptions) (result, error) {
+	var where string
+	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+		where = s.Describe()
+		return store.Warned(s.Init(ctx), func(w string) { fmt.Fprintln(f.Stderr, "warning:", w) })
+	})
+	if err != nil {
+		return result{}, err
+	}
+	return result{data: map[string]any{"store": where}, human: func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "store ready: %s\n", where)
+		return err
+	}}, nil
 }

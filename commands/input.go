@@ -7,10 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"github.com/urfave/cli/v2"
-
-	"github.com/wo-runner/wo/store"
 )
 
 // DefaultMaxInputSize bounds what wo reads from a file or standard input
@@ -76,15 +72,6 @@ func byteSize(n int64) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
-}
-
-// withReadStore opens the store for a command that only reads it: a
-// missing SQLite store is an error rather than a new empty file, and a
-// foreign or read-only file is left exactly as it is.
-func (f *Factory) withReadStore(c *cli.Context, fn func(store.Store) error) error {
-	cfg := f.storeConfig(c)
-	cfg.ReadOnly = true
-	return f.useStore(c.Context, cfg, fn)
 }
 
 // readOnly is cfg for a command that only reads.

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -13,7 +14,15 @@ import (
 	"github.com/wo-runner/wo/termtext"
 )
 
-func newLogCommand(f *Factory) *cli.Command {
+func newLogCommand(f *Factory) *cli.Command { return logCommand(f, runLog) }
+
+// logOptions are what wo log is asked.
+type logOptions struct {
+	Store StoreConfig
+	Key   string
+}
+
+func logCommand(f *Factory, run func(context.Context, *Factory, *logOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:      "log",
 		Usage:     "show a task's activity timeline",
@@ -22,27 +31,41 @@ func newLogCommand(f *Factory) *cli.Command {
 failure, wait, reset and creation, with the runner that did it.`,
 		Flags: storeFlags(),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			key, err := oneArg(c, "task KEY")
+			opts, err := logOptionsFrom(c, f)
 			if err != nil {
 				return result{}, err
 			}
-			var entries []store.LogEntry
-			err = f.withReadStore(c, func(s store.Store) error {
-				if _, err := s.Get(c.Context, key); err != nil {
-					return err
-				}
-				entries, err = s.Logs(c.Context, key)
-				return err
-			})
-			if err != nil {
-				return result{}, err
-			}
-			if entries == nil {
-				entries = []store.LogEntry{}
-			}
-			return result{data: entries, human: func(w io.Writer) error { return writeLog(w, entries) }}, nil
+			return run(c.Context, f, opts)
 		}),
 	}
+}
+
+// logOptionsFrom reads the flags.
+func logOptionsFrom(c *cli.Context, f *Factory) (*logOptions, error) {
+	key, err := oneArg(c, "task KEY")
+	if err != nil {
+		return nil, err
+	}
+	return &logOptions{Store: f.storeConfig(c), Key: key}, nil
+}
+
+func runLog(ctx context.Context, f *Factory, o *logOptions) (result, error) {
+	var entries []store.LogEntry
+	err := f.useStore(ctx, readOnly(o.Store), func(s store.Store) error {
+		if _, err := s.Get(ctx, o.Key); err != nil {
+			return err
+		}
+		var err error
+		entries, err = s.Logs(ctx, o.Key)
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	if entries == nil {
+		entries = []store.LogEntry{}
+	}
+	return result{data: entries, human: func(w io.Writer) error { return writeLog(w, entries) }}, nil
 }
 
 func writeLog(w io.Writer, entries []store.LogEntry) error {

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -12,7 +13,16 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-func newPromptCommand(f *Factory) *cli.Command {
+func newPromptCommand(f *Factory) *cli.Command { return promptCommand(f, runPrompt) }
+
+// promptOptions are what wo prompt is asked.
+type promptOptions struct {
+	Store  StoreConfig
+	Key    string
+	Format string // text, markdown or json
+}
+
+func promptCommand(f *Factory, run func(context.Context, *Factory, *promptOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:      "prompt",
 		Usage:     "print what an agent is told about a task",
@@ -25,39 +35,52 @@ text the agent command receives. --format text (default), markdown or json.`,
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, markdown or json"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			key, err := oneArg(c, "task KEY")
+			opts, err := promptOptionsFrom(c, f)
 			if err != nil {
 				return result{}, err
 			}
-			format := c.String("format")
-			if format != "text" && format != "markdown" && format != "json" {
-				return result{}, usagef(fmt.Sprintf("--format %q: use text, markdown or json", format))
-			}
-			var v *procedure.PromptView
-			err = f.withStore(c, func(s store.Store) error {
-				doc, err := s.Get(c.Context, key)
-				if err != nil {
-					return err
-				}
-				v, err = procedure.Prompt(doc)
-				return err
-			})
-			if err != nil {
-				return result{}, err
-			}
-			return result{data: v, human: func(w io.Writer) error {
-				switch format {
-				case "json":
-					return workorder.Encode(w, v)
-				case "markdown":
-					_, err := io.WriteString(w, markdownPrompt(v))
-					return err
-				}
-				_, err := io.WriteString(w, v.Text)
-				return err
-			}}, nil
+			return run(c.Context, f, opts)
 		}),
 	}
+}
+
+// promptOptionsFrom reads the flags.
+func promptOptionsFrom(c *cli.Context, f *Factory) (*promptOptions, error) {
+	key, err := oneArg(c, "task KEY")
+	if err != nil {
+		return nil, err
+	}
+	format := c.String("format")
+	if format != "text" && format != "markdown" && format != "json" {
+		return nil, usagef(fmt.Sprintf("--format %q: use text, markdown or json", format))
+	}
+	return &promptOptions{Store: f.storeConfig(c), Key: key, Format: format}, nil
+}
+
+func runPrompt(ctx context.Context, f *Factory, o *promptOptions) (result, error) {
+	var v *procedure.PromptView
+	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+		doc, err := s.Get(ctx, o.Key)
+		if err != nil {
+			return err
+		}
+		v, err = procedure.Prompt(doc)
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	return result{data: v, human: func(w io.Writer) error {
+		switch o.Format {
+		case "json":
+			return workorder.Encode(w, v)
+		case "markdown":
+			_, err := io.WriteString(w, markdownPrompt(v))
+			return err
+		}
+		_, err := io.WriteString(w, v.Text)
+		return err
+	}}, nil
 }
 
 // markdownPrompt renders the seed's section headers as Markdown headings.

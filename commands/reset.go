@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -10,7 +11,16 @@ import (
 	"github.com/wo-runner/wo/store"
 )
 
-func newResetCommand(f *Factory) *cli.Command {
+func newResetCommand(f *Factory) *cli.Command { return resetCommand(f, runReset) }
+
+// resetOptions are what wo reset is asked.
+type resetOptions struct {
+	Store  StoreConfig
+	Key    string
+	ToStep int // the last step kept as done; 0 for none
+}
+
+func resetCommand(f *Factory, run func(context.Context, *Factory, *resetOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:      "reset",
 		Usage:     "rewind a work order's state so that wo run repeats steps",
@@ -26,22 +36,36 @@ in again from the source on top of it (no commit if nothing differs).`,
 			&cli.IntFlag{Name: "to-step", Usage: "the last step to keep as done (`N`, 0 for none)"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			key, err := oneArg(c, "task KEY")
+			opts, err := resetOptionsFrom(c, f)
 			if err != nil {
 				return result{}, err
 			}
-			var out *procedure.Result
-			err = f.withStore(c, func(s store.Store) error {
-				out, err = f.engine(c, s).Reset(c.Context, key, c.Int("to-step"))
-				return err
-			})
-			if err != nil {
-				return result{}, err
-			}
-			return result{data: out, human: func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "%s: reset to step %d/%d, status %s\n", out.Key, out.CurrentStep, out.Steps, out.Status)
-				return err
-			}}, nil
+			return run(c.Context, f, opts)
 		}),
 	}
+}
+
+// resetOptionsFrom reads the flags.
+func resetOptionsFrom(c *cli.Context, f *Factory) (*resetOptions, error) {
+	key, err := oneArg(c, "task KEY")
+	if err != nil {
+		return nil, err
+	}
+	return &resetOptions{Store: f.storeConfig(c), Key: key, ToStep: c.Int("to-step")}, nil
+}
+
+func runReset(ctx context.Context, f *Factory, o *resetOptions) (result, error) {
+	var out *procedure.Result
+	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+		var err error
+		out, err = f.engine(s, engineOptions{}).Reset(ctx, o.Key, o.ToStep)
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	return result{data: out, human: func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "%s: reset to step %d/%d, status %s\n", out.Key, out.CurrentStep, out.Steps, out.Status)
+		return err
+	}}, nil
 }

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -23,7 +24,39 @@ import (
 // integration tests crash a real wo process at a named point.
 var faultHook func(point string)
 
-func newRunCommand(f *Factory) *cli.Command {
+func newRunCommand(f *Factory) *cli.Command { return runCommand(f, runRun) }
+
+// runOptions are what wo run is asked: one task, or an epic's children.
+type runOptions struct {
+	Store StoreConfig
+	JSON  bool // NDJSON events on stdout, then a one-line envelope
+	// Task is the one task to run: its key, the step range and the
+	// repository.
+	Task   procedure.RunOptions
+	DryRun bool
+	// Epic runs the children of this epic instead of one task.
+	Epic     string
+	Parallel int
+	// Wait for children other runners hold (--wait, or CI=true), at most
+	// WaitTimeout for each.
+	Wait        bool
+	WaitTimeout time.Duration
+	Engine      engineOptions
+}
+
+// engineOptions are the flags that tune the step engine; a command that
+// has none of them leaves them zero.
+type engineOptions struct {
+	Agent         string
+	MaxIterations int
+	GitHubAPI     string
+	ReviewWait    time.Duration
+	PollInterval  time.Duration
+	AgentTimeout  time.Duration
+	GitTimeout    time.Duration
+}
+
+func runCommand(f *Factory, run func(context.Context, *Factory, *runOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "execute a work order from where it stopped",
@@ -61,70 +94,102 @@ finishes the epic.
 			&cli.DurationFlag{Name: "git-timeout", EnvVars: []string{"WO_GIT_TIMEOUT"}, Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git push that takes longer than this `DURATION`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			if epic := c.String("epic"); epic != "" {
-				return runEpic(c, f, epic)
-			}
-			key, err := oneArg(c, "task KEY")
+			opts, err := runOptionsFrom(c, f)
 			if err != nil {
 				return result{}, err
 			}
-			opts := procedure.RunOptions{Key: key, FromStep: c.Int("from-step"), UntilStep: c.Int("until-step"), RepoPath: c.String("repo")}
-			var res any
-			var human func(io.Writer) error
-			err = f.withStore(c, func(s store.Store) error {
-				eng := f.engine(c, s)
-				if err := checkStepRange(c.Context, eng, opts); err != nil {
-					return err
-				}
-				if c.Bool("dry-run") {
-					plan, err := eng.Plan(c.Context, opts)
-					if err != nil {
-						return err
-					}
-					res, human = plan, func(w io.Writer) error { return writePlan(w, plan) }
-					return nil
-				}
-				progress := newProgress(f, c.Bool("json"))
-				eng.Events = progress.event
-				out, err := eng.Run(c.Context, opts)
-				progress.stop()
-				if out != nil {
-					res = out
-					human = func(w io.Writer) error { return writeRunResult(w, out) }
-				}
-				return err
-			})
-			return result{data: res, human: human, compact: c.Bool("json")}, err
+			return run(c.Context, f, opts)
 		}),
 	}
 }
 
+// runOptionsFrom reads the flags.
+func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
+	o := &runOptions{
+		Store: f.storeConfig(c), JSON: c.Bool("json"), DryRun: c.Bool("dry-run"),
+		Task: procedure.RunOptions{FromStep: c.Int("from-step"), UntilStep: c.Int("until-step"), RepoPath: c.String("repo")},
+		Epic: c.String("epic"), Parallel: c.Int("parallel"), Wait: epicWait(c, f), WaitTimeout: c.Duration("wait-timeout"),
+		Engine: engineOptionsFrom(c),
+	}
+	if o.Epic != "" {
+		if c.Args().Len() > 0 {
+			return nil, usagef("give either a task KEY or --epic KEY, not both")
+		}
+		if o.DryRun || o.Task.FromStep > 0 || o.Task.UntilStep > 0 {
+			return nil, usagef("--dry-run, --from-step and --until-step work on one task, not with --epic")
+		}
+		return o, nil
+	}
+	key, err := oneArg(c, "task KEY")
+	if err != nil {
+		return nil, err
+	}
+	o.Task.Key = key
+	return o, nil
+}
+
+// engineOptionsFrom reads the engine's flags; those the command lacks
+// read as zero.
+func engineOptionsFrom(c *cli.Context) engineOptions {
+	return engineOptions{
+		Agent: c.String("agent"), MaxIterations: c.Int("max-iterations"), GitHubAPI: c.String("github-api"),
+		ReviewWait: c.Duration("review-wait"), PollInterval: c.Duration("poll-interval"),
+		AgentTimeout: c.Duration("agent-timeout"), GitTimeout: c.Duration("git-timeout"),
+	}
+}
+
+func runRun(ctx context.Context, f *Factory, o *runOptions) (result, error) {
+	if o.Epic != "" {
+		return runEpic(ctx, f, o)
+	}
+	var res any
+	var human func(io.Writer) error
+	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+		eng := f.engine(s, o.Engine)
+		if err := checkStepRange(ctx, eng, o.Task); err != nil {
+			return err
+		}
+		if o.DryRun {
+			plan, err := eng.Plan(ctx, o.Task)
+			if err != nil {
+				return err
+			}
+			res, human = plan, func(w io.Writer) error { return writePlan(w, plan) }
+			return nil
+		}
+		progress := newProgress(f, o.JSON)
+		eng.Events = progress.event
+		out, err := eng.Run(ctx, o.Task)
+		progress.stop()
+		if out != nil {
+			res = out
+			human = func(w io.Writer) error { return writeRunResult(w, out) }
+		}
+		return err
+	})
+	return result{data: res, human: human, compact: o.JSON}, err
+}
+
 // runEpic runs an epic's children in waves and reports each one.
-func runEpic(c *cli.Context, f *Factory, epic string) (result, error) {
-	if c.Args().Len() > 0 {
-		return result{}, usagef("give either a task KEY or --epic KEY, not both")
-	}
-	if c.Bool("dry-run") || c.Int("from-step") > 0 || c.Int("until-step") > 0 {
-		return result{}, usagef("--dry-run, --from-step and --until-step work on one task, not with --epic")
-	}
+func runEpic(ctx context.Context, f *Factory, o *runOptions) (result, error) {
 	var out *procedure.EpicResult
-	err := f.withStore(c, func(s store.Store) error {
-		eng := f.engine(c, s)
-		progress := newProgress(f, c.Bool("json"))
+	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+		eng := f.engine(s, o.Engine)
+		progress := newProgress(f, o.JSON)
 		progress.withKeys = true
 		eng.Events = progress.event
-		if epicWait(c, f) {
-			eng.EpicWait = c.Duration("wait-timeout")
+		if o.Wait {
+			eng.EpicWait = o.WaitTimeout
 		}
 		var err error
-		out, err = eng.RunEpic(c.Context, epic, c.Int("parallel"), procedure.RunOptions{RepoPath: c.String("repo")})
+		out, err = eng.RunEpic(ctx, o.Epic, o.Parallel, procedure.RunOptions{RepoPath: o.Task.RepoPath})
 		progress.stop()
 		return err
 	})
 	if out == nil {
 		return result{}, err
 	}
-	return result{data: out, compact: c.Bool("json"), always: true, human: func(w io.Writer) error { return writeEpicResult(w, out) }}, err
+	return result{data: out, compact: o.JSON, always: true, human: func(w io.Writer) error { return writeEpicResult(w, out) }}, err
 }
 
 // epicWait reports whether an epic run waits for children other runners
@@ -145,18 +210,18 @@ func writeEpicResult(w io.Writer, r *procedure.EpicResult) error {
 	return tw.Flush()
 }
 
-// engine builds the step engine from flags and environment.
-func (f *Factory) engine(c *cli.Context, s store.Store) *procedure.Engine {
+// engine builds the step engine from the engine options and environment.
+func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 	return &procedure.Engine{
 		Store:             s,
 		Getenv:            f.Getenv,
-		Agent:             c.String("agent"),
-		MaxLoopIterations: c.Int("max-iterations"),
-		GitHubAPI:         c.String("github-api"),
-		ReviewWait:        c.Duration("review-wait"),
-		PollInterval:      c.Duration("poll-interval"),
-		AgentTimeout:      c.Duration("agent-timeout"),
-		GitTimeout:        c.Duration("git-timeout"),
+		Agent:             o.Agent,
+		MaxLoopIterations: o.MaxIterations,
+		GitHubAPI:         o.GitHubAPI,
+		ReviewWait:        o.ReviewWait,
+		PollInterval:      o.PollInterval,
+		AgentTimeout:      o.AgentTimeout,
+		GitTimeout:        o.GitTimeout,
 		Secrets:           f.secrets(),
 		Fault:             faultHook,
 	}

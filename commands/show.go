@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -15,7 +16,15 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-func newShowCommand(f *Factory) *cli.Command {
+func newShowCommand(f *Factory) *cli.Command { return showCommand(f, runShow) }
+
+// showOptions are what wo show is asked.
+type showOptions struct {
+	Store StoreConfig
+	Key   string
+}
+
+func showCommand(f *Factory, run func(context.Context, *Factory, *showOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:      "show",
 		Usage:     "show a task's work order: objective, context, steps and state",
@@ -25,25 +34,39 @@ template rendered from state, inputs and context, marked done, next or
 pending. --json gives the document and the rendered steps.`,
 		Flags: storeFlags(),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			key, err := oneArg(c, "task KEY")
+			opts, err := showOptionsFrom(c, f)
 			if err != nil {
 				return result{}, err
 			}
-			var doc map[string]any
-			err = f.withReadStore(c, func(s store.Store) error {
-				doc, err = s.Get(c.Context, key)
-				return err
-			})
-			if err != nil {
-				return result{}, err
-			}
-			steps := planSteps(doc)
-			return result{
-				data:  map[string]any{"task": portable(doc), "steps": steps},
-				human: func(w io.Writer) error { return writeShow(w, doc, steps) },
-			}, nil
+			return run(c.Context, f, opts)
 		}),
 	}
+}
+
+// showOptionsFrom reads the flags.
+func showOptionsFrom(c *cli.Context, f *Factory) (*showOptions, error) {
+	key, err := oneArg(c, "task KEY")
+	if err != nil {
+		return nil, err
+	}
+	return &showOptions{Store: f.storeConfig(c), Key: key}, nil
+}
+
+func runShow(ctx context.Context, f *Factory, o *showOptions) (result, error) {
+	var doc map[string]any
+	err := f.useStore(ctx, readOnly(o.Store), func(s store.Store) error {
+		var err error
+		doc, err = s.Get(ctx, o.Key)
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	steps := planSteps(doc)
+	return result{
+		data:  map[string]any{"task": portable(doc), "steps": steps},
+		human: func(w io.Writer) error { return writeShow(w, doc, steps) },
+	}, nil
 }
 
 // StepView is one step as wo show and the plan present it.

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +19,23 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-func newStatusCommand(f *Factory) *cli.Command {
+func newStatusCommand(f *Factory) *cli.Command { return statusCommand(f, runStatus) }
+
+// statusOptions are what wo status is asked.
+type statusOptions struct {
+	Store  StoreConfig
+	Key    string // the task or epic, as the argument or --epic
+	Format string // table, markdown, mermaid or dot
+	// Watch redraws every Interval until the context ends.
+	Watch    bool
+	Interval time.Duration
+	// Refresh first reads the pull requests on GitHub at GitHubAPI, as wo
+	// sync does.
+	Refresh   bool
+	GitHubAPI string
+}
+
+func statusCommand(f *Factory, run func(context.Context, *Factory, *statusOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:      "status",
 		Usage:     "show where a task, or an epic and all its children, stands",
@@ -41,77 +58,91 @@ few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).`,
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			key := c.String("epic")
-			if key == "" {
-				var err error
-				if key, err = oneArg(c, "task KEY"); err != nil {
-					return result{}, err
-				}
-			}
-			format := c.String("format")
-			switch format {
-			case "table", "markdown", "mermaid", "dot":
-			default:
-				return result{}, usagef(fmt.Sprintf("--format %q: use table, markdown, mermaid or dot", format))
-			}
-			var rows []StatusRow
-			open := f.withReadStore
-			if c.Bool("refresh") {
-				open = f.withStore // wo sync writes what it reads from GitHub
-			}
-			err := open(c, func(s store.Store) error {
-				for {
-					if c.Bool("refresh") {
-						if _, err := syncTree(c, f, s, key); err != nil {
-							return err
-						}
-					}
-					var err error
-					if rows, err = loadStatus(c, s, key); err != nil {
-						return err
-					}
-					if !c.Bool("watch") {
-						return nil
-					}
-					fmt.Fprint(f.Stdout, "\033[H\033[2J")
-					renderStatus(f, format, rows)
-					fmt.Fprintf(f.Stdout, "\n(every %s; Ctrl-C to stop)\n", c.Duration("interval"))
-					select {
-					case <-c.Context.Done():
-						return nil
-					case <-time.After(c.Duration("interval")):
-					}
-				}
-			})
+			opts, err := statusOptionsFrom(c, f)
 			if err != nil {
 				return result{}, err
 			}
-			if format == "markdown" {
-				if path := f.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-					if err := appendFile(path, markdownStatus(rows)); err != nil {
-						return result{}, fmt.Errorf("appending to $GITHUB_STEP_SUMMARY (%s): %w", path, err)
-					}
-				}
-			}
-			return result{data: rows, human: func(w io.Writer) error {
-				if c.Bool("watch") {
-					return nil // already drawn
-				}
-				_, err := io.WriteString(w, renderString(f, format, rows))
-				return err
-			}}, nil
+			return run(c.Context, f, opts)
 		}),
 	}
 }
 
+// statusOptionsFrom reads the flags.
+func statusOptionsFrom(c *cli.Context, f *Factory) (*statusOptions, error) {
+	key := c.String("epic")
+	if key == "" {
+		var err error
+		if key, err = oneArg(c, "task KEY"); err != nil {
+			return nil, err
+		}
+	}
+	format := c.String("format")
+	switch format {
+	case "table", "markdown", "mermaid", "dot":
+	default:
+		return nil, usagef(fmt.Sprintf("--format %q: use table, markdown, mermaid or dot", format))
+	}
+	return &statusOptions{Store: f.storeConfig(c), Key: key, Format: format, Watch: c.Bool("watch"), Interval: c.Duration("interval"),
+		Refresh: c.Bool("refresh"), GitHubAPI: c.String("github-api")}, nil
+}
+
+func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error) {
+	var rows []StatusRow
+	cfg := readOnly(o.Store)
+	if o.Refresh {
+		cfg = o.Store // wo sync writes what it reads from GitHub
+	}
+	err := f.useStore(ctx, cfg, func(s store.Store) error {
+		for {
+			if o.Refresh {
+				if _, err := syncTree(ctx, f, s, o.Key, o.GitHubAPI); err != nil {
+					return err
+				}
+			}
+			var err error
+			if rows, err = loadStatus(ctx, s, o.Key); err != nil {
+				return err
+			}
+			if !o.Watch {
+				return nil
+			}
+			fmt.Fprint(f.Stdout, "\033[H\033[2J")
+			renderStatus(f, o.Format, rows)
+			fmt.Fprintf(f.Stdout, "\n(every %s; Ctrl-C to stop)\n", o.Interval)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(o.Interval):
+			}
+		}
+	})
+	if err != nil {
+		return result{}, err
+	}
+	if o.Format == "markdown" {
+		if path := f.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+			if err := appendFile(path, markdownStatus(rows)); err != nil {
+				return result{}, fmt.Errorf("appending to $GITHUB_STEP_SUMMARY (%s): %w", path, err)
+			}
+		}
+	}
+	return result{data: rows, human: func(w io.Writer) error {
+		if o.Watch {
+			return nil // already drawn
+		}
+		_, err := io.WriteString(w, renderString(f, o.Format, rows))
+		return err
+	}}, nil
+}
+
 // loadStatus reads the task and its children: two reads, whatever the
 // number of children.
-func loadStatus(c *cli.Context, s store.Store, key string) ([]StatusRow, error) {
-	doc, err := s.Get(c.Context, key)
+func loadStatus(ctx context.Context, s store.Store, key string) ([]StatusRow, error) {
+	doc, err := s.Get(ctx, key)
 	if err != nil {
 		return nil, err
 	}
-	children, err := s.List(c.Context, store.Filter{ParentKey: key})
+	children, err := s.List(ctx, store.Filter{ParentKey: key})
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +153,7 @@ func loadStatus(c *cli.Context, s store.Store, key string) ([]StatusRow, error) 
 	}
 	graph := workorder.NewGraph(docs, nil)
 	now := time.Now()
-	est, err := procedure.NewEstimator(c.Context, s)
+	est, err := procedure.NewEstimator(ctx, s)
 	if err != nil {
 		return nil, err
 	}

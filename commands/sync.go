@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -10,7 +11,16 @@ import (
 	"github.com/wo-runner/wo/store"
 )
 
-func newSyncCommand(f *Factory) *cli.Command {
+func newSyncCommand(f *Factory) *cli.Command { return syncCommand(f, runSync) }
+
+// syncOptions are what wo sync is asked.
+type syncOptions struct {
+	Store     StoreConfig
+	Key       string
+	GitHubAPI string
+}
+
+func syncCommand(f *Factory, run func(context.Context, *Factory, *syncOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:      "sync",
 		Usage:     "bring tasks up to date with their pull requests on GitHub",
@@ -22,42 +32,57 @@ merging blocks it with the reason. wo status --refresh does the same first.`,
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
-			key, err := oneArg(c, "task KEY")
+			opts, err := syncOptionsFrom(c, f)
 			if err != nil {
 				return result{}, err
 			}
-			var out []*procedure.SyncResult
-			err = f.withStore(c, func(s store.Store) error {
-				out, err = syncTree(c, f, s, key)
-				return err
-			})
-			if err != nil {
-				return result{}, err
-			}
-			return result{data: out, human: func(w io.Writer) error {
-				for _, r := range out {
-					if r.Warning != "" {
-						fmt.Fprintf(f.Stderr, "warning: %s\n", r.Warning)
-					}
-					if r.PR == 0 {
-						continue
-					}
-					change := "unchanged"
-					if r.Changed {
-						change = "now " + string(r.Status)
-					}
-					fmt.Fprintf(w, "%s: pull request #%d is %s; task %s\n", r.Key, r.PR, r.PRState, change)
-				}
-				return nil
-			}}, nil
+			return run(c.Context, f, opts)
 		}),
 	}
 }
 
-// syncTree syncs a task and its children.
-func syncTree(c *cli.Context, f *Factory, s store.Store, key string) ([]*procedure.SyncResult, error) {
-	e := f.engine(c, s)
-	children, err := s.List(c.Context, store.Filter{ParentKey: key})
+// syncOptionsFrom reads the flags.
+func syncOptionsFrom(c *cli.Context, f *Factory) (*syncOptions, error) {
+	key, err := oneArg(c, "task KEY")
+	if err != nil {
+		return nil, err
+	}
+	return &syncOptions{Store: f.storeConfig(c), Key: key, GitHubAPI: c.String("github-api")}, nil
+}
+
+func runSync(ctx context.Context, f *Factory, o *syncOptions) (result, error) {
+	var out []*procedure.SyncResult
+	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+		var err error
+		out, err = syncTree(ctx, f, s, o.Key, o.GitHubAPI)
+		return err
+	})
+	if err != nil {
+		return result{}, err
+	}
+	return result{data: out, human: func(w io.Writer) error {
+		for _, r := range out {
+			if r.Warning != "" {
+				fmt.Fprintf(f.Stderr, "warning: %s\n", r.Warning)
+			}
+			if r.PR == 0 {
+				continue
+			}
+			change := "unchanged"
+			if r.Changed {
+				change = "now " + string(r.Status)
+			}
+			fmt.Fprintf(w, "%s: pull request #%d is %s; task %s\n", r.Key, r.PR, r.PRState, change)
+		}
+		return nil
+	}}, nil
+}
+
+// syncTree syncs a task and its children, reading GitHub at githubAPI
+// (empty: api.github.com).
+func syncTree(ctx context.Context, f *Factory, s store.Store, key, githubAPI string) ([]*procedure.SyncResult, error) {
+	e := f.engine(s, engineOptions{GitHubAPI: githubAPI})
+	children, err := s.List(ctx, store.Filter{ParentKey: key})
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +92,7 @@ func syncTree(c *cli.Context, f *Factory, s store.Store, key string) ([]*procedu
 	}
 	var out []*procedure.SyncResult
 	for _, k := range keys {
-		r, err := e.Sync(c.Context, k)
+		r, err := e.Sync(ctx, k)
 		if err != nil {
 			return out, fmt.Errorf("syncing %s: %w", k, err)
 		}
