@@ -42,7 +42,7 @@ type State struct {
 
 	// What the git steps produced, so a resumed run uses the same inputs.
 	WorktreeName string `json:"worktree_name,omitempty" wo:"later"`
-	Branch       string `json:"branch,omitempty" wo:"later"`
+	Branch       string `json:"branch,omitempty" wo:"later,reset=create_branch"`
 	BaseSHA      string `json:"base_sha,omitempty" wo:"later,reset=create_worktree"`
 	SourceSHA    string `json:"source_sha,omitempty" wo:"later,reset=checkout_files"`
 	CommitSHA    string `json:"commit_sha,omitempty" wo:"later"`
