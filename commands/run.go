@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -41,7 +42,11 @@ type runOptions struct {
 	// WaitTimeout for each.
 	Wait        bool
 	WaitTimeout time.Duration
-	Engine      engineOptions
+	// GitHubEvent is an event payload file (--github-event, or
+	// $GITHUB_EVENT_PATH for the events wo resumes on) and its name.
+	GitHubEvent     string
+	GitHubEventName string
+	Engine          engineOptions
 }
 
 // engineOptions are the flags that tune the step engine; a command that
@@ -51,6 +56,7 @@ type engineOptions struct {
 	MaxIterations int
 	GitHubAPI     string
 	ReviewWait    time.Duration
+	NoReviewWait  bool // --review-wait 0: look once, never wait
 	PollInterval  time.Duration
 	AgentTimeout  time.Duration
 	GitTimeout    time.Duration
@@ -88,7 +94,8 @@ finishes the epic.
 			&cli.StringFlag{Name: "agent", EnvVars: []string{"WO_AGENT"}, Usage: "`COMMAND` that fixes review comments (run in the worktree, prompt on stdin)"},
 			&cli.IntFlag{Name: "max-iterations", Usage: "bound on review-fix iterations when a step sets none (default 5)"},
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
-			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes"},
+			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes; 0 looks once and stops (exit 3) until a review event resumes the run"},
+			&cli.StringFlag{Name: "github-event", Usage: "resume the work order a GitHub event payload `FILE` names (default: $GITHUB_EVENT_PATH for pull_request_review, pull_request_review_comment, pull_request and issue_comment events)"},
 			&cli.DurationFlag{Name: "poll-interval", EnvVars: []string{"WO_POLL_INTERVAL"}, Usage: "how often to poll GitHub while waiting (default 30s)"},
 			&cli.DurationFlag{Name: "agent-timeout", EnvVars: []string{"WO_AGENT_TIMEOUT"}, Value: 30 * time.Minute, Usage: "stop an agent run (and its child processes) after this `DURATION`"},
 			&cli.DurationFlag{Name: "git-timeout", EnvVars: []string{"WO_GIT_TIMEOUT"}, Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git push that takes longer than this `DURATION`"},
@@ -110,6 +117,13 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 		Task: procedure.RunOptions{FromStep: c.Int("from-step"), UntilStep: c.Int("until-step"), RepoPath: c.String("repo")},
 		Epic: c.String("epic"), Parallel: c.Int("parallel"), Wait: epicWait(c, f), WaitTimeout: c.Duration("wait-timeout"),
 		Engine: engineOptionsFrom(c),
+	}
+	o.GitHubEvent, o.GitHubEventName = githubEventOf(c, f)
+	if o.GitHubEvent != "" {
+		if c.Args().Len() > 0 || o.DryRun || o.Task.FromStep > 0 || o.Task.UntilStep > 0 {
+			return nil, usagef("--github-event finds its work order from the event: give no task KEY, --dry-run or step range")
+		}
+		return o, nil
 	}
 	if o.Epic != "" {
 		if c.Args().Len() > 0 {
@@ -134,11 +148,15 @@ func engineOptionsFrom(c *cli.Context) engineOptions {
 	return engineOptions{
 		Agent: c.String("agent"), MaxIterations: c.Int("max-iterations"), GitHubAPI: c.String("github-api"),
 		ReviewWait: c.Duration("review-wait"), PollInterval: c.Duration("poll-interval"),
+		NoReviewWait: c.IsSet("review-wait") && c.Duration("review-wait") == 0,
 		AgentTimeout: c.Duration("agent-timeout"), GitTimeout: c.Duration("git-timeout"),
 	}
 }
 
 func runRun(ctx context.Context, f *Factory, o *runOptions) (result, error) {
+	if o.GitHubEvent != "" {
+		return runOnGitHubEvent(ctx, f, o)
+	}
 	if o.Epic != "" {
 		return runEpic(ctx, f, o)
 	}
@@ -192,6 +210,79 @@ func runEpic(ctx context.Context, f *Factory, o *runOptions) (result, error) {
 	return result{data: out, compact: o.JSON, always: true, human: func(w io.Writer) error { return writeEpicResult(w, out) }}, err
 }
 
+// githubEventOf is the event payload to resume on: --github-event FILE
+// (its name from GITHUB_EVENT_NAME), else $GITHUB_EVENT_PATH when the
+// workflow runs for an event wo resumes on.
+func githubEventOf(c *cli.Context, f *Factory) (path, name string) {
+	name = f.Getenv("GITHUB_EVENT_NAME")
+	if p := c.String("github-event"); p != "" {
+		return p, name
+	}
+	if p := f.Getenv("GITHUB_EVENT_PATH"); p != "" && slices.Contains(procedure.ResumeEvents, name) && c.Args().Len() == 0 && c.String("epic") == "" {
+		return p, name
+	}
+	return "", ""
+}
+
+// runOnGitHubEvent resumes the work order a GitHub event is about.
+func runOnGitHubEvent(ctx context.Context, f *Factory, o *runOptions) (result, error) {
+	if o.GitHubEventName == "" {
+		return result{}, usagef("--github-event needs the event's name in GITHUB_EVENT_NAME (as GitHub Actions sets it)")
+	}
+	data, err := readBounded(o.GitHubEvent, procedure.MaxEventSize)
+	if err != nil {
+		return result{}, err
+	}
+	ev, err := procedure.ParseGitHubEvent(o.GitHubEventName, data)
+	if err != nil {
+		return result{}, err
+	}
+	var out *procedure.EventResult
+	err = f.useStore(ctx, o.Store, func(s store.Store) error {
+		eng := f.engine(s, o.Engine)
+		progress := newProgress(f, o.JSON)
+		eng.Events = progress.event
+		var err error
+		out, err = eng.OnGitHubEvent(ctx, ev, procedure.RunOptions{RepoPath: o.Task.RepoPath})
+		progress.stop()
+		return err
+	})
+	if out == nil {
+		return result{}, err
+	}
+	return result{data: out, compact: o.JSON, always: true, human: func(w io.Writer) error {
+		switch out.Action {
+		case "ignored":
+			_, err := fmt.Fprintf(w, "%s #%d of %s: %s\n", ev.Name, ev.PR, termtext.Line(ev.Repo), termtext.Line(out.Reason))
+			return err
+		case "synced":
+			_, err := fmt.Fprintf(w, "%s: pull request #%d is %s; task %s\n", out.Key, ev.PR, out.Sync.PRState, out.Sync.Status)
+			return err
+		}
+		if out.Run != nil {
+			return writeRunResult(w, out.Run)
+		}
+		return nil
+	}}, err
+}
+
+// readBounded reads a file of at most limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, usagef(fmt.Sprintf("cannot read the event payload: %v", err))
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &procedure.EventError{Msg: fmt.Sprintf("the event payload %s is larger than %d bytes", path, limit)}
+	}
+	return data, nil
+}
+
 // epicWait reports whether an epic run waits for children other runners
 // hold: --wait, or by default in CI, where several jobs run one epic.
 func epicWait(c *cli.Context, f *Factory) bool {
@@ -219,6 +310,7 @@ func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 		MaxLoopIterations: o.MaxIterations,
 		GitHubAPI:         o.GitHubAPI,
 		ReviewWait:        o.ReviewWait,
+		NoReviewWait:      o.NoReviewWait,
 		PollInterval:      o.PollInterval,
 		AgentTimeout:      o.AgentTimeout,
 		GitTimeout:        o.GitTimeout,

@@ -243,7 +243,9 @@ func statusRow(d map[string]any, known map[string]map[string]any, graph *workord
 	if r.PRNumber == 0 && r.PRURL != "" {
 		r.PRNumber = prNumberOf(r.PRURL)
 	}
-	if who := phaseWaitsFor[st.Phase]; who != "" && r.Status != workorder.StatusClosed {
+	if st.Phase == workorder.PhaseWaitingForReview && st.ReviewWaitingSince != "" {
+		r.WaitingFor = append(r.WaitingFor, "a review since "+st.ReviewWaitingSince)
+	} else if who := phaseWaitsFor[st.Phase]; who != "" && r.Status != workorder.StatusClosed {
 		r.WaitingFor = append(r.WaitingFor, who)
 	}
 	if st.Skipped != nil && r.Status == workorder.StatusOpen {

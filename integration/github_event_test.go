@@ -1,0 +1,98 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// eventFile writes an event payload shaped as GitHub's documented
+// webhook payloads (only the fields wo reads need be right).
+func eventFile(t *testing.T, f *fixture, name string, payload map[string]any) string {
+	t.Helper()
+	b, _ := json.Marshal(payload)
+	path := filepath.Join(f.root, name+".json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func prPayload(action string, number int, repo, head string, merged bool) map[string]any {
+	return map[string]any{"action": action, "number": number,
+		"pull_request": map[string]any{"number": number, "merged": merged, "head": map[string]any{"ref": head, "sha": "0000000000000000000000000000000000000000"}},
+		"repository":   map[string]any{"full_name": repo}, "sender": map[string]any{"login": "someone"}}
+}
+
+func TestReviewEventsResumeInsteadOfPolling(t *testing.T) {
+	f := newFixture(t, 5)
+	gh, env := withGitHub(t, f)
+	gh.ReviewRounds = nil // the reviewer approves
+	gh.ReviewDelay = 1500 * time.Millisecond
+	f.importTask(f.seedTask("task_ev"))
+	noWait := append(env, "WO_REVIEW_WAIT=0")
+
+	start := time.Now()
+	r := f.wo(noWait, "run", "task_ev")
+	if r.code != 3 || !strings.Contains(r.stderr, "a review event resumes it") {
+		t.Fatalf("--review-wait 0 with no review yet: exit %d, want 3 at once\n%s", r.code, r.stderr)
+	}
+	if waited := time.Since(start); waited > 20*time.Second {
+		t.Errorf("the run held the runner for %s", waited)
+	}
+	if st := stateOf(f.doc("task_ev")); st["phase"] != "waiting_for_review" || st["lease"] != nil {
+		t.Errorf("state after stopping: phase %v lease %v", st["phase"], st["lease"])
+	}
+	if s := f.wo(nil, "status", "task_ev").stdout; !strings.Contains(s, "a review since") {
+		t.Errorf("wo status does not say it waits for a review:\n%s", s)
+	}
+	waitFor(t, "the stand-in's review", 20*time.Second, func() bool {
+		rv, _ := ghClient(t, gh).Reviews(testContext(), 1)
+		return len(rv) > 0
+	})
+
+	// An event for another pull request or repository changes nothing.
+	for what, p := range map[string]map[string]any{
+		"another PR":         prPayload("submitted", 42, "acme/hermes", "other", false),
+		"another repository": prPayload("submitted", 1, "acme/other", "review/01-foundation", false),
+	} {
+		path := eventFile(t, f, "review-"+strings.ReplaceAll(what, " ", "-"), p)
+		r := f.wo(append(noWait, "GITHUB_EVENT_NAME=pull_request_review"), "run", "--github-event", path)
+		if r.code != 0 || !strings.Contains(r.stdout, "no work order records pull request") {
+			t.Errorf("%s: exit %d\n%s%s", what, r.code, r.stdout, r.stderr)
+		}
+	}
+	// The review event resumes the right task, to the end.
+	review := eventFile(t, f, "review", prPayload("submitted", 1, "acme/hermes", "review/01-foundation", false))
+	r = f.wo(append(noWait, "GITHUB_EVENT_NAME=pull_request_review", "GITHUB_EVENT_PATH="+review), "run")
+	if r.code != 0 {
+		t.Fatalf("the review event: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if doc := f.doc("task_ev"); doc["status"] != "in_review" {
+		t.Errorf("after the review event the task is %v, want in_review", doc["status"])
+	}
+	// The merge event closes it.
+	gh.Merge("acme/hermes", 1)
+	merged := eventFile(t, f, "merged", prPayload("closed", 1, "acme/hermes", "review/01-foundation", true))
+	r = f.wo(append(env, "GITHUB_EVENT_NAME=pull_request"), "run", "--github-event", merged)
+	if r.code != 0 || f.doc("task_ev")["status"] != "closed" {
+		t.Errorf("the merge event: exit %d, status %v\n%s%s", r.code, f.doc("task_ev")["status"], r.stdout, r.stderr)
+	}
+	// Payloads wo cannot use are refused, saying why.
+	junk := filepath.Join(f.root, "junk.json")
+	os.WriteFile(junk, []byte(`{"action": `), 0o644)
+	big := filepath.Join(f.root, "big.json")
+	os.WriteFile(big, []byte(`{"x": "`+strings.Repeat("a", 5<<20)+`"}`), 0o644)
+	for what, path := range map[string]string{"malformed": junk, "oversized": big} {
+		r := f.wo(append(env, "GITHUB_EVENT_NAME=pull_request_review"), "run", "--github-event", path)
+		if r.code != 2 || !strings.Contains(r.stderr, "payload") {
+			t.Errorf("%s payload: exit %d, want 2 naming the payload\n%s", what, r.code, r.stderr)
+		}
+	}
+	if r := f.wo(env, "run", "--github-event", review); r.code != 2 || !strings.Contains(r.stderr, "GITHUB_EVENT_NAME") {
+		t.Errorf("no event name: exit %d\n%s", r.code, r.stderr)
+	}
+}
