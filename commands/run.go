@@ -19,6 +19,7 @@ import (
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
+	"github.com/wo-runner/wo/workorder"
 )
 
 // faultHook is set only in test builds (-tags wofault): it lets the
@@ -46,7 +47,10 @@ type runOptions struct {
 	// $GITHUB_EVENT_PATH for the events wo resumes on) and its name.
 	GitHubEvent     string
 	GitHubEventName string
-	Engine          engineOptions
+	// ContinueEpic runs the event's task's epic after the event, so that
+	// a merge starts the tasks that waited for it.
+	ContinueEpic bool
+	Engine       engineOptions
 }
 
 // engineOptions are the flags that tune the step engine; a command that
@@ -95,6 +99,7 @@ finishes the epic.
 			&cli.IntFlag{Name: "max-iterations", Usage: "bound on review-fix iterations when a step sets none (default 5)"},
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
 			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes; 0 looks once and stops (exit 3) until a review event resumes the run"},
+			&cli.BoolFlag{Name: "continue-epic", Usage: "with --github-event: then run the epic of the event's task, so that a merge starts what waited for it"},
 			&cli.StringFlag{Name: "github-event", Usage: "resume the work order a GitHub event payload `FILE` names (default: $GITHUB_EVENT_PATH for pull_request_review, pull_request_review_comment, pull_request and issue_comment events)"},
 			&cli.DurationFlag{Name: "poll-interval", EnvVars: []string{"WO_POLL_INTERVAL"}, Usage: "how often to poll GitHub while waiting (default 30s)"},
 			&cli.DurationFlag{Name: "agent-timeout", EnvVars: []string{"WO_AGENT_TIMEOUT"}, Value: 30 * time.Minute, Usage: "stop an agent run (and its child processes) after this `DURATION`"},
@@ -119,6 +124,10 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 		Engine: engineOptionsFrom(c),
 	}
 	o.GitHubEvent, o.GitHubEventName = githubEventOf(c, f)
+	o.ContinueEpic = c.Bool("continue-epic")
+	if o.ContinueEpic && o.GitHubEvent == "" {
+		return nil, usagef("--continue-epic goes with --github-event (or GITHUB_EVENT_PATH in a workflow run for a pull request event)")
+	}
 	if o.GitHubEvent != "" {
 		if c.Args().Len() > 0 || o.DryRun || o.Task.FromStep > 0 || o.Task.UntilStep > 0 {
 			return nil, usagef("--github-event finds its work order from the event: give no task KEY, --dry-run or step range")
@@ -244,6 +253,18 @@ func runOnGitHubEvent(ctx context.Context, f *Factory, o *runOptions) (result, e
 		eng.Events = progress.event
 		var err error
 		out, err = eng.OnGitHubEvent(ctx, ev, procedure.RunOptions{RepoPath: o.Task.RepoPath})
+		if err != nil || !o.ContinueEpic || out.Key == "" {
+			progress.stop()
+			return err
+		}
+		doc, err := s.Get(ctx, out.Key)
+		if epic := workorder.String(doc, "parent_key"); err == nil && epic != "" {
+			progress.withKeys = true
+			if o.Wait {
+				eng.EpicWait = o.WaitTimeout
+			}
+			out.Epic, err = eng.RunEpic(ctx, epic, max(o.Parallel, 1), procedure.RunOptions{RepoPath: o.Task.RepoPath})
+		}
 		progress.stop()
 		return err
 	})
@@ -251,18 +272,19 @@ func runOnGitHubEvent(ctx context.Context, f *Factory, o *runOptions) (result, e
 		return result{}, err
 	}
 	return result{data: out, compact: o.JSON, always: true, human: func(w io.Writer) error {
-		switch out.Action {
-		case "ignored":
-			_, err := fmt.Fprintf(w, "%s #%d of %s: %s\n", ev.Name, ev.PR, termtext.Line(ev.Repo), termtext.Line(out.Reason))
-			return err
-		case "synced":
-			_, err := fmt.Fprintf(w, "%s: pull request #%d is %s; task %s\n", out.Key, ev.PR, out.Sync.PRState, out.Sync.Status)
-			return err
+		var err error
+		switch {
+		case out.Action == "ignored":
+			_, err = fmt.Fprintf(w, "%s #%d of %s: %s\n", ev.Name, ev.PR, termtext.Line(ev.Repo), termtext.Line(out.Reason))
+		case out.Sync != nil:
+			_, err = fmt.Fprintf(w, "%s: pull request #%d is %s; task %s\n", out.Key, ev.PR, out.Sync.PRState, out.Sync.Status)
+		case out.Run != nil:
+			err = writeRunResult(w, out.Run)
 		}
-		if out.Run != nil {
-			return writeRunResult(w, out.Run)
+		if err == nil && out.Epic != nil {
+			err = writeEpicResult(w, out.Epic)
 		}
-		return nil
+		return err
 	}}, err
 }
 

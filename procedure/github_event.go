@@ -104,6 +104,8 @@ type EventResult struct {
 	Reason string      `json:"reason,omitempty"`
 	Run    *Result     `json:"run,omitempty"`
 	Sync   *SyncResult `json:"sync,omitempty"`
+	// Epic is the epic run that followed, when asked for.
+	Epic *EpicResult `json:"epic,omitempty"`
 }
 
 // OnGitHubEvent finds the work order whose recorded pull request the event
