@@ -97,7 +97,7 @@ func storeFlags() []cli.Flag {
 		&cli.StringFlag{Name: "store", EnvVars: []string{"WO_STORE"}, Usage: "`URL` of the store: a SQLite file path, or arangodb+http://HOST:8529, arangodb+https://…, arangodb+unix:///PATH.sock (default: $XDG_STATE_HOME/wo/wo.db; ARANGO_URL also works)"},
 		&cli.StringFlag{Name: "database", EnvVars: []string{"WO_DATABASE"}, Usage: "ArangoDB `NAME` (HADES_DATABASE also works)"},
 		&cli.StringFlag{Name: "collection", EnvVars: []string{"WO_COLLECTION"}, Value: "persephone_tasks", Usage: "ArangoDB tasks `COLLECTION`; edges and logs are named after it"},
-		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION` (default 30s)"},
+		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION` (0: the default, 30s)"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON envelope on stdout"},
 	}
 }

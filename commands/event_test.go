@@ -28,3 +28,17 @@ func TestFormationEventsGoOnTheTimeline(t *testing.T) {
 		t.Errorf("an event for a task that does not exist: exit %d %s", r.code, r.stderr)
 	}
 }
+
+func TestNegativeTimesAndCountsAreUsageErrors(t *testing.T) {
+	db := newDB(t)
+	for _, args := range [][]string{
+		{"run", "task_x", "--agent-timeout", "-1s"},
+		{"run", "task_x", "--review-wait", "-5m"},
+		{"run", "task_x", "--max-iterations", "-1"},
+		{"run", "--epic", "task_e", "--wait-timeout", "-1m"},
+	} {
+		if r := runWo(t, db, "", args...); r.code != ExitInvalid || !strings.Contains(r.stderr, "negative") {
+			t.Errorf("wo %v: exit %d, want 2 saying it cannot be negative\n%s", args, r.code, r.stderr)
+		}
+	}
+}

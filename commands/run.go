@@ -123,6 +123,15 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 		Epic: c.String("epic"), Parallel: c.Int("parallel"), Wait: epicWait(c, f), WaitTimeout: c.Duration("wait-timeout"),
 		Engine: engineOptionsFrom(c),
 	}
+	for name, d := range map[string]time.Duration{"review-wait": o.Engine.ReviewWait, "poll-interval": o.Engine.PollInterval,
+		"agent-timeout": o.Engine.AgentTimeout, "git-timeout": o.Engine.GitTimeout, "wait-timeout": o.WaitTimeout} {
+		if d < 0 {
+			return nil, usagef(fmt.Sprintf("--%s %s: a time cannot be negative", name, d))
+		}
+	}
+	if o.Engine.MaxIterations < 0 || o.Parallel < 0 {
+		return nil, usagef("--max-iterations and --parallel cannot be negative")
+	}
 	o.GitHubEvent, o.GitHubEventName = githubEventOf(c, f)
 	o.ContinueEpic = c.Bool("continue-epic")
 	if o.ContinueEpic && o.GitHubEvent == "" {
@@ -472,6 +481,8 @@ func (p *progress) event(ev procedure.Event) {
 	case "run_waiting":
 		p.current = ""
 		fmt.Fprintf(w, "%s  step %d %s  waiting\n", clear, ev.Step, ev.Action)
+	case "task_elsewhere":
+		fmt.Fprintf(w, "%s%s: another runner holds it; waiting for it to finish\n", clear, ev.Key)
 	case "run_finished":
 		fmt.Fprintf(w, "%s: %s\n", ev.Key, ev.Outcome)
 	case "log_failed":

@@ -1,7 +1,9 @@
 package procedure
 
 import (
+	"fmt"
 	"os/exec"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -33,5 +35,16 @@ func TestAForgedAgentRecordNeverStopsSomeoneElsesProcess(t *testing.T) {
 		if h.stored().Agent != nil {
 			t.Errorf("the forged record was not cleared: %+v", h.stored().Agent)
 		}
+	}
+}
+
+func TestTheAgentNeverGetsTheGitHubToken(t *testing.T) {
+	t.Setenv("GITHUB_TOKEN", "ghs_AGENT_MUST_NOT_SEE")
+	t.Setenv("GH_TOKEN", "ghs_AGENT_MUST_NOT_SEE_EITHER")
+	h := newStepContext(t, stepOpts{Procedure: agentSteps("task_note"),
+		Agent: "if env | grep -q TOKEN=ghs_; then echo '<deliverable>leaked</deliverable>'; else echo \"<deliverable>clean $WO_TASK_KEY</deliverable>\"; fi\n"})
+	h.must("agent")
+	if got := fmt.Sprint(h.stored().Notes, h.recorded(Outcome{}).Deliverables); !strings.Contains(got, "clean "+fixKey) || strings.Contains(got, "leaked") {
+		t.Errorf("the agent saw the token, or not its task key: %s", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -181,7 +182,7 @@ func (e *Engine) runChild(ctx context.Context, key string, opts RunOptions) (Run
 			}
 			return outcome, status, err
 		}
-		e.emit(Event{Type: "run_waiting", Key: key, Outcome: string(OutcomeElsewhere), Note: err.Error()})
+		e.emit(Event{Type: "task_elsewhere", Key: key, Outcome: string(OutcomeElsewhere), Note: err.Error()})
 		t := time.NewTimer(delay + time.Duration(rand.Int64N(int64(delay)/2+1)))
 		select {
 		case <-ctx.Done():
@@ -243,7 +244,7 @@ func (e *Engine) recordSkip(ctx context.Context, key, reason string) error {
 func blockedReason(deps []string, outcome map[string]*TaskOutcome) string {
 	for _, d := range deps {
 		if o := outcome[d]; o != nil && o.Outcome != OutcomeDone {
-			return fmt.Sprintf("blocker %s is %s", d, o.Outcome)
+			return fmt.Sprintf("blocker %s is %s", d, strings.ReplaceAll(string(o.Outcome), "_", " "))
 		}
 	}
 	return ""

@@ -282,6 +282,8 @@ func checkStateTypes(st map[string]any, report func(field, msg string)) {
 		case err == nil:
 		case errors.As(err, &ute) && ute.Field != "":
 			report(f.Name+"."+ute.Field, fmt.Sprintf("must be %s, not a JSON %s", describeType(ute.Type), ute.Value))
+		case errors.As(err, &ute) && ute.Type != f.typ && (f.typ.Kind() != reflect.Pointer || ute.Type != f.typ.Elem()):
+			report(f.Name, fmt.Sprintf("holds a JSON %s where %s belongs", ute.Value, describeType(ute.Type)))
 		case errors.As(err, &ute):
 			report(f.Name, fmt.Sprintf("must be %s, not %s", describeType(f.typ), jsonKind(x)))
 		default:

@@ -129,6 +129,7 @@ func TestStateValidatorChecksEveryKnownField(t *testing.T) {
 		`"fix_requested": "yes"`:                    "work_order.state.fix_requested: must be true or false, not a string",
 		`"current_step": "2"`:                       "work_order.state.current_step: must be an integer, not a string",
 		`"completed_steps": {}`:                     "work_order.state.completed_steps: must be an array, not an object",
+		`"deliverables": {"1": 5}`:                  "work_order.state.deliverables: holds a JSON number where a string belongs",
 		`"lease": {"holder": "a", "expires_at": 3}`: "work_order.state.lease.expires_at: must be an RFC 3339 time",
 	}
 	for field, want := range cases {
