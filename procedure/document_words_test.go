@@ -136,3 +136,15 @@ func TestAWorktreeNeverGoesOutsideItsRoot(t *testing.T) {
 		}
 	}
 }
+
+func TestNoPullRequestForABranchWithNothingToReview(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true})
+	h.upTo("create_pr")
+	st := h.stored()
+	h.setState(func(s *workorder.State) { s.PushedSHA = st.BaseSHA }) // as if the manifest changed nothing
+	_, err := h.run("create_pr")
+	errContains(t, err, "has no commits on top of", "nothing to review")
+	if n := len(h.GH.PullRequests(fixRepo)); n != 0 {
+		t.Errorf("%d pull request(s) opened for a branch with nothing to review", n)
+	}
+}

@@ -44,6 +44,12 @@ func (PullRequestCreate) Run(ctx context.Context, sc *StepContext) (Outcome, err
 	if pr != nil {
 		return prOutcome("found the open pull request #%d: %s", pr.Number, pr.URL), nil
 	}
+	// A branch with nothing on top of its base has nothing to review
+	// (GitHub refuses such a PR too): say so instead of opening one.
+	if st := sc.State(); st.PushedSHA != "" && st.PushedSHA == st.BaseSHA {
+		return Outcome{}, fmt.Errorf("branch %s has no commits on top of %s (%s): nothing to review; the files may be on the base already, check inputs.file_manifest",
+			head, base, short(st.BaseSHA))
+	}
 	title, body, err := prText(sc)
 	if err != nil {
 		return Outcome{}, err
