@@ -158,3 +158,13 @@ func TestWritingOpenRefusesAForeignDatabase(t *testing.T) {
 	}
 	s.Close()
 }
+
+func TestAFolderOrADeviceIsNotAStore(t *testing.T) {
+	for _, path := range []string{t.TempDir(), "/dev/null"} {
+		_, err := OpenSQLite(context.Background(), path)
+		var foreign *ForeignError
+		if !errors.As(err, &foreign) || IsUnavailable(err) {
+			t.Errorf("%s: %v, want a clear 'not a wo store' (never 'rerun later')", path, err)
+		}
+	}
+}

@@ -56,6 +56,11 @@ func OpenSQLite(ctx context.Context, path string) (*SQLite, error) {
 		}
 		return nil, Unavailable(path, err)
 	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, &ForeignError{Path: path, Why: "it is a folder"}
+	} else if err == nil && !fi.Mode().IsRegular() {
+		return nil, &ForeignError{Path: path, Why: "it is not a regular file"}
+	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
 		// Look before the WAL pragma and the schema change anything: a
 		// SQLite file of some other program is refused, not converted.
