@@ -348,7 +348,7 @@ func tableStatus(rows []StatusRow, colour bool) string {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%d\t%d\t%s\t%s\t%s\t%s\n", line(r.Key), status, stepText(r), line(orDash(nextText(r))),
 			runner(r), prText(r), r.ReviewIterations, r.OpenComments, line(orDash(strings.Join(r.WaitingFor, ","))), age(r.UpdatedAt), line(estimateText(r)), line(r.Title))
 	}
-	tw.Flush()
+	tw.Flush() // into a strings.Builder, which cannot fail
 	if len(rows) > 1 {
 		b.WriteString(progressLine(rows[1:]) + "\n")
 	}

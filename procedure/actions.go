@@ -34,13 +34,9 @@ var actions = []ActionSpec{
 	{"agent", "run the agent command with the task's prompt and deliver its <deliverable>", newAgentStep, false},
 }
 
-// laterNames are the state fields that steps record while running; command
-// templates may name them before they exist.
-var laterNames = []string{"worktree_path", "worktree_name", "branch", "base_sha", "source_sha", "commit_sha",
-	"pushed_sha", "pr_number", "pr_url", "review_iterations", "review_result"}
-
-// LaterNames lists the placeholders that steps fill in while running.
-func LaterNames() []string { return append([]string(nil), laterNames...) }
+// LaterNames lists the placeholders that steps fill in while running, as
+// the state registry (workorder.State's wo tags) says.
+func LaterNames() []string { return workorder.LaterStateNames() }
 
 // conditions are the conditions a conditional_loop may test.
 var conditions = []string{"review_comments_exist"}

@@ -659,7 +659,7 @@ func (r *run) fail(ctx context.Context, step workorder.Step, attempt int, err er
 		err = fmt.Errorf("%w (and recording the failure failed too: %v)", err, werr)
 	}
 	r.log(ctx, "step_failed", map[string]any{"step": step.Step, "action": step.Action, "attempt": attempt, "error": err.Error()})
-	r.emit(Event{Type: "step_failed", Key: r.key(), Step: step.Step, Action: step.Action, Outcome: "failed", Error: err.Error()})
+	r.emit(Event{Type: "step_failed", Key: r.key(), Step: step.Step, Action: step.Action, Outcome: string(OutcomeFailed), Error: err.Error()})
 	return &StepFailedError{Key: r.key(), Step: step.Step, Action: step.Action, Attempt: attempt, Err: err}
 }
 

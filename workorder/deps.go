@@ -90,5 +90,5 @@ func Done(doc Document) bool {
 	if doc == nil {
 		return false
 	}
-	return StatusOf(doc) == StatusClosed || String(doc, "work_order.state.pr_state") == "merged"
+	return StatusOf(doc) == StatusClosed || String(doc, "work_order.state.pr_state") == PRStateMerged
 }

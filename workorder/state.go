@@ -71,7 +71,8 @@ type State struct {
 
 	// Deliverables are the agents' deliverables kept, by step number.
 	Deliverables map[string]string `json:"deliverables,omitempty"`
-	// PRState is the pull request's state at the last sync: merged, closed.
+	// PRState is the pull request's state at the last sync: PRStateMerged,
+	// or closed.
 	PRState string `json:"pr_state,omitempty"`
 	// Skipped says why an epic run did not start this task (a blocker
 	// failed or waits); the next run of the task clears it.
@@ -100,6 +101,9 @@ type AgentProcess struct {
 	StartedAt  string `json:"started_at"`
 	Step       int    `json:"step"`
 }
+
+// PRStateMerged is state.pr_state of a task whose pull request was merged.
+const PRStateMerged = "merged"
 
 // Watermark is the newest ID of each kind of review item already handled.
 type Watermark struct {
