@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -23,6 +24,15 @@ func TestFormationEventsGoOnTheTimeline(t *testing.T) {
 		if r := runWo(t, db, "", bad...); r.code != 2 {
 			t.Errorf("wo %v: exit %d, want 2 (usage)\n%s", bad, r.code, r.stderr)
 		}
+	}
+	var env struct{ Data []StatusRow }
+	json.Unmarshal([]byte(mustRun(t, db, "", "status", "task_cr_01", "--json").stdout), &env)
+	if len(env.Data) == 0 || env.Data[0].LastEvent == nil || env.Data[0].LastEvent.Kind != "plan_progress" {
+		t.Errorf("wo status does not show the latest formation event: %+v", env.Data)
+	}
+	mustRun(t, db, "", "event", "task_cr_01", "clarify", "-m", "Which base?")
+	if table := mustRun(t, db, "", "status", "task_cr_01").stdout; !strings.Contains(table, "an answer to: Which base?") {
+		t.Errorf("wo status does not say the task waits for an answer:\n%s", table)
 	}
 	if r := runWo(t, db, "", "event", "task_nope", "clarify", "-m", "x"); r.code != 1 || !strings.Contains(r.stderr, "task_nope") {
 		t.Errorf("an event for a task that does not exist: exit %d %s", r.code, r.stderr)

@@ -13,6 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/wo-runner/wo/intake"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
@@ -153,6 +154,10 @@ func loadStatus(ctx context.Context, s store.Store, key string) ([]StatusRow, er
 	}
 	graph := workorder.NewGraph(docs, nil)
 	now := time.Now()
+	events, err := formationEvents(ctx, s, byKey)
+	if err != nil {
+		return nil, err
+	}
 	est, err := procedure.NewEstimator(ctx, s)
 	if err != nil {
 		return nil, err
@@ -163,6 +168,10 @@ func loadStatus(ctx context.Context, s store.Store, key string) ([]StatusRow, er
 	counted := 0
 	for i, d := range docs {
 		row := statusRow(d, byKey, graph, now)
+		row.LastEvent = events[row.Key]
+		if ev := row.LastEvent; ev != nil && ev.Kind == intake.EventClarify && row.Status == workorder.StatusOpen {
+			row.WaitingFor = append(row.WaitingFor, "an answer to: "+termtext.Clip(ev.Message, 60))
+		}
 		if row.Steps > 0 && row.Status != workorder.StatusClosed && row.Status != workorder.StatusInReview {
 			e := est.Remaining(d)
 			row.Estimate = &e
@@ -204,8 +213,10 @@ type StatusRow struct {
 	BlockedBy        []string         `json:"blocked_by,omitempty"`
 	WaitingFor       []string         `json:"waiting_for,omitempty"`
 	// HeldBy is the runner working on the task now (its live lease).
-	HeldBy    string `json:"held_by,omitempty"`
-	UpdatedAt string `json:"updated_at,omitempty"`
+	HeldBy string `json:"held_by,omitempty"`
+	// LastEvent is the latest formation event (a question, progress).
+	LastEvent *FormationEvent `json:"last_event,omitempty"`
+	UpdatedAt string          `json:"updated_at,omitempty"`
 	// Estimate is the time the remaining steps should take, from the
 	// durations of past steps; for an epic, the sum over its children.
 	Estimate *procedure.Estimate `json:"estimate,omitempty"`
@@ -255,6 +266,35 @@ func statusRow(d map[string]any, known map[string]map[string]any, graph *workord
 		r.HeldBy = l.Holder
 	}
 	return r
+}
+
+// FormationEvent is a question or progress a planner put on the timeline.
+type FormationEvent struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	At      string `json:"at"`
+}
+
+// formationEvents reads the latest formation event of each task shown, in
+// one query per kind whatever the number of tasks.
+func formationEvents(ctx context.Context, s store.Store, tasks map[string]map[string]any) (map[string]*FormationEvent, error) {
+	out := map[string]*FormationEvent{}
+	latest := map[string]time.Time{}
+	for _, kind := range intake.EventKinds {
+		logs, err := s.LogsByAction(ctx, kind, 500)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range logs {
+			if _, shown := tasks[l.TaskKey]; !shown || !l.CreatedAt.After(latest[l.TaskKey]) {
+				continue
+			}
+			msg, _ := l.Details["message"].(string)
+			latest[l.TaskKey] = l.CreatedAt
+			out[l.TaskKey] = &FormationEvent{Kind: kind, Message: msg, At: workorder.Timestamp(l.CreatedAt)}
+		}
+	}
+	return out, nil
 }
 
 // phaseWaitsFor says who a task in each phase waits for, when it is not
