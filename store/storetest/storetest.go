@@ -13,6 +13,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -107,6 +108,7 @@ func Run(t *testing.T, newStore NewFunc) {
 		{"UpdateWithEmptyRevisionConflicts", testUpdateEmptyRevision},
 		{"LeaseExclusiveAndExpires", testLease},
 		{"LeaseRaceHasOneWinner", testLeaseRace},
+		{"LeaseGivesTheDocumentItWasWrittenAgainst", testLeaseDoc},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })
@@ -754,4 +756,58 @@ func testLeaseRace(t *testing.T, newStore NewFunc) {
 	if winners != 1 {
 		t.Fatalf("%d runners hold the lease at once, want exactly 1", winners)
 	}
+}
+
+// testLeaseDoc races a stale reader against a runner that finishes the
+// task: the reader read the task, the runner then took the lease, wrote its
+// progress and let go; the reader's lease must come with the document as
+// it stands at the lease's own revision, so that it resumes from there and
+// never repeats the runner's work.
+func testLeaseDoc(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	if err := s.Create(ctx, Doc("task_ld")); err != nil {
+		t.Fatal(err)
+	}
+	leases := store.NewLeases(s)
+	stale := mustGet(t, s, "task_ld") // the slow runner's first read
+	a, err := leases.Acquire(ctx, "task_ld", "runner-a", time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, "task_ld", a.Rev, store.Nest("work_order.state", map[string]any{"current_step": 3, "x_done_by": "runner-a"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := leases.Release(ctx, "task_ld", "runner-a"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := leases.Acquire(ctx, "task_ld", "runner-b", time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Doc == nil || rev(b.Doc) != b.Rev || rev(b.Doc) == rev(stale) {
+		t.Fatalf("the lease's document is at %q, want its own revision %q (the stale read was %q)", rev(b.Doc), b.Rev, rev(stale))
+	}
+	stored := mustGet(t, s, "task_ld")
+	for _, path := range []string{"work_order.state.current_step", "work_order.state.x_done_by", "work_order.state.lease.holder"} {
+		got, _ := lookup(b.Doc, path)
+		want, _ := lookup(stored, path)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: the lease's document says %v, the store %v", path, got, want)
+		}
+	}
+}
+
+func lookup(doc map[string]any, path string) (any, bool) {
+	var cur any = doc
+	for _, part := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = m[part]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
 }
