@@ -2,11 +2,15 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/integration/ghstandin"
 )
 
 // eventFile writes an event payload shaped as GitHub's documented
@@ -94,5 +98,83 @@ func TestReviewEventsResumeInsteadOfPolling(t *testing.T) {
 	}
 	if r := f.wo(env, "run", "--github-event", review); r.code != 2 || !strings.Contains(r.stderr, "GITHUB_EVENT_NAME") {
 		t.Errorf("no event name: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// Independent mode, as a team runs it: the first wave's PRs open, the
+// dependents wait; a merge closes its task (wo sync, or the merge event)
+// and rerunning the epic starts what waited for it.
+func TestIndependentEpicGoesOnAfterMerges(t *testing.T) {
+	f := goModuleFixture(t, 6)
+	gh := ghstandin.New(secretToken)
+	gh.Remotes["acme/big"] = f.origin
+	gh.ReviewDelay = 50 * time.Millisecond // approves at once
+	if err := gh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer gh.Close()
+	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+	if r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--github-repo", "acme/big",
+		"--worktree-root", f.wtRoot, "--max-lines", "12", "--epic-key", "task_ind"); r.code != 0 {
+		t.Fatalf("split: %s", r.stderr)
+	}
+	statusOf := func() map[string]string {
+		var s struct{ Data []StatusRowJSON }
+		json.Unmarshal([]byte(f.wo(nil, "status", "task_ind", "--json").stdout), &s)
+		out := map[string]string{}
+		for _, row := range s.Data[1:] {
+			out[row.Key] = row.Status
+		}
+		return out
+	}
+	r := f.wo(env, "run", "--epic", "task_ind", "--parallel", "2")
+	if r.code != 3 || strings.Contains(r.stdout, "failed") {
+		t.Fatalf("first round: exit %d, want 3 (dependents wait for merges)\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	first := statusOf()
+	if first["task_ind_pr01"] != "in_review" || first["task_ind_pr02"] != "open" {
+		t.Fatalf("after the first round: %v", first)
+	}
+	// PR 1 merges; wo sync closes its task; the rerun starts its dependents.
+	gh.Merge("acme/big", 1)
+	if r := f.wo(env, "sync", "task_ind"); r.code != 0 {
+		t.Fatalf("sync: %s", r.stderr)
+	}
+	r = f.wo(env, "run", "--epic", "task_ind", "--parallel", "2")
+	if strings.Contains(r.stdout, "failed") || r.code == 1 {
+		t.Fatalf("rerun after a merge: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	second := statusOf()
+	if second["task_ind_pr01"] != "closed" || second["task_ind_pr02"] != "in_review" {
+		t.Errorf("after the merge and the rerun: %v, want pr01 closed and its dependent pr02 in review", second)
+	}
+	// The next merge arrives as an event: it closes its task and, with
+	// --continue-epic, starts what waited for it in the same job.
+	var prs []map[string]any
+	for _, pr := range gh.PullRequests("acme/big") {
+		if pr["state"] == "open" {
+			prs = append(prs, pr)
+		}
+	}
+	if len(prs) == 0 {
+		t.Fatal("no open pull request left to merge")
+	}
+	n, _ := strconv.Atoi(fmt.Sprint(prs[0]["number"]))
+	gh.Merge("acme/big", n)
+	head, _ := prs[0]["head"].(map[string]any)
+	ref, _ := head["ref"].(string)
+	merged := eventFile(t, f, "merged-epic", prPayload("closed", n, "acme/big", ref, true))
+	r = f.wo(append(env, "GITHUB_EVENT_NAME=pull_request"), "run", "--github-event", merged, "--continue-epic", "--parallel", "2")
+	if r.code == 1 || r.code == 2 || !strings.Contains(r.stdout, "WAVE") {
+		t.Errorf("the merge event with --continue-epic: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	closed := 0
+	for _, s := range statusOf() {
+		if s == "closed" {
+			closed++
+		}
+	}
+	if closed < 2 {
+		t.Errorf("after the merge event %d tasks are closed, want at least 2: %v", closed, statusOf())
 	}
 }
