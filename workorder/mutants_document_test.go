@@ -26,9 +26,9 @@ func TestDuplicateKeyPathsWriteEveryPlainNameWithADot(t *testing.T) {
 		`{"a-b": {"x": 1, "x": 2}}`:                       `f.json: duplicate key "x" in ["a-b"]: each key may appear once in an object`,
 		`{"": {"x": 1, "x": 2}}`:                          `f.json: duplicate key "x" in [""]: each key may appear once in an object`,
 		// A key of quoteLimit bytes is still written out; a longer one is quoted and cut.
-		`{"` + k64 + `": {"x": 1, "x": 2}}`:       `f.json: duplicate key "x" in ` + k64 + `: each key may appear once in an object`,
-		`{"` + k64 + `k": {"x": 1, "x": 2}}`:      `f.json: duplicate key "x" in ["` + k64 + `"… (65 bytes)]: each key may appear once in an object`,
-		`{"` + k64 + `": 1, "` + k64 + `": 2}`:    `f.json: duplicate key "` + k64 + `" in the top-level object: each key may appear once in an object`,
+		`{"` + k64 + `": {"x": 1, "x": 2}}`:                                              `f.json: duplicate key "x" in ` + k64 + `: each key may appear once in an object`,
+		`{"` + k64 + `k": {"x": 1, "x": 2}}`:                                             `f.json: duplicate key "x" in ["` + k64 + `"… (65 bytes)]: each key may appear once in an object`,
+		`{"` + k64 + `": 1, "` + k64 + `": 2}`:                                           `f.json: duplicate key "` + k64 + `" in the top-level object: each key may appear once in an object`,
 		`{"x` + strings.Repeat("é", 40) + `": 1, "x` + strings.Repeat("é", 40) + `": 2}`: `f.json: duplicate key "x` + strings.Repeat("é", 31) + `"… (81 bytes) in the top-level object: each key may appear once in an object`,
 	}
 	for in, want := range cases {
