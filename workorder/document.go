@@ -101,6 +101,9 @@ func DecodeDocuments(source string, data []byte) ([]Document, error) {
 // DecodeDocument reads exactly one JSON object, with DecodeDocuments'
 // limits.
 func DecodeDocument(source string, data []byte) (Document, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, &ShapeError{fmt.Sprintf("%s: empty input: expected a JSON object", source)}
+	}
 	if err := CheckJSON(source, data); err != nil {
 		return nil, err
 	}

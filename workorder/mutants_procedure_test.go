@@ -79,7 +79,7 @@ func TestDependenciesOnOtherTasksWarnWhereTheSidesDisagree(t *testing.T) {
 		{deps(`"blocked_by": ["task_listing"]`), []string{`warning work_order.dependencies.blocked_by[0]: task "task_listing" lists what it blocks without "task_base"; wo honours both sides, so this task waits for it`}},
 		{deps(`"blocked_by": ["task_none"]`), []string{`error work_order.dependencies.blocked_by[0]: names task "task_none", which does not exist`}},
 		{deps(`"blocks": ["task_none"]`), []string{`warning work_order.dependencies.blocks[0]: names task "task_none", which does not exist yet: it will wait for this task once it does`}},
-		{deps(`"blocks": ["task_silent"]`), []string{`warning work_order.dependencies.blocks[0]: task "task_silent" does not list "task_base" in its blocked_by; wo honours both sides, so it waits for this task`}},
+		{deps(`"blocks": ["task_silent"]`), []string{`warning work_order.dependencies.blocks[0]: task "task_silent" does not list "task_base" in its blocked_by and is not in the same epic, so wo will not make it wait: add "task_base" to its blocked_by`}},
 		{deps(`"blocks": ["task_waits"]`), nil},
 	}, opts)
 }

@@ -210,3 +210,12 @@ func TestBlocksBothWaysIsACycle(t *testing.T) {
 		t.Errorf("blocks across epics and within one: %v", r.Problems)
 	}
 }
+
+func TestAnEmptyDocumentSaysSo(t *testing.T) {
+	for _, in := range []string{"", "  \n\t"} {
+		_, err := DecodeDocument("params.json", []byte(in))
+		if err == nil || err.Error() != "params.json: empty input: expected a JSON object" {
+			t.Errorf("%q: %v", in, err)
+		}
+	}
+}
