@@ -52,3 +52,23 @@ func TestNegativeTimesAndCountsAreUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestShowDisplaysFormationApprovalAndRollback(t *testing.T) {
+	db := newDB(t)
+	doc := `[{"_key": "task_f", "title": "A formed task", "status": "open", "description": "Formed from a chat message",
+		"source_event_id": "chat-4711", "task_type": "stateful", "project_id": "hermes", "systems_affected": ["api", "db"],
+		"artifact_ref": "sheets/1", "patch_ref": "patches/1", "formation_confidence": 0.9,
+		"evidence": [{"claim": "the API retries", "status": "validated", "sources": [{"title": "API docs", "url": "https://example.com/a", "retrieved_at": "2026-11-01T00:00:00Z"}]}],
+		"work_order": {"version": "1.0", "objective": "Do what the message asked", "procedure": [{"step": 1, "action": "commit"}],
+		"approval": {"required": true, "summary": "Adds retries", "confidence": 0.75},
+		"rollback_hints": ["revert the merge commit"]}}]`
+	mustRun(t, db, doc, "import", "-")
+	out := mustRun(t, db, "", "show", "task_f").stdout
+	for _, want := range []string{"event       chat-4711", "type        stateful", "systems     api, db", "confidence  90%",
+		"evidence    (validated) the API retries — 1 source(s)", "API docs <https://example.com/a>", "summary     Adds retries",
+		"confidence  75%", "To roll back:\n  - revert the merge commit"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("wo show lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -135,6 +135,7 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
 	if d := workorder.String(doc, "description"); d != "" {
 		p.line("\n%s", multiline(d))
 	}
+	writeFormation(p, workorder.FormationOf(doc))
 	task, err := workorder.Parse(doc)
 	if err != nil {
 		p.line("\n(the work order cannot be read: %v; run wo validate %s)", err, workorder.Key(doc))
@@ -165,6 +166,24 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
 		case s.Rendered != "":
 			p.line("          command: %s", firstLine(s.Rendered))
 		}
+	}
+	if a := wo.Approval; a != nil && (a.Summary != "" || a.Confidence != nil || len(a.Evidence) > 0) {
+		p.line("\nApproval request:")
+		if a.Summary != "" {
+			p.line("  summary     %s", a.Summary)
+		}
+		if a.Confidence != nil {
+			p.line("  confidence  %.0f%%", *a.Confidence*100)
+		}
+		for _, e := range a.Evidence {
+			p.line("  evidence    (%s) %s", e.Status, e.Claim)
+		}
+	}
+	for i, h := range wo.RollbackHints {
+		if i == 0 {
+			p.line("\nTo roll back:")
+		}
+		p.line("  - %s", h)
 	}
 	if len(wo.SuccessCriteria) > 0 {
 		p.line("\nSuccess criteria:")
@@ -287,4 +306,39 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// writeFormation shows what formation decided about the task, if anything.
+func writeFormation(p *printer, f workorder.Formation) {
+	if f.Empty() {
+		return
+	}
+	p.line("\nFormation:")
+	if f.SourceEventID != "" {
+		p.line("  event       %s", f.SourceEventID)
+	}
+	if f.TaskType != "" {
+		p.line("  type        %s", f.TaskType)
+	}
+	if f.ProjectID != nil {
+		p.line("  project     %s", *f.ProjectID)
+	}
+	if len(f.SystemsAffected) > 0 {
+		p.line("  systems     %s", strings.Join(f.SystemsAffected, ", "))
+	}
+	if f.ArtifactRef != "" {
+		p.line("  artifact    %s", f.ArtifactRef)
+	}
+	if f.PatchRef != "" {
+		p.line("  patch       %s", f.PatchRef)
+	}
+	if f.FormationConfidence != nil {
+		p.line("  confidence  %.0f%%", *f.FormationConfidence*100)
+	}
+	for _, e := range f.Evidence {
+		p.line("  evidence    (%s) %s — %d source(s)", e.Status, e.Claim, len(e.Sources))
+		for _, s := range e.Sources {
+			p.line("              %s <%s> read %s", s.Title, s.URL, s.RetrievedAt)
+		}
+	}
 }
