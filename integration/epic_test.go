@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -103,6 +104,24 @@ func TestSplitAndRunAnEpicInWaves(t *testing.T) {
 	}
 	if n := len(gh.PullRequests("acme/big")); n != len(prs) {
 		t.Errorf("%d pull requests on the stand-in for %d work orders", n, len(prs))
+	}
+	// The stack is linear: every branch holds the files of every PR it
+	// depends on, and the top of the stack is the whole change.
+	branchOf := func(n int) string {
+		return f.doc(fmt.Sprintf("task_big_pr%02d", n))["work_order"].(map[string]any)["inputs"].(map[string]any)["branch_name"].(string)
+	}
+	for _, pr := range prs {
+		for _, dep := range pr.BlockedBy {
+			for _, dp := range prs[dep-1].Files {
+				if _, err := exec.Command("git", "-C", f.origin, "cat-file", "-e", "refs/heads/"+branchOf(pr.Number)+":"+dp.Path).CombinedOutput(); err != nil {
+					t.Errorf("PR #%d's branch lacks %s of PR #%d, which it depends on", pr.Number, dp.Path, dep)
+				}
+			}
+		}
+	}
+	top := branchOf(prs[len(prs)-1].Number)
+	if diff := git(t, f.repo, "diff", "--name-only", "refs/heads/"+top, "main"); diff != "" {
+		t.Errorf("the top of the stack (%s) differs from the source tree in:\n%s", top, diff)
 	}
 	st := f.wo(nil, "status", "task_big", "--json")
 	var status struct{ Data []StatusRowJSON }

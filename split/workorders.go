@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -61,10 +62,23 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 		"split": map[string]any{"base": p.Change.BaseRef, "source": p.Change.SourceRef, "base_sha": p.Change.Base.String(),
 			"source_sha": p.Change.Source.String(), "mode": o.Mode, "prs": len(p.PRs), "excluded": workorder.AnyList(p.Excluded)},
 	}
+	// A stack is linear: each PR builds on the one before it in dependency
+	// order, so its branch holds everything it depends on (a PR with two
+	// blockers stacked on one of them would lack the other's files, and CI
+	// on it could not build), and the top of the stack is the whole change.
+	stackedOn := map[int]int{}
+	stackedUnder := map[int][]int{}
+	if o.Mode == "stacked" {
+		for i := 1; i < len(p.PRs); i++ {
+			prev, cur := p.PRs[i-1].Number, p.PRs[i].Number
+			stackedOn[cur] = prev
+			stackedUnder[prev] = append(stackedUnder[prev], cur)
+		}
+	}
 	for _, pr := range p.PRs {
 		base := p.Change.BaseRef
-		if o.Mode == "stacked" && len(pr.BlockedBy) > 0 {
-			base = branch(p.PRs[pr.BlockedBy[len(pr.BlockedBy)-1]-1])
+		if prev, ok := stackedOn[pr.Number]; ok {
+			base = branch(p.PRs[prev-1])
 		}
 		var manifest, deleted []any
 		for _, f := range pr.Files {
@@ -88,10 +102,10 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 			inputs["delete_manifest"] = deleted
 		}
 		var blockedBy, blocks []any
-		for _, d := range pr.BlockedBy {
+		for _, d := range unionInts(pr.BlockedBy, stackedOnList(stackedOn, pr.Number)) {
 			blockedBy = append(blockedBy, key(d))
 		}
-		for _, d := range pr.Blocks {
+		for _, d := range unionInts(pr.Blocks, stackedUnder[pr.Number]) {
 			blocks = append(blocks, key(d))
 		}
 		ctx := map[string]any{"repo_path": o.RepoPath, "base_branch": base, "source_branch": p.Change.SourceRef,
@@ -115,6 +129,20 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 		tasks = append(tasks, doc)
 	}
 	return epic, tasks, nil
+}
+
+func stackedOnList(on map[int]int, n int) []int {
+	if prev, ok := on[n]; ok {
+		return []int{prev}
+	}
+	return nil
+}
+
+// unionInts is a and b, sorted, each once.
+func unionInts(a, b []int) []int {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // criteria are the success criteria of a split's work order.
