@@ -164,7 +164,7 @@ func FromHand(c *Change, hp *HandPlan) (*Plan, error) {
 	for i, spec := range hp.PRs {
 		if spec.Title != "" {
 			plan.PRs[i].Theme = spec.Title
-			plan.PRs[i].Title = fmt.Sprintf("PR #%d: %s", i+1, spec.Title)
+			plan.PRs[i].Title = SeriesTitle(i+1, len(plan.PRs), spec.Title)
 			plan.PRs[i].Slug = slugOf(spec.Title)
 		}
 	}

@@ -271,23 +271,55 @@ func topoOrder(units map[string]*unit) []string {
 
 var slugChars = regexp.MustCompile(`[^a-z0-9]+`)
 
-// name gives each PR its theme, title and branch slug.
+// name gives each PR its theme, title and branch slug. A theme two PRs
+// would share (their common folder, such as "internal") names the PR's own
+// packages instead, so that no two PRs read alike.
 func name(plan *Plan) {
-	for _, pr := range plan.PRs {
-		theme := commonDir(pr.Units)
-		if theme == "" || theme == "." {
-			theme = pr.Units[0]
-			if theme == "." {
-				theme = "root"
-			}
-			if len(pr.Units) > 1 {
-				theme += fmt.Sprintf(" and %d more", len(pr.Units)-1)
-			}
+	themes := make([]string, len(plan.PRs))
+	count := map[string]int{}
+	for i, pr := range plan.PRs {
+		themes[i] = commonDir(pr.Units)
+		count[themes[i]]++
+	}
+	for i, pr := range plan.PRs {
+		theme := themes[i]
+		if theme == "" || theme == "." || count[theme] > 1 {
+			theme = unitsTheme(theme, pr.Units)
 		}
 		pr.Theme = theme
-		pr.Title = fmt.Sprintf("PR #%d: %s", pr.Number, theme)
+		pr.Title = SeriesTitle(pr.Number, len(plan.PRs), theme)
 		pr.Slug = slugOf(theme)
 	}
+}
+
+// SeriesTitle is a PR's title: its place in the series, then its theme.
+// The place is not GitHub's PR number, which wo cannot know before the PRs
+// open (they open in parallel), so it is written [n/m], never #n.
+func SeriesTitle(n, total int, theme string) string {
+	return fmt.Sprintf("[%d/%d] %s", n, total, theme)
+}
+
+// unitsTheme names a PR after its first packages, below their common folder.
+func unitsTheme(common string, units []string) string {
+	names := make([]string, 0, len(units))
+	for _, u := range units {
+		n := strings.TrimPrefix(strings.TrimPrefix(u, common), "/")
+		if n == "" || n == "." {
+			n = u
+		}
+		if n == "." {
+			n = "root"
+		}
+		names = append(names, n)
+	}
+	theme := strings.Join(names[:min(2, len(names))], ", ")
+	if len(names) > 2 {
+		theme += fmt.Sprintf(" and %d more", len(names)-2)
+	}
+	if common != "" && common != "." {
+		theme = common + ": " + theme
+	}
+	return theme
 }
 
 // slugOf makes a branch-name part from a theme.

@@ -205,7 +205,7 @@ func TestHandPlanIsChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.PRs[0].Title != "PR #1: Library" || !reflect.DeepEqual(p.PRs[1].BlockedBy, []int{1}) || !reflect.DeepEqual(p.Excluded, []string{"docs/a.md"}) {
+	if p.PRs[0].Title != "[1/2] Library" || !reflect.DeepEqual(p.PRs[1].BlockedBy, []int{1}) || !reflect.DeepEqual(p.Excluded, []string{"docs/a.md"}) {
 		t.Errorf("plan: %+v %+v excluded %v", p.PRs[0], p.PRs[1], p.Excluded)
 	}
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], `"web/**" matches no changed file`) {
@@ -294,5 +294,26 @@ func TestReadChangeKinds(t *testing.T) {
 		"new.txt": "renamed/20/false/old.txt", "blob.bin": "added/0/true/"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changes:\n got %v\nwant %v", got, want)
+	}
+}
+
+func TestPRsAreNamedApartAndNumberedAsASeries(t *testing.T) {
+	plan := &Plan{PRs: []*PR{
+		{Number: 1, Units: []string{"internal/msg", "internal/event"}},
+		{Number: 2, Units: []string{"internal/tui", "internal/tui/view", "internal/store"}},
+		{Number: 3, Units: []string{"cmd/app"}},
+		{Number: 4, Units: []string{"."}},
+	}}
+	name(plan)
+	want := []string{"[1/4] internal: msg, event", "[2/4] internal: tui, tui/view and 1 more", "[3/4] cmd/app", "[4/4] root"}
+	seen := map[string]bool{}
+	for i, pr := range plan.PRs {
+		if pr.Title != want[i] {
+			t.Errorf("PR %d is titled %q, want %q", pr.Number, pr.Title, want[i])
+		}
+		if seen[pr.Slug] {
+			t.Errorf("two PRs share the branch slug %q", pr.Slug)
+		}
+		seen[pr.Slug] = true
 	}
 }
