@@ -2,7 +2,6 @@ package split
 
 import (
 	"fmt"
-	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -134,17 +133,8 @@ func groupUnits(c *Change, by string) map[string]*unit {
 		}
 		return dir
 	}
-	changedDirs := map[string]bool{}
 	for _, f := range c.Files {
-		changedDirs[f.Dir()] = true
-	}
-	for _, f := range c.Files {
-		dir := f.Dir()
-		base := path.Base(dir)
-		if (base == "test" || base == "tests" || base == "__tests__" || base == "testdata") && changedDirs[path.Dir(dir)] {
-			dir = path.Dir(dir) // tests stay with the code they test
-		}
-		name := unitOf(dir)
+		name := unitOf(testedDir(f.Dir()))
 		u := units[name]
 		if u == nil {
 			u = &unit{name: name, dirs: []string{name}, deps: map[string]bool{}}
@@ -167,6 +157,20 @@ func groupUnits(c *Change, by string) map[string]*unit {
 		}
 	}
 	return units
+}
+
+// testedDir is the directory whose code a file's directory tests: for
+// anything at any depth below a test, tests, __tests__ or testdata folder,
+// the folder that holds that one (pkg/x/testdata/golden → pkg/x), so
+// that tests and their data go into the PR of the code they test.
+func testedDir(dir string) string {
+	parts := strings.Split(dir, "/")
+	for i, p := range parts {
+		if i > 0 && (p == "test" || p == "tests" || p == "__tests__" || p == "testdata") {
+			return strings.Join(parts[:i], "/")
+		}
+	}
+	return dir
 }
 
 // mergeCycles merges strongly connected units (Tarjan), so that the PR
