@@ -4,7 +4,11 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/workorder"
 )
 
 // What an agent prints is kept up to a bound, and what was dropped is
@@ -65,5 +69,65 @@ func TestTheApprovalRequestListsWhatItHas(t *testing.T) {
 	with := (&ApprovalRequiredError{Key: "k", Step: 2, Summary: []string{"2 commit"}, Request: []string{"summary: x"}}).Error()
 	if strings.Contains(bare, "\n\n") || !strings.Contains(with, "2 commit\nsummary: x\napprove with") {
 		t.Errorf("without a request:\n%s\nwith one:\n%s", bare, with)
+	}
+}
+
+// startGroup starts a shell script as the leader of its own process
+// group, with extra environment.
+func startGroup(t *testing.T, script string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	return cmd
+}
+
+func TestAnAgentIsRecognisedByItsGroupStartAndTask(t *testing.T) {
+	agent := startGroup(t, "sleep 30 & sleep 30", "WO_TASK_KEY=task_mine")
+	pid := agent.Process.Pid
+	time.Sleep(100 * time.Millisecond)
+	rec := &workorder.AgentProcess{PID: pid, StartTicks: startTicks(pid)}
+	if !groupExists(pid) || !groupRunsTask(pid, "task_mine") || !agentAlive(rec, "task_mine") {
+		t.Fatalf("a live agent of this task is not recognised (group %v, task %v)", groupExists(pid), groupRunsTask(pid, "task_mine"))
+	}
+	if groupRunsTask(pid, "task_other") || agentAlive(rec, "task_other") {
+		t.Error("another task's agent is taken for this task's")
+	}
+	if agentAlive(&workorder.AgentProcess{PID: pid, StartTicks: rec.StartTicks + 1}, "task_mine") {
+		t.Error("a process that started at another time is taken for the recorded agent")
+	}
+	for _, p := range []int{0, 1, -5} {
+		if agentAlive(&workorder.AgentProcess{PID: p}, "task_mine") {
+			t.Errorf("pid %d is taken for an agent", p)
+		}
+	}
+	if state, group, ok := procStat(pid); !ok || group != pid || state == "Z" {
+		t.Errorf("procStat of the leader: %q %d %v", state, group, ok)
+	}
+	if _, _, ok := procStat(1 << 30); ok {
+		t.Error("procStat of no process")
+	}
+}
+
+func TestStoppingAGroupEndsEveryMemberEvenOneIgnoringTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the grace period before SIGKILL")
+	}
+	agent := startGroup(t, "trap '' TERM; sleep 30 & wait", "WO_TASK_KEY=task_stubborn")
+	pid := agent.Process.Pid
+	time.Sleep(100 * time.Millisecond)
+	go agent.Wait() // reap the leader, as wo does
+	if !stopGroup(pid) {
+		t.Fatal("the group did not stop")
+	}
+	if groupExists(pid) {
+		t.Error("a member of the group survived")
+	}
+	if !stopGroup(pid) {
+		t.Error("stopping a group that is gone must report it gone")
 	}
 }
