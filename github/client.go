@@ -18,6 +18,7 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
+	"github.com/shurcooL/githubv4"
 
 	"github.com/wo-runner/wo/redact"
 )
@@ -43,6 +44,7 @@ const DefaultRequestTimeout = 60 * time.Second
 // Client talks to one repository.
 type Client struct {
 	gh          *gh.Client
+	gql         *githubv4.Client
 	owner, name string
 	tr          *transport
 	maxWait     time.Duration
@@ -118,7 +120,10 @@ func New(cfg Config) (*Client, error) {
 	tr := newTransport(base, cfg.MaxWait, api)
 	client := gh.NewClient(&http.Client{Transport: tr, Timeout: cfg.RequestTimeout}).WithAuthToken(cfg.Token)
 	client.BaseURL = api
-	return &Client{gh: client, owner: owner, name: name, tr: tr, maxWait: cfg.MaxWait,
+	// The GraphQL client shares the transport (the token only to the API
+	// host, retries, counts) and the time limit; it adds the token itself.
+	gql := githubv4.NewEnterpriseClient(GraphQLURL(api), &http.Client{Transport: bearer{tr, cfg.Token}, Timeout: cfg.RequestTimeout})
+	return &Client{gh: client, gql: gql, owner: owner, name: name, tr: tr, maxWait: cfg.MaxWait,
 		host: api.Host, timeout: cfg.RequestTimeout, secrets: redact.New().Token(cfg.Token)}, nil
 }
 
@@ -175,6 +180,12 @@ type Counts struct {
 	Requests    int `json:"requests"`     // sent to GitHub, retries included
 	NotModified int `json:"not_modified"` // answered 304: free of rate limit
 	Retries     int `json:"retries"`
+	// GraphQLCost is the rate-limit points GraphQL calls cost, as GitHub
+	// reported them (rateLimit.cost); GraphQLRemaining what was left at the
+	// last call.
+	GraphQLCost      int `json:"graphql_cost,omitempty"`
+	GraphQLRemaining int `json:"graphql_remaining,omitempty"`
+	GraphQLMutations int `json:"graphql_mutations,omitempty"` // replies and resolutions sent
 }
 
 // Counts returns the requests sent so far.

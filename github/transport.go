@@ -50,6 +50,31 @@ func (t *transport) mayAuthenticate(u *url.URL) bool {
 	return t.api == nil || (strings.EqualFold(u.Host, t.api.Host) && u.Scheme == t.api.Scheme)
 }
 
+// addGraphQL counts what a GraphQL call cost.
+func (t *transport) addGraphQL(mutation bool, cost, remaining int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if mutation {
+		t.n.GraphQLMutations++
+		return
+	}
+	t.n.GraphQLCost += cost
+	t.n.GraphQLRemaining = remaining
+}
+
+// bearer adds the token to the GraphQL client's requests; the transport
+// under it removes it again from any request not to the API host.
+type bearer struct {
+	base  http.RoundTripper
+	token string
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
 func (t *transport) counts() Counts {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -131,9 +131,11 @@ func TestSeedProcedureWithAPerson(t *testing.T) {
 	if r.code != 3 || !strings.Contains(r.stderr, "Export a comment on N0.") || !strings.Contains(r.stderr, "Name N1 after what it counts.") {
 		t.Fatalf("exit %d, want 3 listing both comments:\n%s", r.code, r.stderr)
 	}
-	// The person fixes and commits in the worktree.
+	// The person fixes both comments and commits in the worktree. (A fix
+	// of one only leaves the other's thread open: issue 13.)
 	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
 	writeFile(t, filepath.Join(wt, "foundation/new0.go"), "package foundation\n\n// N0 is the first.\nconst N0 = 0\n")
+	writeFile(t, filepath.Join(wt, "foundation/new1.go"), "package foundation\n\n// Count1 counts.\nconst Count1 = 1\n")
 	git(t, wt, "commit", "-q", "-am", "Address the review")
 	r = f.wo(env, "run", "task_cr_01")
 	if r.code != 0 {

@@ -49,6 +49,13 @@ type Engine struct {
 	// runner sits idle.
 	NoReviewWait bool
 	PollInterval time.Duration
+	// Reviewers (--reviewer, repeatable) replaces context.reviewers: the
+	// logins whose review wait_for_review waits for and whose verdict
+	// check_review weighs; none means any reviewer but wo itself.
+	Reviewers []string
+	// ResolveThreads (--resolve-threads) resolves the review threads a fix
+	// addressed, as context.resolve_threads: true does.
+	ResolveThreads bool
 
 	LeaseTTL time.Duration // default 2 minutes; renewed every third of it
 	// EpicWait is how long an epic run waits for children that other

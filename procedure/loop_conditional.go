@@ -3,9 +3,13 @@ package procedure
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -44,7 +48,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		return Outcome{}, fmt.Errorf("worktree %s is gone: the fixes need it; wo reset %s --to-step 0 to start over", w.Path, sc.Key())
 	}
 	if sc.run.Agent != "" {
-		prompt := FixPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments)
+		prompt := ThreadsPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments, st.ReviewThreads, w.Path)
 		res, err := runAgent(ctx, sc, w.Path, prompt)
 		sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
 			"duration_ms": res.Duration.Milliseconds(), "stdout": res.Stdout, "stderr": res.Stderr})
@@ -91,6 +95,10 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
+	answered, err := answerThreads(ctx, sc, repo, st.PushedSHA, res.Hash.String(), st.ReviewThreads)
+	if err != nil {
+		return Outcome{}, err
+	}
 	record := func(s *workorder.State) {
 		push.Record(s)
 		s.CommitSHA = res.Hash.String()
@@ -103,11 +111,97 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		// The comments handled are behind the watermark now.
 		s.ReviewWatermark = s.ReviewSeen
 	}
+	note := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), res.Hash.String()[:12], n, sc.Step.LoopTo)
+	if answered != "" {
+		note += "; " + answered
+	}
 	return Outcome{
-		Note:   fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), res.Hash.String()[:12], n, sc.Step.LoopTo),
+		Note:   note,
 		Record: record,
 		JumpTo: sc.Step.LoopTo,
 	}, nil
+}
+
+// addressedMarker marks wo's reply in a review thread for one fix commit,
+// so that a rerun finds it and never replies twice.
+func addressedMarker(sha string) string { return "<!-- wo:addressed " + sha + " -->" }
+
+// answerThreads replies "Addressed in <sha>" in each counted thread whose
+// file the fix changed (once: a rerun finds its reply by the marker), and
+// resolves those threads when context.resolve_threads (or
+// --resolve-threads) asks. It reads the threads afresh, since a rerun's
+// state predates its replies.
+func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, before, after string, threads []workorder.ReviewThread) (string, error) {
+	changed := changedFiles(repo, before, after)
+	var todo []workorder.ReviewThread
+	for _, t := range threads {
+		if t.Counted && changed(t.Path) {
+			todo = append(todo, t)
+		}
+	}
+	if len(todo) == 0 {
+		return "", nil
+	}
+	client, err := sc.GitHub()
+	if err != nil {
+		return "", err
+	}
+	now, err := client.ReviewThreads(ctx, sc.PRNumber())
+	if err != nil {
+		return "", err
+	}
+	current := map[string]github.ReviewThread{}
+	for _, t := range now.Threads {
+		current[t.ID] = t
+	}
+	marker := addressedMarker(after)
+	body := fmt.Sprintf("Addressed in %s.\n\n%s", short(after), marker)
+	resolve := resolveThreads(sc)
+	replied, resolved := 0, 0
+	for _, t := range todo {
+		cur, ok := current[t.ID]
+		if !ok {
+			continue // gone: deleted on GitHub
+		}
+		if !slices.ContainsFunc(cur.Comments, func(c github.ThreadComment) bool { return strings.Contains(c.Body, marker) }) {
+			if err := client.ReplyToThread(ctx, t.ID, body); err != nil {
+				return "", err
+			}
+			replied++
+		}
+		if resolve && !cur.Resolved {
+			if err := client.ResolveThread(ctx, t.ID); err != nil {
+				return "", err
+			}
+			resolved++
+		}
+	}
+	out := fmt.Sprintf("replied in %d review thread(s)", replied)
+	if resolve {
+		out += fmt.Sprintf(", resolved %d", resolved)
+	}
+	return out, nil
+}
+
+// changedFiles reports whether a path differs between two commits; with
+// either commit unknown, every path counts as changed.
+func changedFiles(repo *gitops.Repo, before, after string) func(string) bool {
+	blob := func(sha, path string) (string, bool) {
+		c, err := repo.Commit(plumbing.NewHash(sha))
+		if err != nil {
+			return "", false
+		}
+		f, err := c.File(path)
+		if err != nil {
+			return "absent", true
+		}
+		return f.Hash.String(), true
+	}
+	return func(path string) bool {
+		a, okA := blob(before, path)
+		b, okB := blob(after, path)
+		return !okA || !okB || a != b
+	}
 }
 
 // Plan says what the loop would do now.

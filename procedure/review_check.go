@@ -3,22 +3,34 @@ package procedure
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/workorder"
 )
 
-// ReviewCheck gathers the review comments that are new since the
-// watermark and not wo's own, and keeps them in state, so that an agent
-// reading only the task document has them.
+// ReviewCheck reads where the review stands and keeps it in state, so
+// that an agent reading only the task document has it: every unresolved
+// review thread with its conversation, each reviewer's latest verdict on
+// the pushed head, and the conversation comments new since the watermark
+// and not wo's own. What keeps the review loop going is in
+// state.review_comments: the unresolved threads that count (not outdated,
+// unless context.outdated_threads_count), the new conversation comments,
+// and an awaited reviewer's request for changes on the head.
 type ReviewCheck struct{}
 
 func newReviewCheck() Action { return ReviewCheck{} }
 
-// maxCommentBody bounds what one comment keeps in the document.
-const maxCommentBody = 2000
+// Bounds on what the document keeps of a review.
+const (
+	maxCommentBody     = 2000 // one comment
+	maxThreadComments  = 10   // one conversation: the first and the latest
+	maxRecordedThreads = 100
+)
 
-// Run reads review comments, reviews and conversation comments.
+// Run reads the review threads and reviews (GraphQL) and the conversation
+// comments (REST).
 func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	client, n, me, err := prContext(ctx, sc)
 	if err != nil {
@@ -36,46 +48,160 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	wm := sc.State().ReviewWatermark
-	seen := wm // it moves, wm does not
-	found := []workorder.ReviewComment{}
-	add := func(c github.Comment) {
-		body := c.Body
-		if len(body) > maxCommentBody {
-			body = body[:maxCommentBody] + " […]"
-		}
-		found = append(found, workorder.ReviewComment{ID: c.ID, Author: c.Author, Path: c.Path, Line: c.Line, Body: body, URL: c.URL})
+	rs, err := client.ReviewThreads(ctx, n)
+	if err != nil {
+		return Outcome{}, err
 	}
+	st := sc.State()
+	wm := st.ReviewWatermark
+	seen := wm // it moves, wm does not
 	for _, c := range inline {
 		seen.ReviewComment = max(seen.ReviewComment, c.ID)
-		if c.ID > wm.ReviewComment && c.Author != me {
-			add(c)
+	}
+	for _, r := range reviews {
+		seen.Review = max(seen.Review, r.ID)
+	}
+
+	threads := openThreads(rs.Threads, me, countOutdated(sc))
+	found := []workorder.ReviewComment{}
+	var outdated []string
+	for _, t := range threads {
+		if t.Counted {
+			first := t.Comments[0]
+			found = append(found, workorder.ReviewComment{ID: first.ID, Author: first.Author, Path: t.Path, Line: t.Line, Body: first.Body, URL: first.URL})
+		} else if t.Outdated {
+			outdated = append(outdated, t.Path)
 		}
 	}
 	for _, c := range conversation {
 		seen.IssueComment = max(seen.IssueComment, c.ID)
 		if c.ID > wm.IssueComment && c.Author != me {
-			add(c)
+			found = append(found, workorder.ReviewComment{ID: c.ID, Author: c.Author, Body: bound(c.Body), URL: c.URL})
 		}
 	}
-	inlineFound := len(found)
-	for _, r := range reviews {
-		seen.Review = max(seen.Review, r.ID)
-		// A review that asks for changes counts; its summary is kept only
-		// when it came without inline comments, so nothing is counted twice.
-		if r.ID > wm.Review && r.Author != me && r.State == "CHANGES_REQUESTED" && r.Body != "" && inlineFound == 0 {
-			add(github.Comment{ID: r.ID, Author: r.Author, Body: r.Body, URL: r.URL})
+	verdicts := headVerdicts(rs.Reviews, st.PushedSHA, me)
+	changesBy := changesRequested(verdicts, awaitedReviewers(sc))
+	note := fmt.Sprintf("%d actionable review comment(s) on #%d", len(found), n)
+	if len(changesBy) > 0 && len(found) == 0 {
+		// A request for changes with nothing inline: its summary is what
+		// to address, so it is kept (the latest, by each reviewer).
+		for _, who := range changesBy {
+			found = append(found, changesSummary(reviews, who, st.PushedSHA))
 		}
+		note = fmt.Sprintf("%d actionable review comment(s) on #%d; changes requested by %s", len(found), n, strings.Join(changesBy, ", "))
+	}
+	if len(outdated) > 0 {
+		note += fmt.Sprintf("; %d outdated thread(s) left open, not counted: %s", len(outdated), strings.Join(outdated, ", "))
 	}
 	return Outcome{
-		Note:   fmt.Sprintf("%d actionable review comment(s) on #%d", len(found), n),
-		Record: func(s *workorder.State) { s.ReviewComments, s.ReviewSeen = found, seen },
+		Note: note,
+		Record: func(s *workorder.State) {
+			s.ReviewComments, s.ReviewSeen, s.ReviewThreads = found, seen, threads
+			s.ReviewVerdicts, s.ChangesRequestedBy = verdicts, changesBy
+		},
 	}, nil
+}
+
+// openThreads are the unresolved threads not opened by wo, each bounded.
+func openThreads(all []github.ReviewThread, me string, outdatedCount bool) []workorder.ReviewThread {
+	out := []workorder.ReviewThread{}
+	for _, t := range all {
+		if t.Resolved || len(t.Comments) == 0 || t.Comments[0].Author == me || len(out) == maxRecordedThreads {
+			continue
+		}
+		rt := workorder.ReviewThread{ID: t.ID, Path: t.Path, Line: t.Line, Outdated: t.Outdated, Counted: !t.Outdated || outdatedCount}
+		comments := t.Comments
+		if len(comments) > maxThreadComments {
+			rt.Omitted = len(comments) - maxThreadComments
+			comments = append(comments[:1:1], comments[len(comments)-maxThreadComments+1:]...)
+		}
+		for _, c := range comments {
+			rt.Comments = append(rt.Comments, workorder.ThreadComment{ID: c.DatabaseID, Author: c.Author, Body: bound(c.Body), URL: c.URL})
+		}
+		out = append(out, rt)
+	}
+	return out
+}
+
+// headVerdicts is each reviewer's latest verdict on the head: a COMMENTED
+// review after an approval or a request for changes does not undo it, as
+// on GitHub.
+func headVerdicts(reviews []github.ThreadReview, head, me string) map[string]string {
+	out := map[string]string{}
+	for _, r := range reviews {
+		if r.Author == "" || r.Author == me || r.State == "PENDING" || (head != "" && r.Commit != head) {
+			continue
+		}
+		if r.State == "COMMENTED" && out[r.Author] != "" {
+			continue
+		}
+		out[r.Author] = r.State
+	}
+	return out
+}
+
+// changesRequested are the awaited reviewers (any, when none is named)
+// whose verdict asks for changes, sorted.
+func changesRequested(verdicts map[string]string, awaited []string) []string {
+	var out []string
+	for who, v := range verdicts {
+		if v == "CHANGES_REQUESTED" && (len(awaited) == 0 || slices.Contains(awaited, who)) {
+			out = append(out, who)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// changesSummary is the latest request for changes by who on the head.
+func changesSummary(reviews []github.Review, who, head string) workorder.ReviewComment {
+	c := workorder.ReviewComment{Author: who, Body: fmt.Sprintf("%s requested changes on %s", who, short(head))}
+	for _, r := range reviews {
+		if r.Author == who && r.State == "CHANGES_REQUESTED" && (head == "" || r.CommitID == head) {
+			c.ID, c.URL = r.ID, r.URL
+			if r.Body != "" {
+				c.Body = bound(r.Body)
+			}
+		}
+	}
+	return c
+}
+
+func bound(body string) string {
+	if len(body) > maxCommentBody {
+		return body[:maxCommentBody] + " […]"
+	}
+	return body
+}
+
+// awaitedReviewers are the logins named by --reviewer, else by
+// context.reviewers; none means any reviewer.
+func awaitedReviewers(sc *StepContext) []string {
+	if len(sc.run.Reviewers) > 0 {
+		return sc.run.Reviewers
+	}
+	v := sc.Task().WorkOrder.Context["reviewers"]
+	if s, ok := v.(string); ok && s != "" {
+		return []string{s}
+	}
+	return stringList(v)
+}
+
+// countOutdated is context.outdated_threads_count.
+func countOutdated(sc *StepContext) bool {
+	b, _ := sc.Task().WorkOrder.Context["outdated_threads_count"].(bool)
+	return b
+}
+
+// resolveThreads is --resolve-threads or context.resolve_threads.
+func resolveThreads(sc *StepContext) bool {
+	b, _ := sc.Task().WorkOrder.Context["resolve_threads"].(bool)
+	return b || sc.run.ResolveThreads
 }
 
 // Plan names the PR.
 func (ReviewCheck) Plan(sc *StepContext) string {
-	return "read the review comments, reviews and conversation of the pull request; keep the new ones not written by wo"
+	return "read the review threads, the reviewers' verdicts on the pushed head and the conversation of the pull request; keep the unresolved threads and the new comments not written by wo"
 }
 
 // prContext is what the review steps start from: the recorded PR, the

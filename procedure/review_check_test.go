@@ -70,17 +70,31 @@ func TestReviewCheckRecordsTheNewComments(t *testing.T) {
 		t.Errorf("second check:\n%s", got)
 	}
 
-	// Once handled (the loop moves the watermark), nothing is new.
+	// Behind the watermark, the comments still count while their threads
+	// are unresolved (issue 13: the watermark alone passed them).
 	h.setState(func(s *stateT) { s.ReviewWatermark = s.ReviewSeen })
 	after, err := h.run("check_review")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := h.recorded(after); st.ReviewComments == nil || len(st.ReviewComments) != 0 {
-		t.Errorf("comments behind the watermark were recorded again: %v", st.ReviewComments)
+	if got := commentLines(h.recorded(after).ReviewComments); got != want {
+		t.Errorf("unresolved threads behind the watermark:\n%s", got)
 	}
-	if want := "0 actionable review comment(s) on #1"; after.Note != want {
-		t.Errorf("note %q, want %q", after.Note, want)
+	// Resolved, they no longer count; the reviewer's request for changes
+	// on the head still does, with its summary.
+	for _, th := range h.GH.Threads(fixRepo, 1) {
+		h.GH.ResolveThread(fixRepo, 1, th.ID)
+	}
+	resolved, err := h.run("check_review")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st = h.recorded(resolved)
+	if got := commentLines(st.ReviewComments); got != "coderabbitai[bot] :0 2 actionable comment(s)." || len(st.ReviewThreads) != 0 {
+		t.Errorf("after resolving: %q, threads %v", got, st.ReviewThreads)
+	}
+	if want := "1 actionable review comment(s) on #1; changes requested by coderabbitai[bot]"; resolved.Note != want {
+		t.Errorf("note %q, want %q", resolved.Note, want)
 	}
 }
 
@@ -141,7 +155,7 @@ func TestReviewCheckErrors(t *testing.T) {
 
 func TestReviewCheckPlan(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
-	if got, want := h.plan("check_review"), "read the review comments, reviews and conversation of the pull request; keep the new ones not written by wo"; got != want {
+	if got, want := h.plan("check_review"), "read the review threads, the reviewers' verdicts on the pushed head and the conversation of the pull request; keep the unresolved threads and the new comments not written by wo"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
 	}
 }

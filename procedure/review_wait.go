@@ -3,6 +3,8 @@ package procedure
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/wo-runner/wo/github"
@@ -30,20 +32,19 @@ func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		return Outcome{}, err
 	}
 	pushed := sc.State().PushedSHA
+	awaited := awaitedReviewers(sc)
 	done := func(s *workorder.State) { s.ReviewDeadline, s.ReviewWaitingSince = "", "" }
 	for {
 		reviews, err := client.Reviews(ctx, n)
 		if err != nil {
 			return Outcome{}, err
 		}
-		for _, r := range reviews {
-			if r.Author != me && (pushed == "" || r.CommitID == pushed) {
-				return Outcome{Note: fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State), Record: done}, nil
-			}
+		if note, ok := reviewArrived(reviews, pushed, me, awaited); ok {
+			return Outcome{Note: note, Record: done}, nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return Outcome{Note: fmt.Sprintf("no review of %s arrived before %s", short(pushed), deadline.Format(time.RFC3339)), Record: done}, nil
+			return Outcome{Note: fmt.Sprintf("no review of %s%s arrived before %s", short(pushed), by(awaited), deadline.Format(time.RFC3339)), Record: done}, nil
 		}
 		total := sc.run.waitFor(sc.Step)
 		sc.Progress(int((total - left).Seconds()), int(total.Seconds()))
@@ -62,24 +63,62 @@ func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 // that brings it, with nothing holding a runner.
 func lookOnce(ctx context.Context, sc *StepContext, client *github.Client, n int, me string) (Outcome, error) {
 	pushed := sc.State().PushedSHA
+	awaited := awaitedReviewers(sc)
 	reviews, err := client.Reviews(ctx, n)
 	if err != nil {
 		return Outcome{}, err
 	}
-	for _, r := range reviews {
-		if r.Author != me && (pushed == "" || r.CommitID == pushed) {
-			return Outcome{Note: fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State),
-				Record: func(s *workorder.State) { s.ReviewDeadline, s.ReviewWaitingSince = "", "" }}, nil
-		}
+	if note, ok := reviewArrived(reviews, pushed, me, awaited); ok {
+		return Outcome{Note: note, Record: func(s *workorder.State) { s.ReviewDeadline, s.ReviewWaitingSince = "", "" }}, nil
 	}
 	since := sc.State().ReviewWaitingSince
 	if since == "" {
 		since = workorder.Timestamp(sc.run.Now())
 	}
-	reason := fmt.Sprintf("waiting for a review of %s on pull request #%d; a review event resumes it (wo run --github-event), or run wo run %s later",
-		short(pushed), n, sc.Key())
+	reason := fmt.Sprintf("waiting for a review of %s%s on pull request #%d; a review event resumes it (wo run --github-event), or run wo run %s later",
+		short(pushed), by(awaited), n, sc.Key())
 	return Outcome{Record: func(s *workorder.State) { s.Phase, s.ReviewWaitingSince = workorder.PhaseWaitingForReview, since }},
 		&WaitingError{Key: sc.Key(), Reason: reason}
+}
+
+// reviewArrived reports whether the review waited for is there: with no
+// reviewer named, any review of the pushed commit not by wo; with names,
+// a review of it by each of them, so that a person's approval does not end
+// the wait for the bot.
+func reviewArrived(reviews []github.Review, pushed, me string, awaited []string) (string, bool) {
+	latest := map[string]string{}
+	var order []string
+	for _, r := range reviews {
+		if r.Author == me || (pushed != "" && r.CommitID != pushed) {
+			continue
+		}
+		if len(awaited) > 0 && !slices.Contains(awaited, r.Author) {
+			continue
+		}
+		if _, ok := latest[r.Author]; !ok {
+			order = append(order, r.Author)
+		}
+		latest[r.Author] = r.State
+		if len(awaited) == 0 {
+			return fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State), true
+		}
+	}
+	if len(awaited) == 0 || len(latest) < len(awaited) {
+		return "", false
+	}
+	parts := make([]string, 0, len(order))
+	for _, who := range order {
+		parts = append(parts, fmt.Sprintf("%s (%s)", who, latest[who]))
+	}
+	return "review by " + strings.Join(parts, ", ") + " arrived", true
+}
+
+// by names the awaited reviewers in a message.
+func by(awaited []string) string {
+	if len(awaited) == 0 {
+		return ""
+	}
+	return " by " + strings.Join(awaited, ", ")
 }
 
 // reviewDeadline reads the stored deadline, or sets one now.
@@ -112,9 +151,9 @@ func (e *Engine) waitFor(step workorder.Step) time.Duration {
 // Plan says how long it would wait.
 func (ReviewWait) Plan(sc *StepContext) string {
 	if sc.run.NoReviewWait {
-		return "look once for a review of the pushed commit; without one, stop (exit 3) until a review event resumes the run"
+		return "look once for a review of the pushed commit" + by(awaitedReviewers(sc)) + "; without one, stop (exit 3) until a review event resumes the run"
 	}
-	return fmt.Sprintf("wait up to %s for a review of the pushed commit, polling every %s", sc.run.waitFor(sc.Step), sc.run.PollInterval)
+	return fmt.Sprintf("wait up to %s for a review of the pushed commit%s, polling every %s", sc.run.waitFor(sc.Step), by(awaitedReviewers(sc)), sc.run.PollInterval)
 }
 
 func short(sha string) string {

@@ -38,6 +38,8 @@ func (TaskUpdate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	result := "no review comments at the last check"
 	if n := len(sc.State().ReviewComments); n > 0 {
 		result = fmt.Sprintf("%d review comment(s) open at the last check", n)
+	} else if by := sc.State().ChangesRequestedBy; len(by) > 0 {
+		result = "changes requested by " + strings.Join(by, ", ") + " at the last check"
 	}
 	return Outcome{
 		Note:   fmt.Sprintf("task in review: %s; %d of %d success criteria checked by wo, the rest listed as not machine-checked", result, checked, len(results)),
@@ -82,13 +84,43 @@ func checkCriteria(ctx context.Context, sc *StepContext) []CriterionResult {
 		case strings.Contains(lc, "status") && strings.Contains(lc, string(workorder.StatusInReview)):
 			r.Checked, r.Passed, r.How = true, true, "this step sets status in_review"
 		case strings.Contains(lc, "comment") && sc.State().ReviewComments != nil:
-			n := len(sc.State().ReviewComments)
-			r.Checked, r.Passed = true, n == 0
-			r.How = fmt.Sprintf("%d actionable review comment(s) at the last check", n)
+			r.Checked = true
+			r.Passed, r.How = reviewCriterion(sc.State())
 		}
 		out = append(out, r)
 	}
 	return out
+}
+
+// reviewCriterion is "no unresolved comments": no unresolved thread that
+// counts, no new conversation comment, and no awaited reviewer asking for
+// changes on the pushed head, at the last check.
+func reviewCriterion(st workorder.State) (bool, string) {
+	counted, outdated := 0, 0
+	for _, t := range st.ReviewThreads {
+		switch {
+		case t.Counted:
+			counted++
+		case t.Outdated:
+			outdated++
+		}
+	}
+	n := len(st.ReviewComments)
+	how := fmt.Sprintf("%d actionable review comment(s) at the last check", n)
+	var more []string
+	if counted > 0 {
+		more = append(more, fmt.Sprintf("%d unresolved thread(s)", counted))
+	}
+	if len(st.ChangesRequestedBy) > 0 {
+		more = append(more, "changes requested on the head by "+strings.Join(st.ChangesRequestedBy, ", "))
+	}
+	if outdated > 0 {
+		more = append(more, fmt.Sprintf("%d outdated thread(s) open, not counted", outdated))
+	}
+	if len(more) > 0 {
+		how += ": " + strings.Join(more, "; ")
+	}
+	return n == 0 && len(st.ChangesRequestedBy) == 0, how
 }
 
 // prCheck verifies that the recorded PR is open against the base branch.

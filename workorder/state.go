@@ -61,6 +61,17 @@ type State struct {
 	// watermark once the comments are fixed.
 	ReviewWatermark Watermark `json:"review_watermark,omitzero"`
 	ReviewSeen      Watermark `json:"review_seen,omitzero"`
+	// ReviewThreads are the unresolved review threads at the last check,
+	// outdated ones included (marked), each with its conversation, bounded
+	// in size; nil until a check read them.
+	ReviewThreads []ReviewThread `json:"review_threads,omitzero" wo:"reset=check_review"`
+	// ReviewVerdicts is each reviewer's latest verdict (APPROVED,
+	// CHANGES_REQUESTED, COMMENTED, DISMISSED) on the pushed head at the
+	// last check, by login.
+	ReviewVerdicts map[string]string `json:"review_verdicts,omitempty" wo:"reset=check_review"`
+	// ChangesRequestedBy are the awaited reviewers whose latest verdict on
+	// the pushed head asks for changes: the loop goes on while one does.
+	ChangesRequestedBy []string `json:"changes_requested_by,omitempty" wo:"reset=check_review"`
 	// FixRequested is set once a person was asked to fix the comments.
 	FixRequested bool `json:"fix_requested,omitempty"`
 	// LoopIterations counts the passes of each conditional_loop step, by
@@ -119,6 +130,29 @@ type ReviewComment struct {
 	Author string `json:"author"`
 	Path   string `json:"path,omitempty"`
 	Line   int    `json:"line,omitempty"`
+	Body   string `json:"body"`
+	URL    string `json:"url,omitempty"`
+}
+
+// ReviewThread is one unresolved review thread: a line of a file and the
+// whole conversation about it, kept so that an agent reading only the task
+// has it.
+type ReviewThread struct {
+	ID       string          `json:"id"` // GitHub's node ID, to reply and resolve
+	Path     string          `json:"path"`
+	Line     int             `json:"line,omitempty"` // 0 when outdated
+	Outdated bool            `json:"outdated,omitempty"`
+	Counted  bool            `json:"counted"` // it keeps the review loop going
+	Comments []ThreadComment `json:"comments"`
+	// Omitted is how many comments of a long conversation were left out
+	// (the first is always kept, then the latest).
+	Omitted int `json:"omitted,omitempty"`
+}
+
+// ThreadComment is one comment of a review thread.
+type ThreadComment struct {
+	ID     int64  `json:"id,omitempty"`
+	Author string `json:"author"`
 	Body   string `json:"body"`
 	URL    string `json:"url,omitempty"`
 }

@@ -28,7 +28,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// Comment is what the scripted reviewer says in one review round.
+// Comment is what the scripted reviewer says in one review round: a
+// comment on a line opens a review thread; a comment without a Path is the
+// body of a review that requests changes with no inline comment.
 type Comment struct {
 	Path string `json:"path"`
 	Line int    `json:"line"`
@@ -52,6 +54,12 @@ type Server struct {
 	ReviewerLogin string
 	ReviewRounds  [][]Comment
 	ReviewDelay   time.Duration
+	// ResolveFixed makes the reviewer, at each review, resolve its open
+	// threads whose file changed since the thread was opened (the fix
+	// touched it); the others stay open, as a reviewer that checks would
+	// leave them.
+	ResolveFixed bool
+	graphqlCost  int
 
 	// Rate limits: RateLimit requests per window; 304s are free.
 	RateLimit   int
@@ -108,6 +116,8 @@ type pr struct {
 	reviews      []map[string]any
 	comments     []map[string]any
 	issueComms   []map[string]any
+	threads      []*thread
+	headSeen     string // the head the threads were last compared with
 }
 
 // New returns a stand-in with a token and the defaults of github.com:
@@ -251,8 +261,9 @@ func (s *Server) violation(err error) {
 // checked answers through handle, holding request and answer to the
 // Contract when there is one.
 func (s *Server) checked(w http.ResponseWriter, r *http.Request) int {
-	if s.Contract == nil {
-		return s.handle(w, r)
+	if s.Contract == nil || isGraphQL(r.URL.Path) {
+		return s.handle(w, r) // GraphQL is checked against GitHub's GraphQL schema instead
+
 	}
 	reqBody, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	r.Body = io.NopCloser(bytes.NewReader(reqBody))
@@ -317,6 +328,8 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 
 	var m []string
 	switch {
+	case isGraphQL(r.URL.Path) && r.Method == http.MethodPost:
+		return s.graphql(w, r)
 	case path == "/user" && r.Method == http.MethodGet:
 		return s.reply(w, r, http.StatusOK, s.authenticatedUserJSON())
 	case rePulls.MatchString(path):
@@ -532,6 +545,12 @@ func (s *Server) refreshHeads() {
 				continue
 			}
 			sha := s.headSHA(repo, p.Head)
+			if sha != "" && sha != p.headSeen {
+				if p.headSeen != "" {
+					s.headMoved(repo, p, sha)
+				}
+				p.headSeen = sha
+			}
 			if sha != "" && sha != p.reviewedSHA && sha != p.pendingSHA {
 				p.pendingSHA, p.pendingSince = sha, time.Now()
 			}
@@ -567,13 +586,40 @@ func (s *Server) review(repo string, p *pr, sha string) {
 	p.round++
 	s.nextID++
 	reviewID := s.nextID
+	if s.ResolveFixed {
+		for _, t := range p.threads {
+			if !t.resolved && t.comments[0].login == s.ReviewerLogin && s.fileChanged(repo, t.sha, sha, t.path) {
+				t.resolved = true
+			}
+		}
+	}
 	state, body := "APPROVED", "LGTM: no further comments."
+	inline := 0
+	for _, c := range comments {
+		if c.Path != "" {
+			inline++
+		}
+	}
 	if len(comments) > 0 {
-		state, body = "CHANGES_REQUESTED", fmt.Sprintf("%d actionable comment(s).", len(comments))
+		state, body = "CHANGES_REQUESTED", fmt.Sprintf("%d actionable comment(s).", inline)
+	}
+	for _, c := range comments {
+		if c.Path == "" {
+			body = c.Body
+		}
 	}
 	p.reviews = append(p.reviews, s.reviewJSON(repo, p, reviewID, s.ReviewerLogin, state, body, sha))
 	for _, c := range comments {
+		if c.Path == "" {
+			continue
+		}
 		s.nextID++
 		p.comments = append(p.comments, s.reviewCommentJSON(repo, p, s.nextID, reviewID, s.ReviewerLogin, c, sha))
+		p.threads = append(p.threads, &thread{id: nodeID("PullRequestReviewThread", s.nextID), path: c.Path, line: c.Line, sha: sha,
+			comments: []threadComment{{id: s.nextID, login: s.ReviewerLogin, body: c.Body, at: time.Now()}}})
 	}
 }
+
+// isGraphQL reports whether a path is GitHub's GraphQL endpoint
+// (/graphql, or /api/graphql on GitHub Enterprise).
+func isGraphQL(path string) bool { return path == "/graphql" || path == "/api/graphql" }

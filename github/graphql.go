@@ -1,0 +1,221 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/shurcooL/githubv4"
+)
+
+// GraphQLURL is the GraphQL endpoint beside a REST API base:
+// https://api.github.com/graphql for github.com, https://HOST/api/graphql
+// for GitHub Enterprise (whose REST base is https://HOST/api/v3/).
+func GraphQLURL(api *url.URL) string {
+	u := *api
+	p := strings.TrimSuffix(u.Path, "/")
+	if strings.HasSuffix(p, "/v3") {
+		p = strings.TrimSuffix(p, "/v3")
+	}
+	u.Path = p + "/graphql"
+	u.RawPath = ""
+	return u.String()
+}
+
+// ReviewThread is one review thread of a pull request: a line of a file
+// and the conversation about it.
+type ReviewThread struct {
+	ID       string          // the thread's node ID, for replies and resolving
+	Resolved bool            // someone marked it resolved
+	Outdated bool            // the line it is about changed since
+	Path     string          // the file
+	Line     int             // the line in the head version; 0 when outdated
+	Comments []ThreadComment // oldest first
+}
+
+// ThreadComment is one comment of a review thread.
+type ThreadComment struct {
+	ID         string // node ID
+	DatabaseID int64  // the REST API's ID
+	Author     string
+	Body       string
+	URL        string
+	CreatedAt  time.Time
+}
+
+// ThreadReview is one review as the GraphQL API lists it: who, the verdict,
+// and the commit it reviewed.
+type ThreadReview struct {
+	Author string
+	State  string // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
+	Commit string
+}
+
+// ReviewState is what the review threads query answers: every thread and
+// the latest reviews.
+type ReviewState struct {
+	Threads []ReviewThread
+	Reviews []ThreadReview // oldest first
+}
+
+// maxThreadPages bounds the pages of 100 threads read from one PR.
+const maxThreadPages = 10
+
+// threadsQuery is the one query wo sends; its shape is checked against
+// GitHub's schema by the stand-in.
+type threadsQuery struct {
+	Repository struct {
+		PullRequest struct {
+			ReviewThreads struct {
+				Nodes []struct {
+					ID         githubv4.ID
+					IsResolved bool
+					IsOutdated bool
+					Path       string
+					Line       *int
+					Comments   struct {
+						Nodes []struct {
+							ID         githubv4.ID
+							DatabaseID *int64 `graphql:"databaseId"`
+							Author     struct{ Login string }
+							Body       string
+							URL        string
+							CreatedAt  time.Time
+						}
+					} `graphql:"comments(first: 50)"`
+				}
+				PageInfo struct {
+					HasNextPage bool
+					EndCursor   string
+				}
+			} `graphql:"reviewThreads(first: 100, after: $cursor)"`
+			Reviews struct {
+				Nodes []struct {
+					Author struct{ Login string }
+					State  string
+					Commit struct{ Oid string }
+				}
+			} `graphql:"reviews(last: 50)"`
+		} `graphql:"pullRequest(number: $number)"`
+	} `graphql:"repository(owner: $owner, name: $name)"`
+	RateLimit rateLimit
+}
+
+type rateLimit struct {
+	Cost      int
+	Remaining int
+}
+
+// ReviewThreads reads a pull request's review threads (every page) and its
+// latest 50 reviews through the GraphQL API.
+func (c *Client) ReviewThreads(ctx context.Context, number int) (*ReviewState, error) {
+	out := &ReviewState{}
+	var cursor *githubv4.String
+	for page := 0; ; page++ {
+		var q threadsQuery
+		vars := map[string]any{"owner": githubv4.String(c.owner), "name": githubv4.String(c.name),
+			"number": githubv4.Int(number), "cursor": cursor}
+		if err := c.graphql(ctx, false, func() (rateLimit, error) { err := c.gql.Query(ctx, &q, vars); return q.RateLimit, err }); err != nil {
+			return nil, fmt.Errorf("reading the review threads of #%d: %w", number, err)
+		}
+		pr := q.Repository.PullRequest
+		for _, t := range pr.ReviewThreads.Nodes {
+			th := ReviewThread{ID: fmt.Sprint(t.ID), Resolved: t.IsResolved, Outdated: t.IsOutdated, Path: t.Path}
+			if t.Line != nil {
+				th.Line = *t.Line
+			}
+			for _, cm := range t.Comments.Nodes {
+				tc := ThreadComment{ID: fmt.Sprint(cm.ID), Author: cm.Author.Login, Body: cm.Body, URL: cm.URL, CreatedAt: cm.CreatedAt}
+				if cm.DatabaseID != nil {
+					tc.DatabaseID = *cm.DatabaseID
+				}
+				th.Comments = append(th.Comments, tc)
+			}
+			out.Threads = append(out.Threads, th)
+		}
+		if page == 0 {
+			for _, r := range pr.Reviews.Nodes {
+				out.Reviews = append(out.Reviews, ThreadReview{Author: r.Author.Login, State: r.State, Commit: r.Commit.Oid})
+			}
+		}
+		if !pr.ReviewThreads.PageInfo.HasNextPage || page+1 >= maxThreadPages {
+			return out, nil
+		}
+		cursor = githubv4.NewString(githubv4.String(pr.ReviewThreads.PageInfo.EndCursor))
+	}
+}
+
+// ReplyToThread adds a comment to a review thread.
+func (c *Client) ReplyToThread(ctx context.Context, threadID, body string) error {
+	var m struct {
+		AddPullRequestReviewThreadReply struct {
+			Comment struct{ ID githubv4.ID }
+		} `graphql:"addPullRequestReviewThreadReply(input: $input)"`
+	}
+	in := githubv4.AddPullRequestReviewThreadReplyInput{PullRequestReviewThreadID: githubv4.ID(threadID), Body: githubv4.String(body)}
+	err := c.graphql(ctx, true, func() (rateLimit, error) { return rateLimit{}, c.gql.Mutate(ctx, &m, in, nil) })
+	if err != nil {
+		return fmt.Errorf("replying in review thread %s: %w", threadID, err)
+	}
+	return nil
+}
+
+// ResolveThread marks a review thread resolved.
+func (c *Client) ResolveThread(ctx context.Context, threadID string) error {
+	var m struct {
+		ResolveReviewThread struct {
+			Thread struct {
+				ID         githubv4.ID
+				IsResolved bool
+			}
+		} `graphql:"resolveReviewThread(input: $input)"`
+	}
+	in := githubv4.ResolveReviewThreadInput{ThreadID: githubv4.ID(threadID)}
+	err := c.graphql(ctx, true, func() (rateLimit, error) { return rateLimit{}, c.gql.Mutate(ctx, &m, in, nil) })
+	if err != nil {
+		return fmt.Errorf("resolving review thread %s: %w", threadID, err)
+	}
+	return nil
+}
+
+// graphql runs one GraphQL call, counts its cost (a query asks for it;
+// GitHub's Mutation type has no rateLimit, so mutations are counted), retries a query (never a
+// mutation, which GitHub may have carried out) after a failure on GitHub's
+// side, and maps errors to wo's, with the token removed from them.
+func (c *Client) graphql(ctx context.Context, mutation bool, fn func() (rateLimit, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	for attempt := 1; ; attempt++ {
+		rl, err := fn()
+		if err == nil {
+			c.tr.addGraphQL(mutation, rl.Cost, rl.Remaining)
+			return nil
+		}
+		err = c.secrets.Error(err)
+		msg := err.Error()
+		switch {
+		case strings.Contains(msg, "non-200 OK status code: 401"):
+			return &AuthError{Status: http.StatusUnauthorized, Msg: "Bad credentials"}
+		case strings.Contains(msg, "non-200 OK status code: 403") && !strings.Contains(msg, "rate limit"):
+			return &AuthError{Status: http.StatusForbidden, Msg: "the GraphQL API refused the token"}
+		case strings.Contains(msg, "RATE_LIMITED") || strings.Contains(msg, "rate limit"):
+			return &ServerError{Err: errors.New("GraphQL rate limit: " + msg)}
+		case strings.Contains(msg, "non-200 OK status code: 5") || errors.Is(err, context.DeadlineExceeded):
+			if ctx.Err() != nil {
+				return &ServerError{Err: fmt.Errorf("GitHub at %s did not answer within %s; check the server (or --github-api / GITHUB_API_URL) and rerun", c.host, c.timeout)}
+			}
+			if mutation || attempt >= maxAttempts {
+				return &ServerError{Err: err}
+			}
+			if werr := sleep(ctx, backoff(attempt)); werr != nil {
+				return werr
+			}
+		default:
+			return err
+		}
+	}
+}

@@ -1,0 +1,175 @@
+package github
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/wo-runner/wo/integration/ghstandin"
+)
+
+// graphqlBody is what the GraphQL client posted.
+type graphqlBody struct {
+	Query     string         `json:"query"`
+	Variables map[string]any `json:"variables"`
+}
+
+func readGraphQL(t *testing.T, r *http.Request) graphqlBody {
+	t.Helper()
+	var b graphqlBody
+	raw, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(raw, &b); err != nil {
+		t.Errorf("GraphQL body %q: %v", raw, err)
+	}
+	return b
+}
+
+const threadsPage = `{"data":{"repository":{"pullRequest":{
+ "reviewThreads":{"nodes":[{"id":"T1","isResolved":false,"isOutdated":true,"path":"pkg/a.go","line":null,
+   "comments":{"nodes":[{"id":"C1","databaseId":11,"author":{"login":"coderabbitai[bot]"},"body":"Name A better.","url":"https://github.example/c/11","createdAt":"2026-01-02T03:04:05Z"},
+                        {"id":"C2","databaseId":12,"author":null,"body":"+1","url":"https://github.example/c/12","createdAt":"2026-01-02T03:05:05Z"}]}}],
+   "pageInfo":{"hasNextPage":%s,"endCursor":"CUR1"}},
+ "reviews":{"nodes":[{"author":{"login":"coderabbitai[bot]"},"state":"CHANGES_REQUESTED","commit":{"oid":"abc"}}]}}},
+ "rateLimit":{"cost":1,"remaining":4990}}}`
+
+func TestReviewThreadsQueryPagesAndCountsCost(t *testing.T) {
+	var bodies []graphqlBody
+	answer := func(next string) func(w http.ResponseWriter, r *http.Request) {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost || r.URL.Path != "/api/graphql" {
+				t.Errorf("GraphQL sent to %s %s, want POST /api/graphql (GitHub Enterprise)", r.Method, r.URL.Path)
+			}
+			if r.Header.Get("Authorization") != "Bearer "+token {
+				t.Errorf("Authorization %q", r.Header.Get("Authorization"))
+			}
+			bodies = append(bodies, readGraphQL(t, r))
+			io.WriteString(w, strings.Replace(threadsPage, "%s", next, 1))
+		}
+	}
+	_, c := newScripted(t, answer("true"), answer("false"))
+	st, err := c.ReviewThreads(context.Background(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Threads) != 2 || len(st.Reviews) != 1 {
+		t.Fatalf("threads %d reviews %d, want 2 (two pages) and 1 (first page only)", len(st.Threads), len(st.Reviews))
+	}
+	th := st.Threads[0]
+	if th.ID != "T1" || th.Resolved || !th.Outdated || th.Path != "pkg/a.go" || th.Line != 0 || len(th.Comments) != 2 {
+		t.Errorf("thread %+v", th)
+	}
+	if cm := th.Comments[0]; cm.DatabaseID != 11 || cm.Author != "coderabbitai[bot]" || cm.Body != "Name A better." || cm.CreatedAt.IsZero() {
+		t.Errorf("first comment %+v", cm)
+	}
+	if th.Comments[1].Author != "" {
+		t.Errorf("a deleted author (null) reads as %q", th.Comments[1].Author)
+	}
+	if r := st.Reviews[0]; r.Author != "coderabbitai[bot]" || r.State != "CHANGES_REQUESTED" || r.Commit != "abc" {
+		t.Errorf("review %+v", r)
+	}
+	if bodies[0].Variables["number"] != float64(7) || bodies[0].Variables["owner"] != "acme" || bodies[0].Variables["cursor"] != nil {
+		t.Errorf("first page variables %v", bodies[0].Variables)
+	}
+	if bodies[1].Variables["cursor"] != "CUR1" {
+		t.Errorf("second page cursor %v", bodies[1].Variables["cursor"])
+	}
+	for _, want := range []string{"reviewThreads(first: 100, after: $cursor)", "isOutdated", "comments(first: 50)", "reviews(last: 50)", "rateLimit{cost,remaining}"} {
+		if !strings.Contains(bodies[0].Query, want) {
+			t.Errorf("query lacks %q:\n%s", want, bodies[0].Query)
+		}
+	}
+	// What wo sends is a valid document for GitHub's own schema.
+	for _, b := range bodies {
+		if _, err := ghstandin.ValidateGraphQL(b.Query, b.Variables); err != nil {
+			t.Errorf("GitHub's schema refuses the query: %v\n%s", err, b.Query)
+		}
+	}
+	if n := c.Counts(); n.GraphQLCost != 2 || n.GraphQLRemaining != 4990 || n.Requests != 2 {
+		t.Errorf("counts %+v", n)
+	}
+}
+
+func TestGraphQLQueryRetriedMutationNot(t *testing.T) {
+	fail := func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) }
+	ok := func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, strings.Replace(threadsPage, "%s", "false", 1))
+	}
+	_, c := newScripted(t, fail, ok)
+	if _, err := c.ReviewThreads(context.Background(), 1); err != nil {
+		t.Errorf("a query after one 502: %v", err)
+	}
+	_, c = newScripted(t, fail)
+	err := c.ResolveThread(context.Background(), "T1")
+	var se *ServerError
+	if !errors.As(err, &se) {
+		t.Errorf("a mutation answered 502 gives %v, want a ServerError without a retry", err)
+	}
+}
+
+func TestGraphQLUnauthorizedNamesNoToken(t *testing.T) {
+	_, c := newScripted(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"message":"Bad credentials for `+r.Header.Get("Authorization")+`"}`)
+	})
+	err := c.ReplyToThread(context.Background(), "T1", "hi")
+	var ae *AuthError
+	if !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized {
+		t.Errorf("error %v, want an AuthError 401", err)
+	}
+	if err != nil && strings.Contains(err.Error(), token) {
+		t.Errorf("the token is in the error: %v", err)
+	}
+}
+
+func TestGraphQLURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://api.github.com/":       "https://api.github.com/graphql",
+		"https://ghe.example/api/v3/":   "https://ghe.example/api/graphql",
+		"http://127.0.0.1:8080/":        "http://127.0.0.1:8080/graphql",
+		"http://127.0.0.1:8080/api/v3/": "http://127.0.0.1:8080/api/graphql",
+	} {
+		u, _ := url.Parse(in)
+		if got := GraphQLURL(u); got != want {
+			t.Errorf("GraphQLURL(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestThreadMutationsAreValidForGitHubsSchema(t *testing.T) {
+	var bodies []graphqlBody
+	capture := func(data string) func(w http.ResponseWriter, r *http.Request) {
+		return func(w http.ResponseWriter, r *http.Request) {
+			bodies = append(bodies, readGraphQL(t, r))
+			io.WriteString(w, `{"data":`+data+`}`)
+		}
+	}
+	_, c := newScripted(t,
+		capture(`{"addPullRequestReviewThreadReply":{"comment":{"id":"C9"}}}`),
+		capture(`{"resolveReviewThread":{"thread":{"id":"T1","isResolved":true}}}`))
+	if err := c.ReplyToThread(context.Background(), "T1", "Addressed in abc"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ResolveThread(context.Background(), "T1"); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"addPullRequestReviewThreadReply(input: $input)", "resolveReviewThread(input: $input)"} {
+		b := bodies[i]
+		if !strings.HasPrefix(b.Query, "mutation") || !strings.Contains(b.Query, want) {
+			t.Errorf("mutation %d: %s", i, b.Query)
+		}
+		if _, err := ghstandin.ValidateGraphQL(b.Query, b.Variables); err != nil {
+			t.Errorf("GitHub's schema refuses the mutation: %v\n%s %v", err, b.Query, b.Variables)
+		}
+	}
+	if n := c.Counts(); n.GraphQLMutations != 2 {
+		t.Errorf("counts %+v, want 2 mutations", n)
+	}
+	if in, _ := bodies[0].Variables["input"].(map[string]any); in["pullRequestReviewThreadId"] != "T1" || in["body"] != "Addressed in abc" {
+		t.Errorf("reply input %v", bodies[0].Variables)
+	}
+}

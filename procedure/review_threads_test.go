@@ -1,0 +1,308 @@
+package procedure
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/integration/ghstandin"
+)
+
+// The criterion of the seed's task that issue 13 is about.
+const reviewCriterionText = "Automated review passes with no unresolved comments"
+
+// noViolations fails the test when the stand-in saw a GraphQL document
+// that GitHub's schema refuses: every query and mutation wo sent passed.
+func noViolations(t *testing.T, h *stepHarness) {
+	t.Helper()
+	for _, v := range h.GH.Violations() {
+		t.Errorf("the stand-in refused what wo sent: %v", v)
+	}
+}
+
+// woReplies are wo's replies in a thread.
+func woReplies(th ghstandin.Thread) []string {
+	var out []string
+	for _, c := range th.Comments[1:] {
+		if c.Login == "wo-bot" {
+			out = append(out, c.Body)
+		}
+	}
+	return out
+}
+
+func threadOn(t *testing.T, h *stepHarness, path string) ghstandin.Thread {
+	t.Helper()
+	for _, th := range h.GH.Threads(fixRepo, 1) {
+		if th.Path == path {
+			return th
+		}
+	}
+	t.Fatalf("no thread on %s", path)
+	return ghstandin.Thread{}
+}
+
+// reviewRound runs wait_for_review and check_review, as the loop's jump
+// back does, and returns the check's outcome.
+func reviewRound(t *testing.T, h *stepHarness) Outcome {
+	t.Helper()
+	h.must("wait_for_review")
+	return h.must("check_review")
+}
+
+// TestAThreadTheFixDidNotAddressKeepsTheLoopGoing is issue 13: the
+// reviewer's second round approves, but its thread on pkg/a.go, which the
+// fix did not touch, is still open: the loop goes on and the criterion
+// does not pass. The agent sees every thread with its code; wo replies in
+// the thread it addressed, and the reviewer resolves that one.
+func TestAThreadTheFixDidNotAddressKeepsTheLoopGoing(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: twoComments, SuccessCriteria: []any{reviewCriterionText},
+		Agent: "cat > ../prompt.txt\necho '// fixed' >> foundation/new.go\n"})
+	h.GH.ResolveFixed = true
+	h.upTo("wait_for_review")
+	first := reviewRound(t, h)
+	if want := "2 actionable review comment(s) on #1"; first.Note != want {
+		t.Errorf("first check: %q", first.Note)
+	}
+	loop := h.must("conditional_loop")
+	if loop.JumpTo != 7 || !strings.Contains(loop.Note, "replied in 1 review thread(s)") {
+		t.Errorf("first fix: jump %d note %q", loop.JumpTo, loop.Note)
+	}
+
+	prompt := readTestFile(t, filepath.Join(h.WtRoot, "prompt.txt"))
+	for _, want := range []string{
+		"Unresolved review threads (2), each with its conversation:",
+		"Thread 1 on foundation/new.go:3:\n  coderabbitai[bot]: Export a comment on N.\n  Code now (foundation/new.go):\n        1 | package foundation\n        2 | \n  >>    3 | const N = 0\n",
+		"Thread 2 on pkg/a.go:4:\n  coderabbitai[bot]: Name A after what it counts.\n",
+		">>    4 | const A = 2\n",
+	} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the agent's prompt lacks %q:\n%s", want, prompt)
+		}
+	}
+	if strings.Contains(prompt, "Review comments to address") {
+		t.Errorf("the thread comments are listed twice:\n%s", prompt)
+	}
+
+	// wo answered the thread whose file the fix changed, and only that one.
+	fixed := gitIn(t, h.Worktree, "rev-parse", "HEAD")
+	if got := woReplies(threadOn(t, h, "foundation/new.go")); len(got) != 1 || !strings.HasPrefix(got[0], "Addressed in "+fixed[:12]+".") {
+		t.Errorf("wo's replies on foundation/new.go: %q", got)
+	}
+	if got := woReplies(threadOn(t, h, "pkg/a.go")); len(got) != 0 {
+		t.Errorf("wo replied on a thread the fix did not touch: %q", got)
+	}
+
+	second := reviewRound(t, h)
+	st := h.stored()
+	if len(st.ReviewThreads) != 1 || st.ReviewThreads[0].Path != "pkg/a.go" || !st.ReviewThreads[0].Counted || st.ReviewThreads[0].Outdated {
+		t.Fatalf("threads after the second round: %+v", st.ReviewThreads)
+	}
+	if c := st.ReviewThreads[0].Comments; len(c) != 1 || c[0].Body != "Name A after what it counts." || c[0].ID == 0 {
+		t.Errorf("the conversation kept: %+v", c)
+	}
+	if st.ReviewVerdicts["coderabbitai[bot]"] != "APPROVED" || len(st.ChangesRequestedBy) != 0 {
+		t.Errorf("verdicts %v, changes requested by %v", st.ReviewVerdicts, st.ChangesRequestedBy)
+	}
+	if want := "1 actionable review comment(s) on #1"; second.Note != want {
+		t.Errorf("second check: %q", second.Note)
+	}
+	_, err := h.run("update_task")
+	errContains(t, err, `"`+reviewCriterionText+`" (1 actionable review comment(s) at the last check: 1 unresolved thread(s))`)
+	if again := h.must("conditional_loop"); again.JumpTo != 7 {
+		t.Errorf("the loop left with a thread open: %q", again.Note)
+	}
+	noViolations(t, h)
+}
+
+// TestChangesRequestedWithoutInlineCommentsDoesNotPass: a review that asks
+// for changes in its summary only keeps the loop going.
+func TestChangesRequestedWithoutInlineCommentsDoesNotPass(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, SuccessCriteria: []any{reviewCriterionText},
+		Reviews: [][]ghstandin.Comment{{{Body: "Split this PR in two."}}}})
+	h.openPR()
+	out := reviewRound(t, h)
+	st := h.stored()
+	if got := commentLines(st.ReviewComments); got != "coderabbitai[bot] :0 Split this PR in two." {
+		t.Errorf("recorded: %q", got)
+	}
+	if len(st.ReviewThreads) != 0 || strings.Join(st.ChangesRequestedBy, ",") != "coderabbitai[bot]" {
+		t.Errorf("threads %v, changes requested by %v", st.ReviewThreads, st.ChangesRequestedBy)
+	}
+	if want := "1 actionable review comment(s) on #1; changes requested by coderabbitai[bot]"; out.Note != want {
+		t.Errorf("note %q", out.Note)
+	}
+	_, err := h.run("update_task")
+	errContains(t, err, "changes requested on the head by coderabbitai[bot]")
+	noViolations(t, h)
+}
+
+// TestAReviewerThatResolvesItsThreadsPasses: the fix touches both files,
+// the reviewer resolves both threads and approves: the loop ends and the
+// criterion passes.
+func TestAReviewerThatResolvesItsThreadsPasses(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: twoComments, SuccessCriteria: []any{reviewCriterionText},
+		Agent: "echo '// fixed' >> foundation/new.go\necho '// fixed' >> pkg/a.go\n"})
+	h.GH.ResolveFixed = true
+	h.upTo("wait_for_review")
+	reviewRound(t, h)
+	h.must("conditional_loop")
+	out := reviewRound(t, h)
+	if want := "0 actionable review comment(s) on #1"; out.Note != want {
+		t.Errorf("note %q", out.Note)
+	}
+	for _, th := range h.GH.Threads(fixRepo, 1) {
+		if !th.Resolved || len(woReplies(th)) != 1 {
+			t.Errorf("thread on %s: resolved %v, wo's replies %q", th.Path, th.Resolved, woReplies(th))
+		}
+	}
+	if leave := h.must("conditional_loop"); leave.JumpTo != 0 {
+		t.Errorf("the loop goes on: %q", leave.Note)
+	}
+	h.must("cleanup_worktree")
+	if upd := h.must("update_task"); !strings.Contains(upd.Note, "no review comments at the last check") {
+		t.Errorf("update: %q", upd.Note)
+	}
+	noViolations(t, h)
+}
+
+// TestWoResolvesTheThreadsItAddressedWhenAsked: with
+// context.resolve_threads, wo resolves the threads its fix addressed.
+func TestWoResolvesTheThreadsItAddressedWhenAsked(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: twoComments, Context: map[string]any{"resolve_threads": true},
+		Agent: "echo '// fixed' >> foundation/new.go\n"})
+	h.upTo("wait_for_review")
+	reviewRound(t, h)
+	loop := h.must("conditional_loop")
+	if !strings.Contains(loop.Note, "replied in 1 review thread(s), resolved 1") {
+		t.Errorf("note %q", loop.Note)
+	}
+	if th := threadOn(t, h, "foundation/new.go"); !th.Resolved {
+		t.Error("the addressed thread is not resolved")
+	}
+	if th := threadOn(t, h, "pkg/a.go"); th.Resolved {
+		t.Error("a thread the fix did not touch was resolved")
+	}
+	noViolations(t, h)
+}
+
+// TestRepliesArePostedOnceAcrossARerun: a run that crashed after replying,
+// before its state was saved, replies nowhere again when it reruns.
+func TestRepliesArePostedOnceAcrossARerun(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: twoComments,
+		Agent: "printf 'package foundation\\n\\n// N is exported.\\nconst N = 0\\n' > foundation/new.go\n"})
+	h.upTo("wait_for_review")
+	reviewRound(t, h)
+	first, err := h.run("conditional_loop") // its Record is lost, as in a crash
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(first.Note, "replied in 1 review thread(s)") || !strings.Contains(again.Note, "replied in 0 review thread(s)") {
+		t.Errorf("notes %q then %q", first.Note, again.Note)
+	}
+	if got := woReplies(threadOn(t, h, "foundation/new.go")); len(got) != 1 {
+		t.Errorf("wo's replies after a rerun: %q", got)
+	}
+	noViolations(t, h)
+}
+
+// TestAThreadMadeOutdatedByAPushIsReported: a push that changes the
+// thread's file makes it outdated; it is listed, not counted, unless
+// context.outdated_threads_count says so.
+func TestAThreadMadeOutdatedByAPushIsReported(t *testing.T) {
+	for _, count := range []bool{false, true} {
+		h := newStepContext(t, stepOpts{GitHub: true, SuccessCriteria: []any{reviewCriterionText},
+			Reviews:   [][]ghstandin.Comment{{{Path: "pkg/a.go", Line: 4, Body: "Name A after what it counts."}}},
+			Context:   map[string]any{"outdated_threads_count": count},
+			Procedure: seedSteps()})
+		h.openPR()
+		reviewRound(t, h)
+		// A person pushes a change to pkg/a.go.
+		gitIn(t, h.Repo, "checkout", "-q", fixBranch)
+		writeTestFile(t, filepath.Join(h.Repo, "pkg/a.go"), "package pkg\n\n// Count is what A was.\nconst Count = 2\n")
+		gitIn(t, h.Repo, "commit", "-q", "-am", "rename A")
+		gitIn(t, h.Repo, "push", "-q", "origin", fixBranch)
+		h.setState(func(s *stateT) { s.PushedSHA = gitIn(t, h.Repo, "rev-parse", "HEAD") })
+		out := reviewRound(t, h)
+		st := h.stored()
+		if len(st.ReviewThreads) != 1 || !st.ReviewThreads[0].Outdated || st.ReviewThreads[0].Line != 0 || st.ReviewThreads[0].Counted != count {
+			t.Fatalf("outdated_threads_count %v: threads %+v", count, st.ReviewThreads)
+		}
+		_, err := h.run("update_task")
+		if !count {
+			if want := "0 actionable review comment(s) on #1; 1 outdated thread(s) left open, not counted: pkg/a.go"; out.Note != want {
+				t.Errorf("note %q, want %q", out.Note, want)
+			}
+			if err != nil {
+				t.Errorf("an outdated thread failed the criterion: %v", err)
+			}
+		} else {
+			if want := "1 actionable review comment(s) on #1"; out.Note != want {
+				t.Errorf("counted: note %q", out.Note)
+			}
+			errContains(t, err, "1 unresolved thread(s)")
+		}
+		noViolations(t, h)
+	}
+}
+
+// TestAPersonsApprovalDoesNotEndTheWaitForTheBot: the work order waits
+// for coderabbitai[bot]; alice approves first; the run keeps waiting.
+func TestAPersonsApprovalDoesNotEndTheWaitForTheBot(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, ReviewDelay: time.Hour,
+		Context: map[string]any{"reviewers": []any{"coderabbitai[bot]"}}})
+	h.openPR()
+	h.GH.AddReview(fixRepo, 1, "alice", "APPROVED", "Looks good to me.")
+
+	h.engine().NoReviewWait = true
+	_, err := h.run("wait_for_review")
+	if w := waiting(t, err); !strings.Contains(w.Reason, "by coderabbitai[bot] on pull request #1") {
+		t.Errorf("reason %q", w.Reason)
+	}
+	h.engine().NoReviewWait = false
+	h.engine().ReviewWait = 50 * time.Millisecond
+	out, err := h.run("wait_for_review")
+	if err != nil || !strings.HasPrefix(out.Note, "no review of ") || !strings.Contains(out.Note, " by coderabbitai[bot] arrived before ") {
+		t.Errorf("polling: %v, %q", err, out.Note)
+	}
+
+	// --reviewer alice (Engine.Reviewers) replaces context.reviewers.
+	h.engine().Reviewers = []string{"alice"}
+	if out, err := h.run("wait_for_review"); err != nil || out.Note != "review by alice (APPROVED) arrived" {
+		t.Errorf("with --reviewer alice: %v, %q", err, out.Note)
+	}
+	// With no reviewer named, any review ends the wait, as before.
+	h.engine().Reviewers = nil
+	h.r.task.WorkOrder.Context["reviewers"] = nil
+	if out, err := h.run("wait_for_review"); err != nil || out.Note != "review by alice arrived (APPROVED)" {
+		t.Errorf("any reviewer: %v, %q", err, out.Note)
+	}
+	if got := h.plan("wait_for_review"); !strings.HasPrefix(got, "wait up to 50ms for a review of the pushed commit, polling") {
+		t.Errorf("plan %q", got)
+	}
+}
+
+// TestAwaitedReviewerDecidesTheVerdict: a person asking for changes does
+// not hold the loop when the work order names the bot, which approved.
+func TestAwaitedReviewerDecidesTheVerdict(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Context: map[string]any{"reviewers": []any{"coderabbitai[bot]"}}})
+	h.openPR()
+	h.must("wait_for_review")
+	h.GH.AddReview(fixRepo, 1, "alice", "CHANGES_REQUESTED", "")
+	h.must("check_review")
+	st := h.stored()
+	if st.ReviewVerdicts["alice"] != "CHANGES_REQUESTED" || st.ReviewVerdicts["coderabbitai[bot]"] != "APPROVED" || len(st.ChangesRequestedBy) != 0 {
+		t.Errorf("verdicts %v, changes requested by %v", st.ReviewVerdicts, st.ChangesRequestedBy)
+	}
+	// Named, alice's request counts.
+	h.engine().Reviewers = []string{"coderabbitai[bot]", "alice"}
+	out := h.must("check_review")
+	if !strings.Contains(out.Note, "changes requested by alice") {
+		t.Errorf("note %q", out.Note)
+	}
+}
