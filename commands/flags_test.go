@@ -425,3 +425,14 @@ func TestInitFlags(t *testing.T) {
 		t.Errorf("defaults: %+v (%s)", got, msg)
 	}
 }
+
+func TestRunReviewerAndThreadFlags(t *testing.T) {
+	o, _ := parseOptions(t, runCommand, "task_a", "--reviewer", "coderabbitai[bot]", "--reviewer", "ann", "--resolve-threads", "--review-wait", "0")
+	if strings.Join(o.Engine.Reviewers, ",") != "coderabbitai[bot],ann" || !o.Engine.ResolveThreads || !o.Engine.NoReviewWait {
+		t.Errorf("engine options %+v", o.Engine)
+	}
+	o, _ = parseOptions(t, runCommand, "task_a", "--review-wait", "2m")
+	if o.Engine.NoReviewWait || o.Engine.ReviewWait != 2*time.Minute || o.Engine.Reviewers != nil {
+		t.Errorf("engine options %+v", o.Engine)
+	}
+}

@@ -61,9 +61,13 @@ type engineOptions struct {
 	GitHubAPI     string
 	ReviewWait    time.Duration
 	NoReviewWait  bool // --review-wait 0: look once, never wait
-	PollInterval  time.Duration
-	AgentTimeout  time.Duration
-	GitTimeout    time.Duration
+	// Reviewers are the logins to wait for (--reviewer); ResolveThreads
+	// resolves the threads a fix addressed (--resolve-threads).
+	Reviewers      []string
+	ResolveThreads bool
+	PollInterval   time.Duration
+	AgentTimeout   time.Duration
+	GitTimeout     time.Duration
 }
 
 func runCommand(f *Factory, run func(context.Context, *Factory, *runOptions) (result, error)) *cli.Command {
@@ -100,6 +104,8 @@ finishes the epic.
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
 			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes; 0 looks once and stops (exit 3) until a review event resumes the run"},
 			&cli.BoolFlag{Name: "continue-epic", Usage: "with --github-event: then run the epic of the event's task, so that a merge starts what waited for it"},
+			&cli.StringSliceFlag{Name: "reviewer", Usage: "wait for a review by this `LOGIN` (repeat for several; default: context.reviewers, else any review)"},
+			&cli.BoolFlag{Name: "resolve-threads", Usage: "resolve the review threads a fix addressed (default: context.resolve_threads)"},
 			&cli.StringFlag{Name: "github-event", Usage: "resume the work order a GitHub event payload `FILE` names (default: $GITHUB_EVENT_PATH for pull_request_review, pull_request_review_comment, pull_request and issue_comment events)"},
 			&cli.DurationFlag{Name: "poll-interval", EnvVars: []string{"WO_POLL_INTERVAL"}, Usage: "how often to poll GitHub while waiting (default 30s)"},
 			&cli.DurationFlag{Name: "agent-timeout", EnvVars: []string{"WO_AGENT_TIMEOUT"}, Value: 30 * time.Minute, Usage: "stop an agent run (and its child processes) after this `DURATION`"},
@@ -167,6 +173,7 @@ func engineOptionsFrom(c *cli.Context) engineOptions {
 		Agent: c.String("agent"), MaxIterations: c.Int("max-iterations"), GitHubAPI: c.String("github-api"),
 		ReviewWait: c.Duration("review-wait"), PollInterval: c.Duration("poll-interval"),
 		NoReviewWait: c.IsSet("review-wait") && c.Duration("review-wait") == 0,
+		Reviewers:    c.StringSlice("reviewer"), ResolveThreads: c.Bool("resolve-threads"),
 		AgentTimeout: c.Duration("agent-timeout"), GitTimeout: c.Duration("git-timeout"),
 	}
 }
@@ -342,6 +349,8 @@ func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 		GitHubAPI:         o.GitHubAPI,
 		ReviewWait:        o.ReviewWait,
 		NoReviewWait:      o.NoReviewWait,
+		Reviewers:         o.Reviewers,
+		ResolveThreads:    o.ResolveThreads,
 		PollInterval:      o.PollInterval,
 		AgentTimeout:      o.AgentTimeout,
 		GitTimeout:        o.GitTimeout,
