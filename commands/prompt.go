@@ -27,7 +27,7 @@ func promptCommand(f *Factory, run func(context.Context, *Factory, *promptOption
 		Name:      "prompt",
 		Usage:     "print what an agent is told about a task",
 		ArgsUsage: "KEY",
-		Description: `Prints the agent context section of seed 000 (background, deliverables,
+		Description: `Prints the agent context section (background, deliverables,
 success criteria, constraints, relevant files with the "… and N more" cut,
 documentation), the objective, the current step and what remains: the same
 text the agent command receives. --format text (default), markdown or json.`,
@@ -83,7 +83,7 @@ func runPrompt(ctx context.Context, f *Factory, o *promptOptions) (result, error
 	}}, nil
 }
 
-// markdownPrompt renders the seed's section headers as Markdown headings.
+// markdownPrompt renders the section headers as Markdown headings.
 func markdownPrompt(v *procedure.PromptView) string {
 	text := v.Text
 	for _, r := range []struct{ from, to string }{

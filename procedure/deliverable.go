@@ -12,7 +12,7 @@ const (
 	closeTag = "</deliverable>"
 )
 
-// Extraction is an agent's output split as seed 002 says: the work log
+// Extraction is an agent's output split as the deliverable format says: the work log
 // (reasoning, research; logged, never delivered) and the deliverable.
 type Extraction struct {
 	Work        string
@@ -53,7 +53,7 @@ func ExtractDeliverable(output string) Extraction {
 }
 
 // Invalid says why a deliverable must not be delivered, or "" when it may
-// (seed 002's validation gate, and one block only: wo never guesses which).
+// (the deliverable's validation gate, and one block only: wo never guesses which).
 func (e Extraction) Invalid() string {
 	switch {
 	case !e.Found:
@@ -76,7 +76,7 @@ var targetConstraints = map[string]string{
 }
 
 // AgentPrompt is the prompt of an agent step: the seed-000 context section,
-// the task and step, and, when the step delivers, seed 002's output format.
+// the task and step, and, when the step delivers, the deliverable output format.
 func AgentPrompt(doc workorder.Document, step workorder.Step) string {
 	var b strings.Builder
 	b.WriteString(ContextSection(doc))

@@ -53,10 +53,10 @@ func (e *EpicError) Error() string {
 
 func (e *EpicError) Unwrap() error { return e.Worst }
 
-// RunEpic runs an epic's children in dependency waves (seed 004: a task runs
+// RunEpic runs an epic's children in dependency waves (a task runs
 // after everything it depends on), up to parallel at a time, each under its
 // own lease. A task whose blocker failed, was skipped or is still waiting is
-// skipped with the reason (seed 004's skip propagation), its document left
+// skipped with the reason (skip propagation), its document left
 // as it is; independent branches of the graph go on.
 func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts RunOptions) (*EpicResult, error) {
 	e.defaults()

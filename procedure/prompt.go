@@ -9,7 +9,7 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// ContextSection is seed 000's agent context section, built from the task's
+// ContextSection is the agent context section, built from the task's
 // task_context; empty when there is none.
 func ContextSection(doc workorder.Document) string {
 	tc, _ := doc["task_context"].(map[string]any)

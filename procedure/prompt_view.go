@@ -7,7 +7,7 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// PromptView is what an agent is told about a task: seed 000's context
+// PromptView is what an agent is told about a task: the task's context
 // section, the objective, the step it is at, and what remains.
 type PromptView struct {
 	Key            string   `json:"key"`

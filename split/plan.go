@@ -111,7 +111,7 @@ func link(plan *Plan, units map[string]*unit, unitPR map[string]*PR) {
 		sort.Ints(pr.Blocks)
 		sort.Slice(pr.Files, func(i, j int) bool { return pr.Files[i].Path < pr.Files[j].Path })
 	}
-	// Waves from PR dependencies (seed 004: a task runs after everything it
+	// Waves from PR dependencies (a task runs after everything it
 	// depends on).
 	for _, pr := range plan.PRs {
 		pr.Wave = 1

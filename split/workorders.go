@@ -155,7 +155,7 @@ func criteria(github bool, base string) []any {
 	return []any{"Branch pushed with the files of this part only", "Worktree cleaned up", done}
 }
 
-// ReviewProcedure is the seed's standard procedure; without a GitHub
+// ReviewProcedure is the standard review procedure; without a GitHub
 // repository it stops after the push and goes straight to cleanup.
 func ReviewProcedure(github bool) []any {
 	steps := []map[string]any{

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// CreateParams are seed 000's task-creation parameters, by their names.
+// CreateParams are the task-creation parameters, by their names.
 type CreateParams struct {
 	Description          string   `json:"description"`
 	Priority             string   `json:"priority"`
@@ -24,7 +24,7 @@ type CreateParams struct {
 }
 
 // FromCreateParams builds the task that the parameters describe, with its
-// task_context in the registry shape. It does not judge them: Validate is
+// task_context in the task registry's shape. It does not judge them: Validate is
 // the one place that holds the task-creation rules, so a task made from
 // parameters and the same task imported as a document get the same
 // messages (ParamPath names them by parameter). Lists are trimmed, emptied

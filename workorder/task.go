@@ -14,7 +14,7 @@ var (
 	Types      = []string{"task", "bug", "epic"}
 )
 
-// priorityAliases maps the P0..P3 spelling of seed 000 onto Persephone words.
+// priorityAliases maps the P0..P3 spelling of task creation onto Persephone words.
 var priorityAliases = map[string]string{"P0": "critical", "P1": "high", "P2": "medium", "P3": "low"}
 
 // CanonicalPriority accepts a Persephone word or P0..P3 (any case) and
@@ -108,7 +108,7 @@ type Step struct {
 	Delivery        []Delivery `json:"delivery,omitempty"`
 }
 
-// Delivery is where an agent step's deliverable goes (seed 002): typed,
+// Delivery is where an agent step's deliverable goes (the deliverable format): typed,
 // never guessed from text. Content, when set, is delivered as it is and
 // the agent is not asked.
 type Delivery struct {

@@ -303,7 +303,7 @@ type CycleError struct{ Key string }
 
 func (e *CycleError) Error() string { return "dependency cycle through " + e.Key }
 
-// Waves gives each key its wave (seed 004): 1 without deps, else one more
+// Waves gives each key its wave (tasks.json's rule): 1 without deps, else one more
 // than its deepest dependency. deps maps a key to the keys it depends on.
 func Waves(deps map[string][]string, keys map[string]bool) (map[string]int, error) {
 	return wavesAtLeast(deps, keys, nil)

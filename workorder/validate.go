@@ -11,7 +11,7 @@ import (
 )
 
 // Severity says whether a problem stops the document (error) or is advice
-// (warning), as in seed 000.
+// (warning), as task creation has them.
 type Severity string
 
 const (
@@ -99,12 +99,12 @@ type Options struct {
 	BaseDir string
 }
 
-// Validate checks a document against Persephone's schema, seed 000's rules
+// Validate checks a document against Persephone's schema, the task-creation rules
 // and the work-order structure. It never stops at the first problem.
 func Validate(doc Document, opts Options) Report {
 	v := &validator{doc: doc, opts: opts}
 	// A team's tasks.json has its own schema, which it passed on import:
-	// seed 000's task-creation lengths are advice for what came from one.
+	// the task-creation lengths are advice for what came from one.
 	_, v.fromTasksJSON = doc[TasksJSONField].(map[string]any)
 	v.top()
 	v.formation()
@@ -252,7 +252,7 @@ func (v *validator) top() {
 	}
 }
 
-// description applies seed 000's rule for the task description; a work
+// description applies the task-creation rule for the task description; a work
 // order's objective stands in for a missing description.
 func (v *validator) description() {
 	d := v.doc
@@ -316,7 +316,7 @@ func (v *validator) workOrder(wo map[string]any) {
 		v.workBranch(facts)
 	}
 	if x, ok := wo["success_criteria"]; ok {
-		// Seed 000's limits apply; its "measurable" advice does not, because
+		// The task-creation limits apply; its "measurable" advice does not, because
 		// wo checks the criteria it can itself and lists the rest.
 		v.list("work_order.success_criteria", x, criterionRule)
 	}
@@ -695,7 +695,7 @@ func (v *validator) state(st map[string]any, steps int) {
 	}
 }
 
-// Seed 000's limits for list fields. These rules and their messages are the
+// The task-creation limits for list fields. These rules and their messages are the
 // only ones: wo create judges the documents it builds from parameters here
 // too (FromCreateParams, ParamPath).
 type listRule struct {
@@ -711,7 +711,7 @@ var (
 	constraintRule  = listRule{maxItems: 15, maxLen: 200, minLen: 10, noun: "Constraint"}
 )
 
-// measurableWords and constraintWords are seed 000's keyword lists.
+// measurableWords and constraintWords are the task-creation keyword lists.
 var (
 	measurableWords = []string{"pass", "complete", "under", "above", "equal", "verify", "test", "validate", "all", "no", "zero"}
 	constraintWords = []string{"do not", "must not", "never", "must use", "required to", "only use", "cannot"}
@@ -744,7 +744,7 @@ func (v *validator) criteria(path string, x any) {
 	}
 }
 
-// taskContext checks seed 000's task_context as stored in the registry shape.
+// taskContext checks the task_context as stored in the task registry's shape.
 func (v *validator) taskContext(tc map[string]any) {
 	const base = "task_context"
 	if s, ok := v.optString(tc, base, "background_context"); ok {
@@ -806,7 +806,7 @@ func (v *validator) taskContext(tc map[string]any) {
 }
 
 // nested reads m[outer][inner], also accepting a bare list at m[outer] (the
-// seed's create parameters are lists; its registry shape wraps them).
+// task-creation parameters are lists; its registry shape wraps them).
 func nested(m map[string]any, outer, inner string) (any, bool) {
 	x, ok := m[outer]
 	if !ok || x == nil {
@@ -820,7 +820,7 @@ func nested(m map[string]any, outer, inner string) (any, bool) {
 }
 
 // CleanList trims items, drops empty ones and removes duplicates, keeping
-// the first occurrence (seed 000).
+// the first occurrence (as task creation does).
 func CleanList(items []string) []string {
 	out := make([]string, 0, len(items))
 	seen := map[string]bool{}
