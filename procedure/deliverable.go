@@ -75,7 +75,7 @@ var targetConstraints = map[string]string{
 	"task_note":  "Your deliverable is kept as a note on the task. Plain text is best.",
 }
 
-// AgentPrompt is the prompt of an agent step: the seed-000 context section,
+// AgentPrompt is the prompt of an agent step: the agent context section,
 // the task and step, and, when the step delivers, the deliverable output format.
 func AgentPrompt(doc workorder.Document, step workorder.Step) string {
 	var b strings.Builder
