@@ -19,18 +19,69 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 
 // Run runs wo with a prepared factory; tests call it directly.
 func Run(ctx context.Context, f *Factory, args []string) int {
+	started := time.Now()
 	app := NewApp(f)
-	err := app.RunContext(ctx, permuteArgs(app, args))
+	args = permuteArgs(app, args)
+	err := app.RunContext(ctx, args)
 	var done exitCode
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &done):
 		return int(done)
-	default:
-		// Flag parsing and other usage mistakes that urfave/cli reports.
-		fmt.Fprintf(f.Stderr, "wo: %v\nRun 'wo --help' for usage.\n", err)
-		return ExitInvalid
+	}
+	// A mistake in the command line that urfave/cli found before any
+	// action ran: one line and a hint, or one envelope with --json.
+	usage := &usageError{msg: err.Error()}
+	errors.As(err, &usage)
+	return printResult(f, usage.command, jsonRequested(args), started, "", result{}, usage)
+}
+
+// jsonRequested reports whether --json is among the flags, for errors found
+// before the flags could be parsed.
+func jsonRequested(args []string) bool {
+	for _, a := range args[1:] {
+		switch a {
+		case "--":
+			return false
+		case "--json", "-json", "--json=true", "-json=true", "--json=1", "-json=1":
+			return true
+		}
+	}
+	return false
+}
+
+// guardUsage makes a command report its usage mistakes as one line (Run
+// prints it) instead of urfave/cli's full help on stdout, and checks its
+// required flags itself for the same reason.
+func guardUsage(cmd *cli.Command) {
+	name := cmd.Name
+	cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+		return &usageError{command: name, msg: err.Error()}
+	}
+	var required []string
+	for _, fl := range cmd.Flags {
+		if sf, ok := fl.(*cli.StringFlag); ok && sf.Required {
+			sf.Required = false
+			sf.Usage += " (required)"
+			required = append(required, sf.Name)
+		}
+	}
+	if len(required) == 0 || cmd.Action == nil {
+		return
+	}
+	action := cmd.Action
+	cmd.Action = func(c *cli.Context) error {
+		var missing []string
+		for _, n := range required {
+			if !c.IsSet(n) {
+				missing = append(missing, "--"+n)
+			}
+		}
+		if len(missing) > 0 {
+			return &usageError{command: name, msg: "missing required " + strings.Join(missing, " and ")}
+		}
+		return action(c)
 	}
 }
 
@@ -41,7 +92,7 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit %d", int(e)) }
 
 // NewApp builds the command tree.
 func NewApp(f *Factory) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:      "wo",
 		Usage:     "run work orders: resumable, declarative task procedures kept in the Persephone task store",
 		Version:   Version,
@@ -68,6 +119,13 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usagef(err.Error())
 		},
+		Flags: globalFlags(),
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef(fmt.Sprintf("unknown command %q", c.Args().First()))
+			}
+			return cli.ShowAppHelp(c)
+		},
 		Commands: []*cli.Command{
 			newInitCommand(f),
 			newCreateCommand(f),
@@ -89,6 +147,10 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newDecisionCommand(f, cancelDecision),
 		},
 	}
+	for _, cmd := range app.Commands {
+		guardUsage(cmd)
+	}
+	return app
 }
 
 // storeFlags are accepted by every command that reads the store.
@@ -100,6 +162,14 @@ func storeFlags() []cli.Flag {
 		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION` (0: the default, 30s)"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON envelope on stdout"},
 	}
+}
+
+// globalFlags are the store flags and --json, accepted before the verb too
+// (wo --store X list): permuteArgs moves them after the verb when the
+// command takes them, so the command's own flag, environment and default
+// rules apply unchanged, and a flag given after the verb still wins.
+func globalFlags() []cli.Flag {
+	return storeFlags()
 }
 
 // action times a command, prints its outcome once (human or --json), and
@@ -158,32 +228,53 @@ func oneArg(c *cli.Context, what string) (string, error) {
 
 // permuteArgs moves a subcommand's flags in front of its positional
 // arguments, so that "wo show KEY --json" works like "wo show --json KEY"
-// (urfave/cli v2 stops reading flags at the first positional argument).
+// (urfave/cli v2 stops reading flags at the first positional argument), and
+// moves the global flags given before the verb that the verb takes after it,
+// so that "wo --store X list" works like "wo list --store X".
 func permuteArgs(app *cli.App, args []string) []string {
 	if len(args) < 2 {
 		return args
 	}
-	var cmd *cli.Command
+	appValue := takesValue(app.Flags)
 	idx := -1
 	for i := 1; i < len(args); i++ {
-		if strings.HasPrefix(args[i], "-") {
-			continue
+		a := args[i]
+		if a == "--" {
+			return args
 		}
-		cmd = app.Command(args[i])
-		idx = i
-		break
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			idx = i
+			break
+		}
+		if name, inline := flagName(a); !inline && appValue[name] {
+			i++ // its value
+		}
 	}
+	if idx < 0 {
+		return args
+	}
+	cmd := app.Command(args[idx])
 	if cmd == nil {
 		return args
 	}
-	takesValue := map[string]bool{}
-	for _, fl := range cmd.Flags {
-		_, isBool := fl.(*cli.BoolFlag)
-		for _, n := range fl.Names() {
-			takesValue[n] = !isBool
+	cmdValue := takesValue(cmd.Flags)
+	var front, moved []string
+	global := args[1:idx]
+	for i := 0; i < len(global); i++ {
+		name, inline := flagName(global[i])
+		n := 1
+		if !inline && appValue[name] && i+1 < len(global) {
+			n = 2
 		}
+		if _, known := cmdValue[name]; known {
+			moved = append(moved, global[i:i+n]...)
+		} else {
+			front = append(front, global[i:i+n]...)
+		}
+		i += n - 1
 	}
-	var flags, positional []string
+	flags := moved
+	var positional []string
 	rest := args[idx+1:]
 	for i := 0; i < len(rest); i++ {
 		a := rest[i]
@@ -196,17 +287,39 @@ func permuteArgs(app *cli.App, args []string) []string {
 			continue
 		}
 		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+		if name, inline := flagName(a); !inline && cmdValue[name] && i+1 < len(rest) {
 			flags = append(flags, rest[i+1])
 			i++
 		}
 	}
-	out := append([]string{}, args[:idx+1]...)
+	out := append([]string{args[0]}, front...)
+	out = append(out, args[idx])
 	out = append(out, flags...)
 	if len(positional) > 0 {
 		out = append(out, "--")
 		out = append(out, positional...)
 	}
 	return out
+}
+
+// takesValue maps each flag name (and alias) to whether it takes a value.
+func takesValue(flags []cli.Flag) map[string]bool {
+	m := map[string]bool{}
+	for _, fl := range flags {
+		_, isBool := fl.(*cli.BoolFlag)
+		for _, n := range fl.Names() {
+			m[n] = !isBool
+		}
+	}
+	return m
+}
+
+// flagName is the name in "--name" or "--name=value", and whether the value
+// is inline.
+func flagName(arg string) (string, bool) {
+	name := strings.TrimLeft(arg, "-")
+	if i := strings.IndexByte(name, '='); i >= 0 {
+		return name[:i], true
+	}
+	return name, false
 }

@@ -19,7 +19,10 @@ const (
 )
 
 // usageError is a mistake in the command line.
-type usageError struct{ msg string }
+type usageError struct {
+	command string // the verb whose usage it is, "" for wo itself
+	msg     string
+}
 
 func (e *usageError) Error() string { return e.msg }
 

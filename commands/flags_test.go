@@ -55,6 +55,7 @@ func parseOptionsEnv[T any](t *testing.T, env map[string]string, build func(*Fac
 		got = o
 		return result{}, nil
 	})
+	guardUsage(cmd)
 	app := &cli.App{Name: "wo", Commands: []*cli.Command{cmd}, Writer: io.Discard, ErrWriter: &errb,
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   func(_ *cli.Context, err error, _ bool) error { return err }}
@@ -138,7 +139,7 @@ func TestSplitFlags(t *testing.T) {
 	if got == nil || !reflect.DeepEqual(got.Request, defaults) || got.DryRun || got.EmitMatrix || got.PlanFile != "" {
 		t.Errorf("defaults: %+v", got)
 	}
-	if got, msg := parseOptions(t, splitCommand, "--base", "main"); got != nil || !strings.Contains(msg, `Required flag "source" not set`) {
+	if got, msg := parseOptions(t, splitCommand, "--base", "main"); got != nil || !strings.Contains(msg, "missing required --source") {
 		t.Errorf("no source: %+v %q", got, msg)
 	}
 	if got, msg := parseOptions(t, splitCommand, "--base", "main", "--source", "x", "extra"); got != nil || !strings.Contains(msg, "wo split takes no arguments") {
@@ -309,8 +310,8 @@ func TestDecisionFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{reviseDecision, []string{"task_cr_01"}, `Required flag "note" not set`},
-		{cancelDecision, []string{"task_cr_01"}, `Required flag "reason" not set`},
+		{reviseDecision, []string{"task_cr_01"}, "missing required --note"},
+		{cancelDecision, []string{"task_cr_01"}, "missing required --reason"},
 		{approveDecision, []string{"task_cr_01", "--note", "ok"}, "flag provided but not defined: -note"},
 		{approveDecision, nil, "missing task KEY: usage: wo approve KEY"},
 		{cancelDecision, []string{"--reason", "dup", "task_a", "task_b"}, "expected one task KEY, got 2 arguments: task_a task_b"},

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -50,7 +51,7 @@ func printResult(f *Factory, name string, asJSON bool, started time.Time, storeN
 	if asJSON {
 		env := Envelope{
 			Success: err == nil,
-			Command: name,
+			Command: cmp.Or(name, "wo"),
 			Data:    res.data,
 			Metadata: map[string]any{
 				"wo_version":  Version,
@@ -84,7 +85,11 @@ func printResult(f *Factory, name string, asJSON bool, started time.Time, storeN
 		if res.always && res.human != nil {
 			res.human(f.Stdout)
 		}
-		fmt.Fprintf(f.Stderr, "wo %s: %s\n", name, termtext.Block(clipLines(err.Error())))
+		prog := strings.TrimSpace("wo " + name)
+		fmt.Fprintf(f.Stderr, "%s: %s\n", prog, termtext.Block(clipLines(err.Error())))
+		if code == "USAGE" {
+			fmt.Fprintf(f.Stderr, "Run '%s --help' for usage.\n", prog)
+		}
 		return exit
 	}
 	if res.human != nil {
