@@ -145,6 +145,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newDecisionCommand(f, approveDecision),
 			newDecisionCommand(f, reviseDecision),
 			newDecisionCommand(f, cancelDecision),
+			newCompletionCommand(f),
 		},
 	}
 	for _, cmd := range app.Commands {
