@@ -7,8 +7,12 @@ WOENV   := XDG_STATE_HOME=$(DEMO)/state WO_STORE=
 
 .PHONY: build demo test test-arango fuzz fuzz-brief bench vet fmt-check clean
 
+# wo --version: the checkout's git describe (GOFLAGS above turns off Go's
+# own VCS stamping, which a build outside make uses instead).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+
 build:
-	$(GO) build -o $(WO) .
+	$(GO) build -ldflags "-X github.com/wo-runner/wo/commands.Version=$(VERSION)" -o $(WO) .
 	$(GO) build -o bin/gh-standin ./integration/ghstandin/cmd/gh-standin
 
 # The main job on the embedded store, in a throw-away folder: import the

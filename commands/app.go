@@ -95,7 +95,7 @@ func NewApp(f *Factory) *cli.App {
 	app := &cli.App{
 		Name:      "wo",
 		Usage:     "run work orders: resumable, declarative task procedures kept in the Persephone task store",
-		Version:   Version,
+		Version:   versionString(),
 		Reader:    f.Stdin,
 		Writer:    f.Stdout,
 		ErrWriter: f.Stderr,

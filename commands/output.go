@@ -13,9 +13,6 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// Version is wo's version, set at build time with -ldflags.
-var Version = "dev"
-
 // Envelope is the one shape of --json output, as Persephone's CLI prints.
 type Envelope struct {
 	Success  bool           `json:"success"`
@@ -54,7 +51,7 @@ func printResult(f *Factory, name string, asJSON bool, started time.Time, storeN
 			Command: cmp.Or(name, "wo"),
 			Data:    res.data,
 			Metadata: map[string]any{
-				"wo_version":  Version,
+				"wo_version":  versionString(),
 				"timestamp":   workorder.Timestamp(time.Now()),
 				"duration_ms": time.Since(started).Milliseconds(),
 				"exit_code":   exit,
