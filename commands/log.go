@@ -7,19 +7,22 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
+	"github.com/wo-runner/wo/workorder"
 )
 
 func newLogCommand(f *Factory) *cli.Command { return logCommand(f, runLog) }
 
 // logOptions are what wo log is asked.
 type logOptions struct {
-	Store StoreConfig
-	Key   string
+	Store   StoreConfig
+	Key     string
+	Verbose bool
 }
 
 func logCommand(f *Factory, run func(context.Context, *Factory, *logOptions) (result, error)) *cli.Command {
@@ -27,9 +30,13 @@ func logCommand(f *Factory, run func(context.Context, *Factory, *logOptions) (re
 		Name:      "log",
 		Usage:     "show a task's activity timeline",
 		ArgsUsage: "KEY",
-		Description: `Prints the task's persephone_logs entries, oldest first: each step run,
-failure, wait, reset and creation, with the runner that did it.`,
-		Flags: storeFlags(),
+		Description: `Prints the task's persephone_logs entries, oldest first, one line each:
+time, step, action, outcome, duration and a note (each step run, failure,
+wait, reset and creation). --verbose prints every detail of each entry and
+the runner that wrote it; --json the entries as stored.`,
+		Flags: append(storeFlags(),
+			&cli.BoolFlag{Name: "verbose", Usage: "every detail of each entry, and the runner that wrote it"},
+		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := logOptionsFrom(c, f)
 			if err != nil {
@@ -46,7 +53,7 @@ func logOptionsFrom(c *cli.Context, f *Factory) (*logOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &logOptions{Store: f.storeConfig(c), Key: key}, nil
+	return &logOptions{Store: f.storeConfig(c), Key: key, Verbose: c.Bool("verbose")}, nil
 }
 
 func runLog(ctx context.Context, f *Factory, o *logOptions) (result, error) {
@@ -65,10 +72,143 @@ func runLog(ctx context.Context, f *Factory, o *logOptions) (result, error) {
 	if entries == nil {
 		entries = []store.LogEntry{}
 	}
-	return result{data: entries, human: func(w io.Writer) error { return writeLog(w, entries) }}, nil
+	write := writeLog
+	if o.Verbose {
+		write = writeLogVerbose
+	}
+	return result{data: entries, human: func(w io.Writer) error { return write(w, entries) }}, nil
 }
 
+// stepOutcomes name what a step's log entry says happened to it.
+var stepOutcomes = map[string]string{
+	"step_started":           "started",
+	"step_completed":         "ok",
+	"step_failed":            "failed",
+	"step_retries_exhausted": "gave up",
+	"step_interrupted":       "interrupted",
+	"run_waiting":            "waiting",
+	"approval_requested":     "approval required",
+}
+
+// noteKeys are the details that say in words what happened, the first
+// present one is the entry's note.
+var noteKeys = []string{"note", "error", "reason", "message", "status"}
+
+// logLine is one entry of the compact timeline.
+type logLine struct {
+	step, action, outcome, duration, note string
+}
+
+func compactEntry(e store.LogEntry) logLine {
+	d := e.Details
+	l := logLine{step: "-", action: e.Action, outcome: "-", duration: "-"}
+	shown := map[string]bool{"repo": true} // the same on every line: under --verbose
+	if v, ok := d["step"]; ok {
+		l.step = fmt.Sprint(v)
+		shown["step"] = true
+	}
+	if outcome, ok := stepOutcomes[e.Action]; ok {
+		if a, ok := d["action"].(string); ok && a != "" {
+			l.action = a
+			shown["action"] = true
+		}
+		l.outcome = outcome
+	}
+	if o, ok := d["outcome"].(string); ok && o != "" {
+		l.outcome = o
+		shown["outcome"] = true
+	}
+	switch e.Action {
+	case "step_failed":
+		if n, ok := workorder.AsInt(d["attempt"]); ok {
+			l.outcome = fmt.Sprintf("failed (attempt %d)", n)
+			shown["attempt"] = true
+		}
+	case "step_retries_exhausted":
+		if n, ok := workorder.AsInt(d["attempts"]); ok {
+			l.outcome = fmt.Sprintf("gave up after %d", n)
+			shown["attempts"] = true
+		}
+	case "run_finished":
+		if st, ok := d["status"].(string); ok && st != "" {
+			l.outcome = st // the task's status after the run
+			shown["status"] = true
+		}
+	case "approval_requested":
+		shown["plan"] = true // many lines: under --verbose
+	}
+	if ms, ok := workorder.AsInt(d["duration_ms"]); ok {
+		l.duration = formatDuration(time.Duration(ms) * time.Millisecond)
+		shown["duration_ms"] = true
+	}
+	for _, k := range noteKeys {
+		if v, ok := d[k]; ok && !shown[k] && fmt.Sprint(v) != "" {
+			l.note = clipRunes(termtext.Line(fmt.Sprint(v)), 100)
+			shown[k] = true
+			break
+		}
+	}
+	if l.note == "" {
+		rest := map[string]any{}
+		for k, v := range d {
+			if !shown[k] {
+				rest[k] = v
+			}
+		}
+		l.note = details(rest)
+	}
+	return l
+}
+
+// formatDuration is short: 45ms, 1.2s, 2m5s.
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+func clipRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-3]) + "..."
+	}
+	return s
+}
+
+// writeLog prints the compact timeline: one line per entry.
 func writeLog(w io.Writer, entries []store.LogEntry) error {
+	if len(entries) == 0 {
+		_, err := fmt.Fprintln(w, "no activity")
+		return err
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "TIME\tSTEP\tACTION\tOUTCOME\tDURATION\tNOTE")
+	for _, e := range entries {
+		l := compactEntry(e)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.CreatedAt.Format("2006-01-02 15:04:05Z07:00"),
+			termtext.Line(l.step), termtext.Line(l.action), termtext.Line(l.outcome), l.duration, l.note)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// An entry without a note would end in the columns' padding.
+	lines := strings.SplitAfter(b.String(), "\n")
+	for i, line := range lines {
+		if strings.HasSuffix(line, " \n") {
+			lines[i] = strings.TrimRight(line, " \n") + "\n"
+		}
+	}
+	_, err := io.WriteString(w, strings.Join(lines, ""))
+	return err
+}
+
+// writeLogVerbose prints every detail of each entry and who wrote it.
+func writeLogVerbose(w io.Writer, entries []store.LogEntry) error {
 	if len(entries) == 0 {
 		_, err := fmt.Fprintln(w, "no activity")
 		return err
