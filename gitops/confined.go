@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !wo_osroot
 
 package gitops
 
@@ -20,25 +20,6 @@ import (
 // outside the worktree. A link at the target itself is replaced, as git
 // replaces it; a link where a directory should be is refused.
 
-// UnsafePathError is a path that wo refuses to write or delete, because a
-// symbolic link or a file sits where one of its parent directories should
-// be.
-type UnsafePathError struct {
-	Op    string // "write", "delete"
-	Path  string // the path asked for, relative to the worktree
-	At    string // the offending parent, relative to the worktree
-	Found string // what is there: "a symbolic link to /x", "a file"
-}
-
-func (e *UnsafePathError) Error() string {
-	why := "git would not either"
-	if strings.HasPrefix(e.Found, "a symbolic link") {
-		why = fmt.Sprintf("wo does not %s through links, which can lead outside the worktree", e.Op)
-	}
-	return fmt.Sprintf("refusing to %s %s: %s is %s, not a directory, and %s; remove %s from the branch, or leave %s out of the manifest",
-		e.Op, e.Path, e.At, e.Found, why, e.At, e.Path)
-}
-
 // worktreeDir is an open directory of a worktree.
 type worktreeDir struct {
 	fd   int
@@ -54,6 +35,11 @@ func openWorktreeRoot(path string) (worktreeDir, error) {
 	}
 	return worktreeDir{fd: fd, path: path}, nil
 }
+
+// closedDir is a worktreeDir that is not open.
+func closedDir() worktreeDir { return worktreeDir{fd: -1} }
+
+func (d worktreeDir) isOpen() bool { return d.fd >= 0 }
 
 func (d worktreeDir) close() {
 	if d.fd >= 0 {
@@ -195,41 +181,4 @@ func (d worktreeDir) remove(name string) error {
 		return nil
 	}
 	return &os.PathError{Op: "remove", Path: filepath.Join(d.path, name), Err: err}
-}
-
-// dirCache keeps the last directory a writer used open: files arrive in
-// path order, so most follow a sibling.
-type dirCache struct {
-	root worktreeDir
-	name string
-	dir  worktreeDir
-}
-
-func newDirCache(root worktreeDir) *dirCache {
-	return &dirCache{root: root, dir: worktreeDir{fd: -1}}
-}
-
-func (c *dirCache) get(rel, op, target string) (worktreeDir, error) {
-	if c.dir.fd >= 0 && c.name == rel {
-		return c.dir, nil
-	}
-	c.dir.close()
-	c.dir = worktreeDir{fd: -1}
-	d, err := c.root.openDir(rel, false, op, target)
-	if err != nil {
-		return d, err
-	}
-	c.name, c.dir = rel, d
-	return d, nil
-}
-
-func (c *dirCache) close() { c.dir.close() }
-
-// splitPath splits a slash path into its directory ("" at the top) and
-// its last component.
-func splitPath(p string) (dir, name string) {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i], p[i+1:]
-	}
-	return "", p
 }

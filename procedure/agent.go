@@ -81,7 +81,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	cmd.Stdin = bytes.NewReader([]byte(prompt))
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.Env = append(agentEnviron(), "WO_TASK_KEY="+key, "WO_WORKTREE="+dir, "WO_PROMPT_FILE="+promptFile)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	startInOwnGroup(cmd)
 	started := time.Now()
 	err = cmd.Start()
 	outW.Close() // the agent's copies stay open in it and its children
@@ -265,7 +265,7 @@ func stopGroup(pgid int) bool {
 
 func signalGroup(pgid int, sig syscall.Signal) {
 	if pgid > 1 {
-		syscall.Kill(-pgid, sig)
+		killGroup(pgid, sig)
 	}
 }
 
@@ -275,7 +275,7 @@ func groupExists(pgid int) bool {
 	if pgid <= 1 {
 		return false
 	}
-	if err := syscall.Kill(-pgid, 0); err == syscall.ESRCH {
+	if err := killGroup(pgid, 0); err == syscall.ESRCH {
 		return false
 	}
 	entries, err := os.ReadDir("/proc")

@@ -6,7 +6,6 @@ import (
 	"os/user"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Identity names this runner in leases and the activity log as
@@ -47,7 +46,5 @@ func HolderGone(holder string) bool {
 	if pid == os.Getpid() {
 		return false
 	}
-	// Signal 0 checks existence; EPERM means it exists under another user.
-	err = syscall.Kill(pid, 0)
-	return err == syscall.ESRCH
+	return processGone(pid)
 }
