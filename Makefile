@@ -5,7 +5,7 @@ WO      := $(CURDIR)/bin/wo
 export GOFLAGS := -buildvcs=false
 WOENV   := XDG_STATE_HOME=$(DEMO)/state WO_STORE=
 
-.PHONY: build demo test test-arango fuzz fuzz-brief bench vet fmt-check clean cross
+.PHONY: build demo test test-arango fuzz fuzz-brief bench vet fmt-check clean cross docs
 
 # wo --version: the checkout's git describe (GOFLAGS above turns off Go's
 # own VCS stamping, which a build outside make uses instead).
@@ -74,6 +74,11 @@ fmt-check:
 
 clean:
 	rm -rf bin $(DEMO)
+
+# docs/cli.md is generated from the commands' own definitions; a test in
+# commands/ fails when it is out of date.
+docs:
+	$(GO) run ./scripts/gencli > docs/cli.md
 
 # Build and vet for every release target. The end-to-end tests (integration/)
 # need a unix host (signals, process groups) and are not vetted for Windows.

@@ -1,0 +1,73 @@
+package commands
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestCLIDocsAreUpToDate(t *testing.T) {
+	const path = "../docs/cli.md"
+	onDisk, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v: generate it with: go run ./scripts/gencli > docs/cli.md", err)
+	}
+	want := CLIReference()
+	if string(onDisk) != want {
+		a, b := strings.Split(string(onDisk), "\n"), strings.Split(want, "\n")
+		line := 0
+		for line < len(a) && line < len(b) && a[line] == b[line] {
+			line++
+		}
+		got, exp := "(end of file)", "(end of file)"
+		if line < len(a) {
+			got = a[line]
+		}
+		if line < len(b) {
+			exp = b[line]
+		}
+		t.Fatalf("docs/cli.md is out of date with wo's commands; regenerate it with:\n\tgo run ./scripts/gencli > docs/cli.md\nfirst difference, line %d:\n\ton disk:   %s\n\tgenerated: %s", line+1, got, exp)
+	}
+}
+
+func TestCLIDocsDescribeEveryCommandAndFlag(t *testing.T) {
+	doc := CLIReference()
+	for _, name := range everyCommand {
+		if !strings.Contains(doc, "\n## wo "+name+"\n") {
+			t.Errorf("docs/cli.md has no section for wo %s", name)
+		}
+	}
+	for _, row := range []string{
+		"| `--store URL` | `WO_STORE` |  | URL of the store",
+		"| `--from-step N` |",
+		"| `--verbose` |  |  | every detail of each entry, and the runner that wrote it |",
+		"| `--base REF` |  |  | the REF the PRs are reviewed against (required) |",
+		"| `--collection COLLECTION` | `WO_COLLECTION` | `persephone_tasks` |",
+	} {
+		if !strings.Contains(doc, row) {
+			t.Errorf("docs/cli.md lacks %q", row)
+		}
+	}
+}
+
+// The internal design documents are not the user's: no help text, reference
+// or completion names them.
+func TestUserFacingTextNeverMentionsTheDesignSeeds(t *testing.T) {
+	texts := map[string]string{"docs/cli.md": CLIReference(), "wo --help": runWo(t, "", "", "--help").stdout}
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		texts["wo completion "+shell] = runWo(t, "", "", "completion", shell).stdout
+	}
+	for _, name := range everyCommand {
+		texts["wo "+name+" --help"] = runWo(t, "", "", name, "--help").stdout
+	}
+	seed := regexp.MustCompile(`(?i)\bseed`)
+	for where, text := range texts {
+		if text == "" {
+			t.Errorf("%s printed nothing", where)
+		}
+		if loc := seed.FindStringIndex(text); loc != nil {
+			t.Errorf("%s mentions %q", where, text[max(0, loc[0]-40):min(len(text), loc[1]+40)])
+		}
+	}
+}
