@@ -27,6 +27,9 @@ type statusOptions struct {
 	Store  StoreConfig
 	Key    string // the task or epic, as the argument or --epic
 	Format string // table, markdown, mermaid or dot
+	// AllEdges draws every dependency; without it the graph formats draw
+	// only those no longer path implies (the transitive reduction).
+	AllEdges bool
 	// Watch redraws every Interval until the context ends.
 	Watch    bool
 	Interval time.Duration
@@ -48,11 +51,14 @@ for every child, read in one query, with totals and a progress bar.
 
 --format table (default; coloured on a terminal unless NO_COLOR is set),
 markdown (also appended to $GITHUB_STEP_SUMMARY when that is set), mermaid
-or dot (the dependency graph). --json gives the rows. --watch redraws every
+or dot: the dependency graph, coloured by status, each task marked running,
+waiting (for a blocker) or blocked; an arrow that a longer path already
+implies is left out unless --all-edges. --json gives the rows. --watch redraws every
 few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).`,
 		Flags: append(storeFlags(),
 			&cli.StringFlag{Name: "epic", Usage: "the epic `KEY` (the same as giving it as the argument)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table, markdown, mermaid or dot"},
+			&cli.BoolFlag{Name: "all-edges", Usage: "with --format mermaid or dot: draw every dependency, also those a longer path implies"},
 			&cli.BoolFlag{Name: "watch", Usage: "redraw every few seconds"},
 			&cli.DurationFlag{Name: "interval", Value: 3 * time.Second, Usage: "with --watch: how often"},
 			&cli.BoolFlag{Name: "refresh", Usage: "first read the pull requests on GitHub, as wo sync does"},
@@ -83,7 +89,7 @@ func statusOptionsFrom(c *cli.Context, f *Factory) (*statusOptions, error) {
 	default:
 		return nil, usagef(fmt.Sprintf("--format %q: use table, markdown, mermaid or dot", format))
 	}
-	return &statusOptions{Store: f.storeConfig(c), Key: key, Format: format, Watch: c.Bool("watch"), Interval: c.Duration("interval"),
+	return &statusOptions{Store: f.storeConfig(c), Key: key, Format: format, AllEdges: c.Bool("all-edges"), Watch: c.Bool("watch"), Interval: c.Duration("interval"),
 		Refresh: c.Bool("refresh"), GitHubAPI: c.String("github-api")}, nil
 }
 
@@ -108,7 +114,7 @@ func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error
 				return nil
 			}
 			fmt.Fprint(f.Stdout, "\033[H\033[2J")
-			renderStatus(f, o.Format, rows)
+			renderStatus(f, o.Format, o.AllEdges, rows)
 			fmt.Fprintf(f.Stdout, "\n(every %s; Ctrl-C to stop)\n", o.Interval)
 			select {
 			case <-ctx.Done():
@@ -131,7 +137,7 @@ func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error
 		if o.Watch {
 			return nil // already drawn
 		}
-		_, err := io.WriteString(w, renderString(f, o.Format, rows))
+		_, err := io.WriteString(w, renderString(f, o.Format, o.AllEdges, rows))
 		return err
 	}}, nil
 }
@@ -327,18 +333,18 @@ func intOf(v any) int {
 	return int(n)
 }
 
-func renderStatus(f *Factory, format string, rows []StatusRow) {
-	io.WriteString(f.Stdout, renderString(f, format, rows))
+func renderStatus(f *Factory, format string, allEdges bool, rows []StatusRow) {
+	io.WriteString(f.Stdout, renderString(f, format, allEdges, rows))
 }
 
-func renderString(f *Factory, format string, rows []StatusRow) string {
+func renderString(f *Factory, format string, allEdges bool, rows []StatusRow) string {
 	switch format {
 	case "markdown":
 		return markdownStatus(rows)
 	case "mermaid":
-		return mermaidStatus(rows)
+		return mermaidStatus(rows, allEdges)
 	case "dot":
-		return dotStatus(rows)
+		return dotStatus(rows, allEdges)
 	}
 	return tableStatus(rows, useColour(f))
 }
@@ -503,18 +509,104 @@ func graphRows(rows []StatusRow) []StatusRow {
 	return rows
 }
 
-func mermaidStatus(rows []StatusRow) string {
+// graphEdge is a dependency: From must be done before To.
+type graphEdge struct{ From, To string }
+
+// graphEdges are the dependencies among rows, in row and blocker order:
+// every one with all, else the transitive reduction, without an edge that
+// a longer path from the same blocker already implies.
+func graphEdges(rows []StatusRow, all bool) []graphEdge {
+	blockers := map[string][]string{}
+	for _, r := range rows {
+		blockers[r.Key] = r.BlockedBy
+	}
+	// ancestors[k]: every task k depends on, directly or not.
+	ancestors := map[string]map[string]bool{}
+	var visit func(k string, onPath map[string]bool) map[string]bool
+	visit = func(k string, onPath map[string]bool) map[string]bool {
+		if a, ok := ancestors[k]; ok {
+			return a
+		}
+		a := map[string]bool{}
+		if onPath[k] {
+			return a // a cycle (refused on import): stop here
+		}
+		onPath[k] = true
+		for _, b := range blockers[k] {
+			a[b] = true
+			for x := range visit(b, onPath) {
+				a[x] = true
+			}
+		}
+		delete(onPath, k)
+		ancestors[k] = a
+		return a
+	}
+	var edges []graphEdge
+	for _, r := range rows {
+		for _, d := range r.BlockedBy {
+			implied := false
+			for _, other := range r.BlockedBy {
+				if other != d && visit(other, map[string]bool{})[d] {
+					implied = true
+					break
+				}
+			}
+			if all || !implied {
+				edges = append(edges, graphEdge{From: d, To: r.Key})
+			}
+		}
+	}
+	return edges
+}
+
+// graphMark says whether a task is being run, waits for a blocker, or is
+// blocked ("" for none of these).
+func graphMark(r StatusRow) string {
+	switch {
+	case r.HeldBy != "":
+		return "running"
+	case r.Status == workorder.StatusBlocked:
+		return "blocked"
+	case len(r.WaitingFor) > 0:
+		return "waiting"
+	}
+	return ""
+}
+
+func graphLabelStatus(r StatusRow) string {
+	if m := graphMark(r); m != "" && m != string(r.Status) {
+		return string(r.Status) + ", " + m
+	}
+	return string(r.Status)
+}
+
+var mermaidMarks = map[string]string{"running": "stroke:#06c,stroke-width:3px", "waiting": "stroke-dasharray:4 3",
+	"blocked": "stroke:#c00,stroke-width:2px"}
+
+func mermaidStatus(rows []StatusRow, allEdges bool) string {
 	var b strings.Builder
 	b.WriteString("graph TD\n")
-	for _, r := range graphRows(rows) {
-		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]:::%s\n", mermaidID(r.Key), mermaidText(r.Title), mermaidText(string(r.Status)), mermaidID(string(r.Status)))
+	nodes := graphRows(rows)
+	for _, r := range nodes {
+		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]:::%s\n", mermaidID(r.Key), mermaidText(r.Title), mermaidText(graphLabelStatus(r)), mermaidID(string(r.Status)))
 	}
-	for _, r := range graphRows(rows) {
-		for _, d := range r.BlockedBy {
-			fmt.Fprintf(&b, "  %s --> %s\n", mermaidID(d), mermaidID(r.Key))
+	for _, e := range graphEdges(nodes, allEdges) {
+		fmt.Fprintf(&b, "  %s --> %s\n", mermaidID(e.From), mermaidID(e.To))
+	}
+	used := map[string]bool{}
+	for _, r := range nodes {
+		if m := graphMark(r); m != "" {
+			fmt.Fprintf(&b, "  class %s mark_%s\n", mermaidID(r.Key), m)
+			used[m] = true
 		}
 	}
 	b.WriteString("  classDef closed fill:#cfc\n  classDef in_review fill:#cef\n  classDef in_progress fill:#ffc\n  classDef blocked fill:#fcc\n  classDef open fill:#eee\n")
+	for _, m := range []string{"running", "waiting", "blocked"} {
+		if used[m] {
+			fmt.Fprintf(&b, "  classDef mark_%s %s\n", m, mermaidMarks[m])
+		}
+	}
 	return b.String()
 }
 
@@ -553,23 +645,24 @@ func dotInner(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
 }
 
-func dotStatus(rows []StatusRow) string {
+func dotStatus(rows []StatusRow, allEdges bool) string {
 	colours := map[workorder.Status]string{workorder.StatusClosed: "palegreen", workorder.StatusInReview: "lightblue",
 		workorder.StatusInProgress: "lightyellow", workorder.StatusBlocked: "pink", workorder.StatusOpen: "white"}
+	marks := map[string]string{"running": `, style="filled,bold", penwidth=3, color=blue`,
+		"waiting": `, style="filled,dashed"`, "blocked": `, penwidth=2, color=red`}
 	var b strings.Builder
 	b.WriteString("digraph epic {\n  rankdir=LR;\n  node [shape=box, style=filled];\n")
-	for _, r := range graphRows(rows) {
+	nodes := graphRows(rows)
+	for _, r := range nodes {
 		fill := colours[r.Status]
 		if fill == "" {
 			fill = "white"
 		}
-		label := dotInner(r.Key) + `\n` + dotInner(r.Title) + `\n` + dotInner(string(r.Status))
-		fmt.Fprintf(&b, "  %s [label=\"%s\", fillcolor=%s];\n", dotString(r.Key), label, fill)
+		label := dotInner(r.Key) + `\n` + dotInner(r.Title) + `\n` + dotInner(graphLabelStatus(r))
+		fmt.Fprintf(&b, "  %s [label=\"%s\", fillcolor=%s%s];\n", dotString(r.Key), label, fill, marks[graphMark(r)])
 	}
-	for _, r := range graphRows(rows) {
-		for _, d := range r.BlockedBy {
-			fmt.Fprintf(&b, "  %s -> %s;\n", dotString(d), dotString(r.Key))
-		}
+	for _, e := range graphEdges(nodes, allEdges) {
+		fmt.Fprintf(&b, "  %s -> %s;\n", dotString(e.From), dotString(e.To))
 	}
 	b.WriteString("}\n")
 	return b.String()
