@@ -135,7 +135,9 @@ func TestEngineDefaults(t *testing.T) {
 // failingLogs is a store whose activity log cannot be written.
 type failingLogs struct{ store.Store }
 
-func (failingLogs) AppendLog(context.Context, store.LogEntry) error { return errors.New("log table locked") }
+func (failingLogs) AppendLog(context.Context, store.LogEntry) error {
+	return errors.New("log table locked")
+}
 
 func TestALostLogIsReportedOnce(t *testing.T) {
 	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){"push": pushed("p")})
