@@ -232,3 +232,24 @@ func TestEpicWavesHonourStoreEdgesAndRefuseCycles(t *testing.T) {
 		t.Errorf("an epic whose tasks block each other: %v, want a cycle error (exit 2)", err)
 	}
 }
+
+func TestARunStoppedWhileClosingIsFinishedByTheNext(t *testing.T) {
+	a := noteTask("task_a", "task_epic", nil)
+	a["status"] = "in_review" // killed between in_review and closed
+	st := a["work_order"].(map[string]any)["state"].(map[string]any)
+	st["current_step"], st["completed_steps"], st["phase"] = 1, []any{1}, "done"
+	b := noteTask("task_b", "task_epic", map[string]any{"blocked_by": []any{"task_a"}})
+	e, s := epicStore(t, a, b)
+	if _, err := e.Run(context.Background(), RunOptions{Key: "task_a"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, s, "task_a"); got != workorder.StatusClosed {
+		t.Fatalf("a complete task with nothing to merge is %s after a rerun, want closed", got)
+	}
+	if _, err := e.RunEpic(context.Background(), "task_epic", 1, RunOptions{}); err != nil {
+		t.Fatalf("the epic after the rerun: %v", err)
+	}
+	if got := statusOf(t, s, "task_b"); got != workorder.StatusClosed {
+		t.Errorf("the dependent is %s, want closed", got)
+	}
+}

@@ -210,16 +210,21 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 		if cur := store.Current(doc); cur != nil && cur.Holder != e.Runner && cur.ExpiresAt.After(e.Now()) && !HolderGone(cur.Holder) {
 			return nil, &store.LeaseHeldError{Key: opts.Key, Holder: cur.Holder, ExpiresAt: cur.ExpiresAt}
 		}
-		return r.alreadyComplete(), nil
-	}
-	if task.Status == workorder.StatusClosed {
+		if !r.unclosed() {
+			return r.alreadyComplete(), nil
+		}
+		// A runner that stopped between the status moves that close a task
+		// with nothing to merge left it half-way: finish closing it.
+	} else if task.Status == workorder.StatusClosed {
 		return nil, fmt.Errorf("task %s is closed: reopen it (wo reset %s) to run it again", opts.Key, opts.Key)
 	}
-	if err := e.checkBlockers(ctx, doc, task); err != nil {
-		return nil, err
-	}
-	if err := r.preflight(ctx); err != nil {
-		return nil, err
+	if !r.finished() {
+		if err := e.checkBlockers(ctx, doc, task); err != nil {
+			return nil, err
+		}
+		if err := r.preflight(ctx); err != nil {
+			return nil, err
+		}
 	}
 
 	leases := &store.Leases{Store: e.Store, Now: e.Now}
@@ -240,6 +245,11 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	if r, err = r.resumeFrom(ctx, lease.Doc); err != nil || r.finished() {
 		if err != nil {
 			return nil, err
+		}
+		if r.unclosed() {
+			if err := r.moveStatus(ctx, workorder.StatusClosed); err != nil {
+				return nil, err
+			}
 		}
 		return r.alreadyComplete(), nil
 	}
@@ -275,6 +285,12 @@ func (r *run) resumeFrom(ctx context.Context, doc workorder.Document) (*run, err
 // deliveries only). Such a work order is done when its steps are.
 func (r *run) nothingToMerge() bool {
 	return r.state.PRNumber == 0 && r.state.PushedSHA == "" && r.opts.UntilStep == 0 && r.opts.FromStep == 0
+}
+
+// unclosed reports whether a complete procedure with nothing to merge
+// has not reached closed yet (a runner stopped between the moves).
+func (r *run) unclosed() bool {
+	return r.finished() && r.nothingToMerge() && workorder.StatusOf(r.doc) != workorder.StatusClosed
 }
 
 // finished reports whether there is nothing left to run.
