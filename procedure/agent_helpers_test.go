@@ -133,3 +133,20 @@ func TestStoppingAGroupEndsEveryMemberEvenOneIgnoringTERM(t *testing.T) {
 		t.Error("stopping a group that is gone must report it gone")
 	}
 }
+
+func TestAnAgentRecordedOnAnotherHostIsNeverSignalledHere(t *testing.T) {
+	agent := startGroup(t, "sleep 30 & sleep 30", "WO_TASK_KEY="+fixKey)
+	pid := agent.Process.Pid
+	time.Sleep(100 * time.Millisecond)
+	h := newStepContext(t, stepOpts{Procedure: agentSteps("task_note"), Agent: "echo '<deliverable>fine</deliverable>'\n"})
+	h.setState(func(s *workorder.State) {
+		s.Agent = &workorder.AgentProcess{PID: pid, Host: "another-machine", StartTicks: startTicks(pid), Step: 1}
+	})
+	h.must("agent")
+	if !groupExists(pid) {
+		t.Fatal("a process group recorded on another machine was stopped here")
+	}
+	if h.stored().Agent != nil {
+		t.Errorf("the other machine's record was not cleared: %+v", h.stored().Agent)
+	}
+}
