@@ -9,43 +9,54 @@ import (
 // name, as refs/heads/<name>, must be a valid reference, and it must not
 // be a name git reserves (HEAD, or one starting with '-').
 func CheckBranchName(name string) error {
-	bad := func(why string) error {
-		return fmt.Errorf("%q is not a branch name git accepts: %s; choose a name such as review/01-foundation", name, why)
+	why := ""
+	if name == "HEAD" {
+		why = "HEAD names the checked-out commit, not a branch"
+	} else {
+		why = refProblem(name)
 	}
+	if why == "" {
+		return nil
+	}
+	return fmt.Errorf("%q is not a branch name git accepts: %s; choose a name such as review/01-foundation", name, why)
+}
+
+// refProblem says why git's check-ref-format refuses a branch name, "" when
+// it accepts it: the one list of those rules, for CheckRefName and
+// CheckBranchName.
+func refProblem(name string) string {
 	switch {
 	case name == "":
-		return bad("it is empty")
-	case name == "HEAD":
-		return bad("HEAD names the checked-out commit, not a branch")
+		return "it is empty"
 	case name == "@":
-		return bad(`"@" alone is reserved`)
+		return `"@" alone is reserved`
 	case strings.HasPrefix(name, "-"):
-		return bad("it starts with '-'")
+		return "it starts with '-'"
 	case strings.HasSuffix(name, "/"):
-		return bad("it ends with '/'")
+		return "it ends with '/'"
 	case strings.HasSuffix(name, "."):
-		return bad("it ends with '.'")
+		return "it ends with '.'"
 	case strings.Contains(name, ".."):
-		return bad("it contains '..'")
+		return "it contains '..'"
 	case strings.Contains(name, "@{"):
-		return bad("it contains '@{'")
+		return "it contains '@{'"
 	}
 	for _, r := range name {
 		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
-			return bad(fmt.Sprintf("it contains %q", r))
+			return fmt.Sprintf("it contains %q", r)
 		}
 	}
 	for _, part := range strings.Split(name, "/") {
 		switch {
 		case part == "":
-			return bad("it has an empty component ('/' at the start, or '//')")
+			return "it has an empty component ('/' at the start, or '//')"
 		case strings.HasPrefix(part, "."):
-			return bad(fmt.Sprintf("the component %q starts with '.'", part))
+			return fmt.Sprintf("the component %q starts with '.'", part)
 		case strings.HasSuffix(part, ".lock"):
-			return bad(fmt.Sprintf("the component %q ends with '.lock'", part))
+			return fmt.Sprintf("the component %q ends with '.lock'", part)
 		}
 	}
-	return nil
+	return ""
 }
 
 // SameBranch reports whether the work branch would land on other (a base

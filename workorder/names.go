@@ -32,37 +32,8 @@ func NewKey() string {
 
 // CheckRefName applies git's check-ref-format rules to a branch name.
 func CheckRefName(name string) error {
-	bad := func(why string) error { return fmt.Errorf("%q is not a branch name git accepts: %s", name, why) }
-	switch {
-	case name == "":
-		return bad("it is empty")
-	case name == "@":
-		return bad(`"@" alone is reserved`)
-	case strings.HasPrefix(name, "-"):
-		return bad("it starts with '-'")
-	case strings.HasPrefix(name, "/") || strings.HasSuffix(name, "/"):
-		return bad("it starts or ends with '/'")
-	case strings.HasSuffix(name, "."):
-		return bad("it ends with '.'")
-	case strings.Contains(name, ".."):
-		return bad("it contains '..'")
-	case strings.Contains(name, "//"):
-		return bad("it contains '//'")
-	case strings.Contains(name, "@{"):
-		return bad("it contains '@{'")
-	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
-			return bad(fmt.Sprintf("it contains %q", r))
-		}
-	}
-	for _, part := range strings.Split(name, "/") {
-		if strings.HasPrefix(part, ".") {
-			return bad("a component starts with '.'")
-		}
-		if strings.HasSuffix(part, ".lock") {
-			return bad("a component ends with '.lock'")
-		}
+	if why := refProblem(name); why != "" {
+		return fmt.Errorf("%q is not a branch name git accepts: %s", name, why)
 	}
 	return nil
 }
