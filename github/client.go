@@ -486,3 +486,32 @@ func (c *Client) CommentOnce(ctx context.Context, number int, body, marker strin
 	}
 	return nil
 }
+
+// ClosePR closes a pull request without merging it.
+func (c *Client) ClosePR(ctx context.Context, number int) (*PR, error) {
+	var p *gh.PullRequest
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		p, resp, err = c.gh.PullRequests.Edit(ctx, c.owner, c.name, number, &gh.PullRequest{State: gh.String(PRClosed)})
+		return resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("closing pull request #%d: %w", number, err)
+	}
+	return toPR(p), nil
+}
+
+// DeleteIssueComment deletes a conversation comment; one that is gone
+// already (404) is not an error.
+func (c *Client) DeleteIssueComment(ctx context.Context, id int64) error {
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		return c.gh.Issues.DeleteComment(ctx, c.owner, c.name, id)
+	})
+	var er *gh.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("deleting comment %d: %w", id, err)
+	}
+	return nil
+}

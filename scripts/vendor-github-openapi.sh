@@ -8,7 +8,8 @@
 #   scripts/vendor-github-openapi.sh            # the pinned VERSION
 #   VERSION=23.1.0 scripts/vendor-github-openapi.sh
 #
-# Needs node and npm (the npm registry reachable).
+# Needs node and npm (the npm registry reachable, or the package in npm's
+# cache: npm_config_offline=true scripts/vendor-github-openapi.sh).
 set -eu
 
 VERSION=${VERSION:-23.0.2}
@@ -39,6 +40,7 @@ const operations = [
   ["get", "/repos/{owner}/{repo}/pulls/{pull_number}/comments"],
   ["get", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
   ["post", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
+  ["delete", "/repos/{owner}/{repo}/issues/comments/{comment_id}"],
 ];
 const paths = {};
 for (const [method, path] of operations) {

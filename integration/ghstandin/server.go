@@ -220,6 +220,63 @@ func (s *Server) PullRequests(repo string) []map[string]any {
 	return out
 }
 
+// IssueComment is one conversation comment of a pull request, as a test
+// reads it back.
+type IssueComment struct {
+	ID     int64
+	Author string
+	Body   string
+}
+
+// IssueComments returns a pull request's conversation comments, oldest
+// first.
+func (s *Server) IssueComments(repo string, number int) []IssueComment {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.find(repo, strconv.Itoa(number))
+	if p == nil {
+		return nil
+	}
+	var out []IssueComment
+	for _, c := range p.issueComms {
+		out = append(out, IssueComment{ID: c["id"].(int64), Author: c["user"].(map[string]any)["login"].(string), Body: c["body"].(string)})
+	}
+	return out
+}
+
+// CommentAs posts a conversation comment on a pull request as login (a
+// person, not the token's user).
+func (s *Server) CommentAs(repo string, number int, login, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.find(repo, strconv.Itoa(number)); p != nil {
+		s.nextID++
+		p.issueComms = append(p.issueComms, s.issueCommentJSON(repo, p, s.nextID, login, body))
+	}
+}
+
+// deleteIssueComment deletes a conversation comment, as GitHub does: 204,
+// or 404 when there is no such comment. Only its author may (GitHub lets
+// maintainers too; the stand-in's token user is its only author).
+func (s *Server) deleteIssueComment(w http.ResponseWriter, repo, id string) int {
+	n, _ := strconv.ParseInt(id, 10, 64)
+	for _, p := range s.prs[repo] {
+		for i, c := range p.issueComms {
+			if c["id"].(int64) != n {
+				continue
+			}
+			if c["user"].(map[string]any)["login"] != s.Login {
+				return s.errorJSON(w, http.StatusForbidden, "Must have admin rights to Repository.")
+			}
+			p.issueComms = append(p.issueComms[:i:i], p.issueComms[i+1:]...)
+			s.remaining--
+			w.WriteHeader(http.StatusNoContent)
+			return http.StatusNoContent
+		}
+	}
+	return s.errorJSON(w, http.StatusNotFound, "Not Found")
+}
+
 // Merge marks a PR merged (and closed), as a person merging it would.
 func (s *Server) Merge(repo string, number int) {
 	s.mu.Lock()
@@ -237,6 +294,7 @@ var (
 	rePullComms  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/comments$`)
 	rePullRevs   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
 	reIssueComms = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
+	reIssueComm  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)$`)
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -384,6 +442,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 			}
 			return s.page(w, r, p.issueComms)
 		}
+	case reIssueComm.MatchString(path) && r.Method == http.MethodDelete:
+		m = reIssueComm.FindStringSubmatch(path)
+		return s.deleteIssueComment(w, m[1]+"/"+m[2], m[3])
 	}
 	return s.errorJSON(w, http.StatusNotFound, "Not Found")
 }
