@@ -38,6 +38,14 @@ func (e *BranchMovedError) Error() string {
 		e.Branch, e.Where, short(e.Tip), strings.Join(want, ", "), e.Where, e.Branch)
 }
 
+// CheckedOutError says a branch is checked out in a worktree, which git
+// does not let anyone delete.
+type CheckedOutError struct{ Branch, Where string }
+
+func (e *CheckedOutError) Error() string {
+	return fmt.Sprintf("branch %s is checked out at %s, so wo keeps it: switch that worktree to another branch (or remove it), then run wo undo again", e.Branch, e.Where)
+}
+
 func short(h plumbing.Hash) string { return h.String()[:12] }
 
 // DeleteBranch deletes a local branch, but only while it points at one of
@@ -54,7 +62,7 @@ func (r *Repo) DeleteBranch(branch string, allowed []plumbing.Hash) (deleted boo
 		return false, &BranchMovedError{Branch: branch, Where: "local", Tip: tip, Want: allowed}
 	}
 	if where, ok := r.CheckedOutAt(branch); ok {
-		return false, fmt.Errorf("branch %s is checked out at %s, so wo keeps it: switch that worktree to another branch (or remove it), then run wo undo again", branch, where)
+		return false, &CheckedOutError{Branch: branch, Where: where}
 	}
 	if err := r.repo.Storer.RemoveReference(plumbing.NewBranchReferenceName(branch)); err != nil {
 		return false, fmt.Errorf("deleting branch %s: %w", branch, err)

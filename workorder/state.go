@@ -92,6 +92,25 @@ type State struct {
 	// starts and cleared when it ends, so that a rerun after a crash stops
 	// an agent left running before it starts its own.
 	Agent *AgentProcess `json:"agent,omitempty"`
+	// Undo is the progress of a wo undo that has not finished: what each
+	// of its steps found and did, so that a rerun after a crash goes on
+	// from there. The final reset clears it; the activity log keeps it.
+	Undo *UndoRecord `json:"undo,omitempty"`
+}
+
+// UndoRecord is what wo undo has done so far.
+type UndoRecord struct {
+	By      string     `json:"by"`
+	Started string     `json:"started"`
+	Steps   []UndoStep `json:"steps"`
+}
+
+// UndoStep is one thing wo undo took back, found gone, or left (and why).
+type UndoStep struct {
+	Step    string `json:"step"` // comments, pull_request, remote_branch, worktree, local_branch, state
+	Target  string `json:"target"`
+	Outcome string `json:"outcome"` // undone, gone, left, would
+	Reason  string `json:"reason,omitempty"`
 }
 
 // Skip is an epic run's decision not to start a task.

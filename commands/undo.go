@@ -1,0 +1,171 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/store"
+)
+
+func newUndoCommand(f *Factory) *cli.Command { return undoCommand(f, runUndo) }
+
+// undoOptions are what wo undo is asked: one task, or an epic's children.
+type undoOptions struct {
+	Store  StoreConfig
+	Undo   procedure.UndoOptions
+	Epic   string
+	Engine engineOptions
+}
+
+func undoCommand(f *Factory, run func(context.Context, *Factory, *undoOptions) (result, error)) *cli.Command {
+	return &cli.Command{
+		Name:      "undo",
+		Usage:     "take back what a work order's runs did: PR, branches, worktree, state",
+		ArgsUsage: "KEY",
+		Description: `Takes back, newest first, what the task's runs did, using only what wo
+recorded in the task's state and activity log, and only where wo can prove it
+made the thing and nobody changed it since:
+
+  comments       with --comments, deletes the comments wo posted on the pull
+                 request (deliveries); a person's comments stay
+  pull request   closes the pull request wo opened, with a comment saying why
+                 (--reason); a merged one is never touched
+  remote branch  deletes it only while it is still at the commit wo pushed
+                 (the remote checks this as it deletes); if someone else
+                 pushed, it stays and undo says so
+  worktree       removes it, with the ownership checks of cleanup_worktree;
+                 one with uncommitted changes stays
+  local branch   deletes it only while it points at a commit wo made
+  state          resets work_order.state to before step 1 and the status to
+                 open (closed with --close); the activity log keeps the history
+
+When the pull request was merged, undo removes the worktree and local branch
+and says what it cannot take back: the pull request, the remote branch and the
+task's state stay.
+
+Undo takes the task's lease (exit 4 if a runner holds it) and writes its
+progress after every step: kill it anywhere and run it again to finish. A task
+with nothing to undo is left untouched.
+
+--epic KEY undoes an epic's children in reverse dependency order (the top of
+a stack of pull requests first). --dry-run prints the plan, with the work
+order's rollback hints, and changes nothing.`,
+		Flags: append(storeFlags(),
+			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be taken back; change nothing"},
+			&cli.StringFlag{Name: "epic", Usage: "undo the children of epic `KEY`, in reverse dependency order"},
+			&cli.StringFlag{Name: "reason", Usage: "say this `TEXT` in the comment that closes the pull request"},
+			&cli.BoolFlag{Name: "comments", Usage: "also delete the comments wo posted on the pull request"},
+			&cli.BoolFlag{Name: "close", Usage: "end with status closed instead of open"},
+			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH` (default: context.repo_path)"},
+			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
+			&cli.DurationFlag{Name: "git-timeout", EnvVars: []string{"WO_GIT_TIMEOUT"}, Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git network operation that takes longer than this `DURATION`"},
+		),
+		Action: f.action(func(c *cli.Context) (result, error) {
+			opts, err := undoOptionsFrom(c, f)
+			if err != nil {
+				return result{}, err
+			}
+			return run(c.Context, f, opts)
+		}),
+	}
+}
+
+// undoOptionsFrom reads the flags.
+func undoOptionsFrom(c *cli.Context, f *Factory) (*undoOptions, error) {
+	o := &undoOptions{
+		Store: f.storeConfig(c), Epic: c.String("epic"),
+		Undo: procedure.UndoOptions{Reason: c.String("reason"), Comments: c.Bool("comments"), Close: c.Bool("close"),
+			DryRun: c.Bool("dry-run"), RepoPath: c.String("repo")},
+		Engine: engineOptions{GitHubAPI: c.String("github-api"), GitTimeout: c.Duration("git-timeout")},
+	}
+	if o.Engine.GitTimeout < 0 {
+		return nil, usagef(fmt.Sprintf("--git-timeout %s: a time cannot be negative", o.Engine.GitTimeout))
+	}
+	if o.Epic != "" {
+		if c.Args().Len() > 0 {
+			return nil, usagef("give either a task KEY or --epic KEY, not both")
+		}
+		return o, nil
+	}
+	key, err := oneArg(c, "task KEY")
+	if err != nil {
+		return nil, err
+	}
+	o.Undo.Key = key
+	return o, nil
+}
+
+func runUndo(ctx context.Context, f *Factory, o *undoOptions) (result, error) {
+	var res result
+	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+		eng := f.engine(s, o.Engine)
+		if o.Epic != "" {
+			out, err := eng.UndoEpic(ctx, o.Epic, o.Undo)
+			if out != nil {
+				res = result{data: out, always: true, human: func(w io.Writer) error { return writeEpicUndo(w, out) }}
+			}
+			return err
+		}
+		out, err := eng.Undo(ctx, o.Undo)
+		if out != nil {
+			res = result{data: out, always: true, human: func(w io.Writer) error { return writeUndo(w, out) }}
+		}
+		return err
+	})
+	return res, err
+}
+
+var undoWords = map[string]string{
+	procedure.UndoDone: "undone", procedure.UndoGone: "gone  ", procedure.UndoLeft: "LEFT  ", procedure.UndoWould: "would ",
+}
+
+func writeUndo(w io.Writer, r *procedure.UndoResult) error {
+	pr := &printer{w: w}
+	switch {
+	case r.NothingToUndo:
+		pr.line("%s: nothing to undo (status %s, no step recorded)", r.Key, string(r.Status))
+		return pr.err
+	case r.DryRun:
+		pr.line("Undo plan for %s (status %s) — dry run, nothing will change:", r.Key, string(r.Status))
+	default:
+		pr.line("Undo of %s:", r.Key)
+	}
+	for _, s := range r.Steps {
+		pr.line("  %s %s: %s", undoWords[s.Outcome], s.Target, s.Reason)
+	}
+	if len(r.RollbackHints) > 0 {
+		pr.line("Rollback hints from the work order:")
+		for _, h := range r.RollbackHints {
+			pr.line("  - %s", h)
+		}
+	}
+	switch {
+	case r.DryRun:
+	case r.Complete:
+		pr.line("%s: undone; status %s", r.Key, string(r.Status))
+	default:
+		pr.line("%s: undone where wo could; what is LEFT stays, for the reason given (status %s)", r.Key, string(r.Status))
+	}
+	return pr.err
+}
+
+func writeEpicUndo(w io.Writer, r *procedure.EpicUndoResult) error {
+	pr := &printer{w: w}
+	pr.line("Undo of epic %s, dependents first:", r.Epic)
+	for _, t := range r.Tasks {
+		if t.Undo != nil {
+			if err := writeUndo(w, t.Undo); err != nil {
+				return err
+			}
+		}
+		if t.Reason != "" {
+			pr.line("%s: %s: %s", t.Key, string(t.Outcome), t.Reason)
+		}
+	}
+	return pr.err
+}

@@ -1,0 +1,711 @@
+package procedure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// UndoOptions say what wo undo is asked.
+type UndoOptions struct {
+	Key      string
+	Reason   string // said in the comment that closes the pull request
+	Comments bool   // also delete the comments wo posted (deliveries)
+	Close    bool   // end with status closed instead of open
+	DryRun   bool   // say what would be done; change nothing
+	RepoPath string // overrides context.repo_path
+}
+
+// What an undo step found and did.
+const (
+	UndoDone  = "undone" // wo took it back
+	UndoGone  = "gone"   // nothing there to take back
+	UndoLeft  = "left"   // wo may not take it back; the reason says why
+	UndoWould = "would"  // a dry run: it would be taken back
+)
+
+// UndoResult says what wo undo did to one task, newest first.
+type UndoResult struct {
+	Key    string               `json:"key"`
+	DryRun bool                 `json:"dry_run,omitempty"`
+	Status workorder.Status     `json:"status"`
+	Steps  []workorder.UndoStep `json:"steps"`
+	// Complete is false when something was left (someone else pushed, the
+	// pull request was merged): Steps say what and why.
+	Complete      bool     `json:"complete"`
+	NothingToUndo bool     `json:"nothing_to_undo,omitempty"`
+	RollbackHints []string `json:"rollback_hints,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
+}
+
+// undoStep is one kind of thing a run leaves behind, in the order undo
+// takes them back: newest first, and what depends on a thing before it.
+type undoStep struct {
+	name string
+	// do looks at the world and takes the thing back (or, dry, says what
+	// it would do); nil when the task never made such a thing.
+	do func(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error)
+}
+
+var undoSteps = []undoStep{
+	{"comments", undoComments},
+	{"pull_request", undoPullRequest},
+	{"remote_branch", undoRemoteBranch},
+	{"worktree", undoWorktree},
+	{"local_branch", undoLocalBranch},
+}
+
+// undo is one undo of one task.
+type undo struct {
+	*run
+	opts UndoOptions
+	sc   *StepContext
+	st   workorder.State // the state as the undo found it
+	pr   *github.PR      // read once
+}
+
+// Undo takes back what the task's runs did, using only what wo recorded:
+// it closes the pull request wo opened (never a merged one), deletes the
+// remote branch while it is still the commit wo pushed, removes the
+// worktree (with the ownership checks of cleanup_worktree), deletes the
+// local branch while it points at a commit wo made, deletes wo's comments
+// when asked, and resets the state to before the first step with the
+// status open (or closed). Each step looks at the world before acting and
+// is written back as it finishes, so a rerun after a crash goes on where
+// it stopped; an undo of a task with nothing to undo writes nothing.
+func (e *Engine) Undo(ctx context.Context, opts UndoOptions) (*UndoResult, error) {
+	e.defaults()
+	doc, task, err := e.Load(ctx, opts.Key)
+	if err != nil {
+		return nil, err
+	}
+	st, err := workorder.StateOf(doc)
+	if err != nil {
+		return nil, err
+	}
+	res := &UndoResult{Key: task.Key, DryRun: opts.DryRun, Status: task.Status, Steps: []workorder.UndoStep{},
+		RollbackHints: task.WorkOrder.RollbackHints, Complete: true}
+	if pristine(st) && task.Status == opts.target() {
+		res.NothingToUndo = true
+		return res, nil
+	}
+	if opts.DryRun {
+		r, err := newRun(e, RunOptions{Key: task.Key, RepoPath: opts.RepoPath}, doc, task)
+		if err != nil {
+			return nil, err
+		}
+		u := &undo{run: r, opts: opts, st: st}
+		u.sc = &StepContext{run: r, Scope: workorder.NewScope(doc)}
+		return u.execute(ctx, res, true)
+	}
+	r, release, err := e.hold(ctx, doc, task)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	r.opts.RepoPath = opts.RepoPath
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	go r.wb.keepAlive(runCtx, func(err error) { stop(err) })
+	u := &undo{run: r, opts: opts, st: st}
+	u.sc = &StepContext{run: r, Scope: workorder.NewScope(doc)}
+	out, err := u.execute(runCtx, res, false)
+	if err != nil && runCtx.Err() != nil {
+		if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) {
+			return out, cause // the lease was lost
+		}
+	}
+	return out, err
+}
+
+func (o UndoOptions) target() workorder.Status {
+	if o.Close {
+		return workorder.StatusClosed
+	}
+	return workorder.StatusOpen
+}
+
+// cleared is the state undo resets to: that of a work order before its
+// first step, keeping the notes (a log), the approval decision (made
+// before the first step) and the version.
+func cleared(st workorder.State) workorder.State {
+	out := workorder.NewState()
+	out.Version = st.Version
+	out.Notes = slices.Clone(st.Notes)
+	out.Approval = st.Approval
+	if st.Phase == "" || st.Phase == workorder.PhaseReady {
+		out.Phase = st.Phase
+	}
+	return out
+}
+
+// pristine reports whether the state records nothing a run did.
+func pristine(st workorder.State) bool { return workorder.StatePatch(st, cleared(st)) == nil }
+
+func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoResult, error) {
+	if !dry {
+		if u.state.Undo == nil {
+			u.state.Undo = &workorder.UndoRecord{By: u.Runner, Started: workorder.Timestamp(u.Now()), Steps: []workorder.UndoStep{}}
+			if err := u.save(ctx, nil); err != nil {
+				return nil, err
+			}
+			u.log(ctx, "undo_started", map[string]any{"comments": u.opts.Comments, "close": u.opts.Close})
+		}
+	}
+	for _, step := range undoSteps {
+		if prev := u.recorded(step.name); prev != nil && !dry && prev.Outcome != UndoLeft {
+			res.Steps = append(res.Steps, *prev) // done before a crash; the world need not be asked again
+			continue
+		}
+		got, err := step.do(ctx, u, dry)
+		if err != nil {
+			if !dry {
+				u.log(context.WithoutCancel(ctx), "undo_failed", map[string]any{"step": step.name, "error": u.secrets().String(err.Error())})
+			}
+			return res, fmt.Errorf("undoing %s of task %s: %w", strings.ReplaceAll(step.name, "_", " "), u.key(), err)
+		}
+		if got == nil {
+			continue
+		}
+		got.Reason = u.secrets().String(got.Reason)
+		res.Steps = append(res.Steps, *got)
+		if dry {
+			continue
+		}
+		u.fault("undo:" + step.name + ":before_writeback")
+		if err := u.record(ctx, *got); err != nil {
+			return res, err
+		}
+	}
+	if u.merged() {
+		// The change is in the base branch: the task keeps its record and
+		// status, which say so.
+		left := workorder.UndoStep{Step: "state", Target: "work_order.state and status",
+			Outcome: UndoLeft, Reason: fmt.Sprintf("pull request #%d was merged, so the task keeps its state and status %s", u.pr.Number, workorder.StatusOf(u.doc))}
+		res.Steps = append(res.Steps, left)
+		if !dry {
+			if err := u.record(ctx, left); err != nil {
+				return res, err
+			}
+		}
+		return u.finish(res), nil
+	}
+	target := u.opts.target()
+	final := workorder.UndoStep{Step: "state", Target: "work_order.state and status", Outcome: UndoWould,
+		Reason: fmt.Sprintf("reset to before step 1 and move status %s → %s; the activity log keeps the history", workorder.StatusOf(u.doc), target)}
+	if dry {
+		res.Steps = append(res.Steps, final)
+		return u.finish(res), nil
+	}
+	before := u.state.Clone()
+	from := workorder.StatusOf(u.doc)
+	if err := u.moveStatus(ctx, target); err != nil {
+		return res, err
+	}
+	u.fault("undo:after_status")
+	steps := append(slices.Clone(before.Undo.Steps), workorder.UndoStep{Step: "state", Target: "work_order.state and status", Outcome: UndoDone})
+	after := cleared(before)
+	after.Phase = workorder.PhaseReady
+	after.Notes = append(after.Notes, fmt.Sprintf("undone by %s: %s", u.Runner, summarizeUndo(steps)))
+	u.state = after
+	if err := u.save(ctx, nil); err != nil {
+		return res, err
+	}
+	final.Outcome, final.Reason = UndoDone, fmt.Sprintf("reset to before step 1; status %s → %s", from, target)
+	res.Steps = append(res.Steps, final)
+	before.Lease = nil
+	u.log(ctx, "undone", map[string]any{"steps": steps, "status_from": string(from), "status_to": string(target),
+		"state_before": workorder.Clone(mustNormalize(before))})
+	return u.finish(res), nil
+}
+
+func mustNormalize(st workorder.State) any {
+	v, err := workorder.Normalize(st)
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+func (u *undo) finish(res *UndoResult) *UndoResult {
+	res.Status = workorder.StatusOf(u.doc)
+	for _, s := range res.Steps {
+		if s.Outcome == UndoLeft {
+			res.Complete = false
+		}
+	}
+	res.Warnings = u.warnings
+	return res
+}
+
+func summarizeUndo(steps []workorder.UndoStep) string {
+	var parts []string
+	for _, s := range steps {
+		parts = append(parts, s.Step+" "+s.Outcome)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// recorded is what an earlier attempt of this undo recorded for a step.
+func (u *undo) recorded(name string) *workorder.UndoStep {
+	if u.state.Undo == nil {
+		return nil
+	}
+	for _, s := range u.state.Undo.Steps {
+		if s.Step == name {
+			return &s
+		}
+	}
+	return nil
+}
+
+// record writes a step's outcome back, and logs it.
+func (u *undo) record(ctx context.Context, s workorder.UndoStep) error {
+	steps := slices.DeleteFunc(slices.Clone(u.state.Undo.Steps), func(x workorder.UndoStep) bool { return x.Step == s.Step })
+	u.state.Undo.Steps = append(steps, s)
+	if err := u.save(ctx, nil); err != nil {
+		return err
+	}
+	u.fault("undo:" + s.Step + ":after_writeback")
+	u.log(ctx, "undo_step", map[string]any{"step": s.Step, "target": s.Target, "outcome": s.Outcome, "reason": s.Reason})
+	return nil
+}
+
+// pullRequest reads the recorded pull request once; nil when none.
+func (u *undo) pullRequest(ctx context.Context) (*github.PR, error) {
+	if u.pr != nil || u.st.PRNumber == 0 {
+		return u.pr, nil
+	}
+	client, err := u.sc.GitHub()
+	if err != nil {
+		return nil, err
+	}
+	if u.pr, err = client.GetPR(ctx, u.st.PRNumber); err != nil {
+		return nil, err
+	}
+	return u.pr, nil
+}
+
+func (u *undo) merged() bool { return u.pr != nil && u.pr.Merged }
+
+// deliveryMarker starts the marker of every comment an agent step of this
+// task delivered.
+func deliveryMarker(key string) string { return "<!-- wo:" + key + ":step:" }
+
+// undoMarker marks the comment that closes a pull request, so a rerun
+// never posts it twice.
+func undoMarker(key string) string { return "<!-- wo:" + key + ":undo -->" }
+
+func undoComments(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
+	if !u.opts.Comments || u.st.PRNumber == 0 {
+		return nil, nil
+	}
+	out := &workorder.UndoStep{Step: "comments", Target: fmt.Sprintf("wo's comments on pull request #%d", u.st.PRNumber)}
+	pr, err := u.pullRequest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if pr.Merged {
+		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d was merged: wo does not touch a merged pull request", pr.Number)
+		return out, nil
+	}
+	client, _ := u.sc.GitHub()
+	me, err := client.Login(ctx)
+	if err != nil {
+		return nil, err
+	}
+	comments, err := client.IssueComments(ctx, pr.Number)
+	if err != nil {
+		return nil, err
+	}
+	var ours []int64
+	for _, c := range comments {
+		// Only wo's own comments with this task's delivery marker: a person
+		// quoting the marker keeps their comment.
+		if c.Author == me && strings.Contains(c.Body, deliveryMarker(u.key())) {
+			ours = append(ours, c.ID)
+		}
+	}
+	switch {
+	case len(ours) == 0:
+		out.Outcome, out.Reason = UndoGone, "no comment of wo's delivered for this task is there"
+	case dry:
+		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete %d comment(s) that wo posted as %s", len(ours), me)
+	default:
+		for i, id := range ours {
+			if err := client.DeleteIssueComment(ctx, id); err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				u.fault("undo:comments:after_first_delete")
+			}
+		}
+		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted %d comment(s) that wo posted as %s", len(ours), me)
+	}
+	return out, nil
+}
+
+func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
+	if u.st.PRNumber == 0 {
+		return nil, nil
+	}
+	out := &workorder.UndoStep{Step: "pull_request", Target: fmt.Sprintf("pull request #%d", u.st.PRNumber)}
+	if u.st.PRURL != nil {
+		out.Target += " " + *u.st.PRURL
+	}
+	pr, err := u.pullRequest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case pr.Merged:
+		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it was merged into %s: wo cannot take a merge back; revert the change with a new pull request (git revert)", pr.Base)
+	case pr.State != github.PROpen:
+		out.Outcome, out.Reason = UndoGone, "it is closed already"
+	case dry:
+		out.Outcome, out.Reason = UndoWould, "close it, with a comment saying why"
+	default:
+		client, _ := u.sc.GitHub()
+		why := u.opts.Reason
+		if why == "" {
+			why = "the work order was undone"
+		}
+		body := fmt.Sprintf("wo undo: closing this pull request, which wo opened for task %s. Reason: %s\n\n%s", u.key(), why, undoMarker(u.key()))
+		if err := client.CommentOnce(ctx, pr.Number, body, undoMarker(u.key())); err != nil {
+			return nil, err
+		}
+		u.fault("undo:pull_request:after_comment")
+		if _, err := client.ClosePR(ctx, pr.Number); err != nil {
+			return nil, err
+		}
+		u.pr.State = github.PRClosed
+		out.Outcome, out.Reason = UndoDone, "closed, with a comment saying why"
+	}
+	return out, nil
+}
+
+func (u *undo) branch() string {
+	if u.st.Branch != "" {
+		return u.st.Branch
+	}
+	return u.sc.BranchName()
+}
+
+func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
+	pushed := u.st.PushedSHA
+	if !plumbing.IsHash(pushed) {
+		return nil, nil // wo never recorded a push
+	}
+	remote := cmpOr(u.sc.Remote(), "origin")
+	branch := u.branch()
+	out := &workorder.UndoStep{Step: "remote_branch", Target: fmt.Sprintf("branch %s on %s", branch, remote)}
+	if _, err := u.pullRequest(ctx); err != nil {
+		return nil, err
+	}
+	if u.merged() {
+		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it was merged with pull request #%d, so it is part of the base's history; delete it on GitHub if it is no longer needed", u.pr.Number)
+		return out, nil
+	}
+	repo, err := u.sc.Repo()
+	if err != nil {
+		return nil, err
+	}
+	opts := gitops.RemoteOptions{Remote: u.sc.Remote(), Branch: branch, Token: githubToken(u.Getenv), GitHubAPI: u.GitHubAPI, Timeout: u.GitTimeout}
+	want := plumbing.NewHash(pushed)
+	var deleted bool
+	if dry {
+		tip, exists, err := repo.RemoteBranchTip(ctx, opts)
+		switch {
+		case err != nil:
+			return nil, err
+		case !exists:
+		case tip != want:
+			err = &gitops.BranchMovedError{Branch: branch, Where: remote, Tip: tip, Want: []plumbing.Hash{want}}
+			out.Outcome, out.Reason = UndoLeft, err.Error()
+			return out, nil
+		default:
+			out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is still at %s, the commit wo pushed", pushed[:12])
+			return out, nil
+		}
+	} else {
+		deleted, err = repo.DeleteRemoteBranch(ctx, opts, want)
+		var moved *gitops.BranchMovedError
+		if errors.As(err, &moved) {
+			out.Outcome, out.Reason = UndoLeft, moved.Error()
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		u.fault("undo:remote_branch:after_delete")
+	}
+	if deleted {
+		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted; it was at %s, the commit wo pushed", pushed[:12])
+	} else {
+		out.Outcome, out.Reason = UndoGone, "the remote has no such branch"
+	}
+	return out, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
+	if !slices.ContainsFunc(u.procedure(), func(s workorder.Step) bool { return s.Action == "create_worktree" }) {
+		return nil, nil
+	}
+	w, err := u.sc.Worktree()
+	if err != nil {
+		return nil, err
+	}
+	out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + w.Path}
+	if !exists(w.Path) && !exists(w.AdminDir) && !exists(w.Path+".wo-removing") {
+		out.Outcome, out.Reason = UndoGone, "nothing is there"
+		return out, nil
+	}
+	// The checks of cleanup_worktree: only a worktree provably this
+	// task's, on its branch.
+	var notOwned *gitops.NotOwnedError
+	if err := checkRemove(u.sc, w); errors.As(err, &notOwned) {
+		out.Outcome, out.Reason = UndoLeft, notOwned.Error()
+		return out, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if w.Complete() {
+		changed, err := w.Changes()
+		if err != nil {
+			return nil, err
+		}
+		if len(changed) > 0 {
+			out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it has changes that are not committed (%s): commit or discard them, or remove it yourself with git worktree remove --force %s",
+				strings.Join(changed[:min(len(changed), 5)], ", "), w.Path)
+			return out, nil
+		}
+	}
+	if dry {
+		out.Outcome, out.Reason = UndoWould, "remove it"
+		return out, nil
+	}
+	if err := w.Remove(); err != nil {
+		return nil, err
+	}
+	u.fault("undo:worktree:after_remove")
+	out.Outcome, out.Reason = UndoDone, "removed"
+	return out, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// loggedCommit finds the commits a step reported in the activity log
+// (their first 12 hex digits): a fix commit of the review loop that the
+// state no longer names, for instance.
+var loggedCommit = regexp.MustCompile(`(?:committed|fixed .* in|pushed .*\() ?([0-9a-f]{12})\b`)
+
+// madeByWo reports whether the commit is one wo recorded making: the
+// commit or push in the state, or a commit a step logged.
+func (u *undo) madeByWo(ctx context.Context, tip plumbing.Hash) (bool, error) {
+	for _, h := range []string{u.st.CommitSHA, u.st.PushedSHA} {
+		if h == tip.String() {
+			return true, nil
+		}
+	}
+	// The base it started from: a branch wo switched to at it holds
+	// nothing that would be lost.
+	if u.st.Branch != "" && u.st.BaseSHA == tip.String() {
+		return true, nil
+	}
+	entries, err := u.Store.Logs(ctx, u.key())
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		if e.Action != "step_completed" {
+			continue
+		}
+		note, _ := e.Details["note"].(string)
+		for _, m := range loggedCommit.FindAllStringSubmatch(note, -1) {
+			if strings.HasPrefix(tip.String(), m[1]) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
+	if u.st.Branch == "" && u.st.CommitSHA == "" && u.st.PushedSHA == "" {
+		return nil, nil // wo never recorded switching to a branch or committing
+	}
+	branch := u.branch()
+	if branch == "" {
+		return nil, nil
+	}
+	out := &workorder.UndoStep{Step: "local_branch", Target: "branch " + branch}
+	repo, err := u.sc.Repo()
+	if err != nil {
+		return nil, err
+	}
+	tip, ok, err := repo.BranchHash(branch)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		out.Outcome, out.Reason = UndoGone, "there is no such branch"
+		return out, nil
+	}
+	ours, err := u.madeByWo(ctx, tip)
+	if err != nil {
+		return nil, err
+	}
+	if !ours {
+		var want []plumbing.Hash
+		for _, h := range []string{u.st.CommitSHA, u.st.PushedSHA} {
+			if plumbing.IsHash(h) && !slices.Contains(want, plumbing.NewHash(h)) {
+				want = append(want, plumbing.NewHash(h))
+			}
+		}
+		if len(want) == 0 {
+			want = []plumbing.Hash{plumbing.ZeroHash}
+		}
+		out.Outcome, out.Reason = UndoLeft, (&gitops.BranchMovedError{Branch: branch, Where: "local", Tip: tip, Want: want}).Error()
+		return out, nil
+	}
+	if dry {
+		if where, on := repo.CheckedOutAt(branch); on && !u.worktreeWillGo(where) {
+			out.Outcome, out.Reason = UndoLeft, (&gitops.CheckedOutError{Branch: branch, Where: where}).Error()
+			return out, nil
+		}
+		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, which wo made", tip.String()[:12])
+		return out, nil
+	}
+	deleted, err := repo.DeleteBranch(branch, []plumbing.Hash{tip})
+	var moved *gitops.BranchMovedError
+	var checkedOut *gitops.CheckedOutError
+	switch {
+	case errors.As(err, &moved):
+		out.Outcome, out.Reason = UndoLeft, moved.Error()
+	case errors.As(err, &checkedOut):
+		out.Outcome, out.Reason = UndoLeft, checkedOut.Error()
+	case err != nil:
+		return nil, err
+	case deleted:
+		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted; it was at %s, which wo made", tip.String()[:12])
+	default:
+		out.Outcome, out.Reason = UndoGone, "there is no such branch"
+	}
+	return out, nil
+}
+
+// worktreeWillGo reports whether the dry run's worktree step would remove
+// the worktree at where.
+func (u *undo) worktreeWillGo(where string) bool {
+	w, err := u.sc.Worktree()
+	return err == nil && where == w.Path && checkRemove(u.sc, w) == nil
+}
+
+// EpicUndoTask is how the undo of one child of an epic fared.
+type EpicUndoTask struct {
+	Key     string      `json:"key"`
+	Outcome RunOutcome  `json:"outcome"`
+	Reason  string      `json:"reason,omitempty"`
+	Undo    *UndoResult `json:"undo,omitempty"`
+}
+
+// EpicUndoResult is the undo of an epic's children, in the order done.
+type EpicUndoResult struct {
+	Epic  string         `json:"epic"`
+	Tasks []EpicUndoTask `json:"tasks"`
+}
+
+// UndoEpic undoes an epic's children in reverse dependency order: a task
+// after every task that depends on it, so that in a stack of pull requests
+// the top one goes first and no branch is deleted under a pull request
+// based on it. A task whose dependent could not be undone is kept, with
+// the reason. The error is the first task's that failed.
+func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions) (*EpicUndoResult, error) {
+	e.defaults()
+	if _, err := e.Store.Get(ctx, epicKey); err != nil {
+		return nil, err
+	}
+	children, err := e.Store.List(ctx, store.Filter{ParentKey: epicKey})
+	if err != nil {
+		return nil, err
+	}
+	if len(children) == 0 {
+		return nil, fmt.Errorf("epic %s has no children (tasks with parent_key %s)", epicKey, epicKey)
+	}
+	edges := map[string][]string{}
+	for _, d := range children {
+		if edges[workorder.Key(d)], err = e.Store.BlockedBy(ctx, workorder.Key(d)); err != nil {
+			return nil, err
+		}
+	}
+	waves, deps, err := wavesOf(children, edges)
+	if err != nil {
+		return nil, err
+	}
+	dependents := map[string][]string{}
+	for k, blockers := range deps {
+		for _, b := range blockers {
+			dependents[b] = append(dependents[b], k)
+		}
+	}
+	res := &EpicUndoResult{Epic: epicKey}
+	failed := map[string]bool{}
+	var first error
+	for w := len(waves) - 1; w >= 0; w-- {
+		for _, key := range waves[w] {
+			t := EpicUndoTask{Key: key}
+			var kept []string
+			for _, d := range dependents[key] {
+				if failed[d] {
+					kept = append(kept, d)
+				}
+			}
+			switch {
+			case len(kept) > 0:
+				slices.Sort(kept)
+				t.Outcome, t.Reason = OutcomeSkipped, fmt.Sprintf("kept: %s, which depends on it, was not undone", strings.Join(kept, ", "))
+				failed[key] = true
+			case ctx.Err() != nil:
+				t.Outcome, t.Reason = OutcomeInterrupted, "not started: the undo was interrupted"
+				failed[key] = true
+			default:
+				o := opts
+				o.Key = key
+				u, err := e.Undo(ctx, o)
+				t.Undo = u
+				t.Outcome = Classify(err).Outcome
+				if err != nil {
+					t.Reason = e.secrets().String(err.Error())
+					failed[key] = true
+					if first == nil {
+						first = err
+					}
+				}
+			}
+			res.Tasks = append(res.Tasks, t)
+		}
+	}
+	return res, first
+}
