@@ -437,3 +437,23 @@ func TestRunReviewerAndThreadFlags(t *testing.T) {
 		t.Errorf("engine options %+v", o.Engine)
 	}
 }
+
+func TestUndoFlags(t *testing.T) {
+	got, msg := parseOptions(t, undoCommand, "task_cr_01", "--reason", "wrong split", "--comments", "--close", "--dry-run",
+		"--repo", "/src/repo", "--github-api", "https://ghe.example.com/api/v3/", "--git-timeout", "1m", "--store", "/tmp/wo.db")
+	want := &undoOptions{Store: sqlite("/tmp/wo.db"),
+		Undo:   procedure.UndoOptions{Key: "task_cr_01", Reason: "wrong split", Comments: true, Close: true, DryRun: true, RepoPath: "/src/repo"},
+		Engine: engineOptions{GitHubAPI: "https://ghe.example.com/api/v3/", GitTimeout: time.Minute}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
+	}
+	if got, msg := parseOptions(t, undoCommand, "--epic", "task_big"); got == nil || got.Epic != "task_big" || got.Undo.Key != "" || got.Engine.GitTimeout != gitops.DefaultNetworkTimeout {
+		t.Errorf("--epic: %+v (%s)", got, msg)
+	}
+	if got, msg := parseOptions(t, undoCommand, "task_a", "--epic", "task_big"); got != nil || !strings.Contains(msg, "either a task KEY or --epic KEY") {
+		t.Errorf("both: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, undoCommand, "--close"); got != nil || !strings.Contains(msg, "missing task KEY: usage: wo undo KEY") {
+		t.Errorf("no key: %+v %q", got, msg)
+	}
+}
