@@ -33,7 +33,7 @@ func TestOpenAPIVendoredSubsetCoversWo(t *testing.T) {
 		t.Fatalf("not GitHub's description: %+v", doc.Info)
 	}
 	want := []string{
-		"issues/create-comment", "issues/list-comments", "pulls/create", "pulls/get", "pulls/list",
+		"issues/create-comment", "issues/delete-comment", "issues/list-comments", "pulls/create", "pulls/get", "pulls/list",
 		"pulls/list-review-comments", "pulls/list-reviews", "pulls/update", "users/get-authenticated",
 	}
 	var got []string
@@ -133,6 +133,16 @@ func TestOpenAPIContractThroughWosClient(t *testing.T) {
 	check("IssueComments", err)
 	if err == nil && len(issueComments) != 1 {
 		t.Errorf("%d conversation comments, want 1", len(issueComments))
+	}
+	if err == nil && len(issueComments) == 1 {
+		check("DeleteIssueComment", c.DeleteIssueComment(ctx, issueComments[0].ID))
+		check("DeleteIssueComment of one gone (404)", c.DeleteIssueComment(ctx, issueComments[0].ID))
+		check("CommentOnce after the delete", c.CommentOnce(ctx, 1, "Addressed. <!-- wo:1 -->", "<!-- wo:1 -->"))
+	}
+	closed, err := c.ClosePR(ctx, 1)
+	check("ClosePR", err)
+	if closed != nil && (closed.State != "closed" || closed.Merged) {
+		t.Errorf("ClosePR: %+v", closed)
 	}
 	gh.Merge("acme/hermes", 1)
 	merged, err := c.GetPR(ctx, 1)
