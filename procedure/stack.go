@@ -180,8 +180,13 @@ func (s Stack) Section(current string) string {
 	for i, e := range s {
 		index[e.Key] = i
 	}
+	// The reader's own PR is never named by number, which it may not have
+	// yet when its description is first written.
 	ref := func(key string) string {
 		e := s[index[key]]
+		if key == current {
+			return "this pull request"
+		}
 		if e.PRNumber > 0 {
 			return fmt.Sprintf("#%d", e.PRNumber)
 		}

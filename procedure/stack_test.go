@@ -59,7 +59,7 @@ func TestStackOrdersByDependencyAndNamesWhatEachDependsOn(t *testing.T) {
 		t.Errorf("the section does not end with its marker:\n%s", top)
 	}
 	middle := stack.Section("task_ep_pr03")
-	if !strings.Contains(middle, "Depends on #4 (merged): ") || !strings.Contains(middle, "|  | 3 of 3 | not opened yet | \\[3/3\\] cli | #5 | - |") {
+	if !strings.Contains(middle, "Depends on #4 (merged): ") || !strings.Contains(middle, "|  | 3 of 3 | not opened yet | \\[3/3\\] cli | this pull request | - |") {
 		t.Errorf("the section of part 2:\n%s", middle)
 	}
 	if s := stack.Section("task_ep_notes"); s != "" {
