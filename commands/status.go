@@ -455,7 +455,7 @@ func markdownStatus(rows []StatusRow) string {
 	if len(rows) > 0 {
 		fmt.Fprintf(&b, "### %s — %s\n\n", mdEscape(rows[0].Key), mdEscape(rows[0].Title))
 	}
-	b.WriteString("| Task | Status | Step | PR | Reviews | Open comments | Waits for |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Task | Status | Step | PR | Fix rounds | Open comments | Waits for |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		pr := "—"
 		if safeLink(r.PRURL) {
