@@ -455,7 +455,7 @@ func markdownStatus(rows []StatusRow) string {
 	if len(rows) > 0 {
 		fmt.Fprintf(&b, "### %s — %s\n\n", mdEscape(rows[0].Key), mdEscape(rows[0].Title))
 	}
-	b.WriteString("| Task | Status | Step | PR | Reviews | Open comments | Waits for |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Task | Status | Step | PR | Fix rounds | Open comments | Waits for |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range rows {
 		pr := "—"
 		if safeLink(r.PRURL) {
@@ -472,19 +472,8 @@ func markdownStatus(rows []StatusRow) string {
 	return b.String()
 }
 
-// mdEscape makes untrusted text one inert Markdown table cell: no line
-// break to end the row, no pipe to add a cell, no HTML tag or link.
-func mdEscape(s string) string {
-	s = termtext.Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`|<>[]", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// mdEscape makes untrusted text one inert Markdown table cell.
+func mdEscape(s string) string { return termtext.MarkdownCell(s) }
 
 // mdCode is a key as inline code, or escaped text when it holds a backtick.
 func mdCode(s string) string {
@@ -494,12 +483,8 @@ func mdCode(s string) string {
 	return "`" + termtext.Line(s) + "`"
 }
 
-// safeLink is a URL that may become a Markdown link: http(s), with nothing
-// that ends the link early.
-func safeLink(u string) bool {
-	return (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) &&
-		!strings.ContainsAny(u, " ()<>[]\"'`|\\") && termtext.Line(u) == u
-}
+// safeLink is a URL that may become a Markdown link.
+func safeLink(u string) bool { return termtext.MarkdownLinkable(u) }
 
 // graphRows are the children when there are any, else the task itself.
 func graphRows(rows []StatusRow) []StatusRow {

@@ -78,3 +78,19 @@ func TestStatusDrawsDependenciesWrittenAsBlocks(t *testing.T) {
 		}
 	}
 }
+
+// The review columns count fix rounds (conditional_loop passes that
+// committed a fix) and the actionable comments left open, and their
+// headers say so in every format: a reviewed PR with no fix to make is 0
+// fix rounds, which "REVIEWS 0" misreported.
+func TestStatusColumnsSayWhatTheyCount(t *testing.T) {
+	rows := []StatusRow{{Key: "task_cr_01", Title: "t", Status: "in_review", PRNumber: 3, ReviewIterations: 2, OpenComments: 5}}
+	table := tableStatus(rows, false)
+	if !strings.Contains(table, "FIX ROUNDS") || !strings.Contains(table, "COMMENTS") || strings.Contains(table, "REVIEWS") {
+		t.Errorf("table headers:\n%s", table)
+	}
+	md := markdownStatus(rows)
+	if !strings.Contains(md, "| PR | Fix rounds | Open comments |") || !strings.Contains(md, "| #3 | 2 | 5 |") || strings.Contains(md, "Reviews") {
+		t.Errorf("markdown headers:\n%s", md)
+	}
+}

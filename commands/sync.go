@@ -27,7 +27,13 @@ func syncCommand(f *Factory, run func(context.Context, *Factory, *syncOptions) (
 		ArgsUsage: "KEY",
 		Description: `For the task, or each child of an epic, that has a pull request: a merged
 PR closes the task (so tasks blocked by it can run); a PR closed without
-merging blocks it with the reason. wo status --refresh does the same first.`,
+merging blocks it with the reason. wo status --refresh does the same first.
+
+Then, for the task's epic, it brings the stack section of each open PR's
+description up to date (every PR of the epic in order, with its number,
+link and state, the PR itself marked, and what it depends on), editing
+only the descriptions whose section changed and only the text between
+the <!-- wo:stack --> markers.`,
 		Flags: append(storeFlags(),
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL`"},
 		),
@@ -53,9 +59,12 @@ func syncOptionsFrom(c *cli.Context, f *Factory) (*syncOptions, error) {
 func runSync(ctx context.Context, f *Factory, o *syncOptions) (result, error) {
 	var out []*procedure.SyncResult
 	err := f.useStore(ctx, o.Store, func(s store.Store) error {
+		e := f.engine(s, engineOptions{GitHubAPI: o.GitHubAPI})
 		var err error
-		out, err = syncTree(ctx, f, s, o.Key, o.GitHubAPI)
-		return err
+		if out, err = syncWith(ctx, e, s, o.Key); err != nil {
+			return err
+		}
+		return syncStack(ctx, e, o.Key, out)
 	})
 	if err != nil {
 		return result{}, err
@@ -72,7 +81,11 @@ func runSync(ctx context.Context, f *Factory, o *syncOptions) (result, error) {
 			if r.Changed {
 				change = "now " + string(r.Status)
 			}
-			fmt.Fprintf(w, "%s: pull request #%d is %s; task %s\n", r.Key, r.PR, r.PRState, change)
+			stack := ""
+			if r.StackTable != "" {
+				stack = "; stack table " + r.StackTable
+			}
+			fmt.Fprintf(w, "%s: pull request #%d is %s; task %s%s\n", r.Key, r.PR, r.PRState, change, stack)
 		}
 		return nil
 	}}, nil
@@ -81,7 +94,47 @@ func runSync(ctx context.Context, f *Factory, o *syncOptions) (result, error) {
 // syncTree syncs a task and its children, reading GitHub at githubAPI
 // (empty: api.github.com).
 func syncTree(ctx context.Context, f *Factory, s store.Store, key, githubAPI string) ([]*procedure.SyncResult, error) {
-	e := f.engine(s, engineOptions{GitHubAPI: githubAPI})
+	return syncWith(ctx, f.engine(s, engineOptions{GitHubAPI: githubAPI}), s, key)
+}
+
+// syncStack refreshes the stack sections of the pull requests of key's
+// epic after the sync, so that merged ones show as merged, and notes in
+// each result what it did. A failure to refresh is a warning: the sync
+// itself is done.
+func syncStack(ctx context.Context, e *procedure.Engine, key string, out []*procedure.SyncResult) error {
+	epic, err := e.StackOfTask(ctx, key)
+	if err != nil || epic == "" {
+		return err
+	}
+	ups, _, err := e.RefreshStack(ctx, epic)
+	byKey := map[string]*procedure.SyncResult{}
+	for _, r := range out {
+		byKey[r.Key] = r
+	}
+	note := func(r *procedure.SyncResult, w string) {
+		if r.Warning != "" {
+			w = r.Warning + "; " + w
+		}
+		r.Warning = w
+	}
+	for _, u := range ups {
+		r := byKey[u.Key]
+		if r == nil {
+			continue // a sibling of the task synced: its PR was refreshed too
+		}
+		r.StackTable = u.Result
+		if u.Reason != "" {
+			note(r, "the stack table of "+u.Key+" was not updated: "+u.Reason)
+		}
+	}
+	if err != nil && len(out) > 0 {
+		note(out[0], fmt.Sprintf("the stack tables of epic %s were not all updated: %v; run wo sync %s again", epic, err, epic))
+	}
+	return nil
+}
+
+// syncWith syncs a task and its children with the engine e.
+func syncWith(ctx context.Context, e *procedure.Engine, s store.Store, key string) ([]*procedure.SyncResult, error) {
 	children, err := s.List(ctx, store.Filter{ParentKey: key})
 	if err != nil {
 		return nil, err

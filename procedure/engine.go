@@ -75,6 +75,8 @@ type Engine struct {
 	// Fault, when set, is called at named points inside steps; tests use it
 	// to crash a run exactly there.
 	Fault func(point string)
+
+	shared engineShared
 }
 
 // RunOptions choose what part of a procedure to run.

@@ -11,7 +11,9 @@ import (
 // PullRequestCreate opens the work order's pull request, or finds it: an
 // open PR from the branch into the base is always looked for first, so a
 // crash between GitHub creating the PR and wo recording it still ends with
-// one PR.
+// one PR. A child of an epic opens its PR with the stack section in the
+// description, and then brings the stack sections of its open siblings up
+// to date with its number.
 type PullRequestCreate struct{}
 
 func newPullRequestCreate() Action { return PullRequestCreate{} }
@@ -35,14 +37,14 @@ func (PullRequestCreate) Run(ctx context.Context, sc *StepContext) (Outcome, err
 		if pr.State != github.PROpen {
 			return Outcome{}, fmt.Errorf("pull request #%d (%s) is %s: reopen it on GitHub, or wo reset %s to start over", n, pr.URL, pr.Lifecycle(), sc.Key())
 		}
-		return prOutcome("pull request #%d is open: %s", pr.Number, pr.URL), nil
+		return sc.withStack(ctx, prOutcome("pull request #%d is open: %s", pr.Number, pr.URL), pr), nil
 	}
 	pr, err := client.FindOpenPR(ctx, head, base)
 	if err != nil {
 		return Outcome{}, err
 	}
 	if pr != nil {
-		return prOutcome("found the open pull request #%d: %s", pr.Number, pr.URL), nil
+		return sc.withStack(ctx, prOutcome("found the open pull request #%d: %s", pr.Number, pr.URL), pr), nil
 	}
 	// A branch with nothing on top of its base has nothing to review
 	// (GitHub refuses such a PR too): say so instead of opening one.
@@ -54,12 +56,15 @@ func (PullRequestCreate) Run(ctx context.Context, sc *StepContext) (Outcome, err
 	if err != nil {
 		return Outcome{}, err
 	}
+	if body, err = sc.stackBody(ctx, body); err != nil {
+		return Outcome{}, err
+	}
 	pr, err = client.CreatePR(ctx, head, base, title, body)
 	if err != nil {
 		return Outcome{}, err
 	}
 	sc.Fault("after_create")
-	return prOutcome("opened pull request #%d: %s", pr.Number, pr.URL), nil
+	return sc.withStack(ctx, prOutcome("opened pull request #%d: %s", pr.Number, pr.URL), pr), nil
 }
 
 func prOutcome(format string, number int, url string) Outcome {
@@ -107,4 +112,55 @@ func prText(sc *StepContext) (string, string, error) {
 		return "", "", fmt.Errorf("task %s: no pull request title: set inputs.pr_title", sc.Key())
 	}
 	return t, b, nil
+}
+
+// stackBody is the description to open the PR with: body with the
+// epic's stack section, when the task is part of a stack.
+func (sc *StepContext) stackBody(ctx context.Context, body string) (string, error) {
+	epic := sc.Task().ParentKey
+	if epic == "" {
+		return body, nil
+	}
+	stack, err := sc.run.LoadStack(ctx, epic)
+	if err != nil {
+		return "", fmt.Errorf("reading the stack of epic %s: %w", epic, err)
+	}
+	out, _, err := SpliceStack(body, stack.Section(sc.Key()))
+	if err != nil {
+		return "", fmt.Errorf("task %s: the pull request body: %w", sc.Key(), err)
+	}
+	return out, nil
+}
+
+// withStack records the PR at once (so that the stack read next names
+// it) and refreshes the stack sections of the epic's open PRs. A refresh
+// that fails does not fail the step, which has done its job: it is a
+// warning, and wo sync refreshes again.
+func (sc *StepContext) withStack(ctx context.Context, o Outcome, pr *github.PR) Outcome {
+	epic := sc.Task().ParentKey
+	if epic == "" {
+		return o
+	}
+	if st := sc.State(); st.PRNumber != pr.Number || st.PRURL == nil || *st.PRURL != pr.URL {
+		if err := sc.Checkpoint(ctx, o.Record); err != nil {
+			sc.run.warnings = append(sc.run.warnings, fmt.Sprintf("%s: the stack tables were not updated (recording #%d: %v); run wo sync %s", sc.Key(), pr.Number, err, epic))
+			return o
+		}
+	}
+	ups, coalesced, err := sc.run.RefreshStack(ctx, epic)
+	switch {
+	case coalesced:
+		o.Note += "; stack tables: updated with another pull request's"
+	case len(ups) > 0:
+		o.Note += "; " + StackSummary(ups)
+	}
+	for _, u := range ups {
+		if u.Result == StackSkipped {
+			sc.run.warnings = append(sc.run.warnings, fmt.Sprintf("the stack table of %s was not updated: %s", u.Key, u.Reason))
+		}
+	}
+	if err != nil {
+		sc.run.warnings = append(sc.run.warnings, fmt.Sprintf("%s: %v; run wo sync %s to try again", sc.Key(), err, epic))
+	}
+	return o
 }

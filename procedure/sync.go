@@ -16,6 +16,10 @@ type SyncResult struct {
 	PRState string           `json:"pr_state,omitempty"` // open, merged, closed
 	Status  workorder.Status `json:"status"`
 	Changed bool             `json:"changed"`
+	// StackTable is what wo sync did to the stack section of the pull
+	// request's description: updated, unchanged or skipped (Warning says
+	// why); empty when the task is in no stack or its PR is not open.
+	StackTable string `json:"stack_table,omitempty"`
 	// Warning is a loss that did not stop the sync: the activity log
 	// entry that could not be written.
 	Warning string `json:"warning,omitempty"`
@@ -45,8 +49,9 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 			return nil
 		}
 		if client == nil {
-			client, err = github.New(github.Config{BaseURL: e.GitHubAPI, Token: githubToken(e.Getenv), Repo: workorder.String(doc, "work_order.context.repo")})
-			if err != nil {
+			// The engine's client: the stack refresh after the sync reads
+			// the same pull request again, conditionally.
+			if client, err = e.githubFor(workorder.String(doc, "work_order.context.repo")); err != nil {
 				return err
 			}
 		}
