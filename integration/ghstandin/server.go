@@ -60,6 +60,7 @@ type Server struct {
 	// leave them.
 	ResolveFixed bool
 	graphqlCost  int
+	gql          GraphQLCalls
 
 	// Rate limits: RateLimit requests per window; 304s are free.
 	RateLimit   int
@@ -127,6 +128,7 @@ func New(token string) *Server {
 		Token: token, Login: "wo-bot", ReviewerLogin: "coderabbitai[bot]",
 		RateLimit: 5000, RateWindow: time.Hour, Remotes: map[string]string{},
 		prs: map[string][]*pr{}, nextID: 1000, Contract: DefaultContract,
+		gql: GraphQLCalls{Mutations: map[string]int{}},
 	}
 }
 
