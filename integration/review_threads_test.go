@@ -2,7 +2,7 @@ package integration
 
 import (
 	"encoding/json"
-	"net/http"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,22 +19,39 @@ func TestGitHubReviewThreadLeftOpenKeepsThePersonWaiting(t *testing.T) {
 	f := newFixture(t, 20)
 	gh, env := withGitHub(t, f)
 	f.importTask(f.seedTask("task_cr_01"))
-	if r := f.wo(env, "run", "task_cr_01"); r.code != 3 {
+	r := f.wo(env, "run", "task_cr_01", "--json")
+	if r.code != 3 {
 		t.Fatalf("first run: exit %d\n%s", r.code, r.stderr)
 	}
+	// The first run: create_pr looks for an open PR, opens one and learns
+	// wo's login; the wait polls; the check reads the reviews, comments
+	// and conversation (REST) and the threads (GraphQL, 1 point).
+	runTraffic(t, gh, 0, ghstandin.GraphQLCalls{}, r, map[string]int{"GET /pulls": 1, "POST /pulls": 1, "GET /user": 1,
+		"GET /pulls/1/comments": 1, "GET /issues/1/comments": 1, "POST /graphql": 1}, 2, 1, 0)
 	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
 	writeFile(t, filepath.Join(wt, "foundation/new0.go"), "package foundation\n\n// N0 is the first.\nconst N0 = 0\n")
 	git(t, wt, "commit", "-q", "-am", "Address the first comment")
-	r := f.wo(env, "run", "task_cr_01")
-	if r.code != 3 || !strings.Contains(r.stderr, "Name N1 after what it counts. (foundation/new1.go:3)") ||
-		!strings.Contains(r.stderr, "1 outdated thread(s) left open, not counted: foundation/new0.go") {
+	before, gqlBefore := len(gh.Requests()), gh.GraphQL()
+	r = f.wo(env, "run", "task_cr_01", "--json")
+	if out := r.stdout + r.stderr; r.code != 3 || !strings.Contains(out, "Name N1 after what it counts. (foundation/new1.go:3)") ||
+		!strings.Contains(out, "1 outdated thread(s) left open, not counted: foundation/new0.go") {
 		t.Fatalf("after fixing one comment: exit %d, want 3 naming the open thread\n%s", r.code, r.stderr)
 	}
 	writeFile(t, filepath.Join(wt, "foundation/new1.go"), "package foundation\n\n// Count1 counts.\nconst Count1 = 1\n")
 	git(t, wt, "commit", "-q", "-am", "Address the second comment")
-	if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
+	// Each rerun: the fix pass reads the threads afresh (1 point) and
+	// replies in the one its commit addressed; the wait polls; the check
+	// reads the reviews, comments and conversation and the threads (1
+	// point). wo's login is learnt once a process; the last run also reads
+	// the PR for the criterion "PR created and targeting code-review-base".
+	fixRun := map[string]int{"GET /user": 1, "GET /pulls/1/comments": 1, "GET /issues/1/comments": 1, "POST /graphql": 3}
+	runTraffic(t, gh, before, gqlBefore, r, maps.Clone(fixRun), 2, 2, 1)
+	before, gqlBefore = len(gh.Requests()), gh.GraphQL()
+	if r = f.wo(env, "run", "task_cr_01", "--json"); r.code != 0 {
 		t.Fatalf("after fixing both: exit %d\n%s", r.code, r.stderr)
 	}
+	fixRun["GET /pulls/1"] = 1
+	runTraffic(t, gh, before, gqlBefore, r, fixRun, 2, 2, 1)
 	replies := map[string]int{}
 	for _, th := range gh.Threads("acme/hermes", 1) {
 		for _, c := range th.Comments[1:] {
@@ -79,23 +96,36 @@ func reported(t *testing.T, r woResult) ghReport {
 	return *env.Data.GitHub
 }
 
-// observed is the stand-in's side of the same traffic: requests answered
-// since from (an index into gh.Requests()), by kind.
-type observed struct {
-	all, notModified int
-	byKind           map[string]int // "GET /pulls/1/reviews", "POST /graphql", …
-}
-
-func observe(reqs []ghstandin.Request) observed {
-	o := observed{byKind: map[string]int{}}
-	for _, r := range reqs {
-		o.all++
-		if r.Status == http.StatusNotModified {
-			o.notModified++
-		}
-		o.byKind[r.Method+" "+strings.TrimPrefix(r.Path, "/repos/acme/hermes")]++
+// runTraffic checks one wo run's GitHub figures: what its --json envelope
+// reports is what the stand-in answered since before (an index into its
+// requests), request for request and 304 for 304; the GraphQL points and
+// mutations are exact; so are the requests of each kind but the polls of
+// the reviews, whose number depends on when the scripted reviewer answers
+// (at least minPolls); and no GraphQL call follows a poll that showed
+// nothing new.
+func runTraffic(t *testing.T, gh *ghstandin.Server, before int, gqlBefore ghstandin.GraphQLCalls, r woResult, kinds map[string]int, minPolls, points, mutations int) {
+	t.Helper()
+	got, seen := reported(t, r), ghstandin.Summarize(gh.Requests()[before:])
+	gql := gh.GraphQL()
+	ran := 0
+	for k, n := range gql.Mutations {
+		ran += n - gqlBefore.Mutations[k]
 	}
-	return o
+	if got.Requests != seen.Requests || got.NotModified != seen.NotModified || got.GraphQLCost != gql.Points-gqlBefore.Points || got.GraphQLMutations != ran {
+		t.Errorf("wo reported %+v; the stand-in answered %d request(s), %d of them 304, %d GraphQL point(s), %d mutation(s)",
+			got, seen.Requests, seen.NotModified, gql.Points-gqlBefore.Points, ran)
+	}
+	if got.GraphQLCost != points || got.GraphQLMutations != mutations {
+		t.Errorf("GraphQL: %d point(s), %d mutation(s); want %d, %d", got.GraphQLCost, got.GraphQLMutations, points, mutations)
+	}
+	polls := seen.ByKind["GET /pulls/1/reviews"]
+	kinds["GET /pulls/1/reviews"] = polls
+	if polls < minPolls || !maps.Equal(seen.ByKind, kinds) {
+		t.Errorf("requests by kind: %v; want %v with at least %d read(s) of the reviews", seen.ByKind, kinds, minPolls)
+	}
+	if seen.GraphQLAfterUnchangedPoll != 0 {
+		t.Errorf("%d GraphQL call(s) right after a poll that showed nothing new", seen.GraphQLAfterUnchangedPoll)
+	}
 }
 
 // TestRepliesOnceAcrossASIGKILL kills wo run between the replies it posts
@@ -137,8 +167,13 @@ func TestRepliesOnceAcrossASIGKILL(t *testing.T) {
 			if m := gql.Mutations; m["addPullRequestReviewThreadReply"] != 2 || m["resolveReviewThread"] != 2 {
 				t.Errorf("mutations the stand-in ran across both runs: %v, want 2 replies and 2 resolutions", m)
 			}
-			got, seen := reported(t, r), observe(gh.Requests()[before:])
-			t.Logf("reported %+v; observed %+v; graphql %+v -> %+v", got, seen, gqlBefore, gql)
+			// The rerun: the rest of the fix pass (a fresh read of the
+			// threads, then what the killed run had not sent), the wait
+			// (polls), the check (three REST reads, one GraphQL query) and
+			// update_task's read of the PR. A GraphQL query costs 1 point.
+			mutations := map[string]int{"conditional_loop:after_reply": 3, "conditional_loop:after_resolve": 2}[point]
+			runTraffic(t, gh, before, gqlBefore, r, map[string]int{"GET /user": 1, "GET /pulls/1": 1, "GET /pulls/1/comments": 1,
+				"GET /issues/1/comments": 1, "POST /graphql": 2 + mutations}, 2, 2, mutations)
 			for _, v := range gh.Violations() {
 				t.Errorf("the stand-in refused what wo sent: %v", v)
 			}

@@ -472,3 +472,13 @@ func (s *Server) mutationRoot() map[string]any {
 		}),
 	}
 }
+
+// ReviewedHead reports whether the scripted reviewer has reviewed the
+// pull request's current head, so that a test can let the review land
+// before wo polls and count wo's requests exactly.
+func (s *Server) ReviewedHead(repo string, number int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.find(repo, strconv.Itoa(number))
+	return p != nil && p.reviewedSHA != "" && p.reviewedSHA == s.headSHA(repo, p.Head)
+}
