@@ -468,7 +468,7 @@ func TestStatusFormats(t *testing.T) {
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
 	t.Setenv("NO_COLOR", "1")
 	table := mustRun(t, db, "", "status", "task_cr_epic").stdout
-	for _, want := range []string{"task_cr_04    open    0/11  create_worktree  -   0           0         task_cr_01", "3 tasks: 0 done · 0 in review · 0 running · 0 blocked · 3 not started"} {
+	for _, want := range []string{"task_cr_04    open    0/11  create_worktree  -   0           0         -             task_cr_01", "3 tasks: 0 done · 0 in review · 0 running · 0 blocked · 3 not started"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}

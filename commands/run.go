@@ -391,6 +391,9 @@ func writeRunResult(w io.Writer, r *procedure.Result) error {
 	gh := ""
 	if r.GitHub != nil {
 		gh = fmt.Sprintf("; GitHub: %d request(s), %d answered 304 (free)", r.GitHub.Requests, r.GitHub.NotModified)
+		if c := r.GitHub; c.GraphQLCost+c.GraphQLMutations > 0 {
+			gh += fmt.Sprintf(", %d GraphQL point(s), %d mutation(s)", c.GraphQLCost, c.GraphQLMutations)
+		}
 	}
 	_, err := fmt.Fprintf(w, "%s: status %s, step %d/%d done%s\n", termtext.Line(r.Key), termtext.Line(string(r.Status)), r.CurrentStep, r.Steps, gh)
 	return err

@@ -31,7 +31,10 @@ func showCommand(f *Factory, run func(context.Context, *Factory, *showOptions) (
 		ArgsUsage: "KEY",
 		Description: `Prints the work order as a person reads it: each step with its command
 template rendered from state, inputs and context, marked done, next or
-pending. --json gives the document and the rendered steps.`,
+pending, and where the review stood at the last check: the unresolved
+threads (file:line, outdated or not, who opened it and how) and each
+reviewer's latest verdict. --json gives the document, the rendered steps
+and the review.`,
 		Flags: storeFlags(),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := showOptionsFrom(c, f)
@@ -63,8 +66,14 @@ func runShow(ctx context.Context, f *Factory, o *showOptions) (result, error) {
 		return result{}, err
 	}
 	steps := planSteps(doc)
+	data := map[string]any{"task": portable(doc), "steps": steps}
+	if st, err := workorder.StateOf(doc); err == nil {
+		if o := reviewOutcomeOf(st); o != nil {
+			data["review"] = o
+		}
+	}
 	return result{
-		data:  map[string]any{"task": portable(doc), "steps": steps},
+		data:  data,
 		human: func(w io.Writer) error { return writeShow(w, doc, steps) },
 	}, nil
 }
@@ -203,6 +212,7 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
 	for _, n := range st.Notes {
 		p.line("  note: %s", n)
 	}
+	writeReviewOutcome(p, reviewOutcomeOf(st))
 	return p.err
 }
 

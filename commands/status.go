@@ -45,8 +45,9 @@ func statusCommand(f *Factory, run func(context.Context, *Factory, *statusOption
 		Usage:     "show where a task, or an epic and all its children, stands",
 		ArgsUsage: "KEY | --epic KEY",
 		Description: `For a task: its status, step n/m and the next step's action, PR, review
-iterations, open comments at the last check, blockers not yet done, and the
-age of its last update. For an epic (or any task with children): the same
+iterations, open comments and unresolved review threads at the last check
+(for one task, each thread and the reviewers' verdicts below the table),
+blockers not yet done, and the age of its last update. For an epic (or any task with children): the same
 for every child, read in one query, with totals and a progress bar.
 
 --format table (default; coloured on a terminal unless NO_COLOR is set),
@@ -223,6 +224,9 @@ type StatusRow struct {
 	// LastEvent is the latest formation event (a question, progress).
 	LastEvent *FormationEvent `json:"last_event,omitempty"`
 	UpdatedAt string          `json:"updated_at,omitempty"`
+	// Review is where the review stood at the last check: open threads
+	// and verdicts (from the task's state).
+	Review *ReviewOutcome `json:"review,omitempty"`
 	// Estimate is the time the remaining steps should take, from the
 	// durations of past steps; for an epic, the sum over its children.
 	Estimate *procedure.Estimate `json:"estimate,omitempty"`
@@ -254,6 +258,7 @@ func statusRow(d map[string]any, known map[string]map[string]any, graph *workord
 		}
 	}
 	r.PRNumber, r.ReviewIterations, r.OpenComments = st.PRNumber, st.ReviewIterations, len(st.ReviewComments)
+	r.Review = reviewOutcomeOf(st)
 	if st.PRURL != nil {
 		r.PRURL = *st.PRURL
 	}
@@ -385,16 +390,19 @@ func tableStatus(rows []StatusRow, colour bool) string {
 	if held {
 		runnerHeader = "RUNNER\t"
 	}
-	fmt.Fprintf(tw, "KEY\t%s\tSTEP\tNEXT\t%sPR\tFIX ROUNDS\tCOMMENTS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE\n", header, runnerHeader)
+	fmt.Fprintf(tw, "KEY\t%s\tSTEP\tNEXT\t%sPR\tFIX ROUNDS\tCOMMENTS\tOPEN THREADS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE\n", header, runnerHeader)
 	for _, r := range rows {
 		status := line(string(r.Status))
 		if colour {
 			status = fmt.Sprintf("\033[%sm%-11s\033[0m", statusColour[r.Status], status)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%d\t%d\t%s\t%s\t%s\t%s\n", line(r.Key), status, stepText(r), line(orDash(nextText(r))),
-			runner(r), prText(r), r.ReviewIterations, r.OpenComments, line(orDash(strings.Join(r.WaitingFor, ","))), age(r.UpdatedAt), line(estimateText(r)), line(r.Title))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", line(r.Key), status, stepText(r), line(orDash(nextText(r))),
+			runner(r), prText(r), r.ReviewIterations, r.OpenComments, threadsCell(r.Review), line(orDash(strings.Join(r.WaitingFor, ","))), age(r.UpdatedAt), line(estimateText(r)), line(r.Title))
 	}
 	tw.Flush() // into a strings.Builder, which cannot fail
+	if len(rows) == 1 {
+		writeReviewOutcome(&printer{w: &b}, rows[0].Review)
+	}
 	if len(rows) > 1 {
 		b.WriteString(progressLine(rows[1:]) + "\n")
 	}

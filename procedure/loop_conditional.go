@@ -40,68 +40,34 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
-	w, err := sc.Worktree()
-	if err != nil {
-		return Outcome{}, err
-	}
-	if !w.Complete() {
-		return Outcome{}, fmt.Errorf("worktree %s is gone: the fixes need it; wo reset %s --to-step 0 to start over", w.Path, sc.Key())
-	}
-	if sc.run.Agent != "" {
-		prompt := ThreadsPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments, st.ReviewThreads, w.Path)
-		res, err := runAgent(ctx, sc, w.Path, prompt)
-		sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
-			"duration_ms": res.Duration.Milliseconds(), "stdout": res.Stdout, "stderr": res.Stderr})
-		if err != nil {
-			return Outcome{}, err
-		}
-	} else if !st.FixRequested {
-		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
-		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
-				s.Phase, s.FixRequested = workorder.PhaseNeedsFix, true
-			}},
-			&WaitingError{Key: sc.Key(), Reason: reason}
-	}
-	changed, err := w.StageAll()
-	if err != nil {
-		return Outcome{}, err
-	}
-	// A person may have committed the fix already: that counts too.
-	head, _, err := w.Head()
-	if err != nil {
-		return Outcome{}, err
-	}
-	if !changed && head.String() == st.PushedSHA {
-		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
-		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)},
-			&WaitingError{Key: sc.Key(), Reason: reason}
-	}
 	n := iterations + 1
 	repo, err := sc.Repo()
 	if err != nil {
 		return Outcome{}, err
 	}
-	author, err := repo.Identity(sc.Getenv)
-	if err != nil {
-		return Outcome{}, err
-	}
-	res := gitops.CommitResult{Hash: head}
-	if changed {
-		if res, err = w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now()); err != nil {
+	var from, to string
+	if fp := st.FixPushed; fp != nil && fp.To == st.PushedSHA {
+		// A pass killed after its push: the fix is on the remote, so only
+		// the replies are left (answerThreads finds those already posted).
+		from, to = fp.From, fp.To
+	} else {
+		fixed, waiting, err := fixAndPush(ctx, sc, repo, comments, n)
+		if err != nil {
+			return waiting, err
+		}
+		from, to = st.PushedSHA, fixed
+		if err := sc.Checkpoint(ctx, func(s *workorder.State) {
+			s.PushedSHA, s.CommitSHA, s.FixPushed = to, to, &workorder.FixPush{From: from, To: to}
+		}); err != nil {
 			return Outcome{}, err
 		}
 	}
-	push, err := BranchPush{}.Run(ctx, sc)
-	if err != nil {
-		return Outcome{}, err
-	}
-	answered, err := answerThreads(ctx, sc, repo, st.PushedSHA, res.Hash.String(), st.ReviewThreads)
+	answered, err := answerThreads(ctx, sc, repo, from, to, st.ReviewThreads)
 	if err != nil {
 		return Outcome{}, err
 	}
 	record := func(s *workorder.State) {
-		push.Record(s)
-		s.CommitSHA = res.Hash.String()
+		s.PushedSHA, s.CommitSHA, s.FixPushed = to, to, nil
 		s.ReviewIterations++
 		if s.LoopIterations == nil {
 			s.LoopIterations = map[string]int{}
@@ -111,7 +77,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		// The comments handled are behind the watermark now.
 		s.ReviewWatermark = s.ReviewSeen
 	}
-	note := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), res.Hash.String()[:12], n, sc.Step.LoopTo)
+	note := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo)
 	if answered != "" {
 		note += "; " + answered
 	}
@@ -120,6 +86,61 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		Record: record,
 		JumpTo: sc.Step.LoopTo,
 	}, nil
+}
+
+// fixAndPush gets the fix (from the agent, else from a person who changed
+// the worktree), commits what is not committed yet and pushes it; it
+// returns the commit pushed, or the outcome of waiting for a person.
+func fixAndPush(ctx context.Context, sc *StepContext, repo *gitops.Repo, comments []workorder.ReviewComment, n int) (string, Outcome, error) {
+	st := sc.State()
+	w, err := sc.Worktree()
+	if err != nil {
+		return "", Outcome{}, err
+	}
+	if !w.Complete() {
+		return "", Outcome{}, fmt.Errorf("worktree %s is gone: the fixes need it; wo reset %s --to-step 0 to start over", w.Path, sc.Key())
+	}
+	if sc.run.Agent != "" {
+		prompt := ThreadsPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments, st.ReviewThreads, w.Path)
+		res, err := runAgent(ctx, sc, w.Path, prompt)
+		sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
+			"duration_ms": res.Duration.Milliseconds(), "stdout": res.Stdout, "stderr": res.Stderr})
+		if err != nil {
+			return "", Outcome{}, err
+		}
+	} else if !st.FixRequested {
+		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
+		return "", Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
+			s.Phase, s.FixRequested = workorder.PhaseNeedsFix, true
+		}}, &WaitingError{Key: sc.Key(), Reason: reason}
+	}
+	changed, err := w.StageAll()
+	if err != nil {
+		return "", Outcome{}, err
+	}
+	// A person may have committed the fix already: that counts too.
+	head, _, err := w.Head()
+	if err != nil {
+		return "", Outcome{}, err
+	}
+	if !changed && head.String() == st.PushedSHA {
+		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
+		return "", Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
+	}
+	author, err := repo.Identity(sc.Getenv)
+	if err != nil {
+		return "", Outcome{}, err
+	}
+	res := gitops.CommitResult{Hash: head}
+	if changed {
+		if res, err = w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now()); err != nil {
+			return "", Outcome{}, err
+		}
+	}
+	if _, err := (BranchPush{}).Run(ctx, sc); err != nil {
+		return "", Outcome{}, err
+	}
+	return res.Hash.String(), Outcome{}, nil
 }
 
 // addressedMarker marks wo's reply in a review thread for one fix commit,
@@ -168,12 +189,14 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 				return "", err
 			}
 			replied++
+			sc.Fault("after_reply")
 		}
 		if resolve && !cur.Resolved {
 			if err := client.ResolveThread(ctx, t.ID); err != nil {
 				return "", err
 			}
 			resolved++
+			sc.Fault("after_resolve")
 		}
 	}
 	out := fmt.Sprintf("replied in %d review thread(s)", replied)

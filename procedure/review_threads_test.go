@@ -1,11 +1,13 @@
 package procedure
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
 )
 
@@ -43,12 +45,87 @@ func threadOn(t *testing.T, h *stepHarness, path string) ghstandin.Thread {
 	return ghstandin.Thread{}
 }
 
+// traffic checks that what wo counted of its GitHub traffic (what wo run
+// reports in its result and --json envelope) is what the stand-in
+// answered: the same requests, the same free 304s, the GraphQL points the
+// queries were charged and the mutations run; and that no GraphQL call
+// followed a poll that showed nothing new. It returns both for the
+// scenario's own figures.
+func traffic(t *testing.T, h *stepHarness) (github.Counts, ghstandin.Traffic) {
+	t.Helper()
+	var wo github.Counts
+	if h.r.gh != nil {
+		wo = h.r.gh.Counts()
+	}
+	seen, gql := ghstandin.Summarize(h.GH.Requests()), h.GH.GraphQL()
+	mutations := 0
+	for _, n := range gql.Mutations {
+		mutations += n
+	}
+	if wo.Requests != seen.Requests || wo.NotModified != seen.NotModified || wo.GraphQLCost != gql.Points || wo.GraphQLMutations != mutations {
+		t.Errorf("wo counted %+v; the stand-in answered %d request(s), %d of them 304, %d GraphQL point(s), %d mutation(s)",
+			wo, seen.Requests, seen.NotModified, gql.Points, mutations)
+	}
+	if seen.GraphQLAfterUnchangedPoll != 0 {
+		t.Errorf("%d GraphQL call(s) right after a poll answered 304 (nothing new)", seen.GraphQLAfterUnchangedPoll)
+	}
+	return wo, seen
+}
+
+// want is one scenario's GitHub traffic: requests by kind, how many were
+// free 304s, the GraphQL points charged and the mutations sent.
+type want struct {
+	kinds       map[string]int
+	notModified int
+	points      int
+	mutations   int
+}
+
+// creating is the traffic of create_pr through the harness: look for an
+// open PR for the branch, create it, and learn wo's own login once.
+func creating(kinds map[string]int) map[string]int {
+	kinds["GET /pulls"], kinds["POST /pulls"], kinds["GET /user"] = 1, 1, 1
+	return kinds
+}
+
+// trafficIs checks a scenario's figures, exactly: the reviewer answers
+// before each wait polls (reviewRound), so nothing here depends on timing.
+func trafficIs(t *testing.T, h *stepHarness, w want) {
+	t.Helper()
+	wo, seen := traffic(t, h)
+	if !maps.Equal(seen.ByKind, w.kinds) {
+		t.Errorf("requests by kind: %v, want %v", seen.ByKind, w.kinds)
+	}
+	if wo.NotModified != w.notModified || wo.GraphQLCost != w.points || wo.GraphQLMutations != w.mutations {
+		t.Errorf("wo counted %d 304(s), %d GraphQL point(s), %d mutation(s); want %d, %d, %d",
+			wo.NotModified, wo.GraphQLCost, wo.GraphQLMutations, w.notModified, w.points, w.mutations)
+	}
+}
+
 // reviewRound runs wait_for_review and check_review, as the loop's jump
-// back does, and returns the check's outcome.
+// back does, and returns the check's outcome. It lets the scripted
+// reviewer answer first, so that the wait polls once and every scenario's
+// request count is exact (TestUnchangedPollsAreFreeAndSendNoGraphQL counts
+// a wait that polls many times); the wait itself sends no GraphQL.
 func reviewRound(t *testing.T, h *stepHarness) Outcome {
 	t.Helper()
+	reviewed(t, h)
+	before := len(h.GH.Requests())
 	h.must("wait_for_review")
+	if polls := ghstandin.Summarize(h.GH.Requests()[before:]); polls.ByKind["GET /pulls/1/reviews"] != 1 || polls.ByKind["POST /graphql"] != 0 {
+		t.Errorf("wait_for_review sent %v; want one poll of the reviews and no GraphQL", polls.ByKind)
+	}
 	return h.must("check_review")
+}
+
+// reviewed waits until the scripted reviewer has reviewed the head.
+func reviewed(t *testing.T, h *stepHarness) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !h.GH.ReviewedHead(fixRepo, 1); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the scripted reviewer did not review the head within 10s")
+		}
+	}
 }
 
 // TestAThreadTheFixDidNotAddressKeepsTheLoopGoing is issue 13: the
@@ -113,6 +190,13 @@ func TestAThreadTheFixDidNotAddressKeepsTheLoopGoing(t *testing.T) {
 	if again := h.must("conditional_loop"); again.JumpTo != 7 {
 		t.Errorf("the loop left with a thread open: %q", again.Note)
 	}
+	// Two rounds, each a poll of the reviews and the check's three REST
+	// reads and one GraphQL query; between them the fix pass reads the
+	// threads afresh and replies once. The check's read of the reviews is
+	// a 304 (its wait's poll just fetched them), and so are the second
+	// round's reads of the comments, which did not change.
+	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 4, "GET /pulls/1/comments": 2,
+		"GET /issues/1/comments": 2, "POST /graphql": 4}), notModified: 4, points: 3, mutations: 1})
 	noViolations(t, h)
 }
 
@@ -135,6 +219,10 @@ func TestChangesRequestedWithoutInlineCommentsDoesNotPass(t *testing.T) {
 	}
 	_, err := h.run("update_task")
 	errContains(t, err, "changes requested on the head by coderabbitai[bot]")
+	// One round: a poll, the check's three REST reads (the reviews a 304)
+	// and one GraphQL query of 1 point.
+	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 2, "GET /pulls/1/comments": 1,
+		"GET /issues/1/comments": 1, "POST /graphql": 1}), notModified: 1, points: 1})
 	noViolations(t, h)
 }
 
@@ -164,6 +252,10 @@ func TestAReviewerThatResolvesItsThreadsPasses(t *testing.T) {
 	if upd := h.must("update_task"); !strings.Contains(upd.Note, "no review comments at the last check") {
 		t.Errorf("update: %q", upd.Note)
 	}
+	// As in TestAThreadTheFixDidNotAddressKeepsTheLoopGoing, with a reply
+	// in each of the two threads.
+	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 4, "GET /pulls/1/comments": 2,
+		"GET /issues/1/comments": 2, "POST /graphql": 5}), notModified: 4, points: 3, mutations: 2})
 	noViolations(t, h)
 }
 
@@ -184,6 +276,10 @@ func TestWoResolvesTheThreadsItAddressedWhenAsked(t *testing.T) {
 	if th := threadOn(t, h, "pkg/a.go"); th.Resolved {
 		t.Error("a thread the fix did not touch was resolved")
 	}
+	// One round, then the fix pass: a fresh read of the threads (1 point),
+	// one reply and one resolution.
+	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 2, "GET /pulls/1/comments": 1,
+		"GET /issues/1/comments": 1, "POST /graphql": 4}), notModified: 1, points: 2, mutations: 2})
 	noViolations(t, h)
 }
 
@@ -208,6 +304,10 @@ func TestRepliesArePostedOnceAcrossARerun(t *testing.T) {
 	if got := woReplies(threadOn(t, h, "foundation/new.go")); len(got) != 1 {
 		t.Errorf("wo's replies after a rerun: %q", got)
 	}
+	// One round, then the fix pass twice: each reads the threads afresh
+	// (1 point each); only the first replies.
+	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 2, "GET /pulls/1/comments": 1,
+		"GET /issues/1/comments": 1, "POST /graphql": 4}), notModified: 1, points: 3, mutations: 1})
 	noViolations(t, h)
 }
 
@@ -247,6 +347,12 @@ func TestAThreadMadeOutdatedByAPushIsReported(t *testing.T) {
 			}
 			errContains(t, err, "1 unresolved thread(s)")
 		}
+		// Two rounds with no fix pass: a poll and the check's three REST
+		// reads and one GraphQL query each. 304s: each check's read of
+		// the reviews, and the second round's reads of the comments,
+		// which a push did not change.
+		trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 4, "GET /pulls/1/comments": 2,
+			"GET /issues/1/comments": 2, "POST /graphql": 2}), notModified: 4, points: 2})
 		noViolations(t, h)
 	}
 }
@@ -285,6 +391,16 @@ func TestAPersonsApprovalDoesNotEndTheWaitForTheBot(t *testing.T) {
 	if got := h.plan("wait_for_review"); !strings.HasPrefix(got, "wait up to 50ms for a review of the pushed commit, polling") {
 		t.Errorf("plan %q", got)
 	}
+	// Waiting costs polls of the reviews and nothing else: no GraphQL at
+	// all. How many polls a 50ms wait makes depends on the machine, but
+	// after the first (a fresh client has no ETag) every one is a free
+	// 304, since nothing changed.
+	wo, seen := traffic(t, h)
+	polls := seen.ByKind["GET /pulls/1/reviews"]
+	if polls < 4 || !maps.Equal(seen.ByKind, creating(map[string]int{"GET /pulls/1/reviews": polls})) ||
+		wo.NotModified != polls-1 || wo.GraphQLCost != 0 || wo.GraphQLMutations != 0 {
+		t.Errorf("while waiting: %v, %d of them 304; want only polls of the reviews (at least 4), all 304 but the first, and no GraphQL", seen.ByKind, wo.NotModified)
+	}
 }
 
 // TestAwaitedReviewerDecidesTheVerdict: a person asking for changes does
@@ -292,6 +408,7 @@ func TestAPersonsApprovalDoesNotEndTheWaitForTheBot(t *testing.T) {
 func TestAwaitedReviewerDecidesTheVerdict(t *testing.T) {
 	h := newStepContext(t, stepOpts{GitHub: true, Context: map[string]any{"reviewers": []any{"coderabbitai[bot]"}}})
 	h.openPR()
+	reviewed(t, h)
 	h.must("wait_for_review")
 	h.GH.AddReview(fixRepo, 1, "alice", "CHANGES_REQUESTED", "")
 	h.must("check_review")
@@ -305,4 +422,9 @@ func TestAwaitedReviewerDecidesTheVerdict(t *testing.T) {
 	if !strings.Contains(out.Note, "changes requested by alice") {
 		t.Errorf("note %q", out.Note)
 	}
+	// A poll, then two checks (three REST reads and a GraphQL query
+	// each). 304s: the first check's read of the reviews, and the second
+	// check's reads of the comments; alice's review changed the reviews.
+	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 3, "GET /pulls/1/comments": 2,
+		"GET /issues/1/comments": 2, "POST /graphql": 2}), notModified: 3, points: 2})
 }

@@ -72,6 +72,10 @@ type State struct {
 	// ChangesRequestedBy are the awaited reviewers whose latest verdict on
 	// the pushed head asks for changes: the loop goes on while one does.
 	ChangesRequestedBy []string `json:"changes_requested_by,omitempty" wo:"reset=check_review"`
+	// FixPushed is a review fix pushed by a pass of the loop that has not
+	// finished (its replies in the review threads may be partly posted):
+	// a rerun goes on from the replies instead of running the agent again.
+	FixPushed *FixPush `json:"fix_pushed,omitempty" wo:"reset=conditional_loop"`
 	// FixRequested is set once a person was asked to fix the comments.
 	FixRequested bool `json:"fix_requested,omitempty"`
 	// LoopIterations counts the passes of each conditional_loop step, by
@@ -111,6 +115,13 @@ type UndoStep struct {
 	Target  string `json:"target"`
 	Outcome string `json:"outcome"` // undone, gone, left, would
 	Reason  string `json:"reason,omitempty"`
+}
+
+// FixPush is a review fix on the remote: the commit reviewed before it
+// and the fix commit.
+type FixPush struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // Skip is an epic run's decision not to start a task.

@@ -109,6 +109,30 @@ type Thread struct {
 // ThreadComment is one comment of a Thread.
 type ThreadComment struct{ Login, Body string }
 
+// GraphQLCalls counts the GraphQL operations the stand-in ran (valid ones:
+// a refused document is a Violation instead).
+type GraphQLCalls struct {
+	Queries int
+	// Points is the rate-limit cost the queries were charged, as their
+	// rateLimit.cost reported it.
+	Points int
+	// Mutations counts each mutation by name (addPullRequestReviewThreadReply,
+	// resolveReviewThread).
+	Mutations map[string]int
+}
+
+// GraphQL returns what GraphQL operations the stand-in ran so far.
+func (s *Server) GraphQL() GraphQLCalls {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.gql
+	out.Mutations = map[string]int{}
+	for k, v := range s.gql.Mutations {
+		out.Mutations[k] = v
+	}
+	return out
+}
+
 // Threads returns a pull request's review threads, oldest first.
 func (s *Server) Threads(repo string, number int) []Thread {
 	s.mu.Lock()
@@ -213,6 +237,14 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request) int {
 	root := s.queryRoot()
 	if op.Operation == ast.Mutation {
 		root = s.mutationRoot()
+		for _, sel := range op.SelectionSet {
+			if f, ok := sel.(*ast.Field); ok {
+				s.gql.Mutations[f.Name]++
+			}
+		}
+	} else {
+		s.gql.Queries++
+		s.gql.Points++ // rateLimitNode's cost: 1 a query
 	}
 	data := execute(root, op.SelectionSet, vars)
 	return s.writeGraphQL(w, map[string]any{"data": data})
@@ -439,4 +471,14 @@ func (s *Server) mutationRoot() map[string]any {
 				"thread": map[string]any{"id": t.id, "isResolved": true, "isOutdated": t.outdated, "path": t.path}}
 		}),
 	}
+}
+
+// ReviewedHead reports whether the scripted reviewer has reviewed the
+// pull request's current head, so that a test can let the review land
+// before wo polls and count wo's requests exactly.
+func (s *Server) ReviewedHead(repo string, number int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.find(repo, strconv.Itoa(number))
+	return p != nil && p.reviewedSHA != "" && p.reviewedSHA == s.headSHA(repo, p.Head)
 }

@@ -60,6 +60,7 @@ type Server struct {
 	// leave them.
 	ResolveFixed bool
 	graphqlCost  int
+	gql          GraphQLCalls
 
 	// Rate limits: RateLimit requests per window; 304s are free.
 	RateLimit   int
@@ -127,6 +128,7 @@ func New(token string) *Server {
 		Token: token, Login: "wo-bot", ReviewerLogin: "coderabbitai[bot]",
 		RateLimit: 5000, RateWindow: time.Hour, Remotes: map[string]string{},
 		prs: map[string][]*pr{}, nextID: 1000, Contract: DefaultContract,
+		gql: GraphQLCalls{Mutations: map[string]int{}},
 	}
 }
 
@@ -684,3 +686,34 @@ func (s *Server) review(repo string, p *pr, sha string) {
 // isGraphQL reports whether a path is GitHub's GraphQL endpoint
 // (/graphql, or /api/graphql on GitHub Enterprise).
 func isGraphQL(path string) bool { return path == "/graphql" || path == "/api/graphql" }
+
+// Traffic sums up a list of Requests for tests that count what wo sent.
+type Traffic struct {
+	Requests    int
+	NotModified int // answered 304: free of rate limit
+	// ByKind counts by method and path, /repos/OWNER/NAME cut off:
+	// "GET /pulls/1/reviews", "POST /graphql", "GET /user".
+	ByKind map[string]int
+	// GraphQLAfterUnchangedPoll counts GraphQL calls sent right after a
+	// poll of a PR's reviews answered 304: a poll that showed nothing new
+	// must lead to another poll, never to a GraphQL call.
+	GraphQLAfterUnchangedPoll int
+}
+
+var reRepoPrefix = regexp.MustCompile(`^/repos/[^/]+/[^/]+`)
+
+// Summarize counts reqs.
+func Summarize(reqs []Request) Traffic {
+	t := Traffic{ByKind: map[string]int{}}
+	for i, r := range reqs {
+		t.Requests++
+		if r.Status == http.StatusNotModified {
+			t.NotModified++
+		}
+		t.ByKind[r.Method+" "+reRepoPrefix.ReplaceAllString(r.Path, "")]++
+		if prev := i - 1; isGraphQL(r.Path) && prev >= 0 && reqs[prev].Status == http.StatusNotModified && strings.HasSuffix(reqs[prev].Path, "/reviews") {
+			t.GraphQLAfterUnchangedPoll++
+		}
+	}
+	return t
+}
