@@ -133,7 +133,8 @@ func runTraffic(t *testing.T, gh *ghstandin.Server, before int, gqlBefore ghstan
 // then reruns it: every thread the fix addressed has exactly one
 // "Addressed in" reply, naming the one fix commit, and was resolved once.
 func TestRepliesOnceAcrossASIGKILL(t *testing.T) {
-	for _, point := range []string{"conditional_loop:after_reply", "conditional_loop:after_resolve"} {
+	for _, point := range []string{"conditional_loop:after_commit", "conditional_loop:after_push",
+		"conditional_loop:after_reply", "conditional_loop:after_resolve"} {
 		t.Run(point, func(t *testing.T) {
 			f := newFixture(t, 20)
 			gh, env := withGitHub(t, f)
@@ -171,7 +172,8 @@ func TestRepliesOnceAcrossASIGKILL(t *testing.T) {
 			// threads, then what the killed run had not sent), the wait
 			// (polls), the check (three REST reads, one GraphQL query) and
 			// update_task's read of the PR. A GraphQL query costs 1 point.
-			mutations := map[string]int{"conditional_loop:after_reply": 3, "conditional_loop:after_resolve": 2}[point]
+			mutations := map[string]int{"conditional_loop:after_commit": 4, "conditional_loop:after_push": 4,
+				"conditional_loop:after_reply": 3, "conditional_loop:after_resolve": 2}[point]
 			runTraffic(t, gh, before, gqlBefore, r, map[string]int{"GET /user": 1, "GET /pulls/1": 1, "GET /pulls/1/comments": 1,
 				"GET /issues/1/comments": 1, "POST /graphql": 2 + mutations}, 2, 2, mutations)
 			for _, v := range gh.Violations() {

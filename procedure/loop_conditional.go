@@ -45,19 +45,36 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	var from, to string
-	if fp := st.FixPushed; fp != nil && fp.To == st.PushedSHA {
-		// A pass killed after its push: the fix is on the remote, so only
-		// the replies are left (answerThreads finds those already posted).
+	from, to := st.PushedSHA, ""
+	switch fp := st.FixPushed; {
+	case fp != nil && fp.To == st.PushedSHA:
+		// A pass killed after its push was recorded: only the replies are
+		// left (answerThreads finds those already posted).
 		from, to = fp.From, fp.To
-	} else {
-		fixed, waiting, err := fixAndPush(ctx, sc, repo, comments, n)
+	case fp != nil && fp.From == st.PushedSHA:
+		// A pass killed between its commit and the record of its push:
+		// push that commit again (a no-op when it landed) rather than run
+		// the agent a second time.
+		to = fp.To
+	default:
+		fixed, waiting, err := fixAndCommit(ctx, sc, repo, comments, n)
 		if err != nil {
 			return waiting, err
 		}
-		from, to = st.PushedSHA, fixed
+		to = fixed
 		if err := sc.Checkpoint(ctx, func(s *workorder.State) {
-			s.PushedSHA, s.CommitSHA, s.FixPushed = to, to, &workorder.FixPush{From: from, To: to}
+			s.FixPushed = &workorder.FixPush{From: from, To: to}
+		}); err != nil {
+			return Outcome{}, err
+		}
+		sc.Fault("after_commit")
+	}
+	if to != st.PushedSHA {
+		if _, err := (BranchPush{}).Run(ctx, sc); err != nil {
+			return Outcome{}, err
+		}
+		if err := sc.Checkpoint(ctx, func(s *workorder.State) {
+			s.PushedSHA, s.CommitSHA = to, to
 		}); err != nil {
 			return Outcome{}, err
 		}
@@ -88,10 +105,10 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	}, nil
 }
 
-// fixAndPush gets the fix (from the agent, else from a person who changed
-// the worktree), commits what is not committed yet and pushes it; it
-// returns the commit pushed, or the outcome of waiting for a person.
-func fixAndPush(ctx context.Context, sc *StepContext, repo *gitops.Repo, comments []workorder.ReviewComment, n int) (string, Outcome, error) {
+// fixAndCommit gets the fix (from the agent, else from a person who
+// changed the worktree) and commits what is not committed yet; it returns
+// the fix commit, or the outcome of waiting for a person.
+func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comments []workorder.ReviewComment, n int) (string, Outcome, error) {
 	st := sc.State()
 	w, err := sc.Worktree()
 	if err != nil {
@@ -136,9 +153,6 @@ func fixAndPush(ctx context.Context, sc *StepContext, repo *gitops.Repo, comment
 		if res, err = w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now()); err != nil {
 			return "", Outcome{}, err
 		}
-	}
-	if _, err := (BranchPush{}).Run(ctx, sc); err != nil {
-		return "", Outcome{}, err
 	}
 	return res.Hash.String(), Outcome{}, nil
 }

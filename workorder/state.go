@@ -72,9 +72,10 @@ type State struct {
 	// ChangesRequestedBy are the awaited reviewers whose latest verdict on
 	// the pushed head asks for changes: the loop goes on while one does.
 	ChangesRequestedBy []string `json:"changes_requested_by,omitempty" wo:"reset=check_review"`
-	// FixPushed is a review fix pushed by a pass of the loop that has not
-	// finished (its replies in the review threads may be partly posted):
-	// a rerun goes on from the replies instead of running the agent again.
+	// FixPushed is the review fix of a pass of the loop that has not
+	// finished, recorded once committed: a rerun pushes it (when PushedSHA
+	// is still From) or goes on from the replies in the review threads
+	// (when PushedSHA is To) instead of running the agent again.
 	FixPushed *FixPush `json:"fix_pushed,omitempty" wo:"reset=conditional_loop"`
 	// FixRequested is set once a person was asked to fix the comments.
 	FixRequested bool `json:"fix_requested,omitempty"`
@@ -117,8 +118,8 @@ type UndoStep struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// FixPush is a review fix on the remote: the commit reviewed before it
-// and the fix commit.
+// FixPush is a review fix: the commit reviewed before it and the fix
+// commit.
 type FixPush struct {
 	From string `json:"from"`
 	To   string `json:"to"`
