@@ -76,8 +76,17 @@ func TestStackTablesInPRDescriptionsAfterSplitRunAndSync(t *testing.T) {
 		t.Fatalf("run --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	reads, edits := 0, 0
-	for _, c := range patchesSince(gh, 0) {
+	for pr, c := range patchesSince(gh, 0) {
 		edits += c
+		// Each pull request opens with the stack as then known, and the
+		// epic run refreshes once at its end: an earlier part is edited
+		// once, not once per later part (n(n-1)/2 edits in all).
+		if c > 1 {
+			t.Errorf("the epic run edited the description of #%v %d times, want at most once", pr, c)
+		}
+	}
+	if edits > n-1 {
+		t.Errorf("the epic run edited descriptions %d times for %d PRs, want at most %d", edits, n, n-1)
 	}
 	for _, q := range gh.Requests() {
 		if q.Method == http.MethodGet && regexp.MustCompile(`/pulls/\d+$`).MatchString(q.Path) {

@@ -88,6 +88,9 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 		byKey[workorder.Key(d)] = d
 	}
 	res := &EpicResult{Epic: epicKey, Worst: OutcomeDone}
+	e.deferStack(epicKey)
+	lastRefresh := e.Now()
+	defer func() { res.Warnings = append(res.Warnings, e.refreshDeferred(ctx, epicKey, true)...) }()
 	outcome := map[string]*TaskOutcome{}
 	var worstErr error
 	for w, wave := range waves {
@@ -129,6 +132,10 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 			}(t)
 		}
 		wg.Wait()
+		if w < len(waves)-1 && e.Now().Sub(lastRefresh) >= StackRefreshEvery {
+			res.Warnings = append(res.Warnings, e.refreshDeferred(ctx, epicKey, false)...)
+			lastRefresh = e.Now()
+		}
 	}
 	for w, wave := range waves {
 		for _, key := range wave {

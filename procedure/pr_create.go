@@ -133,7 +133,8 @@ func (sc *StepContext) stackBody(ctx context.Context, body string) (string, erro
 }
 
 // withStack records the PR at once (so that the stack read next names
-// it) and refreshes the stack sections of the epic's open PRs. A refresh
+// it) and refreshes the stack sections of the epic's open PRs, or leaves
+// that to the epic run that runs it (see deferStack). A refresh
 // that fails does not fail the step, which has done its job: it is a
 // warning, and wo sync refreshes again.
 func (sc *StepContext) withStack(ctx context.Context, o Outcome, pr *github.PR) Outcome {
@@ -146,6 +147,10 @@ func (sc *StepContext) withStack(ctx context.Context, o Outcome, pr *github.PR) 
 			sc.run.warnings = append(sc.run.warnings, fmt.Sprintf("%s: the stack tables were not updated (recording #%d: %v); run wo sync %s", sc.Key(), pr.Number, err, epic))
 			return o
 		}
+	}
+	if sc.run.stackDeferred(epic) {
+		o.Note += "; stack tables: updated by the epic run"
+		return o
 	}
 	ups, coalesced, err := sc.run.RefreshStack(ctx, epic)
 	switch {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/store"
@@ -309,6 +310,73 @@ type engineShared struct {
 	// the last finished refresh had read before it began.
 	asked, covered map[string]int64
 	stack          sync.Mutex
+	// deferred holds the epics that a RunEpic of this engine refreshes
+	// itself, with whether a pull request opened since its last refresh.
+	deferred map[string]bool
+}
+
+// StackRefreshEvery is how often, at most, an epic run refreshes the
+// stack sections between its waves; it always refreshes once at its end.
+const StackRefreshEvery = time.Minute
+
+// deferStack makes the children of epicKey that open a pull request in
+// this engine leave the refresh of their siblings' stack sections to the
+// epic run, which refreshes between waves and at its end (see RunEpic).
+// Refreshed at each create_pr, a stack of n pull requests opening one
+// after another would cost n(n-1)/2 description edits, enough to meet
+// GitHub's secondary rate limit on a large split; refreshed by the run,
+// each open pull request's description is edited about once.
+func (e *Engine) deferStack(epicKey string) {
+	e.shared.mu.Lock()
+	defer e.shared.mu.Unlock()
+	if e.shared.deferred == nil {
+		e.shared.deferred = map[string]bool{}
+	}
+	e.shared.deferred[epicKey] = false
+}
+
+// stackDeferred says whether epicKey's refresh is the epic run's, noting
+// that it has something to refresh.
+func (e *Engine) stackDeferred(epicKey string) bool {
+	e.shared.mu.Lock()
+	defer e.shared.mu.Unlock()
+	if _, ok := e.shared.deferred[epicKey]; !ok {
+		return false
+	}
+	e.shared.deferred[epicKey] = true
+	return true
+}
+
+// refreshDeferred is the epic run's refresh: it refreshes epicKey's stack
+// sections when a pull request opened since the last one, and returns the
+// warnings of the refresh. last ends the deferral; an interrupted run
+// refreshes nothing and says so (wo sync catches the tables up).
+func (e *Engine) refreshDeferred(ctx context.Context, epicKey string, last bool) []string {
+	e.shared.mu.Lock()
+	pending := e.shared.deferred[epicKey]
+	if last {
+		delete(e.shared.deferred, epicKey)
+	} else {
+		e.shared.deferred[epicKey] = false
+	}
+	e.shared.mu.Unlock()
+	switch {
+	case !pending:
+		return nil
+	case ctx.Err() != nil:
+		return []string{fmt.Sprintf("the stack tables of %s were not refreshed: the run was interrupted; run wo sync %s", epicKey, epicKey)}
+	}
+	ups, _, err := e.RefreshStack(ctx, epicKey)
+	var warnings []string
+	for _, u := range ups {
+		if u.Result == StackSkipped {
+			warnings = append(warnings, fmt.Sprintf("the stack table of %s was not updated: %s", u.Key, u.Reason))
+		}
+	}
+	if err != nil {
+		warnings = append(warnings, fmt.Sprintf("%v; run wo sync %s to try again", err, epicKey))
+	}
+	return warnings
 }
 
 // githubFor returns the engine's client for repo, built on first use.

@@ -271,3 +271,40 @@ func TestRefreshStackEditsOnlyDescriptionsWhoseSectionChanged(t *testing.T) {
 		t.Errorf("requests GitHub's OpenAPI description does not allow: %v", v)
 	}
 }
+
+func TestAnEpicRunRefreshesTheStackOnlyWhenAPullRequestOpened(t *testing.T) {
+	h := stackOnStandin(t)
+	e := h.engine()
+	ctx := context.Background()
+	if e.stackDeferred("task_ep") {
+		t.Fatal("a stack is the epic run's to refresh before any epic run began")
+	}
+	e.deferStack("task_ep")
+
+	from := len(h.GH.Requests())
+	if w := e.refreshDeferred(ctx, "task_ep", false); w != nil || len(h.GH.Requests()) != from {
+		t.Fatalf("nothing opened, yet the refresh said %v and sent %d request(s)", w, len(h.GH.Requests())-from)
+	}
+	if !e.stackDeferred("task_ep") || e.stackDeferred("task_other") {
+		t.Fatal("create_pr of the epic's child must leave the refresh to the run, and of another epic's must not")
+	}
+	if w := e.refreshDeferred(ctx, "task_ep", false); w != nil {
+		t.Fatalf("warnings: %v", w)
+	}
+	if p := patches(h, from); len(p) != 3 {
+		t.Errorf("the run's refresh edited %v, want each of the 3 descriptions once", p)
+	}
+
+	// Interrupted: no request, a warning that says how to catch up.
+	e.stackDeferred("task_ep")
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	from = len(h.GH.Requests())
+	w := e.refreshDeferred(cancelled, "task_ep", true)
+	if len(w) != 1 || !strings.Contains(w[0], "wo sync task_ep") || len(h.GH.Requests()) != from {
+		t.Errorf("interrupted refresh: warnings %q, %d request(s)", w, len(h.GH.Requests())-from)
+	}
+	if e.stackDeferred("task_ep") {
+		t.Error("the deferral outlived its epic run")
+	}
+}
