@@ -25,8 +25,19 @@ type File struct {
 	Kind    string `json:"kind"`               // added, modified, deleted, renamed
 	Lines   int    `json:"lines"`              // of the source version (the base version for a deletion)
 	Binary  bool   `json:"binary,omitempty"`
+	// Reason says why the plan put the file where it is (wo split --explain).
+	Reason string `json:"reason,omitempty"`
 	// Imports are the import paths of a Go file at the source.
 	Imports []string `json:"-"`
+	// Embeds are the patterns of a Go file's //go:embed directives.
+	Embeds []string `json:"-"`
+	// Problem says why a Go file cannot build as it is at the source (it
+	// does not parse, or imports a package of the module that is not
+	// there); the plan reports it with the PR that holds the file.
+	Problem string `json:"-"`
+	// src is a Go file's source, read again only to cut an oversize
+	// package along its declarations.
+	src []byte
 }
 
 // Dir is the file's directory ("." for the root).
@@ -87,7 +98,8 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		} else if data, err := repo.ReadBlob(entry.Hash); err == nil {
 			f.Lines, f.Binary = countLines(data)
 			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
-				f.Imports = goImports(f.Path, data)
+				f.src = data
+				f.Imports, f.Embeds, f.Problem = goHeader(f.Path, data)
 			}
 			if f.Path == "go.mod" && f.Kind != "deleted" {
 				c.Module = modulePath(data)
@@ -103,6 +115,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 	}
 	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
+	markMissingImports(c, sourceTree)
 	return c, nil
 }
 
