@@ -38,7 +38,7 @@ func makePieces(units map[string]*unit, opts Options, goModule bool) []*piece {
 		why := ""
 		if over(u.lines, len(u.files), opts) {
 			switch {
-			case !goModule || !hasGoCode(u):
+			case !goModule || !hasGoCode(u.files):
 				why = "only Go packages are cut"
 			case !opts.SplitLarge:
 				why = "--split-large is off"
@@ -88,8 +88,10 @@ func makePieces(units map[string]*unit, opts Options, goModule bool) []*piece {
 	return pieces
 }
 
-func hasGoCode(u *unit) bool {
-	for _, f := range u.files {
+func (p *piece) goCode() bool { return hasGoCode(p.files) }
+
+func hasGoCode(files []File) bool {
+	for _, f := range files {
 		if path.Ext(f.Path) == ".go" {
 			return true
 		}
@@ -167,6 +169,7 @@ type draft struct {
 	lines, files int
 	near         *neighbourhood
 	joined       []string // small PRs that joined this one
+	goCode       bool
 }
 
 // oversize says the PR is one piece over the budget that could not be cut.
@@ -177,6 +180,7 @@ func (d *draft) add(p *piece) {
 	d.lines += p.lines
 	d.files += len(p.files)
 	d.near.add(p)
+	d.goCode = d.goCode || p.goCode()
 }
 
 // pack lays the pieces out in one order where every piece comes after
@@ -184,7 +188,7 @@ func (d *draft) add(p *piece) {
 // the PR being filled, and cuts that order into PRs within the budget.
 // PRs are stretches of one dependency order, so a stack of them builds
 // from the bottom up.
-func pack(pieces []*piece, opts Options) []*draft {
+func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 	waiting := map[*piece]int{}
 	dependents := map[*piece][]*piece{}
 	var ready []*piece
@@ -203,11 +207,17 @@ func pack(pieces []*piece, opts Options) []*draft {
 	for len(ready) > 0 {
 		best := -1
 		bestScore := 0
+		// In a Go module a PR holds a package, whatever the budget:
+		// go.mod or test data alone is no PR to build or review.
+		needsCode := goModule && !cur.goCode
 		for i, p := range ready {
-			if len(cur.pieces) > 0 && over(cur.lines+p.lines, cur.files+len(p.files), opts) {
+			if len(cur.pieces) > 0 && !needsCode && over(cur.lines+p.lines, cur.files+len(p.files), opts) {
 				continue
 			}
 			s := near.closeness(p)
+			if needsCode && p.goCode() {
+				s += 1000
+			}
 			if best < 0 || s > bestScore || (s == bestScore && p.rank < ready[best].rank) {
 				best, bestScore = i, s
 			}

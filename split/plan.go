@@ -63,7 +63,7 @@ func Make(c *Change, opts Options) (*Plan, error) {
 	}
 	goModule := opts.By == "package" && c.Module != ""
 	units := mergeCycles(groupUnits(c, opts.By))
-	drafts := pack(makePieces(units, opts, goModule), opts)
+	drafts := pack(makePieces(units, opts, goModule), opts, goModule)
 	plan := &Plan{Change: c}
 	prOf := map[*piece]*PR{}
 	for i, d := range drafts {

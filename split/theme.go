@@ -56,6 +56,8 @@ func displayUnit(u string) string {
 	switch u {
 	case ".":
 		return "root"
+	case moduleUnit:
+		return "module"
 	}
 	return u
 }

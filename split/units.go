@@ -99,9 +99,9 @@ func dirOwner(by string) func(File) owner {
 }
 
 // packageOwner gives each file of a Go module to a package: Go files to
-// their own, go.mod and go.sum to the module unit, and files of folders
-// without Go code (testdata, fixtures, assets) to the package that embeds
-// them, else the nearest package above them.
+// their own, and files of folders without Go code (testdata, fixtures,
+// assets) to the package that embeds them, else the nearest package above
+// them, else to the module itself with go.mod.
 func packageOwner(c *Change) func(File) owner {
 	packages := map[string]bool{}
 	type embed struct{ dir, pattern, file string }
@@ -137,7 +137,9 @@ func packageOwner(c *Change) func(File) owner {
 				break
 			}
 		}
-		return dirOwner("package")(f)
+		// No package above it: it belongs to the module as a whole
+		// (README, licence, CI files), and comes first with go.mod.
+		return owner{moduleUnit, "no package above it: it belongs to the module, with go.mod"}
 	}
 }
 
