@@ -7,8 +7,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path"
 	"sort"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -63,11 +69,15 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	if err != nil {
 		return nil, fmt.Errorf("--source: %w", err)
 	}
-	baseTree, err := treeOf(repo, base)
+	// The change is read through a storage of its own that keeps the pack
+	// files open: otherwise each of thousands of blobs opens the pack again.
+	st := filesystem.NewStorageWithOptions(osfs.New(repo.GitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	defer st.Close()
+	baseTree, err := treeOf(st, base)
 	if err != nil {
 		return nil, err
 	}
-	sourceTree, err := treeOf(repo, source)
+	sourceTree, err := treeOf(st, source)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +105,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 		if entry.Mode == filemode.Submodule {
 			f.Binary = true
-		} else if data, err := repo.ReadBlob(entry.Hash); err == nil {
+		} else if data, err := readBlob(st, entry.Hash); err == nil {
 			f.Lines, f.Binary = countLines(data)
 			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
 				f.src = data
@@ -109,7 +119,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	}
 	if c.Module == "" {
 		if e, err := sourceTree.FindEntry("go.mod"); err == nil {
-			if data, err := repo.ReadBlob(e.Hash); err == nil {
+			if data, err := readBlob(st, e.Hash); err == nil {
 				c.Module = modulePath(data)
 			}
 		}
@@ -119,12 +129,25 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	return c, nil
 }
 
-func treeOf(repo *gitops.Repo, h plumbing.Hash) (*object.Tree, error) {
-	commit, err := repo.Commit(h)
+func treeOf(st storer.EncodedObjectStorer, h plumbing.Hash) (*object.Tree, error) {
+	commit, err := object.GetCommit(st, h)
 	if err != nil {
 		return nil, err
 	}
 	return commit.Tree()
+}
+
+func readBlob(st storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
+	blob, err := object.GetBlob(st, h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
 }
 
 // countLines counts lines as diff does, and calls a file with a NUL byte in
