@@ -126,8 +126,8 @@ func TestSplitFlags(t *testing.T) {
 	got, msg := parseOptions(t, splitCommand, "--repo", "/src/big", "--base", "main", "--source", "feature", "--epic-key", "task_e",
 		"--key-prefix", "task_p", "--max-lines", "200", "--max-files", "9", "--by", "dir", "--plan", "plan.json", "--mode", "stacked",
 		"--github-repo", "acme/big", "--worktree-root", "/wt", "--source-event-id", "push-7", "--dry-run", "--emit-matrix",
-		"--store", "/tmp/wo.db")
-	want := &splitOptions{Store: sqlite("/tmp/wo.db"), PlanFile: "plan.json", DryRun: true, EmitMatrix: true,
+		"--store", "/tmp/wo.db", "--split-large=false", "--explain")
+	want := &splitOptions{Store: sqlite("/tmp/wo.db"), PlanFile: "plan.json", DryRun: true, EmitMatrix: true, Explain: true,
 		Request: intake.SplitRequest{RepoPath: "/src/big", Base: "main", Source: "feature", EpicKey: "task_e", KeyPrefix: "task_p",
 			Auto: split.Options{MaxLines: 200, MaxFiles: 9, By: "dir"}, Mode: "stacked", GitHubRepo: "acme/big",
 			WorktreeRoot: "/wt", SourceEvent: "push-7"}}
@@ -138,6 +138,11 @@ func TestSplitFlags(t *testing.T) {
 	defaults := intake.SplitRequest{RepoPath: ".", Base: "main", Source: "feature", Auto: split.Options{MaxLines: 400, MaxFiles: 30, By: "package"}, Mode: "independent"}
 	if got == nil || !reflect.DeepEqual(got.Request, defaults) || got.DryRun || got.EmitMatrix || got.PlanFile != "" {
 		t.Errorf("defaults: %+v", got)
+	}
+	// Stacked mode cuts oversize packages unless told not to.
+	got, _ = parseOptions(t, splitCommand, "--base", "main", "--source", "feature", "--mode", "stacked")
+	if got == nil || !got.Request.Auto.SplitLarge {
+		t.Errorf("stacked mode without --split-large: %+v", got)
 	}
 	if got, msg := parseOptions(t, splitCommand, "--base", "main"); got != nil || !strings.Contains(msg, "missing required --source") {
 		t.Errorf("no source: %+v %q", got, msg)

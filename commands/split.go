@@ -14,6 +14,7 @@ import (
 	"github.com/wo-runner/wo/intake"
 	"github.com/wo-runner/wo/split"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -26,6 +27,7 @@ type splitOptions struct {
 	PlanFile   string // a hand-written plan; - for standard input
 	DryRun     bool
 	EmitMatrix bool
+	Explain    bool // say why each file went where
 }
 
 func splitCommand(f *Factory, run func(context.Context, *Factory, *splitOptions) (result, error)) *cli.Command {
@@ -33,11 +35,16 @@ func splitCommand(f *Factory, run func(context.Context, *Factory, *splitOptions)
 		Name:  "split",
 		Usage: "cut a big change into an epic of review PRs, one work order each",
 		Description: `Reads the change from --base to --source, groups the files into review pull
-requests (a Go package or directory is never split; tests stay with their
-code; each PR under --max-lines and --max-files where possible), orders them
-so that a PR comes after the PRs whose Go packages it imports, and writes an
-epic with one work order per PR (the standard review procedure, branch
-review/NN-slug, dependencies both ways) in one all-or-nothing import.
+requests and writes an epic with one work order per PR (the standard review
+procedure, branch review/NN-slug, dependencies both ways) in one
+all-or-nothing import. A Go package keeps its tests, its testdata and the
+files it embeds (folders without Go code go with the nearest package above
+them); small packages are packed with their neighbours in the directory tree
+and the import graph up to --max-lines and --max-files, and each PR is named
+after its theme; a PR comes after the PRs whose packages it imports (tests
+included). With --split-large (the default in stacked mode) a package over
+the budget is cut across consecutive PRs along its declarations, so that
+each PR still builds. --explain says why each file went where.
 
 Rerunning split for the same repository, base and source finds the same keys:
 work orders that have not started get the new manifests, started ones are
@@ -63,6 +70,8 @@ the PR it depends on, and starts once that one is pushed.`,
 			&cli.StringFlag{Name: "source-event-id", Usage: "the `ID` of the event (a push, a CI run) this split answers: the epic key derives from it, so the same event never makes a second epic"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
 			&cli.BoolFlag{Name: "emit-matrix", Usage: "print a GitHub Actions matrix of the work orders that can run now"},
+			&cli.BoolFlag{Name: "split-large", Usage: "cut a Go package over the budget across consecutive PRs (default: on in stacked mode)"},
+			&cli.BoolFlag{Name: "explain", Usage: "say why each file went into its PR"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := splitOptionsFrom(c, f)
@@ -79,11 +88,17 @@ func splitOptionsFrom(c *cli.Context, f *Factory) (*splitOptions, error) {
 	if c.Args().Len() > 0 {
 		return nil, usagef("wo split takes no arguments: use --base and --source")
 	}
+	splitLarge := c.String("mode") == "stacked"
+	if c.IsSet("split-large") {
+		splitLarge = c.Bool("split-large")
+	}
 	return &splitOptions{
 		Store: f.storeConfig(c), PlanFile: c.String("plan"), DryRun: c.Bool("dry-run"), EmitMatrix: c.Bool("emit-matrix"),
+		Explain: c.Bool("explain"),
 		Request: intake.SplitRequest{
 			RepoPath: c.String("repo"), Base: c.String("base"), Source: c.String("source"),
-			Auto:    split.Options{MaxLines: c.Int("max-lines"), MaxFiles: c.Int("max-files"), By: c.String("by")},
+			Auto: split.Options{MaxLines: c.Int("max-lines"), MaxFiles: c.Int("max-files"), By: c.String("by"),
+				SplitLarge: splitLarge},
 			EpicKey: c.String("epic-key"), KeyPrefix: c.String("key-prefix"), GitHubRepo: c.String("github-repo"),
 			WorktreeRoot: c.String("worktree-root"), Mode: c.String("mode"), SourceEvent: c.String("source-event-id"),
 		},
@@ -142,7 +157,10 @@ func runSplit(ctx context.Context, f *Factory, o *splitOptions) (result, error) 
 		}}, nil
 	}
 	return result{data: out, human: func(w io.Writer) error {
-		return writeSplit(w, plan, epicKey, p.Tasks, o.DryRun, written)
+		if err := writeSplit(w, plan, epicKey, p.Tasks, o.DryRun, written); err != nil || !o.Explain {
+			return err
+		}
+		return writeExplanation(w, plan)
 	}}, nil
 }
 
@@ -169,6 +187,22 @@ func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Do
 	}
 	if res != nil && (len(res.Updated) > 0 || len(res.Same) > 0) {
 		fmt.Fprintf(w, "already there: %d unchanged, %d updated (%s)\n", len(res.Same), len(res.Updated), strings.Join(res.Updated, ", "))
+	}
+	return nil
+}
+
+// writeExplanation says, PR by PR, why each file went where. Paths and
+// reasons come from the repository, so they are escaped.
+func writeExplanation(w io.Writer, plan *split.Plan) error {
+	for _, pr := range plan.PRs {
+		fmt.Fprintf(w, "\n%s: %s\n", termtext.Line(pr.Title), termtext.Line(pr.Why))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, f := range pr.Files {
+			fmt.Fprintf(tw, "  %s\t%s\n", termtext.Line(f.Path), termtext.Line(f.Reason))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -7,8 +7,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path"
 	"sort"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -25,8 +31,19 @@ type File struct {
 	Kind    string `json:"kind"`               // added, modified, deleted, renamed
 	Lines   int    `json:"lines"`              // of the source version (the base version for a deletion)
 	Binary  bool   `json:"binary,omitempty"`
+	// Reason says why the plan put the file where it is (wo split --explain).
+	Reason string `json:"reason,omitempty"`
 	// Imports are the import paths of a Go file at the source.
 	Imports []string `json:"-"`
+	// Embeds are the patterns of a Go file's //go:embed directives.
+	Embeds []string `json:"-"`
+	// Problem says why a Go file cannot build as it is at the source (it
+	// does not parse, or imports a package of the module that is not
+	// there); the plan reports it with the PR that holds the file.
+	Problem string `json:"-"`
+	// src is a Go file's source, read again only to cut an oversize
+	// package along its declarations.
+	src []byte
 }
 
 // Dir is the file's directory ("." for the root).
@@ -52,11 +69,15 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	if err != nil {
 		return nil, fmt.Errorf("--source: %w", err)
 	}
-	baseTree, err := treeOf(repo, base)
+	// The change is read through a storage of its own that keeps the pack
+	// files open: otherwise each of thousands of blobs opens the pack again.
+	st := filesystem.NewStorageWithOptions(osfs.New(repo.GitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	defer st.Close()
+	baseTree, err := treeOf(st, base)
 	if err != nil {
 		return nil, err
 	}
-	sourceTree, err := treeOf(repo, source)
+	sourceTree, err := treeOf(st, source)
 	if err != nil {
 		return nil, err
 	}
@@ -84,10 +105,11 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 		if entry.Mode == filemode.Submodule {
 			f.Binary = true
-		} else if data, err := repo.ReadBlob(entry.Hash); err == nil {
+		} else if data, err := readBlob(st, entry.Hash); err == nil {
 			f.Lines, f.Binary = countLines(data)
 			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
-				f.Imports = goImports(f.Path, data)
+				f.src = data
+				f.Imports, f.Embeds, f.Problem = goHeader(f.Path, data)
 			}
 			if f.Path == "go.mod" && f.Kind != "deleted" {
 				c.Module = modulePath(data)
@@ -97,21 +119,35 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	}
 	if c.Module == "" {
 		if e, err := sourceTree.FindEntry("go.mod"); err == nil {
-			if data, err := repo.ReadBlob(e.Hash); err == nil {
+			if data, err := readBlob(st, e.Hash); err == nil {
 				c.Module = modulePath(data)
 			}
 		}
 	}
 	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
+	markMissingImports(c, sourceTree)
 	return c, nil
 }
 
-func treeOf(repo *gitops.Repo, h plumbing.Hash) (*object.Tree, error) {
-	commit, err := repo.Commit(h)
+func treeOf(st storer.EncodedObjectStorer, h plumbing.Hash) (*object.Tree, error) {
+	commit, err := object.GetCommit(st, h)
 	if err != nil {
 		return nil, err
 	}
 	return commit.Tree()
+}
+
+func readBlob(st storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
+	blob, err := object.GetBlob(st, h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(rd)
 }
 
 // countLines counts lines as diff does, and calls a file with a NUL byte in

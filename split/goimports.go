@@ -1,28 +1,126 @@
 package split
 
 import (
+	"bytes"
+	"fmt"
 	"go/parser"
 	"go/token"
+	"path"
 	"strconv"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"golang.org/x/mod/modfile"
 )
 
-// goImports returns the import paths of a Go source file; a file that does
-// not parse has none (its package still groups by directory).
-func goImports(name string, src []byte) []string {
+// goHeader reads what the plan needs from a Go file without parsing its
+// body: the import paths, the //go:embed patterns, and why its header
+// does not parse, if it does not (the file still goes with its directory).
+func goHeader(name string, src []byte) (imports, embeds []string, problem string) {
 	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ImportsOnly)
 	if err != nil {
+		problem = fmt.Sprintf("%s does not parse: %v", name, firstLine(err.Error()))
+	}
+	if f != nil {
+		for _, imp := range f.Imports {
+			if p, err := strconv.Unquote(imp.Path.Value); err == nil {
+				imports = append(imports, p)
+			}
+		}
+	}
+	return imports, embedPatterns(src), problem
+}
+
+// embedPatterns are the patterns of the file's //go:embed lines.
+func embedPatterns(src []byte) []string {
+	if !bytes.Contains(src, []byte("//go:embed")) {
 		return nil
 	}
-	out := make([]string, 0, len(f.Imports))
-	for _, imp := range f.Imports {
-		if p, err := strconv.Unquote(imp.Path.Value); err == nil {
-			out = append(out, p)
+	var out []string
+	for _, line := range strings.Split(string(src), "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "//go:embed ")
+		if !ok {
+			continue
+		}
+		for _, p := range strings.Fields(rest) {
+			if u, err := strconv.Unquote(p); err == nil {
+				p = u
+			}
+			out = append(out, strings.TrimPrefix(p, "all:"))
 		}
 	}
 	return out
+}
+
+// embeds says whether a //go:embed pattern of a package in dir takes the
+// file at name: the pattern names the file or a folder above it.
+func embeds(dir, pattern, name string) bool {
+	rel := name
+	if dir != "." {
+		var ok bool
+		if rel, ok = strings.CutPrefix(name, dir+"/"); !ok {
+			return false
+		}
+	}
+	for p := rel; p != "." && p != ""; p = path.Dir(p) {
+		if ok, _ := path.Match(pattern, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// markMissingImports records, on each Go file that imports a package of
+// the module found neither in the change nor at the source, that it
+// cannot build: a problem of the source, which the plan reports.
+func markMissingImports(c *Change, source *object.Tree) {
+	if c.Module == "" {
+		return
+	}
+	present := map[string]bool{}
+	for _, f := range c.Files {
+		if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
+			present[f.Dir()] = true
+		}
+	}
+	for i := range c.Files {
+		f := &c.Files[i]
+		for _, imp := range f.Imports {
+			dir := packageDir(c.Module, imp)
+			if dir == "" {
+				continue
+			}
+			if _, known := present[dir]; !known {
+				present[dir] = hasGoFile(source, dir)
+			}
+			if !present[dir] && f.Problem == "" {
+				f.Problem = fmt.Sprintf("%s imports %s, which has no Go files at the source", f.Path, imp)
+			}
+		}
+	}
+}
+
+func hasGoFile(root *object.Tree, dir string) bool {
+	t := root
+	if dir != "." {
+		var err error
+		if t, err = root.Tree(dir); err != nil {
+			return false
+		}
+	}
+	for _, e := range t.Entries {
+		if e.Mode.IsFile() && path.Ext(e.Name) == ".go" {
+			return true
+		}
+	}
+	return false
 }
 
 // modulePath reads the module path of a go.mod file.

@@ -299,21 +299,17 @@ func TestReadChangeKinds(t *testing.T) {
 
 func TestPRsAreNamedApartAndNumberedAsASeries(t *testing.T) {
 	plan := &Plan{PRs: []*PR{
-		{Number: 1, Units: []string{"internal/msg", "internal/event"}},
-		{Number: 2, Units: []string{"internal/tui", "internal/tui/view", "internal/store"}},
-		{Number: 3, Units: []string{"cmd/app"}},
+		{Number: 1, Units: []string{"internal/msg", "internal/event"}, unitLines: map[string]int{"internal/msg": 27, "internal/event": 305}},
+		{Number: 2, Units: []string{"internal/adapters/claudecode", "internal/adapters/codex"}},
+		{Number: 3, Units: []string{"internal/tui (part 2 of 3)"}},
 		{Number: 4, Units: []string{"."}},
 	}}
 	name(plan)
-	want := []string{"[1/4] internal: msg, event", "[2/4] internal: tui, tui/view and 1 more", "[3/4] cmd/app", "[4/4] root"}
-	seen := map[string]bool{}
+	want := []string{"[1/4] internal/event and 1 more", "[2/4] internal/adapters", "[3/4] internal/tui (part 2 of 3)", "[4/4] root"}
+	wantSlug := []string{"event-and-1-more", "adapters", "tui-part-2-of-3", "root"}
 	for i, pr := range plan.PRs {
-		if pr.Title != want[i] {
-			t.Errorf("PR %d is titled %q, want %q", pr.Number, pr.Title, want[i])
+		if pr.Title != want[i] || pr.Slug != wantSlug[i] {
+			t.Errorf("PR %d is titled %q (%s), want %q (%s)", pr.Number, pr.Title, pr.Slug, want[i], wantSlug[i])
 		}
-		if seen[pr.Slug] {
-			t.Errorf("two PRs share the branch slug %q", pr.Slug)
-		}
-		seen[pr.Slug] = true
 	}
 }

@@ -1,0 +1,111 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/split/splittest"
+)
+
+// TestEveryStackedPRBranchBuilds splits a generated multi-package Go
+// module (test-only imports, test data, embedded files, a package big
+// enough to be cut) in stacked mode, runs the epic against the GitHub
+// stand-in, and then checks out each pushed PR branch and runs the real
+// go build ./... and go vet ./... there, as CI on that PR would.
+func TestEveryStackedPRBranchBuilds(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("the go command is needed to build the PR branches: %v", err)
+	}
+	f := emptyFixture(t)
+	git(t, f.repo, "commit", "-q", "--allow-empty", "-m", "base")
+	git(t, f.repo, "branch", "base")
+	for path, content := range splittest.GoModule() {
+		writeFile(t, filepath.Join(f.repo, path), content)
+	}
+	git(t, f.repo, "add", "-A")
+	git(t, f.repo, "commit", "-q", "-m", "the big change")
+	git(t, f.root, "init", "-q", "--bare", f.origin)
+	git(t, f.repo, "remote", "add", "origin", f.origin)
+	git(t, f.repo, "push", "-q", "origin", "base")
+
+	gh := ghstandin.New(secretToken)
+	gh.Remotes["acme/gen"] = f.origin
+	gh.ReviewDelay = 50 * time.Millisecond
+	if err := gh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer gh.Close()
+	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+	r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
+		"--github-repo", "acme/gen", "--worktree-root", f.wtRoot, "--max-lines", "200", "--epic-key", "task_gen", "--json")
+	if r.code != 0 {
+		t.Fatalf("split: exit %d\n%s", r.code, r.stderr)
+	}
+	var out struct {
+		Data struct {
+			PRs []struct {
+				Number int
+				Title  string
+				Files  []struct{ Path string }
+			} `json:"prs"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	prs := out.Data.PRs
+	bigPRs := 0
+	for _, pr := range prs {
+		if strings.Contains(pr.Title, "internal/big (part") {
+			bigPRs++
+		}
+	}
+	if len(prs) < 3 || bigPRs < 2 {
+		t.Fatalf("%d PRs, %d of them parts of internal/big: the oversize package was not cut\n%s", len(prs), bigPRs, r.stdout)
+	}
+	if r = f.wo(env, "run", "--epic", "task_gen", "--parallel", "2"); r.code != 0 {
+		t.Fatalf("run --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+
+	checkout := filepath.Join(f.root, "ci")
+	git(t, f.root, "clone", "-q", f.origin, checkout)
+	var top string
+	for _, pr := range prs {
+		wo := f.doc(fmt.Sprintf("task_gen_pr%02d", pr.Number))["work_order"].(map[string]any)
+		branch := wo["inputs"].(map[string]any)["branch_name"].(string)
+		base := wo["context"].(map[string]any)["base_branch"].(string)
+		// The PR's diff against its base is exactly its manifest.
+		got := strings.Split(git(t, f.origin, "diff", "--name-only", "refs/heads/"+base, "refs/heads/"+branch), "\n")
+		var want []string
+		for _, file := range pr.Files {
+			want = append(want, file.Path)
+		}
+		sort.Strings(want)
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("PR #%d (%s on %s) changes %v, want %v", pr.Number, branch, base, got, want)
+		}
+		// CI on the PR's branch builds and vets.
+		git(t, checkout, "checkout", "-q", "--detach", "origin/"+branch)
+		for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+			cmd := exec.Command("go", args...)
+			cmd.Dir = checkout
+			cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("go %s on PR #%d's branch %s: %v\n%s", strings.Join(args, " "), pr.Number, branch, err, out)
+			}
+		}
+		top = branch
+	}
+	git(t, f.repo, "fetch", "-q", "origin")
+	if diff := git(t, f.repo, "diff", "--name-only", "refs/remotes/origin/"+top, "main"); diff != "" {
+		t.Errorf("the top of the stack (%s) differs from the source tree in:\n%s", top, diff)
+	}
+}

@@ -1,0 +1,214 @@
+package split
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/split/splittest"
+)
+
+// repoWithFiles makes a repository whose base branch is an empty commit
+// and whose main branch adds the files.
+func repoWithFiles(t testing.TB, files map[string]string) *gitops.Repo {
+	t.Helper()
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	git(t, root, "init", "-q", "-b", "main", repo)
+	git(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
+	git(t, repo, "branch", "base")
+	for path, content := range files {
+		full := filepath.Join(repo, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "the change")
+	r, err := gitops.Open(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// goOffline runs the go command with no network and no toolchain switch.
+func goOffline(dir string, args ...string) (string, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// buildEveryTip stacks the plan's PRs one by one on the base in a
+// worktree and runs go build ./... and go vet ./... at each tip, as CI on
+// each stacked PR would.
+func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("the go command is needed to prove each PR builds: %v", err)
+	}
+	wt := filepath.Join(t.TempDir(), "tip")
+	git(t, r.Path, "worktree", "add", "-q", "--detach", wt, "base")
+	for _, pr := range p.PRs {
+		args := []string{"checkout", "main", "--"}
+		for _, f := range pr.Files {
+			args = append(args, f.Path)
+		}
+		git(t, wt, args...)
+		if out, err := goOffline(wt, "build", "./..."); err != nil {
+			t.Errorf("base + PRs 1..%d (%s) does not build:\n%s", pr.Number, pr.Title, out)
+			continue
+		}
+		if out, err := goOffline(wt, "vet", "./..."); err != nil {
+			t.Errorf("base + PRs 1..%d (%s) fails go vet:\n%s", pr.Number, pr.Title, out)
+		}
+	}
+}
+
+func planOf(t *testing.T, r *gitops.Repo, opts Options) *Plan {
+	t.Helper()
+	c, err := ReadChange(context.Background(), r, "base", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Make(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// prHolding is the PR that holds the file.
+func prHolding(p *Plan, path string) *PR {
+	for _, pr := range p.PRs {
+		for _, f := range pr.Files {
+			if f.Path == path {
+				return pr
+			}
+		}
+	}
+	return nil
+}
+
+func reasonOf(p *Plan, path string) string {
+	for _, f := range prHolding(p, path).Files {
+		if f.Path == path {
+			return f.Reason
+		}
+	}
+	return ""
+}
+
+func TestFoldersWithoutGoCodeGoWithTheirPackage(t *testing.T) {
+	r := repoWithFiles(t, splittest.GoModule())
+	p := planOf(t, r, Options{MaxLines: 150, MaxFiles: 30, SplitLarge: true})
+	// Test data at any depth goes with its package, embedded files with
+	// the package that embeds them even when a nearer package sits above.
+	for file, owner := range map[string]string{
+		"internal/store/testdata/golden/case.json": "internal/store/store.go",
+		"web/ui/dist/index.html":                   "web/server.go",
+		"internal/big/schema.json":                 "internal/big/t05.go",
+	} {
+		if got, want := prHolding(p, file), prHolding(p, owner); got != want {
+			t.Errorf("%s is in PR #%d, its owner %s in PR #%d", file, got.Number, owner, want.Number)
+		}
+	}
+	if why := reasonOf(p, "web/ui/dist/index.html"); !strings.Contains(why, "embedded by web/server.go (//go:embed ui/dist)") {
+		t.Errorf("the reason for an embedded file: %q", why)
+	}
+	if why := reasonOf(p, "internal/store/testdata/golden/case.json"); !strings.Contains(why, "below package internal/store, the nearest package above it") {
+		t.Errorf("the reason for test data: %q", why)
+	}
+	// No PR is only folders: each holds Go code (or is go.mod's).
+	for _, pr := range p.PRs {
+		goCode := false
+		for _, f := range pr.Files {
+			goCode = goCode || strings.HasSuffix(f.Path, ".go") || f.Path == "go.mod"
+		}
+		if !goCode {
+			t.Errorf("PR #%d (%s) holds no Go code: %v", pr.Number, pr.Title, pr.Units)
+		}
+	}
+}
+
+func TestOversizePackageIsCutIntoPRsThatEachBuild(t *testing.T) {
+	r := repoWithFiles(t, splittest.GoModule())
+	p := planOf(t, r, Options{MaxLines: 150, MaxFiles: 30, SplitLarge: true})
+	parts := map[int]bool{}
+	for _, pr := range p.PRs {
+		for _, f := range pr.Files {
+			if strings.HasPrefix(f.Path, "internal/big/") {
+				parts[pr.Number] = true
+			}
+		}
+	}
+	if len(parts) < 3 {
+		t.Fatalf("internal/big (about 600 lines, budget 150) is in %d PRs: %v", len(parts), p.Warnings)
+	}
+	// Declarations before their uses: the chain T00 ← T01 ← … in order.
+	for i := 1; i < splittest.BigFiles; i++ {
+		before, after := prHolding(p, fmt.Sprintf("internal/big/t%02d.go", i-1)), prHolding(p, fmt.Sprintf("internal/big/t%02d.go", i))
+		if before.Number > after.Number {
+			t.Errorf("t%02d.go is in PR #%d, after t%02d.go (PR #%d) which uses it", i-1, before.Number, i, after.Number)
+		}
+	}
+	// A cycle of files stays together; a type stays with its methods; a
+	// test comes with the code it tests, the external test last.
+	if prHolding(p, "internal/big/a.go") != prHolding(p, "internal/big/b.go") {
+		t.Error("a.go and b.go use each other but were cut apart")
+	}
+	if prHolding(p, "internal/big/t03.go") != prHolding(p, "internal/big/t03_methods.go") {
+		t.Error("T03 and its methods were cut apart")
+	}
+	if prHolding(p, "internal/big/t00_test.go") != prHolding(p, "internal/big/t00.go") {
+		t.Errorf("t00_test.go is in PR #%d, the code it tests in #%d", prHolding(p, "internal/big/t00_test.go").Number, prHolding(p, "internal/big/t00.go").Number)
+	}
+	if why := reasonOf(p, "internal/big/a.go"); !strings.Contains(why, "internal/big/a.go, internal/big/b.go use each other in a cycle") || !strings.Contains(why, "cut because it is over the budget") {
+		t.Errorf("the reason for a.go: %q", why)
+	}
+	last := 0
+	for n := range parts {
+		last = max(last, n)
+	}
+	if got := prHolding(p, "internal/big/big_test.go").Number; got != last {
+		t.Errorf("the external test is in PR #%d, not with the last part (#%d)", got, last)
+	}
+	buildEveryTip(t, r, p)
+}
+
+func TestSmallPackagesArePackedByTheme(t *testing.T) {
+	r := repoWithFiles(t, splittest.GoModule())
+	p := planOf(t, r, Options{MaxLines: 200, MaxFiles: 30, SplitLarge: true})
+	adapters := prHolding(p, "internal/adapters/claudecode/adapter.go")
+	for _, a := range []string{"codex", "gemini"} {
+		if prHolding(p, "internal/adapters/"+a+"/adapter.go") != adapters {
+			t.Errorf("the sibling adapter %s is not in PR #%d with claudecode", a, adapters.Number)
+		}
+	}
+	if !strings.Contains(adapters.Title, "] internal/") || strings.HasPrefix(adapters.Slug, "internal") {
+		t.Errorf("the adapters' PR is titled %q (branch slug %q)", adapters.Title, adapters.Slug)
+	}
+	// internal/msg (5 lines) is imported by internal/event: they go together.
+	if prHolding(p, "internal/msg/msg.go") != prHolding(p, "internal/event/event.go") {
+		t.Error("internal/msg is not packed with internal/event, which imports it")
+	}
+	for _, pr := range p.PRs {
+		if pr.Lines*10 < 200 {
+			t.Errorf("PR #%d (%s) has %d lines, under a tenth of the budget", pr.Number, pr.Title, pr.Lines)
+		}
+		if pr.Theme == "internal" || pr.Slug == "internal" {
+			t.Errorf("PR #%d is named after a bare folder: %q", pr.Number, pr.Title)
+		}
+	}
+	buildEveryTip(t, r, p)
+}

@@ -1,0 +1,293 @@
+package split
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path"
+	"sort"
+	"strings"
+)
+
+// cutPackage cuts an oversize Go package into consecutive parts, each
+// within the budget where its files allow, such that every part builds on
+// the parts before it: a file comes after the files whose declarations it
+// uses, files that use each other in a cycle stay together, a type stays
+// with its methods, a test file comes right after the last code it uses
+// (an external _test package after all of it), and embedded files go with
+// the file that embeds them. It returns no parts, and why, when the
+// package cannot be cut safely.
+func cutPackage(u *unit, opts Options) (parts [][]File, why string) {
+	if len(u.dirs) != 1 {
+		return nil, "packages in an import cycle are not cut"
+	}
+	g := fileGraph{deps: map[string][]string{}, test: map[string]bool{}, extra: map[string][]File{}, decl: map[string][]string{}}
+	var code, tail []File
+	for _, f := range u.files {
+		switch {
+		case f.Kind != "added":
+			return nil, fmt.Sprintf("%s is %s, and only a package of new files is cut (its old files could clash with the new ones)", f.Path, f.Kind)
+		case path.Ext(f.Path) == ".go" && f.Dir() == u.name:
+			code = append(code, f)
+		default:
+			tail = append(tail, f)
+		}
+	}
+	files, why := g.parse(code)
+	if why != "" {
+		return nil, why
+	}
+	// Embedded files travel with the file that embeds them; the rest
+	// (test data, docs) with the last part, beside the tests.
+	var rest []File
+	for _, f := range tail {
+		if by := g.embedder(files, u.name, f.Path); by != "" {
+			g.extra[by] = append(g.extra[by], f)
+		} else {
+			rest = append(rest, f)
+		}
+	}
+	blocks := g.blocks(sortedKeys(files))
+	var cur []File
+	lines := 0
+	flush := func() {
+		if len(cur) > 0 {
+			parts = append(parts, cur)
+			cur, lines = nil, 0
+		}
+	}
+	for _, b := range blocks {
+		var bf []File
+		bl := 0
+		for _, name := range b.files {
+			for _, f := range append([]File{files[name].File}, g.extra[name]...) {
+				f.Reason = b.reason(name, f)
+				bf = append(bf, f)
+				bl += f.Lines
+			}
+		}
+		if len(cur) > 0 && (lines+bl > opts.MaxLines || len(cur)+len(bf) > opts.MaxFiles) {
+			flush()
+		}
+		cur = append(cur, bf...)
+		lines += bl
+	}
+	cur = append(cur, rest...)
+	flush()
+	if len(parts) < 2 {
+		return nil, "its files use each other too closely to cut"
+	}
+	for i, p := range parts {
+		for j := range p {
+			p[j].Reason = fmt.Sprintf("%s; part %d of %d of package %s, cut because it is over the budget", p[j].Reason, i+1, len(parts), u.name)
+		}
+	}
+	return parts, ""
+}
+
+// parsedFile is a Go file of a package being cut.
+type parsedFile struct {
+	File
+	ast *ast.File
+}
+
+// fileGraph is which files of one package use which.
+type fileGraph struct {
+	deps  map[string][]string // file → files whose declarations it uses
+	test  map[string]bool
+	extra map[string][]File   // file → files it embeds
+	decl  map[string][]string // package.name → files declaring it
+}
+
+// parse reads the package's files and links each to the files it uses.
+func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
+	fset := token.NewFileSet()
+	files := map[string]parsedFile{}
+	methods := map[string][]string{} // package.type → files with its methods
+	for _, f := range code {
+		a, err := parser.ParseFile(fset, f.Path, f.src, parser.ParseComments)
+		if err != nil {
+			return nil, fmt.Sprintf("%s does not parse: %s", f.Path, firstLine(err.Error()))
+		}
+		if a.Name.Name == "main" {
+			return nil, "a main package needs its func main in every part"
+		}
+		files[f.Path] = parsedFile{f, a}
+		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go")
+		pkg := a.Name.Name
+		for _, d := range a.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv != nil && len(d.Recv.List) == 1 {
+					methods[pkg+"."+receiverType(d.Recv.List[0].Type)] = append(methods[pkg+"."+receiverType(d.Recv.List[0].Type)], f.Path)
+				} else {
+					g.declare(pkg, d.Name.Name, f.Path)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						g.declare(pkg, s.Name.Name, f.Path)
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							g.declare(pkg, n.Name, f.Path)
+						}
+					}
+				}
+			}
+		}
+	}
+	var codeFiles []string
+	for name := range files {
+		if !g.test[name] {
+			codeFiles = append(codeFiles, name)
+		}
+	}
+	sort.Strings(codeFiles)
+	for name, f := range files {
+		pkg := f.ast.Name.Name
+		if strings.HasSuffix(pkg, "_test") {
+			// An external test imports the whole package.
+			g.deps[name] = append(g.deps[name], codeFiles...)
+		}
+		for _, id := range f.ast.Unresolved {
+			g.deps[name] = append(g.deps[name], g.decl[pkg+"."+id.Name]...)
+		}
+	}
+	// A type and its methods stay together: a value of the type must
+	// have its whole method set wherever it is used (methods that tests
+	// declare only come with the tests).
+	for typ, ms := range methods {
+		for _, m := range ms {
+			for _, t := range g.decl[typ] {
+				g.deps[m] = append(g.deps[m], t)
+				if !g.test[m] {
+					g.deps[t] = append(g.deps[t], m)
+				}
+			}
+		}
+	}
+	for name, d := range g.deps {
+		sort.Strings(d)
+		g.deps[name] = dedupe(d, name)
+	}
+	return files, ""
+}
+
+func (g *fileGraph) declare(pkg, name, file string) {
+	if name != "_" && name != "init" {
+		g.decl[pkg+"."+name] = append(g.decl[pkg+"."+name], file)
+	}
+}
+
+// receiverType is the type name of a method receiver: T, *T, T[K], *T[K].
+func receiverType(e ast.Expr) string {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		case *ast.ParenExpr:
+			e = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// embedder is the file of the package whose //go:embed takes name.
+func (g *fileGraph) embedder(files map[string]parsedFile, dir, name string) string {
+	for _, p := range sortedKeys(files) {
+		for _, pattern := range files[p].Embeds {
+			if embeds(dir, pattern, name) {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// block is a group of code files that use each other in a cycle (often
+// one file), followed by the test files that need nothing after it.
+type block struct {
+	files []string
+	cycle []string // the code files that use each other, if more than one
+	test  map[string]bool
+}
+
+func (b block) reason(name string, f File) string {
+	switch {
+	case f.Path != name:
+		return f.Reason // an embedded file keeps its reason
+	case b.test[name]:
+		return f.Reason + "; a test, right after the last code it uses"
+	case len(b.cycle) > 1:
+		return f.Reason + fmt.Sprintf("; %s use each other in a cycle, so they stay together", strings.Join(b.cycle, ", "))
+	}
+	return f.Reason + "; after the files whose declarations it uses"
+}
+
+// blocks orders the files so that each comes after what it uses, and
+// cuts that order into blocks: code, then the tests that it completes.
+func (g *fileGraph) blocks(names []string) []block {
+	sccs := components(names, func(n string) []string { return g.deps[n] })
+	// components lists every dependency before its dependents; a test
+	// moves up to just after the last component it needs.
+	var out []block
+	var early []string // tests that need no code: they wait for the first code
+	sccOf := map[string]int{}
+	for _, scc := range sccs {
+		isTest := true
+		for _, n := range scc {
+			isTest = isTest && g.test[n]
+		}
+		if isTest && len(out) == 0 {
+			early = append(early, scc...)
+			continue
+		}
+		if isTest {
+			last := 0
+			for _, n := range scc {
+				for _, d := range g.deps[n] {
+					last = max(last, sccOf[d])
+				}
+			}
+			for _, n := range scc {
+				sccOf[n] = last
+				out[last].test[n] = true
+			}
+			out[last].files = append(out[last].files, scc...)
+			continue
+		}
+		b := block{files: scc, cycle: scc, test: map[string]bool{}}
+		for _, n := range early {
+			b.files, b.test[n], sccOf[n] = append(b.files, n), true, len(out)
+		}
+		early = nil
+		out = append(out, b)
+		for _, n := range scc {
+			sccOf[n] = len(out) - 1
+		}
+	}
+	if len(early) > 0 { // a package of tests only
+		out = append(out, block{files: early, test: map[string]bool{}})
+	}
+	return out
+}
+
+// dedupe removes repeats (of a sorted list) and self.
+func dedupe(list []string, self string) []string {
+	out := list[:0]
+	for i, s := range list {
+		if s != self && (i == 0 || s != list[i-1]) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,295 @@
+package split
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+)
+
+// piece is what packing places in a PR: a whole unit, or one part of an
+// oversize package that was cut.
+type piece struct {
+	unit        *unit
+	part, parts int
+	files       []File
+	lines       int
+	deps        []*piece // what must be in this PR or an earlier one
+	dir         string   // where it sits in the directory tree
+	rank        int      // its place in tree order
+	oversize    string   // why an over-budget piece was not cut
+}
+
+func (p *piece) name() string {
+	if p.parts > 1 {
+		return fmt.Sprintf("%s (part %d of %d)", p.unit.name, p.part, p.parts)
+	}
+	return p.unit.name
+}
+
+// makePieces turns units into pieces, cutting oversize packages when asked.
+func makePieces(units map[string]*unit, opts Options, goModule bool) []*piece {
+	var pieces []*piece
+	last := map[string]*piece{}
+	first := map[string]*piece{}
+	for _, name := range sortedKeys(units) {
+		u := units[name]
+		parts := [][]File{u.files}
+		why := ""
+		if over(u.lines, len(u.files), opts) {
+			switch {
+			case !goModule || !hasGoCode(u.files):
+				why = "only Go packages are cut"
+			case !opts.SplitLarge:
+				why = "--split-large is off"
+			default:
+				if cut, whyNot := cutPackage(u, opts); cut != nil {
+					parts = cut
+				} else {
+					why = whyNot
+				}
+			}
+		}
+		dir := u.dirs[0]
+		if name == moduleUnit {
+			dir = "."
+		}
+		var prev *piece
+		for i, files := range parts {
+			p := &piece{unit: u, part: i + 1, parts: len(parts), files: files, dir: dir}
+			for _, f := range files {
+				p.lines += f.Lines
+			}
+			if over(p.lines, len(p.files), opts) {
+				p.oversize = why
+				if why == "" {
+					p.oversize = "its files use each other too closely to cut further"
+				}
+			}
+			if prev != nil {
+				p.deps = append(p.deps, prev)
+			} else {
+				first[name] = p
+			}
+			prev = p
+			pieces = append(pieces, p)
+		}
+		last[name] = prev
+	}
+	for _, name := range sortedKeys(units) {
+		for _, d := range sortedKeys(units[name].deps) {
+			first[name].deps = append(first[name].deps, last[d])
+		}
+	}
+	sort.SliceStable(pieces, func(i, j int) bool { return pieces[i].dir < pieces[j].dir })
+	for i, p := range pieces {
+		p.rank = i
+	}
+	return pieces
+}
+
+func (p *piece) goCode() bool { return hasGoCode(p.files) }
+
+func hasGoCode(files []File) bool {
+	for _, f := range files {
+		if path.Ext(f.Path) == ".go" {
+			return true
+		}
+	}
+	return false
+}
+
+func over(lines, files int, opts Options) bool {
+	return lines > opts.MaxLines || files > opts.MaxFiles
+}
+
+// neighbourhood is what a PR holds, for measuring how close a piece is.
+type neighbourhood struct {
+	dirs   map[string]bool // the pieces' directories and every folder above them
+	units  map[*unit]bool
+	pieces map[*piece]bool
+}
+
+func newNeighbourhood() *neighbourhood {
+	return &neighbourhood{dirs: map[string]bool{}, units: map[*unit]bool{}, pieces: map[*piece]bool{}}
+}
+
+func (n *neighbourhood) add(p *piece) {
+	n.units[p.unit], n.pieces[p] = true, true
+	for d := p.dir; !n.dirs[d]; d = parentDir(d) {
+		n.dirs[d] = true
+	}
+}
+
+// closeness of a piece to a PR: the next part of a package it holds
+// first, then the depth of the folder they share (siblings under
+// internal/adapters beat cousins under internal), and an import of one
+// of its packages counts as much as a shared folder a level and a half
+// deep.
+func (n *neighbourhood) closeness(p *piece) int {
+	score := 0
+	if n.units[p.unit] {
+		score += 100
+	}
+	for d := p.dir; ; d = parentDir(d) {
+		if n.dirs[d] {
+			score += 10 * depth(d)
+			break
+		}
+		if d == "." {
+			break
+		}
+	}
+	for _, dep := range p.deps {
+		if n.pieces[dep] {
+			score += 15
+			break
+		}
+	}
+	return score
+}
+
+func parentDir(d string) string {
+	if i := strings.LastIndexByte(d, '/'); i >= 0 {
+		return d[:i]
+	}
+	return "."
+}
+
+func depth(d string) int {
+	if d == "." || d == "" {
+		return 0
+	}
+	return strings.Count(d, "/") + 1
+}
+
+// draft is a PR while packing.
+type draft struct {
+	pieces       []*piece
+	lines, files int
+	near         *neighbourhood
+	joined       []string // small PRs that joined this one
+	goCode       bool
+}
+
+// oversize says the PR is one piece over the budget that could not be cut.
+func (d *draft) oversize() bool { return len(d.pieces) == 1 && d.pieces[0].oversize != "" }
+
+func (d *draft) add(p *piece) {
+	d.pieces = append(d.pieces, p)
+	d.lines += p.lines
+	d.files += len(p.files)
+	d.near.add(p)
+	d.goCode = d.goCode || p.goCode()
+}
+
+// pack lays the pieces out in one order where every piece comes after
+// what it depends on, choosing at each step the ready piece closest to
+// the PR being filled, and cuts that order into PRs within the budget.
+// PRs are stretches of one dependency order, so a stack of them builds
+// from the bottom up.
+func pack(pieces []*piece, opts Options, goModule bool) []*draft {
+	waiting := map[*piece]int{}
+	dependents := map[*piece][]*piece{}
+	var ready []*piece
+	for _, p := range pieces {
+		waiting[p] = len(p.deps)
+		for _, d := range p.deps {
+			dependents[d] = append(dependents[d], p)
+		}
+		if len(p.deps) == 0 {
+			ready = append(ready, p)
+		}
+	}
+	var drafts []*draft
+	cur := &draft{near: newNeighbourhood()}
+	near := cur.near
+	for len(ready) > 0 {
+		best := -1
+		bestScore := 0
+		// In a Go module a PR holds a package, whatever the budget:
+		// go.mod or test data alone is no PR to build or review.
+		needsCode := goModule && !cur.goCode
+		for i, p := range ready {
+			if len(cur.pieces) > 0 && !needsCode && over(cur.lines+p.lines, cur.files+len(p.files), opts) {
+				continue
+			}
+			s := near.closeness(p)
+			if needsCode && p.goCode() {
+				s += 1000
+			}
+			if best < 0 || s > bestScore || (s == bestScore && p.rank < ready[best].rank) {
+				best, bestScore = i, s
+			}
+		}
+		if best < 0 {
+			drafts = append(drafts, cur)
+			near, cur = cur.near, &draft{near: newNeighbourhood()}
+			continue
+		}
+		p := ready[best]
+		ready = append(ready[:best], ready[best+1:]...)
+		cur.add(p)
+		near = cur.near
+		for _, d := range dependents[p] {
+			if waiting[d]--; waiting[d] == 0 {
+				ready = append(ready, d)
+			}
+		}
+	}
+	if len(cur.pieces) > 0 {
+		drafts = append(drafts, cur)
+	}
+	return joinSmall(drafts, opts)
+}
+
+// joinSmall folds each PR under a tenth of the line budget into the
+// neighbour in the series that it is closer to, as long as the two stay
+// within the budget and a tenth, or the neighbour is a package too big to
+// cut anyway; a small PR with no such neighbour stays. Only neighbours
+// join, so the series keeps its dependency order.
+func joinSmall(drafts []*draft, opts Options) []*draft {
+	limit := Options{MaxLines: opts.MaxLines + opts.MaxLines/10, MaxFiles: opts.MaxFiles + opts.MaxFiles/10}
+	for i := 0; i < len(drafts); {
+		d := drafts[i]
+		if d.lines*10 >= opts.MaxLines {
+			i++
+			continue
+		}
+		into, score := -1, -1
+		for _, j := range []int{i - 1, i + 1} {
+			if j < 0 || j >= len(drafts) || (over(d.lines+drafts[j].lines, d.files+drafts[j].files, limit) && !drafts[j].oversize()) {
+				continue
+			}
+			s := 0
+			for _, p := range d.pieces {
+				s = max(s, drafts[j].near.closeness(p))
+			}
+			if s > score {
+				into, score = j, s
+			}
+		}
+		if into < 0 {
+			i++
+			continue
+		}
+		first, second := drafts[min(i, into)], drafts[max(i, into)]
+		merged := &draft{near: newNeighbourhood(), joined: append(first.joined, second.joined...)}
+		merged.joined = append(merged.joined, names(d.pieces))
+		for _, p := range append(first.pieces, second.pieces...) {
+			merged.add(p)
+		}
+		drafts[min(i, into)] = merged
+		drafts = append(drafts[:max(i, into)], drafts[max(i, into)+1:]...)
+		i = max(0, min(i, into)-1)
+	}
+	return drafts
+}
+
+func names(pieces []*piece) string {
+	var out []string
+	for _, p := range pieces {
+		out = append(out, p.name())
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,66 @@
+package split
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// godsModule is a real module with many packages, tests and no
+// dependencies of its own; wo requires it (through go-git), so `go mod
+// download` puts it in the module cache.
+const godsModule = "github.com/emirpasic/gods@v1.18.1"
+
+// realModuleFiles reads a module from the module cache, or skips saying why.
+func realModuleFiles(t *testing.T, module string) map[string]string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	if err != nil {
+		t.Skipf("no go command to find the module cache: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), module)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("%s is not in the module cache (run go mod download): %v", module, err)
+	}
+	files := map[string]string{}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestRealModuleSplitsIntoStackedPRsThatEachBuild splits a whole real
+// module, added on an empty base, and builds and vets every tip of the
+// stack.
+func TestRealModuleSplitsIntoStackedPRsThatEachBuild(t *testing.T) {
+	r := repoWithFiles(t, realModuleFiles(t, godsModule))
+	p := planOf(t, r, Options{MaxLines: 1500, MaxFiles: 30, SplitLarge: true})
+	largest := 0
+	for _, pr := range p.PRs {
+		largest = max(largest, pr.Lines)
+		goCode := false
+		for _, f := range pr.Files {
+			goCode = goCode || strings.HasSuffix(f.Path, ".go") || f.Path == "go.mod"
+		}
+		if !goCode {
+			t.Errorf("PR #%d (%s) holds only folders without Go code: %v", pr.Number, pr.Title, pr.Units)
+		}
+		if pr.Theme == "internal" || pr.Theme == "" {
+			t.Errorf("PR #%d has no theme: %q", pr.Number, pr.Title)
+		}
+	}
+	t.Logf("%s: %d files in %d PRs, the largest %d lines; warnings: %d", godsModule, len(p.Change.Files), len(p.PRs), largest, len(p.Warnings))
+	buildEveryTip(t, r, p)
+}
