@@ -124,7 +124,7 @@ func runSplit(ctx context.Context, f *Factory, o *splitOptions) (result, error) 
 	}
 	plan, epicKey := p.Plan, workorder.Key(p.Epic)
 	for _, w := range plan.Warnings {
-		fmt.Fprintln(f.Stderr, "warning:", w)
+		fmt.Fprintln(f.Stderr, "warning:", termtext.Line(w))
 	}
 	out := map[string]any{"epic": epicKey, "prs": plan.PRs, "warnings": plan.Warnings, "excluded": plan.Excluded}
 	ready := p.Ready()
@@ -177,13 +177,13 @@ func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Do
 		for _, d := range pr.BlockedBy {
 			deps = append(deps, fmt.Sprintf("#%d", d))
 		}
-		fmt.Fprintf(tw, "#%d\t%s\t%s\t%d\t%d\t%d\t%s\n", pr.Number, tasks[i]["_key"], pr.Title, len(pr.Files), pr.Lines, pr.Wave, orDash(strings.Join(deps, ", ")))
+		fmt.Fprintf(tw, "#%d\t%s\t%s\t%d\t%d\t%d\t%s\n", pr.Number, tasks[i]["_key"], termtext.Line(pr.Title), len(pr.Files), pr.Lines, pr.Wave, orDash(strings.Join(deps, ", ")))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if len(plan.Excluded) > 0 {
-		fmt.Fprintf(w, "excluded: %s\n", strings.Join(plan.Excluded, ", "))
+		fmt.Fprintf(w, "excluded: %s\n", termtext.Line(strings.Join(plan.Excluded, ", ")))
 	}
 	if res != nil && (len(res.Updated) > 0 || len(res.Same) > 0) {
 		fmt.Fprintf(w, "already there: %d unchanged, %d updated (%s)\n", len(res.Same), len(res.Updated), strings.Join(res.Updated, ", "))
