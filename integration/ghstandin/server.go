@@ -288,6 +288,17 @@ func (s *Server) Merge(repo string, number int) {
 	}
 }
 
+// OpenPRAs opens a pull request from head into base as login (a person,
+// not the token's user), and returns its number.
+func (s *Server) OpenPRAs(repo, head, base, login, title string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now().UTC()
+	p := &pr{Number: len(s.prs[repo]) + 1, Title: title, Head: head, Base: base, State: "open", User: login, CreatedAt: now, UpdatedAt: now}
+	s.prs[repo] = append(s.prs[repo], p)
+	return p.Number
+}
+
 var (
 	rePulls      = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls$`)
 	rePull       = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)$`)
