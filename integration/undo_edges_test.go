@@ -252,7 +252,9 @@ func TestUndoExitCodes(t *testing.T) {
 	// GitHub failing past the client's retries: exit 5, rerun later.
 	gh.Inject5xx(4)
 	r := f.wo(env, "undo", "task_undo", "--json")
-	var envl struct{ Error struct{ Code, Message string } }
+	var envl struct {
+		Error struct{ Code, Message string }
+	}
 	json.Unmarshal([]byte(r.stdout), &envl)
 	if r.code != 5 || envl.Error.Code != "RETRY_LATER" {
 		t.Fatalf("undo while GitHub answers 502: exit %d (%s), want 5 RETRY_LATER\n%s\n%s", r.code, envl.Error.Code, r.stdout, r.stderr)
