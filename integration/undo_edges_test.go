@@ -267,3 +267,61 @@ func TestUndoExitCodes(t *testing.T) {
 	}
 	assertUndone(t, f, gh, "task_undo", 1)
 }
+
+func TestUndoCommentsDeletesWosRepliesInReviewThreads(t *testing.T) {
+	f := newFixture(t, 20)
+	gh, env := withGitHub(t, f) // a reviewer with two comments, then approval
+	env = append(env, "WO_AGENT="+fixingAgent(t, f))
+	f.importTask(f.seedTask("task_undo"))
+	pr := runToTheEnd(t, f, env, "task_undo")
+	wos := func() (n int) {
+		for _, th := range gh.Threads("acme/hermes", pr) {
+			for _, c := range th.Comments {
+				if c.Login == "wo-bot" && strings.HasPrefix(c.Body, "Addressed in ") {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if wos() != 2 {
+		t.Fatalf("the run left %d replies of wo's in review threads, want 2: %v", wos(), gh.Threads("acme/hermes", pr))
+	}
+	// A person's reply quoting wo's marker is theirs, and stays.
+	quote := "as wo said: Addressed in 0123456789ab.\n\n<!-- wo:addressed 0123456789abcdef0123456789abcdef01234567 -->"
+	gh.ReplyAs("acme/hermes", pr, 0, "alice", quote)
+
+	plan := f.wo(env, "undo", "task_undo", "--comments", "--dry-run")
+	if !strings.Contains(plan.stdout, "delete 0 comment(s) and 2 review-thread reply(ies)") {
+		t.Errorf("the plan does not count wo's replies:\n%s%s", plan.stdout, plan.stderr)
+	}
+	if wos() != 2 {
+		t.Fatal("the dry run deleted replies")
+	}
+	// Killed after the first reply went: the rerun deletes the other.
+	if r := f.wo(append(env, "WO_FAULT=undo:comments:after_first_reply_delete"), "undo", "task_undo", "--comments"); !r.killed || wos() != 1 {
+		t.Fatalf("undo was not killed after one reply (exit %d, %d replies left)\n%s", r.code, wos(), r.stderr)
+	}
+	if r := f.wo(env, "undo", "task_undo", "--comments"); r.code != 0 {
+		t.Fatalf("undo --comments: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if wos() != 0 {
+		t.Errorf("%d replies of wo's left in review threads", wos())
+	}
+	threads := gh.Threads("acme/hermes", pr)
+	if len(threads) != 2 {
+		t.Fatalf("%d review threads, want the reviewer's 2 kept", len(threads))
+	}
+	for i, th := range threads {
+		if len(th.Comments) == 0 || th.Comments[0].Login != "coderabbitai[bot]" {
+			t.Errorf("thread %d lost the reviewer's comment: %v", i, th.Comments)
+		}
+	}
+	if cs := threads[0].Comments; cs[len(cs)-1].Login != "alice" || cs[len(cs)-1].Body != quote {
+		t.Errorf("alice's reply was not kept: %v", cs)
+	}
+	for _, v := range gh.Violations() {
+		t.Errorf("the stand-in refused what wo sent: %v", v)
+	}
+	assertUndone(t, f, gh, "task_undo", pr)
+}

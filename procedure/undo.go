@@ -404,11 +404,26 @@ func undoComments(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 			ours = append(ours, c.ID)
 		}
 	}
+	// wo's "Addressed in <sha>" replies in review threads: on wo's pull
+	// request, by wo's login, with the marker answerThreads puts in them.
+	threads, err := client.ReviewThreads(ctx, pr.Number)
+	if err != nil {
+		return nil, err
+	}
+	var replies []string
+	for _, th := range threads.Threads {
+		for _, c := range th.Comments {
+			if c.Author == me && addressedReply.MatchString(c.Body) {
+				replies = append(replies, c.ID)
+			}
+		}
+	}
+	what := fmt.Sprintf("%d comment(s) and %d review-thread reply(ies) that wo posted as %s", len(ours), len(replies), me)
 	switch {
-	case len(ours) == 0:
-		out.Outcome, out.Reason = UndoGone, "no comment of wo's delivered for this task is there"
+	case len(ours) == 0 && len(replies) == 0:
+		out.Outcome, out.Reason = UndoGone, "no comment of wo's delivered for this task, and no reply of wo's in a review thread, is there"
 	case dry:
-		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete %d comment(s) that wo posted as %s", len(ours), me)
+		out.Outcome, out.Reason = UndoWould, "delete "+what
 	default:
 		for i, id := range ours {
 			if err := client.DeleteIssueComment(ctx, id); err != nil {
@@ -418,10 +433,22 @@ func undoComments(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 				u.fault("undo:comments:after_first_delete")
 			}
 		}
-		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted %d comment(s) that wo posted as %s", len(ours), me)
+		for i, id := range replies {
+			if err := client.DeleteReviewComment(ctx, id); err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				u.fault("undo:comments:after_first_reply_delete")
+			}
+		}
+		out.Outcome, out.Reason = UndoDone, "deleted "+what
 	}
 	return out, nil
 }
+
+// addressedReply finds the marker of wo's reply in a review thread (see
+// addressedMarker).
+var addressedReply = regexp.MustCompile(strings.Replace(regexp.QuoteMeta(addressedMarker("SHA")), "SHA", "[0-9a-f]{40}", 1))
 
 func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
 	pr, err := u.pullRequest(ctx)
@@ -751,6 +778,9 @@ type EpicUndoTask struct {
 type EpicUndoResult struct {
 	Epic  string         `json:"epic"`
 	Tasks []EpicUndoTask `json:"tasks"`
+	// Complete is true when every child was undone whole: none failed or
+	// was kept, and none left anything.
+	Complete bool `json:"complete"`
 }
 
 // UndoEpic undoes an epic's children in reverse dependency order: a task
@@ -821,6 +851,12 @@ func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions)
 				}
 			}
 			res.Tasks = append(res.Tasks, t)
+		}
+	}
+	res.Complete = true
+	for _, t := range res.Tasks {
+		if t.Outcome != OutcomeDone || t.Undo == nil || !t.Undo.Complete {
+			res.Complete = false
 		}
 	}
 	return res, first

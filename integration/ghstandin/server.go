@@ -60,6 +60,7 @@ type Server struct {
 	// leave them.
 	ResolveFixed bool
 	graphqlCost  int
+	gqlErrors    []map[string]any // the errors of the GraphQL answer being built
 
 	// Rate limits: RateLimit requests per window; 304s are free.
 	RateLimit   int
@@ -98,6 +99,18 @@ type fault struct {
 	kind  string // "5xx", "secondary", "primary", "unauthorized"
 	count int
 	arg   time.Duration
+}
+
+// ReplyAs replies in a pull request's review thread (0 is the oldest) as
+// login, as a person would.
+func (s *Server) ReplyAs(repo string, number, thread int, login, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.find(repo, strconv.Itoa(number)); p != nil && thread < len(p.threads) {
+		s.nextID++
+		t := p.threads[thread]
+		t.comments = append(t.comments, threadComment{id: s.nextID, login: login, body: body, at: time.Now()})
+	}
 }
 
 type pr struct {
