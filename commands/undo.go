@@ -32,12 +32,17 @@ recorded in the task's state and activity log, and only where wo can prove it
 made the thing and nobody changed it since:
 
   comments       with --comments, deletes the comments wo posted on the pull
-                 request (deliveries); a person's comments stay
+                 request (deliveries) and wo's "Addressed in <sha>" replies
+                 in review threads; a person's comments stay
   pull request   closes the pull request wo opened, with a comment saying why
-                 (--reason); a merged one is never touched
-  remote branch  deletes it only while it is still at the commit wo pushed
-                 (the remote checks this as it deletes); if someone else
-                 pushed, it stays and undo says so
+                 (--reason); a merged one is never touched. One a run opened
+                 but did not record (it stopped first) is closed too when it
+                 is open from the task's branch into its base and wo's login
+                 opened it; one someone else opened stays
+  remote branch  deletes it only while it is at a commit wo made: the one it
+                 pushed, one it recorded making, or its local branch's tip
+                 (a push a run did not record); the remote checks this as it
+                 deletes. If someone else pushed, it stays and undo says so
   worktree       removes it, with the ownership checks of cleanup_worktree;
                  one with uncommitted changes stays
   local branch   deletes it only while it points at a commit wo made
@@ -49,8 +54,16 @@ and says what it cannot take back: the pull request, the remote branch and the
 task's state stay.
 
 Undo takes the task's lease (exit 4 if a runner holds it) and writes its
-progress after every step: kill it anywhere and run it again to finish. A task
-with nothing to undo is left untouched.
+progress after every step: kill it anywhere and run it again to finish; exit
+5 when GitHub or the store still fails after retries (run it again later).
+A task with nothing to undo is left untouched.
+
+Something left (someone else pushed, a merged pull request) is marked LEFT
+with the reason and does not fail the command: undo did all it may, and a
+rerun would not change it. A CI job checks "complete" in the --json data:
+  wo undo KEY --json | jq -e .data.complete
+exits 1 when something was left (for --epic, .data.complete is false when
+any child left something, failed or was kept).
 
 --epic KEY undoes an epic's children in reverse dependency order (the top of
 a stack of pull requests first). --dry-run prints the plan, with the work

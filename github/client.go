@@ -216,6 +216,7 @@ type PR struct {
 	Head    string `json:"head"`
 	HeadSHA string `json:"head_sha"`
 	Base    string `json:"base"`
+	Author  string `json:"author"` // the login that opened it
 }
 
 // Review is a pull request review.
@@ -376,7 +377,7 @@ func (c *Client) GetPR(ctx context.Context, number int) (*PR, error) {
 
 func toPR(p *gh.PullRequest) *PR {
 	return &PR{Number: p.GetNumber(), URL: p.GetHTMLURL(), State: p.GetState(), Merged: p.GetMerged(),
-		Head: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), Base: p.GetBase().GetRef()}
+		Head: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), Base: p.GetBase().GetRef(), Author: p.GetUser().GetLogin()}
 }
 
 // Reviews lists a pull request's reviews, every page.

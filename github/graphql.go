@@ -182,6 +182,25 @@ func (c *Client) ResolveThread(ctx context.Context, threadID string) error {
 	return nil
 }
 
+// DeleteReviewComment deletes a review comment (a reply in a review
+// thread) by its node ID; one that is gone already is not an error.
+func (c *Client) DeleteReviewComment(ctx context.Context, id string) error {
+	var m struct {
+		DeletePullRequestReviewComment struct {
+			ClientMutationID *string `graphql:"clientMutationId"`
+		} `graphql:"deletePullRequestReviewComment(input: $input)"`
+	}
+	in := githubv4.DeletePullRequestReviewCommentInput{ID: githubv4.ID(id)}
+	err := c.graphql(ctx, true, func() (rateLimit, error) { return rateLimit{}, c.gql.Mutate(ctx, &m, in, nil) })
+	if err != nil && strings.Contains(err.Error(), "Could not resolve to a node") {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("deleting review comment %s: %w", id, err)
+	}
+	return nil
+}
+
 // graphql runs one GraphQL call, counts its cost (a query asks for it;
 // GitHub's Mutation type has no rateLimit, so mutations are counted), retries a query (never a
 // mutation, which GitHub may have carried out) after a failure on GitHub's

@@ -150,14 +150,25 @@ func TestThreadMutationsAreValidForGitHubsSchema(t *testing.T) {
 	}
 	_, c := newScripted(t,
 		capture(`{"addPullRequestReviewThreadReply":{"comment":{"id":"C9"}}}`),
-		capture(`{"resolveReviewThread":{"thread":{"id":"T1","isResolved":true}}}`))
+		capture(`{"resolveReviewThread":{"thread":{"id":"T1","isResolved":true}}}`),
+		capture(`{"deletePullRequestReviewComment":{"clientMutationId":null}}`),
+		func(w http.ResponseWriter, r *http.Request) {
+			bodies = append(bodies, readGraphQL(t, r))
+			io.WriteString(w, `{"data":{"deletePullRequestReviewComment":null},"errors":[{"type":"NOT_FOUND","path":["deletePullRequestReviewComment"],"message":"Could not resolve to a node with the global id of 'C9'"}]}`)
+		})
 	if err := c.ReplyToThread(context.Background(), "T1", "Addressed in abc"); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.ResolveThread(context.Background(), "T1"); err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []string{"addPullRequestReviewThreadReply(input: $input)", "resolveReviewThread(input: $input)"} {
+	if err := c.DeleteReviewComment(context.Background(), "C9"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteReviewComment(context.Background(), "C9"); err != nil {
+		t.Errorf("deleting a review comment that is gone already: %v, want no error", err)
+	}
+	for i, want := range []string{"addPullRequestReviewThreadReply(input: $input)", "resolveReviewThread(input: $input)", "deletePullRequestReviewComment(input: $input)"} {
 		b := bodies[i]
 		if !strings.HasPrefix(b.Query, "mutation") || !strings.Contains(b.Query, want) {
 			t.Errorf("mutation %d: %s", i, b.Query)
@@ -166,8 +177,11 @@ func TestThreadMutationsAreValidForGitHubsSchema(t *testing.T) {
 			t.Errorf("GitHub's schema refuses the mutation: %v\n%s %v", err, b.Query, b.Variables)
 		}
 	}
-	if n := c.Counts(); n.GraphQLMutations != 2 {
-		t.Errorf("counts %+v, want 2 mutations", n)
+	if n := c.Counts(); n.GraphQLMutations != 3 {
+		t.Errorf("counts %+v, want 3 mutations (the one refused not counted)", n)
+	}
+	if in, _ := bodies[2].Variables["input"].(map[string]any); in["id"] != "C9" {
+		t.Errorf("delete input %v", bodies[2].Variables)
 	}
 	if in, _ := bodies[0].Variables["input"].(map[string]any); in["pullRequestReviewThreadId"] != "T1" || in["body"] != "Addressed in abc" {
 		t.Errorf("reply input %v", bodies[0].Variables)

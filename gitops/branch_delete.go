@@ -81,6 +81,9 @@ type RemoteOptions struct {
 	Token     string // as in PushOptions: sent only to the GitHub it belongs to
 	GitHubAPI string
 	Timeout   time.Duration // DefaultNetworkTimeout when zero
+	// BeforeDelete, when set, is called between DeleteRemoteBranch's check
+	// of the tip and the push that deletes: a point for tests to push at.
+	BeforeDelete func()
 }
 
 // remoteConn is a remote ready to talk to.
@@ -161,6 +164,9 @@ func (r *Repo) DeleteRemoteBranch(ctx context.Context, o RemoteOptions, expect p
 	}
 	if tip != expect {
 		return false, &BranchMovedError{Branch: o.Branch, Where: c.shown, Tip: tip, Want: []plumbing.Hash{expect}}
+	}
+	if o.BeforeDelete != nil {
+		o.BeforeDelete()
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()

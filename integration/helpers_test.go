@@ -175,7 +175,7 @@ func (f *fixture) wo(env []string, args ...string) woResult {
 func (f *fixture) cmd(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(woBin, append(args, "--store", f.store)...)
 	cmd.Env = append(os.Environ(), gitEnv...)
-	cmd.Env = append(cmd.Env, "WO_AGENT=", "GITHUB_TOKEN=", "GH_TOKEN=", "WO_FAULT=", "WO_FAULT_PAUSE=")
+	cmd.Env = append(cmd.Env, "WO_AGENT=", "GITHUB_TOKEN=", "GH_TOKEN=", "WO_FAULT=", "WO_FAULT_PAUSE=", "WO_FAULT_SIGNAL=")
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
 }

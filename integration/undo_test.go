@@ -372,10 +372,14 @@ func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
 	}
 	var env2 struct {
 		Data struct {
-			Tasks []struct{ Key, Outcome string }
+			Tasks    []struct{ Key, Outcome string }
+			Complete bool
 		}
 	}
 	json.Unmarshal([]byte(r.stdout), &env2)
+	if !env2.Data.Complete {
+		t.Errorf("undo --epic of a stack nobody touched: data.complete false\n%s", r.stdout)
+	}
 	var order []string
 	for _, tk := range env2.Data.Tasks {
 		order = append(order, tk.Key)

@@ -62,6 +62,7 @@ var classes = []struct {
 	{is[*WaitingError], Classification{OutcomeWaiting, "WAITING"}},
 	{is[*ApprovalRequiredError], Classification{OutcomeWaiting, "APPROVAL_REQUIRED"}},
 	{is[*RetriesExhaustedError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
+	{is[*UndoRetryLaterError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},
 	{func(err error) bool { return errors.Is(err, context.Canceled) }, Classification{OutcomeInterrupted, "INTERRUPTED"}},
 	{is[*StepFailedError], Classification{OutcomeFailed, "STEP_FAILED"}},

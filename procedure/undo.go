@@ -73,7 +73,14 @@ type undo struct {
 	opts UndoOptions
 	sc   *StepContext
 	st   workorder.State // the state as the undo found it
-	pr   *github.PR      // read once
+	pr   *github.PR      // wo's pull request, read once; nil when none
+	// prRead says pr was looked for; prFound, when wo had not recorded
+	// the pull request, how it was proven wo's; notOurs is an open pull
+	// request from the task's branch into its base that someone else
+	// opened.
+	prRead  bool
+	prFound string
+	notOurs *github.PR
 }
 
 // Undo takes back what the task's runs did, using only what wo recorded:
@@ -130,6 +137,20 @@ func (e *Engine) Undo(ctx context.Context, opts UndoOptions) (*UndoResult, error
 	return out, err
 }
 
+// UndoRetryLaterError is a transient failure (GitHub or a remote not
+// answering) that stopped an undo: what it took back is recorded, and a
+// later undo goes on from there.
+type UndoRetryLaterError struct {
+	Key string
+	Err error
+}
+
+func (e *UndoRetryLaterError) Error() string {
+	return fmt.Sprintf("%v; what was taken back so far is recorded: run wo undo %s again later", e.Err, e.Key)
+}
+
+func (e *UndoRetryLaterError) Unwrap() error { return e.Err }
+
 func (o UndoOptions) target() workorder.Status {
 	if o.Close {
 		return workorder.StatusClosed
@@ -174,7 +195,11 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 			if !dry {
 				u.log(context.WithoutCancel(ctx), "undo_failed", map[string]any{"step": step.name, "error": u.secrets().String(err.Error())})
 			}
-			return res, fmt.Errorf("undoing %s of task %s: %w", strings.ReplaceAll(step.name, "_", " "), u.key(), err)
+			err = fmt.Errorf("undoing %s of task %s: %w", strings.ReplaceAll(step.name, "_", " "), u.key(), err)
+			if IsTransient(err) {
+				err = &UndoRetryLaterError{Key: u.key(), Err: err}
+			}
+			return res, err
 		}
 		if got == nil {
 			continue
@@ -283,19 +308,60 @@ func (u *undo) record(ctx context.Context, s workorder.UndoStep) error {
 	return nil
 }
 
-// pullRequest reads the recorded pull request once; nil when none.
+// pullRequest reads wo's pull request once: the recorded one, else one a
+// run opened but did not record; nil when there is none.
 func (u *undo) pullRequest(ctx context.Context) (*github.PR, error) {
-	if u.pr != nil || u.st.PRNumber == 0 {
+	if u.prRead || (u.st.PRNumber == 0 && !u.mayHaveUnrecordedPR()) {
 		return u.pr, nil
 	}
 	client, err := u.sc.GitHub()
 	if err != nil {
 		return nil, err
 	}
-	if u.pr, err = client.GetPR(ctx, u.st.PRNumber); err != nil {
+	if u.st.PRNumber != 0 {
+		u.pr, err = client.GetPR(ctx, u.st.PRNumber)
+	} else {
+		u.pr, err = u.unrecordedPR(ctx, client)
+	}
+	if err != nil {
 		return nil, err
 	}
+	u.prRead = true
 	return u.pr, nil
+}
+
+// mayHaveUnrecordedPR reports whether a run may have opened a pull request
+// without recording it: the procedure opens one and the task's branch is
+// recorded (create_branch records it before anything is pushed).
+func (u *undo) mayHaveUnrecordedPR() bool {
+	return u.st.PRNumber == 0 && u.st.Branch != "" && u.hasAction("create_pr")
+}
+
+func (u *undo) hasAction(name string) bool {
+	return slices.ContainsFunc(u.procedure(), func(s workorder.Step) bool { return s.Action == name })
+}
+
+// unrecordedPR finds the pull request a run opened but stopped before
+// recording (create_pr writes its number back after GitHub made it). It
+// is wo's only when it is open from the task's recorded branch into the
+// task's base and wo's own login opened it; one that someone else opened
+// is kept in notOurs, and left.
+func (u *undo) unrecordedPR(ctx context.Context, client *github.Client) (*github.PR, error) {
+	base := u.sc.BaseBranch()
+	pr, err := client.FindOpenPR(ctx, u.st.Branch, base)
+	if err != nil || pr == nil {
+		return nil, err
+	}
+	me, err := client.Login(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if pr.Head != u.st.Branch || pr.Base != base || pr.Author != me {
+		u.notOurs = pr
+		return nil, nil
+	}
+	u.prFound = fmt.Sprintf("wo had not recorded it (a run stopped before writing it back), but it is wo's: open from %s into %s, opened by %s", pr.Head, pr.Base, me)
+	return pr, nil
 }
 
 func (u *undo) merged() bool { return u.pr != nil && u.pr.Merged }
@@ -309,14 +375,14 @@ func deliveryMarker(key string) string { return "<!-- wo:" + key + ":step:" }
 func undoMarker(key string) string { return "<!-- wo:" + key + ":undo -->" }
 
 func undoComments(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
-	if !u.opts.Comments || u.st.PRNumber == 0 {
+	if !u.opts.Comments {
 		return nil, nil
 	}
-	out := &workorder.UndoStep{Step: "comments", Target: fmt.Sprintf("wo's comments on pull request #%d", u.st.PRNumber)}
 	pr, err := u.pullRequest(ctx)
-	if err != nil {
+	if err != nil || pr == nil {
 		return nil, err
 	}
+	out := &workorder.UndoStep{Step: "comments", Target: fmt.Sprintf("wo's comments on pull request #%d", pr.Number)}
 	if pr.Merged {
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d was merged: wo does not touch a merged pull request", pr.Number)
 		return out, nil
@@ -338,11 +404,26 @@ func undoComments(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 			ours = append(ours, c.ID)
 		}
 	}
+	// wo's "Addressed in <sha>" replies in review threads: on wo's pull
+	// request, by wo's login, with the marker answerThreads puts in them.
+	threads, err := client.ReviewThreads(ctx, pr.Number)
+	if err != nil {
+		return nil, err
+	}
+	var replies []string
+	for _, th := range threads.Threads {
+		for _, c := range th.Comments {
+			if c.Author == me && addressedReply.MatchString(c.Body) {
+				replies = append(replies, c.ID)
+			}
+		}
+	}
+	what := fmt.Sprintf("%d comment(s) and %d review-thread reply(ies) that wo posted as %s", len(ours), len(replies), me)
 	switch {
-	case len(ours) == 0:
-		out.Outcome, out.Reason = UndoGone, "no comment of wo's delivered for this task is there"
+	case len(ours) == 0 && len(replies) == 0:
+		out.Outcome, out.Reason = UndoGone, "no comment of wo's delivered for this task, and no reply of wo's in a review thread, is there"
 	case dry:
-		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete %d comment(s) that wo posted as %s", len(ours), me)
+		out.Outcome, out.Reason = UndoWould, "delete "+what
 	default:
 		for i, id := range ours {
 			if err := client.DeleteIssueComment(ctx, id); err != nil {
@@ -352,23 +433,36 @@ func undoComments(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 				u.fault("undo:comments:after_first_delete")
 			}
 		}
-		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted %d comment(s) that wo posted as %s", len(ours), me)
+		for i, id := range replies {
+			if err := client.DeleteReviewComment(ctx, id); err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				u.fault("undo:comments:after_first_reply_delete")
+			}
+		}
+		out.Outcome, out.Reason = UndoDone, "deleted "+what
 	}
 	return out, nil
 }
 
+// addressedReply finds the marker of wo's reply in a review thread (see
+// addressedMarker).
+var addressedReply = regexp.MustCompile(strings.Replace(regexp.QuoteMeta(addressedMarker("SHA")), "SHA", "[0-9a-f]{40}", 1))
+
 func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
-	if u.st.PRNumber == 0 {
-		return nil, nil
-	}
-	out := &workorder.UndoStep{Step: "pull_request", Target: fmt.Sprintf("pull request #%d", u.st.PRNumber)}
-	if u.st.PRURL != nil {
-		out.Target += " " + *u.st.PRURL
-	}
 	pr, err := u.pullRequest(ctx)
 	if err != nil {
 		return nil, err
 	}
+	if pr == nil {
+		if o := u.notOurs; o != nil {
+			return &workorder.UndoStep{Step: "pull_request", Target: fmt.Sprintf("pull request #%d %s", o.Number, o.URL), Outcome: UndoLeft,
+				Reason: fmt.Sprintf("wo recorded no pull request, and this one from %s into %s was opened by %s, not by wo: wo keeps it", o.Head, o.Base, o.Author)}, nil
+		}
+		return nil, nil
+	}
+	out := &workorder.UndoStep{Step: "pull_request", Target: fmt.Sprintf("pull request #%d %s", pr.Number, pr.URL)}
 	switch {
 	case pr.Merged:
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it was merged into %s: wo cannot take a merge back; revert the change with a new pull request (git revert)", pr.Base)
@@ -393,6 +487,9 @@ func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		u.pr.State = github.PRClosed
 		out.Outcome, out.Reason = UndoDone, "closed, with a comment saying why"
 	}
+	if u.prFound != "" {
+		out.Reason += "; " + u.prFound
+	}
 	return out, nil
 }
 
@@ -405,8 +502,9 @@ func (u *undo) branch() string {
 
 func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
 	pushed := u.st.PushedSHA
-	if !plumbing.IsHash(pushed) {
-		return nil, nil // wo never recorded a push
+	recorded := plumbing.IsHash(pushed)
+	if !recorded && (u.st.Branch == "" || !u.hasAction("push")) {
+		return nil, nil // wo recorded neither a push nor a branch it would push
 	}
 	remote := cmpOr(u.sc.Remote(), "origin")
 	branch := u.branch()
@@ -418,45 +516,89 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it was merged with pull request #%d, so it is part of the base's history; delete it on GitHub if it is no longer needed", u.pr.Number)
 		return out, nil
 	}
+	if o := u.notOurs; o != nil {
+		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d, which %s opened, is open from it: deleting it would close their pull request, so wo keeps it", o.Number, o.Author)
+		return out, nil
+	}
 	repo, err := u.sc.Repo()
 	if err != nil {
 		return nil, err
 	}
-	opts := gitops.RemoteOptions{Remote: u.sc.Remote(), Branch: branch, Token: githubToken(u.Getenv), GitHubAPI: u.GitHubAPI, Timeout: u.GitTimeout}
-	want := plumbing.NewHash(pushed)
-	var deleted bool
-	if dry {
-		tip, exists, err := repo.RemoteBranchTip(ctx, opts)
-		switch {
-		case err != nil:
-			return nil, err
-		case !exists:
-		case tip != want:
-			err = &gitops.BranchMovedError{Branch: branch, Where: remote, Tip: tip, Want: []plumbing.Hash{want}}
-			out.Outcome, out.Reason = UndoLeft, err.Error()
-			return out, nil
-		default:
-			out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is still at %s, the commit wo pushed", pushed[:12])
-			return out, nil
-		}
-	} else {
-		deleted, err = repo.DeleteRemoteBranch(ctx, opts, want)
-		var moved *gitops.BranchMovedError
-		if errors.As(err, &moved) {
-			out.Outcome, out.Reason = UndoLeft, moved.Error()
-			return out, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		u.fault("undo:remote_branch:after_delete")
+	opts := gitops.RemoteOptions{Remote: u.sc.Remote(), Branch: branch, Token: githubToken(u.Getenv), GitHubAPI: u.GitHubAPI, Timeout: u.GitTimeout,
+		BeforeDelete: func() { u.fault("undo:remote_branch:before_delete") }}
+	tip, exists, err := repo.RemoteBranchTip(ctx, opts)
+	switch {
+	case err != nil:
+		return nil, err
+	case !exists && !recorded:
+		return nil, nil // the push never happened
+	case !exists:
+		out.Outcome, out.Reason = UndoGone, "the remote has no such branch"
+		return out, nil
 	}
+	why, err := u.pushedByWo(ctx, repo, branch, tip)
+	if err != nil {
+		return nil, err
+	}
+	if why == "" {
+		out.Outcome, out.Reason = UndoLeft, u.notPushedByWo(branch, remote, tip)
+		return out, nil
+	}
+	if dry {
+		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, %s", short(tip.String()), why)
+		return out, nil
+	}
+	deleted, err := repo.DeleteRemoteBranch(ctx, opts, tip)
+	var moved *gitops.BranchMovedError
+	if errors.As(err, &moved) {
+		out.Outcome, out.Reason = UndoLeft, moved.Error()
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	u.fault("undo:remote_branch:after_delete")
 	if deleted {
-		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted; it was at %s, the commit wo pushed", pushed[:12])
+		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted; it was at %s, %s", short(tip.String()), why)
 	} else {
 		out.Outcome, out.Reason = UndoGone, "the remote has no such branch"
 	}
 	return out, nil
+}
+
+// pushedByWo says why the remote branch's tip is wo's to delete, or ""
+// when it is not: the commit wo recorded pushing; a commit wo recorded
+// making (the push of a run that stopped before writing it back); or the
+// commit the task's local branch points at. The last deletes nothing that
+// is not kept elsewhere: the local branch step keeps a branch whose tip
+// wo did not make.
+func (u *undo) pushedByWo(ctx context.Context, repo *gitops.Repo, branch string, tip plumbing.Hash) (string, error) {
+	if tip.String() == u.st.PushedSHA {
+		return "the commit wo pushed", nil
+	}
+	why := "a commit wo made"
+	if !plumbing.IsHash(u.st.PushedSHA) {
+		why += "; wo had not recorded pushing it (a run stopped before writing it back)"
+	}
+	ours, err := u.madeByWo(ctx, tip, false)
+	if err != nil || ours {
+		return why, err
+	}
+	local, ok, err := repo.BranchHash(branch)
+	if err != nil || !ok || local != tip {
+		return "", err
+	}
+	return "the commit wo's local branch " + branch + " points at", nil
+}
+
+// notPushedByWo says why a remote branch that wo cannot prove it pushed
+// stays.
+func (u *undo) notPushedByWo(branch, remote string, tip plumbing.Hash) string {
+	if plumbing.IsHash(u.st.PushedSHA) {
+		return (&gitops.BranchMovedError{Branch: branch, Where: remote, Tip: tip, Want: []plumbing.Hash{plumbing.NewHash(u.st.PushedSHA)}}).Error()
+	}
+	return fmt.Sprintf("branch %s on %s is at %s, which wo did not record making, and wo recorded no push to it: it may be someone else's, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
+		branch, remote, short(tip.String()), remote, branch)
 }
 
 func cmpOr(a, b string) string {
@@ -522,16 +664,17 @@ func exists(path string) bool {
 var loggedCommit = regexp.MustCompile(`(?:committed|fixed .* in|pushed .*\() ?([0-9a-f]{12})\b`)
 
 // madeByWo reports whether the commit is one wo recorded making: the
-// commit or push in the state, or a commit a step logged.
-func (u *undo) madeByWo(ctx context.Context, tip plumbing.Hash) (bool, error) {
+// commit or push in the state, or a commit a step logged; with base, also
+// the base it started from.
+func (u *undo) madeByWo(ctx context.Context, tip plumbing.Hash, base bool) (bool, error) {
 	for _, h := range []string{u.st.CommitSHA, u.st.PushedSHA} {
 		if h == tip.String() {
 			return true, nil
 		}
 	}
-	// The base it started from: a branch wo switched to at it holds
-	// nothing that would be lost.
-	if u.st.Branch != "" && u.st.BaseSHA == tip.String() {
+	// A local branch wo switched to at its base holds nothing that would
+	// be lost; a remote one at the base may be someone else's.
+	if base && u.st.Branch != "" && u.st.BaseSHA == tip.String() {
 		return true, nil
 	}
 	entries, err := u.Store.Logs(ctx, u.key())
@@ -573,7 +716,7 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		out.Outcome, out.Reason = UndoGone, "there is no such branch"
 		return out, nil
 	}
-	ours, err := u.madeByWo(ctx, tip)
+	ours, err := u.madeByWo(ctx, tip, true)
 	if err != nil {
 		return nil, err
 	}
@@ -635,6 +778,9 @@ type EpicUndoTask struct {
 type EpicUndoResult struct {
 	Epic  string         `json:"epic"`
 	Tasks []EpicUndoTask `json:"tasks"`
+	// Complete is true when every child was undone whole: none failed or
+	// was kept, and none left anything.
+	Complete bool `json:"complete"`
 }
 
 // UndoEpic undoes an epic's children in reverse dependency order: a task
@@ -705,6 +851,12 @@ func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions)
 				}
 			}
 			res.Tasks = append(res.Tasks, t)
+		}
+	}
+	res.Complete = true
+	for _, t := range res.Tasks {
+		if t.Outcome != OutcomeDone || t.Undo == nil || !t.Undo.Complete {
+			res.Complete = false
 		}
 	}
 	return res, first

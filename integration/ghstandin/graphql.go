@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -246,8 +247,18 @@ func (s *Server) graphql(w http.ResponseWriter, r *http.Request) int {
 		s.gql.Queries++
 		s.gql.Points++ // rateLimitNode's cost: 1 a query
 	}
+	s.gqlErrors = nil
 	data := execute(root, op.SelectionSet, vars)
-	return s.writeGraphQL(w, map[string]any{"data": data})
+	answer := map[string]any{"data": data}
+	if len(s.gqlErrors) > 0 {
+		answer["errors"] = s.gqlErrors
+	}
+	return s.writeGraphQL(w, answer)
+}
+
+// gqlError adds an error to the answer being built, in GitHub's shape.
+func (s *Server) gqlError(kind, msg, field string) {
+	s.gqlErrors = append(s.gqlErrors, map[string]any{"type": kind, "message": msg, "path": []any{field}})
 }
 
 func mustSchema() *ast.Schema { sc, _ := GraphQLSchema(); return sc }
@@ -459,6 +470,30 @@ func (s *Server) mutationRoot() map[string]any {
 			t.comments = append(t.comments, threadComment{id: s.nextID, login: s.Login, body: fmt.Sprint(in["body"]), at: time.Now()})
 			return map[string]any{"clientMutationId": in["clientMutationId"],
 				"comment": map[string]any{"id": nodeID("PullRequestReviewComment", s.nextID), "databaseId": s.nextID, "body": in["body"]}}
+		}),
+		"deletePullRequestReviewComment": resolver(func(a map[string]any) any {
+			in := input(a)
+			id := fmt.Sprint(in["id"])
+			for _, list := range s.prs {
+				for _, p := range list {
+					for _, t := range p.threads {
+						for i, c := range t.comments {
+							if nodeID("PullRequestReviewComment", c.id) != id {
+								continue
+							}
+							if c.login != s.Login {
+								s.gqlError("FORBIDDEN", "Resource not accessible by integration", "deletePullRequestReviewComment")
+								return nil
+							}
+							t.comments = append(t.comments[:i:i], t.comments[i+1:]...)
+							p.comments = slices.DeleteFunc(p.comments, func(rc map[string]any) bool { return rc["id"] == c.id })
+							return map[string]any{"clientMutationId": in["clientMutationId"], "pullRequestReviewComment": nil}
+						}
+					}
+				}
+			}
+			s.gqlError("NOT_FOUND", "Could not resolve to a node with the global id of '"+id+"'", "deletePullRequestReviewComment")
+			return nil
 		}),
 		"resolveReviewThread": resolver(func(a map[string]any) any {
 			in := input(a)

@@ -61,6 +61,7 @@ type Server struct {
 	ResolveFixed bool
 	graphqlCost  int
 	gql          GraphQLCalls
+	gqlErrors    []map[string]any // the errors of the GraphQL answer being built
 
 	// Rate limits: RateLimit requests per window; 304s are free.
 	RateLimit   int
@@ -99,6 +100,18 @@ type fault struct {
 	kind  string // "5xx", "secondary", "primary", "unauthorized"
 	count int
 	arg   time.Duration
+}
+
+// ReplyAs replies in a pull request's review thread (0 is the oldest) as
+// login, as a person would.
+func (s *Server) ReplyAs(repo string, number, thread int, login, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.find(repo, strconv.Itoa(number)); p != nil && thread < len(p.threads) {
+		s.nextID++
+		t := p.threads[thread]
+		t.comments = append(t.comments, threadComment{id: s.nextID, login: login, body: body, at: time.Now()})
+	}
 }
 
 type pr struct {
@@ -288,6 +301,17 @@ func (s *Server) Merge(repo string, number int) {
 			p.State, p.Merged, p.UpdatedAt = "closed", true, time.Now().UTC()
 		}
 	}
+}
+
+// OpenPRAs opens a pull request from head into base as login (a person,
+// not the token's user), and returns its number.
+func (s *Server) OpenPRAs(repo, head, base, login, title string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now().UTC()
+	p := &pr{Number: len(s.prs[repo]) + 1, Title: title, Head: head, Base: base, State: "open", User: login, CreatedAt: now, UpdatedAt: now}
+	s.prs[repo] = append(s.prs[repo], p)
+	return p.Number
 }
 
 var (

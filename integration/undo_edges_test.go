@@ -1,0 +1,327 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const undoBase = "code-review-base"
+
+// assertLocalGone checks with git that the run left nothing in the local
+// repository: no branch of its, one worktree (the main one).
+func assertLocalGone(t *testing.T, f *fixture) {
+	t.Helper()
+	if got := git(t, f.repo, "branch", "--list", "review/*"); got != "" {
+		t.Errorf("local branches left: %q", got)
+	}
+	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+		t.Errorf("worktrees left:\n%s", list)
+	}
+}
+
+// theirPush clones the remote branch, commits on it as someone else and
+// pushes when the returned function is called; it returns their commit.
+func theirPush(t *testing.T, f *fixture, name string) (push func(), commit string) {
+	t.Helper()
+	clone := filepath.Join(f.root, name)
+	git(t, f.root, "clone", "-q", "-b", undoBranch, f.origin, clone)
+	writeFile(t, filepath.Join(clone, name+".txt"), "their work\n")
+	git(t, clone, "add", "-A")
+	git(t, clone, "commit", "-q", "-m", "their commit")
+	return func() { git(t, clone, "push", "-q", "origin", undoBranch) }, git(t, clone, "rev-parse", "HEAD")
+}
+
+func TestUndoTakesBackAPROpenedButNotRecorded(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	r := f.wo(append(env, "WO_FAULT=create_pr:before_writeback"), "run", "task_undo")
+	if !r.killed {
+		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
+	}
+	if st := stateOf(f.doc("task_undo")); st["pr_number"] != nil {
+		t.Fatalf("the crash came after the pull request was recorded: %v", st)
+	}
+	if prs := gh.PullRequests("acme/hermes"); len(prs) != 1 || prs[0]["state"] != "open" {
+		t.Fatalf("pull requests on the stand-in: %v, want one open", prs)
+	}
+
+	plan := f.wo(env, "undo", "task_undo", "--dry-run")
+	if plan.code != 0 || !strings.Contains(plan.stdout, "would  pull request #1") || !strings.Contains(plan.stdout, "wo had not recorded it") {
+		t.Errorf("the plan does not offer to close the unrecorded pull request: exit %d\n%s%s", plan.code, plan.stdout, plan.stderr)
+	}
+	r = f.wo(env, "undo", "task_undo", "--json")
+	if r.code != 0 {
+		t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if data := undoEnvelope(t, r); data["complete"] != true {
+		t.Errorf("undo data: %v", data)
+	}
+	assertUndone(t, f, gh, "task_undo", 1)
+}
+
+func TestUndoTakesBackAPushLandedButNotRecorded(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	r := f.wo(append(env, "WO_FAULT=push:after_push"), "run", "task_undo")
+	if !r.killed {
+		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
+	}
+	if st := stateOf(f.doc("task_undo")); st["pushed_sha"] != nil || st["branch"] != undoBranch {
+		t.Fatalf("want the branch recorded and the push not: %v", st)
+	}
+	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
+
+	r = f.wo(env, "undo", "task_undo", "--json")
+	if r.code != 0 {
+		t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if hasRef(t, f.origin, "refs/heads/"+undoBranch) {
+		t.Errorf("the remote branch wo pushed (%s) is still there", pushed)
+	}
+	if !strings.Contains(r.stdout, "wo had not recorded pushing it") {
+		t.Errorf("undo does not say how it knew the push was wo's:\n%s", r.stdout)
+	}
+	assertLocalGone(t, f)
+	if data := undoEnvelope(t, r); data["complete"] != true || data["status"] != "open" {
+		t.Errorf("undo data: %v", data)
+	}
+	if len(gh.PullRequests("acme/hermes")) != 0 {
+		t.Error("a pull request appeared")
+	}
+}
+
+// What wo cannot prove it made stays, with the reason: a push on top of
+// wo's unrecorded one, and a pull request someone else opened from wo's
+// branch.
+func TestUndoKeepsWhatItCannotProveItMade(t *testing.T) {
+	t.Run("a commit on top of an unrecorded push", func(t *testing.T) {
+		f, _, env := undoFixture(t, "task_undo")
+		if r := f.wo(append(env, "WO_FAULT=push:after_push"), "run", "task_undo"); !r.killed {
+			t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
+		}
+		push, theirs := theirPush(t, f, "someone")
+		push()
+		r := f.wo(env, "undo", "task_undo", "--json")
+		if r.code != 0 {
+			t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != theirs {
+			t.Errorf("the remote branch is at %s, want their commit %s kept", got, theirs)
+		}
+		if data := undoEnvelope(t, r); data["complete"] != false || !strings.Contains(r.stdout, "which wo did not record making") {
+			t.Errorf("undo does not say why the remote branch stays: %v\n%s", data["complete"], r.stdout)
+		}
+		assertLocalGone(t, f)
+	})
+	t.Run("a pull request someone else opened", func(t *testing.T) {
+		f, gh, env := undoFixture(t, "task_undo")
+		if r := f.wo(append(env, "WO_FAULT=push:after_push"), "run", "task_undo"); !r.killed {
+			t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
+		}
+		pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
+		n := gh.OpenPRAs("acme/hermes", undoBranch, undoBase, "alice", "alice's pull request")
+		r := f.wo(env, "undo", "task_undo")
+		if r.code != 0 {
+			t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if p := prOn(gh, n); p["state"] != "open" || len(gh.IssueComments("acme/hermes", n)) != 0 {
+			t.Errorf("alice's pull request was touched: %v", p)
+		}
+		if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != pushed {
+			t.Errorf("the branch under alice's pull request is at %q, want it kept at %s", got, pushed)
+		}
+		for _, want := range []string{"was opened by alice, not by wo", "deleting it would close their pull request"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("undo does not say %q:\n%s", want, r.stdout)
+			}
+		}
+		if !strings.Contains(r.stdout, "undone where wo could") {
+			t.Errorf("undo does not say it is incomplete:\n%s", r.stdout)
+		}
+	})
+}
+
+func TestUndoKeepsABranchPushedBetweenCheckAndDelete(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	pr := runToTheEnd(t, f, env, "task_undo")
+	wos := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
+	push, theirs := theirPush(t, f, "someone")
+
+	signal := filepath.Join(f.root, "paused")
+	cmd := f.cmd(append(env, "WO_FAULT_PAUSE=undo:remote_branch:before_delete=2s", "WO_FAULT_SIGNAL="+signal), "undo", "task_undo", "--json")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "undo to check the remote branch", 20*time.Second, func() bool { _, err := os.Stat(signal); return err == nil })
+	// Undo has seen the branch at wo's commit and is about to delete it.
+	if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != wos {
+		t.Fatalf("the remote branch moved before the check: %s", got)
+	}
+	push()
+	r := result(cmd, cmd.Wait(), out.String(), errb.String())
+	if r.code != 0 {
+		t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != theirs {
+		t.Errorf("the remote branch is at %q, want their commit %s", got, theirs)
+	}
+	data := undoEnvelope(t, r)
+	if data["complete"] != false || !strings.Contains(r.stdout, "someone else pushed") || !strings.Contains(r.stdout, theirs[:12]) {
+		t.Errorf("undo does not report their push (complete %v):\n%s", data["complete"], r.stdout)
+	}
+	if p := prOn(gh, pr); p["state"] != "closed" {
+		t.Errorf("pull request #%d is %v, want closed", pr, p["state"])
+	}
+	assertLocalGone(t, f)
+}
+
+func TestUndoWhileARunnerHoldsTheLease(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	signal := filepath.Join(f.root, "paused")
+	run := f.cmd(append(env, "WO_FAULT_PAUSE=create_pr:after_writeback=3s", "WO_FAULT_SIGNAL="+signal), "run", "task_undo")
+	var runErr bytes.Buffer
+	run.Stderr = &runErr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the run to open its pull request", 20*time.Second, func() bool { _, err := os.Stat(signal); return err == nil })
+
+	r := f.wo(env, "undo", "task_undo", "--json")
+	if r.code != 4 {
+		t.Fatalf("undo while a run holds the lease: exit %d, want 4\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var envl struct {
+		Success bool
+		Error   struct{ Code, Message string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &envl); err != nil || envl.Success || envl.Error.Code != "LEASE_HELD" || !strings.Contains(envl.Error.Message, "is being run by") {
+		t.Errorf("envelope %+v (%v), want LEASE_HELD naming the runner", envl, err)
+	}
+	// Nothing changed: the task, the pull request, the branches.
+	if st := stateOf(f.doc("task_undo")); st["undo"] != nil || st["pr_number"] == nil {
+		t.Errorf("undo wrote to the task while the run held the lease: %v", st)
+	}
+	if p := prOn(gh, 1); p == nil || p["state"] != "open" || len(gh.IssueComments("acme/hermes", 1)) != 0 {
+		t.Errorf("the run's pull request was touched: %v", p)
+	}
+	if !hasRef(t, f.origin, "refs/heads/"+undoBranch) || !hasRef(t, f.repo, "refs/heads/"+undoBranch) {
+		t.Error("a branch of the run was deleted")
+	}
+	if log := f.wo(nil, "log", "task_undo", "--json"); strings.Contains(log.stdout, `"undo_started"`) {
+		t.Errorf("the log has an undo that never held the lease:\n%s", log.stdout)
+	}
+
+	if rr := result(run, run.Wait(), "", runErr.String()); rr.code != 0 {
+		t.Fatalf("the run: exit %d\n%s", rr.code, rr.stderr)
+	}
+	if r := f.wo(env, "undo", "task_undo"); r.code != 0 {
+		t.Fatalf("undo after the run ended: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	assertUndone(t, f, gh, "task_undo", 1)
+}
+
+func TestUndoExitCodes(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	runToTheEnd(t, f, env, "task_undo")
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a key and --epic", []string{"undo", "task_undo", "--epic", "task_undo"}, 2, "not both"},
+		{"no key", []string{"undo"}, 2, "KEY"},
+		{"two keys", []string{"undo", "task_undo", "task_other"}, 2, ""},
+		{"a key that does not exist", []string{"undo", "task_ghost"}, 1, "task_ghost"},
+		{"an epic that does not exist", []string{"undo", "--epic", "task_ghost"}, 1, "task_ghost"},
+	} {
+		r := f.wo(env, c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%s: exit %d, want %d saying %q\n%s", c.name, r.code, c.code, c.want, r.stderr)
+		}
+	}
+	if !hasRef(t, f.origin, "refs/heads/"+undoBranch) {
+		t.Fatal("a refused undo deleted the remote branch")
+	}
+
+	// GitHub failing past the client's retries: exit 5, rerun later.
+	gh.Inject5xx(4)
+	r := f.wo(env, "undo", "task_undo", "--json")
+	var envl struct {
+		Error struct{ Code, Message string }
+	}
+	json.Unmarshal([]byte(r.stdout), &envl)
+	if r.code != 5 || envl.Error.Code != "RETRY_LATER" {
+		t.Fatalf("undo while GitHub answers 502: exit %d (%s), want 5 RETRY_LATER\n%s\n%s", r.code, envl.Error.Code, r.stdout, r.stderr)
+	}
+	if !hasRef(t, f.origin, "refs/heads/"+undoBranch) || prOn(gh, 1)["state"] != "open" {
+		t.Error("undo went on past the pull request it could not read")
+	}
+	if r := f.wo(env, "undo", "task_undo"); r.code != 0 {
+		t.Fatalf("the rerun: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	assertUndone(t, f, gh, "task_undo", 1)
+}
+
+func TestUndoCommentsDeletesWosRepliesInReviewThreads(t *testing.T) {
+	f := newFixture(t, 20)
+	gh, env := withGitHub(t, f) // a reviewer with two comments, then approval
+	env = append(env, "WO_AGENT="+fixingAgent(t, f))
+	f.importTask(f.seedTask("task_undo"))
+	pr := runToTheEnd(t, f, env, "task_undo")
+	wos := func() (n int) {
+		for _, th := range gh.Threads("acme/hermes", pr) {
+			for _, c := range th.Comments {
+				if c.Login == "wo-bot" && strings.HasPrefix(c.Body, "Addressed in ") {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if wos() != 2 {
+		t.Fatalf("the run left %d replies of wo's in review threads, want 2: %v", wos(), gh.Threads("acme/hermes", pr))
+	}
+	// A person's reply quoting wo's marker is theirs, and stays.
+	quote := "as wo said: Addressed in 0123456789ab.\n\n<!-- wo:addressed 0123456789abcdef0123456789abcdef01234567 -->"
+	gh.ReplyAs("acme/hermes", pr, 0, "alice", quote)
+
+	plan := f.wo(env, "undo", "task_undo", "--comments", "--dry-run")
+	if !strings.Contains(plan.stdout, "delete 0 comment(s) and 2 review-thread reply(ies)") {
+		t.Errorf("the plan does not count wo's replies:\n%s%s", plan.stdout, plan.stderr)
+	}
+	if wos() != 2 {
+		t.Fatal("the dry run deleted replies")
+	}
+	// Killed after the first reply went: the rerun deletes the other.
+	if r := f.wo(append(env, "WO_FAULT=undo:comments:after_first_reply_delete"), "undo", "task_undo", "--comments"); !r.killed || wos() != 1 {
+		t.Fatalf("undo was not killed after one reply (exit %d, %d replies left)\n%s", r.code, wos(), r.stderr)
+	}
+	if r := f.wo(env, "undo", "task_undo", "--comments"); r.code != 0 {
+		t.Fatalf("undo --comments: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if wos() != 0 {
+		t.Errorf("%d replies of wo's left in review threads", wos())
+	}
+	threads := gh.Threads("acme/hermes", pr)
+	if len(threads) != 2 {
+		t.Fatalf("%d review threads, want the reviewer's 2 kept", len(threads))
+	}
+	for i, th := range threads {
+		if len(th.Comments) == 0 || th.Comments[0].Login != "coderabbitai[bot]" {
+			t.Errorf("thread %d lost the reviewer's comment: %v", i, th.Comments)
+		}
+	}
+	if cs := threads[0].Comments; cs[len(cs)-1].Login != "alice" || cs[len(cs)-1].Body != quote {
+		t.Errorf("alice's reply was not kept: %v", cs)
+	}
+	for _, v := range gh.Violations() {
+		t.Errorf("the stand-in refused what wo sent: %v", v)
+	}
+	assertUndone(t, f, gh, "task_undo", pr)
+}
