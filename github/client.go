@@ -324,21 +324,39 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 
 // FindOpenPR returns the open pull request from head into base, or nil.
 func (c *Client) FindOpenPR(ctx context.Context, head, base string) (*PR, error) {
-	opts := &gh.PullRequestListOptions{State: PROpen, Head: c.owner + ":" + head, Base: base, ListOptions: gh.ListOptions{PerPage: 100}}
+	prs, err := c.prsFrom(ctx, head, base, PROpen)
+	if err != nil || len(prs) == 0 {
+		return nil, err
+	}
+	return prs[0], nil
+}
+
+// PRsFrom lists every pull request, open, closed or merged, from head into
+// base, newest first.
+func (c *Client) PRsFrom(ctx context.Context, head, base string) ([]*PR, error) {
+	return c.prsFrom(ctx, head, base, "all")
+}
+
+func (c *Client) prsFrom(ctx context.Context, head, base, state string) ([]*PR, error) {
+	opts := &gh.PullRequestListOptions{State: state, Head: c.owner + ":" + head, Base: base, ListOptions: gh.ListOptions{PerPage: 100}}
 	var prs []*gh.PullRequest
 	err := c.call(ctx, func() (resp *gh.Response, err error) {
 		prs, resp, err = c.gh.PullRequests.List(ctx, c.owner, c.name, opts)
 		return resp, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("looking for an open pull request %s → %s: %w", head, base, err)
+		if state == PROpen {
+			return nil, fmt.Errorf("looking for an open pull request %s → %s: %w", head, base, err)
+		}
+		return nil, fmt.Errorf("looking for pull requests %s → %s: %w", head, base, err)
 	}
+	var out []*PR
 	for _, p := range prs {
 		if p.GetHead().GetRef() == head && p.GetBase().GetRef() == base {
-			return toPR(p), nil
+			out = append(out, toPR(p))
 		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // CreatePR opens a pull request; if GitHub says one exists already, it
@@ -375,8 +393,10 @@ func (c *Client) GetPR(ctx context.Context, number int) (*PR, error) {
 	return toPR(p), nil
 }
 
+// toPR reads a pull request, full or as a list gives it: a list's items
+// carry merged_at but not merged.
 func toPR(p *gh.PullRequest) *PR {
-	return &PR{Number: p.GetNumber(), URL: p.GetHTMLURL(), State: p.GetState(), Merged: p.GetMerged(),
+	return &PR{Number: p.GetNumber(), URL: p.GetHTMLURL(), State: p.GetState(), Merged: p.GetMerged() || p.MergedAt != nil,
 		Head: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), Base: p.GetBase().GetRef(), Author: p.GetUser().GetLogin()}
 }
 

@@ -63,6 +63,37 @@ func TestUndoTakesBackAPROpenedButNotRecorded(t *testing.T) {
 	assertUndone(t, f, gh, "task_undo", 1)
 }
 
+// A pull request a run opened without recording it, and that was merged
+// since: undo finds it among the closed ones too, and takes nothing back
+// that the merge depends on.
+func TestUndoNeverTouchesAnUnrecordedPRThatWasMerged(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	if r := f.wo(append(env, "WO_FAULT=create_pr:before_writeback"), "run", "task_undo"); !r.killed {
+		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
+	}
+	gh.Merge("acme/hermes", 1)
+	before := f.doc("task_undo")
+
+	r := f.wo(env, "undo", "task_undo", "--json")
+	if r.code != 0 {
+		t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "wo cannot take a merge back") {
+		t.Errorf("undo does not say it cannot take the merge back:\n%s", r.stdout)
+	}
+	for _, req := range gh.Requests() {
+		if req.Method != "GET" && (strings.Contains(req.Path, "/pulls/1") || strings.Contains(req.Path, "/issues/1/")) {
+			t.Errorf("undo sent %s %s to a merged pull request", req.Method, req.Path)
+		}
+	}
+	if !hasRef(t, f.origin, "refs/heads/"+undoBranch) {
+		t.Error("the merged branch was deleted on the remote")
+	}
+	if after := f.doc("task_undo"); after["status"] != before["status"] || stateOf(after)["branch"] != undoBranch {
+		t.Errorf("the task of a merged PR was reset: status %v, state %v", after["status"], stateOf(after))
+	}
+}
+
 func TestUndoTakesBackAPushLandedButNotRecorded(t *testing.T) {
 	f, gh, env := undoFixture(t, "task_undo")
 	r := f.wo(append(env, "WO_FAULT=push:after_push"), "run", "task_undo")

@@ -343,15 +343,26 @@ func (u *undo) hasAction(name string) bool {
 
 // unrecordedPR finds the pull request a run opened but stopped before
 // recording (create_pr writes its number back after GitHub made it). It
-// is wo's only when it is open from the task's recorded branch into the
-// task's base and wo's own login opened it; one that someone else opened
-// is kept in notOurs, and left.
+// is wo's only when it is from the task's recorded branch into the task's
+// base and wo's own login opened it; one that someone else opened is kept
+// in notOurs, and left. A merged one is returned as it is: undo then
+// leaves the branch and the state, as for a recorded merged one.
 func (u *undo) unrecordedPR(ctx context.Context, client *github.Client) (*github.PR, error) {
 	base := u.sc.BaseBranch()
-	pr, err := client.FindOpenPR(ctx, u.st.Branch, base)
-	if err != nil || pr == nil {
+	prs, err := client.PRsFrom(ctx, u.st.Branch, base)
+	if err != nil {
 		return nil, err
 	}
+	// An open one is the run's; failing that, a merged one means the
+	// work went in, which undo never takes back. Closed ones are done.
+	i := slices.IndexFunc(prs, func(p *github.PR) bool { return p.State == github.PROpen })
+	if i < 0 {
+		i = slices.IndexFunc(prs, func(p *github.PR) bool { return p.Merged })
+	}
+	if i < 0 {
+		return nil, nil
+	}
+	pr := prs[i]
 	me, err := client.Login(ctx)
 	if err != nil {
 		return nil, err
