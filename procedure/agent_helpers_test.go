@@ -119,6 +119,7 @@ func TestStoppingAGroupEndsEveryMemberEvenOneIgnoringTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits for the grace period before SIGKILL")
 	}
+	t.Parallel() // most of it is waiting
 	agent := startGroup(t, "trap '' TERM; sleep 30 & wait", "WO_TASK_KEY=task_stubborn")
 	pid := agent.Process.Pid
 	time.Sleep(100 * time.Millisecond)

@@ -43,7 +43,7 @@ func TestAForgedAgentRecordNeverStopsSomeoneElsesProcess(t *testing.T) {
 func TestTheAgentNeverGetsTheGitHubToken(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "ghs_AGENT_MUST_NOT_SEE")
 	t.Setenv("GH_TOKEN", "ghs_AGENT_MUST_NOT_SEE_EITHER")
-	h := newStepContext(t, stepOpts{Procedure: agentSteps("task_note"),
+	h := newStepContext(t, stepOpts{Procedure: agentSteps("task_note"), Serial: true,
 		Agent: "if env | grep -q TOKEN=ghs_; then echo '<deliverable>leaked</deliverable>'; else echo \"<deliverable>clean $WO_TASK_KEY</deliverable>\"; fi\n"})
 	h.must("agent")
 	if got := fmt.Sprint(h.stored().Notes, h.recorded(Outcome{}).Deliverables); !strings.Contains(got, "clean "+fixKey) || strings.Contains(got, "leaked") {

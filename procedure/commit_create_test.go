@@ -84,7 +84,7 @@ func TestCommitCreateMessage(t *testing.T) {
 }
 
 func TestCommitCreateNeedsAnAuthor(t *testing.T) {
-	h := newStepContext(t, stepOpts{})
+	h := newStepContext(t, stepOpts{Serial: true})
 	h.upTo("commit")
 	// No author anywhere: not in the repository, not in the user's config.
 	gitIn(t, h.Repo, "config", "--unset", "user.name")

@@ -2,10 +2,12 @@ package procedure
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,6 +75,86 @@ type stepOpts struct {
 	Agent string
 	// Env is what Engine.Getenv answers (GITHUB_TOKEN is set when GitHub).
 	Env map[string]string
+	// Serial keeps the test out of the parallel ones: it changes the
+	// process's environment (t.Setenv). Every other harness test runs in
+	// parallel, as each has its own repositories, store and stand-in.
+	Serial bool
+}
+
+// parallelTests are the tests the harness has made parallel, so that a
+// test that builds several harnesses asks only once.
+var parallelTests sync.Map
+
+// The fixture's repository and bare remote are built once with the git
+// command and copied for each harness: building them is a dozen git
+// processes, which made up a good part of the package's test time (and
+// of every mutant's, under mutation testing).
+var (
+	templateOnce sync.Once
+	templateDir  string
+	templateErr  error
+)
+
+func buildTemplate() (string, error) {
+	templateOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "wo-procedure-fixture-")
+		if err != nil {
+			templateErr = err
+			return
+		}
+		templateDir = dir
+		repo, remote := filepath.Join(dir, "repo"), filepath.Join(dir, "origin.git")
+		files := func(m map[string]string) error {
+			for name, content := range m {
+				path := filepath.Join(repo, name)
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		steps := []func() error{
+			func() error { return gitErr(dir, "init", "-q", "-b", "main", repo) },
+			func() error { return gitErr(repo, "config", "user.name", "Wo Runner") },
+			func() error { return gitErr(repo, "config", "user.email", "wo@example.com") },
+			func() error { return files(map[string]string{"README.md": readme, "pkg/a.go": baseA}) },
+			func() error { return gitErr(repo, "add", "-A") },
+			func() error { return gitErr(repo, "commit", "-q", "-m", "base") },
+			func() error { return gitErr(repo, "branch", fixBase) },
+			func() error {
+				return files(map[string]string{"pkg/a.go": sourceA, "foundation/new.go": sourceN, "unrelated.txt": unrelate})
+			},
+			func() error { return gitErr(repo, "add", "-A") },
+			func() error { return gitErr(repo, "commit", "-q", "-m", "the big change") },
+			func() error { return gitErr(dir, "init", "-q", "--bare", remote) },
+			func() error { return gitErr(repo, "remote", "add", "origin", remote) },
+			func() error { return gitErr(repo, "push", "-q", "origin", fixBase) },
+		}
+		for _, step := range steps {
+			if templateErr = step(); templateErr != nil {
+				return
+			}
+		}
+	})
+	return templateDir, templateErr
+}
+
+func gitErr(dir string, args ...string) error {
+	if out, err := gitTry(dir, args...); err != nil {
+		return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if templateDir != "" {
+		os.RemoveAll(templateDir)
+	}
+	os.Exit(code)
 }
 
 // stepHarness is a run over a fixture, and handles to look at the world.
@@ -172,22 +254,19 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 		WtRoot: filepath.Join(root, "worktrees"), env: map[string]string{}}
 	h.Worktree = filepath.Join(h.WtRoot, fixWorktree)
 
-	gitIn(t, root, "init", "-q", "-b", "main", h.Repo)
-	gitIn(t, h.Repo, "config", "user.name", "Wo Runner")
-	gitIn(t, h.Repo, "config", "user.email", "wo@example.com")
-	writeTestFile(t, filepath.Join(h.Repo, "README.md"), readme)
-	writeTestFile(t, filepath.Join(h.Repo, "pkg/a.go"), baseA)
-	gitIn(t, h.Repo, "add", "-A")
-	gitIn(t, h.Repo, "commit", "-q", "-m", "base")
-	gitIn(t, h.Repo, "branch", fixBase)
-	writeTestFile(t, filepath.Join(h.Repo, "pkg/a.go"), sourceA)
-	writeTestFile(t, filepath.Join(h.Repo, "foundation/new.go"), sourceN)
-	writeTestFile(t, filepath.Join(h.Repo, "unrelated.txt"), unrelate)
-	gitIn(t, h.Repo, "add", "-A")
-	gitIn(t, h.Repo, "commit", "-q", "-m", "the big change")
-	gitIn(t, root, "init", "-q", "--bare", h.Remote)
-	gitIn(t, h.Repo, "remote", "add", "origin", h.Remote)
-	gitIn(t, h.Repo, "push", "-q", "origin", fixBase)
+	if !opts.Serial {
+		if _, done := parallelTests.LoadOrStore(t, true); !done {
+			t.Parallel()
+		}
+	}
+	template, err := buildTemplate()
+	if err != nil {
+		t.Fatalf("building the fixture repository: %v", err)
+	}
+	if err := os.CopyFS(root, os.DirFS(template)); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, h.Repo, "remote", "set-url", "origin", h.Remote)
 
 	for k, v := range opts.Env {
 		h.env[k] = v
