@@ -216,6 +216,7 @@ type PR struct {
 	Head    string `json:"head"`
 	HeadSHA string `json:"head_sha"`
 	Base    string `json:"base"`
+	Author  string `json:"author,omitempty"`
 }
 
 // Review is a pull request review.
@@ -374,9 +375,12 @@ func (c *Client) GetPR(ctx context.Context, number int) (*PR, error) {
 	return toPR(p), nil
 }
 
+// toPR reads a pull request; one with a merge time is merged whatever its
+// merged flag says (list answers carry no flag, and a flag can be wrong).
 func toPR(p *gh.PullRequest) *PR {
-	return &PR{Number: p.GetNumber(), URL: p.GetHTMLURL(), State: p.GetState(), Merged: p.GetMerged(),
-		Head: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), Base: p.GetBase().GetRef()}
+	merged := p.GetMerged() || p.MergedAt != nil
+	return &PR{Number: p.GetNumber(), URL: p.GetHTMLURL(), State: p.GetState(), Merged: merged,
+		Head: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), Base: p.GetBase().GetRef(), Author: p.GetUser().GetLogin()}
 }
 
 // Reviews lists a pull request's reviews, every page.

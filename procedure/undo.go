@@ -74,6 +74,9 @@ type undo struct {
 	sc   *StepContext
 	st   workorder.State // the state as the undo found it
 	pr   *github.PR      // read once
+	// notOurs says why the branch is not provably this task's, "" when
+	// it is; read once.
+	notOurs *string
 }
 
 // Undo takes back what the task's runs did, using only what wo recorded:
@@ -321,6 +324,10 @@ func undoComments(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d was merged: wo does not touch a merged pull request", pr.Number)
 		return out, nil
 	}
+	if foreign, err := u.foreignPR(ctx); err != nil || foreign != "" {
+		out.Outcome, out.Reason = UndoLeft, foreign
+		return out, err
+	}
 	client, _ := u.sc.GitHub()
 	me, err := client.Login(ctx)
 	if err != nil {
@@ -369,9 +376,15 @@ func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 	if err != nil {
 		return nil, err
 	}
+	foreign, err := u.foreignPR(ctx)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case pr.Merged:
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it was merged into %s: wo cannot take a merge back; revert the change with a new pull request (git revert)", pr.Base)
+	case foreign != "":
+		out.Outcome, out.Reason = UndoLeft, foreign
 	case pr.State != github.PROpen:
 		out.Outcome, out.Reason = UndoGone, "it is closed already"
 	case dry:
@@ -418,6 +431,10 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it was merged with pull request #%d, so it is part of the base's history; delete it on GitHub if it is no longer needed", u.pr.Number)
 		return out, nil
 	}
+	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
+	}
 	repo, err := u.sc.Repo()
 	if err != nil {
 		return nil, err
@@ -457,6 +474,79 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 		out.Outcome, out.Reason = UndoGone, "the remote has no such branch"
 	}
 	return out, nil
+}
+
+// foreignBranch says why the task's branch is not provably its own, ""
+// when it is. The state is document text: a branch it names is this
+// task's only when it is the branch the task's inputs name, not the base
+// or source branch, not a pull request's base, and no other task names it.
+func (u *undo) foreignBranch(ctx context.Context) (string, error) {
+	if u.notOurs != nil {
+		return *u.notOurs, nil
+	}
+	why, err := u.whyForeign(ctx)
+	if err != nil {
+		return "", err
+	}
+	u.notOurs = &why
+	return why, nil
+}
+
+func (u *undo) whyForeign(ctx context.Context) (string, error) {
+	branch := u.branch()
+	const keep = "branch %s %s, so wo keeps it; if the task made it, delete it yourself"
+	if named := u.sc.BranchName(); named != "" && named != branch {
+		return fmt.Sprintf(keep, branch, "is not the branch the task names ("+named+")"), nil
+	}
+	for _, c := range []string{"base_branch", "source_branch"} {
+		if u.sc.Context(c) == branch {
+			return fmt.Sprintf(keep, branch, "is the task's context."+c), nil
+		}
+	}
+	if u.pr != nil && u.pr.Base == branch {
+		return fmt.Sprintf(keep, branch, fmt.Sprintf("is the base of pull request #%d", u.pr.Number)), nil
+	}
+	docs, err := u.Store.List(ctx, store.Filter{})
+	if err != nil {
+		return "", err
+	}
+	for _, d := range docs {
+		k := workorder.Key(d)
+		if k == u.key() {
+			continue
+		}
+		t, err := workorder.Parse(d)
+		if err != nil || t.WorkOrder == nil {
+			continue
+		}
+		st, _ := workorder.StateOf(d)
+		if named, _ := t.WorkOrder.Inputs["branch_name"].(string); named == branch || st.Branch == branch {
+			return fmt.Sprintf(keep, branch, "is named by task "+k+" too"), nil
+		}
+	}
+	return "", nil
+}
+
+// foreignPR says why the recorded pull request is not provably the one
+// this task opened, "" when it is: it must come from the task's own
+// branch and be opened by the login wo runs as.
+func (u *undo) foreignPR(ctx context.Context) (string, error) {
+	pr := u.pr
+	if pr.Head != u.branch() {
+		return fmt.Sprintf("pull request #%d is from branch %s, not this task's branch %s: wo did not open it for this task, so wo leaves it", pr.Number, pr.Head, u.branch()), nil
+	}
+	client, err := u.sc.GitHub()
+	if err != nil {
+		return "", err
+	}
+	me, err := client.Login(ctx)
+	if err != nil {
+		return "", err
+	}
+	if pr.Author != "" && pr.Author != me {
+		return fmt.Sprintf("pull request #%d was opened by %s, not by %s that wo runs as, so wo leaves it", pr.Number, pr.Author, me), nil
+	}
+	return "", nil
 }
 
 func cmpOr(a, b string) string {
@@ -561,6 +651,10 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		return nil, nil
 	}
 	out := &workorder.UndoStep{Step: "local_branch", Target: "branch " + branch}
+	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
+	}
 	repo, err := u.sc.Repo()
 	if err != nil {
 		return nil, err
