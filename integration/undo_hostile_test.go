@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,24 @@ func TestUndoDeletesAnotherTasksBranchNamedInAState(t *testing.T) {
 	}
 	if !hasRef(t, f.repo, "refs/heads/"+undoBranch) {
 		t.Errorf("wo undo of task_evil deleted task_undo's local branch %s", undoBranch)
+	}
+}
+
+// A state that names another task's worktree (path, name and branch) must
+// not make wo undo remove it: that task may still be running in it.
+func TestUndoRemovesAnotherTasksWorktreeNamedInAState(t *testing.T) {
+	f, _, env := undoFixture(t, "task_undo")
+	if r := f.wo(append(env, "WO_FAULT=check_review:after_writeback"), "run", "task_undo"); !r.killed {
+		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
+	}
+	path, _ := stateOf(f.doc("task_undo"))["worktree_path"].(string)
+	if path == "" {
+		t.Fatal("task_undo records no worktree")
+	}
+	craftedUndoTask(f, "task_evil", map[string]any{"branch": undoBranch, "worktree_path": path, "worktree_name": filepath.Base(path)})
+	r := f.wo(env, "undo", "task_evil")
+	t.Logf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	if list := git(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, path) {
+		t.Errorf("wo undo of task_evil removed task_undo's worktree %s:\n%s", path, list)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -506,6 +507,19 @@ func (u *undo) whyForeign(ctx context.Context) (string, error) {
 	if u.pr != nil && u.pr.Base == branch {
 		return fmt.Sprintf(keep, branch, fmt.Sprintf("is the base of pull request #%d", u.pr.Number)), nil
 	}
+	other, err := u.otherTask(ctx, func(t *workorder.Task, st workorder.State) bool {
+		named, _ := t.WorkOrder.Inputs["branch_name"].(string)
+		return named == branch || st.Branch == branch
+	})
+	if err != nil || other == "" {
+		return "", err
+	}
+	return fmt.Sprintf(keep, branch, "is named by task "+other+" too"), nil
+}
+
+// otherTask is the key of another task in the store that match says names
+// the same thing, "" when none does.
+func (u *undo) otherTask(ctx context.Context, match func(*workorder.Task, workorder.State) bool) (string, error) {
 	docs, err := u.Store.List(ctx, store.Filter{})
 	if err != nil {
 		return "", err
@@ -520,8 +534,8 @@ func (u *undo) whyForeign(ctx context.Context) (string, error) {
 			continue
 		}
 		st, _ := workorder.StateOf(d)
-		if named, _ := t.WorkOrder.Inputs["branch_name"].(string); named == branch || st.Branch == branch {
-			return fmt.Sprintf(keep, branch, "is named by task "+k+" too"), nil
+		if match(t, st) {
+			return k, nil
 		}
 	}
 	return "", nil
@@ -569,6 +583,22 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 		out.Outcome, out.Reason = UndoGone, "nothing is there"
 		return out, nil
 	}
+	// A worktree on a branch that is not provably this task's, or that
+	// another task records, may be that task's, running in it now.
+	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
+	}
+	other, err := u.otherTask(ctx, func(_ *workorder.Task, st workorder.State) bool {
+		return st.WorktreePath != nil && samePath(*st.WorktreePath, w.Path)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if other != "" {
+		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("task %s records this worktree as its own, so wo keeps it", other)
+		return out, nil
+	}
 	// The checks of cleanup_worktree: only a worktree provably this
 	// task's, on its branch.
 	var notOwned *gitops.NotOwnedError
@@ -600,6 +630,8 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	out.Outcome, out.Reason = UndoDone, "removed"
 	return out, nil
 }
+
+func samePath(a, b string) bool { return filepath.Clean(a) == filepath.Clean(b) }
 
 func exists(path string) bool {
 	_, err := os.Lstat(path)
