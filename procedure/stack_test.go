@@ -308,3 +308,32 @@ func TestAnEpicRunRefreshesTheStackOnlyWhenAPullRequestOpened(t *testing.T) {
 		t.Error("the deferral outlived its epic run")
 	}
 }
+
+// A state is document text: a pr_url pointing to another site must not
+// become the link behind "#1" in every sibling's description.
+func TestStackSectionLinksAStateURLToAnotherSite(t *testing.T) {
+	phish := "https://evil.example/acme/hermes/pull/1"
+	stack := StackOf([]workorder.Document{
+		stackChild("task_ep_pr01", "core", nil, map[string]any{"pr_number": 1, "pr_url": phish}),
+		stackChild("task_ep_pr02", "cli", []any{"task_ep_pr01"}, nil),
+	}, nil)
+	if s := stack.Section("task_ep_pr02"); strings.Contains(s, phish) {
+		t.Errorf("the section links #1 to %s:\n%s", phish, s)
+	}
+}
+
+// A description with a second start marker (the author quoting it, or a
+// paste of another PR's description) keeps the author's text between the
+// two: only the marked section wo wrote is replaced.
+func TestSpliceStackWithTwoStartMarkersDropsTheAuthorsText(t *testing.T) {
+	section := StackBegin + "\nnew table\n" + StackEnd
+	author := "Quoting " + StackBegin + " here: the author's own words.\n\n"
+	body := author + StackBegin + "\nold table\n" + StackEnd + "\nafter\n"
+	out, _, err := SpliceStack(body, section)
+	if err != nil {
+		t.Fatalf("splice: %v", err)
+	}
+	if !strings.Contains(out, "the author's own words.") || !strings.HasSuffix(out, section+"\nafter\n") {
+		t.Errorf("the author's text was lost:\n%q", out)
+	}
+}
