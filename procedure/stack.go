@@ -278,6 +278,10 @@ func SpliceStack(body, section string) (out string, changed bool, err error) {
 		return body, false, BrokenStackSectionError{}
 	}
 	end := i + j + len(StackEnd)
+	// The section is what lies between the end marker and the start
+	// marker nearest it: a start marker earlier (an author quoting it)
+	// is the author's text.
+	i += strings.LastIndex(body[i:i+j], StackBegin)
 	if strings.ReplaceAll(body[i:end], "\r\n", "\n") == section {
 		return body, false, nil
 	}
