@@ -140,3 +140,28 @@ func TestTokenOnlyToTheAPIHost(t *testing.T) {
 		t.Fatalf("Authorization sent: %q; want the token to the API host only", got)
 	}
 }
+
+// A server that says a pull request is open and not merged, but gives it a
+// merge time, is answering about a merged pull request: wo must not take
+// it for one it may close.
+func TestAPRWithAMergeTimeIsMergedWhateverItsFlag(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"number":7,"state":"open","merged":false,"merged_at":"2024-01-02T03:04:05Z","user":{"login":"alice"},"head":{"ref":"review/x","sha":"abc"},"base":{"ref":"main"}}`))
+	}))
+	defer srv.Close()
+	c, err := New(Config{BaseURL: srv.URL + "/api/v3/", Token: token, Repo: "acme/hermes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := c.GetPR(context.Background(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pr.Merged || pr.Lifecycle() != PRMerged {
+		t.Errorf("a pull request with merged_at set reads as %q (merged %v), want merged", pr.Lifecycle(), pr.Merged)
+	}
+	if pr.Author != "alice" {
+		t.Errorf("author %q, want alice", pr.Author)
+	}
+}

@@ -162,7 +162,8 @@ func TestStackTablesInPRDescriptionsAfterSplitRunAndSync(t *testing.T) {
 					}
 					continue
 				}
-				link := fmt.Sprintf("[#%d](%s)", ghNumber[i+1], prURL[i+1])
+				link := fmt.Sprintf("#%d", ghNumber[i+1]) // GitHub links it
+
 				if mark != "" || pr != link {
 					t.Errorf("%s: part %d's row %d: %q, want the link %s", when, part, i+1, row[0], link)
 				}
@@ -233,7 +234,7 @@ func TestStackTablesInPRDescriptionsAfterSplitRunAndSync(t *testing.T) {
 	}
 	for part := 2; part <= n; part++ {
 		body := after[ghNumber[part]]
-		if !strings.Contains(body, fmt.Sprintf("| 1 of %d | [#%d](%s) |", n, ghNumber[1], prURL[1])) ||
+		if !strings.Contains(body, fmt.Sprintf("| 1 of %d | #%d |", n, ghNumber[1])) ||
 			!strings.Contains(strings.SplitN(body[strings.Index(body, fmt.Sprintf("| 1 of %d |", n)):], "\n", 2)[0], "| merged |") {
 			t.Errorf("part %d does not show part 1 merged:\n%s", part, body)
 		}

@@ -3,6 +3,7 @@ package procedure
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -219,10 +220,8 @@ func (s Stack) Section(current string) string {
 		switch {
 		case e.Key == current:
 			mark, pr = "→", "**this pull request**"
-		case e.PRNumber > 0 && termtext.MarkdownLinkable(e.PRURL):
-			pr = fmt.Sprintf("[#%d](%s)", e.PRNumber, e.PRURL)
 		case e.PRNumber > 0:
-			pr = fmt.Sprintf("#%d", e.PRNumber)
+			pr = prRef(e, s[at].Repo)
 		}
 		switch {
 		case e.PRState != "":
@@ -278,11 +277,28 @@ func SpliceStack(body, section string) (out string, changed bool, err error) {
 		return body, false, BrokenStackSectionError{}
 	}
 	end := i + j + len(StackEnd)
+	// The section is what lies between the end marker and the start
+	// marker nearest it: a start marker earlier (an author quoting it)
+	// is the author's text.
+	i += strings.LastIndex(body[i:i+j], StackBegin)
 	if strings.ReplaceAll(body[i:end], "\r\n", "\n") == section {
 		return body, false, nil
 	}
 	return body[:i] + section + body[end:], true, nil
 }
+
+// prRef names e's pull request as GitHub links it by itself: #N in the
+// repository of the description, owner/name#N in another. The recorded
+// URL is not used: it is document text, and a link to it could send every
+// reader of the stack to another site.
+func prRef(e StackEntry, here string) string {
+	if e.Repo != here && repoName.MatchString(e.Repo) {
+		return fmt.Sprintf("%s#%d", e.Repo, e.PRNumber)
+	}
+	return fmt.Sprintf("#%d", e.PRNumber)
+}
+
+var repoName = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
 
 // StackUpdate is what a refresh did to one pull request's description.
 type StackUpdate struct {

@@ -47,8 +47,9 @@ func TestStackOrdersByDependencyAndNamesWhatEachDependsOn(t *testing.T) {
 		StackBegin + "\n### Stack: part 3 of 3\n",
 		// pr01 is implied through pr03: only the part just below is named.
 		"Depends on #5: review and merge that first.",
-		"|  | 1 of 3 | [#4](" + url + "4) | \\[1/3\\] core | - | merged |",
-		"|  | 2 of 3 | [#5](" + url + "5) | \\[2/3\\] store | #4 | open |",
+		// Plain #N, which GitHub links itself, never the recorded URL.
+		"|  | 1 of 3 | #4 | \\[1/3\\] core | - | merged |",
+		"|  | 2 of 3 | #5 | \\[2/3\\] store | #4 | open |",
 		"| → | **3 of 3** | **this pull request** | \\[3/3\\] cli | #5 | open |",
 	} {
 		if !strings.Contains(top, want) {
@@ -263,7 +264,7 @@ func TestRefreshStackEditsOnlyDescriptionsWhoseSectionChanged(t *testing.T) {
 				t.Errorf("#3's text outside the section changed:\n%q", body)
 			}
 		}
-		if n > 1 && !strings.Contains(body, "| [#1](") || n > 1 && !strings.Contains(body, "| merged |") {
+		if n > 1 && !strings.Contains(body, "| #1 |") || n > 1 && !strings.Contains(body, "| merged |") {
 			t.Errorf("#%d does not show #1 merged:\n%s", n, body)
 		}
 	}
@@ -306,5 +307,34 @@ func TestAnEpicRunRefreshesTheStackOnlyWhenAPullRequestOpened(t *testing.T) {
 	}
 	if e.stackDeferred("task_ep") {
 		t.Error("the deferral outlived its epic run")
+	}
+}
+
+// A state is document text: a pr_url pointing to another site must not
+// become the link behind "#1" in every sibling's description.
+func TestStackSectionLinksAStateURLToAnotherSite(t *testing.T) {
+	phish := "https://evil.example/acme/hermes/pull/1"
+	stack := StackOf([]workorder.Document{
+		stackChild("task_ep_pr01", "core", nil, map[string]any{"pr_number": 1, "pr_url": phish}),
+		stackChild("task_ep_pr02", "cli", []any{"task_ep_pr01"}, nil),
+	}, nil)
+	if s := stack.Section("task_ep_pr02"); strings.Contains(s, phish) || !strings.Contains(s, "| #1 |") {
+		t.Errorf("the section links #1 to %s, or does not name #1 as GitHub links it:\n%s", phish, s)
+	}
+}
+
+// A description with a second start marker (the author quoting it, or a
+// paste of another PR's description) keeps the author's text between the
+// two: only the marked section wo wrote is replaced.
+func TestSpliceStackWithTwoStartMarkersDropsTheAuthorsText(t *testing.T) {
+	section := StackBegin + "\nnew table\n" + StackEnd
+	author := "Quoting " + StackBegin + " here: the author's own words.\n\n"
+	body := author + StackBegin + "\nold table\n" + StackEnd + "\nafter\n"
+	out, _, err := SpliceStack(body, section)
+	if err != nil {
+		t.Fatalf("splice: %v", err)
+	}
+	if !strings.Contains(out, "the author's own words.") || !strings.HasSuffix(out, section+"\nafter\n") {
+		t.Errorf("the author's text was lost:\n%q", out)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -81,6 +82,9 @@ type undo struct {
 	prRead  bool
 	prFound string
 	notOurs *github.PR
+	// foreign says why the branch is not provably this task's, "" when
+	// it is; read once.
+	foreign *string
 }
 
 // Undo takes back what the task's runs did, using only what wo recorded:
@@ -398,6 +402,10 @@ func undoComments(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d was merged: wo does not touch a merged pull request", pr.Number)
 		return out, nil
 	}
+	if foreign, err := u.foreignPR(ctx); err != nil || foreign != "" {
+		out.Outcome, out.Reason = UndoLeft, foreign
+		return out, err
+	}
 	client, _ := u.sc.GitHub()
 	me, err := client.Login(ctx)
 	if err != nil {
@@ -474,9 +482,15 @@ func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		return nil, nil
 	}
 	out := &workorder.UndoStep{Step: "pull_request", Target: fmt.Sprintf("pull request #%d %s", pr.Number, pr.URL)}
+	foreign, err := u.foreignPR(ctx)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case pr.Merged:
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it was merged into %s: wo cannot take a merge back; revert the change with a new pull request (git revert)", pr.Base)
+	case foreign != "":
+		out.Outcome, out.Reason = UndoLeft, foreign
 	case pr.State != github.PROpen:
 		out.Outcome, out.Reason = UndoGone, "it is closed already"
 	case dry:
@@ -530,6 +544,10 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 	if o := u.notOurs; o != nil {
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d, which %s opened, is open from it: deleting it would close their pull request, so wo keeps it", o.Number, o.Author)
 		return out, nil
+	}
+	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
 	}
 	repo, err := u.sc.Repo()
 	if err != nil {
@@ -612,6 +630,92 @@ func (u *undo) notPushedByWo(branch, remote string, tip plumbing.Hash) string {
 		branch, remote, short(tip.String()), remote, branch)
 }
 
+// foreignBranch says why the task's branch is not provably its own, ""
+// when it is. The state is document text: a branch it names is this
+// task's only when it is the branch the task's inputs name, not the base
+// or source branch, not a pull request's base, and no other task names it.
+func (u *undo) foreignBranch(ctx context.Context) (string, error) {
+	if u.foreign != nil {
+		return *u.foreign, nil
+	}
+	why, err := u.whyForeign(ctx)
+	if err != nil {
+		return "", err
+	}
+	u.foreign = &why
+	return why, nil
+}
+
+func (u *undo) whyForeign(ctx context.Context) (string, error) {
+	branch := u.branch()
+	const keep = "branch %s %s, so wo keeps it; if the task made it, delete it yourself"
+	if named := u.sc.BranchName(); named != "" && named != branch {
+		return fmt.Sprintf(keep, branch, "is not the branch the task names ("+named+")"), nil
+	}
+	for _, c := range []string{"base_branch", "source_branch"} {
+		if u.sc.Context(c) == branch {
+			return fmt.Sprintf(keep, branch, "is the task's context."+c), nil
+		}
+	}
+	if u.pr != nil && u.pr.Base == branch {
+		return fmt.Sprintf(keep, branch, fmt.Sprintf("is the base of pull request #%d", u.pr.Number)), nil
+	}
+	other, err := u.otherTask(ctx, func(t *workorder.Task, st workorder.State) bool {
+		named, _ := t.WorkOrder.Inputs["branch_name"].(string)
+		return named == branch || st.Branch == branch
+	})
+	if err != nil || other == "" {
+		return "", err
+	}
+	return fmt.Sprintf(keep, branch, "is named by task "+other+" too"), nil
+}
+
+// otherTask is the key of another task in the store that match says names
+// the same thing, "" when none does.
+func (u *undo) otherTask(ctx context.Context, match func(*workorder.Task, workorder.State) bool) (string, error) {
+	docs, err := u.Store.List(ctx, store.Filter{})
+	if err != nil {
+		return "", err
+	}
+	for _, d := range docs {
+		k := workorder.Key(d)
+		if k == u.key() {
+			continue
+		}
+		t, err := workorder.Parse(d)
+		if err != nil || t.WorkOrder == nil {
+			continue
+		}
+		st, _ := workorder.StateOf(d)
+		if match(t, st) {
+			return k, nil
+		}
+	}
+	return "", nil
+}
+
+// foreignPR says why the recorded pull request is not provably the one
+// this task opened, "" when it is: it must come from the task's own
+// branch and be opened by the login wo runs as.
+func (u *undo) foreignPR(ctx context.Context) (string, error) {
+	pr := u.pr
+	if pr.Head != u.branch() {
+		return fmt.Sprintf("pull request #%d is from branch %s, not this task's branch %s: wo did not open it for this task, so wo leaves it", pr.Number, pr.Head, u.branch()), nil
+	}
+	client, err := u.sc.GitHub()
+	if err != nil {
+		return "", err
+	}
+	me, err := client.Login(ctx)
+	if err != nil {
+		return "", err
+	}
+	if pr.Author != "" && pr.Author != me {
+		return fmt.Sprintf("pull request #%d was opened by %s, not by %s that wo runs as, so wo leaves it", pr.Number, pr.Author, me), nil
+	}
+	return "", nil
+}
+
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a
@@ -630,6 +734,22 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + w.Path}
 	if !exists(w.Path) && !exists(w.AdminDir) && !exists(w.Path+".wo-removing") {
 		out.Outcome, out.Reason = UndoGone, "nothing is there"
+		return out, nil
+	}
+	// A worktree on a branch that is not provably this task's, or that
+	// another task records, may be that task's, running in it now.
+	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
+	}
+	other, err := u.otherTask(ctx, func(_ *workorder.Task, st workorder.State) bool {
+		return st.WorktreePath != nil && samePath(*st.WorktreePath, w.Path)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if other != "" {
+		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("task %s records this worktree as its own, so wo keeps it", other)
 		return out, nil
 	}
 	// The checks of cleanup_worktree: only a worktree provably this
@@ -663,6 +783,8 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	out.Outcome, out.Reason = UndoDone, "removed"
 	return out, nil
 }
+
+func samePath(a, b string) bool { return filepath.Clean(a) == filepath.Clean(b) }
 
 func exists(path string) bool {
 	_, err := os.Lstat(path)
@@ -715,6 +837,10 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		return nil, nil
 	}
 	out := &workorder.UndoStep{Step: "local_branch", Target: "branch " + branch}
+	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
+	}
 	repo, err := u.sc.Repo()
 	if err != nil {
 		return nil, err
