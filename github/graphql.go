@@ -65,6 +65,28 @@ type ReviewState struct {
 // maxThreadPages bounds the pages of 100 threads read from one PR.
 const maxThreadPages = 10
 
+// TooManyThreadsError says a pull request has more review threads than wo
+// reads: it cannot tell whether those beyond are resolved, so it does not
+// call the review clean.
+type TooManyThreadsError struct {
+	PR   int
+	Read int
+}
+
+func (e *TooManyThreadsError) Error() string {
+	return fmt.Sprintf("pull request #%d has more than %d review threads; wo reads no more and cannot tell whether the rest are resolved: resolve or collapse threads on GitHub, then run again", e.PR, e.Read)
+}
+
+// threadComment is a comment as the threads query reads it.
+type threadComment struct {
+	ID         githubv4.ID
+	DatabaseID *int64 `graphql:"databaseId"`
+	Author     struct{ Login string }
+	Body       string
+	URL        string
+	CreatedAt  time.Time
+}
+
 // threadsQuery is the one query wo sends; its shape is checked against
 // GitHub's schema by the stand-in.
 type threadsQuery struct {
@@ -77,16 +99,15 @@ type threadsQuery struct {
 					IsOutdated bool
 					Path       string
 					Line       *int
-					Comments   struct {
-						Nodes []struct {
-							ID         githubv4.ID
-							DatabaseID *int64 `graphql:"databaseId"`
-							Author     struct{ Login string }
-							Body       string
-							URL        string
-							CreatedAt  time.Time
-						}
+					// The first comments (the question) and the latest
+					// (wo's reply, in a long thread): a thread of more
+					// than 70 comments is read without its middle.
+					Comments struct {
+						Nodes []threadComment
 					} `graphql:"comments(first: 50)"`
+					Latest struct {
+						Nodes []threadComment
+					} `graphql:"latest: comments(last: 20)"`
 				}
 				PageInfo struct {
 					HasNextPage bool
@@ -110,8 +131,9 @@ type rateLimit struct {
 	Remaining int
 }
 
-// ReviewThreads reads a pull request's review threads (every page) and its
-// latest 50 reviews through the GraphQL API.
+// ReviewThreads reads a pull request's review threads (every page, up to
+// maxThreadPages: more is a *TooManyThreadsError) and its latest 50
+// reviews through the GraphQL API.
 func (c *Client) ReviewThreads(ctx context.Context, number int) (*ReviewState, error) {
 	out := &ReviewState{}
 	var cursor *githubv4.String
@@ -128,12 +150,16 @@ func (c *Client) ReviewThreads(ctx context.Context, number int) (*ReviewState, e
 			if t.Line != nil {
 				th.Line = *t.Line
 			}
-			for _, cm := range t.Comments.Nodes {
+			seen := map[string]bool{}
+			for _, cm := range append(t.Comments.Nodes, t.Latest.Nodes...) {
 				tc := ThreadComment{ID: fmt.Sprint(cm.ID), Author: cm.Author.Login, Body: cm.Body, URL: cm.URL, CreatedAt: cm.CreatedAt}
 				if cm.DatabaseID != nil {
 					tc.DatabaseID = *cm.DatabaseID
 				}
-				th.Comments = append(th.Comments, tc)
+				if !seen[tc.ID] {
+					seen[tc.ID] = true
+					th.Comments = append(th.Comments, tc)
+				}
 			}
 			out.Threads = append(out.Threads, th)
 		}
@@ -142,8 +168,11 @@ func (c *Client) ReviewThreads(ctx context.Context, number int) (*ReviewState, e
 				out.Reviews = append(out.Reviews, ThreadReview{Author: r.Author.Login, State: r.State, Commit: r.Commit.Oid})
 			}
 		}
-		if !pr.ReviewThreads.PageInfo.HasNextPage || page+1 >= maxThreadPages {
+		if !pr.ReviewThreads.PageInfo.HasNextPage {
 			return out, nil
+		}
+		if page+1 >= maxThreadPages {
+			return nil, &TooManyThreadsError{PR: number, Read: len(out.Threads)}
 		}
 		cursor = githubv4.NewString(githubv4.String(pr.ReviewThreads.PageInfo.EndCursor))
 	}

@@ -187,3 +187,57 @@ func TestThreadMutationsAreValidForGitHubsSchema(t *testing.T) {
 		t.Errorf("reply input %v", bodies[0].Variables)
 	}
 }
+
+// A long thread is read by its first and its latest comments, so that
+// wo's reply at the end of a thread of hundreds is found again.
+func TestReviewThreadsReadTheLatestCommentsOfALongThread(t *testing.T) {
+	page := `{"data":{"repository":{"pullRequest":{
+ "reviewThreads":{"nodes":[{"id":"T1","isResolved":false,"isOutdated":false,"path":"a.go","line":3,
+   "comments":{"nodes":[{"id":"C1","databaseId":1,"author":{"login":"rabbit"},"body":"first"},{"id":"C2","databaseId":2,"author":{"login":"p"},"body":"second"}]},
+   "latest":{"nodes":[{"id":"C2","databaseId":2,"author":{"login":"p"},"body":"second"},{"id":"C99","databaseId":99,"author":{"login":"wo-bot"},"body":"Addressed"}]}}],
+   "pageInfo":{"hasNextPage":false,"endCursor":""}},
+ "reviews":{"nodes":[]}}},"rateLimit":{"cost":1,"remaining":4999}}}`
+	var query string
+	_, c := newScripted(t, func(w http.ResponseWriter, r *http.Request) {
+		b := readGraphQL(t, r)
+		query = b.Query
+		if _, err := ghstandin.ValidateGraphQL(b.Query, b.Variables); err != nil {
+			t.Errorf("GitHub's schema refuses the query: %v", err)
+		}
+		io.WriteString(w, page)
+	})
+	st, err := c.ReviewThreads(context.Background(), 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, cm := range st.Threads[0].Comments {
+		ids = append(ids, cm.ID)
+	}
+	if got := strings.Join(ids, " "); got != "C1 C2 C99" {
+		t.Errorf("comments read %s, want the first ones then the latest, each once (C1 C2 C99)", got)
+	}
+	if !strings.Contains(query, "latest: comments(last: 20)") {
+		t.Errorf("the query does not ask for the latest comments:\n%s", query)
+	}
+}
+
+// Past the pages wo reads, the threads beyond are unknown: an error, never
+// a review that looks clean because its open threads were not read.
+func TestReviewThreadsBeyondWhatWoReadsAreAnError(t *testing.T) {
+	var pages []func(http.ResponseWriter, *http.Request)
+	for range maxThreadPages {
+		pages = append(pages, func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, strings.Replace(threadsPage, "%s", "true", 1))
+		})
+	}
+	_, c := newScripted(t, pages...)
+	_, err := c.ReviewThreads(context.Background(), 7)
+	var many *TooManyThreadsError
+	if !errors.As(err, &many) || many.PR != 7 || many.Read != maxThreadPages {
+		t.Fatalf("error %v, want a TooManyThreadsError for #7 after %d threads (one a page)", err, maxThreadPages)
+	}
+	if !strings.Contains(err.Error(), "resolve or collapse threads on GitHub") {
+		t.Errorf("the error does not say what to do: %v", err)
+	}
+}

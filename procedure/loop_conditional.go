@@ -189,8 +189,15 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 	for _, t := range now.Threads {
 		current[t.ID] = t
 	}
+	me, err := client.Login(ctx)
+	if err != nil {
+		return "", err
+	}
 	marker := addressedMarker(after)
 	body := fmt.Sprintf("Addressed in %s.\n\n%s", short(after), marker)
+	// wo's reply is a comment of wo's carrying the marker: anyone may
+	// quote the marker, and must not stop wo from replying.
+	repliedIn := func(t github.ThreadComment) bool { return t.Author == me && strings.Contains(t.Body, marker) }
 	resolve := resolveThreads(sc)
 	replied, resolved := 0, 0
 	for _, t := range todo {
@@ -198,7 +205,7 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 		if !ok {
 			continue // gone: deleted on GitHub
 		}
-		if !slices.ContainsFunc(cur.Comments, func(c github.ThreadComment) bool { return strings.Contains(c.Body, marker) }) {
+		if !slices.ContainsFunc(cur.Comments, repliedIn) {
 			if err := client.ReplyToThread(ctx, t.ID, body); err != nil {
 				return "", err
 			}

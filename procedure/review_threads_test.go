@@ -428,3 +428,51 @@ func TestAwaitedReviewerDecidesTheVerdict(t *testing.T) {
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 3, "GET /pulls/1/comments": 2,
 		"GET /issues/1/comments": 2, "POST /graphql": 2}), notModified: 3, points: 2})
 }
+
+// wo's reply is a comment of wo's: a person's comment that quotes the
+// marker (or a reviewer's, to silence wo) does not count as wo's reply.
+func TestAQuotedMarkerDoesNotPassForWosReply(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: twoComments,
+		Agent: "printf 'package foundation\\n\\n// N is exported.\\nconst N = 0\\n' > foundation/new.go\n"})
+	h.upTo("wait_for_review")
+	reviewRound(t, h)
+	if _, err := h.run("conditional_loop"); err != nil { // its Record is lost, as in a crash
+		t.Fatal(err)
+	}
+	// wo's reply goes (deleted on GitHub), and alice quotes its marker.
+	client, err := github.New(github.Config{BaseURL: h.GH.URL, Token: standinToken, Repo: fixRepo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := client.ReviewThreads(h.ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	thread := -1
+	for i, th := range rs.Threads {
+		for _, c := range th.Comments {
+			if c.Author == "wo-bot" {
+				thread = i
+				if err := client.DeleteReviewComment(h.ctx, c.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if thread < 0 {
+		t.Fatal("wo did not reply in the first pass")
+	}
+	h.GH.ReplyAs(fixRepo, 1, thread, "alice", "Quoting wo: "+addressedMarker(h.stored().PushedSHA))
+
+	again, err := h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(again.Note, "replied in 1 review thread(s)") {
+		t.Errorf("note %q: a quoted marker stopped wo's reply", again.Note)
+	}
+	if got := woReplies(threadOn(t, h, "foundation/new.go")); len(got) != 1 {
+		t.Errorf("wo's replies: %q, want one", got)
+	}
+	noViolations(t, h)
+}
