@@ -3,7 +3,6 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -160,8 +159,14 @@ func TestIndependentEpicWaitsForMergesAndSkipsAfterFailure(t *testing.T) {
 	// A failure in wave 1 skips its dependents and leaves their documents alone.
 	g := goModuleFixture(t, 6)
 	g.wo(nil, "split", "--repo", g.repo, "--base", "base", "--source", "main", "--worktree-root", g.wtRoot, "--max-lines", "12", "--epic-key", "task_fail")
-	os.MkdirAll(filepath.Join(g.wtRoot, "pr-01-pkg-p00"), 0o755)
-	writeFile(t, filepath.Join(g.wtRoot, "pr-01-pkg-p00", "someone-elses.txt"), "x")
+	// Someone else's files where the first PR's worktree goes.
+	wo, _ := g.doc("task_fail_pr01")["work_order"].(map[string]any)
+	inputs, _ := wo["inputs"].(map[string]any)
+	name, _ := inputs["worktree_name"].(string)
+	if name == "" {
+		t.Fatalf("task_fail_pr01 names no worktree: %v", wo)
+	}
+	writeFile(t, filepath.Join(g.wtRoot, name, "someone-elses.txt"), "x")
 	before := g.wo(nil, "export", "--parent", "task_fail").stdout
 	// The task alone and inside the epic fare the same: its inputs are
 	// wrong and nothing was changed (exit 2).

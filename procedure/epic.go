@@ -63,21 +63,9 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 	if parallel < 1 {
 		parallel = 1
 	}
-	if _, err := e.Store.Get(ctx, epicKey); err != nil {
-		return nil, err
-	}
-	children, err := e.Store.List(ctx, store.Filter{ParentKey: epicKey})
+	children, edges, err := e.epicChildren(ctx, epicKey)
 	if err != nil {
 		return nil, err
-	}
-	if len(children) == 0 {
-		return nil, fmt.Errorf("epic %s has no children (tasks with parent_key %s)", epicKey, epicKey)
-	}
-	edges := map[string][]string{}
-	for _, d := range children {
-		if edges[workorder.Key(d)], err = e.Store.BlockedBy(ctx, workorder.Key(d)); err != nil {
-			return nil, err
-		}
 	}
 	waves, deps, err := wavesOf(children, edges)
 	if err != nil {
@@ -154,6 +142,36 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 		return res, &EpicError{Result: res, Worst: worstErr}
 	}
 	return res, nil
+}
+
+// epicChildren reads an epic's children and the store's blocked_by edges
+// between tasks; an epic without children is an error.
+func (e *Engine) epicChildren(ctx context.Context, epicKey string) ([]workorder.Document, map[string][]string, error) {
+	if _, err := e.Store.Get(ctx, epicKey); err != nil {
+		return nil, nil, err
+	}
+	children, err := e.Store.List(ctx, store.Filter{ParentKey: epicKey})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(children) == 0 {
+		return nil, nil, fmt.Errorf("epic %s has no children (tasks with parent_key %s): check the key, or give its tasks parent_key %s", epicKey, epicKey, epicKey)
+	}
+	edges, err := e.edgesOf(ctx, children)
+	return children, edges, err
+}
+
+// edgesOf reads the store's blocked_by edges of each document.
+func (e *Engine) edgesOf(ctx context.Context, docs []workorder.Document) (map[string][]string, error) {
+	edges := map[string][]string{}
+	for _, d := range docs {
+		blockers, err := e.Store.BlockedBy(ctx, workorder.Key(d))
+		if err != nil {
+			return nil, err
+		}
+		edges[workorder.Key(d)] = blockers
+	}
+	return edges, nil
 }
 
 // runChild runs one child of an epic. A child that another live runner

@@ -419,11 +419,9 @@ func (e *Engine) LoadStack(ctx context.Context, epicKey string) (Stack, error) {
 	if err != nil {
 		return nil, err
 	}
-	edges := map[string][]string{}
-	for _, d := range children {
-		if edges[workorder.Key(d)], err = e.Store.BlockedBy(ctx, workorder.Key(d)); err != nil {
-			return nil, err
-		}
+	edges, err := e.edgesOf(ctx, children)
+	if err != nil {
+		return nil, err
 	}
 	return StackOf(children, edges), nil
 }

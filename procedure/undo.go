@@ -85,6 +85,7 @@ type undo struct {
 	// foreign says why the branch is not provably this task's, "" when
 	// it is; read once.
 	foreign *string
+	others  []otherWorkOrder // the store's other work orders, read once
 }
 
 // Undo takes back what the task's runs did, using only what wo recorded:
@@ -673,25 +674,37 @@ func (u *undo) whyForeign(ctx context.Context) (string, error) {
 // otherTask is the key of another task in the store that match says names
 // the same thing, "" when none does.
 func (u *undo) otherTask(ctx context.Context, match func(*workorder.Task, workorder.State) bool) (string, error) {
-	docs, err := u.Store.List(ctx, store.Filter{})
-	if err != nil {
-		return "", err
+	if u.others == nil {
+		docs, err := u.Store.List(ctx, store.Filter{})
+		if err != nil {
+			return "", err
+		}
+		u.others = []otherWorkOrder{}
+		for _, d := range docs {
+			if workorder.Key(d) == u.key() {
+				continue
+			}
+			t, err := workorder.Parse(d)
+			if err != nil || t.WorkOrder == nil {
+				continue
+			}
+			st, _ := workorder.StateOf(d)
+			u.others = append(u.others, otherWorkOrder{t, st})
+		}
 	}
-	for _, d := range docs {
-		k := workorder.Key(d)
-		if k == u.key() {
-			continue
-		}
-		t, err := workorder.Parse(d)
-		if err != nil || t.WorkOrder == nil {
-			continue
-		}
-		st, _ := workorder.StateOf(d)
-		if match(t, st) {
-			return k, nil
+	for _, o := range u.others {
+		if match(o.task, o.state) {
+			return o.task.Key, nil
 		}
 	}
 	return "", nil
+}
+
+// otherWorkOrder is another task's work order and state, as undo's
+// checks read them (once per undo).
+type otherWorkOrder struct {
+	task  *workorder.Task
+	state workorder.State
 }
 
 // foreignPR says why the recorded pull request is not provably the one
@@ -927,21 +940,9 @@ type EpicUndoResult struct {
 // the reason. The error is the first task's that failed.
 func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions) (*EpicUndoResult, error) {
 	e.defaults()
-	if _, err := e.Store.Get(ctx, epicKey); err != nil {
-		return nil, err
-	}
-	children, err := e.Store.List(ctx, store.Filter{ParentKey: epicKey})
+	children, edges, err := e.epicChildren(ctx, epicKey)
 	if err != nil {
 		return nil, err
-	}
-	if len(children) == 0 {
-		return nil, fmt.Errorf("epic %s has no children (tasks with parent_key %s)", epicKey, epicKey)
-	}
-	edges := map[string][]string{}
-	for _, d := range children {
-		if edges[workorder.Key(d)], err = e.Store.BlockedBy(ctx, workorder.Key(d)); err != nil {
-			return nil, err
-		}
 	}
 	waves, deps, err := wavesOf(children, edges)
 	if err != nil {
