@@ -68,8 +68,8 @@ func gitHalfTask(key, repo, wtRoot, name string, manifest []string) map[string]a
 	}
 	return map[string]any{"_key": key, "title": "PR #1: bench", "status": "open", "type": "task",
 		"work_order": map[string]any{"version": "1.0", "objective": "Benchmark the git half of the review procedure",
-			"context": map[string]any{"repo_path": repo, "base_branch": "review-base", "source_branch": "main", "worktree_root": wtRoot},
-			"inputs":  map[string]any{"branch_name": "bench/" + name, "worktree_name": name, "pr_title": "PR #1: bench", "file_manifest": m},
+			"context":   map[string]any{"repo_path": repo, "base_branch": "review-base", "source_branch": "main", "worktree_root": wtRoot},
+			"inputs":    map[string]any{"branch_name": "bench/" + name, "worktree_name": name, "pr_title": "PR #1: bench", "file_manifest": m},
 			"procedure": steps}}
 }
 
