@@ -253,6 +253,11 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 		}
 		return r.alreadyComplete(), nil
 	}
+	defer func() {
+		if r.repo != nil {
+			r.repo.Close()
+		}
+	}()
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	go r.wb.keepAlive(runCtx, func(err error) { stopRun(err) })
