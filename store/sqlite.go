@@ -31,7 +31,10 @@ type SQLite struct {
 	path string
 }
 
-var _ Store = (*SQLite)(nil)
+var (
+	_ Store         = (*SQLite)(nil)
+	_ LoggedUpdater = (*SQLite)(nil)
+)
 
 // DefaultPath is $XDG_STATE_HOME/wo/wo.db, else ~/.local/state/wo/wo.db.
 func DefaultPath() (string, error) {
@@ -325,6 +328,11 @@ func (s *SQLite) Create(ctx context.Context, docs ...map[string]any) error {
 // Update merges patch into the document at revision ifRev and, when the
 // patch sets blocked_by, brings the edges in step in the same transaction.
 func (s *SQLite) Update(ctx context.Context, key, ifRev string, patch map[string]any) (string, error) {
+	return s.UpdateLogged(ctx, key, ifRev, patch, nil)
+}
+
+// UpdateLogged is Update with activity-log entries in the same transaction.
+func (s *SQLite) UpdateLogged(ctx context.Context, key, ifRev string, patch map[string]any, entries []LogEntry) (string, error) {
 	var newRev int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var rev int64
@@ -355,7 +363,14 @@ func (s *SQLite) Update(ctx context.Context, key, ifRev string, patch map[string
 			return s.wrap(err)
 		}
 		if blockers, ok := BlockersInPatch(patch); ok {
-			return s.setBlockedBy(ctx, tx, key, blockers)
+			if err := s.setBlockedBy(ctx, tx, key, blockers); err != nil {
+				return err
+			}
+		}
+		for _, e := range entries {
+			if err := s.appendLog(ctx, tx, e); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -473,6 +488,15 @@ func (s *SQLite) BlockedBy(ctx context.Context, key string) ([]string, error) {
 
 // AppendLog adds an activity entry.
 func (s *SQLite) AppendLog(ctx context.Context, e LogEntry) error {
+	return s.appendLog(ctx, s.db, e)
+}
+
+// execer is a database or a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func (s *SQLite) appendLog(ctx context.Context, db execer, e LogEntry) error {
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now()
 	}
@@ -481,7 +505,7 @@ func (s *SQLite) AppendLog(ctx context.Context, e LogEntry) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO persephone_logs (task_key, created_at, body) VALUES (?, ?, ?)`,
+	_, err = db.ExecContext(ctx, `INSERT INTO persephone_logs (task_key, created_at, body) VALUES (?, ?, ?)`,
 		e.TaskKey, LogTime(e.CreatedAt), string(body))
 	return s.wrap(err)
 }

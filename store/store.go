@@ -94,6 +94,21 @@ type Store interface {
 	Close() error
 }
 
+// LoggedUpdater is a Store that writes an Update and activity-log entries
+// in one round trip. The engine writes a step's state and its
+// step_completed entry this way: on a remote store every round trip is
+// a network wait, and a step that costs three of them is slow.
+//
+// UpdateLogged is Update, and when the update is written the entries are
+// appended (as AppendLog would) in the same write: one transaction in
+// SQLite, one AQL query (or the stream transaction that Update uses for
+// blocked_by) in ArangoDB. When it fails, a conflict included, neither the
+// document nor any entry is written. Stores without it are written with
+// Update and then AppendLog.
+type LoggedUpdater interface {
+	UpdateLogged(ctx context.Context, key, ifRev string, patch map[string]any, entries []LogEntry) (rev string, err error)
+}
+
 // Filter selects documents in List.
 type Filter struct {
 	ParentKey string
