@@ -149,7 +149,7 @@ func loadStatus(ctx context.Context, s store.Store, key string) ([]StatusRow, er
 	if err != nil {
 		return nil, err
 	}
-	children, err := s.List(ctx, store.Filter{ParentKey: key})
+	children, err := store.ListSummaries(ctx, s, store.Filter{ParentKey: key})
 	if err != nil {
 		return nil, err
 	}

@@ -110,6 +110,7 @@ func Run(t *testing.T, newStore NewFunc) {
 		{"LeaseRaceHasOneWinner", testLeaseRace},
 		{"LeaseGivesTheDocumentItWasWrittenAgainst", testLeaseDoc},
 		{"UpdateLoggedWritesBothOrNeither", testUpdateLogged},
+		{"ListSummariesIsListCut", testListSummaries},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })
@@ -648,6 +649,58 @@ func testUpdateLogged(t *testing.T, newStore NewFunc) {
 	}
 	if doc := mustGet(t, s, "task_ul"); doc["status"] != "open" {
 		t.Errorf("UpdateLogged without entries: status %v", doc["status"])
+	}
+}
+
+// testListSummaries: a store that lists summaries gives, for the same
+// filter, the same tasks in the same order as List, each what
+// store.Summary makes of the whole document, also after an update.
+func testListSummaries(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	sl, ok := s.(store.SummaryLister)
+	if !ok {
+		t.Skipf("%s lists whole documents only (no store.SummaryLister)", s.Describe())
+	}
+	parent := Doc("task_sum_epic")
+	a, b := Doc("task_sum_a"), Doc("task_sum_b")
+	a["parent_key"] = "task_sum_epic"
+	b["parent_key"] = "task_sum_epic"
+	b["work_order"].(map[string]any)["procedure"] = []any{map[string]any{"step": 1, "action": "commit", "command": "git commit", "x_extra": true}, "not a step"}
+	if err := s.Create(ctx, parent, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, "task_sum_a", rev(mustGet(t, s, "task_sum_a")), map[string]any{
+		"status": "in_progress", "work_order": map[string]any{"state": map[string]any{"current_step": 2, "pr_url": nil}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []store.Filter{{ParentKey: "task_sum_epic"}, {Status: "in_progress"}, {}} {
+		whole, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sl.ListSummaries(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(whole) {
+			t.Fatalf("filter %+v: %d summaries, %d documents", f, len(got), len(whole))
+		}
+		for i := range whole {
+			if !sameJSON(t, store.Summary(whole[i]), got[i]) {
+				t.Errorf("filter %+v: summary %d differs from the document cut by store.Summary", f, i)
+			}
+		}
+	}
+	got, _ := sl.ListSummaries(ctx, store.Filter{ParentKey: "task_sum_epic"})
+	if len(got) != 2 {
+		t.Fatalf("%d children", len(got))
+	}
+	if _, has := lookup(got[1], "work_order.inputs"); has {
+		t.Errorf("a summary kept work_order.inputs")
+	}
+	if steps, _ := lookup(got[1], "work_order.procedure"); !sameJSON(t, []any{map[string]any{"step": 1, "action": "commit"}, "not a step"}, steps) {
+		t.Errorf("procedure of the summary: %v", steps)
 	}
 }
 
