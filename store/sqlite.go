@@ -621,21 +621,30 @@ func (s *SQLite) logs(ctx context.Context, query string, args ...any) ([]LogEntr
 		return nil, s.wrap(err)
 	}
 	defer rows.Close()
-	var out []LogEntry
+	var bodies []string
 	for rows.Next() {
 		var body string
 		if err := rows.Scan(&body); err != nil {
 			return nil, s.wrap(err)
 		}
-		var e LogEntry
-		dec := json.NewDecoder(strings.NewReader(body))
-		dec.UseNumber()
-		if err := dec.Decode(&e); err != nil {
-			return nil, fmt.Errorf("activity log entry: %w", err)
-		}
-		out = append(out, e)
+		bodies = append(bodies, body)
 	}
-	return out, s.wrap(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap(err)
+	}
+	out := make([]LogEntry, len(bodies))
+	errs := make([]error, len(bodies))
+	parallel(len(bodies), func(i int) {
+		dec := json.NewDecoder(strings.NewReader(bodies[i]))
+		dec.UseNumber()
+		if err := dec.Decode(&out[i]); err != nil {
+			errs[i] = fmt.Errorf("activity log entry: %w", err)
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (s *SQLite) tx(ctx context.Context, fn func(*sql.Tx) error) error {
