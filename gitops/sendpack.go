@@ -171,7 +171,15 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 	set := commitSet{send: map[plumbing.Hash]*object.Commit{}, edge: map[plumbing.Hash]*object.Commit{}}
 	has := map[plumbing.Hash]bool{}
 	seen := map[plumbing.Hash]bool{}
+	queued := map[plumbing.Hash]bool{}
+	ours := 0 // queued commits not known to be the remote's
 	q := &commitQueue{}
+	mark := func(h plumbing.Hash) {
+		if !has[h] && queued[h] {
+			ours--
+		}
+		has[h] = true
+	}
 	push := func(h plumbing.Hash, theirs bool) error {
 		if seen[h] {
 			return nil
@@ -183,12 +191,15 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 		if err != nil {
 			return err
 		}
-		seen[h] = true
+		seen[h], queued[h] = true, true
+		if !has[h] {
+			ours++
+		}
 		heap.Push(q, c)
 		return nil
 	}
 	for _, h := range haves {
-		has[h] = true
+		mark(h)
 		if err := push(h, true); err != nil {
 			return set, err
 		}
@@ -196,23 +207,17 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 	if err := push(tip, false); err != nil {
 		return set, err
 	}
-	ours := func() bool {
-		for _, c := range *q {
-			if !has[c.Hash] {
-				return true
-			}
-		}
-		return false
-	}
-	for q.Len() > 0 && ours() {
+	for q.Len() > 0 && ours > 0 {
 		c := heap.Pop(q).(*object.Commit)
+		queued[c.Hash] = false
 		theirs := has[c.Hash]
 		if !theirs {
+			ours--
 			set.send[c.Hash] = c
 		}
 		for _, p := range c.ParentHashes {
 			if theirs {
-				has[p] = true // below a commit the remote has: the remote's
+				mark(p) // below a commit the remote has: the remote's
 			}
 			if err := push(p, theirs); err != nil {
 				return set, err
