@@ -4,9 +4,11 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -48,7 +50,7 @@ func (c *requestCounter) BlockedBy(ctx context.Context, key string) ([]string, e
 }
 
 func (c *requestCounter) AppendLog(ctx context.Context, e store.LogEntry) error {
-	c.count("AppendLog")
+	c.count("AppendLog " + e.Action)
 	return c.Store.AppendLog(ctx, e)
 }
 
@@ -57,7 +59,11 @@ func (c *requestCounter) AppendLog(ctx context.Context, e store.LogEntry) error 
 type loggedCounter struct{ *requestCounter }
 
 func (c loggedCounter) UpdateLogged(ctx context.Context, key, rev string, patch map[string]any, entries []store.LogEntry) (string, error) {
-	c.count("UpdateLogged")
+	name := "UpdateLogged"
+	for _, e := range entries {
+		name += " " + e.Action
+	}
+	c.count(name)
 	return c.Store.(store.LoggedUpdater).UpdateLogged(ctx, key, rev, patch, entries)
 }
 
@@ -125,5 +131,46 @@ func TestAStepCostsTwoStoreRequests(t *testing.T) {
 	// way: the closing status moves were written before it).
 	if want := len(ten) + 11; len(tenPlain) != want {
 		t.Errorf("a store without UpdateLogged: %d requests, want %d", len(tenPlain), want)
+	}
+}
+
+// The seed's whole review procedure, run by the engine against real git,
+// the GitHub stand-in and an agent that fixes one review comment: every
+// step, the loop's second pass included, costs the engine two store
+// requests, step_started and the write-back carrying step_completed. The
+// rest of the run's requests (logged) are the run's own (load, blockers,
+// lease, release, run_started and run_finished riding on writes) and what
+// actions record mid-step so that a crash resumes exactly (the base
+// commit before a worktree is made, a wait's deadline).
+func TestTheSeedRunsStoreRequests(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Agent: "echo '// fixed' >> pkg/a.go\n",
+		Reviews: [][]ghstandin.Comment{{{Path: "pkg/a.go", Line: 1, Body: "Say what A is."}}}})
+	if err := h.r.wb.Release(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	e := h.engine()
+	c := &requestCounter{Store: e.Store}
+	e.Store = loggedCounter{c}
+	res, err := e.Run(h.ctx, RunOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the seed's procedure: %d steps run (%v), %d store requests:\n%s", len(res.Ran), res.Ran, len(c.calls), strings.Join(c.calls, "\n"))
+	if len(res.Ran) < len(seedSteps()) {
+		t.Fatalf("ran %v: the review loop did not run", res.Ran)
+	}
+	started, completed := 0, 0
+	for _, call := range c.calls {
+		switch call {
+		case "AppendLog step_started":
+			started++
+		case "UpdateLogged step_completed":
+			completed++
+		case "AppendLog step_completed":
+			t.Errorf("a step_completed entry was a request of its own")
+		}
+	}
+	if started != len(res.Ran) || completed != len(res.Ran) {
+		t.Errorf("%d step_started requests and %d write-backs with step_completed for %d steps, want one each per step", started, completed, len(res.Ran))
 	}
 }
