@@ -5,7 +5,7 @@ WO      := $(CURDIR)/bin/wo
 export GOFLAGS := -buildvcs=false
 WOENV   := XDG_STATE_HOME=$(DEMO)/state WO_STORE=
 
-.PHONY: build demo test test-arango fuzz fuzz-brief bench vet fmt-check clean cross docs
+.PHONY: build demo test test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs
 
 # wo --version: the checkout's git describe (GOFLAGS above turns off Go's
 # own VCS stamping, which a build outside make uses instead).
@@ -65,6 +65,19 @@ test-arango:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# wo against its baselines, in one table: every figure is the median of
+# per-pair ratios from alternating pairs measured in this run (the disk
+# settled between sides), so that a busy machine moves both sides alike.
+# WO_BENCH_PAIRS pairs each (default 5); about 5 minutes, most of it
+# building the 30,000-file repository. Figures go in docs/BENCHMARKS.md.
+WO_BENCH_PAIRS ?= 5
+bench-compare:
+	@{ $(GO) test -count=1 -run '^TestAStepCostsTwoStoreRequests$$' -v ./procedure/; \
+	  WO_BENCH_PAIRS=$(WO_BENCH_PAIRS) $(GO) test -run '^$$' -bench '^BenchmarkStatusEpic1000$$' -benchtime 1x ./commands/; \
+	  WO_BENCH_PAIRS=$(WO_BENCH_PAIRS) $(GO) test -run '^$$' -bench '^BenchmarkWorktreeCreate5k$$' -benchtime 1x ./gitops/; \
+	  WO_BENCH_PAIRS=$(WO_BENCH_PAIRS) $(GO) test -run '^$$' -bench '^Benchmark(GitHalfRealHistory|StatusShowProcess|WorktreeCheckoutCommit30k)$$' \
+	    -benchtime 1x -timeout 20m ./integration/; } 2>&1 | $(GO) run ./scripts/benchtable
 
 vet:
 	$(GO) vet ./...

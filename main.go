@@ -10,9 +10,14 @@ import (
 	"github.com/wo-runner/wo/commands"
 )
 
+// startProfile is set only in profiling builds (-tags woprofile).
+var startProfile = func() (stop func()) { return func() {} }
+
 func main() {
+	stopProfile := startProfile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := commands.Main(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
 	stop()
+	stopProfile()
 	os.Exit(code)
 }

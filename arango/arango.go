@@ -79,7 +79,10 @@ type Store struct {
 	timeout   time.Duration
 }
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store         = (*Store)(nil)
+	_ store.LoggedUpdater = (*Store)(nil)
+)
 
 // Endpoint turns a wo store URL into the HTTP endpoint and transport to use.
 func Endpoint(raw string, base http.RoundTripper) (endpoint string, transport http.RoundTripper, err error) {
@@ -262,6 +265,13 @@ const (
 	queryGet = `RETURN DOCUMENT(@@tasks, @key)`
 	// queryUpdate writes on the condition that _rev is still @rev.
 	queryUpdate = `UPDATE { _key: @key, _rev: @rev } WITH @patch IN @@tasks OPTIONS { ignoreRevs: false, keepNull: true, mergeObjects: true } RETURN NEW._rev`
+	// queryUpdateLogged is queryUpdate and the log entries in one query:
+	// a stale revision fails the whole query, so nothing is logged.
+	queryUpdateLogged = `LET updated = (UPDATE { _key: @key, _rev: @rev } WITH @patch IN @@tasks OPTIONS { ignoreRevs: false, keepNull: true, mergeObjects: true } RETURN NEW._rev)
+LET logged = (FOR e IN @entries INSERT e INTO @@logs RETURN 1)
+RETURN FIRST(updated)`
+	// queryInsertLogs appends log entries inside a stream transaction.
+	queryInsertLogs = `FOR e IN @entries INSERT e INTO @@logs`
 	// Create runs one of these in a stream transaction. Each returns the
 	// key and revision of every task it inserted, so that a commit that
 	// fails can be compensated (queryCompensate). An edge that exists
@@ -431,15 +441,29 @@ func (s *Store) firstExisting(ctx context.Context, keys []string) string {
 // one conditional AQL UPDATE (by AQL, not by the document URL: see Get).
 // An empty ifRev is a conflict: ArangoDB would take it as "any revision".
 func (s *Store) Update(ctx context.Context, key, ifRev string, patch map[string]any) (string, error) {
+	return s.UpdateLogged(ctx, key, ifRev, patch, nil)
+}
+
+// UpdateLogged is Update with log entries written by the same request: one
+// AQL query, or with blocked_by in the patch the same stream transaction.
+func (s *Store) UpdateLogged(ctx context.Context, key, ifRev string, patch map[string]any, entries []store.LogEntry) (string, error) {
 	if ifRev == "" {
 		return "", store.Conflict(key)
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	if blockers, ok := store.BlockersInPatch(patch); ok {
-		return s.updateWithEdges(ctx, key, ifRev, patch, blockers)
+	logs := make([]logDoc, len(entries))
+	for i, e := range entries {
+		logs[i] = newLogDoc(e)
 	}
-	rows, err := s.query(ctx, queryUpdate, map[string]any{"@tasks": s.cols.Tasks, "key": key, "rev": ifRev, "patch": patch})
+	if blockers, ok := store.BlockersInPatch(patch); ok {
+		return s.updateWithEdges(ctx, key, ifRev, patch, blockers, logs)
+	}
+	query, bind := queryUpdate, map[string]any{"@tasks": s.cols.Tasks, "key": key, "rev": ifRev, "patch": patch}
+	if len(logs) > 0 {
+		query, bind["@logs"], bind["entries"] = queryUpdateLogged, s.cols.Logs, logs
+	}
+	rows, err := s.query(ctx, query, bind)
 	if err != nil {
 		return "", s.mapErr(key, err)
 	}
@@ -460,8 +484,12 @@ func (s *Store) Update(ctx context.Context, key, ifRev string, patch map[string]
 // leave the document written and the edges not (or the reverse). A stale
 // revision is still caught before anything is written, because the first
 // query's UPDATE fails and the transaction is aborted.
-func (s *Store) updateWithEdges(ctx context.Context, key, ifRev string, patch map[string]any, blockers []string) (string, error) {
-	trx, err := s.db.BeginTransaction(ctx, arangodb.TransactionCollections{Write: []string{s.cols.Tasks, s.cols.Edges}}, nil)
+func (s *Store) updateWithEdges(ctx context.Context, key, ifRev string, patch map[string]any, blockers []string, logs []logDoc) (string, error) {
+	cols := []string{s.cols.Tasks, s.cols.Edges}
+	if len(logs) > 0 {
+		cols = append(cols, s.cols.Logs)
+	}
+	trx, err := s.db.BeginTransaction(ctx, arangodb.TransactionCollections{Write: cols}, nil)
 	if err != nil {
 		return "", s.mapErr(key, err)
 	}
@@ -477,6 +505,9 @@ func (s *Store) updateWithEdges(ctx context.Context, key, ifRev string, patch ma
 		_, err = s.queryIn(ctx, trx, queryAddEdges, map[string]any{
 			"@edges": s.cols.Edges, "from": from, "edges": s.edges(key, blockers),
 		})
+	}
+	if err == nil && len(logs) > 0 {
+		_, err = s.queryIn(ctx, trx, queryInsertLogs, map[string]any{"@logs": s.cols.Logs, "entries": logs})
 	}
 	var rev string
 	if err == nil && (len(rows) != 1 || json.Unmarshal(rows[0], &rev) != nil || rev == "") {
@@ -594,17 +625,20 @@ func nextSeq(t time.Time) int64 {
 func (s *Store) AppendLog(ctx context.Context, e store.LogEntry) error {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
+	_, err := s.logs.CreateDocument(ctx, newLogDoc(e))
+	return s.mapErr(e.TaskKey, err)
+}
+
+// newLogDoc is the persephone_logs document of an entry.
+func newLogDoc(e store.LogEntry) logDoc {
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now()
 	}
 	if e.Details == nil {
 		e.Details = map[string]any{}
 	}
-	_, err := s.logs.CreateDocument(ctx, logDoc{
-		Action: e.Action, TaskKey: e.TaskKey, SessionKey: e.SessionKey, Details: e.Details,
-		CreatedAt: store.LogTime(e.CreatedAt), Seq: nextSeq(e.CreatedAt),
-	})
-	return s.mapErr(e.TaskKey, err)
+	return logDoc{Action: e.Action, TaskKey: e.TaskKey, SessionKey: e.SessionKey, Details: e.Details,
+		CreatedAt: store.LogTime(e.CreatedAt), Seq: nextSeq(e.CreatedAt)}
 }
 
 // Logs reads one task's activity, oldest first.

@@ -2,11 +2,15 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -146,12 +150,32 @@ func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error
 // loadStatus reads the task and its children: two reads, whatever the
 // number of children.
 func loadStatus(ctx context.Context, s store.Store, key string) ([]StatusRow, error) {
-	doc, err := s.Get(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	children, err := s.List(ctx, store.Filter{ParentKey: key})
-	if err != nil {
+	// The task with its children, the timeline's formation events and the
+	// step history behind the estimates are independent reads: at once.
+	var doc map[string]any
+	var children []map[string]any
+	var events map[string]*FormationEvent
+	var est *procedure.Estimator
+	var docErr, childErr, eventErr, estErr error
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		if doc, docErr = s.Get(ctx, key); docErr == nil {
+			children, childErr = store.ListSummaries(ctx, s, store.Filter{ParentKey: key})
+		}
+	}()
+	var kinds map[string]*FormationEvent
+	go func() {
+		defer wg.Done()
+		kinds, eventErr = formationEvents(ctx, s)
+	}()
+	go func() {
+		defer wg.Done()
+		est, estErr = procedure.NewEstimator(ctx, s)
+	}()
+	wg.Wait()
+	if err := errors.Join(docErr, childErr, eventErr, estErr); err != nil {
 		return nil, err
 	}
 	docs := append([]map[string]any{doc}, children...)
@@ -161,19 +185,17 @@ func loadStatus(ctx context.Context, s store.Store, key string) ([]StatusRow, er
 	}
 	graph := workorder.NewGraph(docs, nil)
 	now := time.Now()
-	events, err := formationEvents(ctx, s, byKey)
-	if err != nil {
-		return nil, err
+	events = map[string]*FormationEvent{}
+	for k, ev := range kinds {
+		if _, shown := byKey[k]; shown {
+			events[k] = ev
+		}
 	}
-	est, err := procedure.NewEstimator(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]StatusRow, 0, len(docs))
-	var total procedure.Estimate
-	total.Known = true
-	counted := 0
-	for i, d := range docs {
+	// Each row reads only its document and the shared, unchanging graph,
+	// history and events: the rows of a big epic are built on every core.
+	rows := make([]StatusRow, len(docs))
+	eachOnEveryCore(len(docs), func(i int) {
+		d := docs[i]
 		row := statusRow(d, byKey, graph, now)
 		row.LastEvent = events[row.Key]
 		if ev := row.LastEvent; ev != nil && ev.Kind == intake.EventClarify && row.Status == workorder.StatusOpen {
@@ -182,16 +204,23 @@ func loadStatus(ctx context.Context, s store.Store, key string) ([]StatusRow, er
 		if row.Steps > 0 && row.Status != workorder.StatusClosed && row.Status != workorder.StatusInReview {
 			e := est.Remaining(d)
 			row.Estimate = &e
+		}
+		rows[i] = row
+	})
+	var total procedure.Estimate
+	total.Known = true
+	counted := 0
+	for i, row := range rows {
+		if e := row.Estimate; e != nil {
 			if i > 0 {
 				counted++
 				if !e.Known {
-					total = e
+					total = *e
 				} else if total.Known {
 					total.Remaining += e.Remaining
 				}
 			}
 		}
-		rows = append(rows, row)
 	}
 	if counted > 0 && rows[0].Estimate == nil {
 		if total.Known {
@@ -201,6 +230,33 @@ func loadStatus(ctx context.Context, s store.Store, key string) ([]StatusRow, er
 		rows[0].Estimate = &total
 	}
 	return rows, nil
+}
+
+// eachOnEveryCore calls fn for 0..n-1, in chunks on as many goroutines as
+// there are CPUs; a short list stays on this goroutine.
+func eachOnEveryCore(n int, fn func(i int)) {
+	const chunk = 64
+	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for start := int(next.Add(chunk)) - chunk; start < n; start = int(next.Add(chunk)) - chunk {
+				for i := start; i < min(start+chunk, n); i++ {
+					fn(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // StatusRow is one task in wo status.
@@ -286,9 +342,9 @@ type FormationEvent struct {
 	At      string `json:"at"`
 }
 
-// formationEvents reads the latest formation event of each task shown, in
-// one query per kind whatever the number of tasks.
-func formationEvents(ctx context.Context, s store.Store, tasks map[string]map[string]any) (map[string]*FormationEvent, error) {
+// formationEvents reads the latest formation event of each task, in one
+// query per kind whatever the number of tasks.
+func formationEvents(ctx context.Context, s store.Store) (map[string]*FormationEvent, error) {
 	out := map[string]*FormationEvent{}
 	latest := map[string]time.Time{}
 	for _, kind := range intake.EventKinds {
@@ -297,7 +353,7 @@ func formationEvents(ctx context.Context, s store.Store, tasks map[string]map[st
 			return nil, err
 		}
 		for _, l := range logs {
-			if _, shown := tasks[l.TaskKey]; !shown || !l.CreatedAt.After(latest[l.TaskKey]) {
+			if !l.CreatedAt.After(latest[l.TaskKey]) {
 				continue
 			}
 			msg, _ := l.Details["message"].(string)

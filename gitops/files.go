@@ -30,9 +30,39 @@ type treeFile struct {
 	Hash plumbing.Hash
 }
 
-// writers is how many goroutines write files at once. Writing is mostly
-// waiting on the file system, so more than the CPU count helps.
+// writers is how many goroutines write files at once. Creating a file is
+// mostly waiting on the file system, so more than the CPU count helps.
+// They share the repository's one object storage, taking turns to read a
+// blob (sharedBlobs): a storage per writer loaded the pack indexes and
+// kept a delta cache once per writer, which cost more time on a small
+// checkout and more memory on a large one than reading in turn does.
 func writers() int { return max(4, 2*runtime.NumCPU()) }
+
+// sharedBlobs reads blobs from one storage for several goroutines;
+// go-git's pack readers are not safe to share, so reads take turns.
+type sharedBlobs struct {
+	mu sync.Mutex
+	st *filesystem.Storage
+}
+
+// read returns a blob's content in buf's memory when it fits.
+func (s *sharedBlobs) read(h plumbing.Hash, buf *bytes.Buffer) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	obj, err := s.st.EncodedObject(plumbing.BlobObject, h)
+	if err != nil {
+		return err
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	buf.Reset()
+	buf.Grow(int(obj.Size()))
+	_, err = buf.ReadFrom(r)
+	return err
+}
 
 // writeFiles writes files into the worktree in parallel and returns their
 // index entries, stat data included so that git does not rehash them.
@@ -72,17 +102,16 @@ func (w *Worktree) writeFiles(ctx context.Context, files []treeFile, progress Pr
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for n := 0; n < writers(); n++ {
+	blobs := &sharedBlobs{st: w.Repo.storage}
+	for k := 0; k < min(writers(), len(files)); k++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			st := w.Repo.newStorage()
-			defer st.Close()
-			buf := make([]byte, 64<<10)
+			var buf bytes.Buffer
 			dirs := newDirCache(root)
 			defer dirs.close()
 			for i := range jobs {
-				e, err := w.writeOne(st, dirs, files[i], buf)
+				e, err := w.writeOne(blobs, dirs, files[i], &buf)
 				if err != nil {
 					select {
 					case errs <- err:
@@ -125,7 +154,7 @@ feed:
 // writeOne writes one blob to its path and returns its index entry. The
 // file is made inside its directory's handle: a link at the path is
 // replaced, a link above it is refused.
-func (w *Worktree) writeOne(st *filesystem.Storage, dirs *dirCache, f treeFile, buf []byte) (*index.Entry, error) {
+func (w *Worktree) writeOne(blobs *sharedBlobs, dirs *dirCache, f treeFile, buf *bytes.Buffer) (*index.Entry, error) {
 	dirName, name := splitPath(f.Path)
 	dir, err := dirs.get(dirName, "write", f.Path)
 	if err != nil {
@@ -139,11 +168,10 @@ func (w *Worktree) writeOne(st *filesystem.Storage, dirs *dirCache, f treeFile, 
 		}
 		return entry, nil
 	case filemode.Symlink:
-		content, err := readBlob(st, f.Hash)
-		if err != nil {
+		if err := blobs.read(f.Hash, buf); err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}
-		if err := dir.symlink(name, string(content)); err != nil {
+		if err := dir.symlink(name, buf.String()); err != nil {
 			return nil, err
 		}
 		fi, err := os.Lstat(filepath.Join(dir.path, name))
@@ -157,21 +185,17 @@ func (w *Worktree) writeOne(st *filesystem.Storage, dirs *dirCache, f treeFile, 
 	if f.Mode == filemode.Executable {
 		perm = 0o755
 	}
-	obj, err := st.EncodedObject(plumbing.BlobObject, f.Hash)
-	if err != nil {
+	if err := blobs.read(f.Hash, buf); err != nil {
 		return nil, fmt.Errorf("%s: reading blob %s: %w", f.Path, f.Hash, err)
-	}
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
 	}
 	out, err := dir.createFile(name, perm)
 	if err != nil {
-		r.Close()
 		return nil, err
 	}
-	_, err = io.CopyBuffer(onlyWriter{out}, r, buf)
-	r.Close()
+	_, err = out.Write(buf.Bytes())
+	if buf.Cap() > 1<<20 {
+		*buf = bytes.Buffer{} // a large blob's memory is not kept for the next
+	}
 	var fi os.FileInfo
 	if err == nil {
 		fi, err = out.Stat()
@@ -191,22 +215,6 @@ func (w *Worktree) writeOne(st *filesystem.Storage, dirs *dirCache, f treeFile, 
 	}
 	fillStat(entry, fi)
 	return entry, nil
-}
-
-// onlyWriter hides ReadFrom so io.CopyBuffer uses the buffer it is given.
-type onlyWriter struct{ io.Writer }
-
-func readBlob(st *filesystem.Storage, h plumbing.Hash) ([]byte, error) {
-	obj, err := st.EncodedObject(plumbing.BlobObject, h)
-	if err != nil {
-		return nil, err
-	}
-	r, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
 }
 
 // MissingFilesError lists manifest files that the source commit lacks.
@@ -528,8 +536,7 @@ func (w *Worktree) StageAll() (bool, error) {
 	for i, e := range idx.Entries {
 		byName[e.Name] = i
 	}
-	st := w.Repo.newStorage()
-	defer st.Close()
+	st := w.Repo.storage
 	var removed = map[string]bool{}
 	realDirs := map[string]bool{}
 	for _, name := range changed {

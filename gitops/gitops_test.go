@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -322,5 +323,25 @@ func TestCreateAfterACrashWritingTheGitFile(t *testing.T) {
 	w2, _ := r.Worktree("w2", other)
 	if err := w2.CheckFree(); err == nil {
 		t.Error("a foreign .git.tmp was taken for ours")
+	}
+}
+
+// Concurrent big checkouts lower the collector's headroom once and put
+// back what was there when the last one ends, in whatever order they end.
+func TestTightHeapRestoresAfterTheLastOfSeveral(t *testing.T) {
+	before := debug.SetGCPercent(137)
+	defer debug.SetGCPercent(before)
+	a := tightHeap()
+	b := tightHeap()
+	if got := debug.SetGCPercent(50); got != 50 {
+		t.Errorf("while two run: GC percent %d, want 50", got)
+	}
+	a()
+	if got := debug.SetGCPercent(50); got != 50 {
+		t.Errorf("while one runs: GC percent %d, want 50", got)
+	}
+	b()
+	if got := debug.SetGCPercent(137); got != 137 {
+		t.Errorf("after both: GC percent %d, want 137 as it was", got)
 	}
 }

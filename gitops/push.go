@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/plumbing/transport/http"
@@ -96,24 +94,15 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ref := plumbing.NewBranchReferenceName(opts.Branch)
-	po := &git.PushOptions{
-		RemoteName: opts.Remote,
-		RefSpecs:   []config.RefSpec{config.RefSpec(ref.String() + ":" + ref.String())},
-		Auth:       auth,
-	}
-	if opts.Progress != nil {
-		po.Progress = opts.Progress
-	}
+	var lease *plumbing.Hash
 	if !opts.Lease.IsZero() {
-		po.ForceWithLease = &git.ForceWithLease{RefName: ref, Hash: opts.Lease}
-		po.RefSpecs = []config.RefSpec{config.RefSpec("+" + ref.String() + ":" + ref.String())}
+		lease = &opts.Lease
 	}
-	err = remote.PushContext(ctx, po)
+	err = r.sendBranch(ctx, remote.Config(), rawURL, auth, opts.Branch, local, lease, opts.Progress)
 	switch {
-	case errors.Is(err, git.NoErrAlreadyUpToDate):
+	case errors.Is(err, errUpToDate):
 		return PushResult{Hash: local, UpToDate: true, RemoteURL: shown, Withheld: withheld}, nil
-	case err != nil && strings.Contains(err.Error(), "non-fast-forward"):
+	case errors.Is(err, errNotFastForward) || err != nil && strings.Contains(err.Error(), "non-fast-forward"):
 		return PushResult{}, &NonFastForwardError{Branch: opts.Branch, Remote: shown}
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return PushResult{}, fmt.Errorf("pushing %s to %s: the remote did not finish within %s; check that it answers, or raise --git-timeout (WO_GIT_TIMEOUT)", opts.Branch, shown, timeout)

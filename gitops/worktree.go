@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -78,6 +80,34 @@ func (w *Worktree) ownsPath() bool {
 	return err == nil && strings.HasPrefix(line, string(b))
 }
 
+// bigTree is the size of tree from which Create keeps the heap tight.
+const bigTree = 5000
+
+// tightHeap halves the garbage collector's headroom until the returned
+// function is called; the first of several concurrent Creates (wo run
+// --epic --parallel) lowers it, the last puts back what was there.
+func tightHeap() (restore func()) {
+	heapMu.Lock()
+	defer heapMu.Unlock()
+	if heapTight == 0 {
+		heapSaved = debug.SetGCPercent(50)
+	}
+	heapTight++
+	return func() {
+		heapMu.Lock()
+		defer heapMu.Unlock()
+		if heapTight--; heapTight == 0 {
+			debug.SetGCPercent(heapSaved)
+		}
+	}
+}
+
+var (
+	heapMu    sync.Mutex
+	heapTight int
+	heapSaved int
+)
+
 // Progress reports how many of total files a long operation has written.
 type Progress func(done, total int)
 
@@ -108,6 +138,13 @@ func (w *Worktree) Create(ctx context.Context, base plumbing.Hash, progress Prog
 	files, err := w.Repo.listTree(tree)
 	if err != nil {
 		return fmt.Errorf("creating worktree %s from %s: %w", w.Name, base.String()[:12], err)
+	}
+	if len(files) >= bigTree {
+		// A big checkout's live heap is its index entries; the garbage
+		// collector's default headroom (as much again) made wo's peak
+		// memory twice git's. Collecting sooner costs little next to
+		// creating the files.
+		defer tightHeap()()
 	}
 	if err := os.MkdirAll(w.AdminDir, 0o755); err != nil {
 		return err

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	cleanup()
-	for _, repo := range []string{bigRepo, splitRepo} {
+	for _, repo := range []string{bigRepo, splitRepo, realDir, plainWo} {
 		if repo != "" {
 			os.RemoveAll(filepath.Dir(repo))
 		}

@@ -255,6 +255,11 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 		}
 		return r.alreadyComplete(), nil
 	}
+	defer func() {
+		if r.repo != nil {
+			r.repo.Close()
+		}
+	}()
 	runCtx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	go r.wb.keepAlive(runCtx, func(err error) { stopRun(err) })
@@ -420,20 +425,43 @@ func (r *run) procedure() []workorder.Step { return r.task.WorkOrder.Procedure }
 // fields in top (a status move), in one conditional write; the document
 // this run holds then mirrors the store.
 func (r *run) save(ctx context.Context, top map[string]any) error {
+	return r.saveLogged(ctx, top)
+}
+
+// saveLogged is save with activity-log entries (see entry) written by the
+// same store request when the store can: a step's state and its
+// step_completed entry cost one round trip. An entry the combined write
+// could not carry is appended on its own, as log does, so a log that
+// cannot be written never stops the run.
+func (r *run) saveLogged(ctx context.Context, top map[string]any, entries ...store.LogEntry) error {
 	patch := workorder.StatePatch(r.saved, r.state)
 	if patch == nil {
 		patch = map[string]any{}
 	}
 	store.Merge(patch, top)
 	if len(patch) == 0 {
+		r.appendLogs(ctx, entries)
 		return nil
 	}
+	if !r.wb.logged() {
+		defer r.appendLogs(ctx, entries)
+		entries = nil
+	}
 	written := patch
-	err := r.wb.WriteRebasing(ctx, patch, func(fresh workorder.Document) (map[string]any, error) {
+	rebase := func(fresh workorder.Document) (map[string]any, error) {
 		p, err := r.rebase(fresh, top)
 		written = p
 		return p, err
-	})
+	}
+	err := r.wb.WriteLogged(ctx, patch, rebase, entries)
+	var lost *store.LeaseLostError
+	var concurrent *ConcurrentChangeError
+	if err != nil && len(entries) > 0 && ctx.Err() == nil && !errors.As(err, &lost) && !errors.As(err, &concurrent) {
+		// Perhaps the log is what failed: the state alone, then the log.
+		if err = r.wb.WriteRebasing(ctx, written, rebase); err == nil {
+			r.appendLogs(ctx, entries)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -515,11 +543,10 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	r.state.Phase, r.state.Version, r.state.Skipped = workorder.PhaseRunning, workorder.StateVersion, nil
-	if err := r.save(ctx, start); err != nil {
+	// The timeline is written before anything is shown.
+	if err := r.saveLogged(ctx, start, r.entry("run_started", map[string]any{"from_step": next})); err != nil {
 		return nil, err
 	}
-	// The timeline is written before anything is shown.
-	r.log(ctx, "run_started", map[string]any{"from_step": next})
 	r.emit(Event{Type: "run_started", Key: r.key(), Step: next, Steps: len(steps)})
 
 	for next <= len(steps) {
@@ -555,10 +582,9 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 			return r.result(), err
 		}
 	}
-	if err := r.save(ctx, nil); err != nil {
+	if err := r.saveLogged(ctx, nil, r.entry("run_finished", map[string]any{"status": workorder.String(r.doc, "status")})); err != nil {
 		return r.result(), err
 	}
-	r.log(ctx, "run_finished", map[string]any{"status": workorder.String(r.doc, "status")})
 	r.emit(Event{Type: "run_finished", Key: r.key(), Outcome: "complete"})
 	return r.result(), nil
 }
@@ -655,14 +681,14 @@ func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, el
 		}
 	}
 	r.fault(step.Action + ":before_writeback")
-	if err := r.save(ctx, top); err != nil {
+	completed := r.entry("step_completed", map[string]any{"step": step.Step, "action": step.Action,
+		"duration_ms": elapsed.Milliseconds(), "outcome": "ok", "note": out.Note,
+		"repo": workorder.String(r.doc, "work_order.context.repo_path")})
+	if err := r.saveLogged(ctx, top, completed); err != nil {
 		return 0, err
 	}
 	r.fault(step.Action + ":after_writeback")
 	r.ran = append(r.ran, step.Step)
-	r.log(ctx, "step_completed", map[string]any{"step": step.Step, "action": step.Action,
-		"duration_ms": elapsed.Milliseconds(), "outcome": "ok", "note": out.Note,
-		"repo": workorder.String(r.doc, "work_order.context.repo_path")})
 	r.emit(Event{Type: "step_finished", Key: r.key(), Step: step.Step, Steps: len(r.procedure()), Action: step.Action,
 		Outcome: "ok", Note: out.Note, Duration: elapsed})
 	return out.JumpTo, nil
@@ -739,15 +765,30 @@ func (r *run) release(ctx context.Context) {
 // run, but it is never silently lost: the first failure is reported as an
 // event and kept as a warning in the result.
 func (r *run) log(ctx context.Context, action string, details map[string]any) {
+	r.appendLogs(ctx, []store.LogEntry{r.entry(action, details)})
+}
+
+// entry is an activity-log entry of this run, secrets removed.
+func (r *run) entry(action string, details map[string]any) store.LogEntry {
 	if d, ok := r.secrets().Value(details).(map[string]any); ok {
 		details = d
 	}
-	err := r.Store.AppendLog(ctx, store.LogEntry{Action: action, TaskKey: r.key(), SessionKey: r.Runner, Details: details, CreatedAt: r.Now()})
+	return store.LogEntry{Action: action, TaskKey: r.key(), SessionKey: r.Runner, Details: details, CreatedAt: r.Now()}
+}
+
+func (r *run) appendLogs(ctx context.Context, entries []store.LogEntry) {
+	for _, e := range entries {
+		r.appendLog(ctx, e)
+	}
+}
+
+func (r *run) appendLog(ctx context.Context, e store.LogEntry) {
+	err := r.Store.AppendLog(ctx, e)
 	if err == nil || r.logFailed {
 		return
 	}
 	r.logFailed = true
-	msg := fmt.Sprintf("the activity log of %s was not written (%s, and possibly later entries): %v", r.key(), action, err)
+	msg := fmt.Sprintf("the activity log of %s was not written (%s, and possibly later entries): %v", r.key(), e.Action, err)
 	r.warnings = append(r.warnings, msg)
 	r.emit(Event{Type: "log_failed", Key: r.key(), Error: msg})
 }

@@ -42,6 +42,14 @@ func (w *StateWriteBack) Write(ctx context.Context, patch map[string]any) error 
 // when the revision moved, rebase builds the patch anew from the document
 // as it now stands.
 func (w *StateWriteBack) WriteRebasing(ctx context.Context, patch map[string]any, rebase Rebase) error {
+	return w.WriteLogged(ctx, patch, rebase, nil)
+}
+
+// WriteLogged is WriteRebasing that also appends activity-log entries in
+// the same write when the store can (store.LoggedUpdater): one round trip
+// instead of one per entry more. On a store that cannot, only the state
+// is written and ErrEntriesNotWritten says the caller must append them.
+func (w *StateWriteBack) WriteLogged(ctx context.Context, patch map[string]any, rebase Rebase, entries []store.LogEntry) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	full := func(p map[string]any) map[string]any {
@@ -62,7 +70,7 @@ func (w *StateWriteBack) WriteRebasing(ctx context.Context, patch map[string]any
 			return nil, err
 		}
 		return full(p), nil
-	})
+	}, entries)
 }
 
 // Release clears the lease if this runner still holds it; the lock keeps a
@@ -73,7 +81,14 @@ func (w *StateWriteBack) Release(ctx context.Context) error {
 	return (&store.Leases{Store: w.store, Now: w.now}).Release(ctx, w.key, w.runner)
 }
 
-func (w *StateWriteBack) write(ctx context.Context, patch map[string]any, rebase Rebase) error {
+// logged reports whether the store writes log entries with an update.
+func (w *StateWriteBack) logged() bool {
+	_, ok := w.store.(store.LoggedUpdater)
+	return ok
+}
+
+func (w *StateWriteBack) write(ctx context.Context, patch map[string]any, rebase Rebase, entries []store.LogEntry) error {
+	lu, _ := w.store.(store.LoggedUpdater)
 	first := true
 	return store.RetryConflicts(ctx, func() error {
 		if !first {
@@ -94,7 +109,13 @@ func (w *StateWriteBack) write(ctx context.Context, patch map[string]any, rebase
 			}
 		}
 		first = false
-		rev, err := w.store.Update(ctx, w.key, w.rev, patch)
+		var rev string
+		var err error
+		if lu != nil && len(entries) > 0 {
+			rev, err = lu.UpdateLogged(ctx, w.key, w.rev, patch, entries)
+		} else {
+			rev, err = w.store.Update(ctx, w.key, w.rev, patch)
+		}
 		if err == nil {
 			w.rev = rev
 		}

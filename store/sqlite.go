@@ -11,8 +11,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -31,7 +34,11 @@ type SQLite struct {
 	path string
 }
 
-var _ Store = (*SQLite)(nil)
+var (
+	_ Store         = (*SQLite)(nil)
+	_ LoggedUpdater = (*SQLite)(nil)
+	_ SummaryLister = (*SQLite)(nil)
+)
 
 // DefaultPath is $XDG_STATE_HOME/wo/wo.db, else ~/.local/state/wo/wo.db.
 func DefaultPath() (string, error) {
@@ -263,6 +270,17 @@ func (s *SQLite) Init(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, schema); err != nil {
 		return s.wrap(err)
 	}
+	// The summary column came later: stores made before get it here (and
+	// two processes adding it at once is fine).
+	var has int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('persephone_tasks') WHERE name = 'summary'`).Scan(&has); err != nil {
+		return s.wrap(err)
+	}
+	if has == 0 {
+		if _, err := s.db.ExecContext(ctx, `ALTER TABLE persephone_tasks ADD COLUMN summary TEXT`); err != nil && !strings.Contains(err.Error(), "duplicate column name") {
+			return s.wrap(err)
+		}
+	}
 	return nil
 }
 
@@ -301,9 +319,13 @@ func (s *SQLite) Create(ctx context.Context, docs ...map[string]any) error {
 			if err != nil {
 				return fmt.Errorf("task %s: %w", key, err)
 			}
+			summary, err := encodeBody(Summary(doc))
+			if err != nil {
+				return fmt.Errorf("task %s: %w", key, err)
+			}
 			_, err = tx.ExecContext(ctx,
-				`INSERT INTO persephone_tasks (key, rev, parent_key, status, body) VALUES (?, 1, ?, ?, ?)`,
-				key, nullable(doc["parent_key"]), nullable(doc["status"]), body)
+				`INSERT INTO persephone_tasks (key, rev, parent_key, status, body, summary) VALUES (?, 1, ?, ?, ?, ?)`,
+				key, nullable(doc["parent_key"]), nullable(doc["status"]), body, summary)
 			if isUniqueViolation(err) {
 				return Exists(key)
 			}
@@ -325,6 +347,11 @@ func (s *SQLite) Create(ctx context.Context, docs ...map[string]any) error {
 // Update merges patch into the document at revision ifRev and, when the
 // patch sets blocked_by, brings the edges in step in the same transaction.
 func (s *SQLite) Update(ctx context.Context, key, ifRev string, patch map[string]any) (string, error) {
+	return s.UpdateLogged(ctx, key, ifRev, patch, nil)
+}
+
+// UpdateLogged is Update with activity-log entries in the same transaction.
+func (s *SQLite) UpdateLogged(ctx context.Context, key, ifRev string, patch map[string]any, entries []LogEntry) (string, error) {
 	var newRev int64
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var rev int64
@@ -348,14 +375,25 @@ func (s *SQLite) Update(ctx context.Context, key, ifRev string, patch map[string
 		if err != nil {
 			return fmt.Errorf("task %s: %w", key, err)
 		}
+		summary, err := encodeBody(Summary(doc))
+		if err != nil {
+			return fmt.Errorf("task %s: %w", key, err)
+		}
 		newRev = rev + 1
 		if _, err := tx.ExecContext(ctx,
-			`UPDATE persephone_tasks SET rev = ?, parent_key = ?, status = ?, body = ? WHERE key = ?`,
-			newRev, nullable(doc["parent_key"]), nullable(doc["status"]), out, key); err != nil {
+			`UPDATE persephone_tasks SET rev = ?, parent_key = ?, status = ?, body = ?, summary = ? WHERE key = ?`,
+			newRev, nullable(doc["parent_key"]), nullable(doc["status"]), out, summary, key); err != nil {
 			return s.wrap(err)
 		}
 		if blockers, ok := BlockersInPatch(patch); ok {
-			return s.setBlockedBy(ctx, tx, key, blockers)
+			if err := s.setBlockedBy(ctx, tx, key, blockers); err != nil {
+				return err
+			}
+		}
+		for _, e := range entries {
+			if err := s.appendLog(ctx, tx, e); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -416,7 +454,26 @@ func (s *SQLite) setBlockedBy(ctx context.Context, tx *sql.Tx, key string, block
 
 // List returns matching documents ordered by key, in one query.
 func (s *SQLite) List(ctx context.Context, f Filter) ([]map[string]any, error) {
-	q := `SELECT key, rev, body FROM persephone_tasks`
+	return s.list(ctx, f, "NULL, body", false)
+}
+
+// ListSummaries is List with each document cut to SummaryFields. The
+// summary is kept in its own column, written with the body, so a summary
+// list decodes a few hundred bytes a task, not the whole document; a row
+// written before the column existed is summarised from its body.
+func (s *SQLite) ListSummaries(ctx context.Context, f Filter) ([]map[string]any, error) {
+	docs, err := s.list(ctx, f, "summary, CASE WHEN summary IS NULL THEN body END", true)
+	if err != nil && strings.Contains(err.Error(), "no such column: summary") {
+		// A store made by an older wo, opened read-only: no column yet.
+		return s.list(ctx, f, "NULL, body", true)
+	}
+	return docs, err
+}
+
+// list reads the documents (or their summaries: the columns name the
+// summary and, where it is missing, the body to cut one from).
+func (s *SQLite) list(ctx context.Context, f Filter, columns string, summaries bool) ([]map[string]any, error) {
+	q := `SELECT key, rev, ` + columns + ` FROM persephone_tasks`
 	var where []string
 	var args []any
 	if f.ParentKey != "" {
@@ -436,20 +493,71 @@ func (s *SQLite) List(ctx context.Context, f Filter) ([]map[string]any, error) {
 		return nil, s.wrap(err)
 	}
 	defer rows.Close()
-	var out []map[string]any
+	type row struct {
+		key           string
+		rev           int64
+		summary, body sql.NullString
+	}
+	var raw []row
 	for rows.Next() {
-		var key, body string
-		var rev int64
-		if err := rows.Scan(&key, &rev, &body); err != nil {
+		var r row
+		if err := rows.Scan(&r.key, &r.rev, &r.summary, &r.body); err != nil {
 			return nil, s.wrap(err)
 		}
-		doc, err := decodeBody(key, rev, body)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, doc)
+		raw = append(raw, r)
 	}
-	return out, s.wrap(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap(err)
+	}
+	// Decoding is most of a long list's time: on every core.
+	out := make([]map[string]any, len(raw))
+	errs := make([]error, len(raw))
+	parallel(len(raw), func(i int) {
+		r := raw[i]
+		if r.summary.Valid {
+			out[i], errs[i] = decodeBody(r.key, r.rev, r.summary.String)
+			return
+		}
+		out[i], errs[i] = decodeBody(r.key, r.rev, r.body.String)
+		if errs[i] == nil && summaries {
+			out[i] = Summary(out[i])
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// parallel calls fn for 0..n-1 on as many goroutines as there are CPUs,
+// in chunks; a short list stays on this goroutine.
+func parallel(n int, fn func(i int)) {
+	const chunk = 64
+	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(chunk)) - chunk
+				if start >= n {
+					return
+				}
+				for i := start; i < min(start+chunk, n); i++ {
+					fn(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // BlockedBy reads blocked_by edges.
@@ -473,6 +581,15 @@ func (s *SQLite) BlockedBy(ctx context.Context, key string) ([]string, error) {
 
 // AppendLog adds an activity entry.
 func (s *SQLite) AppendLog(ctx context.Context, e LogEntry) error {
+	return s.appendLog(ctx, s.db, e)
+}
+
+// execer is a database or a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func (s *SQLite) appendLog(ctx context.Context, db execer, e LogEntry) error {
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = time.Now()
 	}
@@ -481,7 +598,7 @@ func (s *SQLite) AppendLog(ctx context.Context, e LogEntry) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.db.ExecContext(ctx, `INSERT INTO persephone_logs (task_key, created_at, body) VALUES (?, ?, ?)`,
+	_, err = db.ExecContext(ctx, `INSERT INTO persephone_logs (task_key, created_at, body) VALUES (?, ?, ?)`,
 		e.TaskKey, LogTime(e.CreatedAt), string(body))
 	return s.wrap(err)
 }
@@ -504,21 +621,30 @@ func (s *SQLite) logs(ctx context.Context, query string, args ...any) ([]LogEntr
 		return nil, s.wrap(err)
 	}
 	defer rows.Close()
-	var out []LogEntry
+	var bodies []string
 	for rows.Next() {
 		var body string
 		if err := rows.Scan(&body); err != nil {
 			return nil, s.wrap(err)
 		}
-		var e LogEntry
-		dec := json.NewDecoder(strings.NewReader(body))
-		dec.UseNumber()
-		if err := dec.Decode(&e); err != nil {
-			return nil, fmt.Errorf("activity log entry: %w", err)
-		}
-		out = append(out, e)
+		bodies = append(bodies, body)
 	}
-	return out, s.wrap(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, s.wrap(err)
+	}
+	out := make([]LogEntry, len(bodies))
+	errs := make([]error, len(bodies))
+	parallel(len(bodies), func(i int) {
+		dec := json.NewDecoder(strings.NewReader(bodies[i]))
+		dec.UseNumber()
+		if err := dec.Decode(&out[i]); err != nil {
+			errs[i] = fmt.Errorf("activity log entry: %w", err)
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (s *SQLite) tx(ctx context.Context, fn func(*sql.Tx) error) error {

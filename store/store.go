@@ -94,6 +94,98 @@ type Store interface {
 	Close() error
 }
 
+// LoggedUpdater is a Store that writes an Update and activity-log entries
+// in one round trip. The engine writes a step's state and its
+// step_completed entry this way: on a remote store every round trip is
+// a network wait, and a step that costs three of them is slow.
+//
+// UpdateLogged is Update, and when the update is written the entries are
+// appended (as AppendLog would) in the same write: one transaction in
+// SQLite, one AQL query (or the stream transaction that Update uses for
+// blocked_by) in ArangoDB. When it fails, a conflict included, neither the
+// document nor any entry is written. Stores without it are written with
+// Update and then AppendLog.
+type LoggedUpdater interface {
+	UpdateLogged(ctx context.Context, key, ifRev string, patch map[string]any, entries []LogEntry) (rev string, err error)
+}
+
+// SummaryLister is a Store that can list documents cut to what a summary
+// of them reads (wo status of an epic): see Summary. A task's procedure, inputs
+// and context are most of its size, and decoding a thousand whole
+// documents was most of wo status's time.
+//
+// ListSummaries selects and orders as List does, and returns for each
+// document what Summary makes of it.
+type SummaryLister interface {
+	ListSummaries(ctx context.Context, filter Filter) ([]map[string]any, error)
+}
+
+// Summary cuts a document to SummaryFields.
+func Summary(doc map[string]any) map[string]any {
+	out := map[string]any{}
+	for _, k := range []string{"_key", "_id", "_rev", "title", "type", "status", "block_reason", "priority", "labels",
+		"parent_key", "created_at", "updated_at"} {
+		if v, ok := doc[k]; ok {
+			out[k] = v
+		}
+	}
+	v, ok := doc["work_order"]
+	wo, isObj := v.(map[string]any)
+	if !ok || !isObj {
+		if ok {
+			out["work_order"] = v
+		}
+		return out
+	}
+	w := map[string]any{}
+	for _, k := range []string{"state", "dependencies"} {
+		if v, ok := wo[k]; ok {
+			w[k] = v
+		}
+	}
+	if v, ok := wo["context"]; ok {
+		if c, isObj := v.(map[string]any); isObj {
+			kept := map[string]any{}
+			for _, k := range []string{"repo_path", "split_mode"} {
+				if v, ok := c[k]; ok {
+					kept[k] = v
+				}
+			}
+			v = kept
+		}
+		w["context"] = v
+	}
+	if v, ok := wo["procedure"]; ok {
+		if steps, isList := v.([]any); isList {
+			cut := make([]any, len(steps))
+			for i, st := range steps {
+				cut[i] = st
+				if m, isObj := st.(map[string]any); isObj {
+					kept := map[string]any{}
+					for _, k := range []string{"step", "action"} {
+						if v, ok := m[k]; ok {
+							kept[k] = v
+						}
+					}
+					cut[i] = kept
+				}
+			}
+			v = cut
+		}
+		w["procedure"] = v
+	}
+	out["work_order"] = w
+	return out
+}
+
+// ListSummaries lists summaries when the store can, else whole documents.
+func ListSummaries(ctx context.Context, s Store, f Filter) ([]map[string]any, error) {
+	if sl, ok := s.(SummaryLister); ok {
+		return sl.ListSummaries(ctx, f)
+	}
+	return s.List(ctx, f)
+}
+
 // Filter selects documents in List.
 type Filter struct {
 	ParentKey string

@@ -109,6 +109,8 @@ func Run(t *testing.T, newStore NewFunc) {
 		{"LeaseExclusiveAndExpires", testLease},
 		{"LeaseRaceHasOneWinner", testLeaseRace},
 		{"LeaseGivesTheDocumentItWasWrittenAgainst", testLeaseDoc},
+		{"UpdateLoggedWritesBothOrNeither", testUpdateLogged},
+		{"ListSummariesIsListCut", testListSummaries},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })
@@ -582,6 +584,123 @@ func testLogs(t *testing.T, newStore NewFunc) {
 	}
 	if one, _ := s.LogsByAction(ctx, "step", 1); len(one) != 1 || !one[0].CreatedAt.Equal(base.Add(2*time.Second)) {
 		t.Errorf("LogsByAction limit 1: %+v", one)
+	}
+}
+
+// testUpdateLogged: a store that offers UpdateLogged writes the update and
+// its log entries together, with the edges as Update keeps them; on a
+// stale revision it writes neither the document nor an entry.
+func testUpdateLogged(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	lu, ok := s.(store.LoggedUpdater)
+	if !ok {
+		t.Skipf("%s writes an update and log entries in separate requests (no store.LoggedUpdater)", s.Describe())
+	}
+	if err := s.Create(ctx, Doc("task_ul"), Doc("task_ul_dep")); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	entries := []store.LogEntry{
+		{Action: "step_completed", TaskKey: "task_ul", SessionKey: "runner@host:1", Details: map[string]any{"step": 1}, CreatedAt: at},
+		{Action: "run_finished", TaskKey: "task_ul", SessionKey: "runner@host:1", Details: map[string]any{"step": 2}, CreatedAt: at.Add(time.Second)},
+	}
+	old := rev(mustGet(t, s, "task_ul"))
+	patch := map[string]any{"status": "in_progress", "work_order": map[string]any{
+		"state":        map[string]any{"current_step": 1},
+		"dependencies": map[string]any{"blocked_by": []any{"task_ul_dep"}},
+	}}
+	newRev, err := lu.UpdateLogged(ctx, "task_ul", old, patch, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := mustGet(t, s, "task_ul")
+	if rev(doc) != newRev || doc["status"] != "in_progress" {
+		t.Errorf("after UpdateLogged: rev %s (returned %s), status %v", rev(doc), newRev, doc["status"])
+	}
+	if v, _ := lookup(doc, "work_order.state.current_step"); fmt.Sprint(v) != "1" {
+		t.Errorf("current_step %v, want 1", v)
+	}
+	if blockers, err := s.BlockedBy(ctx, "task_ul"); err != nil || len(blockers) != 1 || blockers[0] != "task_ul_dep" {
+		t.Errorf("edges after UpdateLogged: %v %v, want [task_ul_dep]", blockers, err)
+	}
+	logs, err := s.Logs(ctx, "task_ul")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(logs) != 2 || logs[0].Action != "step_completed" || logs[1].Action != "run_finished" || !logs[0].CreatedAt.Equal(at) {
+		t.Fatalf("log after UpdateLogged: %+v", logs)
+	}
+	// A stale revision: a conflict, and nothing of it is written.
+	_, err = lu.UpdateLogged(ctx, "task_ul", old, map[string]any{"status": "blocked"},
+		[]store.LogEntry{{Action: "stale_write", TaskKey: "task_ul", CreatedAt: at.Add(2 * time.Second)}})
+	if !store.IsConflict(err) {
+		t.Fatalf("stale revision: got %v, want a conflict", err)
+	}
+	if doc := mustGet(t, s, "task_ul"); doc["status"] != "in_progress" || rev(doc) != newRev {
+		t.Errorf("a conflicting UpdateLogged changed the task: status %v rev %s", doc["status"], rev(doc))
+	}
+	if logs, _ := s.Logs(ctx, "task_ul"); len(logs) != 2 {
+		t.Errorf("a conflicting UpdateLogged wrote log entries: %+v", logs)
+	}
+	// No entries is Update.
+	if _, err := lu.UpdateLogged(ctx, "task_ul", newRev, map[string]any{"status": "open"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if doc := mustGet(t, s, "task_ul"); doc["status"] != "open" {
+		t.Errorf("UpdateLogged without entries: status %v", doc["status"])
+	}
+}
+
+// testListSummaries: a store that lists summaries gives, for the same
+// filter, the same tasks in the same order as List, each what
+// store.Summary makes of the whole document, also after an update.
+func testListSummaries(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	sl, ok := s.(store.SummaryLister)
+	if !ok {
+		t.Skipf("%s lists whole documents only (no store.SummaryLister)", s.Describe())
+	}
+	parent := Doc("task_sum_epic")
+	a, b := Doc("task_sum_a"), Doc("task_sum_b")
+	a["parent_key"] = "task_sum_epic"
+	b["parent_key"] = "task_sum_epic"
+	b["work_order"].(map[string]any)["procedure"] = []any{map[string]any{"step": 1, "action": "commit", "command": "git commit", "x_extra": true}, "not a step"}
+	if err := s.Create(ctx, parent, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, "task_sum_a", rev(mustGet(t, s, "task_sum_a")), map[string]any{
+		"status": "in_progress", "work_order": map[string]any{"state": map[string]any{"current_step": 2, "pr_url": nil}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []store.Filter{{ParentKey: "task_sum_epic"}, {Status: "in_progress"}, {}} {
+		whole, err := s.List(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := sl.ListSummaries(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(whole) {
+			t.Fatalf("filter %+v: %d summaries, %d documents", f, len(got), len(whole))
+		}
+		for i := range whole {
+			if !sameJSON(t, store.Summary(whole[i]), got[i]) {
+				t.Errorf("filter %+v: summary %d differs from the document cut by store.Summary", f, i)
+			}
+		}
+	}
+	got, _ := sl.ListSummaries(ctx, store.Filter{ParentKey: "task_sum_epic"})
+	if len(got) != 2 {
+		t.Fatalf("%d children", len(got))
+	}
+	if _, has := lookup(got[1], "work_order.inputs"); has {
+		t.Errorf("a summary kept work_order.inputs")
+	}
+	if steps, _ := lookup(got[1], "work_order.procedure"); !sameJSON(t, []any{map[string]any{"step": 1, "action": "commit"}, "not a step"}, steps) {
+		t.Errorf("procedure of the summary: %v", steps)
 	}
 }
 

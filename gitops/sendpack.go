@@ -1,0 +1,335 @@
+package gitops
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
+)
+
+// errUpToDate says the remote branch is at the local commit already.
+var errUpToDate = errors.New("already up to date")
+
+// errNotFastForward says the remote branch moved where this push may not
+// follow (not an ancestor, or not the lease).
+var errNotFastForward = errors.New("non-fast-forward")
+
+// sendBranch pushes one branch as git send-pack does, but picks the
+// objects to send the way git does too: the commits the remote lacks,
+// found by walking back from the local tip and from the remote's tips at
+// once until only commits the remote has are left, and of those commits'
+// trees only what their parents' trees lack. go-git's own push instead
+// lists every object reachable from every remote branch, a walk over the
+// remote's whole history at every push.
+func (r *Repo) sendBranch(ctx context.Context, remote *config.RemoteConfig, url string, auth transport.AuthMethod,
+	branch string, local plumbing.Hash, lease *plumbing.Hash, progress io.Writer) error {
+	ep, err := transport.NewEndpoint(url)
+	if err != nil {
+		return err
+	}
+	cl, err := client.NewClient(ep)
+	if err != nil {
+		return err
+	}
+	sess, err := cl.NewReceivePackSession(ep, auth)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return err
+	}
+	remoteRefs, err := ar.AllReferences()
+	if err != nil {
+		return err
+	}
+	name := plumbing.NewBranchReferenceName(branch)
+	old := plumbing.ZeroHash
+	if ref, err := remoteRefs.Reference(name); err == nil {
+		if ref.Type() != plumbing.HashReference {
+			return fmt.Errorf("the remote's %s is a symbolic reference", name)
+		}
+		old = ref.Hash()
+	}
+	if old == local {
+		return errUpToDate
+	}
+	var haves []plumbing.Hash
+	iter, err := remoteRefs.IterReferences()
+	if err != nil {
+		return err
+	}
+	iter.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() == plumbing.HashReference {
+			haves = append(haves, ref.Hash())
+		}
+		return nil
+	})
+	st := r.repo.Storer
+	switch {
+	case lease != nil && old != *lease:
+		return errNotFastForward
+	case lease == nil && !old.IsZero():
+		if ok, err := descends(st, local, old); err != nil || !ok {
+			return errors.Join(errNotFastForward, err)
+		}
+	}
+	missing, err := commitsToSend(st, local, haves)
+	if err != nil {
+		return err
+	}
+	hashes, err := objectsToSend(st, missing)
+	if err != nil {
+		return err
+	}
+
+	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
+	if progress != nil {
+		req.Progress = progress
+		if ar.Capabilities.Supports(capability.Sideband64k) {
+			req.Capabilities.Set(capability.Sideband64k)
+		} else if ar.Capabilities.Supports(capability.Sideband) {
+			req.Capabilities.Set(capability.Sideband)
+		}
+	}
+	req.Commands = []*packp.Command{{Name: name, Old: old, New: local}}
+	cfg, err := st.Config()
+	if err != nil {
+		return err
+	}
+	rd, wr := io.Pipe()
+	req.Packfile = rd
+	done := make(chan error, 1)
+	go func() {
+		_, err := packfile.NewEncoder(wr, st, !ar.Capabilities.Supports(capability.OFSDelta)).Encode(hashes, cfg.Pack.Window)
+		if err != nil {
+			done <- wr.CloseWithError(err)
+			return
+		}
+		done <- wr.Close()
+	}()
+	rs, err := sess.ReceivePack(ctx, req)
+	if err != nil {
+		rd.Close()
+		return err
+	}
+	if err := <-done; err != nil {
+		return err
+	}
+	if rs != nil {
+		if err := rs.Error(); err != nil {
+			return err
+		}
+	}
+	// The remote-tracking branch follows, as git push updates it.
+	for _, spec := range remote.Fetch {
+		if spec.Match(name) {
+			if err := st.SetReference(plumbing.NewHashReference(spec.Dst(name), local)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// commitQueue orders commits newest first, as git's revision walk does.
+type commitQueue []*object.Commit
+
+func (q commitQueue) Len() int { return len(q) }
+func (q commitQueue) Less(i, j int) bool {
+	return q[i].Committer.When.After(q[j].Committer.When)
+}
+func (q commitQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *commitQueue) Push(x any)   { *q = append(*q, x.(*object.Commit)) }
+func (q *commitQueue) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+// commitsToSend walks from tip and from the remote's tips (haves) newest
+// first, marking what the remote has, and stops as soon as every commit
+// left to look at is one it has. It returns the commits the remote lacks,
+// and the remote's commits at their edge, whose trees the remote has in
+// full. Haves this repository does not know are skipped: the remote has
+// them, but nothing here builds on them.
+func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plumbing.Hash) (commitSet, error) {
+	set := commitSet{send: map[plumbing.Hash]*object.Commit{}, edge: map[plumbing.Hash]*object.Commit{}}
+	has := map[plumbing.Hash]bool{}
+	seen := map[plumbing.Hash]bool{}
+	queued := map[plumbing.Hash]bool{}
+	ours := 0 // queued commits not known to be the remote's
+	q := &commitQueue{}
+	mark := func(h plumbing.Hash) {
+		if !has[h] && queued[h] {
+			ours--
+		}
+		has[h] = true
+	}
+	push := func(h plumbing.Hash, theirs bool) error {
+		if seen[h] {
+			return nil
+		}
+		c, err := object.GetCommit(st, h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) && theirs {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		seen[h], queued[h] = true, true
+		if !has[h] {
+			ours++
+		}
+		heap.Push(q, c)
+		return nil
+	}
+	for _, h := range haves {
+		mark(h)
+		if err := push(h, true); err != nil {
+			return set, err
+		}
+	}
+	if err := push(tip, false); err != nil {
+		return set, err
+	}
+	for q.Len() > 0 && ours > 0 {
+		c := heap.Pop(q).(*object.Commit)
+		queued[c.Hash] = false
+		theirs := has[c.Hash]
+		if !theirs {
+			ours--
+			set.send[c.Hash] = c
+		}
+		for _, p := range c.ParentHashes {
+			if theirs {
+				mark(p) // below a commit the remote has: the remote's
+			}
+			if err := push(p, theirs); err != nil {
+				return set, err
+			}
+		}
+	}
+	// A commit found to be the remote's after it was listed is not sent.
+	for h := range set.send {
+		if has[h] {
+			delete(set.send, h)
+		}
+	}
+	for _, c := range set.send {
+		for _, p := range c.ParentHashes {
+			if _, ok := set.send[p]; ok {
+				continue
+			}
+			pc, err := object.GetCommit(st, p)
+			if err != nil {
+				return set, err
+			}
+			set.edge[p] = pc
+		}
+	}
+	return set, nil
+}
+
+// commitSet is the commits to send and the remote's commits at their edge.
+type commitSet struct {
+	send map[plumbing.Hash]*object.Commit
+	edge map[plumbing.Hash]*object.Commit
+}
+
+// descends reports whether tip has old among its ancestors (or is old).
+func descends(st storer.EncodedObjectStorer, tip, old plumbing.Hash) (bool, error) {
+	c, err := object.GetCommit(st, tip)
+	if err != nil {
+		return false, err
+	}
+	found := false
+	err = object.NewCommitPreorderIter(c, nil, nil).ForEach(func(c *object.Commit) error {
+		if c.Hash == old {
+			found = true
+			return storer.ErrStop
+		}
+		return nil
+	})
+	return found, err
+}
+
+// objectsToSend lists the commits, and the trees and blobs of their trees
+// that the edge commits' trees lack. A subtree whose hash the remote has
+// is skipped whole, so only the changed paths are read.
+func objectsToSend(st storer.EncodedObjectStorer, set commitSet) ([]plumbing.Hash, error) {
+	has := map[plumbing.Hash]bool{}
+	var markTree func(h plumbing.Hash) error
+	markTree = func(h plumbing.Hash) error {
+		if has[h] {
+			return nil
+		}
+		has[h] = true
+		t, err := object.GetTree(st, h)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			if e.Mode == filemode.Dir {
+				if err := markTree(e.Hash); err != nil {
+					return err
+				}
+			} else {
+				has[e.Hash] = true
+			}
+		}
+		return nil
+	}
+	for _, c := range set.edge {
+		if err := markTree(c.TreeHash); err != nil {
+			return nil, err
+		}
+	}
+	var out []plumbing.Hash
+	var addTree func(h plumbing.Hash) error
+	addTree = func(h plumbing.Hash) error {
+		if has[h] {
+			return nil
+		}
+		has[h] = true
+		out = append(out, h)
+		t, err := object.GetTree(st, h)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			switch {
+			case e.Mode == filemode.Dir:
+				if err := addTree(e.Hash); err != nil {
+					return err
+				}
+			case e.Mode == filemode.Submodule, has[e.Hash]:
+			default:
+				has[e.Hash] = true
+				out = append(out, e.Hash)
+			}
+		}
+		return nil
+	}
+	for h, c := range set.send {
+		out = append(out, h)
+		if err := addTree(c.TreeHash); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
