@@ -1,0 +1,249 @@
+package split
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// These tests split hostile repositories: each builds a small Go module
+// whose shape wo split must not get wrong, and checks what a reviewer
+// would see on the PR branches (they build, nothing is lost).
+
+// padded is a Go file of package pkg with n lines of constants after the
+// body, so that budgets can force packages apart; no two calls declare
+// the same constant.
+func padded(pkg, body string, n int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s\n\n%s\n", pkg, body)
+	file := padFiles.Add(1)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "const pad%d_%d = %d\n", file, i, i)
+	}
+	return b.String()
+}
+
+var padFiles atomic.Int64
+
+// stackEveryTip is buildEveryTip for changes with deletions and renames,
+// with the go command's GOFLAGS; at the end the stack must
+// equal the source tree, and no file may be in two PRs or in none.
+func stackEveryTip(t *testing.T, dir string, p *Plan, goflags string) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, pr := range p.PRs {
+		for _, f := range pr.Files {
+			if prev, dup := seen[f.Path]; dup {
+				t.Errorf("%q is in PR #%d and PR #%d", f.Path, prev, pr.Number)
+			}
+			seen[f.Path] = pr.Number
+		}
+	}
+	for _, f := range p.Change.Files {
+		if _, ok := seen[f.Path]; !ok {
+			t.Errorf("%q (%s) is in no PR", f.Path, f.Kind)
+		}
+	}
+	wt := filepath.Join(t.TempDir(), "tip")
+	git(t, dir, "worktree", "add", "-q", "--detach", wt, "base")
+	for _, pr := range p.PRs {
+		checkout := []string{"checkout", "main", "--"}
+		remove := []string{"rm", "-q", "--"}
+		for _, f := range pr.Files {
+			if f.Kind == "deleted" {
+				remove = append(remove, f.Path)
+				continue
+			}
+			checkout = append(checkout, f.Path)
+			if f.OldPath != "" {
+				remove = append(remove, f.OldPath)
+			}
+		}
+		if len(remove) > 3 {
+			git(t, wt, remove...)
+		}
+		if len(checkout) > 3 {
+			git(t, wt, checkout...)
+		}
+		for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+			if out, err := goWith(wt, goflags, args...); err != nil {
+				t.Errorf("base + PRs 1..%d (%s): go %s fails:\n%s", pr.Number, pr.Title, args[0], out)
+				break
+			}
+		}
+	}
+	if out, err := gitOut(wt, "diff", "--cached", "--name-status", "main"); err != nil || out != "" {
+		t.Errorf("the top of the stack differs from the source (%v):\n%s", err, out)
+	}
+}
+
+func gitOut(dir string, args ...string) (string, error) {
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// goWith runs the go command offline with the given GOFLAGS.
+func goWith(dir, goflags string, args ...string) (string, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS="+goflags, "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// A //go:embed pattern may be quoted, and then may hold spaces: the file
+// it names must be in the PR of the package that embeds it, even when it
+// sits in the folder of another package that comes later.
+func TestQuotedEmbedPatternKeepsTheFileWithItsEmbedder(t *testing.T) {
+	for name, directive := range map[string]string{
+		"double quotes": `//go:embed "sub/my data.txt"`,
+		"back quotes":   "//go:embed `sub/my data.txt`",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := repoWithFiles(t, map[string]string{
+				"go.mod":            "module example.com/r\n\ngo 1.21\n",
+				"p/p.go":            padded("p", "import _ \"embed\"\n\n"+directive+"\nvar S string\n", 60),
+				"p/sub/sub.go":      padded("sub", "", 60),
+				"p/sub/my data.txt": "hello\n",
+			})
+			p := planOf(t, r, Options{MaxLines: 80, MaxFiles: 30})
+			if got, want := prHolding(p, "p/sub/my data.txt"), prHolding(p, "p/p.go"); got != want {
+				t.Errorf("p/sub/my data.txt is in PR #%d, p/p.go which embeds it in PR #%d", got.Number, want.Number)
+			}
+			stackEveryTip(t, r.Path, p, "-mod=mod")
+		})
+	}
+}
+
+// A cut package: a file embedded through a quoted pattern must go into
+// the part of the file that embeds it, not the last part.
+func TestQuotedEmbedPatternInACutPackage(t *testing.T) {
+	files := map[string]string{
+		"go.mod":          "module example.com/r\n\ngo 1.21\n",
+		"big/a.go":        padded("big", "import _ \"embed\"\n\n//go:embed \"my data.txt\"\nvar S string\n", 60),
+		"big/my data.txt": "hello\n",
+	}
+	for i := 0; i < 4; i++ {
+		files[fmt.Sprintf("big/f%d.go", i)] = padded("big", fmt.Sprintf("func F%d() string { return S }", i), 60)
+	}
+	r := repoWithFiles(t, files)
+	p := planOf(t, r, Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true})
+	if got, want := prHolding(p, "big/my data.txt"), prHolding(p, "big/a.go"); got != want {
+		t.Errorf("big/my data.txt is in PR #%d, big/a.go which embeds it in PR #%d", got.Number, want.Number)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+// A second module in a subfolder is not part of the root module: while
+// its packages are in the tree without its go.mod, the root module's
+// go build ./... compiles them as its own (here under the root's older
+// language version), so its go.mod must come no later than they do.
+func TestNestedModuleGoModTravelsWithItsPackages(t *testing.T) {
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":            "module example.com/r\n\ngo 1.21\n",
+		"a/a.go":            padded("a", "", 60),
+		"tools/go.mod":      "module example.com/r/tools\n\ngo 1.22\n",
+		"tools/main.go":     padded("main", "import \"example.com/r/tools/lib\"\n\nfunc main() { lib.Count() }", 60),
+		"tools/lib/lib.go":  padded("lib", "func Count() (n int) {\n\tfor i := range 3 {\n\t\tn += i\n\t}\n\treturn n\n}", 60),
+		"tools/lib/more.go": padded("lib", "", 10),
+	})
+	p := planOf(t, r, Options{MaxLines: 80, MaxFiles: 30})
+	mod := prHolding(p, "tools/go.mod")
+	for _, f := range []string{"tools/main.go", "tools/lib/lib.go"} {
+		if pr := prHolding(p, f); pr.Number < mod.Number {
+			t.Errorf("%s is in PR #%d, before tools/go.mod (PR #%d) of its module", f, pr.Number, mod.Number)
+		}
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+// A Go package in a folder named test or tests (integration helpers) is
+// a package in its own right: it must not be folded into the module's
+// go.mod, whose PR every package needs, which makes one cycle of the
+// whole change and one PR of it.
+func TestPackageInATestsFolderDoesNotCollapseThePlan(t *testing.T) {
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":                    "module example.com/r\n\ngo 1.21\n",
+		"a/a.go":                    padded("a", "func A() {}", 100),
+		"b/b.go":                    padded("b", "func B() {}", 100),
+		"c/c.go":                    padded("c", "func C() {}", 100),
+		"internal/tests/helpers.go": padded("tests", "import (\n\t\"example.com/r/a\"\n\t\"example.com/r/b\"\n\t\"example.com/r/c\"\n)\n\nfunc H() { a.A(); b.B(); c.C() }", 10),
+	})
+	p := planOf(t, r, Options{MaxLines: 150, MaxFiles: 30})
+	if len(p.PRs) < 3 {
+		var units []string
+		for _, pr := range p.PRs {
+			units = append(units, fmt.Sprintf("#%d %v (%d lines)", pr.Number, pr.Units, pr.Lines))
+		}
+		t.Errorf("three 100-line packages with a budget of 150 make %d PRs: %s; warnings: %v", len(p.PRs), strings.Join(units, "; "), p.Warnings)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+// A change that adds vendored packages: with vendor/modules.txt in the
+// tree the go command builds from vendor/, so a package must not land
+// before the vendored copy of what it imports.
+func TestVendoredPackageComesNoLaterThanItsImporter(t *testing.T) {
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":                      "module example.com/r\n\ngo 1.21\n\nrequire example.com/dep v1.0.0\n",
+		"vendor/modules.txt":          "# example.com/dep v1.0.0\n## explicit\nexample.com/dep\n",
+		"vendor/example.com/dep/d.go": padded("dep", "func D() {}", 60),
+		"a/a.go":                      padded("a", "import \"example.com/dep\"\n\nfunc A() { dep.D() }", 60),
+	})
+	p := planOf(t, r, Options{MaxLines: 80, MaxFiles: 30})
+	if got, imp := prHolding(p, "vendor/example.com/dep/d.go"), prHolding(p, "a/a.go"); got.Number > imp.Number {
+		t.Errorf("the vendored example.com/dep is in PR #%d, after a/a.go (PR #%d) which imports it", got.Number, imp.Number)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=vendor")
+}
+
+// Paths are untrusted: whatever git can hold (escapes, newlines, bytes
+// that are not UTF-8) must reach the work order's manifest as it is, or
+// the plan must refuse it; a manifest that names another file loses it.
+func TestOddPathsSurviveTheWorkOrderDocuments(t *testing.T) {
+	odd := []string{"docs/caf\xe9.txt", "docs/new\nline.txt", "docs/\x1b[31mred.txt", "docs/tab\there.txt"}
+	files := map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n", "a/a.go": padded("a", "", 5)}
+	for _, o := range odd {
+		files[o] = "x\n"
+	}
+	r := repoWithFiles(t, files)
+	p := planOf(t, r, Options{})
+	_, tasks, err := Documents(p, DocOptions{RepoPath: r.Path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store keeps documents as JSON.
+	data, err := json.Marshal(tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []struct {
+		WorkOrder struct {
+			Inputs struct {
+				Manifest []string `json:"file_manifest"`
+			} `json:"inputs"`
+		} `json:"work_order"`
+	}
+	if err := json.Unmarshal(data, &stored); err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, s := range stored {
+		for _, m := range s.WorkOrder.Inputs.Manifest {
+			listed[m] = true
+		}
+	}
+	for _, o := range odd {
+		if !listed[o] {
+			t.Errorf("%q is in no stored manifest: the PR that should hold it will not", o)
+		}
+	}
+}
