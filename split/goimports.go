@@ -38,16 +38,39 @@ func embedPatterns(src []byte) []string {
 	}
 	var out []string
 	for _, line := range strings.Split(string(src), "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "//go:embed ")
-		if !ok {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "//go:embed")
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
 			continue
 		}
-		for _, p := range strings.Fields(rest) {
-			if u, err := strconv.Unquote(p); err == nil {
-				p = u
-			}
+		for _, p := range embedArgs(rest) {
 			out = append(out, strings.TrimPrefix(p, "all:"))
 		}
+	}
+	return out
+}
+
+// embedArgs splits a //go:embed line's arguments as the go command does:
+// a pattern in double or back quotes is a Go string and may hold spaces,
+// any other is a run of non-space characters.
+func embedArgs(line string) []string {
+	var out []string
+	for line = strings.TrimLeft(line, " \t"); line != ""; line = strings.TrimLeft(line, " \t") {
+		if line[0] == '"' || line[0] == '`' {
+			q, err := strconv.QuotedPrefix(line)
+			if err != nil {
+				return out // the go command rejects the line too
+			}
+			p, _ := strconv.Unquote(q)
+			out = append(out, p)
+			line = line[len(q):]
+			continue
+		}
+		end := strings.IndexAny(line, " \t")
+		if end < 0 {
+			end = len(line)
+		}
+		out = append(out, line[:end])
+		line = line[end:]
 	}
 	return out
 }
