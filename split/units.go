@@ -137,6 +137,12 @@ func packageOwner(c *Change) func(File) owner {
 				break
 			}
 		}
+		// Go code in a test folder with no package above it is a package
+		// of its own: with go.mod, which every package needs, its imports
+		// would make one cycle, and one PR, of the whole change.
+		if path.Ext(f.Path) == ".go" {
+			return owner{f.Dir(), "package " + f.Dir() + ", a test folder with no package above it to go with"}
+		}
 		// No package above it: it belongs to the module as a whole
 		// (README, licence, CI files), and comes first with go.mod.
 		return owner{moduleUnit, "no package above it: it belongs to the module, with go.mod"}
