@@ -1,6 +1,7 @@
 package split
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -205,17 +206,24 @@ func TestVendoredPackageComesNoLaterThanItsImporter(t *testing.T) {
 	stackEveryTip(t, r.Path, p, "-mod=vendor")
 }
 
-// Paths are untrusted: whatever git can hold (escapes, newlines, bytes
-// that are not UTF-8) must reach the work order's manifest as it is, or
-// the plan must refuse it; a manifest that names another file loses it.
+// Paths are untrusted: whatever git can hold (escapes, newlines, tabs)
+// must reach the work order's manifest as it is; a manifest that names
+// another file loses it.
 func TestOddPathsSurviveTheWorkOrderDocuments(t *testing.T) {
-	odd := []string{"docs/caf\xe9.txt", "docs/new\nline.txt", "docs/\x1b[31mred.txt", "docs/tab\there.txt"}
+	odd := []string{"docs/new\nline.txt", "docs/\x1b[31mred.txt", "docs/tab\there.txt"}
 	files := map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n", "a/a.go": padded("a", "", 5)}
 	for _, o := range odd {
 		files[o] = "x\n"
 	}
 	r := repoWithFiles(t, files)
-	p := planOf(t, r, Options{})
+	c, err := ReadChange(context.Background(), r, "base", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Make(c, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, tasks, err := Documents(p, DocOptions{RepoPath: r.Path})
 	if err != nil {
 		t.Fatal(err)
@@ -245,5 +253,15 @@ func TestOddPathsSurviveTheWorkOrderDocuments(t *testing.T) {
 		if !listed[o] {
 			t.Errorf("%q is in no stored manifest: the PR that should hold it will not", o)
 		}
+	}
+}
+
+// A path that is not UTF-8 cannot travel in a JSON document (it would
+// come back with U+FFFD and name no file): the plan refuses it, naming it.
+func TestNonUTF8PathIsRefusedByName(t *testing.T) {
+	r := repoWithFiles(t, map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n", "docs/caf\xe9.txt": "x\n"})
+	_, err := ReadChange(context.Background(), r, "base", "main")
+	if err == nil || !strings.Contains(err.Error(), `"docs/caf\xe9.txt"`) || !strings.Contains(err.Error(), "rename") {
+		t.Fatalf("a non-UTF-8 path: %v", err)
 	}
 }

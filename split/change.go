@@ -10,6 +10,7 @@ import (
 	"io"
 	"path"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -90,6 +91,11 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		action, err := ch.Action()
 		if err != nil {
 			return nil, err
+		}
+		for _, name := range []string{ch.From.Name, ch.To.Name} {
+			if !utf8.ValidString(name) {
+				return nil, fmt.Errorf("the path %q between %s and %s is not UTF-8: a work order's file list (JSON) cannot name it, so its PR would lose it; rename it in %s", name, baseRef, sourceRef, sourceRef)
+			}
 		}
 		f := File{Path: ch.To.Name}
 		entry := ch.To.TreeEntry
