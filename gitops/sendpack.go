@@ -198,6 +198,19 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 		heap.Push(q, c)
 		return nil
 	}
+	// The commits at the edge of a shallow clone have no parents here: the
+	// walk stops at them, as git's does, and the remote, which has their
+	// history or refuses the push, is sent their whole trees.
+	shallow := map[plumbing.Hash]bool{}
+	if ss, ok := st.(storer.ShallowStorer); ok {
+		list, err := ss.Shallow()
+		if err != nil {
+			return set, fmt.Errorf("reading the shallow clone's boundary: %w", err)
+		}
+		for _, h := range list {
+			shallow[h] = true
+		}
+	}
 	for _, h := range haves {
 		mark(h)
 		if err := push(h, true); err != nil {
@@ -215,6 +228,9 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 			ours--
 			set.send[c.Hash] = c
 		}
+		if shallow[c.Hash] {
+			continue
+		}
 		for _, p := range c.ParentHashes {
 			if theirs {
 				mark(p) // below a commit the remote has: the remote's
@@ -231,6 +247,9 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 		}
 	}
 	for _, c := range set.send {
+		if shallow[c.Hash] {
+			continue
+		}
 		for _, p := range c.ParentHashes {
 			if _, ok := set.send[p]; ok {
 				continue
