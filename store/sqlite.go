@@ -281,8 +281,24 @@ func (s *SQLite) Init(ctx context.Context) error {
 			return s.wrap(err)
 		}
 	}
+	// A writer that does not know the column (an older wo, another tool)
+	// rewrites the body and leaves the summary as it was: the trigger
+	// empties it then, and the document is summarised from its body.
+	if _, err := s.db.ExecContext(ctx, summaryTrigger); err != nil {
+		return s.wrap(err)
+	}
 	return nil
 }
+
+// summaryTrigger empties a summary that an update of the body left as it
+// was. wo writes both; when its new summary equals the old one, the row is
+// merely read from its body until the next write.
+const summaryTrigger = `CREATE TRIGGER IF NOT EXISTS persephone_tasks_summary_stale
+AFTER UPDATE OF body ON persephone_tasks
+WHEN NEW.summary IS OLD.summary AND NEW.summary IS NOT NULL AND NEW.body IS NOT OLD.body
+BEGIN
+	UPDATE persephone_tasks SET summary = NULL WHERE key = NEW.key;
+END`
 
 // Describe names the database file.
 func (s *SQLite) Describe() string { return "sqlite:" + s.path }

@@ -31,12 +31,12 @@ func TestSummariesOfRowsWrittenBeforeTheColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	// What an older wo left: no summary column at all.
+	// What an older wo left: no summary column at all (nor its trigger).
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`ALTER TABLE persephone_tasks DROP COLUMN summary`); err != nil {
+	if _, err := db.Exec(`DROP TRIGGER persephone_tasks_summary_stale; ALTER TABLE persephone_tasks DROP COLUMN summary`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
