@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"reflect"
@@ -642,6 +643,19 @@ func testUpdateLogged(t *testing.T, newStore NewFunc) {
 	}
 	if logs, _ := s.Logs(ctx, "task_ul"); len(logs) != 2 {
 		t.Errorf("a conflicting UpdateLogged wrote log entries: %+v", logs)
+	}
+	// A log entry that cannot be written fails the update too: the task
+	// keeps its state and revision, and no entry is written.
+	_, err = lu.UpdateLogged(ctx, "task_ul", newRev, map[string]any{"status": "blocked"},
+		[]store.LogEntry{{Action: "bad_entry", TaskKey: "task_ul", Details: map[string]any{"x": math.Inf(1)}, CreatedAt: at.Add(3 * time.Second)}})
+	if err == nil {
+		t.Fatal("UpdateLogged with an entry that cannot be encoded succeeded")
+	}
+	if doc := mustGet(t, s, "task_ul"); doc["status"] != "in_progress" || rev(doc) != newRev {
+		t.Errorf("an UpdateLogged whose log write failed changed the task: status %v rev %s", doc["status"], rev(doc))
+	}
+	if logs, _ := s.Logs(ctx, "task_ul"); len(logs) != 2 {
+		t.Errorf("an UpdateLogged whose log write failed wrote entries: %+v", logs)
 	}
 	// No entries is Update.
 	if _, err := lu.UpdateLogged(ctx, "task_ul", newRev, map[string]any{"status": "open"}, nil); err != nil {
