@@ -51,9 +51,6 @@ func makePieces(units map[string]*unit, opts Options, goModule bool) []*piece {
 			}
 		}
 		dir := u.dirs[0]
-		if name == moduleUnit {
-			dir = "."
-		}
 		var prev *piece
 		for i, files := range parts {
 			p := &piece{unit: u, part: i + 1, parts: len(parts), files: files, dir: dir}
@@ -90,9 +87,21 @@ func makePieces(units map[string]*unit, opts Options, goModule bool) []*piece {
 
 func (p *piece) goCode() bool { return hasGoCode(p.files) }
 
+// hasGoCode reports whether files hold a package that go build ./...
+// builds: Go files outside vendor/ and testdata/ and the folders the go
+// command ignores (a name starting with . or _).
 func hasGoCode(files []File) bool {
 	for _, f := range files {
-		if path.Ext(f.Path) == ".go" {
+		if path.Ext(f.Path) == ".go" && !ignoredByDotDotDot(f.Dir()) {
+			return true
+		}
+	}
+	return false
+}
+
+func ignoredByDotDotDot(dir string) bool {
+	for _, part := range strings.Split(dir, "/") {
+		if part == "vendor" || part == "testdata" || strings.HasPrefix(part, ".") && part != "." || strings.HasPrefix(part, "_") {
 			return true
 		}
 	}

@@ -59,6 +59,9 @@ func displayUnit(u string) string {
 	case moduleUnit:
 		return "module"
 	}
+	if d, ok := moduleDir(u); ok {
+		return "module " + d
+	}
 	return u
 }
 
@@ -69,10 +72,7 @@ func unitDirs(units []string) []string {
 	for _, u := range units {
 		u, _, _ = strings.Cut(u, " (part ")
 		for _, d := range strings.Split(u, " + ") {
-			if d == moduleUnit {
-				d = "."
-			}
-			out = append(out, d)
+			out = append(out, unitDir(d))
 		}
 	}
 	return out

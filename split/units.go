@@ -19,15 +19,69 @@ type unit struct {
 }
 
 // moduleUnit holds go.mod and its neighbours, which every package needs
-// before anything else builds.
+// before anything else builds. A module nested in a folder of the change
+// (tools/go.mod) has a unit of its own, named after its go.mod, which the
+// packages below it need instead.
 const moduleUnit = "go.mod"
 
 func isModuleFile(p string) bool {
-	switch p {
+	switch path.Base(p) {
 	case "go.mod", "go.sum", "go.work", "go.work.sum":
 		return true
 	}
 	return false
+}
+
+// moduleUnitOf is the unit of the module whose root is dir.
+func moduleUnitOf(dir string) string {
+	if dir == "." {
+		return moduleUnit
+	}
+	return dir + "/" + moduleUnit
+}
+
+// moduleDir is the root folder of a module unit; ok is false for any
+// other unit.
+func moduleDir(unit string) (dir string, ok bool) {
+	if unit == moduleUnit {
+		return ".", true
+	}
+	return strings.CutSuffix(unit, "/"+moduleUnit)
+}
+
+// unitDir is the folder a unit is about: its own, or a module's root.
+func unitDir(unit string) string {
+	if d, ok := moduleDir(unit); ok {
+		return d
+	}
+	return unit
+}
+
+// modules are the roots of the Go modules whose go.mod the change holds,
+// the root module's "." among them when it has one.
+type modules map[string]bool
+
+func modulesOf(c *Change) modules {
+	m := modules{}
+	for _, f := range c.Files {
+		if path.Base(f.Path) == "go.mod" && f.Kind != "deleted" {
+			m[f.Dir()] = true
+		}
+	}
+	return m
+}
+
+// of is the unit of the module a folder is in: the nearest module root
+// above it that the change holds; "" when there is none.
+func (m modules) of(dir string) string {
+	for d := dir; ; d = path.Dir(d) {
+		if m[d] {
+			return moduleUnitOf(d)
+		}
+		if d == "." || d == "/" {
+			return ""
+		}
+	}
 }
 
 // owner is the unit a file belongs to, and why.
@@ -40,13 +94,14 @@ func groupUnits(c *Change, by string) map[string]*unit {
 	if goModule {
 		ownerOf = packageOwner(c)
 	}
+	mods := modulesOf(c)
 	units := map[string]*unit{}
 	dirUnit := map[string]string{} // a Go file's directory → its unit
 	for _, f := range c.Files {
 		o := ownerOf(f)
 		u := units[o.unit]
 		if u == nil {
-			u = &unit{name: o.unit, dirs: []string{o.unit}, deps: map[string]bool{}}
+			u = &unit{name: o.unit, dirs: []string{unitDir(o.unit)}, deps: map[string]bool{}}
 			units[o.unit] = u
 		}
 		f.Reason = o.why
@@ -58,11 +113,16 @@ func groupUnits(c *Change, by string) map[string]*unit {
 	}
 	for _, u := range units {
 		for _, f := range u.files {
-			if goModule && u.name != moduleUnit && units[moduleUnit] != nil && path.Ext(f.Path) == ".go" {
-				u.deps[moduleUnit] = true
+			if mod := mods.of(f.Dir()); goModule && mod != u.name && units[mod] != nil && path.Ext(f.Path) == ".go" {
+				u.deps[mod] = true
 			}
 			for _, imp := range f.Imports {
 				dir := packageDir(c.Module, imp)
+				if vendored := "vendor/" + imp; dir == "" && goModule && dirUnit[vendored] != "" {
+					// Built from vendor/ (vendor/modules.txt): the
+					// vendored copy comes first.
+					dir = vendored
+				}
 				if dir == "" {
 					continue
 				}
@@ -103,6 +163,7 @@ func dirOwner(by string) func(File) owner {
 // assets) to the package that embeds them, else the nearest package above
 // them, else to the module itself with go.mod.
 func packageOwner(c *Change) func(File) owner {
+	mods := modulesOf(c)
 	packages := map[string]bool{}
 	type embed struct{ dir, pattern, file string }
 	var embedded []embed
@@ -116,7 +177,12 @@ func packageOwner(c *Change) func(File) owner {
 	}
 	return func(f File) owner {
 		if isModuleFile(f.Path) {
-			return owner{moduleUnit, "module file: every package needs it, so it comes first"}
+			if f.Dir() == "." {
+				return owner{moduleUnit, "module file: every package needs it, so it comes first"}
+			}
+			if mods[f.Dir()] {
+				return owner{moduleUnitOf(f.Dir()), "module file of the module in " + f.Dir() + ": its packages need it first"}
+			}
 		}
 		if path.Ext(f.Path) == ".go" && packages[f.Dir()] {
 			return owner{f.Dir(), "package " + f.Dir()}
@@ -144,7 +210,10 @@ func packageOwner(c *Change) func(File) owner {
 			return owner{f.Dir(), "package " + f.Dir() + ", a test folder with no package above it to go with"}
 		}
 		// No package above it: it belongs to the module as a whole
-		// (README, licence, CI files), and comes first with go.mod.
+		// (README, licence, CI files), and comes first with its go.mod.
+		if mod := mods.of(f.Dir()); mod != "" && mod != moduleUnit {
+			return owner{mod, "no package above it: it belongs to the module in " + unitDir(mod) + ", with its go.mod"}
+		}
 		return owner{moduleUnit, "no package above it: it belongs to the module, with go.mod"}
 	}
 }
