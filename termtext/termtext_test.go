@@ -67,3 +67,25 @@ func FuzzLine(f *testing.F) {
 		}
 	})
 }
+
+// A title in a table of a PR description must stay one inert cell: no
+// new cell, row, link, tag, mention or autolink.
+func TestMarkdownCellIsInert(t *testing.T) {
+	for in, want := range map[string]string{
+		"a | b":                     `a \| b`,
+		"line\nbreak":               "line break",
+		"<!-- /wo:stack -->":        `\<!-- /wo:stack --\>`,
+		"[x](javascript:alert(1))":  `\[x\](javascript:alert(1))`,
+		"ping @acme/security":       "ping @\u200bacme/security",
+		"see https://evil.example":  "see https:\u200b//evil.example",
+		"or www.evil.example":       "or www\u200b.evil.example",
+		"code `span`":               "code \\`span\\`",
+		"\x1b[2Jclear":              `\\x1b\[2Jclear`, // shown as \x1b[2Jclear
+		"[2/5] internal/adapters":   `\[2/5\] internal/adapters`,
+		"plain title, nothing else": "plain title, nothing else",
+	} {
+		if got := MarkdownCell(in); got != want {
+			t.Errorf("MarkdownCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
