@@ -265,3 +265,29 @@ func TestNonUTF8PathIsRefusedByName(t *testing.T) {
 		t.Fatalf("a non-UTF-8 path: %v", err)
 	}
 }
+
+// A file over the size wo reads whole is counted as it streams by: its
+// lines as diff counts them, or binary by a NUL near its start.
+func TestLargeFilesAreCountedNotHeld(t *testing.T) {
+	big := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef012345678\n", maxBlobRead/58+100) + "no newline at the end"
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":        "module example.com/r\n\ngo 1.21\n",
+		"a/a.go":        padded("a", "", 5),
+		"data/big.txt":  big,
+		"data/big.bin":  "\x00" + big,
+		"a/huge_gen.go": "package a\n\n" + strings.Repeat("// generated\n", maxBlobRead/13+10),
+	})
+	c, err := ReadChange(context.Background(), r, "base", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]File{"data/big.txt": {Lines: strings.Count(big, "\n") + 1}, "data/big.bin": {Binary: true}}
+	for _, f := range c.Files {
+		if w, ok := want[f.Path]; ok && (f.Lines != w.Lines || f.Binary != w.Binary) {
+			t.Errorf("%s: %d lines, binary %v; want %d, %v", f.Path, f.Lines, f.Binary, w.Lines, w.Binary)
+		}
+		if f.Path == "a/huge_gen.go" && (f.src != nil || !strings.Contains(f.Problem, "over 8 MiB")) {
+			t.Errorf("a Go file over the bound was held (%d bytes) or not reported: %q", len(f.src), f.Problem)
+		}
+	}
+}

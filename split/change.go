@@ -111,6 +111,13 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 		if entry.Mode == filemode.Submodule {
 			f.Binary = true
+		} else if n, big, err := largeBlob(st, entry.Hash); err == nil && big {
+			// Counted as it streams by, never held: a change may carry
+			// a file of gigabytes.
+			f.Lines, f.Binary = n.lines, n.binary
+			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
+				f.Problem = fmt.Sprintf("%s is over %d MiB: wo does not read its imports, so its place in the order is a guess", f.Path, maxBlobRead>>20)
+			}
 		} else if data, err := readBlob(st, entry.Hash); err == nil {
 			f.Lines, f.Binary = countLines(data)
 			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
@@ -154,6 +161,53 @@ func readBlob(st storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
 	}
 	defer rd.Close()
 	return io.ReadAll(rd)
+}
+
+// maxBlobRead is the largest file ReadChange reads whole (to parse a Go
+// file's imports and embeds, or go.mod); a larger one is only counted.
+const maxBlobRead = 8 << 20
+
+// lineCount is what countLines says of a file.
+type lineCount struct {
+	lines  int
+	binary bool
+}
+
+// largeBlob counts the lines of a blob over maxBlobRead as it streams by;
+// big is false (and nothing is read) for a smaller one.
+func largeBlob(st storer.EncodedObjectStorer, h plumbing.Hash) (n lineCount, big bool, err error) {
+	blob, err := object.GetBlob(st, h)
+	if err != nil || blob.Size <= maxBlobRead {
+		return n, false, err
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return n, true, err
+	}
+	defer rd.Close()
+	buf := make([]byte, 64<<10)
+	var read int64
+	var last byte
+	for {
+		k, err := rd.Read(buf)
+		if k > 0 {
+			if read < 8000 && bytes.IndexByte(buf[:min(k, int(8000-read))], 0) >= 0 {
+				return lineCount{binary: true}, true, nil
+			}
+			n.lines += bytes.Count(buf[:k], []byte{'\n'})
+			last, read = buf[k-1], read+int64(k)
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, true, err
+		}
+	}
+	if read > 0 && last != '\n' {
+		n.lines++
+	}
+	return n, true, nil
 }
 
 // countLines counts lines as diff does, and calls a file with a NUL byte in
