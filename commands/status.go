@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/intake"
+	"github.com/wo-runner/wo/internal/cores"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
@@ -194,7 +193,7 @@ func loadStatus(ctx context.Context, s store.Store, key string) ([]StatusRow, er
 	// Each row reads only its document and the shared, unchanging graph,
 	// history and events: the rows of a big epic are built on every core.
 	rows := make([]StatusRow, len(docs))
-	eachOnEveryCore(len(docs), func(i int) {
+	cores.Each(len(docs), func(i int) {
 		d := docs[i]
 		row := statusRow(d, byKey, graph, now)
 		row.LastEvent = events[row.Key]
@@ -230,33 +229,6 @@ func loadStatus(ctx context.Context, s store.Store, key string) ([]StatusRow, er
 		rows[0].Estimate = &total
 	}
 	return rows, nil
-}
-
-// eachOnEveryCore calls fn for 0..n-1, in chunks on as many goroutines as
-// there are CPUs; a short list stays on this goroutine.
-func eachOnEveryCore(n int, fn func(i int)) {
-	const chunk = 64
-	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for start := int(next.Add(chunk)) - chunk; start < n; start = int(next.Add(chunk)) - chunk {
-				for i := start; i < min(start+chunk, n); i++ {
-					fn(i)
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // StatusRow is one task in wo status.

@@ -11,15 +11,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/wo-runner/wo/internal/cores"
 )
 
 // SQLite is the embedded default store: one file, WAL journal, writers
@@ -528,7 +527,7 @@ func (s *SQLite) list(ctx context.Context, f Filter, columns string, summaries b
 	// Decoding is most of a long list's time: on every core.
 	out := make([]map[string]any, len(raw))
 	errs := make([]error, len(raw))
-	parallel(len(raw), func(i int) {
+	cores.Each(len(raw), func(i int) {
 		r := raw[i]
 		if r.summary.Valid {
 			out[i], errs[i] = decodeBody(r.key, r.rev, r.summary.String)
@@ -543,37 +542,6 @@ func (s *SQLite) list(ctx context.Context, f Filter, columns string, summaries b
 		return nil, err
 	}
 	return out, nil
-}
-
-// parallel calls fn for 0..n-1 on as many goroutines as there are CPUs,
-// in chunks; a short list stays on this goroutine.
-func parallel(n int, fn func(i int)) {
-	const chunk = 64
-	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				start := int(next.Add(chunk)) - chunk
-				if start >= n {
-					return
-				}
-				for i := start; i < min(start+chunk, n); i++ {
-					fn(i)
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // BlockedBy reads blocked_by edges.
@@ -650,7 +618,7 @@ func (s *SQLite) logs(ctx context.Context, query string, args ...any) ([]LogEntr
 	}
 	out := make([]LogEntry, len(bodies))
 	errs := make([]error, len(bodies))
-	parallel(len(bodies), func(i int) {
+	cores.Each(len(bodies), func(i int) {
 		dec := json.NewDecoder(strings.NewReader(bodies[i]))
 		dec.UseNumber()
 		if err := dec.Decode(&out[i]); err != nil {
