@@ -137,6 +137,12 @@ func TestASkipIsRecordedWhereOthersCanSeeIt(t *testing.T) {
 	if err == nil || res.Tasks[1].Outcome != OutcomeSkipped {
 		t.Fatalf("epic: %v %+v, want task_b skipped", err, res)
 	}
+	if res.Tasks[0].Wave != 1 || res.Tasks[1].Wave != 2 {
+		t.Errorf("waves %d and %d, want 1 and 2", res.Tasks[0].Wave, res.Tasks[1].Wave)
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("the skip was recorded, yet the run warns: %q", res.Warnings)
+	}
 	doc, _ := s.Get(context.Background(), "task_b")
 	st, _ := workorder.StateOf(doc)
 	if st.Skipped == nil || st.Skipped.Reason != "blocker task_a is waiting" || st.Skipped.By != "tester@host:1" {

@@ -86,7 +86,7 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, parallel)
 		for _, key := range e.shareOrder(wave) {
-			t := &TaskOutcome{Key: key, Wave: w + 1}
+			t := &TaskOutcome{Key: key}
 			outcome[key] = t
 			if doc := byKey[key]; workorder.Done(doc) {
 				// Merged and closed (wo sync, a person): a rerun of the epic
@@ -120,7 +120,7 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 			}(t)
 		}
 		wg.Wait()
-		if w < len(waves)-1 && e.Now().Sub(lastRefresh) >= StackRefreshEvery {
+		if refreshDue(w, len(waves), e.Now().Sub(lastRefresh)) {
 			res.Warnings = append(res.Warnings, e.refreshDeferred(ctx, epicKey, false)...)
 			lastRefresh = e.Now()
 		}
@@ -142,6 +142,13 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 		return res, &EpicError{Result: res, Worst: worstErr}
 	}
 	return res, nil
+}
+
+// refreshDue says whether an epic run refreshes its stack tables after
+// wave w of n: never after the last (the end of the run does), and at
+// most once every StackRefreshEvery.
+func refreshDue(w, n int, since time.Duration) bool {
+	return w < n-1 && since >= StackRefreshEvery
 }
 
 // epicChildren reads an epic's children and the store's blocked_by edges

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/workorder"
@@ -336,5 +337,23 @@ func TestSpliceStackWithTwoStartMarkersDropsTheAuthorsText(t *testing.T) {
 	}
 	if !strings.Contains(out, "the author's own words.") || !strings.HasSuffix(out, section+"\nafter\n") {
 		t.Errorf("the author's text was lost:\n%q", out)
+	}
+}
+
+func TestAnEpicRunRefreshesBetweenWavesAtMostOnceAMinute(t *testing.T) {
+	for _, c := range []struct {
+		w, n  int
+		since time.Duration
+		want  bool
+	}{
+		{0, 3, StackRefreshEvery, true},
+		{1, 3, 2 * StackRefreshEvery, true},
+		{0, 3, StackRefreshEvery - time.Second, false}, // refreshed less than a minute ago
+		{2, 3, time.Hour, false},                       // the last wave: the run's end refreshes
+		{0, 1, time.Hour, false},
+	} {
+		if got := refreshDue(c.w, c.n, c.since); got != c.want {
+			t.Errorf("after wave %d of %d, %s since the last refresh: %v, want %v", c.w+1, c.n, c.since, got, c.want)
+		}
 	}
 }
