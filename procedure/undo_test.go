@@ -1,0 +1,169 @@
+package procedure
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wo-runner/wo/workorder"
+)
+
+// undoHarness is a run that went as far as opening its pull request: a
+// worktree, a branch with a commit, the branch pushed, a PR open.
+func undoHarness(t *testing.T) *stepHarness {
+	t.Helper()
+	h := newStepContext(t, stepOpts{GitHub: true})
+	h.upTo("wait_for_review")
+	if h.stored().PRNumber != 1 {
+		t.Fatalf("the run opened no pull request: %+v", h.stored())
+	}
+	return h
+}
+
+// hasBranch says whether the repository at dir has the branch, asking git.
+func hasBranch(t *testing.T, dir, branch string) bool {
+	t.Helper()
+	_, err := gitTry(dir, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	return err == nil
+}
+
+func stepsOf(res *UndoResult) map[string]string {
+	out := map[string]string{}
+	for _, s := range res.Steps {
+		out[s.Step] = s.Outcome + ": " + s.Reason
+	}
+	return out
+}
+
+func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
+	h := undoHarness(t)
+	e := h.engine()
+
+	// The plan first: it changes nothing.
+	plan, err := e.Undo(h.ctx, UndoOptions{Key: fixKey, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"pull_request", "remote_branch", "worktree", "local_branch"} {
+		if got := stepsOf(plan)[step]; !strings.HasPrefix(got, UndoWould) {
+			t.Errorf("the plan for %s: %q, want %q", step, got, UndoWould)
+		}
+	}
+	if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "open" || !hasBranch(t, h.Remote, fixBranch) {
+		t.Fatalf("the dry run changed something: PR %v", p["state"])
+	}
+
+	res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey, Reason: "the split was wrong"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || res.Status != workorder.StatusOpen {
+		t.Errorf("undo: complete %v, status %s; steps %v", res.Complete, res.Status, stepsOf(res))
+	}
+	for _, step := range []string{"pull_request", "remote_branch", "worktree", "local_branch"} {
+		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoDone) {
+			t.Errorf("%s: %q, want it undone", step, got)
+		}
+	}
+	p := h.GH.PullRequests(fixRepo)[0]
+	comments := h.GH.IssueComments(fixRepo, 1)
+	if p["state"] != "closed" || len(comments) != 1 || !strings.Contains(comments[0].Body, "the split was wrong") {
+		t.Errorf("the PR is %v with comments %+v; want it closed with one comment giving the reason", p["state"], comments)
+	}
+	if hasBranch(t, h.Remote, fixBranch) || hasBranch(t, h.Repo, fixBranch) {
+		t.Error("a branch wo made is still there")
+	}
+	if _, err := os.Stat(h.Worktree); !os.IsNotExist(err) {
+		t.Errorf("the worktree is still there: %v", err)
+	}
+	st := h.stored()
+	if st.PRNumber != 0 || st.PushedSHA != "" || st.Branch != "" || st.CurrentStep != 0 || len(st.CompletedSteps) != 0 {
+		t.Errorf("the state was not reset: %+v", st)
+	}
+
+	// A second undo finds nothing to do and writes nothing.
+	before, _ := h.store.Get(h.ctx, fixKey)
+	requests := len(h.GH.Requests())
+	again, err := e.Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := h.store.Get(h.ctx, fixKey)
+	if !again.NothingToUndo || after["_rev"] != before["_rev"] || len(h.GH.Requests()) != requests {
+		t.Errorf("a second undo: nothing to undo %v, wrote %v, %d GitHub request(s)", again.NothingToUndo,
+			after["_rev"] != before["_rev"], len(h.GH.Requests())-requests)
+	}
+}
+
+func TestUndoLeavesWhatSomeoneElseChanged(t *testing.T) {
+	h := undoHarness(t)
+	// Someone pushes on top of wo's branch.
+	other := filepath.Join(h.Root, "other")
+	gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
+	writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
+	gitIn(t, other, "add", "-A")
+	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
+	gitIn(t, other, "push", "-q", "origin", fixBranch)
+	theirs := gitIn(t, other, "rev-parse", "HEAD")
+
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := stepsOf(res)["remote_branch"]
+	if !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, theirs[:12]) {
+		t.Errorf("remote branch: %q, want it left, naming their commit %s", got, theirs[:12])
+	}
+	if res.Complete {
+		t.Error("an undo that left something says it is complete")
+	}
+	if tip := gitIn(t, h.Remote, "rev-parse", "refs/heads/"+fixBranch); tip != theirs {
+		t.Errorf("the remote branch is at %s, want their %s", tip, theirs)
+	}
+}
+
+func TestUndoNeverTouchesAMergedPullRequest(t *testing.T) {
+	h := undoHarness(t)
+	h.GH.Merge(fixRepo, 1)
+	before := h.stored()
+	requests := len(h.GH.Requests())
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, Comments: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "cannot take a merge back") {
+		t.Errorf("pull request: %q", got)
+	}
+	for _, r := range h.GH.Requests()[requests:] {
+		if r.Method != "GET" {
+			t.Errorf("undo sent %s %s after the merge", r.Method, r.Path)
+		}
+	}
+	if !hasBranch(t, h.Remote, fixBranch) {
+		t.Error("the merged branch was deleted on the remote")
+	}
+	if st := h.stored(); st.PRNumber != before.PRNumber || st.PushedSHA != before.PushedSHA {
+		t.Errorf("the task of a merged PR lost its record: %+v", st)
+	}
+}
+
+// The state is document text: one naming the base branch must not make
+// undo delete it.
+func TestUndoLeavesABaseBranchTheStateNames(t *testing.T) {
+	h := undoHarness(t)
+	base := gitIn(t, h.Repo, "rev-parse", fixBase)
+	h.setState(func(s *stateT) { s.Branch, s.PushedSHA = fixBase, base })
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"remote_branch", "local_branch"} {
+		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) {
+			t.Errorf("%s: %q, want the base branch left", step, got)
+		}
+	}
+	if !hasBranch(t, h.Remote, fixBase) || !hasBranch(t, h.Repo, fixBase) {
+		t.Fatal("undo deleted the base branch")
+	}
+}
