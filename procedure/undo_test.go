@@ -167,3 +167,100 @@ func TestUndoLeavesABaseBranchTheStateNames(t *testing.T) {
 		t.Fatal("undo deleted the base branch")
 	}
 }
+
+// A run that stopped after GitHub opened its PR and before recording it:
+// undo finds the PR from the task's branch into its base, opened by wo,
+// and closes it, saying how it knew.
+func TestUndoFindsAPullRequestTheRunDidNotRecord(t *testing.T) {
+	h := undoHarness(t)
+	h.setState(func(s *stateT) { s.PRNumber, s.PRURL = 0, nil })
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := stepsOf(res)["pull_request"]
+	if !strings.HasPrefix(got, UndoDone) || !strings.Contains(got, "wo had not recorded it") {
+		t.Errorf("pull request: %q, want it closed, saying wo had not recorded it", got)
+	}
+	if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "closed" {
+		t.Errorf("the unrecorded PR is %v", p["state"])
+	}
+}
+
+// What another task names, or someone else opened, is not this task's
+// to take back, whatever this task's state says.
+func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
+	t.Run("a branch another task names", func(t *testing.T) {
+		h := undoHarness(t)
+		other := map[string]any{"_key": "task_other", "title": "Another task", "status": "open",
+			"work_order": map[string]any{"objective": "x", "inputs": map[string]any{"branch_name": fixBranch}, "procedure": []any{}}}
+		if err := h.store.Create(h.ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []string{"remote_branch", "worktree", "local_branch"} {
+			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") {
+				t.Errorf("%s: %q, want it left, naming task_other", step, got)
+			}
+		}
+		if !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) {
+			t.Error("a branch another task names was deleted")
+		}
+	})
+	t.Run("a PR someone else opened", func(t *testing.T) {
+		h := undoHarness(t)
+		n := h.GH.OpenPRAs(fixRepo, fixBranch, fixBase, "alice", "Alice's PR")
+		h.setState(func(s *stateT) { s.PRNumber = n })
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, Comments: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []string{"pull_request", "comments"} {
+			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "alice") {
+				t.Errorf("%s: %q, want it left, naming alice", step, got)
+			}
+		}
+		for _, p := range h.GH.PullRequests(fixRepo) {
+			if p["number"] == n && p["state"] != "open" {
+				t.Errorf("alice's PR #%d is %v", n, p["state"])
+			}
+		}
+	})
+}
+
+// Undo killed after closing the PR goes on from there when run again: the
+// closing comment is posted once, and what was done is not done again.
+func TestUndoGoesOnWhereItStopped(t *testing.T) {
+	h := undoHarness(t)
+	e := h.engine()
+	stop := "undo:pull_request:after_comment"
+	e.Fault = func(point string) {
+		if point == stop {
+			panic(point)
+		}
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != stop {
+				t.Fatalf("undo did not stop at %s: %v", stop, r)
+			}
+		}()
+		e.Undo(h.ctx, UndoOptions{Key: fixKey, Reason: "once"})
+	}()
+	e.Fault = nil
+	// The panic left the lease held by this engine; the same runner
+	// takes it again.
+	res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey, Reason: "once"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || h.GH.PullRequests(fixRepo)[0]["state"] != "closed" {
+		t.Errorf("the rerun did not finish: %v", stepsOf(res))
+	}
+	if c := h.GH.IssueComments(fixRepo, 1); len(c) != 1 {
+		t.Errorf("%d closing comments, want 1: %+v", len(c), c)
+	}
+}
