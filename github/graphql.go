@@ -41,7 +41,7 @@ type ReviewThread struct {
 type ThreadComment struct {
 	ID         string // node ID
 	DatabaseID int64  // the REST API's ID
-	Author     string
+	Author     string // the login as REST gives it: a bot's ends in [bot]
 	Body       string
 	URL        string
 	CreatedAt  time.Time
@@ -50,7 +50,7 @@ type ThreadComment struct {
 // ThreadReview is one review as the GraphQL API lists it: who, the verdict,
 // and the commit it reviewed.
 type ThreadReview struct {
-	Author string
+	Author string // the login as REST gives it: a bot's ends in [bot]
 	State  string // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
 	Commit string
 }
@@ -69,22 +69,50 @@ const maxThreadPages = 10
 // reads: it cannot tell whether those beyond are resolved, so it does not
 // call the review clean.
 type TooManyThreadsError struct {
-	PR   int
-	Read int
+	PR    int
+	Pages int // pages read, each of up to 100 threads
+	Read  int // threads on them
 }
 
 func (e *TooManyThreadsError) Error() string {
-	return fmt.Sprintf("pull request #%d has more than %d review threads; wo reads no more and cannot tell whether the rest are resolved: resolve or collapse threads on GitHub, then run again", e.PR, e.Read)
+	return fmt.Sprintf("pull request #%d: GitHub still had more review threads after %d pages (%d threads read); wo reads no more and cannot tell whether the rest are resolved, so it does not call the review clean: judge the pull request on GitHub", e.PR, e.Pages, e.Read)
 }
 
 // threadComment is a comment as the threads query reads it.
 type threadComment struct {
 	ID         githubv4.ID
 	DatabaseID *int64 `graphql:"databaseId"`
-	Author     struct{ Login string }
+	Author     actor
 	Body       string
 	URL        string
 	CreatedAt  time.Time
+}
+
+// actor is a comment's or review's author as GraphQL names it: an app's
+// bot without the "[bot]" that the REST API puts after its login.
+type actor struct {
+	Login    string
+	Typename string `graphql:"__typename"`
+}
+
+// restLogin is the login as the REST API gives it, so that one account has
+// one name in wo whichever API it came from.
+func (a actor) restLogin() string {
+	if a.Typename == "Bot" && a.Login != "" && !strings.HasSuffix(a.Login, "[bot]") {
+		return a.Login + "[bot]"
+	}
+	return a.Login
+}
+
+// SameLogin reports whether two logins name one account: GitHub's logins
+// are not case-sensitive.
+func SameLogin(a, b string) bool { return a != "" && strings.EqualFold(a, b) }
+
+// IsReviewer reports whether login is the reviewer a work order names:
+// the same login, or the app's bot when the name leaves out "[bot]"
+// (--reviewer coderabbitai waits for coderabbitai[bot]).
+func IsReviewer(login, name string) bool {
+	return SameLogin(login, name) || SameLogin(login, name+"[bot]")
 }
 
 // threadsQuery is the one query wo sends; its shape is checked against
@@ -116,7 +144,7 @@ type threadsQuery struct {
 			} `graphql:"reviewThreads(first: 100, after: $cursor)"`
 			Reviews struct {
 				Nodes []struct {
-					Author struct{ Login string }
+					Author actor
 					State  string
 					Commit struct{ Oid string }
 				}
@@ -152,7 +180,7 @@ func (c *Client) ReviewThreads(ctx context.Context, number int) (*ReviewState, e
 			}
 			seen := map[string]bool{}
 			for _, cm := range append(t.Comments.Nodes, t.Latest.Nodes...) {
-				tc := ThreadComment{ID: fmt.Sprint(cm.ID), Author: cm.Author.Login, Body: cm.Body, URL: cm.URL, CreatedAt: cm.CreatedAt}
+				tc := ThreadComment{ID: fmt.Sprint(cm.ID), Author: cm.Author.restLogin(), Body: cm.Body, URL: cm.URL, CreatedAt: cm.CreatedAt}
 				if cm.DatabaseID != nil {
 					tc.DatabaseID = *cm.DatabaseID
 				}
@@ -165,14 +193,14 @@ func (c *Client) ReviewThreads(ctx context.Context, number int) (*ReviewState, e
 		}
 		if page == 0 {
 			for _, r := range pr.Reviews.Nodes {
-				out.Reviews = append(out.Reviews, ThreadReview{Author: r.Author.Login, State: r.State, Commit: r.Commit.Oid})
+				out.Reviews = append(out.Reviews, ThreadReview{Author: r.Author.restLogin(), State: r.State, Commit: r.Commit.Oid})
 			}
 		}
 		if !pr.ReviewThreads.PageInfo.HasNextPage {
 			return out, nil
 		}
 		if page+1 >= maxThreadPages {
-			return nil, &TooManyThreadsError{PR: number, Read: len(out.Threads)}
+			return nil, &TooManyThreadsError{PR: number, Pages: page + 1, Read: len(out.Threads)}
 		}
 		cursor = githubv4.NewString(githubv4.String(pr.ReviewThreads.PageInfo.EndCursor))
 	}

@@ -2,6 +2,7 @@ package github
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -21,7 +22,9 @@ import (
 //     method, since GitHub did not process such a request;
 //   - counts what it sends;
 //   - sends the Authorization header only to the API host it was made for,
-//     so a redirect or a page link elsewhere never carries the token.
+//     so a redirect or a page link elsewhere never carries the token;
+//   - reads no answer past MaxResponseBytes, so a server cannot make wo
+//     hold gigabytes (the request time limit alone would let it try).
 type transport struct {
 	base    http.RoundTripper
 	maxWait time.Duration
@@ -39,6 +42,37 @@ type cached struct {
 }
 
 const maxAttempts = 4
+
+// MaxResponseBytes bounds one answer's body. GitHub's largest answers to
+// what wo asks (a page of 100 review threads with their comments, a page
+// of 100 comments) are a few megabytes.
+const MaxResponseBytes = 32 << 20
+
+// boundedBody fails a read past its limit instead of reading on.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+	what string
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, b.tooLarge()
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1] // one byte past the limit tells a body that is too large
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n + int(b.left), b.tooLarge()
+	}
+	return n, err
+}
+
+func (b *boundedBody) tooLarge() error {
+	return fmt.Errorf("GitHub's answer to %s is larger than %d MiB; wo reads no more (is --github-api / GITHUB_API_URL GitHub?)", b.what, MaxResponseBytes>>20)
+}
 
 func newTransport(base http.RoundTripper, maxWait time.Duration, api *url.URL) *transport {
 	return &transport{base: base, maxWait: maxWait, api: api, cache: map[string]cached{}}
@@ -118,6 +152,9 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		t.mu.Unlock()
 		resp, err := t.base.RoundTrip(r)
+		if err == nil {
+			resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxResponseBytes, what: req.Method + " " + req.URL.Path}
+		}
 		if err != nil {
 			if idempotent && attempt < maxAttempts && req.Context().Err() == nil {
 				if werr := t.pause(req, backoff(attempt)); werr != nil {
