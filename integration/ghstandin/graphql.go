@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +19,8 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 	"github.com/vektah/gqlparser/v2/validator"
+
+	"github.com/wo-runner/wo/gitops"
 )
 
 // GitHub's official GraphQL schema, vendored whole (testdata/graphql/README.md).
@@ -180,31 +183,43 @@ func (s *Server) ResolveThread(repo string, number int, id string) {
 	}
 }
 
-// fileChanged reports whether path differs between two commits of the
-// bare repository behind repo.
-func (s *Server) fileChanged(repo, from, to, path string) bool {
+// linesChanged reports whether a push from one commit to another of the
+// bare repository behind repo changed the lines around line of path (or
+// added or removed the file).
+func (s *Server) linesChanged(repo, from, to, path string, line int) bool {
 	r, err := git.PlainOpen(s.Remotes[repo])
 	if err != nil {
 		return false
 	}
-	blob := func(sha string) string {
+	contents := func(sha string) (string, bool) {
 		c, err := r.CommitObject(plumbing.NewHash(sha))
 		if err != nil {
-			return ""
+			return "", false
 		}
 		f, err := c.File(path)
 		if err != nil {
-			return "absent"
+			return "", false
 		}
-		return f.Hash.String()
+		text, err := f.Contents()
+		return text, err == nil
 	}
-	return blob(from) != blob(to)
+	before, had := contents(from)
+	after, has := contents(to)
+	if !had || !has {
+		return had != has
+	}
+	return gitops.LinesTouched(before, after).Near(line, diffContext)
 }
 
-// headMoved marks outdated the threads whose file a push changed.
+// diffContext is the lines of context GitHub shows around a change: a
+// thread becomes outdated when a push changes the lines it shows.
+const diffContext = 3
+
+// headMoved marks outdated the threads whose lines a push changed, as
+// GitHub does; a change elsewhere in the file leaves them current.
 func (s *Server) headMoved(repo string, p *pr, sha string) {
 	for _, t := range p.threads {
-		if !t.outdated && s.fileChanged(repo, t.sha, sha, t.path) {
+		if !t.outdated && s.linesChanged(repo, t.sha, sha, t.path, t.line) {
 			t.outdated = true
 		}
 	}
@@ -354,7 +369,7 @@ func (s *Server) prNode(repo string, p *pr) map[string]any {
 			for _, r := range p.reviews {
 				user, _ := r["user"].(map[string]any)
 				nodes = append(nodes, map[string]any{"id": r["node_id"], "databaseId": r["id"], "state": r["state"],
-					"body": r["body"], "author": map[string]any{"login": user["login"]},
+					"body": r["body"], "author": actorNode(fmt.Sprint(user["login"])),
 					"commit": map[string]any{"oid": r["commit_id"]}, "submittedAt": r["submitted_at"]})
 			}
 			return connection(nodes, a)
@@ -374,12 +389,22 @@ func (s *Server) threadNode(repo string, p *pr, t *thread) map[string]any {
 			nodes := make([]map[string]any, 0, len(t.comments))
 			for _, c := range t.comments {
 				nodes = append(nodes, map[string]any{"id": nodeID("PullRequestReviewComment", c.id), "databaseId": c.id,
-					"author": map[string]any{"login": c.login}, "body": c.body, "url": webBase + "comment/" + strconv.FormatInt(c.id, 10),
+					"author": actorNode(c.login), "body": c.body, "url": webBase + "comment/" + strconv.FormatInt(c.id, 10),
 					"createdAt": stamp(c.at)})
 			}
 			return connection(nodes, a)
 		}),
 	}
+}
+
+// actorNode is an author as GitHub's GraphQL API gives it: an app's bot
+// is a Bot whose login has no "[bot]" (the REST API's coderabbitai[bot]
+// is coderabbitai here).
+func actorNode(login string) map[string]any {
+	if name, ok := strings.CutSuffix(login, "[bot]"); ok {
+		return map[string]any{"login": name, "__typename": "Bot"}
+	}
+	return map[string]any{"login": login, "__typename": "User"}
 }
 
 // connection pages nodes by first/after or last/before, with cursors that

@@ -55,8 +55,8 @@ type Server struct {
 	ReviewRounds  [][]Comment
 	ReviewDelay   time.Duration
 	// ResolveFixed makes the reviewer, at each review, resolve its open
-	// threads whose file changed since the thread was opened (the fix
-	// touched it); the others stay open, as a reviewer that checks would
+	// threads whose lines changed since the thread was opened (the fix
+	// touched them); the others stay open, as a reviewer that checks would
 	// leave them.
 	ResolveFixed bool
 	graphqlCost  int
@@ -675,7 +675,7 @@ func (s *Server) review(repo string, p *pr, sha string) {
 	reviewID := s.nextID
 	if s.ResolveFixed {
 		for _, t := range p.threads {
-			if !t.resolved && t.comments[0].login == s.ReviewerLogin && s.fileChanged(repo, t.sha, sha, t.path) {
+			if !t.resolved && t.comments[0].login == s.ReviewerLogin && s.linesChanged(repo, t.sha, sha, t.path, t.line) {
 				t.resolved = true
 			}
 		}
