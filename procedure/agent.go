@@ -58,6 +58,8 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	if err := stopLeftoverAgent(ctx, sc); err != nil {
 		return AgentRun{}, err
 	}
+	// The agent never gets the token, not even quoted in a review comment.
+	prompt = sc.run.secrets().String(prompt)
 	promptFile := filepath.Join(os.TempDir(), fmt.Sprintf("wo-prompt-%s-%d.md", key, time.Now().UnixNano()))
 	if err := os.WriteFile(promptFile, []byte(prompt), 0o600); err != nil {
 		return AgentRun{}, err

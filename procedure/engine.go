@@ -234,7 +234,7 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.wb = &StateWriteBack{store: e.Store, key: opts.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
+	r.wb = &StateWriteBack{store: e.Store, key: opts.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now, secrets: e.secrets()}
 	// The lease is given back however the run ends, Ctrl-C included.
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

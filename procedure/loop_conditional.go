@@ -162,15 +162,15 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 func addressedMarker(sha string) string { return "<!-- wo:addressed " + sha + " -->" }
 
 // answerThreads replies "Addressed in <sha>" in each counted thread whose
-// file the fix changed (once: a rerun finds its reply by the marker), and
+// lines the fix touched (once: a rerun finds its reply by the marker), and
 // resolves those threads when context.resolve_threads (or
 // --resolve-threads) asks. It reads the threads afresh, since a rerun's
 // state predates its replies.
 func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, before, after string, threads []workorder.ReviewThread) (string, error) {
-	changed := changedFiles(repo, before, after)
+	addressed := addressedBy(repo, before, after)
 	var todo []workorder.ReviewThread
 	for _, t := range threads {
-		if t.Counted && changed(t.Path) {
+		if t.Counted && addressed(t.Path, t.Line) {
 			todo = append(todo, t)
 		}
 	}
@@ -197,7 +197,9 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 	body := fmt.Sprintf("Addressed in %s.\n\n%s", short(after), marker)
 	// wo's reply is a comment of wo's carrying the marker: anyone may
 	// quote the marker, and must not stop wo from replying.
-	repliedIn := func(t github.ThreadComment) bool { return t.Author == me && strings.Contains(t.Body, marker) }
+	repliedIn := func(t github.ThreadComment) bool {
+		return github.SameLogin(t.Author, me) && strings.Contains(t.Body, marker)
+	}
 	resolve := resolveThreads(sc)
 	replied, resolved := 0, 0
 	for _, t := range todo {
@@ -227,24 +229,59 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 	return out, nil
 }
 
-// changedFiles reports whether a path differs between two commits; with
-// either commit unknown, every path counts as changed.
-func changedFiles(repo *gitops.Repo, before, after string) func(string) bool {
-	blob := func(sha, path string) (string, bool) {
+// addressNear is how many lines around a thread's line a fix must touch
+// to count as addressing it: the context GitHub shows around a comment.
+const addressNear = 3
+
+// maxAddressedBlob bounds the files compared line by line; a larger one
+// that changed counts as touched throughout.
+const maxAddressedBlob = 4 << 20
+
+// addressedBy reports whether the fix from before to after touched the
+// lines around a thread's line (numbered as in before, the head the review
+// saw). A thread with no current line (outdated) or a commit that cannot be
+// read is not addressed: wo claims only what it can show.
+func addressedBy(repo *gitops.Repo, before, after string) func(path string, line int) bool {
+	type version struct {
+		text    string
+		hash    plumbing.Hash
+		present bool
+		large   bool // not read: compared by hash alone
+	}
+	read := func(sha, path string) (version, bool) {
 		c, err := repo.Commit(plumbing.NewHash(sha))
 		if err != nil {
-			return "", false
+			return version{}, false
 		}
 		f, err := c.File(path)
 		if err != nil {
-			return "absent", true
+			return version{}, true
 		}
-		return f.Hash.String(), true
+		v := version{hash: f.Hash, present: true, large: f.Size > maxAddressedBlob}
+		if !v.large {
+			if v.text, err = f.Contents(); err != nil {
+				return version{}, false
+			}
+		}
+		return v, true
 	}
-	return func(path string) bool {
-		a, okA := blob(before, path)
-		b, okB := blob(after, path)
-		return !okA || !okB || a != b
+	return func(path string, line int) bool {
+		if line <= 0 {
+			return false
+		}
+		old, okA := read(before, path)
+		cur, okB := read(after, path)
+		switch {
+		case !okA || !okB || !old.present:
+			return false
+		case !cur.present:
+			return true // the file is gone, and its lines with it
+		case old.hash == cur.hash:
+			return false
+		case old.large || cur.large:
+			return true
+		}
+		return gitops.LinesTouched(old.text, cur.text).Near(line, addressNear)
 	}
 }
 

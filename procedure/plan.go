@@ -173,6 +173,6 @@ func (e *Engine) hold(ctx context.Context, doc workorder.Document, task *workord
 	if err != nil {
 		return nil, nil, err
 	}
-	r.wb = &StateWriteBack{store: e.Store, key: task.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
+	r.wb = &StateWriteBack{store: e.Store, key: task.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now, secrets: e.secrets()}
 	return r, func() { r.release(context.WithoutCancel(ctx)) }, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/workorder"
@@ -48,10 +49,6 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	rs, err := client.ReviewThreads(ctx, n)
-	if err != nil {
-		return Outcome{}, err
-	}
 	st := sc.State()
 	wm := st.ReviewWatermark
 	seen := wm // it moves, wm does not
@@ -61,8 +58,18 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	for _, r := range reviews {
 		seen.Review = max(seen.Review, r.ID)
 	}
-
+	for _, c := range conversation {
+		seen.IssueComment = max(seen.IssueComment, c.ID)
+	}
+	// GraphQL costs points and has no free conditional requests: wo asks
+	// it once a check, and a check follows a wait whose REST poll (free
+	// when unchanged) saw the review arrive, or a rerun someone asked for.
+	rs, err := client.ReviewThreads(ctx, n)
+	if err != nil {
+		return Outcome{}, err
+	}
 	threads := openThreads(rs.Threads, me, countOutdated(sc))
+	verdicts := headVerdicts(rs.Reviews, st.PushedSHA, me)
 	found := []workorder.ReviewComment{}
 	var outdated []string
 	for _, t := range threads {
@@ -74,12 +81,10 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		}
 	}
 	for _, c := range conversation {
-		seen.IssueComment = max(seen.IssueComment, c.ID)
-		if c.ID > wm.IssueComment && c.Author != me {
+		if c.ID > wm.IssueComment && !github.SameLogin(c.Author, me) {
 			found = append(found, workorder.ReviewComment{ID: c.ID, Author: c.Author, Body: bound(c.Body), URL: c.URL})
 		}
 	}
-	verdicts := headVerdicts(rs.Reviews, st.PushedSHA, me)
 	changesBy := changesRequested(verdicts, awaitedReviewers(sc))
 	note := fmt.Sprintf("%d actionable review comment(s) on #%d", len(found), n)
 	if len(changesBy) > 0 && len(found) == 0 {
@@ -106,7 +111,7 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 func openThreads(all []github.ReviewThread, me string, outdatedCount bool) []workorder.ReviewThread {
 	out := []workorder.ReviewThread{}
 	for _, t := range all {
-		if t.Resolved || len(t.Comments) == 0 || t.Comments[0].Author == me || len(out) == maxRecordedThreads {
+		if t.Resolved || len(t.Comments) == 0 || github.SameLogin(t.Comments[0].Author, me) || len(out) == maxRecordedThreads {
 			continue
 		}
 		rt := workorder.ReviewThread{ID: t.ID, Path: t.Path, Line: t.Line, Outdated: t.Outdated, Counted: !t.Outdated || outdatedCount}
@@ -129,7 +134,7 @@ func openThreads(all []github.ReviewThread, me string, outdatedCount bool) []wor
 func headVerdicts(reviews []github.ThreadReview, head, me string) map[string]string {
 	out := map[string]string{}
 	for _, r := range reviews {
-		if r.Author == "" || r.Author == me || r.State == "PENDING" || (head != "" && r.Commit != head) {
+		if r.Author == "" || github.SameLogin(r.Author, me) || r.State == "PENDING" || (head != "" && r.Commit != head) {
 			continue
 		}
 		if r.State == "COMMENTED" && out[r.Author] != "" {
@@ -145,7 +150,7 @@ func headVerdicts(reviews []github.ThreadReview, head, me string) map[string]str
 func changesRequested(verdicts map[string]string, awaited []string) []string {
 	var out []string
 	for who, v := range verdicts {
-		if v == "CHANGES_REQUESTED" && (len(awaited) == 0 || slices.Contains(awaited, who)) {
+		if v == "CHANGES_REQUESTED" && (len(awaited) == 0 || isAwaited(who, awaited)) {
 			out = append(out, who)
 		}
 	}
@@ -157,7 +162,7 @@ func changesRequested(verdicts map[string]string, awaited []string) []string {
 func changesSummary(reviews []github.Review, who, head string) workorder.ReviewComment {
 	c := workorder.ReviewComment{Author: who, Body: fmt.Sprintf("%s requested changes on %s", who, short(head))}
 	for _, r := range reviews {
-		if r.Author == who && r.State == "CHANGES_REQUESTED" && (head == "" || r.CommitID == head) {
+		if github.SameLogin(r.Author, who) && r.State == "CHANGES_REQUESTED" && (head == "" || r.CommitID == head) {
 			c.ID, c.URL = r.ID, r.URL
 			if r.Body != "" {
 				c.Body = bound(r.Body)
@@ -167,11 +172,21 @@ func changesSummary(reviews []github.Review, who, head string) workorder.ReviewC
 	return c
 }
 
+// bound cuts a comment to maxCommentBody bytes, at a character boundary.
 func bound(body string) string {
-	if len(body) > maxCommentBody {
-		return body[:maxCommentBody] + " […]"
+	if len(body) <= maxCommentBody {
+		return body
 	}
-	return body
+	cut := maxCommentBody
+	for cut > 0 && !utf8.RuneStart(body[cut]) {
+		cut--
+	}
+	return body[:cut] + " […]"
+}
+
+// isAwaited reports whether login is one of the awaited reviewers.
+func isAwaited(login string, awaited []string) bool {
+	return slices.ContainsFunc(awaited, func(name string) bool { return github.IsReviewer(login, name) })
 }
 
 // awaitedReviewers are the logins named by --reviewer, else by

@@ -3,7 +3,6 @@ package procedure
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -44,7 +43,9 @@ func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
-			return Outcome{Note: fmt.Sprintf("no review of %s%s arrived before %s", short(pushed), by(awaited), deadline.Format(time.RFC3339)), Record: done}, nil
+			// Going on would check a review that is not there and call the
+			// pull request clean: the task waits for the review instead.
+			return notYet(sc, n, fmt.Sprintf("no review of %s%s arrived by %s", short(pushed), by(awaited), deadline.UTC().Format(time.RFC3339)))
 		}
 		total := sc.run.waitFor(sc.Step)
 		sc.Progress(int((total - left).Seconds()), int(total.Seconds()))
@@ -71,44 +72,50 @@ func lookOnce(ctx context.Context, sc *StepContext, client *github.Client, n int
 	if note, ok := reviewArrived(reviews, pushed, me, awaited); ok {
 		return Outcome{Note: note, Record: func(s *workorder.State) { s.ReviewDeadline, s.ReviewWaitingSince = "", "" }}, nil
 	}
+	return notYet(sc, n, fmt.Sprintf("no review of %s%s yet", short(pushed), by(awaited)))
+}
+
+// notYet stops the run until the review arrives (exit 3): the phase says
+// so, the time it began waiting is kept, and the deadline is cleared so
+// that the next run waits a whole wait again.
+func notYet(sc *StepContext, n int, why string) (Outcome, error) {
 	since := sc.State().ReviewWaitingSince
 	if since == "" {
 		since = workorder.Timestamp(sc.run.Now())
 	}
-	reason := fmt.Sprintf("waiting for a review of %s%s on pull request #%d; a review event resumes it (wo run --github-event), or run wo run %s later",
-		short(pushed), by(awaited), n, sc.Key())
-	return Outcome{Record: func(s *workorder.State) { s.Phase, s.ReviewWaitingSince = workorder.PhaseWaitingForReview, since }},
-		&WaitingError{Key: sc.Key(), Reason: reason}
+	reason := fmt.Sprintf("%s on pull request #%d; a review event resumes it (wo run --github-event), or run wo run %s to wait again",
+		why, n, sc.Key())
+	return Outcome{Record: func(s *workorder.State) {
+		s.Phase, s.ReviewWaitingSince, s.ReviewDeadline = workorder.PhaseWaitingForReview, since, ""
+	}}, &WaitingError{Key: sc.Key(), Reason: reason}
 }
 
 // reviewArrived reports whether the review waited for is there: with no
 // reviewer named, any review of the pushed commit not by wo; with names,
 // a review of it by each of them, so that a person's approval does not end
-// the wait for the bot.
+// the wait for the bot. Logins match as GitHub's do: in any case, and a
+// name without "[bot]" matches the app's bot.
 func reviewArrived(reviews []github.Review, pushed, me string, awaited []string) (string, bool) {
-	latest := map[string]string{}
-	var order []string
+	var parts []string
 	for _, r := range reviews {
-		if r.Author == me || (pushed != "" && r.CommitID != pushed) {
-			continue
-		}
-		if len(awaited) > 0 && !slices.Contains(awaited, r.Author) {
-			continue
-		}
-		if _, ok := latest[r.Author]; !ok {
-			order = append(order, r.Author)
-		}
-		latest[r.Author] = r.State
-		if len(awaited) == 0 {
+		if len(awaited) == 0 && r.Author != "" && !github.SameLogin(r.Author, me) && (pushed == "" || r.CommitID == pushed) {
 			return fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State), true
 		}
 	}
-	if len(awaited) == 0 || len(latest) < len(awaited) {
+	if len(awaited) == 0 {
 		return "", false
 	}
-	parts := make([]string, 0, len(order))
-	for _, who := range order {
-		parts = append(parts, fmt.Sprintf("%s (%s)", who, latest[who]))
+	for _, name := range awaited {
+		var latest *github.Review
+		for i, r := range reviews {
+			if github.IsReviewer(r.Author, name) && (pushed == "" || r.CommitID == pushed) {
+				latest = &reviews[i]
+			}
+		}
+		if latest == nil {
+			return "", false
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", latest.Author, latest.State))
 	}
 	return "review by " + strings.Join(parts, ", ") + " arrived", true
 }

@@ -355,7 +355,7 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.wb = &StateWriteBack{store: s, key: fixKey, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now}
+	r.wb = &StateWriteBack{store: s, key: fixKey, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now, secrets: e.secrets()}
 	h.r = r
 	return h
 }

@@ -85,17 +85,18 @@ func checkCriteria(ctx context.Context, sc *StepContext) []CriterionResult {
 			r.Checked, r.Passed, r.How = true, true, "this step sets status in_review"
 		case strings.Contains(lc, "comment") && sc.State().ReviewComments != nil:
 			r.Checked = true
-			r.Passed, r.How = reviewCriterion(sc.State())
+			r.Passed, r.How = reviewCriterion(sc.State(), awaitedReviewers(sc))
 		}
 		out = append(out, r)
 	}
 	return out
 }
 
-// reviewCriterion is "no unresolved comments": no unresolved thread that
-// counts, no new conversation comment, and no awaited reviewer asking for
-// changes on the pushed head, at the last check.
-func reviewCriterion(st workorder.State) (bool, string) {
+// reviewCriterion is "no unresolved comments": a review of the pushed head
+// by the awaited reviewers (by anyone, when none is named), and at the
+// last check no unresolved thread that counts, no new conversation
+// comment, and no awaited reviewer asking for changes on the head.
+func reviewCriterion(st workorder.State, awaited []string) (bool, string) {
 	counted, outdated := 0, 0
 	for _, t := range st.ReviewThreads {
 		switch {
@@ -108,6 +109,10 @@ func reviewCriterion(st workorder.State) (bool, string) {
 	n := len(st.ReviewComments)
 	how := fmt.Sprintf("%d actionable review comment(s) at the last check", n)
 	var more []string
+	missing := unreviewed(st.ReviewVerdicts, awaited)
+	if len(missing) > 0 {
+		more = append(more, "no review of the head by "+strings.Join(missing, ", "))
+	}
 	if counted > 0 {
 		more = append(more, fmt.Sprintf("%d unresolved thread(s)", counted))
 	}
@@ -120,7 +125,29 @@ func reviewCriterion(st workorder.State) (bool, string) {
 	if len(more) > 0 {
 		how += ": " + strings.Join(more, "; ")
 	}
-	return n == 0 && len(st.ChangesRequestedBy) == 0, how
+	return n == 0 && len(missing) == 0 && len(st.ChangesRequestedBy) == 0, how
+}
+
+// unreviewed are the awaited reviewers with no verdict on the head ("any
+// reviewer" when none is named and nobody reviewed it).
+func unreviewed(verdicts map[string]string, awaited []string) []string {
+	if len(awaited) == 0 {
+		if len(verdicts) == 0 {
+			return []string{"any reviewer"}
+		}
+		return nil
+	}
+	var out []string
+	for _, name := range awaited {
+		found := false
+		for who := range verdicts {
+			found = found || github.IsReviewer(who, name)
+		}
+		if !found {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // prCheck verifies that the recorded PR is open against the base branch.

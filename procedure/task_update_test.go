@@ -24,7 +24,9 @@ func TestTaskUpdatePutsTheTaskInReview(t *testing.T) {
 	h.upTo("push")
 	h.must("push")
 	h.must("create_pr")
-	h.setState(func(s *stateT) { s.ReviewComments = []workorder.ReviewComment{} })
+	h.setState(func(s *stateT) {
+		s.ReviewComments, s.ReviewVerdicts = []workorder.ReviewComment{}, map[string]string{"coderabbitai[bot]": "APPROVED"}
+	})
 	h.must("cleanup_worktree")
 	out, err := h.run("update_task")
 	if err != nil {
@@ -92,7 +94,30 @@ func TestTaskUpdateRefusesUnmetCriteria(t *testing.T) {
 		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Review comments resolved"}})
 		h.setState(func(s *stateT) { s.ReviewComments = openComments })
 		_, err := h.run("update_task")
-		errContains(t, err, `"Review comments resolved" (2 actionable review comment(s) at the last check)`)
+		errContains(t, err, `"Review comments resolved" (2 actionable review comment(s) at the last check: no review of the head by any reviewer)`)
+	})
+	// No comment is not a clean review: the review must be there.
+	noComments := func(s *stateT) { s.ReviewComments = []workorder.ReviewComment{} }
+	t.Run("nobody reviewed the head", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Review comments resolved"}})
+		h.setState(noComments)
+		_, err := h.run("update_task")
+		errContains(t, err, `"Review comments resolved" (0 actionable review comment(s) at the last check: no review of the head by any reviewer)`)
+	})
+	t.Run("a person reviewed, the awaited bot did not", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Review comments resolved"},
+			Context: map[string]any{"reviewers": []any{"coderabbitai[bot]"}}})
+		h.setState(func(s *stateT) { noComments(s); s.ReviewVerdicts = map[string]string{"alice": "APPROVED"} })
+		_, err := h.run("update_task")
+		errContains(t, err, `no review of the head by coderabbitai[bot])`)
+	})
+	t.Run("the bot named without [bot] and in other case reviewed", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Review comments resolved"},
+			Context: map[string]any{"reviewers": []any{"CodeRabbitAI"}}})
+		h.setState(func(s *stateT) { noComments(s); s.ReviewVerdicts = map[string]string{"coderabbitai[bot]": "APPROVED"} })
+		if _, err := h.run("update_task"); err != nil {
+			t.Errorf("the named reviewer's review did not count: %v", err)
+		}
 	})
 }
 

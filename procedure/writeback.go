@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wo-runner/wo/redact"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -23,6 +24,10 @@ type StateWriteBack struct {
 	runner   string
 	leaseTTL time.Duration
 	now      func() time.Time
+	// secrets are taken out of every patch: a review comment, an agent's
+	// output or an error may carry the token, and the document is read by
+	// every tool and person with access to the store.
+	secrets *redact.Secrets
 }
 
 // Rebase turns a patch into one that keeps what another writer changed:
@@ -55,6 +60,9 @@ func (w *StateWriteBack) WriteLogged(ctx context.Context, patch map[string]any, 
 	full := func(p map[string]any) map[string]any {
 		now := w.now()
 		out := map[string]any{"updated_at": workorder.Timestamp(now)}
+		if clean, ok := w.secrets.Value(p).(map[string]any); ok {
+			p = clean
+		}
 		store.Merge(out, p)
 		store.Merge(out, store.Nest("work_order.state.lease", map[string]any{
 			"holder": w.runner, "expires_at": workorder.Timestamp(now.Add(w.leaseTTL)),
