@@ -123,8 +123,8 @@ func runTraffic(t *testing.T, gh *ghstandin.Server, before int, gqlBefore ghstan
 	if polls < minPolls || !maps.Equal(seen.ByKind, kinds) {
 		t.Errorf("requests by kind: %v; want %v with at least %d read(s) of the reviews", seen.ByKind, kinds, minPolls)
 	}
-	if seen.GraphQLAfterUnchangedPoll != 0 {
-		t.Errorf("%d GraphQL call(s) right after a poll that showed nothing new", seen.GraphQLAfterUnchangedPoll)
+	if seen.GraphQLBetweenPolls != 0 {
+		t.Errorf("%d GraphQL call(s) in the middle of a wait, between polls of the reviews", seen.GraphQLBetweenPolls)
 	}
 }
 

@@ -66,8 +66,8 @@ func traffic(t *testing.T, h *stepHarness) (github.Counts, ghstandin.Traffic) {
 		t.Errorf("wo counted %+v; the stand-in answered %d request(s), %d of them 304, %d GraphQL point(s), %d mutation(s)",
 			wo, seen.Requests, seen.NotModified, gql.Points, mutations)
 	}
-	if seen.GraphQLAfterUnchangedPoll != 0 {
-		t.Errorf("%d GraphQL call(s) right after a poll answered 304 (nothing new)", seen.GraphQLAfterUnchangedPoll)
+	if seen.GraphQLBetweenPolls != 0 {
+		t.Errorf("%d GraphQL call(s) in the middle of a wait, between polls of the reviews", seen.GraphQLBetweenPolls)
 	}
 	return wo, seen
 }

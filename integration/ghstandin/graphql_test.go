@@ -33,3 +33,27 @@ func TestGraphQLValidationRefusesWhatGitHubRefuses(t *testing.T) {
 		t.Errorf("fields defined twice in the schema: %s", strings.Join(got, ", "))
 	}
 }
+
+// GitHub's GraphQL API names an app's bot without "[bot]" and says it is a
+// Bot; a person is a User.
+func TestActorsAreNamedAsGitHubsGraphQLNamesThem(t *testing.T) {
+	if got := actorNode("coderabbitai[bot]"); got["login"] != "coderabbitai" || got["__typename"] != "Bot" {
+		t.Errorf("a bot: %v", got)
+	}
+	if got := actorNode("alice"); got["login"] != "alice" || got["__typename"] != "User" {
+		t.Errorf("a person: %v", got)
+	}
+}
+
+func TestGraphQLBetweenPollsIsCounted(t *testing.T) {
+	poll := func(status int) Request { return Request{Method: "GET", Path: "/repos/a/b/pulls/1/reviews", Status: status} }
+	gql := Request{Method: "POST", Path: "/graphql", Status: 200}
+	comments := Request{Method: "GET", Path: "/repos/a/b/pulls/1/comments", Status: 200}
+	if n := Summarize([]Request{poll(200), poll(304), gql, poll(304)}).GraphQLBetweenPolls; n != 1 {
+		t.Errorf("GraphQL in the middle of a wait counted %d times, want 1", n)
+	}
+	// A check after the wait: the reviews, the comments, then GraphQL.
+	if n := Summarize([]Request{poll(304), poll(200), poll(304), comments, gql}).GraphQLBetweenPolls; n != 0 {
+		t.Errorf("GraphQL of a check counted %d times, want 0", n)
+	}
+}

@@ -718,10 +718,10 @@ type Traffic struct {
 	// ByKind counts by method and path, /repos/OWNER/NAME cut off:
 	// "GET /pulls/1/reviews", "POST /graphql", "GET /user".
 	ByKind map[string]int
-	// GraphQLAfterUnchangedPoll counts GraphQL calls sent right after a
-	// poll of a PR's reviews answered 304: a poll that showed nothing new
-	// must lead to another poll, never to a GraphQL call.
-	GraphQLAfterUnchangedPoll int
+	// GraphQLBetweenPolls counts GraphQL calls sent in the middle of a
+	// wait: between a poll of a PR's reviews that showed nothing new (304)
+	// and the next poll. Waiting must cost free polls only.
+	GraphQLBetweenPolls int
 }
 
 var reRepoPrefix = regexp.MustCompile(`^/repos/[^/]+/[^/]+`)
@@ -735,8 +735,9 @@ func Summarize(reqs []Request) Traffic {
 			t.NotModified++
 		}
 		t.ByKind[r.Method+" "+reRepoPrefix.ReplaceAllString(r.Path, "")]++
-		if prev := i - 1; isGraphQL(r.Path) && prev >= 0 && reqs[prev].Status == http.StatusNotModified && strings.HasSuffix(reqs[prev].Path, "/reviews") {
-			t.GraphQLAfterUnchangedPoll++
+		if isGraphQL(r.Path) && i > 0 && i+1 < len(reqs) && reqs[i-1].Status == http.StatusNotModified &&
+			strings.HasSuffix(reqs[i-1].Path, "/reviews") && strings.HasSuffix(reqs[i+1].Path, "/reviews") {
+			t.GraphQLBetweenPolls++
 		}
 	}
 	return t

@@ -1,0 +1,95 @@
+package procedure
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/redact"
+)
+
+// A fix addresses a thread when it touched the lines the thread shows, not
+// when it changed the file somewhere else: wo replies "Addressed in" (and
+// resolves, when asked) only there.
+func TestAFixAddressesTheThreadsWhoseLinesItTouched(t *testing.T) {
+	dir := t.TempDir()
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	lines := make([]string, 30)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("line %d", i+1)
+	}
+	commit := func(files map[string]string) string {
+		for name, text := range files {
+			if text == "" {
+				os.Remove(filepath.Join(dir, name))
+				continue
+			}
+			writeTestFile(t, filepath.Join(dir, name), text)
+		}
+		gitIn(t, dir, "add", "-A")
+		gitIn(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "x")
+		return gitIn(t, dir, "rev-parse", "HEAD")
+	}
+	before := commit(map[string]string{"long.go": strings.Join(lines, "\n") + "\n", "gone.go": "package gone\n"})
+	lines[24] = "line 25, fixed"
+	after := commit(map[string]string{"long.go": strings.Join(lines, "\n") + "\n", "gone.go": ""})
+	repo, err := gitops.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	addressed := addressedBy(repo, before, after)
+	for _, c := range []struct {
+		path string
+		line int
+		want bool
+	}{
+		{"long.go", 25, true},
+		{"long.go", 22, true}, // within the three lines GitHub shows around it
+		{"long.go", 21, false},
+		{"long.go", 5, false}, // the same file, far from the change
+		{"long.go", 0, false}, // an outdated thread has no line to place
+		{"gone.go", 1, true},  // the file went, and its lines with it
+		{"new.go", 1, false},  // not there before: not what the review saw
+	} {
+		if got := addressed(c.path, c.line); got != c.want {
+			t.Errorf("%s:%d addressed %v, want %v", c.path, c.line, got, c.want)
+		}
+	}
+	if addressedBy(repo, before, strings.Repeat("0", 40))("long.go", 25) {
+		t.Error("a fix commit wo cannot read addresses a thread")
+	}
+	if addressedBy(repo, before, before)("long.go", 25) {
+		t.Error("an unchanged file addresses a thread")
+	}
+}
+
+// A review comment can quote the token (a reviewer pasting a log): the
+// state written back and the agent's prompt carry the mask instead.
+func TestTheTokenInAReviewCommentNeverReachesTheDocumentOrTheAgent(t *testing.T) {
+	round := [][]ghstandin.Comment{{{Path: "foundation/new.go", Line: 3, Body: "The log says Authorization: token " + standinToken}}}
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: round,
+		Agent: "cat > ../prompt.txt\necho '// fixed' >> foundation/new.go\n"})
+	h.upTo("wait_for_review")
+	reviewRound(t, h)
+	doc, err := h.store.Get(h.ctx, fixKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := fmt.Sprint(doc)
+	if strings.Contains(text, standinToken) || !strings.Contains(text, "Authorization: token "+redact.Mask) {
+		t.Errorf("the stored document: %s", text)
+	}
+	if st := h.stored(); len(st.ReviewThreads) != 1 || len(st.ReviewComments) != 1 {
+		t.Errorf("threads %v, comments %v: the comment itself must still be there", st.ReviewThreads, st.ReviewComments)
+	}
+	h.must("conditional_loop")
+	prompt := readTestFile(t, filepath.Join(h.WtRoot, "prompt.txt"))
+	if strings.Contains(prompt, standinToken) || !strings.Contains(prompt, "Authorization: token "+redact.Mask) {
+		t.Errorf("the agent's prompt:\n%s", prompt)
+	}
+}
