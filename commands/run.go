@@ -102,7 +102,7 @@ finishes the epic.
 			&cli.StringFlag{Name: "agent", EnvVars: []string{"WO_AGENT"}, Usage: "`COMMAND` that fixes review comments (run in the worktree, prompt on stdin)"},
 			&cli.IntFlag{Name: "max-iterations", Usage: "bound on review-fix iterations when a step sets none (default 5)"},
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
-			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes; 0 looks once and stops (exit 3) until a review event resumes the run"},
+			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes; with none by then the run stops (exit 3) and the next run waits again; 0 looks once and stops until a review event resumes the run"},
 			&cli.BoolFlag{Name: "continue-epic", Usage: "with --github-event: then run the epic of the event's task, so that a merge starts what waited for it"},
 			&cli.StringSliceFlag{Name: "reviewer", Usage: "wait for a review by this `LOGIN` (repeat for several; default: context.reviewers, else any review)"},
 			&cli.BoolFlag{Name: "resolve-threads", Usage: "resolve the review threads a fix addressed (default: context.resolve_threads)"},
