@@ -82,6 +82,7 @@ type Store struct {
 var (
 	_ store.Store         = (*Store)(nil)
 	_ store.LoggedUpdater = (*Store)(nil)
+	_ store.DetailLister  = (*Store)(nil)
 )
 
 // Endpoint turns a wo store URL into the HTTP endpoint and transport to use.
@@ -304,6 +305,13 @@ RETURN l`
 LET frac = REGEX_MATCHES(TO_STRING(l.created_at), "[.]([0-9]+)")
 SORT DATE_TIMESTAMP(l.created_at) DESC, TO_NUMBER(SUBSTRING(CONCAT(frac[1], "000000000"), 3, 6)) DESC, l.seq DESC
 LIMIT @limit RETURN l`
+
+	// queryLogDetails is queryLogsByAction returning only the details
+	// asked for: the server cuts them, so less is sent and decoded.
+	queryLogDetails = `FOR l IN @@logs FILTER l.action == @action
+LET frac = REGEX_MATCHES(TO_STRING(l.created_at), "[.]([0-9]+)")
+SORT DATE_TIMESTAMP(l.created_at) DESC, TO_NUMBER(SUBSTRING(CONCAT(frac[1], "000000000"), 3, 6)) DESC, l.seq DESC
+LIMIT @limit RETURN {action: l.action, task_key: l.task_key, session_key: l.session_key, created_at: l.created_at, details: KEEP(l.details, @keys)}`
 
 	// An Update whose patch sets blocked_by runs these two in one stream
 	// transaction. AQL allows one write per collection in a query, and the
@@ -649,6 +657,15 @@ func (s *Store) Logs(ctx context.Context, key string) ([]store.LogEntry, error) 
 // LogsByAction reads the newest entries of one action.
 func (s *Store) LogsByAction(ctx context.Context, action string, limit int) ([]store.LogEntry, error) {
 	return s.readLogs(ctx, "", queryLogsByAction, map[string]any{"@logs": s.cols.Logs, "action": action, "limit": limit}, true)
+}
+
+// LogDetails reads the newest entries of one action with only the details
+// asked for (store.DetailLister).
+func (s *Store) LogDetails(ctx context.Context, action string, limit int, keys ...string) ([]store.LogEntry, error) {
+	if keys == nil {
+		keys = []string{}
+	}
+	return s.readLogs(ctx, "", queryLogDetails, map[string]any{"@logs": s.cols.Logs, "action": action, "limit": limit, "keys": keys}, true)
 }
 
 // readLogs runs a log query and puts its entries in time order again, as

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
 )
 
 const db = "/_db/hades"
@@ -292,6 +293,21 @@ func TestBadStoreURLs(t *testing.T) {
 	}
 	if _, err := Open(context.Background(), Config{URL: "arangodb+http://h:8529"}); err == nil || !strings.Contains(err.Error(), "WO_DATABASE") {
 		t.Errorf("missing database: %v", err)
+	}
+}
+
+func TestLogDetailsQuery(t *testing.T) {
+	f := newFakeArango(t)
+	f.expect("POST", db+"/_api/cursor", 201, cursorReply([]any{
+		map[string]any{"action": "step_completed", "task_key": "task_a", "session_key": "r", "details": map[string]any{"duration_ms": 12}, "created_at": "2026-01-02T03:04:05Z"},
+	}, ""), query(wantLogDetails,
+		map[string]any{"@logs": "persephone_logs", "action": "step_completed", "limit": 500, "keys": []any{"action", "duration_ms"}}))
+	got, err := store.LogDetails(context.Background(), open(t, f.url()), "step_completed", 500, "action", "duration_ms")
+	if err != nil || len(got) != 1 || got[0].TaskKey != "task_a" || got[0].CreatedAt.Year() != 2026 {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if n, _ := workorder.AsInt(got[0].Details["duration_ms"]); n != 12 {
+		t.Errorf("details %v", got[0].Details)
 	}
 }
 

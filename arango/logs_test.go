@@ -20,6 +20,10 @@ RETURN l`
 LET frac = REGEX_MATCHES(TO_STRING(l.created_at), "[.]([0-9]+)")
 SORT DATE_TIMESTAMP(l.created_at) DESC, TO_NUMBER(SUBSTRING(CONCAT(frac[1], "000000000"), 3, 6)) DESC, l.seq DESC
 LIMIT @limit RETURN l`
+	wantLogDetails = `FOR l IN @@logs FILTER l.action == @action
+LET frac = REGEX_MATCHES(TO_STRING(l.created_at), "[.]([0-9]+)")
+SORT DATE_TIMESTAMP(l.created_at) DESC, TO_NUMBER(SUBSTRING(CONCAT(frac[1], "000000000"), 3, 6)) DESC, l.seq DESC
+LIMIT @limit RETURN {action: l.action, task_key: l.task_key, session_key: l.session_key, created_at: l.created_at, details: KEEP(l.details, @keys)}`
 )
 
 func logRow(name string, createdAt, details any) map[string]any {

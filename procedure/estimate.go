@@ -32,7 +32,7 @@ type sample struct {
 
 // NewEstimator reads the recent step history in one query.
 func NewEstimator(ctx context.Context, s store.Store) (*Estimator, error) {
-	logs, err := s.LogsByAction(ctx, "step_completed", historyWindow)
+	logs, err := store.LogDetails(ctx, s, "step_completed", historyWindow, "action", "duration_ms", "repo")
 	if err != nil {
 		return nil, err
 	}

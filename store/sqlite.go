@@ -37,6 +37,7 @@ var (
 	_ Store         = (*SQLite)(nil)
 	_ LoggedUpdater = (*SQLite)(nil)
 	_ SummaryLister = (*SQLite)(nil)
+	_ DetailLister  = (*SQLite)(nil)
 )
 
 // DefaultPath is $XDG_STATE_HOME/wo/wo.db, else ~/.local/state/wo/wo.db.
@@ -597,6 +598,51 @@ func (s *SQLite) Logs(ctx context.Context, taskKey string) ([]LogEntry, error) {
 // LogsByAction returns the newest entries of one action.
 func (s *SQLite) LogsByAction(ctx context.Context, action string, limit int) ([]LogEntry, error) {
 	return s.logs(ctx, `SELECT body FROM persephone_logs WHERE json_extract(body, '$.action') = ? ORDER BY created_at DESC, id DESC LIMIT ?`, action, limit)
+}
+
+// LogDetails reads the keys asked for out of each entry inside SQLite
+// (json_extract), so that no entry is decoded whole.
+func (s *SQLite) LogDetails(ctx context.Context, action string, limit int, keys ...string) ([]LogEntry, error) {
+	cols := []string{"json_extract(body, '$.task_key')"}
+	args := make([]any, 0, len(keys)+2)
+	for _, k := range keys {
+		if !plainName(k) {
+			return nil, fmt.Errorf("log detail %q: not a plain name", k)
+		}
+		cols = append(cols, "json_extract(body, ?)")
+		args = append(args, "$.details."+k)
+	}
+	args = append(args, action, limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+strings.Join(cols, ", ")+` FROM persephone_logs
+		WHERE json_extract(body, '$.action') = ? ORDER BY created_at DESC, id DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	defer rows.Close()
+	var out []LogEntry
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, s.wrap(err)
+		}
+		e := LogEntry{Action: action, Details: make(map[string]any, len(keys))}
+		e.TaskKey, _ = vals[0].(string)
+		for i, k := range keys {
+			switch v := vals[i+1].(type) {
+			case nil:
+			case []byte:
+				e.Details[k] = string(v)
+			default:
+				e.Details[k] = v
+			}
+		}
+		out = append(out, e)
+	}
+	return out, s.wrap(rows.Err())
 }
 
 func (s *SQLite) logs(ctx context.Context, query string, args ...any) ([]LogEntry, error) {

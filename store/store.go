@@ -186,6 +186,41 @@ func ListSummaries(ctx context.Context, s Store, f Filter) ([]map[string]any, er
 	return s.List(ctx, f)
 }
 
+// DetailLister is a Store that can read chosen details of one action's
+// latest log entries without decoding whole entries: the estimates of wo
+// status read the durations of 2,000 past steps, and decoding each entry
+// was most of their time.
+//
+// LogDetails selects and orders as LogsByAction does, and returns for each
+// entry its task key and, in Details, only the keys asked for that the
+// entry has (strings, and numbers as int64 or float64; other values as a
+// store has them). Keys are plain names (letters, digits, underscores).
+type DetailLister interface {
+	LogDetails(ctx context.Context, action string, limit int, keys ...string) ([]LogEntry, error)
+}
+
+// LogDetails reads chosen details when the store can, else whole entries.
+func LogDetails(ctx context.Context, s Store, action string, limit int, keys ...string) ([]LogEntry, error) {
+	for _, k := range keys {
+		if !plainName(k) {
+			return nil, fmt.Errorf("log detail %q: not a plain name", k)
+		}
+	}
+	if dl, ok := s.(DetailLister); ok {
+		return dl.LogDetails(ctx, action, limit, keys...)
+	}
+	return s.LogsByAction(ctx, action, limit)
+}
+
+func plainName(k string) bool {
+	for _, r := range k {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return k != ""
+}
+
 // Filter selects documents in List.
 type Filter struct {
 	ParentKey string

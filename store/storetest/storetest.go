@@ -112,6 +112,7 @@ func Run(t *testing.T, newStore NewFunc) {
 		{"LeaseGivesTheDocumentItWasWrittenAgainst", testLeaseDoc},
 		{"UpdateLoggedWritesBothOrNeither", testUpdateLogged},
 		{"ListSummariesIsListCut", testListSummaries},
+		{"LogDetailsIsLogsByActionCut", testLogDetails},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })
@@ -585,6 +586,58 @@ func testLogs(t *testing.T, newStore NewFunc) {
 	}
 	if one, _ := s.LogsByAction(ctx, "step", 1); len(one) != 1 || !one[0].CreatedAt.Equal(base.Add(2*time.Second)) {
 		t.Errorf("LogsByAction limit 1: %+v", one)
+	}
+}
+
+// testLogDetails: the chosen details of one action's entries, newest
+// first, as LogsByAction has them; a store without DetailLister gives
+// whole entries, which hold the same.
+func testLogDetails(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range 3 {
+		details := map[string]any{"action": "commit", "duration_ms": 40 + i, "nested": map[string]any{"x": 1}}
+		if i > 0 {
+			details["repo"] = "/src/hermes"
+		}
+		err := s.AppendLog(ctx, store.LogEntry{Action: "step_completed", TaskKey: fmt.Sprintf("task_d%d", i),
+			Details: details, CreatedAt: base.Add(time.Duration(i) * time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.AppendLog(ctx, store.LogEntry{Action: "run_started", TaskKey: "task_other", CreatedAt: base}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.LogDetails(ctx, s, "step_completed", 2, "action", "duration_ms", "repo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d entries, want the newest 2", len(got))
+	}
+	for i, e := range got {
+		n, _ := workorder.AsInt(e.Details["duration_ms"])
+		if e.TaskKey != fmt.Sprintf("task_d%d", 2-i) || e.Action != "step_completed" || e.Details["action"] != "commit" ||
+			n != int64(42-i) || e.Details["repo"] != "/src/hermes" {
+			t.Errorf("entry %d: %+v", i, e)
+		}
+	}
+	if _, cut := s.(store.DetailLister); cut {
+		if _, extra := got[0].Details["nested"]; extra {
+			t.Errorf("a detail not asked for: %+v", got[0].Details)
+		}
+	}
+	oldest, err := store.LogDetails(ctx, s, "step_completed", 3, "repo")
+	if err != nil || len(oldest) != 3 {
+		t.Fatalf("%d entries, %v", len(oldest), err)
+	}
+	if _, ok := oldest[2].Details["repo"]; ok {
+		t.Errorf("an entry without the detail has it: %+v", oldest[2].Details)
+	}
+	if _, err := store.LogDetails(ctx, s, "step_completed", 1, "repo') OR 1=1 --"); err == nil {
+		t.Error("a detail that is not a plain name is read")
 	}
 }
 
