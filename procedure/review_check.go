@@ -68,7 +68,7 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	threads := openThreads(rs.Threads, me, countOutdated(sc))
+	threads, unkept := openThreads(rs.Threads, me, countOutdated(sc))
 	verdicts := headVerdicts(rs.Reviews, st.PushedSHA, me)
 	found := []workorder.ReviewComment{}
 	var outdated []string
@@ -98,6 +98,9 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if len(outdated) > 0 {
 		note += fmt.Sprintf("; %d outdated thread(s) left open, not counted: %s", len(outdated), strings.Join(outdated, ", "))
 	}
+	if unkept > 0 {
+		note += fmt.Sprintf("; %d more unresolved thread(s) than the %d the document keeps: they are not in the state or the agent's prompt until these are resolved", unkept, maxRecordedThreads)
+	}
 	return Outcome{
 		Note: note,
 		Record: func(s *workorder.State) {
@@ -107,11 +110,16 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}, nil
 }
 
-// openThreads are the unresolved threads not opened by wo, each bounded.
-func openThreads(all []github.ReviewThread, me string, outdatedCount bool) []workorder.ReviewThread {
+// openThreads are the unresolved threads not opened by wo, each bounded,
+// at most maxRecordedThreads of them; unkept is how many more there are.
+func openThreads(all []github.ReviewThread, me string, outdatedCount bool) (kept []workorder.ReviewThread, unkept int) {
 	out := []workorder.ReviewThread{}
 	for _, t := range all {
-		if t.Resolved || len(t.Comments) == 0 || github.SameLogin(t.Comments[0].Author, me) || len(out) == maxRecordedThreads {
+		if t.Resolved || len(t.Comments) == 0 || github.SameLogin(t.Comments[0].Author, me) {
+			continue
+		}
+		if len(out) == maxRecordedThreads {
+			unkept++
 			continue
 		}
 		rt := workorder.ReviewThread{ID: t.ID, Path: t.Path, Line: t.Line, Outdated: t.Outdated, Counted: !t.Outdated || outdatedCount}
@@ -125,7 +133,7 @@ func openThreads(all []github.ReviewThread, me string, outdatedCount bool) []wor
 		}
 		out = append(out, rt)
 	}
-	return out
+	return out, unkept
 }
 
 // headVerdicts is each reviewer's latest verdict on the head: a COMMENTED
