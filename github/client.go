@@ -242,7 +242,7 @@ type Comment struct {
 // call runs a go-github call, waiting out rate limits that reset soon
 // enough, and maps errors to wo's, with the token removed from them.
 func (c *Client) call(ctx context.Context, fn func() (*gh.Response, error)) error {
-	return c.secrets.Error(c.call1(ctx, fn))
+	return clip(c.secrets.Error(c.call1(ctx, fn)))
 }
 
 func (c *Client) call1(ctx context.Context, fn func() (*gh.Response, error)) error {
@@ -400,78 +400,98 @@ func toPR(p *gh.PullRequest) *PR {
 		Head: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), Base: p.GetBase().GetRef(), Author: p.GetUser().GetLogin()}
 }
 
-// Reviews lists a pull request's reviews, every page.
-func (c *Client) Reviews(ctx context.Context, number int) ([]Review, error) {
-	var out []Review
-	opts := &gh.ListOptions{PerPage: 100}
-	for {
-		var page []*gh.PullRequestReview
+// maxListPages bounds the pages of 100 that wo reads of one list: past
+// it, GitHub (or something that answers for it) is not ending the list.
+const maxListPages = 30
+
+// TooManyPagesError says a list went on past maxListPages pages, or named
+// as its next page one it had given already.
+type TooManyPagesError struct {
+	What string // the reviews of #12, …
+	Back int    // the page named again, when that was the trouble
+}
+
+func (e *TooManyPagesError) Error() string {
+	if e.Back > 0 {
+		return fmt.Sprintf("%s: GitHub named page %d as the next page again; wo reads no more and cannot tell what the rest says (is --github-api / GITHUB_API_URL GitHub?)", e.What, e.Back)
+	}
+	return fmt.Sprintf("%s went on past %d pages of 100; wo reads no more and cannot tell what the rest says (is --github-api / GITHUB_API_URL GitHub?)", e.What, maxListPages)
+}
+
+// allPages reads every page of a list, at most maxListPages, following
+// the next page GitHub names, which must move on.
+func allPages[T any](ctx context.Context, c *Client, what string, fetch func(page int) ([]T, *gh.Response, error)) ([]T, error) {
+	var out []T
+	page := 0
+	for n := 0; ; n++ {
+		if n == maxListPages {
+			return nil, &TooManyPagesError{What: what}
+		}
+		var items []T
 		var resp *gh.Response
 		err := c.call(ctx, func() (r *gh.Response, err error) {
-			page, resp, err = c.gh.PullRequests.ListReviews(ctx, c.owner, c.name, number, opts)
+			items, resp, err = fetch(page)
 			return resp, err
 		})
 		if err != nil {
-			return nil, fmt.Errorf("reading the reviews of #%d: %w", number, err)
+			return nil, fmt.Errorf("reading %s: %w", what, err)
 		}
-		for _, r := range page {
-			out = append(out, Review{ID: r.GetID(), Author: r.GetUser().GetLogin(), State: r.GetState(),
-				Body: r.GetBody(), CommitID: r.GetCommitID(), URL: r.GetHTMLURL()})
-		}
-		if resp.NextPage == 0 {
+		out = append(out, items...)
+		switch {
+		case resp.NextPage == 0:
 			return out, nil
+		case resp.NextPage <= max(page, 1):
+			return nil, &TooManyPagesError{What: what, Back: resp.NextPage}
 		}
-		opts.Page = resp.NextPage
+		page = resp.NextPage
 	}
+}
+
+// Reviews lists a pull request's reviews, every page.
+func (c *Client) Reviews(ctx context.Context, number int) ([]Review, error) {
+	reviews, err := allPages(ctx, c, fmt.Sprintf("the reviews of #%d", number), func(page int) ([]*gh.PullRequestReview, *gh.Response, error) {
+		return c.gh.PullRequests.ListReviews(ctx, c.owner, c.name, number, &gh.ListOptions{PerPage: 100, Page: page})
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Review, 0, len(reviews))
+	for _, r := range reviews {
+		out = append(out, Review{ID: r.GetID(), Author: r.GetUser().GetLogin(), State: r.GetState(),
+			Body: r.GetBody(), CommitID: r.GetCommitID(), URL: r.GetHTMLURL()})
+	}
+	return out, nil
 }
 
 // ReviewComments lists a pull request's review comments, every page.
 func (c *Client) ReviewComments(ctx context.Context, number int) ([]Comment, error) {
-	var out []Comment
-	opts := &gh.PullRequestListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
-	for {
-		var page []*gh.PullRequestComment
-		var resp *gh.Response
-		err := c.call(ctx, func() (r *gh.Response, err error) {
-			page, resp, err = c.gh.PullRequests.ListComments(ctx, c.owner, c.name, number, opts)
-			return resp, err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("reading the review comments of #%d: %w", number, err)
-		}
-		for _, r := range page {
-			out = append(out, Comment{ID: r.GetID(), Author: r.GetUser().GetLogin(), Path: r.GetPath(),
-				Line: r.GetLine(), Body: r.GetBody(), URL: r.GetHTMLURL()})
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
+	comments, err := allPages(ctx, c, fmt.Sprintf("the review comments of #%d", number), func(page int) ([]*gh.PullRequestComment, *gh.Response, error) {
+		return c.gh.PullRequests.ListComments(ctx, c.owner, c.name, number, &gh.PullRequestListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
+	})
+	if err != nil {
+		return nil, err
 	}
+	out := make([]Comment, 0, len(comments))
+	for _, r := range comments {
+		out = append(out, Comment{ID: r.GetID(), Author: r.GetUser().GetLogin(), Path: r.GetPath(),
+			Line: r.GetLine(), Body: r.GetBody(), URL: r.GetHTMLURL()})
+	}
+	return out, nil
 }
 
 // IssueComments lists a pull request's conversation comments, every page.
 func (c *Client) IssueComments(ctx context.Context, number int) ([]Comment, error) {
-	var out []Comment
-	opts := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
-	for {
-		var page []*gh.IssueComment
-		var resp *gh.Response
-		err := c.call(ctx, func() (r *gh.Response, err error) {
-			page, resp, err = c.gh.Issues.ListComments(ctx, c.owner, c.name, number, opts)
-			return resp, err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("reading the comments of #%d: %w", number, err)
-		}
-		for _, r := range page {
-			out = append(out, Comment{ID: r.GetID(), Author: r.GetUser().GetLogin(), Body: r.GetBody(), URL: r.GetHTMLURL()})
-		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
+	comments, err := allPages(ctx, c, fmt.Sprintf("the comments of #%d", number), func(page int) ([]*gh.IssueComment, *gh.Response, error) {
+		return c.gh.Issues.ListComments(ctx, c.owner, c.name, number, &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100, Page: page}})
+	})
+	if err != nil {
+		return nil, err
 	}
+	out := make([]Comment, 0, len(comments))
+	for _, r := range comments {
+		out = append(out, Comment{ID: r.GetID(), Author: r.GetUser().GetLogin(), Body: r.GetBody(), URL: r.GetHTMLURL()})
+	}
+	return out, nil
 }
 
 // EditPRBody replaces a pull request's description.
@@ -486,15 +506,20 @@ func (c *Client) EditPRBody(ctx context.Context, number int, body string) error 
 	return nil
 }
 
-// CommentOnce posts a comment on a pull request unless one containing
-// marker is there already, so that a rerun never posts twice.
+// CommentOnce posts a comment on a pull request unless wo's own comment
+// containing marker is there already, so that a rerun never posts twice.
 func (c *Client) CommentOnce(ctx context.Context, number int, body, marker string) error {
 	comments, err := c.IssueComments(ctx, number)
 	if err != nil {
 		return err
 	}
+	me, err := c.Login(ctx)
+	if err != nil {
+		return err
+	}
+	// Only wo's own comment counts: anyone can quote the marker.
 	for _, cm := range comments {
-		if strings.Contains(cm.Body, marker) {
+		if SameLogin(cm.Author, me) && strings.Contains(cm.Body, marker) {
 			return nil
 		}
 	}

@@ -263,6 +263,10 @@ func (c *Client) DeleteReviewComment(ctx context.Context, id string) error {
 // mutation, which GitHub may have carried out) after a failure on GitHub's
 // side, and maps errors to wo's, with the token removed from them.
 func (c *Client) graphql(ctx context.Context, mutation bool, fn func() (rateLimit, error)) error {
+	return clip(c.graphql1(ctx, mutation, fn))
+}
+
+func (c *Client) graphql1(ctx context.Context, mutation bool, fn func() (rateLimit, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	for attempt := 1; ; attempt++ {

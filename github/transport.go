@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wo-runner/wo/termtext"
 )
 
 // transport sits under go-github. It
@@ -48,6 +50,31 @@ const maxAttempts = 4
 // of 100 comments) are a few megabytes.
 const MaxResponseBytes = 32 << 20
 
+// maxErrorBytes bounds an error answer's body, which ends up in messages.
+const maxErrorBytes = 64 << 10
+
+// maxErrorMessage bounds the text of an error wo reports from GitHub's
+// answer: it lands in the document's last_error and on the terminal.
+const maxErrorMessage = 2000
+
+// clippedError is an error whose message is cut to maxErrorMessage; it
+// unwraps to the whole error, so errors.As still finds wo's kinds.
+type clippedError struct {
+	msg string
+	err error
+}
+
+func (e *clippedError) Error() string { return e.msg }
+func (e *clippedError) Unwrap() error { return e.err }
+
+// clip cuts an error's message, keeping what it wraps.
+func clip(err error) error {
+	if err == nil || len(err.Error()) <= maxErrorMessage {
+		return err
+	}
+	return &clippedError{msg: termtext.Clip(err.Error(), maxErrorMessage), err: err}
+}
+
 // boundedBody fails a read past its limit instead of reading on.
 type boundedBody struct {
 	io.ReadCloser
@@ -65,6 +92,10 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	b.left -= int64(n)
 	if b.left < 0 {
+		// Closed here, not left to the reader: go-github swaps an error
+		// answer's body for a copy and never closes the one it read, which
+		// would keep the connection (and the server's writes) open.
+		b.ReadCloser.Close()
 		return n + int(b.left), b.tooLarge()
 	}
 	return n, err
@@ -153,7 +184,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.mu.Unlock()
 		resp, err := t.base.RoundTrip(r)
 		if err == nil {
-			resp.Body = &boundedBody{ReadCloser: resp.Body, left: MaxResponseBytes, what: req.Method + " " + req.URL.Path}
+			limit := int64(MaxResponseBytes)
+			if resp.StatusCode >= 400 {
+				limit = maxErrorBytes // GitHub's error answers are a message and a link
+			}
+			resp.Body = &boundedBody{ReadCloser: resp.Body, left: limit, what: req.Method + " " + req.URL.Path}
 		}
 		if err != nil {
 			if idempotent && attempt < maxAttempts && req.Context().Err() == nil {

@@ -2,6 +2,8 @@ package github
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -89,5 +91,62 @@ func TestABoundedBodyReadsUpToItsLimitExactly(t *testing.T) {
 	}
 	if got, err := read("123456", 5); got != "12345" || err == nil || !strings.Contains(err.Error(), "GET /x") {
 		t.Errorf("a byte past the limit: %q, %v", got, err)
+	}
+}
+
+// A list that never ends, or that names a page it gave already as the
+// next, is an error after a bounded number of requests: never an endless
+// read, never a list silently cut short.
+func TestListsThatDoNotEndAreAnError(t *testing.T) {
+	page := func(next int) func(w http.ResponseWriter, r *http.Request) {
+		return func(w http.ResponseWriter, r *http.Request) {
+			u := *r.URL
+			q := u.Query()
+			q.Set("page", fmt.Sprint(next))
+			u.RawQuery = q.Encode()
+			w.Header().Set("Link", fmt.Sprintf(`<http://%s%s>; rel="next"`, r.Host, u.RequestURI()))
+			io.WriteString(w, `[{"id":1,"user":{"login":"alice"},"body":"again"}]`)
+		}
+	}
+	var endless []func(http.ResponseWriter, *http.Request)
+	for i := range maxListPages {
+		endless = append(endless, page(i+2))
+	}
+	s, c := newScripted(t, endless...)
+	_, err := c.IssueComments(context.Background(), 7)
+	var many *TooManyPagesError
+	if !errors.As(err, &many) || many.Back != 0 || !strings.Contains(err.Error(), "the comments of #7 went on past 30 pages of 100") {
+		t.Errorf("endless list: %v", err)
+	}
+	if len(s.seen) != maxListPages {
+		t.Errorf("%d requests for an endless list, want %d", len(s.seen), maxListPages)
+	}
+	_, c = newScripted(t, page(2), page(2))
+	_, err = c.Reviews(context.Background(), 7)
+	if !errors.As(err, &many) || many.Back != 2 || !strings.Contains(err.Error(), "named page 2 as the next page again") {
+		t.Errorf("a list going back: %v", err)
+	}
+}
+
+// An error answer carries a message wo reports and keeps in the task's
+// last_error: a server cannot make that message megabytes long.
+func TestAHugeErrorAnswerGivesAShortError(t *testing.T) {
+	huge := strings.Repeat("x", 30<<20)
+	rest := func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		io.WriteString(w, `{"message":"`+huge+`"}`)
+	}
+	gql := func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		io.WriteString(w, huge)
+	}
+	_, c := newScripted(t, rest, gql)
+	_, err := c.GetPR(context.Background(), 7)
+	if err == nil || len(err.Error()) > maxErrorMessage+100 {
+		t.Errorf("REST: an error of %d bytes", len(fmt.Sprint(err)))
+	}
+	_, err = c.ReviewThreads(context.Background(), 7)
+	if err == nil || len(err.Error()) > maxErrorMessage+100 {
+		t.Errorf("GraphQL: an error of %d bytes", len(fmt.Sprint(err)))
 	}
 }
