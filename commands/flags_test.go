@@ -441,6 +441,13 @@ func TestRunReviewerAndThreadFlags(t *testing.T) {
 	if o.Engine.NoReviewWait || o.Engine.ReviewWait != 2*time.Minute || o.Engine.Reviewers != nil {
 		t.Errorf("engine options %+v", o.Engine)
 	}
+	// A reviewer named so that nobody could match would make the run wait
+	// for ever: a usage error instead.
+	for _, bad := range []string{"", "@alice", "coderabbit ai"} {
+		if o, msg := parseOptions(t, runCommand, "task_a", "--reviewer", bad); o != nil || !strings.Contains(msg, "name the reviewer as GitHub does") {
+			t.Errorf("--reviewer %q: options %v, message %q", bad, o, msg)
+		}
+	}
 }
 
 func TestUndoFlags(t *testing.T) {

@@ -138,6 +138,11 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 	if o.Engine.MaxIterations < 0 || o.Parallel < 0 {
 		return nil, usagef("--max-iterations and --parallel cannot be negative")
 	}
+	for _, r := range o.Engine.Reviewers {
+		if strings.TrimSpace(r) == "" || strings.ContainsAny(r, " \t\n/@") {
+			return nil, usagef(fmt.Sprintf("--reviewer %q: name the reviewer as GitHub does (coderabbitai[bot], alice)", r))
+		}
+	}
 	o.GitHubEvent, o.GitHubEventName = githubEventOf(c, f)
 	o.ContinueEpic = c.Bool("continue-epic")
 	if o.ContinueEpic && o.GitHubEvent == "" {

@@ -98,6 +98,9 @@ func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Ou
 			if err != nil {
 				return Outcome{}, err
 			}
+			// A pull request is read by more people than the task: an
+			// agent that printed the token does not publish it there.
+			content := sc.run.secrets().String(content)
 			if t.Target == "pr_body" {
 				err = client.EditPRBody(ctx, n, content)
 			} else {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/redact"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -192,5 +193,20 @@ func TestAgentStepPlan(t *testing.T) {
 	h := newStepContext(t, stepOpts{Procedure: agentSteps("pr_comment", "task_note")})
 	if got, want := h.plan("agent"), "run the agent command with the task's prompt; deliver its <deliverable> to pr_comment, task_note"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
+	}
+}
+
+// A deliverable goes to a pull request, which more people read than the
+// task: a token the agent printed is masked there too. And someone who
+// quotes wo's marker in a comment of their own does not stop the delivery.
+func TestADeliveryToThePullRequestIsMaskedAndNotStoppedByAQuotedMarker(t *testing.T) {
+	agent := "cat > /dev/null\necho '<deliverable>Deployed with token " + standinToken + "</deliverable>'\n"
+	h := newStepContext(t, stepOpts{GitHub: true, Agent: agent, Procedure: agentSteps("pr_comment")})
+	h.openPR()
+	h.GH.CommentAs(fixRepo, 1, "mallory", "<!-- wo:"+fixKey+":step:2 -->")
+	h.must("agent")
+	got := issueComments(t, h)
+	if len(got) != 2 || strings.Contains(got[1], standinToken) || !strings.HasPrefix(got[1], "Deployed with token "+redact.Mask) {
+		t.Errorf("PR comments %q: want mallory's and wo's, masked", got)
 	}
 }

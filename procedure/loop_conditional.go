@@ -131,28 +131,27 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 			s.Phase, s.FixRequested = workorder.PhaseNeedsFix, true
 		}}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
-	changed, err := w.StageAll()
-	if err != nil {
+	// What the agent or a person changed, staged or not, or committed
+	// already, is the fix: stage the rest and commit what the index holds
+	// beyond HEAD (nothing, when it was all committed).
+	if _, err := w.StageAll(); err != nil {
 		return "", Outcome{}, err
 	}
-	// A person may have committed the fix already: that counts too.
 	head, _, err := w.Head()
 	if err != nil {
 		return "", Outcome{}, err
-	}
-	if !changed && head.String() == st.PushedSHA {
-		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
-		return "", Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	author, err := repo.Identity(sc.Getenv)
 	if err != nil {
 		return "", Outcome{}, err
 	}
-	res := gitops.CommitResult{Hash: head}
-	if changed {
-		if res, err = w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now()); err != nil {
-			return "", Outcome{}, err
-		}
+	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now())
+	if err != nil {
+		return "", Outcome{}, err
+	}
+	if !res.Created && head.String() == st.PushedSHA {
+		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
+		return "", Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	return res.Hash.String(), Outcome{}, nil
 }
@@ -272,10 +271,10 @@ func addressedBy(repo *gitops.Repo, before, after string) func(path string, line
 		old, okA := read(before, path)
 		cur, okB := read(after, path)
 		switch {
-		case !okA || !okB || !old.present:
+		case !okA || !okB || !old.present || !cur.present:
+			// A file gone may be renamed whole, its lines untouched: wo
+			// cannot tell that from a fix and claims nothing.
 			return false
-		case !cur.present:
-			return true // the file is gone, and its lines with it
 		case old.hash == cur.hash:
 			return false
 		case old.large || cur.large:

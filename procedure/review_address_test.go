@@ -55,7 +55,7 @@ func TestAFixAddressesTheThreadsWhoseLinesItTouched(t *testing.T) {
 		{"long.go", 21, false},
 		{"long.go", 5, false}, // the same file, far from the change
 		{"long.go", 0, false}, // an outdated thread has no line to place
-		{"gone.go", 1, true},  // the file went, and its lines with it
+		{"gone.go", 1, false}, // gone, perhaps renamed whole: not claimed
 		{"new.go", 1, false},  // not there before: not what the review saw
 	} {
 		if got := addressed(c.path, c.line); got != c.want {
@@ -125,5 +125,29 @@ func TestBoundCutsAtACharacterBoundary(t *testing.T) {
 	}
 	if short := "é"; bound(short) != short {
 		t.Errorf("a short body changed: %q", bound(short))
+	}
+}
+
+// An agent that stages (or commits) its own fix has fixed something: wo
+// commits what the index holds and pushes it.
+func TestAFixTheAgentStagedIsCommittedAndPushed(t *testing.T) {
+	for name, agent := range map[string]string{
+		"staged":    "echo '// fixed' >> foundation/new.go\ngit add -A\n",
+		"committed": "echo '// fixed' >> foundation/new.go\ngit -c user.name=A -c user.email=a@example.com commit -qam fix\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound, Agent: agent})
+			h.upTo("wait_for_review")
+			reviewRound(t, h)
+			before := h.r.state.PushedSHA
+			out := h.must("conditional_loop")
+			after := gitIn(t, h.Remote, "rev-parse", "refs/heads/"+h.r.state.Branch)
+			if after == before || !strings.HasPrefix(out.Note, "fixed 1 review comment(s) in "+after[:12]) {
+				t.Errorf("remote tip %s (was %s), note %q", after[:12], before[:12], out.Note)
+			}
+			if got := gitIn(t, h.Remote, "show", after+":foundation/new.go"); !strings.HasSuffix(got, "// fixed") {
+				t.Errorf("the pushed fix lacks the agent's change:\n%s", got)
+			}
+		})
 	}
 }

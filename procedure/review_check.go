@@ -101,11 +101,12 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if unkept > 0 {
 		note += fmt.Sprintf("; %d more unresolved thread(s) than the %d the document keeps: they are not in the state or the agent's prompt until these are resolved", unkept, maxRecordedThreads)
 	}
+	head := st.PushedSHA
 	return Outcome{
 		Note: note,
 		Record: func(s *workorder.State) {
 			s.ReviewComments, s.ReviewSeen, s.ReviewThreads = found, seen, threads
-			s.ReviewVerdicts, s.ChangesRequestedBy = verdicts, changesBy
+			s.ReviewVerdicts, s.ChangesRequestedBy, s.ReviewCheckedSHA = verdicts, changesBy, head
 		},
 	}, nil
 }

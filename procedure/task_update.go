@@ -92,10 +92,11 @@ func checkCriteria(ctx context.Context, sc *StepContext) []CriterionResult {
 	return out
 }
 
-// reviewCriterion is "no unresolved comments": a review of the pushed head
-// by the awaited reviewers (by anyone, when none is named), and at the
-// last check no unresolved thread that counts, no new conversation
-// comment, and no awaited reviewer asking for changes on the head.
+// reviewCriterion is "no unresolved comments": a check of the pushed head
+// (not of a commit a fix has replaced since), a review of it by the
+// awaited reviewers (by anyone, when none is named), and at that check no
+// unresolved thread that counts, no new conversation comment, and no
+// awaited reviewer asking for changes on the head.
 func reviewCriterion(st workorder.State, awaited []string) (bool, string) {
 	counted, outdated := 0, 0
 	for _, t := range st.ReviewThreads {
@@ -109,6 +110,10 @@ func reviewCriterion(st workorder.State, awaited []string) (bool, string) {
 	n := len(st.ReviewComments)
 	how := fmt.Sprintf("%d actionable review comment(s) at the last check", n)
 	var more []string
+	stale := st.ReviewCheckedSHA == "" || st.ReviewCheckedSHA != st.PushedSHA
+	if stale {
+		more = append(more, fmt.Sprintf("the last check was not of the pushed head %s", short(st.PushedSHA)))
+	}
 	missing := unreviewed(st.ReviewVerdicts, awaited)
 	if len(missing) > 0 {
 		more = append(more, "no review of the head by "+strings.Join(missing, ", "))
@@ -125,7 +130,7 @@ func reviewCriterion(st workorder.State, awaited []string) (bool, string) {
 	if len(more) > 0 {
 		how += ": " + strings.Join(more, "; ")
 	}
-	return n == 0 && len(missing) == 0 && len(st.ChangesRequestedBy) == 0, how
+	return !stale && n == 0 && counted == 0 && len(missing) == 0 && len(st.ChangesRequestedBy) == 0, how
 }
 
 // unreviewed are the awaited reviewers with no verdict on the head ("any

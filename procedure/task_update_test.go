@@ -26,6 +26,7 @@ func TestTaskUpdatePutsTheTaskInReview(t *testing.T) {
 	h.must("create_pr")
 	h.setState(func(s *stateT) {
 		s.ReviewComments, s.ReviewVerdicts = []workorder.ReviewComment{}, map[string]string{"coderabbitai[bot]": "APPROVED"}
+		s.ReviewCheckedSHA = s.PushedSHA
 	})
 	h.must("cleanup_worktree")
 	out, err := h.run("update_task")
@@ -92,12 +93,30 @@ func TestTaskUpdateRefusesUnmetCriteria(t *testing.T) {
 	})
 	t.Run("comments still open", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Review comments resolved"}})
-		h.setState(func(s *stateT) { s.ReviewComments = openComments })
+		h.setState(func(s *stateT) { s.ReviewComments, s.PushedSHA, s.ReviewCheckedSHA = openComments, "c0ffee", "c0ffee" })
 		_, err := h.run("update_task")
 		errContains(t, err, `"Review comments resolved" (2 actionable review comment(s) at the last check: no review of the head by any reviewer)`)
 	})
 	// No comment is not a clean review: the review must be there.
-	noComments := func(s *stateT) { s.ReviewComments = []workorder.ReviewComment{} }
+	noComments := func(s *stateT) {
+		s.ReviewComments, s.PushedSHA, s.ReviewCheckedSHA = []workorder.ReviewComment{}, "c0ffee", "c0ffee"
+	}
+	approved := func(s *stateT) { noComments(s); s.ReviewVerdicts = map[string]string{"coderabbitai[bot]": "APPROVED"} }
+	t.Run("a fix pushed since the last check", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Review comments resolved"}})
+		h.setState(func(s *stateT) { approved(s); s.PushedSHA = "f1x0000000000" })
+		_, err := h.run("update_task")
+		errContains(t, err, `the last check was not of the pushed head f1x000000000)`)
+	})
+	t.Run("a thread still open", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Review comments resolved"}})
+		h.setState(func(s *stateT) {
+			approved(s)
+			s.ReviewThreads = []workorder.ReviewThread{{ID: "T1", Path: "a.go", Line: 3, Counted: true}}
+		})
+		_, err := h.run("update_task")
+		errContains(t, err, `(0 actionable review comment(s) at the last check: 1 unresolved thread(s))`)
+	})
 	t.Run("nobody reviewed the head", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Review comments resolved"}})
 		h.setState(noComments)

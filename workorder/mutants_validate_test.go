@@ -106,6 +106,14 @@ func TestContextFieldsAreCheckedOneByOne(t *testing.T) {
 		{`{"work_order": {"context": {"source_branch": "a b"}}}`, []string{`error work_order.context.source_branch: "a b" is not a branch name git accepts: it contains ' '`}},
 		{`{"work_order": {"context": {"remote": "upstream"}}}`, nil},
 		{`{"work_order": {"context": {"remote": "  "}}}`, []string{"error work_order.context.remote: must not be empty: omit it to use origin"}},
+		{`{"work_order": {"context": {"reviewers": "coderabbitai[bot]"}}}`, nil},
+		{`{"work_order": {"context": {"reviewers": ["coderabbitai[bot]", "alice"]}}}`, nil},
+		{`{"work_order": {"context": {"reviewers": ["alice", ""]}}}`, []string{`error work_order.context.reviewers[1]: "" is not a GitHub login: name the reviewer as GitHub does (coderabbitai[bot], alice)`}},
+		{`{"work_order": {"context": {"reviewers": ["@alice"]}}}`, []string{`error work_order.context.reviewers[0]: "@alice" is not a GitHub login: name the reviewer as GitHub does (coderabbitai[bot], alice)`}},
+		{`{"work_order": {"context": {"reviewers": ["alice", 7]}}}`, []string{"error work_order.context.reviewers[1]: must be a string, not a number"}},
+		{`{"work_order": {"context": {"reviewers": 7}}}`, []string{"error work_order.context.reviewers: must be an array of strings, not a number"}},
+		{`{"work_order": {"context": {"resolve_threads": true, "outdated_threads_count": false}}}`, nil},
+		{`{"work_order": {"context": {"resolve_threads": "yes"}}}`, []string{"error work_order.context.resolve_threads: must be true or false, not a string"}},
 	}, baseOptions)
 }
 

@@ -72,6 +72,10 @@ type State struct {
 	// ChangesRequestedBy are the awaited reviewers whose latest verdict on
 	// the pushed head asks for changes: the loop goes on while one does.
 	ChangesRequestedBy []string `json:"changes_requested_by,omitempty" wo:"reset=check_review"`
+	// ReviewCheckedSHA is the pushed head the last check read: a fix
+	// pushed since makes what the check found (threads, verdicts) about an
+	// older commit.
+	ReviewCheckedSHA string `json:"review_checked_sha,omitempty" wo:"reset=check_review"`
 	// FixPushed is the review fix of a pass of the loop that has not
 	// finished, recorded once committed: a rerun pushes it (when PushedSHA
 	// is still From) or goes on from the replies in the review threads

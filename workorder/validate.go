@@ -376,6 +376,38 @@ func (v *validator) context(ctx map[string]any) {
 	if s, ok := v.optString(ctx, base, "remote"); ok && strings.TrimSpace(s) == "" {
 		v.errorf(base+".remote", "must not be empty: omit it to use origin")
 	}
+	v.reviewers(ctx["reviewers"])
+	for _, f := range []string{"resolve_threads", "outdated_threads_count"} {
+		if x, ok := ctx[f]; ok && x != nil {
+			if _, isBool := x.(bool); !isBool {
+				v.errorf(base+"."+f, "must be true or false, not %s", jsonKind(x))
+			}
+		}
+	}
+}
+
+// reviewers checks context.reviewers: a login or a list of logins that the
+// review loop waits for. A name that is not one would make it wait for
+// nobody, or for anybody.
+func (v *validator) reviewers(x any) {
+	const path = "work_order.context.reviewers"
+	var names []string
+	switch r := x.(type) {
+	case nil:
+		return
+	case string:
+		names = []string{r}
+	default:
+		var ok bool
+		if names, ok = v.strings(path, x); !ok {
+			return
+		}
+	}
+	for i, name := range names {
+		if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t\n/@") {
+			v.errorf(fmt.Sprintf("%s[%d]", path, i), "%q is not a GitHub login: name the reviewer as GitHub does (coderabbitai[bot], alice)", name)
+		}
+	}
 }
 
 func (v *validator) inputs(in map[string]any) {

@@ -46,7 +46,9 @@ func TestActorsAreNamedAsGitHubsGraphQLNamesThem(t *testing.T) {
 }
 
 func TestGraphQLBetweenPollsIsCounted(t *testing.T) {
-	poll := func(status int) Request { return Request{Method: "GET", Path: "/repos/a/b/pulls/1/reviews", Status: status} }
+	poll := func(status int) Request {
+		return Request{Method: "GET", Path: "/repos/a/b/pulls/1/reviews", Status: status}
+	}
 	gql := Request{Method: "POST", Path: "/graphql", Status: 200}
 	comments := Request{Method: "GET", Path: "/repos/a/b/pulls/1/comments", Status: 200}
 	if n := Summarize([]Request{poll(200), poll(304), gql, poll(304)}).GraphQLBetweenPolls; n != 1 {
