@@ -36,6 +36,12 @@ type Config struct {
 	// RequestTimeout bounds one call, its retries included (default 60s),
 	// so that a server that accepts and never answers cannot hang a run.
 	RequestTimeout time.Duration
+	// Login is wo's own login, when known: GitHub does not tell an App's
+	// installation token (GitHub Actions' GITHUB_TOKEN) who it is.
+	Login string
+	// AppLogin is the login to take when GitHub refuses to say (403 on
+	// GET /user): github-actions[bot] inside GitHub Actions.
+	AppLogin string
 }
 
 // DefaultRequestTimeout bounds one GitHub call when Config sets none.
@@ -49,6 +55,7 @@ type Client struct {
 	tr          *transport
 	maxWait     time.Duration
 	login       string
+	appLogin    string        // Config.AppLogin
 	host        string        // the API host, for messages
 	timeout     time.Duration // RequestTimeout
 	secrets     *redact.Secrets
@@ -123,7 +130,7 @@ func New(cfg Config) (*Client, error) {
 	// The GraphQL client shares the transport (the token only to the API
 	// host, retries, counts) and the time limit; it adds the token itself.
 	gql := githubv4.NewEnterpriseClient(GraphQLURL(api), &http.Client{Transport: bearer{tr, cfg.Token}, Timeout: cfg.RequestTimeout})
-	return &Client{gh: client, gql: gql, owner: owner, name: name, tr: tr, maxWait: cfg.MaxWait,
+	return &Client{gh: client, gql: gql, owner: owner, name: name, tr: tr, maxWait: cfg.MaxWait, login: cfg.Login, appLogin: cfg.AppLogin,
 		host: api.Host, timeout: cfg.RequestTimeout, secrets: redact.New().Token(cfg.Token)}, nil
 }
 
@@ -315,7 +322,14 @@ func (c *Client) Login(ctx context.Context) (string, error) {
 		u, resp, err = c.gh.Users.Get(ctx, "")
 		return resp, err
 	})
-	if err != nil {
+	var denied *AuthError
+	switch {
+	case errors.As(err, &denied) && denied.Status == http.StatusForbidden && c.appLogin != "":
+		c.login = c.appLogin
+		return c.login, nil
+	case errors.As(err, &denied) && denied.Status == http.StatusForbidden:
+		return "", fmt.Errorf("learning wo's own login (GET /user): %w; an App's installation token cannot say who it is: set WO_GITHUB_LOGIN to the login wo's comments appear under (NAME[bot])", err)
+	case err != nil:
 		return "", err
 	}
 	c.login = u.GetLogin()

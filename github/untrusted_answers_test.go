@@ -150,3 +150,37 @@ func TestAHugeErrorAnswerGivesAShortError(t *testing.T) {
 		t.Errorf("GraphQL: an error of %d bytes", len(fmt.Sprint(err)))
 	}
 }
+
+// An App's installation token (GitHub Actions' GITHUB_TOKEN) may not read
+// GET /user: wo takes the login it is given, or the App's bot where the
+// environment names it, or says what to set.
+func TestWoLearnsItsLoginWhereGitHubWillNotSay(t *testing.T) {
+	denied := func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, `{"message":"Resource not accessible by integration"}`)
+	}
+	srv := func(answers ...func(http.ResponseWriter, *http.Request)) (*scripted, Config) {
+		s, c := newScripted(t, answers...)
+		return s, Config{BaseURL: c.gh.BaseURL.String(), Token: token, Repo: "acme/hermes"}
+	}
+	s, cfg := srv()
+	cfg.Login = "wo-app[bot]"
+	if c, _ := New(cfg); c != nil {
+		if me, err := c.Login(context.Background()); me != "wo-app[bot]" || err != nil || len(s.seen) != 0 {
+			t.Errorf("a given login: %q, %v after %d request(s), want it without asking", me, err, len(s.seen))
+		}
+	}
+	_, cfg = srv(denied)
+	cfg.AppLogin = "github-actions[bot]"
+	if c, _ := New(cfg); c != nil {
+		if me, err := c.Login(context.Background()); me != "github-actions[bot]" || err != nil {
+			t.Errorf("in GitHub Actions: %q, %v", me, err)
+		}
+	}
+	_, cfg = srv(denied)
+	if c, _ := New(cfg); c != nil {
+		if _, err := c.Login(context.Background()); err == nil || !strings.Contains(err.Error(), "set WO_GITHUB_LOGIN to the login wo's comments appear under") {
+			t.Errorf("elsewhere: %v", err)
+		}
+	}
+}

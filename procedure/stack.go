@@ -402,7 +402,7 @@ func (e *Engine) githubFor(repo string) (*github.Client, error) {
 	if c := e.shared.clients[repo]; c != nil {
 		return c, nil
 	}
-	c, err := github.New(github.Config{BaseURL: e.GitHubAPI, Token: githubToken(e.Getenv), Repo: repo})
+	c, err := github.New(e.githubConfig(repo))
 	if err != nil {
 		return nil, err
 	}

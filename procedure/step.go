@@ -221,9 +221,7 @@ func (sc *StepContext) GitHub() (*github.Client, error) {
 	if sc.run.gh != nil {
 		return sc.run.gh, nil
 	}
-	c, err := github.New(github.Config{
-		BaseURL: sc.run.GitHubAPI, Token: githubToken(sc.Getenv), Repo: sc.Context("repo"),
-	})
+	c, err := github.New(sc.run.githubConfig(sc.Context("repo")))
 	if err != nil {
 		return nil, err
 	}
