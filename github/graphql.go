@@ -29,12 +29,17 @@ func GraphQLURL(api *url.URL) string {
 // ReviewThread is one review thread of a pull request: a line of a file
 // and the conversation about it.
 type ReviewThread struct {
-	ID       string          // the thread's node ID, for replies and resolving
-	Resolved bool            // someone marked it resolved
-	Outdated bool            // the line it is about changed since
-	Path     string          // the file
-	Line     int             // the line in the head version; 0 when outdated
-	Comments []ThreadComment // oldest first
+	ID       string // the thread's node ID, for replies and resolving
+	Resolved bool   // someone marked it resolved
+	Outdated bool   // the line it is about changed since
+	Path     string // the file
+	Line     int    // the line in the head version; 0 when outdated
+	// StartLine is the first line of a comment on several lines, else 0;
+	// Side is RIGHT (the head's lines) or LEFT (lines the change removed,
+	// numbered as in the base).
+	StartLine int
+	Side      string
+	Comments  []ThreadComment // oldest first
 }
 
 // ThreadComment is one comment of a review thread.
@@ -127,6 +132,8 @@ type threadsQuery struct {
 					IsOutdated bool
 					Path       string
 					Line       *int
+					StartLine  *int
+					DiffSide   string
 					// The first comments (the question) and the latest
 					// (wo's reply, in a long thread): a thread of more
 					// than 70 comments is read without its middle.
@@ -178,6 +185,10 @@ func (c *Client) ReviewThreads(ctx context.Context, number int) (*ReviewState, e
 			if t.Line != nil {
 				th.Line = *t.Line
 			}
+			if t.StartLine != nil {
+				th.StartLine = *t.StartLine
+			}
+			th.Side = t.DiffSide
 			seen := map[string]bool{}
 			for _, cm := range append(t.Comments.Nodes, t.Latest.Nodes...) {
 				tc := ThreadComment{ID: fmt.Sprint(cm.ID), Author: cm.Author.restLogin(), Body: cm.Body, URL: cm.URL, CreatedAt: cm.CreatedAt}

@@ -30,7 +30,7 @@ func readGraphQL(t *testing.T, r *http.Request) graphqlBody {
 }
 
 const threadsPage = `{"data":{"repository":{"pullRequest":{
- "reviewThreads":{"nodes":[{"id":"T1","isResolved":false,"isOutdated":true,"path":"pkg/a.go","line":null,
+ "reviewThreads":{"nodes":[{"id":"T1","isResolved":false,"isOutdated":true,"path":"pkg/a.go","line":null,"startLine":2,"diffSide":"LEFT",
    "comments":{"nodes":[{"id":"C1","databaseId":11,"author":{"login":"coderabbitai","__typename":"Bot"},"body":"Name A better.","url":"https://github.example/c/11","createdAt":"2026-01-02T03:04:05Z"},
                         {"id":"C2","databaseId":12,"author":null,"body":"+1","url":"https://github.example/c/12","createdAt":"2026-01-02T03:05:05Z"}]}}],
    "pageInfo":{"hasNextPage":%s,"endCursor":"CUR1"}},
@@ -60,7 +60,7 @@ func TestReviewThreadsQueryPagesAndCountsCost(t *testing.T) {
 		t.Fatalf("threads %d reviews %d, want 2 (two pages) and 1 (first page only)", len(st.Threads), len(st.Reviews))
 	}
 	th := st.Threads[0]
-	if th.ID != "T1" || th.Resolved || !th.Outdated || th.Path != "pkg/a.go" || th.Line != 0 || len(th.Comments) != 2 {
+	if th.ID != "T1" || th.Resolved || !th.Outdated || th.Path != "pkg/a.go" || th.Line != 0 || th.StartLine != 2 || th.Side != "LEFT" || len(th.Comments) != 2 {
 		t.Errorf("thread %+v", th)
 	}
 	if cm := th.Comments[0]; cm.DatabaseID != 11 || cm.Author != "coderabbitai[bot]" || cm.Body != "Name A better." || cm.CreatedAt.IsZero() {

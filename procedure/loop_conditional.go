@@ -169,7 +169,7 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 	addressed := addressedBy(repo, before, after)
 	var todo []workorder.ReviewThread
 	for _, t := range threads {
-		if t.Counted && addressed(t.Path, t.Line) {
+		if t.Counted && !t.Deleted && addressed(t.Path, t.StartLine, t.Line) {
 			todo = append(todo, t)
 		}
 	}
@@ -237,10 +237,10 @@ const addressNear = 3
 const maxAddressedBlob = 4 << 20
 
 // addressedBy reports whether the fix from before to after touched the
-// lines around a thread's line (numbered as in before, the head the review
-// saw). A thread with no current line (outdated) or a commit that cannot be
+// lines a thread is on, or those around them (numbered as in before, the
+// head the review saw). A thread with no current line (outdated) or a commit that cannot be
 // read is not addressed: wo claims only what it can show.
-func addressedBy(repo *gitops.Repo, before, after string) func(path string, line int) bool {
+func addressedBy(repo *gitops.Repo, before, after string) func(path string, start, line int) bool {
 	type version struct {
 		text    string
 		hash    plumbing.Hash
@@ -264,9 +264,12 @@ func addressedBy(repo *gitops.Repo, before, after string) func(path string, line
 		}
 		return v, true
 	}
-	return func(path string, line int) bool {
+	return func(path string, start, line int) bool {
 		if line <= 0 {
 			return false
+		}
+		if start <= 0 || start > line {
+			start = line
 		}
 		old, okA := read(before, path)
 		cur, okB := read(after, path)
@@ -280,7 +283,11 @@ func addressedBy(repo *gitops.Repo, before, after string) func(path string, line
 		case old.large || cur.large:
 			return true
 		}
-		return gitops.LinesTouched(old.text, cur.text).Near(line, addressNear)
+		touched := gitops.LinesTouched(old.text, cur.text)
+		// A comment on lines start..line is addressed by a change among
+		// them or within addressNear of either end.
+		mid := (start + line) / 2
+		return touched.Near(mid, (line-start+1)/2+addressNear)
 	}
 }
 

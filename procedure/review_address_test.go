@@ -46,26 +46,31 @@ func TestAFixAddressesTheThreadsWhoseLinesItTouched(t *testing.T) {
 	defer repo.Close()
 	addressed := addressedBy(repo, before, after)
 	for _, c := range []struct {
-		path string
-		line int
-		want bool
+		path        string
+		start, line int
+		want        bool
 	}{
-		{"long.go", 25, true},
-		{"long.go", 22, true}, // within the three lines GitHub shows around it
-		{"long.go", 21, false},
-		{"long.go", 5, false}, // the same file, far from the change
-		{"long.go", 0, false}, // an outdated thread has no line to place
-		{"gone.go", 1, false}, // gone, perhaps renamed whole: not claimed
-		{"new.go", 1, false},  // not there before: not what the review saw
+		{"long.go", 0, 25, true},
+		{"long.go", 0, 22, true}, // within the three lines GitHub shows around it
+		{"long.go", 0, 21, false},
+		{"long.go", 0, 28, true},
+		{"long.go", 0, 29, false},
+		{"long.go", 0, 5, false},   // the same file, far from the change
+		{"long.go", 0, 0, false},   // an outdated thread has no line to place
+		{"long.go", 10, 24, true},  // a comment on lines 10 to 24
+		{"long.go", 2, 21, false},  // on lines 2 to 21: the change is four lines below
+		{"long.go", 30, 20, false}, // a start after the end counts as the end alone
+		{"gone.go", 0, 1, false},   // gone, perhaps renamed whole: not claimed
+		{"new.go", 0, 1, false},    // not there before: not what the review saw
 	} {
-		if got := addressed(c.path, c.line); got != c.want {
-			t.Errorf("%s:%d addressed %v, want %v", c.path, c.line, got, c.want)
+		if got := addressed(c.path, c.start, c.line); got != c.want {
+			t.Errorf("%s:%d-%d addressed %v, want %v", c.path, c.start, c.line, got, c.want)
 		}
 	}
-	if addressedBy(repo, before, strings.Repeat("0", 40))("long.go", 25) {
+	if addressedBy(repo, before, strings.Repeat("0", 40))("long.go", 0, 25) {
 		t.Error("a fix commit wo cannot read addresses a thread")
 	}
-	if addressedBy(repo, before, before)("long.go", 25) {
+	if addressedBy(repo, before, before)("long.go", 0, 25) {
 		t.Error("an unchanged file addresses a thread")
 	}
 }
@@ -149,5 +154,21 @@ func TestAFixTheAgentStagedIsCommittedAndPushed(t *testing.T) {
 				t.Errorf("the pushed fix lacks the agent's change:\n%s", got)
 			}
 		})
+	}
+}
+
+// A comment on lines the change removed (GitHub's LEFT side) is numbered
+// as in the base file: wo cannot place it in the fix and claims nothing.
+func TestACommentOnRemovedLinesGetsNoAddressedReply(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound, Agent: "echo '// fixed' >> foundation/new.go\n"})
+	h.upTo("wait_for_review")
+	reviewRound(t, h)
+	h.setState(func(s *stateT) { s.ReviewThreads[0].Deleted = true })
+	out := h.must("conditional_loop")
+	if strings.Contains(out.Note, "replied") {
+		t.Errorf("note %q: no thread was answered", out.Note)
+	}
+	if got := woReplies(threadOn(t, h, "foundation/new.go")); len(got) != 0 {
+		t.Errorf("wo replied on a comment about removed lines: %q", got)
 	}
 }

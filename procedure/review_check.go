@@ -123,7 +123,8 @@ func openThreads(all []github.ReviewThread, me string, outdatedCount bool) (kept
 			unkept++
 			continue
 		}
-		rt := workorder.ReviewThread{ID: t.ID, Path: t.Path, Line: t.Line, Outdated: t.Outdated, Counted: !t.Outdated || outdatedCount}
+		rt := workorder.ReviewThread{ID: t.ID, Path: t.Path, Line: t.Line, StartLine: t.StartLine, Deleted: t.Side == "LEFT",
+			Outdated: t.Outdated, Counted: !t.Outdated || outdatedCount}
 		comments := t.Comments
 		if len(comments) > maxThreadComments {
 			rt.Omitted = len(comments) - maxThreadComments

@@ -173,12 +173,17 @@ type ReviewComment struct {
 // whole conversation about it, kept so that an agent reading only the task
 // has it.
 type ReviewThread struct {
-	ID       string          `json:"id"` // GitHub's node ID, to reply and resolve
-	Path     string          `json:"path"`
-	Line     int             `json:"line,omitempty"` // 0 when outdated
-	Outdated bool            `json:"outdated,omitempty"`
-	Counted  bool            `json:"counted"` // it keeps the review loop going
-	Comments []ThreadComment `json:"comments"`
+	ID   string `json:"id"` // GitHub's node ID, to reply and resolve
+	Path string `json:"path"`
+	Line int    `json:"line,omitempty"` // 0 when outdated
+	// StartLine is the first line of a comment on several lines (0 for
+	// one line); Deleted marks a comment on lines the change removed
+	// (GitHub's LEFT side), whose numbers are the base file's.
+	StartLine int             `json:"start_line,omitempty"`
+	Deleted   bool            `json:"deleted_side,omitempty"`
+	Outdated  bool            `json:"outdated,omitempty"`
+	Counted   bool            `json:"counted"` // it keeps the review loop going
+	Comments  []ThreadComment `json:"comments"`
 	// Omitted is how many comments of a long conversation were left out
 	// (the first is always kept, then the latest).
 	Omitted int `json:"omitted,omitempty"`

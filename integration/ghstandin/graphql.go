@@ -384,6 +384,7 @@ func (s *Server) threadNode(repo string, p *pr, t *thread) map[string]any {
 	}
 	return map[string]any{
 		"id": t.id, "isResolved": t.resolved, "isOutdated": t.outdated, "path": t.path, "line": line,
+		"startLine": nil, "diffSide": "RIGHT",
 		"originalLine": t.line,
 		"comments": resolver(func(a map[string]any) any {
 			nodes := make([]map[string]any, 0, len(t.comments))
