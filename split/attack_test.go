@@ -291,3 +291,47 @@ func TestLargeFilesAreCountedNotHeld(t *testing.T) {
 		}
 	}
 }
+
+// A cut package's parts are consecutive PRs that hold nothing else: on
+// go-git, parts of plumbing landed in PRs #7, #13, #14 and #15, with other
+// packages' parts between them, because a part that did not fit left
+// room that the next ready piece (another package's part) filled.
+func TestCutPackagePartsAreConsecutivePRsOfTheirOwn(t *testing.T) {
+	files := map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n"}
+	for i := 0; i < 4; i++ {
+		files[fmt.Sprintf("a/f%d.go", i)] = padded("a", fmt.Sprintf("// A%d is a's.\nfunc A%d() {}", i, i), 55)
+	}
+	for i, n := range []int{15, 135, 135} {
+		files[fmt.Sprintf("x/deep/b/f%d.go", i)] = padded("b", fmt.Sprintf("// B%d is b's.\nfunc B%d() {}", i, i), n)
+	}
+	r := repoWithFiles(t, files)
+	p := planOf(t, r, Options{MaxLines: 150, MaxFiles: 30, SplitLarge: true})
+	for _, pkg := range []string{"a/", "x/deep/b/"} {
+		first, last := 0, 0
+		for _, pr := range p.PRs {
+			for _, f := range pr.Files {
+				if strings.HasPrefix(f.Path, pkg) {
+					first, last = cmpOr(first, pr.Number), pr.Number
+				}
+			}
+		}
+		if first == last {
+			t.Fatalf("%s was not cut: %v", pkg, p.Warnings)
+		}
+		for _, pr := range p.PRs[first-1 : last] {
+			for _, f := range pr.Files {
+				if !strings.HasPrefix(f.Path, pkg) && f.Path != "go.mod" {
+					t.Errorf("PR #%d, between the parts of %s (#%d to #%d), holds %s", pr.Number, pkg, first, last, f.Path)
+				}
+			}
+		}
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
