@@ -292,6 +292,97 @@ func TestLargeFilesAreCountedNotHeld(t *testing.T) {
 	}
 }
 
+// An external test package (p_test) may import a package that imports p:
+// the go command allows it, since nothing imports p_test. Counted as p's
+// own imports, that edge made one cycle, and one PR, of p and q; on
+// go-git it made one PR of sixteen packages and 60,000 lines.
+func TestExternalTestImportDoesNotMergePackages(t *testing.T) {
+	r := repoWithFiles(t, map[string]string{
+		"go.mod": "module example.com/r\n\ngo 1.21\n",
+		"p/p.go": padded("p", "// P is p's.\nfunc P() int { return 1 }", 60),
+		"q/q.go": padded("q", "import \"example.com/r/p\"\n\n// Q uses p.\nfunc Q() int { return p.P() + 1 }", 60),
+		"p/p_test.go": "package p_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/r/p\"\n\t\"example.com/r/q\"\n)\n\n" +
+			"func TestPQ(t *testing.T) {\n\tif q.Q() != p.P()+1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+		"p/internal_test.go": "package p\n\nimport \"testing\"\n\nfunc TestP(t *testing.T) {\n\tif P() != 1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+	})
+	p := planOf(t, r, Options{MaxLines: 80, MaxFiles: 30})
+	pp, q, ext, internal := prHolding(p, "p/p.go"), prHolding(p, "q/q.go"), prHolding(p, "p/p_test.go"), prHolding(p, "p/internal_test.go")
+	if pp == q {
+		t.Fatalf("p and q share PR #%d (%v): only p's external test imports q", pp.Number, pp.Units)
+	}
+	if !(pp.Number < q.Number && q.Number <= ext.Number) {
+		t.Errorf("p in #%d, q in #%d, p's external test in #%d: the test must come after both", pp.Number, q.Number, ext.Number)
+	}
+	if internal != pp {
+		t.Errorf("p's own test file is in PR #%d, p in #%d", internal.Number, pp.Number)
+	}
+	if why := reasonOf(p, "p/p_test.go"); !strings.Contains(why, "external test package of p") {
+		t.Errorf("the reason for the external test: %q", why)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+// A Go package in a folder named test (shared test helpers) is a package
+// of its own. Folded into the nearest package above it (here the root),
+// it gave that package the helpers' importers as dependents: p's tests
+// import the helpers, the root imports p, and root and p became one cycle.
+func TestHelperPackageInATestFolderIsItsOwnUnit(t *testing.T) {
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":                 "module example.com/r\n\ngo 1.21\n",
+		"r.go":                   padded("r", "import \"example.com/r/p\"\n\n// R uses p.\nfunc R() int { return p.P() }", 60),
+		"p/p.go":                 padded("p", "// P is p's.\nfunc P() int { return 1 }", 60),
+		"internal/test/check.go": padded("test", "// Check says whether ok.\nfunc Check(ok bool) bool { return ok }", 10),
+		"p/p_test.go": "package p\n\nimport (\n\t\"testing\"\n\n\t\"example.com/r/internal/test\"\n)\n\n" +
+			"func TestP(t *testing.T) {\n\tif !test.Check(P() == 1) {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+	})
+	p := planOf(t, r, Options{MaxLines: 80, MaxFiles: 30})
+	root, pp, helpers := prHolding(p, "r.go"), prHolding(p, "p/p.go"), prHolding(p, "internal/test/check.go")
+	if root == pp {
+		t.Fatalf("the root package and p share PR #%d (%v): p's test imports internal/test, which imports neither", pp.Number, pp.Units)
+	}
+	if !(helpers.Number <= pp.Number && pp.Number < root.Number) {
+		t.Errorf("internal/test in #%d, p in #%d, the root in #%d", helpers.Number, pp.Number, root.Number)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+// p's tests import q and q's tests import p: the go command allows it
+// (neither package imports the other), so the plan must not make one PR
+// of them. One package's tests come after both.
+func TestTestsThatImportEachOthersPackageDoNotMergeThem(t *testing.T) {
+	test := func(pkg, other string) string {
+		return fmt.Sprintf("package %s\n\nimport (\n\t\"testing\"\n\n\t\"example.com/r/%s\"\n)\n\n"+
+			"func TestWith(t *testing.T) {\n\tif %s.V() != V() {\n\t\tt.Fatal(\"no\")\n\t}\n}\n", pkg, other, other)
+	}
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":      "module example.com/r\n\ngo 1.21\n",
+		"p/p.go":      padded("p", "// V is 1.\nfunc V() int { return 1 }", 60),
+		"q/q.go":      padded("q", "// V is 1.\nfunc V() int { return 1 }", 60),
+		"p/p_test.go": test("p", "q"),
+		"q/q_test.go": test("q", "p"),
+	})
+	p := planOf(t, r, Options{MaxLines: 80, MaxFiles: 30})
+	pp, q := prHolding(p, "p/p.go"), prHolding(p, "q/q.go")
+	if pp == q {
+		t.Fatalf("p and q share PR #%d (%v): only their tests import each other", pp.Number, pp.Units)
+	}
+	for _, f := range []string{"p/p_test.go", "q/q_test.go"} {
+		if pr := prHolding(p, f); pr.Number < max(pp.Number, q.Number) && pr != prHolding(p, strings.Replace(f, "_test", "", 1)) {
+			t.Errorf("%s is in PR #%d, before the package it imports", f, pr.Number)
+		}
+	}
+	moved := 0
+	for _, f := range []string{"p/p_test.go", "q/q_test.go"} {
+		if strings.Contains(reasonOf(p, f), "its tests come after them") {
+			moved++
+		}
+	}
+	if moved != 1 {
+		t.Errorf("%d packages' tests were moved after the other, want 1", moved)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
 // A cut package's parts are consecutive PRs that hold nothing else: on
 // go-git, parts of plumbing landed in PRs #7, #13, #14 and #15, with other
 // packages' parts between them, because a part that did not fit left

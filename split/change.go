@@ -45,6 +45,12 @@ type File struct {
 	// src is a Go file's source, read again only to cut an oversize
 	// package along its declarations.
 	src []byte
+	// pkg is the name in a Go file's package clause.
+	pkg string
+	// notCode says why a file named .go is not Go code that any build
+	// compiles (a symbolic link, a file excluded from every build): it
+	// goes with its folder's package as a plain file, importing nothing.
+	notCode string
 }
 
 // Dir is the file's directory ("." for the root).
@@ -122,7 +128,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 			f.Lines, f.Binary = countLines(data)
 			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
 				f.src = data
-				f.Imports, f.Embeds, f.Problem = goHeader(f.Path, data)
+				f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(f.Path, data)
 			}
 			if f.Path == "go.mod" && f.Kind != "deleted" {
 				c.Module = modulePath(data)

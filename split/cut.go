@@ -22,13 +22,16 @@ func cutPackage(u *unit, opts Options) (parts [][]File, why string) {
 	if len(u.dirs) != 1 {
 		return nil, "packages in an import cycle are not cut"
 	}
-	g := fileGraph{deps: map[string][]string{}, test: map[string]bool{}, extra: map[string][]File{}, decl: map[string][]string{}}
+	// A package's test unit is cut as code is: a test file after the
+	// test files whose helpers it uses.
+	_, onlyTests := strings.CutSuffix(u.name, testsSuffix)
+	g := fileGraph{deps: map[string][]string{}, test: map[string]bool{}, extra: map[string][]File{}, decl: map[string][]string{}, onlyTests: onlyTests}
 	var code, tail []File
 	for _, f := range u.files {
 		switch {
 		case f.Kind != "added":
 			return nil, fmt.Sprintf("%s is %s, and only a package of new files is cut (its old files could clash with the new ones)", f.Path, f.Kind)
-		case path.Ext(f.Path) == ".go" && f.Dir() == u.name:
+		case path.Ext(f.Path) == ".go" && f.Dir() == u.dirs[0]:
 			code = append(code, f)
 		default:
 			tail = append(tail, f)
@@ -98,6 +101,9 @@ type fileGraph struct {
 	test  map[string]bool
 	extra map[string][]File   // file → files it embeds
 	decl  map[string][]string // package.name → files declaring it
+	// onlyTests is a package's external tests, whose files are all the
+	// code there is to order.
+	onlyTests bool
 }
 
 // parse reads the package's files and links each to the files it uses.
@@ -114,7 +120,7 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 			return nil, "a main package needs its func main in every part"
 		}
 		files[f.Path] = parsedFile{f, a}
-		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go")
+		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
 		pkg := a.Name.Name
 		for _, d := range a.Decls {
 			switch d := d.(type) {
@@ -145,11 +151,20 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 		}
 	}
 	sort.Strings(codeFiles)
+	byPackage := map[string][]string{} // in a test unit: package name → its files
+	for name, f := range files {
+		byPackage[f.ast.Name.Name] = append(byPackage[f.ast.Name.Name], name)
+	}
 	for name, f := range files {
 		pkg := f.ast.Name.Name
-		if strings.HasSuffix(pkg, "_test") {
+		switch {
+		case strings.HasSuffix(pkg, "_test") && !g.onlyTests:
 			// An external test imports the whole package.
 			g.deps[name] = append(g.deps[name], codeFiles...)
+		case strings.HasSuffix(pkg, "_test"):
+			// Beside the package's own test files (export_test.go), an
+			// external test may use what they declare.
+			g.deps[name] = append(g.deps[name], byPackage[strings.TrimSuffix(pkg, "_test")]...)
 		}
 		for _, id := range f.ast.Unresolved {
 			g.deps[name] = append(g.deps[name], g.decl[pkg+"."+id.Name]...)

@@ -14,21 +14,48 @@ import (
 )
 
 // goHeader reads what the plan needs from a Go file without parsing its
-// body: the import paths, the //go:embed patterns, and why its header
-// does not parse, if it does not (the file still goes with its directory).
-func goHeader(name string, src []byte) (imports, embeds []string, problem string) {
+// body: the package name, the import paths, the //go:embed patterns, and
+// why its header does not parse, if it does not (the file still goes
+// with its directory).
+func goHeader(name string, src []byte) (pkg string, imports, embeds []string, problem string) {
 	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ImportsOnly)
 	if err != nil {
 		problem = fmt.Sprintf("%s does not parse: %v", name, firstLine(err.Error()))
 	}
 	if f != nil {
+		if f.Name != nil {
+			pkg = f.Name.Name
+		}
 		for _, imp := range f.Imports {
 			if p, err := strconv.Unquote(imp.Path.Value); err == nil {
 				imports = append(imports, p)
 			}
 		}
 	}
-	return imports, embedPatterns(src), problem
+	return pkg, imports, embedPatterns(src), problem
+}
+
+// isGoCode says whether the file is Go source that the go command builds
+// into a package (for some build): not a file below testdata, which it
+// never builds, nor one that the plan found is not code (notCode).
+func (f File) isGoCode() bool {
+	return path.Ext(f.Path) == ".go" && f.notCode == "" && !belowTestdata(f.Dir())
+}
+
+func belowTestdata(dir string) bool {
+	for _, part := range strings.Split(dir, "/") {
+		if part == "testdata" {
+			return true
+		}
+	}
+	return false
+}
+
+// externalTest says whether a Go file is a test of an external test
+// package (package p_test beside package p): nothing can import it, so
+// it can import anything, p and what imports p included.
+func (f File) externalTest() bool {
+	return strings.HasSuffix(f.Path, "_test.go") && strings.HasSuffix(f.pkg, "_test")
 }
 
 // embedPatterns are the patterns of the file's //go:embed lines.

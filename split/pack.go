@@ -2,7 +2,6 @@ package split
 
 import (
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 )
@@ -92,7 +91,7 @@ func (p *piece) goCode() bool { return hasGoCode(p.files) }
 // command ignores (a name starting with . or _).
 func hasGoCode(files []File) bool {
 	for _, f := range files {
-		if path.Ext(f.Path) == ".go" && !ignoredByDotDotDot(f.Dir()) {
+		if f.isGoCode() && !ignoredByDotDotDot(f.Dir()) {
 			return true
 		}
 	}
