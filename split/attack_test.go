@@ -426,3 +426,65 @@ func cmpOr(a, b int) int {
 	}
 	return b
 }
+
+// A generator beside a package (//go:build ignore, package main, run by
+// go generate) is in no build: it must neither tie its imports to the
+// package (x/text: a false cycle, one PR of 103,832 lines) nor stop the
+// package from being cut ("a main package needs its func main in every
+// part"). It goes with its folder's package as a plain file.
+func TestIgnoredGeneratorIsAPlainFileOfItsPackage(t *testing.T) {
+	files := map[string]string{
+		"go.mod":         "module example.com/r\n\ngo 1.21\n",
+		"user/user.go":   padded("user", "import \"example.com/r/tbl\"\n\n// U uses the table.\nfunc U() int { return tbl.T0() }", 20),
+		"tbl/gen.go":     "//go:build ignore\n\n// gen writes the tables.\npackage main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/r/user\"\n)\n\nfunc main() { fmt.Println(user.U()) }\n",
+		"tbl/gen_old.go": "// Copyright 2024.\n\n// +build ignore\n\npackage main\n\nimport \"example.com/r/user\"\n\nfunc main() { _ = user.U() }\n",
+	}
+	for i := 0; i < 5; i++ {
+		files[fmt.Sprintf("tbl/t%d.go", i)] = padded("tbl", fmt.Sprintf("// T%d is a table.\nfunc T%d() int { return %d }", i, i, i), 100)
+	}
+	r := repoWithFiles(t, files)
+	p := planOf(t, r, Options{MaxLines: 400, MaxFiles: 30, SplitLarge: true})
+	parts := map[*PR]bool{}
+	for i := 0; i < 5; i++ {
+		parts[prHolding(p, fmt.Sprintf("tbl/t%d.go", i))] = true
+	}
+	if len(parts) < 2 {
+		t.Errorf("tbl (5 files of 105 lines, budget 400) is in %d PR: %v", len(parts), p.Warnings)
+	}
+	for _, gen := range []string{"tbl/gen.go", "tbl/gen_old.go"} {
+		if !parts[prHolding(p, gen)] {
+			t.Errorf("%s is in PR #%d, with no part of its folder's package", gen, prHolding(p, gen).Number)
+		}
+		if why := reasonOf(p, gen); !strings.Contains(why, "excluded from every build") {
+			t.Errorf("the reason for %s: %q", gen, why)
+		}
+	}
+	if u := prHolding(p, "user/user.go"); parts[u] && len(parts) == 1 {
+		t.Errorf("user shares the table's only PR #%d: the generator's import tied them", u.Number)
+	}
+	for _, w := range p.Warnings {
+		if strings.Contains(w, "main") {
+			t.Errorf("warning: %s", w)
+		}
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+func TestExcludedFromEveryBuild(t *testing.T) {
+	for src, excluded := range map[string]bool{
+		"//go:build ignore\n\npackage main\n":                               true,
+		"// Copyright.\n\n// +build ignore\n\npackage main\n":               true,
+		"/* licence\n   text */\n//go:build ignore && linux\n\npackage x\n": true,
+		"//go:build ignore || linux\n\npackage x\n":                         false,
+		"//go:build !ignore\n\npackage x\n":                                 false,
+		"//go:build tools\n\npackage tools\n":                               false,
+		"//go:build linux\n// +build ignore\n\npackage x\n":                 false, // //go:build wins
+		"package x\n\n//go:build ignore\n":                                  false, // after the package clause
+		"/* a */ package x\n//go:build ignore\n":                            false,
+		"//go:build ignore":                                                 true,
+	} {
+		if got := excludedFromEveryBuild([]byte(src)) != ""; got != excluded {
+			t.Errorf("%q: excluded %v, want %v", src, got, excluded)
+		}
+	}
+}

@@ -127,8 +127,10 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		} else if data, err := readBlob(st, entry.Hash); err == nil {
 			f.Lines, f.Binary = countLines(data)
 			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
-				f.src = data
-				f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(f.Path, data)
+				if f.notCode = excludedFromEveryBuild(data); f.notCode == "" {
+					f.src = data
+					f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(f.Path, data)
+				}
 			}
 			if f.Path == "go.mod" && f.Kind != "deleted" {
 				c.Module = modulePath(data)

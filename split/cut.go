@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"path"
 	"sort"
 	"strings"
 )
@@ -31,7 +30,7 @@ func cutPackage(u *unit, opts Options) (parts [][]File, why string) {
 		switch {
 		case f.Kind != "added":
 			return nil, fmt.Sprintf("%s is %s, and only a package of new files is cut (its old files could clash with the new ones)", f.Path, f.Kind)
-		case path.Ext(f.Path) == ".go" && f.Dir() == u.dirs[0]:
+		case f.isGoCode() && f.Dir() == u.dirs[0]:
 			code = append(code, f)
 		default:
 			tail = append(tail, f)

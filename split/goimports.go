@@ -3,6 +3,7 @@ package split
 import (
 	"bytes"
 	"fmt"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"path"
@@ -56,6 +57,101 @@ func belowTestdata(dir string) bool {
 // it can import anything, p and what imports p included.
 func (f File) externalTest() bool {
 	return strings.HasSuffix(f.Path, "_test.go") && strings.HasSuffix(f.pkg, "_test")
+}
+
+// excludedFromEveryBuild says why a Go file's build constraints leave it
+// out of every build, or "": their expression cannot hold unless the tag
+// ignore is set, which by convention no build sets (generators that go
+// generate runs with go run carry //go:build ignore). A //go:build line
+// wins over // +build lines, as with the go command.
+func excludedFromEveryBuild(src []byte) string {
+	var goBuild constraint.Expr
+	var plusBuild []constraint.Expr
+	for pos := 0; pos < len(src); {
+		end, next := lineAt(src, pos)
+		text := string(bytes.TrimSpace(src[pos:end]))
+		switch {
+		case text == "":
+		case strings.HasPrefix(text, "//"):
+			if constraint.IsGoBuild(text) && goBuild == nil {
+				goBuild, _ = constraint.Parse(text)
+			} else if constraint.IsPlusBuild(text) {
+				if x, err := constraint.Parse(text); err == nil {
+					plusBuild = append(plusBuild, x)
+				}
+			}
+		case strings.HasPrefix(text, "/*"):
+			// A block comment: skip to its end; code after it on the
+			// same line ends the header.
+			close := bytes.Index(src[pos:], []byte("*/"))
+			if close < 0 {
+				return ""
+			}
+			after := pos + close + 2
+			end, next = lineAt(src, after)
+			if len(bytes.TrimSpace(src[after:end])) > 0 {
+				next = len(src)
+			}
+		default:
+			next = len(src) // the package clause: the header is over
+		}
+		pos = next
+	}
+	expr := goBuild
+	if expr == nil && len(plusBuild) > 0 {
+		expr = plusBuild[0]
+		for _, x := range plusBuild[1:] {
+			expr = &constraint.AndExpr{X: expr, Y: x}
+		}
+	}
+	if expr == nil || !needsIgnoreTag(expr) {
+		return ""
+	}
+	return "excluded from every build by its build constraint (" + expr.String() + ")"
+}
+
+// lineAt is where the line that starts at pos ends, and where the next
+// one starts.
+func lineAt(src []byte, pos int) (end, next int) {
+	if i := bytes.IndexByte(src[pos:], '\n'); i >= 0 {
+		return pos + i, pos + i + 1
+	}
+	return len(src), len(src)
+}
+
+// needsIgnoreTag says whether expr holds for no set of build tags without
+// the tag ignore: every assignment of its other tags is tried (an
+// expression with more than 12 tags is taken to hold).
+func needsIgnoreTag(expr constraint.Expr) bool {
+	var tags []string
+	seen := map[string]bool{}
+	ignore := false
+	expr.Eval(func(tag string) bool {
+		if tag == "ignore" {
+			ignore = true
+		} else if !seen[tag] {
+			seen[tag] = true
+			tags = append(tags, tag)
+		}
+		return false
+	})
+	if !ignore || len(tags) > 12 {
+		return false
+	}
+	for set := 0; set < 1<<len(tags); set++ {
+		holds := expr.Eval(func(tag string) bool {
+			for i, t := range tags {
+				if t == tag {
+					return set&(1<<i) != 0
+				}
+			}
+			return false // ignore
+		})
+		if holds {
+			return false
+		}
+	}
+	return true
 }
 
 // embedPatterns are the patterns of the file's //go:embed lines.
@@ -136,7 +232,7 @@ func markMissingImports(c *Change, source *object.Tree) {
 	}
 	present := map[string]bool{}
 	for _, f := range c.Files {
-		if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
+		if f.Kind != "deleted" && f.isGoCode() {
 			present[f.Dir()] = true
 		}
 	}

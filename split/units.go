@@ -120,6 +120,9 @@ func groupUnits(c *Change, by string) map[string]*unit {
 	for _, f := range c.Files {
 		o := ownerOf(f)
 		f.Reason = o.why
+		if f.notCode != "" {
+			f.Reason = f.notCode + ", so a plain file; " + o.why
+		}
 		if goModule && f.Kind != "deleted" && f.isGoCode() && f.externalTest() {
 			// Nothing imports an external test package, so it may import
 			// what imports its package: as the package's own imports,
