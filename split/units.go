@@ -18,6 +18,10 @@ type unit struct {
 	deps  map[string]bool // units this one imports, tests included
 	// codeDeps are the deps that its code imports, not only its tests.
 	codeDeps map[string]bool
+	// members are the units merged into this one for a cycle, with
+	// their lines, for naming its PR.
+	members     []string
+	memberLines map[string]int
 }
 
 // moduleUnit holds go.mod and its neighbours, which every package needs
@@ -373,9 +377,10 @@ func mergeCycles(units map[string]*unit) map[string]*unit {
 			rename[scc[0]] = scc[0]
 			continue
 		}
-		m := &unit{name: strings.Join(scc, " + "), deps: map[string]bool{}}
+		m := &unit{name: strings.Join(scc, " + "), deps: map[string]bool{}, members: scc, memberLines: map[string]int{}}
 		for _, n := range scc {
 			m.dirs = append(m.dirs, units[n].dirs...)
+			m.memberLines[n] = units[n].lines
 			for _, f := range units[n].files {
 				f.Reason += fmt.Sprintf("; %s import each other in a cycle, so they stay in one PR", strings.Join(scc, ", "))
 				m.files = append(m.files, f)
