@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -486,5 +487,49 @@ func TestExcludedFromEveryBuild(t *testing.T) {
 		if got := excludedFromEveryBuild([]byte(src)) != ""; got != excluded {
 			t.Errorf("%q: excluded %v, want %v", src, got, excluded)
 		}
+	}
+}
+
+// Git accepts a folder whose name holds ESC or BEL; go-git's tree diff
+// looks each folder up by path and refuses such a name, which stopped wo
+// split with "directory not found". The change is read whole.
+func TestFolderNamesWithControlCharactersAreRead(t *testing.T) {
+	odd := []string{"docs/\x1b[31mred/a.txt", "bell\x07/b.txt", "bell\x07/deeper/c.txt"}
+	files := map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n", "a/a.go": padded("a", "", 5)}
+	for _, o := range odd {
+		files[o] = "x\n"
+	}
+	r := repoWithFiles(t, files)
+	c, err := ReadChange(context.Background(), r, "base", "main")
+	if err != nil {
+		t.Fatalf("reading a change with control characters in folder names: %v", err)
+	}
+	got := map[string]bool{}
+	for _, f := range c.Files {
+		got[f.Path] = f.Kind == "added"
+	}
+	for _, o := range odd {
+		if !got[o] {
+			t.Errorf("%q is not in the change as added: %v", o, got)
+		}
+	}
+	// Renames and modifications below such a folder are still seen.
+	git(t, r.Path, "mv", "bell\x07/b.txt", "bell\x07/renamed.txt")
+	if err := os.WriteFile(filepath.Join(r.Path, "bell\x07/deeper/c.txt"), []byte("y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, r.Path, "commit", "-q", "-am", "more")
+	git(t, r.Path, "branch", "-f", "base", "main~1")
+	c, err = ReadChange(context.Background(), r, "base", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, f := range c.Files {
+		kinds[f.Path] = f.Kind + " " + f.OldPath
+	}
+	want := map[string]string{"bell\x07/renamed.txt": "renamed bell\x07/b.txt", "bell\x07/deeper/c.txt": "modified "}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("the second change reads %q, want %q", kinds, want)
 	}
 }
