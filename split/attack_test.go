@@ -533,3 +533,30 @@ func TestFolderNamesWithControlCharactersAreRead(t *testing.T) {
 		t.Errorf("the second change reads %q, want %q", kinds, want)
 	}
 }
+
+// A symbolic link named .go holds its target's path, not Go source:
+// parsed as Go, it gave a false "cannot build" warning. It goes with its
+// folder's package as a plain file.
+func TestSymlinkedGoFileIsAPlainFile(t *testing.T) {
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":        "module example.com/r\n\ngo 1.21\n",
+		"p/p.go":        padded("p", "// P is p's.\nfunc P() int { return Alias }", 20),
+		"p/alias.go.in": "package p\n\n// Alias is shared.\nconst Alias = 1\n",
+	})
+	if err := os.Symlink("alias.go.in", filepath.Join(r.Path, "p/alias.go")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, r.Path, "add", "-A")
+	git(t, r.Path, "commit", "-q", "--amend", "-m", "the change")
+	p := planOf(t, r, Options{MaxLines: 400, MaxFiles: 30})
+	if len(p.Warnings) > 0 {
+		t.Errorf("warnings: %v", p.Warnings)
+	}
+	if prHolding(p, "p/alias.go") != prHolding(p, "p/p.go") {
+		t.Errorf("the link is in PR #%d, its folder's package in #%d", prHolding(p, "p/alias.go").Number, prHolding(p, "p/p.go").Number)
+	}
+	if why := reasonOf(p, "p/alias.go"); !strings.Contains(why, "symbolic link") {
+		t.Errorf("the reason for the link: %q", why)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}

@@ -117,6 +117,12 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 		if entry.Mode == filemode.Submodule {
 			f.Binary = true
+		} else if entry.Mode == filemode.Symlink {
+			// A link holds its target's path, not Go source.
+			f.Lines = 1
+			if path.Ext(f.Path) == ".go" {
+				f.notCode = "a symbolic link, not Go source"
+			}
 		} else if n, big, err := largeBlob(st, entry.Hash); err == nil && big {
 			// Counted as it streams by, never held: a change may carry
 			// a file of gigabytes.
