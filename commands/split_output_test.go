@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
@@ -33,5 +34,24 @@ func TestSplitOutputEscapesWhatTheRepositoryNamed(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q (escaped, still readable):\n%s", want, got)
 		}
+	}
+}
+
+// The help said "--split-large … (default: on in stacked mode) (default:
+// false)": the flag's default depends on --mode, and the help says so once.
+func TestSplitHelpStatesTheSplitLargeDefaultOnce(t *testing.T) {
+	var out, errb bytes.Buffer
+	f := NewFactory(strings.NewReader(""), &out, &errb)
+	if code := Run(context.Background(), f, []string{"wo", "split", "--help"}); code != 0 {
+		t.Fatalf("wo split --help: exit %d\n%s", code, errb.String())
+	}
+	var line string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "--split-large") {
+			line = l
+		}
+	}
+	if strings.Count(line, "default") != 1 || !strings.Contains(line, "(default: on with --mode stacked, else off)") {
+		t.Errorf("the --split-large help line: %q", line)
 	}
 }
