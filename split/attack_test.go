@@ -560,3 +560,36 @@ func TestSymlinkedGoFileIsAPlainFile(t *testing.T) {
 	}
 	stackEveryTip(t, r.Path, p, "-mod=mod")
 }
+
+// Files whose code uses each other in a cycle over the budget are one
+// part however large; their tests need not make it larger (go-git's root
+// package: 7,700 lines of code and 12,000 of tests in one PR). The tests
+// come in the next parts; the tests of code within the budget stay with it.
+func TestTestsOfAnOversizeCycleOfCodeComeInTheNextParts(t *testing.T) {
+	test := func(pkg, fn string, n int) string {
+		return padded(pkg, fmt.Sprintf("import \"testing\"\n\nfunc Test%s%d(t *testing.T) {\n\tif !%s(2) {\n\t\tt.Fatal(\"no\")\n\t}\n}", fn, n, fn), n)
+	}
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":              "module example.com/r\n\ngo 1.21\n",
+		"cyc/even.go":         padded("cyc", "// Even says whether n is even.\nfunc Even(n int) bool { return n == 0 || Odd(n-1) }", 100),
+		"cyc/odd.go":          padded("cyc", "// Odd says whether n is odd.\nfunc Odd(n int) bool { return n != 0 && Even(n-1) }", 100),
+		"cyc/even_test.go":    test("cyc", "Even", 60),
+		"cyc/odd_test.go":     test("cyc", "Odd", 60),
+		"whole/whole.go":      padded("whole", "// Even says whether n is even.\nfunc Even(n int) bool { return n%2 == 0 }", 100),
+		"whole/whole_test.go": test("whole", "Even", 80),
+	})
+	p := planOf(t, r, Options{MaxLines: 150, MaxFiles: 30, SplitLarge: true})
+	code := prHolding(p, "cyc/even.go")
+	if code != prHolding(p, "cyc/odd.go") {
+		t.Fatal("even.go and odd.go use each other but were cut apart")
+	}
+	for _, f := range []string{"cyc/even_test.go", "cyc/odd_test.go"} {
+		if pr := prHolding(p, f); pr.Number != code.Number+1 {
+			t.Errorf("%s is in PR #%d, want the next after the code's #%d", f, pr.Number, code.Number)
+		}
+	}
+	if prHolding(p, "whole/whole_test.go") != prHolding(p, "whole/whole.go") {
+		t.Error("the tests of whole, whose code is within the budget, left it")
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}

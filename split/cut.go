@@ -50,13 +50,20 @@ func cutPackage(u *unit, opts Options) (parts [][]File, why string) {
 			rest = append(rest, f)
 		}
 	}
-	blocks := g.blocks(sortedKeys(files))
+	lines := func(name string) int {
+		n := files[name].Lines
+		for _, f := range g.extra[name] {
+			n += f.Lines
+		}
+		return n
+	}
+	blocks := g.blocks(sortedKeys(files), lines, opts.MaxLines)
 	var cur []File
-	lines := 0
+	curLines := 0
 	flush := func() {
 		if len(cur) > 0 {
 			parts = append(parts, cur)
-			cur, lines = nil, 0
+			cur, curLines = nil, 0
 		}
 	}
 	for _, b := range blocks {
@@ -69,11 +76,11 @@ func cutPackage(u *unit, opts Options) (parts [][]File, why string) {
 				bl += f.Lines
 			}
 		}
-		if len(cur) > 0 && (lines+bl > opts.MaxLines || len(cur)+len(bf) > opts.MaxFiles) {
+		if len(cur) > 0 && (curLines+bl > opts.MaxLines || len(cur)+len(bf) > opts.MaxFiles) {
 			flush()
 		}
 		cur = append(cur, bf...)
-		lines += bl
+		curLines += bl
 	}
 	cur = append(cur, rest...)
 	flush()
@@ -249,12 +256,17 @@ func (b block) reason(name string, f File) string {
 
 // blocks orders the files so that each comes after what it uses, and
 // cuts that order into blocks: code, then the tests that it completes.
-func (g *fileGraph) blocks(names []string) []block {
+// The tests are part of the code's block, unless that code is over the
+// budget by itself (a cycle of files too large for any PR): then they are
+// blocks of their own right after it, so that the part is not larger
+// still, and they go into the next parts.
+func (g *fileGraph) blocks(names []string, lines func(string) int, budget int) []block {
 	sccs := components(names, func(n string) []string { return g.deps[n] })
 	// components lists every dependency before its dependents; a test
 	// moves up to just after the last component it needs.
 	var out []block
-	var early []string // tests that need no code: they wait for the first code
+	tests := map[int][]block{} // code block → the tests that follow it
+	var early []string         // tests that need no code: they wait for the first code
 	sccOf := map[string]int{}
 	for _, scc := range sccs {
 		isTest := true
@@ -272,11 +284,12 @@ func (g *fileGraph) blocks(names []string) []block {
 					last = max(last, sccOf[d])
 				}
 			}
+			t := block{files: scc, test: map[string]bool{}}
 			for _, n := range scc {
 				sccOf[n] = last
-				out[last].test[n] = true
+				t.test[n] = true
 			}
-			out[last].files = append(out[last].files, scc...)
+			tests[last] = append(tests[last], t)
 			continue
 		}
 		b := block{files: scc, cycle: scc, test: map[string]bool{}}
@@ -292,7 +305,25 @@ func (g *fileGraph) blocks(names []string) []block {
 	if len(early) > 0 { // a package of tests only
 		out = append(out, block{files: early, test: map[string]bool{}})
 	}
-	return out
+	var ordered []block
+	for i, b := range out {
+		code := 0
+		for _, n := range b.files {
+			code += lines(n)
+		}
+		if code > budget {
+			ordered = append(append(ordered, b), tests[i]...)
+			continue
+		}
+		for _, t := range tests[i] {
+			b.files = append(b.files, t.files...)
+			for n := range t.test {
+				b.test[n] = true
+			}
+		}
+		ordered = append(ordered, b)
+	}
+	return ordered
 }
 
 // dedupe removes repeats (of a sorted list) and self.
