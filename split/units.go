@@ -253,7 +253,7 @@ func (l *linker) moveTests(u *unit, closes []string) {
 			kept = append(kept, f)
 			continue
 		}
-		f.Reason += fmt.Sprintf("; %s's tests import %s, whose own tests import %s: so that the packages need not be one PR, its tests come after them",
+		f.Reason += fmt.Sprintf("; %s's tests import %s, which need %s in turn (a cycle that only tests close): its tests come after them, so that the packages need not share a PR",
 			displayUnit(u.name), strings.Join(closes, ", "), displayUnit(u.name))
 		name := testsOf(u.name)
 		t := l.units[name]
