@@ -70,7 +70,9 @@ the PR it depends on, and starts once that one is pushed.`,
 			&cli.StringFlag{Name: "source-event-id", Usage: "the `ID` of the event (a push, a CI run) this split answers: the epic key derives from it, so the same event never makes a second epic"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
 			&cli.BoolFlag{Name: "emit-matrix", Usage: "print a GitHub Actions matrix of the work orders that can run now"},
-			&cli.BoolFlag{Name: "split-large", Usage: "cut a Go package over the budget across consecutive PRs (default: on in stacked mode)"},
+			// Its default depends on --mode, which the help's own
+			// "(default: false)" would contradict.
+			&cli.BoolFlag{Name: "split-large", Usage: "cut a Go package over the budget across consecutive PRs (default: on with --mode stacked, else off)", DisableDefaultText: true},
 			&cli.BoolFlag{Name: "explain", Usage: "say why each file went into its PR"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {

@@ -2,6 +2,10 @@ package commands
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,5 +37,86 @@ func TestSplitOutputEscapesWhatTheRepositoryNamed(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q (escaped, still readable):\n%s", want, got)
 		}
+	}
+}
+
+// The help said "--split-large … (default: on in stacked mode) (default:
+// false)": the flag's default depends on --mode, and the help says so once.
+func TestSplitHelpStatesTheSplitLargeDefaultOnce(t *testing.T) {
+	var out, errb bytes.Buffer
+	f := NewFactory(strings.NewReader(""), &out, &errb)
+	if code := Run(context.Background(), f, []string{"wo", "split", "--help"}); code != 0 {
+		t.Fatalf("wo split --help: exit %d\n%s", code, errb.String())
+	}
+	var line string
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "--split-large") {
+			line = l
+		}
+	}
+	if strings.Count(line, "default") != 1 || !strings.Contains(line, "(default: on with --mode stacked, else off)") {
+		t.Errorf("the --split-large help line: %q", line)
+	}
+}
+
+// wo split --explain, run as a user would, says for each file why it went
+// where: the package's test data, a generator no build compiles, and an
+// external test package that comes after what it imports.
+func TestSplitExplainSaysWhyEachFileWentWhere(t *testing.T) {
+	repo := t.TempDir()
+	splitGit(t, repo, "init", "-q", "-b", "main")
+	splitGit(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
+	splitGit(t, repo, "branch", "base")
+	for path, content := range map[string]string{
+		"go.mod":               "module example.com/r\n\ngo 1.21\n",
+		"p/p.go":               "package p\n\n// P is p.\nfunc P() int { return 1 }\n",
+		"p/testdata/case.json": "{}\n",
+		"p/p_test.go": "package p_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/r/p\"\n\t\"example.com/r/q\"\n)\n\n" +
+			"func TestQ(t *testing.T) {\n\tif q.Q() != p.P() {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+		"q/q.go":   "package q\n\nimport \"example.com/r/p\"\n\n// Q is p.\nfunc Q() int { return p.P() }\n",
+		"q/gen.go": "//go:build ignore\n\npackage main\n\nfunc main() {}\n",
+	} {
+		full := filepath.Join(repo, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	splitGit(t, repo, "add", "-A")
+	splitGit(t, repo, "commit", "-q", "-m", "the change")
+	r := mustRun(t, newDB(t), "", "split", "--repo", repo, "--base", "base", "--source", "main", "--dry-run", "--explain",
+		"--max-lines", "10", "--split-large=false", "--epic-key", "task_e")
+	lines := map[string]bool{}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		lines[l] = true
+	}
+	for _, want := range []string{
+		"would write (dry run) epic task_e: 6 files in 3 PRs",
+		"#3  task_e_pr03  [3/3] p (tests)     1      14     3     #1, #2",
+		"[1/3] p and go.mod: p (5 of its 8 lines) with the packages closest to it in the tree and the imports: go.mod",
+		"  p/testdata/case.json  below package p, the nearest package above it",
+		"  q/gen.go  excluded from every build by its build constraint (ignore), so a plain file; in the folder of package q",
+		"[3/3] p (tests): one package alone: p (tests)",
+		"  p/p_test.go  package p; external test package of p (package p_test): it comes after p and everything it imports",
+	} {
+		if !lines[want] {
+			t.Errorf("the output lacks the line\n%q\nin:\n%s", want, r.stdout)
+		}
+	}
+	if want := "warning: q alone has 11 lines in 2 files, over the budget of 10 lines and 30 files: it stays whole in PR #2 (--split-large is off)\n"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+}
+
+func splitGit(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }

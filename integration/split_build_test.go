@@ -75,6 +75,20 @@ func TestEveryStackedPRBranchBuilds(t *testing.T) {
 		t.Fatalf("run --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 
+	// The PRs as GitHub (the stand-in) holds them: one per work order,
+	// each based on the branch of the PR before it, the first on base.
+	opened := map[string]map[string]any{} // head branch → PR
+	for _, p := range gh.PullRequests("acme/gen") {
+		head := p["head"].(map[string]any)["ref"].(string)
+		if opened[head] != nil {
+			t.Errorf("two PRs from %s", head)
+		}
+		opened[head] = p
+	}
+	if len(opened) != len(prs) {
+		t.Errorf("the stand-in holds %d PRs, the plan has %d", len(opened), len(prs))
+	}
+
 	checkout := filepath.Join(f.root, "ci")
 	git(t, f.root, "clone", "-q", f.origin, checkout)
 	var top string
@@ -82,6 +96,20 @@ func TestEveryStackedPRBranchBuilds(t *testing.T) {
 		wo := f.doc(fmt.Sprintf("task_gen_pr%02d", pr.Number))["work_order"].(map[string]any)
 		branch := wo["inputs"].(map[string]any)["branch_name"].(string)
 		base := wo["context"].(map[string]any)["base_branch"].(string)
+		wantBase := "base"
+		if top != "" {
+			wantBase = top
+		}
+		if onGitHub := opened[branch]; onGitHub == nil {
+			t.Errorf("PR #%d (%s): no PR from %s on the stand-in", pr.Number, pr.Title, branch)
+		} else {
+			if got := onGitHub["base"].(map[string]any)["ref"].(string); got != wantBase || base != wantBase {
+				t.Errorf("PR #%d (%s) from %s targets %s on GitHub (%s in its work order), want %s: a stack is linear", pr.Number, pr.Title, branch, got, base, wantBase)
+			}
+			if got := onGitHub["title"].(string); got != pr.Title {
+				t.Errorf("PR #%d is titled %q on GitHub, %q in the plan", pr.Number, got, pr.Title)
+			}
+		}
 		// The PR's diff against its base is exactly its manifest.
 		got := strings.Split(git(t, f.origin, "diff", "--name-only", "refs/heads/"+base, "refs/heads/"+branch), "\n")
 		var want []string

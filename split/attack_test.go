@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -290,4 +291,305 @@ func TestLargeFilesAreCountedNotHeld(t *testing.T) {
 			t.Errorf("a Go file over the bound was held (%d bytes) or not reported: %q", len(f.src), f.Problem)
 		}
 	}
+}
+
+// An external test package (p_test) may import a package that imports p:
+// the go command allows it, since nothing imports p_test. Counted as p's
+// own imports, that edge made one cycle, and one PR, of p and q; on
+// go-git it made one PR of sixteen packages and 60,000 lines.
+func TestExternalTestImportDoesNotMergePackages(t *testing.T) {
+	r := repoWithFiles(t, map[string]string{
+		"go.mod": "module example.com/r\n\ngo 1.21\n",
+		"p/p.go": padded("p", "// P is p's.\nfunc P() int { return 1 }", 60),
+		"q/q.go": padded("q", "import \"example.com/r/p\"\n\n// Q uses p.\nfunc Q() int { return p.P() + 1 }", 60),
+		"p/p_test.go": "package p_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/r/p\"\n\t\"example.com/r/q\"\n)\n\n" +
+			"func TestPQ(t *testing.T) {\n\tif q.Q() != p.P()+1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+		"p/internal_test.go": "package p\n\nimport \"testing\"\n\nfunc TestP(t *testing.T) {\n\tif P() != 1 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+	})
+	p := planOf(t, r, Options{MaxLines: 80, MaxFiles: 30})
+	pp, q, ext, internal := prHolding(p, "p/p.go"), prHolding(p, "q/q.go"), prHolding(p, "p/p_test.go"), prHolding(p, "p/internal_test.go")
+	if pp == q {
+		t.Fatalf("p and q share PR #%d (%v): only p's external test imports q", pp.Number, pp.Units)
+	}
+	if !(pp.Number < q.Number && q.Number <= ext.Number) {
+		t.Errorf("p in #%d, q in #%d, p's external test in #%d: the test must come after both", pp.Number, q.Number, ext.Number)
+	}
+	if internal != pp {
+		t.Errorf("p's own test file is in PR #%d, p in #%d", internal.Number, pp.Number)
+	}
+	if why := reasonOf(p, "p/p_test.go"); !strings.Contains(why, "external test package of p") {
+		t.Errorf("the reason for the external test: %q", why)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+// A Go package in a folder named test (shared test helpers) is a package
+// of its own. Folded into the nearest package above it (here the root),
+// it gave that package the helpers' importers as dependents: p's tests
+// import the helpers, the root imports p, and root and p became one cycle.
+func TestHelperPackageInATestFolderIsItsOwnUnit(t *testing.T) {
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":                 "module example.com/r\n\ngo 1.21\n",
+		"r.go":                   padded("r", "import \"example.com/r/p\"\n\n// R uses p.\nfunc R() int { return p.P() }", 60),
+		"p/p.go":                 padded("p", "// P is p's.\nfunc P() int { return 1 }", 60),
+		"internal/test/check.go": padded("test", "// Check says whether ok.\nfunc Check(ok bool) bool { return ok }", 10),
+		"p/p_test.go": "package p\n\nimport (\n\t\"testing\"\n\n\t\"example.com/r/internal/test\"\n)\n\n" +
+			"func TestP(t *testing.T) {\n\tif !test.Check(P() == 1) {\n\t\tt.Fatal(\"no\")\n\t}\n}\n",
+	})
+	p := planOf(t, r, Options{MaxLines: 80, MaxFiles: 30})
+	root, pp, helpers := prHolding(p, "r.go"), prHolding(p, "p/p.go"), prHolding(p, "internal/test/check.go")
+	if root == pp {
+		t.Fatalf("the root package and p share PR #%d (%v): p's test imports internal/test, which imports neither", pp.Number, pp.Units)
+	}
+	if !(helpers.Number <= pp.Number && pp.Number < root.Number) {
+		t.Errorf("internal/test in #%d, p in #%d, the root in #%d", helpers.Number, pp.Number, root.Number)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+// p's tests import q and q's tests import p: the go command allows it
+// (neither package imports the other), so the plan must not make one PR
+// of them. One package's tests come after both.
+func TestTestsThatImportEachOthersPackageDoNotMergeThem(t *testing.T) {
+	test := func(pkg, other string) string {
+		return fmt.Sprintf("package %s\n\nimport (\n\t\"testing\"\n\n\t\"example.com/r/%s\"\n)\n\n"+
+			"func TestWith(t *testing.T) {\n\tif %s.V() != V() {\n\t\tt.Fatal(\"no\")\n\t}\n}\n", pkg, other, other)
+	}
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":      "module example.com/r\n\ngo 1.21\n",
+		"p/p.go":      padded("p", "// V is 1.\nfunc V() int { return 1 }", 60),
+		"q/q.go":      padded("q", "// V is 1.\nfunc V() int { return 1 }", 60),
+		"p/p_test.go": test("p", "q"),
+		"q/q_test.go": test("q", "p"),
+	})
+	p := planOf(t, r, Options{MaxLines: 80, MaxFiles: 30})
+	pp, q := prHolding(p, "p/p.go"), prHolding(p, "q/q.go")
+	if pp == q {
+		t.Fatalf("p and q share PR #%d (%v): only their tests import each other", pp.Number, pp.Units)
+	}
+	for _, f := range []string{"p/p_test.go", "q/q_test.go"} {
+		if pr := prHolding(p, f); pr.Number < max(pp.Number, q.Number) && pr != prHolding(p, strings.Replace(f, "_test", "", 1)) {
+			t.Errorf("%s is in PR #%d, before the package it imports", f, pr.Number)
+		}
+	}
+	moved := 0
+	for _, f := range []string{"p/p_test.go", "q/q_test.go"} {
+		if strings.Contains(reasonOf(p, f), "its tests come after them") {
+			moved++
+		}
+	}
+	if moved != 1 {
+		t.Errorf("%d packages' tests were moved after the other, want 1", moved)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+// A cut package's parts are consecutive PRs that hold nothing else: on
+// go-git, parts of plumbing landed in PRs #7, #13, #14 and #15, with other
+// packages' parts between them, because a part that did not fit left
+// room that the next ready piece (another package's part) filled.
+func TestCutPackagePartsAreConsecutivePRsOfTheirOwn(t *testing.T) {
+	files := map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n"}
+	for i := 0; i < 4; i++ {
+		files[fmt.Sprintf("a/f%d.go", i)] = padded("a", fmt.Sprintf("// A%d is a's.\nfunc A%d() {}", i, i), 55)
+	}
+	for i, n := range []int{15, 135, 135} {
+		files[fmt.Sprintf("x/deep/b/f%d.go", i)] = padded("b", fmt.Sprintf("// B%d is b's.\nfunc B%d() {}", i, i), n)
+	}
+	r := repoWithFiles(t, files)
+	p := planOf(t, r, Options{MaxLines: 150, MaxFiles: 30, SplitLarge: true})
+	for _, pkg := range []string{"a/", "x/deep/b/"} {
+		first, last := 0, 0
+		for _, pr := range p.PRs {
+			for _, f := range pr.Files {
+				if strings.HasPrefix(f.Path, pkg) {
+					first, last = cmpOr(first, pr.Number), pr.Number
+				}
+			}
+		}
+		if first == last {
+			t.Fatalf("%s was not cut: %v", pkg, p.Warnings)
+		}
+		for _, pr := range p.PRs[first-1 : last] {
+			for _, f := range pr.Files {
+				if !strings.HasPrefix(f.Path, pkg) && f.Path != "go.mod" {
+					t.Errorf("PR #%d, between the parts of %s (#%d to #%d), holds %s", pr.Number, pkg, first, last, f.Path)
+				}
+			}
+		}
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+func cmpOr(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
+
+// A generator beside a package (//go:build ignore, package main, run by
+// go generate) is in no build: it must neither tie its imports to the
+// package (x/text: a false cycle, one PR of 103,832 lines) nor stop the
+// package from being cut ("a main package needs its func main in every
+// part"). It goes with its folder's package as a plain file.
+func TestIgnoredGeneratorIsAPlainFileOfItsPackage(t *testing.T) {
+	files := map[string]string{
+		"go.mod":         "module example.com/r\n\ngo 1.21\n",
+		"user/user.go":   padded("user", "import \"example.com/r/tbl\"\n\n// U uses the table.\nfunc U() int { return tbl.T0() }", 20),
+		"tbl/gen.go":     "//go:build ignore\n\n// gen writes the tables.\npackage main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/r/user\"\n)\n\nfunc main() { fmt.Println(user.U()) }\n",
+		"tbl/gen_old.go": "// Copyright 2024.\n\n// +build ignore\n\npackage main\n\nimport \"example.com/r/user\"\n\nfunc main() { _ = user.U() }\n",
+	}
+	for i := 0; i < 5; i++ {
+		files[fmt.Sprintf("tbl/t%d.go", i)] = padded("tbl", fmt.Sprintf("// T%d is a table.\nfunc T%d() int { return %d }", i, i, i), 100)
+	}
+	r := repoWithFiles(t, files)
+	p := planOf(t, r, Options{MaxLines: 400, MaxFiles: 30, SplitLarge: true})
+	parts := map[*PR]bool{}
+	for i := 0; i < 5; i++ {
+		parts[prHolding(p, fmt.Sprintf("tbl/t%d.go", i))] = true
+	}
+	if len(parts) < 2 {
+		t.Errorf("tbl (5 files of 105 lines, budget 400) is in %d PR: %v", len(parts), p.Warnings)
+	}
+	for _, gen := range []string{"tbl/gen.go", "tbl/gen_old.go"} {
+		if !parts[prHolding(p, gen)] {
+			t.Errorf("%s is in PR #%d, with no part of its folder's package", gen, prHolding(p, gen).Number)
+		}
+		if why := reasonOf(p, gen); !strings.Contains(why, "excluded from every build") {
+			t.Errorf("the reason for %s: %q", gen, why)
+		}
+	}
+	if u := prHolding(p, "user/user.go"); parts[u] && len(parts) == 1 {
+		t.Errorf("user shares the table's only PR #%d: the generator's import tied them", u.Number)
+	}
+	for _, w := range p.Warnings {
+		if strings.Contains(w, "main") {
+			t.Errorf("warning: %s", w)
+		}
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+func TestExcludedFromEveryBuild(t *testing.T) {
+	for src, excluded := range map[string]bool{
+		"//go:build ignore\n\npackage main\n":                               true,
+		"// Copyright.\n\n// +build ignore\n\npackage main\n":               true,
+		"/* licence\n   text */\n//go:build ignore && linux\n\npackage x\n": true,
+		"//go:build ignore || linux\n\npackage x\n":                         false,
+		"//go:build !ignore\n\npackage x\n":                                 false,
+		"//go:build tools\n\npackage tools\n":                               false,
+		"//go:build linux\n// +build ignore\n\npackage x\n":                 false, // //go:build wins
+		"package x\n\n//go:build ignore\n":                                  false, // after the package clause
+		"/* a */ package x\n//go:build ignore\n":                            false,
+		"//go:build ignore":                                                 true,
+	} {
+		if got := excludedFromEveryBuild([]byte(src)) != ""; got != excluded {
+			t.Errorf("%q: excluded %v, want %v", src, got, excluded)
+		}
+	}
+}
+
+// Git accepts a folder whose name holds ESC or BEL; go-git's tree diff
+// looks each folder up by path and refuses such a name, which stopped wo
+// split with "directory not found". The change is read whole.
+func TestFolderNamesWithControlCharactersAreRead(t *testing.T) {
+	odd := []string{"docs/\x1b[31mred/a.txt", "bell\x07/b.txt", "bell\x07/deeper/c.txt"}
+	files := map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n", "a/a.go": padded("a", "", 5)}
+	for _, o := range odd {
+		files[o] = "x\n"
+	}
+	r := repoWithFiles(t, files)
+	c, err := ReadChange(context.Background(), r, "base", "main")
+	if err != nil {
+		t.Fatalf("reading a change with control characters in folder names: %v", err)
+	}
+	got := map[string]bool{}
+	for _, f := range c.Files {
+		got[f.Path] = f.Kind == "added"
+	}
+	for _, o := range odd {
+		if !got[o] {
+			t.Errorf("%q is not in the change as added: %v", o, got)
+		}
+	}
+	// Renames and modifications below such a folder are still seen.
+	git(t, r.Path, "mv", "bell\x07/b.txt", "bell\x07/renamed.txt")
+	if err := os.WriteFile(filepath.Join(r.Path, "bell\x07/deeper/c.txt"), []byte("y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, r.Path, "commit", "-q", "-am", "more")
+	git(t, r.Path, "branch", "-f", "base", "main~1")
+	c, err = ReadChange(context.Background(), r, "base", "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, f := range c.Files {
+		kinds[f.Path] = f.Kind + " " + f.OldPath
+	}
+	want := map[string]string{"bell\x07/renamed.txt": "renamed bell\x07/b.txt", "bell\x07/deeper/c.txt": "modified "}
+	if !reflect.DeepEqual(kinds, want) {
+		t.Errorf("the second change reads %q, want %q", kinds, want)
+	}
+}
+
+// A symbolic link named .go holds its target's path, not Go source:
+// parsed as Go, it gave a false "cannot build" warning. It goes with its
+// folder's package as a plain file.
+func TestSymlinkedGoFileIsAPlainFile(t *testing.T) {
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":        "module example.com/r\n\ngo 1.21\n",
+		"p/p.go":        padded("p", "// P is p's.\nfunc P() int { return Alias }", 20),
+		"p/alias.go.in": "package p\n\n// Alias is shared.\nconst Alias = 1\n",
+	})
+	if err := os.Symlink("alias.go.in", filepath.Join(r.Path, "p/alias.go")); err != nil {
+		t.Fatal(err)
+	}
+	git(t, r.Path, "add", "-A")
+	git(t, r.Path, "commit", "-q", "--amend", "-m", "the change")
+	p := planOf(t, r, Options{MaxLines: 400, MaxFiles: 30})
+	if len(p.Warnings) > 0 {
+		t.Errorf("warnings: %v", p.Warnings)
+	}
+	if prHolding(p, "p/alias.go") != prHolding(p, "p/p.go") {
+		t.Errorf("the link is in PR #%d, its folder's package in #%d", prHolding(p, "p/alias.go").Number, prHolding(p, "p/p.go").Number)
+	}
+	if why := reasonOf(p, "p/alias.go"); !strings.Contains(why, "symbolic link") {
+		t.Errorf("the reason for the link: %q", why)
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
+}
+
+// Files whose code uses each other in a cycle over the budget are one
+// part however large; their tests need not make it larger (go-git's root
+// package: 7,700 lines of code and 12,000 of tests in one PR). The tests
+// come in the next parts; the tests of code within the budget stay with it.
+func TestTestsOfAnOversizeCycleOfCodeComeInTheNextParts(t *testing.T) {
+	test := func(pkg, fn string, n int) string {
+		return padded(pkg, fmt.Sprintf("import \"testing\"\n\nfunc Test%s%d(t *testing.T) {\n\tif !%s(2) {\n\t\tt.Fatal(\"no\")\n\t}\n}", fn, n, fn), n)
+	}
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":              "module example.com/r\n\ngo 1.21\n",
+		"cyc/even.go":         padded("cyc", "// Even says whether n is even.\nfunc Even(n int) bool { return n == 0 || Odd(n-1) }", 100),
+		"cyc/odd.go":          padded("cyc", "// Odd says whether n is odd.\nfunc Odd(n int) bool { return n != 0 && Even(n-1) }", 100),
+		"cyc/even_test.go":    test("cyc", "Even", 60),
+		"cyc/odd_test.go":     test("cyc", "Odd", 60),
+		"whole/whole.go":      padded("whole", "// Even says whether n is even.\nfunc Even(n int) bool { return n%2 == 0 }", 100),
+		"whole/whole_test.go": test("whole", "Even", 80),
+	})
+	p := planOf(t, r, Options{MaxLines: 150, MaxFiles: 30, SplitLarge: true})
+	code := prHolding(p, "cyc/even.go")
+	if code != prHolding(p, "cyc/odd.go") {
+		t.Fatal("even.go and odd.go use each other but were cut apart")
+	}
+	for _, f := range []string{"cyc/even_test.go", "cyc/odd_test.go"} {
+		if pr := prHolding(p, f); pr.Number != code.Number+1 {
+			t.Errorf("%s is in PR #%d, want the next after the code's #%d", f, pr.Number, code.Number)
+		}
+	}
+	if prHolding(p, "whole/whole_test.go") != prHolding(p, "whole/whole.go") {
+		t.Error("the tests of whole, whose code is within the budget, left it")
+	}
+	stackEveryTip(t, r.Path, p, "-mod=mod")
 }

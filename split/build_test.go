@@ -212,3 +212,58 @@ func TestSmallPackagesArePackedByTheme(t *testing.T) {
 	}
 	buildEveryTip(t, r, p)
 }
+
+// noStrandedSmallPR checks the rule that joinSmall keeps: no PR is under
+// a tenth of the line budget unless neither neighbour in the series can
+// take it (the two would pass the budget and a tenth, and the neighbour
+// is not one package too big to cut).
+func noStrandedSmallPR(t *testing.T, p *Plan, opts Options) {
+	t.Helper()
+	limit := Options{MaxLines: opts.MaxLines + opts.MaxLines/10, MaxFiles: opts.MaxFiles + opts.MaxFiles/10}
+	for i, pr := range p.PRs {
+		if pr.Lines*10 >= opts.MaxLines {
+			continue
+		}
+		for _, j := range []int{i - 1, i + 1} {
+			if j < 0 || j >= len(p.PRs) {
+				continue
+			}
+			n := p.PRs[j]
+			oversize := len(n.Units) == 1 && over(n.Lines, len(n.Files), opts)
+			if !over(pr.Lines+n.Lines, len(pr.Files)+len(n.Files), limit) || oversize {
+				t.Errorf("PR #%d (%s) has %d lines, under a tenth of the budget of %d, and could have joined PR #%d (%s, %d lines)",
+					pr.Number, pr.Title, pr.Lines, opts.MaxLines, n.Number, n.Title, n.Lines)
+			}
+		}
+	}
+}
+
+// At the default budget, small sibling packages that fall between two
+// packages near the budget join one of them rather than stand alone.
+func TestSmallPRsJoinANeighbourAtTheDefaultBudget(t *testing.T) {
+	var pkgs []goPkg
+	prev := ""
+	for i := 0; i < 3; i++ {
+		big := goPkg{dir: fmt.Sprintf("internal/big%d", i), files: 1, lines: 385}
+		if prev != "" {
+			big.imports = []string{prev + "a", prev + "b"}
+		}
+		pkgs = append(pkgs, big)
+		for _, s := range []string{"a", "b"} {
+			pkgs = append(pkgs, goPkg{dir: fmt.Sprintf("internal/small/s%d%s", i, s), files: 1, lines: 15, imports: []string{big.dir}})
+		}
+		prev = fmt.Sprintf("internal/small/s%d", i)
+	}
+	r := repoWithChange(t, pkgs, nil)
+	opts := Options{MaxLines: 400, MaxFiles: 30, SplitLarge: true}
+	p := plan(t, r, opts)
+	noStrandedSmallPR(t, p, opts)
+	if len(p.PRs) != 3 {
+		var prs []string
+		for _, pr := range p.PRs {
+			prs = append(prs, fmt.Sprintf("#%d %v (%d lines)", pr.Number, pr.Units, pr.Lines))
+		}
+		t.Errorf("three packages of 385 lines and six of 15 make %d PRs: %s", len(p.PRs), strings.Join(prs, "; "))
+	}
+	buildEveryTip(t, r, p)
+}

@@ -45,6 +45,12 @@ type File struct {
 	// src is a Go file's source, read again only to cut an oversize
 	// package along its declarations.
 	src []byte
+	// pkg is the name in a Go file's package clause.
+	pkg string
+	// notCode says why a file named .go is not Go code that any build
+	// compiles (a symbolic link, a file excluded from every build): it
+	// goes with its folder's package as a plain file, importing nothing.
+	notCode string
 }
 
 // Dir is the file's directory ("." for the root).
@@ -82,7 +88,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	if err != nil {
 		return nil, err
 	}
-	changes, err := object.DiffTreeWithOptions(ctx, baseTree, sourceTree, object.DefaultDiffTreeOptions)
+	changes, err := diffTrees(ctx, st, baseTree, sourceTree)
 	if err != nil {
 		return nil, fmt.Errorf("comparing %s and %s: %w", baseRef, sourceRef, err)
 	}
@@ -111,6 +117,12 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 		if entry.Mode == filemode.Submodule {
 			f.Binary = true
+		} else if entry.Mode == filemode.Symlink {
+			// A link holds its target's path, not Go source.
+			f.Lines = 1
+			if path.Ext(f.Path) == ".go" {
+				f.notCode = "a symbolic link, not Go source"
+			}
 		} else if n, big, err := largeBlob(st, entry.Hash); err == nil && big {
 			// Counted as it streams by, never held: a change may carry
 			// a file of gigabytes.
@@ -121,8 +133,10 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		} else if data, err := readBlob(st, entry.Hash); err == nil {
 			f.Lines, f.Binary = countLines(data)
 			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
-				f.src = data
-				f.Imports, f.Embeds, f.Problem = goHeader(f.Path, data)
+				if f.notCode = excludedFromEveryBuild(data); f.notCode == "" {
+					f.src = data
+					f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(f.Path, data)
+				}
 			}
 			if f.Path == "go.mod" && f.Kind != "deleted" {
 				c.Module = modulePath(data)
@@ -140,6 +154,99 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
 	markMissingImports(c, sourceTree)
 	return c, nil
+}
+
+// diffTrees lists what differs between two trees, as go-git's
+// DiffTreeWithOptions does (renames detected), but walks the trees by
+// hash: go-git's walk looks each folder up by its path and refuses a
+// name with a control character (ESC, BEL), which git accepts. A file
+// whose own name has one is left out of rename detection, which reads a
+// file through its folder by that name and would refuse it too.
+func diffTrees(ctx context.Context, st storer.EncodedObjectStorer, from, to *object.Tree) (object.Changes, error) {
+	var changes, odd object.Changes
+	add := func(c *object.Change) {
+		if hasControl(c.From.TreeEntry.Name) || hasControl(c.To.TreeEntry.Name) {
+			odd = append(odd, c)
+		} else {
+			changes = append(changes, c)
+		}
+	}
+	var walk func(prefix string, a, b *object.Tree) error
+	walk = func(prefix string, a, b *object.Tree) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		entries := map[string][2]*object.TreeEntry{}
+		var names []string
+		for side, t := range []*object.Tree{a, b} {
+			if t == nil {
+				continue
+			}
+			for i := range t.Entries {
+				e := &t.Entries[i]
+				pair, seen := entries[e.Name]
+				if !seen {
+					names = append(names, e.Name)
+				}
+				pair[side] = e
+				entries[e.Name] = pair
+			}
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			x, y := entries[name][0], entries[name][1]
+			p := prefix + name
+			if x != nil && y != nil && x.Hash == y.Hash && x.Mode == y.Mode {
+				continue
+			}
+			xDir, yDir := x != nil && x.Mode == filemode.Dir, y != nil && y.Mode == filemode.Dir
+			if x != nil && y != nil && !xDir && !yDir {
+				add(&object.Change{From: object.ChangeEntry{Name: p, Tree: a, TreeEntry: *x}, To: object.ChangeEntry{Name: p, Tree: b, TreeEntry: *y}})
+				continue
+			}
+			if xDir || yDir {
+				var subA, subB *object.Tree
+				var err error
+				if xDir {
+					if subA, err = object.GetTree(st, x.Hash); err != nil {
+						return fmt.Errorf("%q: %w", p, err)
+					}
+				}
+				if yDir {
+					if subB, err = object.GetTree(st, y.Hash); err != nil {
+						return fmt.Errorf("%q: %w", p, err)
+					}
+				}
+				if err := walk(p+"/", subA, subB); err != nil {
+					return err
+				}
+			}
+			if x != nil && !xDir {
+				add(&object.Change{From: object.ChangeEntry{Name: p, Tree: a, TreeEntry: *x}})
+			}
+			if y != nil && !yDir {
+				add(&object.Change{To: object.ChangeEntry{Name: p, Tree: b, TreeEntry: *y}})
+			}
+		}
+		return nil
+	}
+	if err := walk("", from, to); err != nil {
+		return nil, err
+	}
+	changes, err := object.DetectRenames(changes, object.DefaultDiffTreeOptions)
+	if err != nil {
+		return nil, err
+	}
+	return append(changes, odd...), nil
+}
+
+func hasControl(name string) bool {
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x20 || name[i] == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 func treeOf(st storer.EncodedObjectStorer, h plumbing.Hash) (*object.Tree, error) {

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"path"
 	"sort"
 	"strings"
 )
@@ -22,13 +21,16 @@ func cutPackage(u *unit, opts Options) (parts [][]File, why string) {
 	if len(u.dirs) != 1 {
 		return nil, "packages in an import cycle are not cut"
 	}
-	g := fileGraph{deps: map[string][]string{}, test: map[string]bool{}, extra: map[string][]File{}, decl: map[string][]string{}}
+	// A package's test unit is cut as code is: a test file after the
+	// test files whose helpers it uses.
+	_, onlyTests := strings.CutSuffix(u.name, testsSuffix)
+	g := fileGraph{deps: map[string][]string{}, test: map[string]bool{}, extra: map[string][]File{}, decl: map[string][]string{}, onlyTests: onlyTests}
 	var code, tail []File
 	for _, f := range u.files {
 		switch {
 		case f.Kind != "added":
 			return nil, fmt.Sprintf("%s is %s, and only a package of new files is cut (its old files could clash with the new ones)", f.Path, f.Kind)
-		case path.Ext(f.Path) == ".go" && f.Dir() == u.name:
+		case f.isGoCode() && f.Dir() == u.dirs[0]:
 			code = append(code, f)
 		default:
 			tail = append(tail, f)
@@ -48,13 +50,20 @@ func cutPackage(u *unit, opts Options) (parts [][]File, why string) {
 			rest = append(rest, f)
 		}
 	}
-	blocks := g.blocks(sortedKeys(files))
+	lines := func(name string) int {
+		n := files[name].Lines
+		for _, f := range g.extra[name] {
+			n += f.Lines
+		}
+		return n
+	}
+	blocks := g.blocks(sortedKeys(files), lines, opts.MaxLines)
 	var cur []File
-	lines := 0
+	curLines := 0
 	flush := func() {
 		if len(cur) > 0 {
 			parts = append(parts, cur)
-			cur, lines = nil, 0
+			cur, curLines = nil, 0
 		}
 	}
 	for _, b := range blocks {
@@ -67,11 +76,11 @@ func cutPackage(u *unit, opts Options) (parts [][]File, why string) {
 				bl += f.Lines
 			}
 		}
-		if len(cur) > 0 && (lines+bl > opts.MaxLines || len(cur)+len(bf) > opts.MaxFiles) {
+		if len(cur) > 0 && (curLines+bl > opts.MaxLines || len(cur)+len(bf) > opts.MaxFiles) {
 			flush()
 		}
 		cur = append(cur, bf...)
-		lines += bl
+		curLines += bl
 	}
 	cur = append(cur, rest...)
 	flush()
@@ -98,6 +107,9 @@ type fileGraph struct {
 	test  map[string]bool
 	extra map[string][]File   // file → files it embeds
 	decl  map[string][]string // package.name → files declaring it
+	// onlyTests is a package's external tests, whose files are all the
+	// code there is to order.
+	onlyTests bool
 }
 
 // parse reads the package's files and links each to the files it uses.
@@ -114,7 +126,7 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 			return nil, "a main package needs its func main in every part"
 		}
 		files[f.Path] = parsedFile{f, a}
-		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go")
+		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
 		pkg := a.Name.Name
 		for _, d := range a.Decls {
 			switch d := d.(type) {
@@ -145,11 +157,20 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 		}
 	}
 	sort.Strings(codeFiles)
+	byPackage := map[string][]string{} // in a test unit: package name → its files
+	for name, f := range files {
+		byPackage[f.ast.Name.Name] = append(byPackage[f.ast.Name.Name], name)
+	}
 	for name, f := range files {
 		pkg := f.ast.Name.Name
-		if strings.HasSuffix(pkg, "_test") {
+		switch {
+		case strings.HasSuffix(pkg, "_test") && !g.onlyTests:
 			// An external test imports the whole package.
 			g.deps[name] = append(g.deps[name], codeFiles...)
+		case strings.HasSuffix(pkg, "_test"):
+			// Beside the package's own test files (export_test.go), an
+			// external test may use what they declare.
+			g.deps[name] = append(g.deps[name], byPackage[strings.TrimSuffix(pkg, "_test")]...)
 		}
 		for _, id := range f.ast.Unresolved {
 			g.deps[name] = append(g.deps[name], g.decl[pkg+"."+id.Name]...)
@@ -235,12 +256,17 @@ func (b block) reason(name string, f File) string {
 
 // blocks orders the files so that each comes after what it uses, and
 // cuts that order into blocks: code, then the tests that it completes.
-func (g *fileGraph) blocks(names []string) []block {
+// The tests are part of the code's block, unless that code is over the
+// budget by itself (a cycle of files too large for any PR): then they are
+// blocks of their own right after it, so that the part is not larger
+// still, and they go into the next parts.
+func (g *fileGraph) blocks(names []string, lines func(string) int, budget int) []block {
 	sccs := components(names, func(n string) []string { return g.deps[n] })
 	// components lists every dependency before its dependents; a test
 	// moves up to just after the last component it needs.
 	var out []block
-	var early []string // tests that need no code: they wait for the first code
+	tests := map[int][]block{} // code block → the tests that follow it
+	var early []string         // tests that need no code: they wait for the first code
 	sccOf := map[string]int{}
 	for _, scc := range sccs {
 		isTest := true
@@ -258,11 +284,12 @@ func (g *fileGraph) blocks(names []string) []block {
 					last = max(last, sccOf[d])
 				}
 			}
+			t := block{files: scc, test: map[string]bool{}}
 			for _, n := range scc {
 				sccOf[n] = last
-				out[last].test[n] = true
+				t.test[n] = true
 			}
-			out[last].files = append(out[last].files, scc...)
+			tests[last] = append(tests[last], t)
 			continue
 		}
 		b := block{files: scc, cycle: scc, test: map[string]bool{}}
@@ -278,7 +305,25 @@ func (g *fileGraph) blocks(names []string) []block {
 	if len(early) > 0 { // a package of tests only
 		out = append(out, block{files: early, test: map[string]bool{}})
 	}
-	return out
+	var ordered []block
+	for i, b := range out {
+		code := 0
+		for _, n := range b.files {
+			code += lines(n)
+		}
+		if code > budget {
+			ordered = append(append(ordered, b), tests[i]...)
+			continue
+		}
+		for _, t := range tests[i] {
+			b.files = append(b.files, t.files...)
+			for n := range t.test {
+				b.test[n] = true
+			}
+		}
+		ordered = append(ordered, b)
+	}
+	return ordered
 }
 
 // dedupe removes repeats (of a sorted list) and self.

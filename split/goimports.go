@@ -3,6 +3,7 @@ package split
 import (
 	"bytes"
 	"fmt"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"path"
@@ -14,21 +15,143 @@ import (
 )
 
 // goHeader reads what the plan needs from a Go file without parsing its
-// body: the import paths, the //go:embed patterns, and why its header
-// does not parse, if it does not (the file still goes with its directory).
-func goHeader(name string, src []byte) (imports, embeds []string, problem string) {
+// body: the package name, the import paths, the //go:embed patterns, and
+// why its header does not parse, if it does not (the file still goes
+// with its directory).
+func goHeader(name string, src []byte) (pkg string, imports, embeds []string, problem string) {
 	f, err := parser.ParseFile(token.NewFileSet(), name, src, parser.ImportsOnly)
 	if err != nil {
 		problem = fmt.Sprintf("%s does not parse: %v", name, firstLine(err.Error()))
 	}
 	if f != nil {
+		if f.Name != nil {
+			pkg = f.Name.Name
+		}
 		for _, imp := range f.Imports {
 			if p, err := strconv.Unquote(imp.Path.Value); err == nil {
 				imports = append(imports, p)
 			}
 		}
 	}
-	return imports, embedPatterns(src), problem
+	return pkg, imports, embedPatterns(src), problem
+}
+
+// isGoCode says whether the file is Go source that the go command builds
+// into a package (for some build): not a file below testdata, which it
+// never builds, nor one that the plan found is not code (notCode).
+func (f File) isGoCode() bool {
+	return path.Ext(f.Path) == ".go" && f.notCode == "" && !belowTestdata(f.Dir())
+}
+
+func belowTestdata(dir string) bool {
+	for _, part := range strings.Split(dir, "/") {
+		if part == "testdata" {
+			return true
+		}
+	}
+	return false
+}
+
+// externalTest says whether a Go file is a test of an external test
+// package (package p_test beside package p): nothing can import it, so
+// it can import anything, p and what imports p included.
+func (f File) externalTest() bool {
+	return strings.HasSuffix(f.Path, "_test.go") && strings.HasSuffix(f.pkg, "_test")
+}
+
+// excludedFromEveryBuild says why a Go file's build constraints leave it
+// out of every build, or "": their expression cannot hold unless the tag
+// ignore is set, which by convention no build sets (generators that go
+// generate runs with go run carry //go:build ignore). A //go:build line
+// wins over // +build lines, as with the go command.
+func excludedFromEveryBuild(src []byte) string {
+	var goBuild constraint.Expr
+	var plusBuild []constraint.Expr
+	for pos := 0; pos < len(src); {
+		end, next := lineAt(src, pos)
+		text := string(bytes.TrimSpace(src[pos:end]))
+		switch {
+		case text == "":
+		case strings.HasPrefix(text, "//"):
+			if constraint.IsGoBuild(text) && goBuild == nil {
+				goBuild, _ = constraint.Parse(text)
+			} else if constraint.IsPlusBuild(text) {
+				if x, err := constraint.Parse(text); err == nil {
+					plusBuild = append(plusBuild, x)
+				}
+			}
+		case strings.HasPrefix(text, "/*"):
+			// A block comment: skip to its end; code after it on the
+			// same line ends the header.
+			close := bytes.Index(src[pos:], []byte("*/"))
+			if close < 0 {
+				return ""
+			}
+			after := pos + close + 2
+			end, next = lineAt(src, after)
+			if len(bytes.TrimSpace(src[after:end])) > 0 {
+				next = len(src)
+			}
+		default:
+			next = len(src) // the package clause: the header is over
+		}
+		pos = next
+	}
+	expr := goBuild
+	if expr == nil && len(plusBuild) > 0 {
+		expr = plusBuild[0]
+		for _, x := range plusBuild[1:] {
+			expr = &constraint.AndExpr{X: expr, Y: x}
+		}
+	}
+	if expr == nil || !needsIgnoreTag(expr) {
+		return ""
+	}
+	return "excluded from every build by its build constraint (" + expr.String() + ")"
+}
+
+// lineAt is where the line that starts at pos ends, and where the next
+// one starts.
+func lineAt(src []byte, pos int) (end, next int) {
+	if i := bytes.IndexByte(src[pos:], '\n'); i >= 0 {
+		return pos + i, pos + i + 1
+	}
+	return len(src), len(src)
+}
+
+// needsIgnoreTag says whether expr holds for no set of build tags without
+// the tag ignore: every assignment of its other tags is tried (an
+// expression with more than 12 tags is taken to hold).
+func needsIgnoreTag(expr constraint.Expr) bool {
+	var tags []string
+	seen := map[string]bool{}
+	ignore := false
+	expr.Eval(func(tag string) bool {
+		if tag == "ignore" {
+			ignore = true
+		} else if !seen[tag] {
+			seen[tag] = true
+			tags = append(tags, tag)
+		}
+		return false
+	})
+	if !ignore || len(tags) > 12 {
+		return false
+	}
+	for set := 0; set < 1<<len(tags); set++ {
+		holds := expr.Eval(func(tag string) bool {
+			for i, t := range tags {
+				if t == tag {
+					return set&(1<<i) != 0
+				}
+			}
+			return false // ignore
+		})
+		if holds {
+			return false
+		}
+	}
+	return true
 }
 
 // embedPatterns are the patterns of the file's //go:embed lines.
@@ -109,7 +232,7 @@ func markMissingImports(c *Change, source *object.Tree) {
 	}
 	present := map[string]bool{}
 	for _, f := range c.Files {
-		if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
+		if f.Kind != "deleted" && f.isGoCode() {
 			present[f.Dir()] = true
 		}
 	}

@@ -2,7 +2,6 @@ package split
 
 import (
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 )
@@ -92,7 +91,7 @@ func (p *piece) goCode() bool { return hasGoCode(p.files) }
 // command ignores (a name starting with . or _).
 func hasGoCode(files []File) bool {
 	for _, f := range files {
-		if path.Ext(f.Path) == ".go" && !ignoredByDotDotDot(f.Dir()) {
+		if f.isGoCode() && !ignoredByDotDotDot(f.Dir()) {
 			return true
 		}
 	}
@@ -213,6 +212,7 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 	var drafts []*draft
 	cur := &draft{near: newNeighbourhood()}
 	near := cur.near
+	var open *piece // a part of a cut package whose next part must come next
 	for len(ready) > 0 {
 		best := -1
 		bestScore := 0
@@ -220,12 +220,25 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 		// go.mod or test data alone is no PR to build or review.
 		needsCode := goModule && !cur.goCode
 		for i, p := range ready {
+			if open != nil && (p.unit != open.unit || p.part != open.part+1) {
+				// A cut package's parts are consecutive: a reviewer
+				// reads it part after part, nothing else between.
+				continue
+			}
 			if len(cur.pieces) > 0 && !needsCode && over(cur.lines+p.lines, cur.files+len(p.files), opts) {
 				continue
 			}
+			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode {
+				continue // a cut package starts a PR of its own
+			}
 			s := near.closeness(p)
 			if needsCode && p.goCode() {
+				// Rather a small package than the first part of a cut
+				// one, which would make the PR go.mod's and the part's.
 				s += 1000
+				if p.parts > 1 {
+					s -= 500
+				}
 			}
 			if best < 0 || s > bestScore || (s == bestScore && p.rank < ready[best].rank) {
 				best, bestScore = i, s
@@ -240,6 +253,15 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 		ready = append(ready[:best], ready[best+1:]...)
 		cur.add(p)
 		near = cur.near
+		open = nil
+		if p.part < p.parts {
+			open = p
+		} else if p.parts > 1 {
+			// The last part ends its PR: what comes next is not the
+			// package that was cut.
+			drafts = append(drafts, cur)
+			near, cur = cur.near, &draft{near: newNeighbourhood()}
+		}
 		for _, d := range dependents[p] {
 			if waiting[d]--; waiting[d] == 0 {
 				ready = append(ready, d)

@@ -31,7 +31,10 @@ type PR struct {
 	// Why says how the PR came together: its theme, what joined it.
 	Why string `json:"why,omitempty"`
 
-	unitLines map[string]int // lines per package, for naming
+	// packages name what the PR holds, for its theme: a package, the
+	// members of a cycle, "p (parts 2-3 of 5)"; unitLines are their lines.
+	packages  []string
+	unitLines map[string]int
 }
 
 // Plan is the ordered series of PRs for a change.
@@ -67,14 +70,14 @@ func Make(c *Change, opts Options) (*Plan, error) {
 	plan := &Plan{Change: c}
 	prOf := map[*piece]*PR{}
 	for i, d := range drafts {
-		pr := &PR{Number: i + 1, unitLines: map[string]int{}}
+		pr := &PR{Number: i + 1}
 		for _, p := range d.pieces {
 			prOf[p] = pr
 			pr.Units = append(pr.Units, p.name())
 			pr.Files = append(pr.Files, p.files...)
 			pr.Lines += p.lines
-			pr.unitLines[p.unit.name] += p.lines
 		}
+		pr.packages, pr.unitLines = packagesOf(d.pieces)
 		if len(d.joined) > 0 {
 			pr.Why = fmt.Sprintf("; %s joined it rather than stand alone under a tenth of the budget", strings.Join(d.joined, " and "))
 		}

@@ -42,25 +42,50 @@ func realModuleFiles(t *testing.T, module string) map[string]string {
 }
 
 // TestRealModuleSplitsIntoStackedPRsThatEachBuild splits a whole real
-// module, added on an empty base, and builds and vets every tip of the
-// stack.
+// module, added on an empty base, at the default budget, checks the
+// plan's shape, and builds and vets every tip of the stack; at a larger
+// budget it checks the shape only.
 func TestRealModuleSplitsIntoStackedPRsThatEachBuild(t *testing.T) {
 	r := repoWithFiles(t, realModuleFiles(t, godsModule))
-	p := planOf(t, r, Options{MaxLines: 1500, MaxFiles: 30, SplitLarge: true})
-	largest := 0
-	for _, pr := range p.PRs {
-		largest = max(largest, pr.Lines)
-		goCode := false
-		for _, f := range pr.Files {
-			goCode = goCode || strings.HasSuffix(f.Path, ".go") || f.Path == "go.mod"
-		}
-		if !goCode {
-			t.Errorf("PR #%d (%s) holds only folders without Go code: %v", pr.Number, pr.Title, pr.Units)
-		}
-		if pr.Theme == "internal" || pr.Theme == "" {
-			t.Errorf("PR #%d has no theme: %q", pr.Number, pr.Title)
-		}
+	for _, tc := range []struct {
+		name           string
+		opts           Options
+		minPRs, maxPRs int
+		maxLargest     int
+		build          bool
+	}{
+		// The largest PR is go.mod's, with the README (1,000+ lines),
+		// licence and CI files, and the package that every other needs.
+		{"default budget", Options{MaxLines: 400, MaxFiles: 30, SplitLarge: true}, 25, 55, 3000, true},
+		{"budget 1500", Options{MaxLines: 1500, MaxFiles: 30, SplitLarge: true}, 10, 25, 3500, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := planOf(t, r, tc.opts)
+			largest := 0
+			for _, pr := range p.PRs {
+				largest = max(largest, pr.Lines)
+				goCode := false
+				for _, f := range pr.Files {
+					goCode = goCode || strings.HasSuffix(f.Path, ".go") || f.Path == "go.mod"
+				}
+				if !goCode {
+					t.Errorf("PR #%d (%s) holds only folders without Go code: %v", pr.Number, pr.Title, pr.Units)
+				}
+				if pr.Theme == "internal" || pr.Theme == "" {
+					t.Errorf("PR #%d has no theme: %q", pr.Number, pr.Title)
+				}
+			}
+			t.Logf("%s: %d files in %d PRs, the largest %d lines; warnings: %d", godsModule, len(p.Change.Files), len(p.PRs), largest, len(p.Warnings))
+			if len(p.PRs) < tc.minPRs || len(p.PRs) > tc.maxPRs {
+				t.Errorf("%d PRs, want %d to %d", len(p.PRs), tc.minPRs, tc.maxPRs)
+			}
+			if largest > tc.maxLargest {
+				t.Errorf("the largest PR has %d lines, want at most %d", largest, tc.maxLargest)
+			}
+			noStrandedSmallPR(t, p, tc.opts)
+			if tc.build {
+				buildEveryTip(t, r, p)
+			}
+		})
 	}
-	t.Logf("%s: %d files in %d PRs, the largest %d lines; warnings: %d", godsModule, len(p.Change.Files), len(p.PRs), largest, len(p.Warnings))
-	buildEveryTip(t, r, p)
 }

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/workorder"
@@ -311,5 +312,56 @@ func TestPRsAreNamedApartAndNumberedAsASeries(t *testing.T) {
 		if pr.Title != want[i] || pr.Slug != wantSlug[i] {
 			t.Errorf("PR %d is titled %q (%s), want %q (%s)", pr.Number, pr.Title, pr.Slug, want[i], wantSlug[i])
 		}
+	}
+}
+
+// A PR of a cycle of many packages was titled with every member's name
+// (390 characters on go-git; GitHub refuses a title over 256): the theme
+// is capped and names the dominant package, "and N more".
+func TestCycleTitleIsCappedAndNamesItsDominantPackage(t *testing.T) {
+	var pkgs []goPkg
+	for i := 0; i < 12; i++ {
+		lines := 10
+		if i == 7 {
+			lines = 30
+		}
+		pkgs = append(pkgs, goPkg{dir: fmt.Sprintf("averyveryverylongpackagename%02d", i), files: 1, lines: lines,
+			imports: []string{fmt.Sprintf("averyveryverylongpackagename%02d", (i+1)%12)}})
+	}
+	p := plan(t, repoWithChange(t, pkgs, nil), Options{MaxLines: 400})
+	pr := prOf(p, "averyveryverylongpackagename07")
+	if n := utf8.RuneCountInString(pr.Theme); n > 72 || len(pr.Title) > 256 {
+		t.Errorf("theme of %d characters, title of %d: %q", n, len(pr.Title), pr.Title)
+	}
+	if pr.Theme != "averyveryverylongpackagename07 and 11 more" {
+		t.Errorf("the cycle's PR is titled %q", pr.Title)
+	}
+	if got := fit(strings.Repeat("x/", 50)+"leaf", " and 3 more"); utf8.RuneCountInString(got) != 72 || !strings.HasSuffix(got, "/leaf and 3 more") {
+		t.Errorf("a long name is cut to %q", got)
+	}
+}
+
+// go.mod's unit (README, licence, CI files) is often the PR's largest,
+// but "module and 1 more" says nothing: the PR is named after its
+// package. Consecutive parts of one package read as one range.
+func TestThemesNameWhatThePRIsAbout(t *testing.T) {
+	plan := &Plan{PRs: []*PR{
+		{Number: 1, Units: []string{"go.mod", "utils"}, unitLines: map[string]int{"go.mod": 1200, "utils": 300}},
+		{Number: 2, Units: []string{"go.mod", "utils", "lists"}, unitLines: map[string]int{"go.mod": 1200, "utils": 300, "lists": 200}},
+	}}
+	name(plan)
+	if got := plan.PRs[0].Theme; got != "utils and go.mod" {
+		t.Errorf("go.mod with utils is themed %q", got)
+	}
+	if got := plan.PRs[1].Theme; got != "utils and 2 more" {
+		t.Errorf("go.mod with utils and lists is themed %q", got)
+	}
+	u := &unit{name: "plumbing"}
+	names, lines := packagesOf([]*piece{{unit: u, part: 3, parts: 4, lines: 10}, {unit: u, part: 4, parts: 4, lines: 20}})
+	if !reflect.DeepEqual(names, []string{"plumbing (parts 3-4 of 4)"}) || lines[names[0]] != 30 {
+		t.Errorf("two parts of one package in a PR are named %v (%v)", names, lines)
+	}
+	if got := displayUnit(". (tests) (part 1 of 2)"); got != "root (tests) (part 1 of 2)" {
+		t.Errorf("the root package's tests are named %q", got)
 	}
 }

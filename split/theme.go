@@ -4,17 +4,19 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // name gives each PR its theme, title and branch slug. The theme is the
 // folder its packages share, unless that folder is a bare container
 // ("internal", the root) or another PR shares it; then the PR is named
-// after its largest package.
+// after its largest package. A theme is at most maxTheme characters:
+// GitHub refuses a title over 256, and a reviewer reads the first few.
 func name(plan *Plan) {
 	commons := make([]string, len(plan.PRs))
 	count := map[string]int{}
 	for i, pr := range plan.PRs {
-		commons[i] = commonDir(unitDirs(pr.Units))
+		commons[i] = commonDir(unitDirs(pr.names()))
 		count[commons[i]]++
 	}
 	for i, pr := range plan.PRs {
@@ -26,17 +28,76 @@ func name(plan *Plan) {
 	}
 }
 
+// maxTheme is the longest theme, in characters.
+const maxTheme = 72
+
 func themeOf(pr *PR, common string, shared bool) (theme, why string) {
-	if len(pr.Units) == 1 {
-		return displayUnit(pr.Units[0]), "one package alone: " + pr.Units[0]
+	names := pr.names()
+	if len(names) == 1 {
+		return fit(displayUnit(names[0]), ""), "one package alone: " + names[0]
 	}
 	if !bareFolder(common) && !shared {
-		return common, fmt.Sprintf("%d packages that sit together under %s", len(pr.Units), common)
+		return fit(common, ""), fmt.Sprintf("%d packages that sit together under %s", len(names), common)
 	}
 	top, lines := dominant(pr)
-	return fmt.Sprintf("%s and %d more", displayUnit(top), len(pr.Units)-1),
+	rest := others(names, top)
+	more := fmt.Sprintf(" and %d more", len(rest))
+	if len(rest) == 1 {
+		if _, ok := moduleDir(rest[0]); ok {
+			more = " and " + rest[0] // go.mod, with the files of the module
+		}
+	}
+	return fit(displayUnit(top), more),
 		fmt.Sprintf("%s (%d of its %d lines) with the packages closest to it in the tree and the imports: %s",
-			top, lines, pr.Lines, strings.Join(others(pr.Units, top), ", "))
+			top, lines, pr.Lines, strings.Join(rest, ", "))
+}
+
+// fit cuts a name so that name and suffix stay within maxTheme
+// characters, keeping the name's end (the deepest folder says most).
+func fit(name, suffix string) string {
+	room := maxTheme - utf8.RuneCountInString(suffix)
+	if r := []rune(name); len(r) > room {
+		name = "…" + string(r[len(r)-room+1:])
+	}
+	return name + suffix
+}
+
+// names are what the PR holds, for naming: its packages, the members of
+// a cycle apart, consecutive parts of one package as one.
+func (pr *PR) names() []string {
+	if pr.packages != nil {
+		return pr.packages
+	}
+	return pr.Units
+}
+
+// packagesOf names what the pieces hold, with their lines.
+func packagesOf(pieces []*piece) ([]string, map[string]int) {
+	var names []string
+	lines := map[string]int{}
+	for i := 0; i < len(pieces); i++ {
+		p := pieces[i]
+		if len(p.unit.members) > 0 {
+			for _, m := range p.unit.members {
+				names = append(names, m)
+				lines[m] += p.unit.memberLines[m]
+			}
+			continue
+		}
+		n, last := p.lines, p
+		for i+1 < len(pieces) && pieces[i+1].unit == p.unit {
+			i++
+			last = pieces[i]
+			n += last.lines
+		}
+		name := p.name()
+		if last != p {
+			name = fmt.Sprintf("%s (parts %d-%d of %d)", p.unit.name, p.part, last.part, p.parts)
+		}
+		names = append(names, name)
+		lines[name] += n
+	}
+	return names, lines
 }
 
 // SeriesTitle is a PR's title: its place in the series, then its theme.
@@ -52,7 +113,15 @@ var bareFolders = map[string]bool{"": true, ".": true, "internal": true, "pkg": 
 
 func bareFolder(dir string) bool { return bareFolders[dir] }
 
+// displayUnit is how a title names a unit: the root package as root,
+// go.mod's unit as module, a package's later tests as "p (tests)".
 func displayUnit(u string) string {
+	if base, ok := strings.CutSuffix(u, testsSuffix); ok {
+		return displayUnit(base) + testsSuffix
+	}
+	if base, part, ok := strings.Cut(u, " (part"); ok && !strings.Contains(base, " + ") {
+		return displayUnit(base) + " (part" + part
+	}
 	switch u {
 	case ".":
 		return "root"
@@ -65,12 +134,11 @@ func displayUnit(u string) string {
 	return u
 }
 
-// unitDirs are the folders of a PR's units (a part names its package, a
-// cycle its members).
-func unitDirs(units []string) []string {
+// unitDirs are the folders of what a PR holds (a part names its package).
+func unitDirs(names []string) []string {
 	var out []string
-	for _, u := range units {
-		u, _, _ = strings.Cut(u, " (part ")
+	for _, u := range names {
+		u, _, _ = strings.Cut(u, " (part")
 		for _, d := range strings.Split(u, " + ") {
 			out = append(out, unitDir(d))
 		}
@@ -78,7 +146,9 @@ func unitDirs(units []string) []string {
 	return out
 }
 
-// dominant is the PR's package with the most lines.
+// dominant is the PR's package with the most lines; go.mod's unit (with
+// README, licence and CI files) only when it is alone, since "module and
+// 3 more" says nothing of what the PR is about.
 func dominant(pr *PR) (string, int) {
 	lines := pr.unitLines
 	if lines == nil {
@@ -87,14 +157,15 @@ func dominant(pr *PR) (string, int) {
 			lines[f.Dir()] += f.Lines
 		}
 	}
-	top, most := pr.Units[0], -1
-	for _, u := range pr.Units {
-		key, _, _ := strings.Cut(u, " (part ")
-		if lines[key] > most {
-			top, most = u, lines[key]
+	names := pr.names()
+	top, most := names[0], -1
+	for _, u := range names {
+		_, module := moduleDir(u)
+		if n := lines[u]; !module && n > most {
+			top, most = u, n
 		}
 	}
-	return top, most
+	return top, max(most, lines[top])
 }
 
 func others(units []string, but string) []string {

@@ -16,6 +16,12 @@ type unit struct {
 	files []File
 	lines int
 	deps  map[string]bool // units this one imports, tests included
+	// codeDeps are the deps that its code imports, not only its tests.
+	codeDeps map[string]bool
+	// members are the units merged into this one for a cycle, with
+	// their lines, for naming its PR.
+	members     []string
+	memberLines map[string]int
 }
 
 // moduleUnit holds go.mod and its neighbours, which every package needs
@@ -49,8 +55,17 @@ func moduleDir(unit string) (dir string, ok bool) {
 	return strings.CutSuffix(unit, "/"+moduleUnit)
 }
 
-// unitDir is the folder a unit is about: its own, or a module's root.
+// testsSuffix marks the unit of a package's tests that come after it:
+// "p (tests)" holds its external test package (p_test), and its own test
+// files when they would close a cycle.
+const testsSuffix = " (tests)"
+
+func testsOf(unit string) string { return unit + testsSuffix }
+
+// unitDir is the folder a unit is about: its own, a module's root, or the
+// folder of the package whose external tests it holds.
 func unitDir(unit string) string {
+	unit = strings.TrimSuffix(unit, testsSuffix)
 	if d, ok := moduleDir(unit); ok {
 		return d
 	}
@@ -87,56 +102,172 @@ func (m modules) of(dir string) string {
 // owner is the unit a file belongs to, and why.
 type owner struct{ unit, why string }
 
-// groupUnits puts each changed file in its unit.
+// groupUnits puts each changed file in its unit, and links each unit to
+// the units its files import.
 func groupUnits(c *Change, by string) map[string]*unit {
 	goModule := by == "package" && c.Module != ""
 	ownerOf := dirOwner(by)
 	if goModule {
 		ownerOf = packageOwner(c)
 	}
-	mods := modulesOf(c)
 	units := map[string]*unit{}
+	add := func(name string, f File) {
+		u := units[name]
+		if u == nil {
+			u = &unit{name: name, dirs: []string{unitDir(name)}}
+			units[name] = u
+		}
+		u.files = append(u.files, f)
+		u.lines += f.Lines
+	}
 	dirUnit := map[string]string{} // a Go file's directory → its unit
 	for _, f := range c.Files {
 		o := ownerOf(f)
-		u := units[o.unit]
-		if u == nil {
-			u = &unit{name: o.unit, dirs: []string{unitDir(o.unit)}, deps: map[string]bool{}}
-			units[o.unit] = u
-		}
 		f.Reason = o.why
-		u.files = append(u.files, f)
-		u.lines += f.Lines
-		if path.Ext(f.Path) == ".go" && f.Kind != "deleted" {
+		if f.notCode != "" {
+			f.Reason = f.notCode + ", so a plain file; " + o.why
+		}
+		if goModule && f.Kind != "deleted" && f.isGoCode() && f.externalTest() {
+			// Nothing imports an external test package, so it may import
+			// what imports its package: as the package's own imports,
+			// those made cycles of packages that do not import each
+			// other. It comes after its package and what it imports.
+			f.Reason = fmt.Sprintf("%s; external test package of %s (package %s): it comes after %s and everything it imports",
+				o.why, displayUnit(o.unit), f.pkg, displayUnit(o.unit))
+			add(testsOf(o.unit), f)
+			continue
+		}
+		add(o.unit, f)
+		if f.isGoCode() && f.Kind != "deleted" {
 			dirUnit[f.Dir()] = o.unit
 		}
 	}
+	l := linker{module: c.Module, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf}
 	for _, u := range units {
-		for _, f := range u.files {
-			if mod := mods.of(f.Dir()); goModule && mod != u.name && units[mod] != nil && path.Ext(f.Path) == ".go" {
-				u.deps[mod] = true
+		l.link(u)
+	}
+	if goModule {
+		l.untangleTests()
+	}
+	return units
+}
+
+// linker works out which units a unit's files import.
+type linker struct {
+	module   string
+	goModule bool
+	mods     modules
+	units    map[string]*unit
+	dirUnit  map[string]string
+	ownerOf  func(File) owner
+}
+
+// link sets the unit's dependencies from its files, and which of them
+// its code (not only its tests) has.
+func (l *linker) link(u *unit) {
+	u.deps, u.codeDeps = map[string]bool{}, map[string]bool{}
+	if tested, ok := strings.CutSuffix(u.name, testsSuffix); ok && l.units[tested] != nil {
+		u.deps[tested], u.codeDeps[tested] = true, true
+	}
+	for _, f := range u.files {
+		if !f.isGoCode() {
+			continue // what the go command does not build imports nothing
+		}
+		code := !strings.HasSuffix(f.Path, "_test.go")
+		need := func(dep string) {
+			if dep != "" && dep != u.name && l.units[dep] != nil {
+				u.deps[dep] = true
+				u.codeDeps[dep] = u.codeDeps[dep] || code
 			}
-			for _, imp := range f.Imports {
-				dir := packageDir(c.Module, imp)
-				if vendored := "vendor/" + imp; dir == "" && goModule && dirUnit[vendored] != "" {
-					// Built from vendor/ (vendor/modules.txt): the
-					// vendored copy comes first.
-					dir = vendored
-				}
-				if dir == "" {
-					continue
-				}
-				dep := dirUnit[dir]
-				if !goModule {
-					dep = ownerOf(File{Path: dir + "/x"}).unit
-				}
-				if dep != "" && dep != u.name && units[dep] != nil {
-					u.deps[dep] = true
-				}
+		}
+		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name {
+			need(mod)
+		}
+		for _, imp := range f.Imports {
+			dir := packageDir(l.module, imp)
+			if vendored := "vendor/" + imp; dir == "" && l.goModule && l.dirUnit[vendored] != "" {
+				// Built from vendor/ (vendor/modules.txt): the
+				// vendored copy comes first.
+				dir = vendored
+			}
+			if dir == "" {
+				continue
+			}
+			if l.goModule {
+				need(l.dirUnit[dir])
+			} else {
+				need(l.ownerOf(File{Path: dir + "/x"}).unit)
 			}
 		}
 	}
-	return units
+}
+
+// untangleTests breaks the cycles that only tests make. The go command
+// lets p's tests import q while q's tests import p (neither package
+// imports the other), but as units of a package and its tests the two
+// are a cycle, and a cycle is one PR that cannot be cut. So, while units
+// are in a cycle that an import of a test closes, the tests of the
+// member with the most such imports move to that package's test unit,
+// which comes after both; a cycle of code stays, and is merged.
+func (l *linker) untangleTests() {
+	for {
+		moved := false
+		for _, scc := range components(sortedKeys(l.units), func(n string) []string { return sortedKeys(l.units[n].deps) }) {
+			if len(scc) < 2 {
+				continue
+			}
+			in := map[string]bool{}
+			for _, n := range scc {
+				in[n] = true
+			}
+			best, most := "", 0
+			var closes []string
+			for _, n := range scc {
+				var testOnly []string
+				for _, d := range sortedKeys(l.units[n].deps) {
+					if in[d] && !l.units[n].codeDeps[d] {
+						testOnly = append(testOnly, d)
+					}
+				}
+				if len(testOnly) > most {
+					best, most, closes = n, len(testOnly), testOnly
+				}
+			}
+			if best == "" {
+				continue // a cycle of code
+			}
+			l.moveTests(l.units[best], closes)
+			moved = true
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
+// moveTests moves a package's own test files to its test unit.
+func (l *linker) moveTests(u *unit, closes []string) {
+	var kept []File
+	for _, f := range u.files {
+		if !strings.HasSuffix(f.Path, "_test.go") || !f.isGoCode() {
+			kept = append(kept, f)
+			continue
+		}
+		f.Reason += fmt.Sprintf("; %s's tests import %s, which need %s in turn (a cycle that only tests close): its tests come after them, so that the packages need not share a PR",
+			displayUnit(u.name), strings.Join(closes, ", "), displayUnit(u.name))
+		name := testsOf(u.name)
+		t := l.units[name]
+		if t == nil {
+			t = &unit{name: name, dirs: []string{unitDir(name)}}
+			l.units[name] = t
+		}
+		t.files = append(t.files, f)
+		t.lines += f.Lines
+		u.lines -= f.Lines
+	}
+	u.files = kept
+	l.link(u)
+	l.link(l.units[testsOf(u.name)])
 }
 
 // dirOwner groups by directory (by "package" in a project without go.mod)
@@ -159,16 +290,17 @@ func dirOwner(by string) func(File) owner {
 }
 
 // packageOwner gives each file of a Go module to a package: Go files to
-// their own, and files of folders without Go code (testdata, fixtures,
-// assets) to the package that embeds them, else the nearest package above
-// them, else to the module itself with go.mod.
+// their own (a package in a test folder, such as shared test helpers, is
+// a package too), and files of folders without Go code (testdata,
+// fixtures, assets) to the package that embeds them, else the nearest
+// package above them, else to the module itself with go.mod.
 func packageOwner(c *Change) func(File) owner {
 	mods := modulesOf(c)
 	packages := map[string]bool{}
 	type embed struct{ dir, pattern, file string }
 	var embedded []embed
 	for _, f := range c.Files {
-		if path.Ext(f.Path) == ".go" && f.Kind != "deleted" && testedDir(f.Dir()) == f.Dir() {
+		if f.isGoCode() && f.Kind != "deleted" {
 			packages[f.Dir()] = true
 			for _, p := range f.Embeds {
 				embedded = append(embedded, embed{f.Dir(), p, f.Path})
@@ -184,7 +316,7 @@ func packageOwner(c *Change) func(File) owner {
 				return owner{moduleUnitOf(f.Dir()), "module file of the module in " + f.Dir() + ": its packages need it first"}
 			}
 		}
-		if path.Ext(f.Path) == ".go" && packages[f.Dir()] {
+		if f.isGoCode() && packages[f.Dir()] {
 			return owner{f.Dir(), "package " + f.Dir()}
 		}
 		for _, e := range embedded {
@@ -203,11 +335,12 @@ func packageOwner(c *Change) func(File) owner {
 				break
 			}
 		}
-		// Go code in a test folder with no package above it is a package
-		// of its own: with go.mod, which every package needs, its imports
-		// would make one cycle, and one PR, of the whole change.
-		if path.Ext(f.Path) == ".go" {
-			return owner{f.Dir(), "package " + f.Dir() + ", a test folder with no package above it to go with"}
+		// A deleted Go file whose folder keeps no package, with none
+		// above it, is a unit of its own: with go.mod, which every
+		// package needs, its imports would make one cycle, and one PR,
+		// of the whole change.
+		if f.isGoCode() {
+			return owner{f.Dir(), "package " + f.Dir()}
 		}
 		// No package above it: it belongs to the module as a whole
 		// (README, licence, CI files), and comes first with its go.mod.
@@ -244,9 +377,10 @@ func mergeCycles(units map[string]*unit) map[string]*unit {
 			rename[scc[0]] = scc[0]
 			continue
 		}
-		m := &unit{name: strings.Join(scc, " + "), deps: map[string]bool{}}
+		m := &unit{name: strings.Join(scc, " + "), deps: map[string]bool{}, members: scc, memberLines: map[string]int{}}
 		for _, n := range scc {
 			m.dirs = append(m.dirs, units[n].dirs...)
+			m.memberLines[n] = units[n].lines
 			for _, f := range units[n].files {
 				f.Reason += fmt.Sprintf("; %s import each other in a cycle, so they stay in one PR", strings.Join(scc, ", "))
 				m.files = append(m.files, f)
