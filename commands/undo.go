@@ -145,6 +145,8 @@ func writeUndo(w io.Writer, r *procedure.UndoResult) error {
 		return pr.err
 	case r.DryRun:
 		pr.line("Undo plan for %s (status %s) — dry run, nothing will change:", r.Key, string(r.Status))
+	case r.AsRecorded:
+		pr.line("Undo of %s finished before; nothing changed since. What it recorded:", r.Key)
 	default:
 		pr.line("Undo of %s:", r.Key)
 	}

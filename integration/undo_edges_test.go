@@ -356,3 +356,24 @@ func TestUndoCommentsDeletesWosRepliesInReviewThreads(t *testing.T) {
 	}
 	assertUndone(t, f, gh, "task_undo", pr)
 }
+
+// A task that no run touched has nothing for undo to take back, whatever
+// its status: a person closed it, or Persephone did, and undo is not a way
+// to reopen it (as git town undo does nothing after a command that changed
+// nothing).
+func TestUndoLeavesATaskNoRunTouched(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	doc := f.seedTask("task_done")
+	doc["status"] = "closed"
+	f.importTask(doc)
+	before := writtenOf(t, f, "task_done")
+	for _, args := range [][]string{{"undo", "task_done"}, {"undo", "task_done", "--close"}, {"undo", "task_done", "--dry-run"}} {
+		r := f.wo(env, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "task_done: nothing to undo (status closed, no step recorded)") {
+			t.Errorf("wo %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+	if now := writtenOf(t, f, "task_done"); now != before || f.doc("task_done")["status"] != "closed" || len(gh.Requests()) != 0 {
+		t.Errorf("undo of an untouched closed task wrote %+v (was %+v), status %v, %d GitHub request(s)", now, before, f.doc("task_done")["status"], len(gh.Requests()))
+	}
+}

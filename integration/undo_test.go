@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/store"
 )
 
 const undoBranch = "review/01-foundation"
@@ -65,6 +67,37 @@ func prOn(gh *ghstandin.Server, number int) map[string]any {
 func hasRef(t *testing.T, dir, ref string) bool {
 	t.Helper()
 	return exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", ref).Run() == nil
+}
+
+// written is what the store holds of a task that any write changes: its
+// revision and the number of its activity-log entries. wo show prints
+// no _rev, so the store is read directly.
+type written struct {
+	Rev  string
+	Logs int
+}
+
+func writtenOf(t *testing.T, f *fixture, key string) written {
+	t.Helper()
+	ctx := context.Background()
+	s, err := store.OpenSQLiteReadOnly(ctx, f.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	doc, err := s.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := s.Logs(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, _ := doc["_rev"].(string)
+	if rev == "" {
+		t.Fatalf("the store gives %s no _rev", key)
+	}
+	return written{rev, len(logs)}
 }
 
 func undoEnvelope(t *testing.T, r woResult) map[string]any {
@@ -122,7 +155,7 @@ func TestUndoAfterACompleteRun(t *testing.T) {
 	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
 
 	// The plan changes nothing and shows the rollback hints.
-	revBefore := f.doc("task_undo")["_rev"]
+	before := writtenOf(t, f, "task_undo")
 	r := f.wo(env, "undo", "task_undo", "--dry-run")
 	if r.code != 0 {
 		t.Fatalf("undo --dry-run: exit %d\n%s", r.code, r.stderr)
@@ -133,7 +166,7 @@ func TestUndoAfterACompleteRun(t *testing.T) {
 			t.Errorf("the plan lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if f.doc("task_undo")["_rev"] != revBefore || prOn(gh, pr)["state"] != "open" || !hasRef(t, f.origin, "refs/heads/"+undoBranch) || !hasRef(t, f.repo, "refs/heads/"+undoBranch) {
+	if writtenOf(t, f, "task_undo") != before || prOn(gh, pr)["state"] != "open" || !hasRef(t, f.origin, "refs/heads/"+undoBranch) || !hasRef(t, f.repo, "refs/heads/"+undoBranch) {
 		t.Fatal("the dry run changed something")
 	}
 
@@ -161,14 +194,14 @@ func TestUndoAfterACompleteRun(t *testing.T) {
 	noSecret(t, "undo output", r.stdout+r.stderr+log.stdout)
 
 	// A second undo is a no-op: nothing written.
-	rev := f.doc("task_undo")["_rev"]
+	undone := writtenOf(t, f, "task_undo")
 	requests := len(gh.Requests())
 	r = f.wo(env, "undo", "task_undo")
 	if r.code != 0 || !strings.Contains(r.stdout, "nothing to undo") {
 		t.Fatalf("second undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if f.doc("task_undo")["_rev"] != rev || len(gh.Requests()) != requests {
-		t.Error("the second undo wrote to the task or called GitHub")
+	if now := writtenOf(t, f, "task_undo"); now != undone || len(gh.Requests()) != requests {
+		t.Errorf("the second undo wrote to the task (%+v, was %+v) or called GitHub (%d requests)", now, undone, len(gh.Requests())-requests)
 	}
 	// And the work order runs again from the start.
 	pr2 := runToTheEnd(t, f, env, "task_undo")
@@ -243,10 +276,15 @@ func TestUndoNeverTouchesAMergedPR(t *testing.T) {
 	if after["status"] != before["status"] || stateOf(after)["pr_number"] != stateOf(before)["pr_number"] {
 		t.Errorf("the task lost its record of the merge: status %v, state %v", after["status"], stateOf(after))
 	}
-	// Undo again: the same, nothing more.
-	rev := after["_rev"]
-	if r := f.wo(env, "undo", "task_undo"); r.code != 0 || f.doc("task_undo")["_rev"] != rev {
-		t.Errorf("a second undo of a merged task: exit %d, wrote: %v\n%s", r.code, f.doc("task_undo")["_rev"] != rev, r.stderr)
+	// Undo again: the same, nothing more: nothing written, nothing sent.
+	once := writtenOf(t, f, "task_undo")
+	requests := len(gh.Requests())
+	r = f.wo(env, "undo", "task_undo")
+	if now := writtenOf(t, f, "task_undo"); r.code != 0 || now != once || len(gh.Requests()) != requests {
+		t.Errorf("a second undo of a merged task: exit %d, store %+v (was %+v), %d GitHub request(s)\n%s", r.code, now, once, len(gh.Requests())-requests, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "wo cannot take a merge back") {
+		t.Errorf("the second undo does not say again what it could not take back:\n%s", r.stdout)
 	}
 }
 

@@ -45,8 +45,11 @@ type UndoResult struct {
 	Steps  []workorder.UndoStep `json:"steps"`
 	// Complete is false when something was left (someone else pushed, the
 	// pull request was merged): Steps say what and why.
-	Complete      bool     `json:"complete"`
-	NothingToUndo bool     `json:"nothing_to_undo,omitempty"`
+	Complete      bool `json:"complete"`
+	NothingToUndo bool `json:"nothing_to_undo,omitempty"`
+	// AsRecorded says an earlier undo finished (what it left stays), and
+	// Steps are what it recorded: this one changed nothing.
+	AsRecorded    bool     `json:"as_recorded,omitempty"`
 	RollbackHints []string `json:"rollback_hints,omitempty"`
 	Warnings      []string `json:"warnings,omitempty"`
 }
@@ -109,8 +112,18 @@ func (e *Engine) Undo(ctx context.Context, opts UndoOptions) (*UndoResult, error
 	}
 	res := &UndoResult{Key: task.Key, DryRun: opts.DryRun, Status: task.Status, Steps: []workorder.UndoStep{},
 		RollbackHints: task.WorkOrder.RollbackHints, Complete: true}
-	if pristine(st) && task.Status == opts.target() {
+	// A task no run touched keeps its status, whatever it is: a person or
+	// Persephone set it, and undo takes back only what runs did.
+	if pristine(st) {
 		res.NothingToUndo = true
+		return res, nil
+	}
+	// An undo that finished, leaving what it may not take back (a merged
+	// pull request, and so the state): running it again would change
+	// nothing, so it writes nothing and asks nobody, and says again what
+	// it left. It is not complete: the state, at least, was left.
+	if finished(st) {
+		res.Steps, res.AsRecorded, res.Complete = slices.Clone(st.Undo.Steps), true, false
 		return res, nil
 	}
 	if opts.DryRun {
@@ -179,6 +192,13 @@ func cleared(st workorder.State) workorder.State {
 
 // pristine reports whether the state records nothing a run did.
 func pristine(st workorder.State) bool { return workorder.StatePatch(st, cleared(st)) == nil }
+
+// finished reports whether an undo recorded its last step, the state's,
+// and so ended: only a task whose state it had to keep (a merged pull
+// request) still has the record.
+func finished(st workorder.State) bool {
+	return st.Undo != nil && slices.ContainsFunc(st.Undo.Steps, func(s workorder.UndoStep) bool { return s.Step == "state" })
+}
 
 func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoResult, error) {
 	if !dry {

@@ -264,3 +264,61 @@ func TestUndoGoesOnWhereItStopped(t *testing.T) {
 		t.Errorf("%d closing comments, want 1: %+v", len(c), c)
 	}
 }
+
+// revOf is the task's revision in the store: every write changes it.
+func (h *stepHarness) revOf() string {
+	h.t.Helper()
+	doc, err := h.store.Get(h.ctx, fixKey)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return doc["_rev"].(string)
+}
+
+// An undo that ended leaving a merged pull request (and so the state) is
+// over: a second one writes nothing, asks GitHub nothing, and says what
+// the first left.
+func TestUndoOfAMergedTaskTwiceIsANoOp(t *testing.T) {
+	h := undoHarness(t)
+	h.GH.Merge(fixRepo, 1)
+	first, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil || first.Complete || first.AsRecorded {
+		t.Fatalf("first undo: %v, complete %v, as recorded %v", err, first.Complete, first.AsRecorded)
+	}
+	rev, requests := h.revOf(), len(h.GH.Requests())
+	again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.revOf() != rev || len(h.GH.Requests()) != requests {
+		t.Errorf("the second undo wrote (%v) or asked GitHub (%d requests)", h.revOf() != rev, len(h.GH.Requests())-requests)
+	}
+	if !again.AsRecorded || again.Complete || !strings.HasPrefix(stepsOf(again)["state"], UndoLeft) || len(again.Steps) != len(first.Steps) {
+		t.Errorf("the second undo: as recorded %v, complete %v, steps %v; want the first's %v", again.AsRecorded, again.Complete, stepsOf(again), stepsOf(first))
+	}
+}
+
+// A task whose state records nothing is not touched, whatever its status:
+// undo is not a way to reopen a task someone closed.
+func TestUndoLeavesAnUntouchedClosedTask(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	top := map[string]any{}
+	if err := h.r.setStatus(top, workorder.StatusInReview, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.r.save(h.ctx, top)
+	top = map[string]any{}
+	if err := h.r.setStatus(top, workorder.StatusClosed, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.r.save(h.ctx, top)
+	h.r.release(h.ctx)
+	rev := h.revOf()
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NothingToUndo || !res.Complete || res.Status != workorder.StatusClosed || h.revOf() != rev {
+		t.Errorf("undo of an untouched closed task: nothing to undo %v, complete %v, status %s, wrote %v", res.NothingToUndo, res.Complete, res.Status, h.revOf() != rev)
+	}
+}
