@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -62,8 +63,10 @@ Something left (someone else pushed, a merged pull request) is marked LEFT
 with the reason and does not fail the command: undo did all it may, and a
 rerun would not change it. A CI job checks "complete" in the --json data:
   wo undo KEY --json | jq -e .data.complete
-exits 1 when something was left (for --epic, .data.complete is false when
-any child left something, failed or was kept).
+exits 1 when something was left or an error stopped the undo ("stopped"
+names the step; the output then says NOT finished, never undone); for
+--epic, .data.complete is false when any child left something, failed or
+was kept.
 
 --epic KEY undoes an epic's children in reverse dependency order (the top of
 a stack of pull requests first). --dry-run prints the plan, with the work
@@ -161,6 +164,9 @@ func writeUndo(w io.Writer, r *procedure.UndoResult) error {
 	}
 	switch {
 	case r.DryRun:
+	case r.Stopped != "":
+		pr.line("%s: NOT finished: an error stopped the undo at its %s step (below); what is listed above was done and is recorded, and wo undo %s goes on from there",
+			r.Key, strings.ReplaceAll(r.Stopped, "_", " "), r.Key)
 	case r.Complete:
 		pr.line("%s: undone; status %s", r.Key, string(r.Status))
 	default:

@@ -377,3 +377,41 @@ func TestUndoLeavesATaskNoRunTouched(t *testing.T) {
 		t.Errorf("undo of an untouched closed task wrote %+v (was %+v), status %v, %d GitHub request(s)", now, before, f.doc("task_done")["status"], len(gh.Requests()))
 	}
 }
+
+// An undo that GitHub stops is not complete: the data says so (a CI job
+// checks jq -e .data.complete), and the human output never says undone.
+func TestUndoStoppedByAnErrorIsNotComplete(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	pr := runToTheEnd(t, f, env, "task_undo")
+
+	gh.Inject5xx(4)
+	r := f.wo(env, "undo", "task_undo", "--json")
+	if r.code != 5 {
+		t.Fatalf("undo while GitHub answers 502: exit %d, want 5\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	data := undoEnvelope(t, r)
+	if data["complete"] != false || data["stopped"] != "pull_request" {
+		t.Errorf("undo --json stopped by GitHub: complete %v, stopped %v; want false, pull_request\n%s", data["complete"], data["stopped"], r.stdout)
+	}
+
+	gh.Inject5xx(4)
+	r = f.wo(env, "undo", "task_undo")
+	if r.code != 5 {
+		t.Fatalf("undo while GitHub answers 502: exit %d, want 5\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "task_undo: undone") || !strings.Contains(r.stdout, "task_undo: NOT finished: an error stopped the undo at its pull request step") {
+		t.Errorf("the human output of a stopped undo:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "run wo undo task_undo again later") {
+		t.Errorf("the error does not say what to do:\n%s", r.stderr)
+	}
+	if p := prOn(gh, pr); p["state"] != "open" || !hasRef(t, f.origin, "refs/heads/"+undoBranch) {
+		t.Error("undo went on past the pull request it could not read")
+	}
+
+	r = f.wo(env, "undo", "task_undo", "--json")
+	if data := undoEnvelope(t, r); r.code != 0 || data["complete"] != true || data["stopped"] != nil {
+		t.Fatalf("the rerun: exit %d, data %v\n%s", r.code, data, r.stderr)
+	}
+	assertUndone(t, f, gh, "task_undo", pr)
+}

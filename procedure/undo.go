@@ -43,10 +43,14 @@ type UndoResult struct {
 	DryRun bool                 `json:"dry_run,omitempty"`
 	Status workorder.Status     `json:"status"`
 	Steps  []workorder.UndoStep `json:"steps"`
-	// Complete is false when something was left (someone else pushed, the
-	// pull request was merged): Steps say what and why.
-	Complete      bool `json:"complete"`
-	NothingToUndo bool `json:"nothing_to_undo,omitempty"`
+	// Complete is true only when every step finished and none left
+	// anything (someone else pushed, the pull request was merged: Steps
+	// say what and why); an undo that an error stopped is not complete.
+	Complete bool `json:"complete"`
+	// Stopped names the step at which an error stopped the undo; the
+	// Steps before it were done and are recorded.
+	Stopped       string `json:"stopped,omitempty"`
+	NothingToUndo bool   `json:"nothing_to_undo,omitempty"`
 	// AsRecorded says an earlier undo finished (what it left stays), and
 	// Steps are what it recorded: this one changed nothing.
 	AsRecorded    bool     `json:"as_recorded,omitempty"`
@@ -111,11 +115,11 @@ func (e *Engine) Undo(ctx context.Context, opts UndoOptions) (*UndoResult, error
 		return nil, err
 	}
 	res := &UndoResult{Key: task.Key, DryRun: opts.DryRun, Status: task.Status, Steps: []workorder.UndoStep{},
-		RollbackHints: task.WorkOrder.RollbackHints, Complete: true}
+		RollbackHints: task.WorkOrder.RollbackHints}
 	// A task no run touched keeps its status, whatever it is: a person or
 	// Persephone set it, and undo takes back only what runs did.
 	if pristine(st) {
-		res.NothingToUndo = true
+		res.NothingToUndo, res.Complete = true, true
 		return res, nil
 	}
 	// An undo that finished, leaving what it may not take back (a merged
@@ -123,7 +127,7 @@ func (e *Engine) Undo(ctx context.Context, opts UndoOptions) (*UndoResult, error
 	// nothing, so it writes nothing and asks nobody, and says again what
 	// it left. It is not complete: the state, at least, was left.
 	if finished(st) {
-		res.Steps, res.AsRecorded, res.Complete = slices.Clone(st.Undo.Steps), true, false
+		res.Steps, res.AsRecorded = slices.Clone(st.Undo.Steps), true
 		return res, nil
 	}
 	if opts.DryRun {
@@ -205,7 +209,8 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 		if u.state.Undo == nil {
 			u.state.Undo = &workorder.UndoRecord{By: u.Runner, Started: workorder.Timestamp(u.Now()), Steps: []workorder.UndoStep{}}
 			if err := u.save(ctx, nil); err != nil {
-				return nil, err
+				res.Stopped = "start"
+				return res, err
 			}
 			u.log(ctx, "undo_started", map[string]any{"comments": u.opts.Comments, "close": u.opts.Close})
 		}
@@ -224,6 +229,7 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 			if IsTransient(err) {
 				err = &UndoRetryLaterError{Key: u.key(), Err: err}
 			}
+			res.Stopped = step.name
 			return res, err
 		}
 		if got == nil {
@@ -236,6 +242,7 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 		}
 		u.fault("undo:" + step.name + ":before_writeback")
 		if err := u.record(ctx, *got); err != nil {
+			res.Stopped = step.name
 			return res, err
 		}
 	}
@@ -247,6 +254,7 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 		res.Steps = append(res.Steps, left)
 		if !dry {
 			if err := u.record(ctx, left); err != nil {
+				res.Stopped = "state"
 				return res, err
 			}
 		}
@@ -262,6 +270,7 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 	before := u.state.Clone()
 	from := workorder.StatusOf(u.doc)
 	if err := u.moveStatus(ctx, target); err != nil {
+		res.Stopped = "state"
 		return res, err
 	}
 	u.fault("undo:after_status")
@@ -271,6 +280,7 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 	after.Notes = append(after.Notes, fmt.Sprintf("undone by %s: %s", u.Runner, summarizeUndo(steps)))
 	u.state = after
 	if err := u.save(ctx, nil); err != nil {
+		res.Stopped = "state"
 		return res, err
 	}
 	final.Outcome, final.Reason = UndoDone, fmt.Sprintf("reset to before step 1; status %s → %s", from, target)
@@ -291,11 +301,7 @@ func mustNormalize(st workorder.State) any {
 
 func (u *undo) finish(res *UndoResult) *UndoResult {
 	res.Status = workorder.StatusOf(u.doc)
-	for _, s := range res.Steps {
-		if s.Outcome == UndoLeft {
-			res.Complete = false
-		}
-	}
+	res.Complete = !slices.ContainsFunc(res.Steps, func(s workorder.UndoStep) bool { return s.Outcome == UndoLeft })
 	res.Warnings = u.warnings
 	return res
 }

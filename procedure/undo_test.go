@@ -322,3 +322,21 @@ func TestUndoLeavesAnUntouchedClosedTask(t *testing.T) {
 		t.Errorf("undo of an untouched closed task: nothing to undo %v, complete %v, status %s, wrote %v", res.NothingToUndo, res.Complete, res.Status, h.revOf() != rev)
 	}
 }
+
+// An undo that an error stops is not complete, and says at which step it
+// stopped; the next one goes on from there.
+func TestUndoStoppedByGitHubIsNotComplete(t *testing.T) {
+	h := undoHarness(t)
+	h.GH.Inject5xx(5)
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err == nil || !IsTransient(err) {
+		t.Fatalf("undo while GitHub answers 502: %v, want a transient error", err)
+	}
+	if res == nil || res.Complete || res.Stopped != "pull_request" {
+		t.Fatalf("undo stopped by GitHub: %+v, want not complete, stopped at pull_request", res)
+	}
+	again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil || !again.Complete || again.Stopped != "" {
+		t.Errorf("the rerun: %v, %+v", err, again)
+	}
+}
