@@ -93,3 +93,39 @@ func TestUndoRemovesAnotherTasksWorktreeNamedInAState(t *testing.T) {
 		t.Errorf("wo undo of task_evil removed task_undo's worktree %s:\n%s", path, list)
 	}
 }
+
+// A state that names another task's pull request and that task's branch
+// (so the pull request's head matches) must not make wo undo close it or
+// delete wo's comments on it: the branch is not provably this task's.
+func TestUndoClosesAnotherTasksPRAndBranchNamedInAState(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	pr := runToTheEnd(t, f, env, "task_undo")
+	gh.CommentAs("acme/hermes", pr, "wo-bot", "delivered\n\n<!-- wo:task_evil:step:9 -->")
+	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
+	craftedUndoTask(f, "task_evil", map[string]any{"pr_number": pr, "branch": undoBranch})
+
+	r := f.wo(env, "undo", "task_evil", "--comments", "--json")
+	if r.code != 0 {
+		t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if p := prOn(gh, pr); p["state"] != "open" || len(gh.IssueComments("acme/hermes", pr)) != 1 {
+		t.Errorf("wo undo of task_evil touched #%d, which task_undo opened: %v, comments %v", pr, p["state"], gh.IssueComments("acme/hermes", pr))
+	}
+	if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != pushed {
+		t.Errorf("task_undo's remote branch is at %q, want %s", got, pushed)
+	}
+	data := undoEnvelope(t, r)
+	steps := map[string]map[string]any{}
+	for _, s := range data["steps"].([]any) {
+		steps[s.(map[string]any)["step"].(string)] = s.(map[string]any)
+	}
+	for _, name := range []string{"comments", "pull_request", "remote_branch"} {
+		s := steps[name]
+		if s["outcome"] != "left" || !strings.Contains(s["reason"].(string), "branch "+undoBranch) {
+			t.Errorf("%s: %v, want it left, naming the branch", name, s)
+		}
+	}
+	if data["complete"] != false {
+		t.Errorf("undo data: %v", data)
+	}
+}

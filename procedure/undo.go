@@ -735,11 +735,16 @@ type otherWorkOrder struct {
 
 // foreignPR says why the recorded pull request is not provably the one
 // this task opened, "" when it is: it must come from the task's own
-// branch and be opened by the login wo runs as.
+// branch, which must be provably this task's by the rules of the branch
+// steps (the state that names both may be another task's, copied), and
+// be opened by the login wo runs as.
 func (u *undo) foreignPR(ctx context.Context) (string, error) {
 	pr := u.pr
 	if pr.Head != u.branch() {
 		return fmt.Sprintf("pull request #%d is from branch %s, not this task's branch %s: wo did not open it for this task, so wo leaves it", pr.Number, pr.Head, u.branch()), nil
+	}
+	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+		return fmt.Sprintf("pull request #%d comes from a branch wo cannot prove is this task's, so wo leaves it: %s", pr.Number, why), err
 	}
 	client, err := u.sc.GitHub()
 	if err != nil {

@@ -197,17 +197,20 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 		if err := h.store.Create(h.ctx, other); err != nil {
 			t.Fatal(err)
 		}
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, Comments: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, step := range []string{"remote_branch", "worktree", "local_branch"} {
+		for _, step := range []string{"comments", "pull_request", "remote_branch", "worktree", "local_branch"} {
 			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") {
 				t.Errorf("%s: %q, want it left, naming task_other", step, got)
 			}
 		}
 		if !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) {
 			t.Error("a branch another task names was deleted")
+		}
+		if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "open" || len(h.GH.IssueComments(fixRepo, 1)) != 0 {
+			t.Errorf("the pull request from a branch another task names was touched: %v", p["state"])
 		}
 	})
 	t.Run("a PR someone else opened", func(t *testing.T) {
