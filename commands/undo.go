@@ -40,13 +40,18 @@ made the thing and nobody changed it since:
                  but did not record (it stopped first) is closed too when it
                  is open from the task's branch into its base and wo's login
                  opened it; one someone else opened stays
-  remote branch  deletes it only while it is at a commit wo made: the one it
-                 pushed, one it recorded making, or its local branch's tip
-                 (a push a run did not record); the remote checks this as it
+  remote branch  deletes it only while it is at a commit that this task's
+                 runs logged pushing or making; the remote checks this as it
                  deletes. If someone else pushed, it stays and undo says so
-  worktree       removes it, with the ownership checks of cleanup_worktree;
-                 one with uncommitted changes stays
-  local branch   deletes it only while it points at a commit wo made
+  worktree       removes it when its admin files carry this task's mark
+                 (or the log records making it), with the ownership checks
+                 of cleanup_worktree; one with uncommitted changes stays
+  local branch   deletes it only while it points at a commit wo logged
+                 making, or where create_branch started it
+
+The proof is the task's activity log, never the state alone: the state is
+document text that anyone who can write the document can write, so a branch
+or worktree the state names but the log does not is LEFT.
   state          resets work_order.state to before step 1 and the status to
                  open (closed with --close); the activity log keeps the history
 

@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,16 +13,57 @@ import (
 // say anything.
 func craftedUndoTask(f *fixture, key string, state map[string]any) {
 	f.t.Helper()
+	craftedWorkOrder(f, key, nil, map[string]any{"branch_name": "review/" + key, "worktree_name": key}, state)
+}
+
+// craftedWorkOrder is craftedUndoTask with the context and inputs it is
+// given merged over the seed's.
+func craftedWorkOrder(f *fixture, key string, context, inputs, state map[string]any) {
+	f.t.Helper()
 	doc := f.seedTask(key)
 	doc["status"] = "in_progress"
-	doc["work_order"].(map[string]any)["inputs"].(map[string]any)["branch_name"] = "review/" + key
-	doc["work_order"].(map[string]any)["inputs"].(map[string]any)["worktree_name"] = key
+	wo := doc["work_order"].(map[string]any)
+	for k, v := range context {
+		wo["context"].(map[string]any)[k] = v
+	}
+	for k, v := range inputs {
+		wo["inputs"].(map[string]any)[k] = v
+	}
 	st := map[string]any{"version": 1, "current_step": 7, "completed_steps": []any{1, 2, 3, 4, 5, 6}}
 	for k, v := range state {
 		st[k] = v
 	}
-	doc["work_order"].(map[string]any)["state"] = st
+	wo["state"] = st
 	f.importTask(doc)
+}
+
+// stepsIn are the steps of wo undo --json's data, by name.
+func stepsIn(t *testing.T, r woResult) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	for _, s := range undoEnvelope(t, r)["steps"].([]any) {
+		out[s.(map[string]any)["step"].(string)] = s.(map[string]any)
+	}
+	return out
+}
+
+// assertLeft checks that undo --json ended with exit 0, not complete, and
+// left each named step with a reason holding want.
+func assertLeft(t *testing.T, r woResult, want string, steps ...string) {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("undo: exit %d, want 0 (what is left does not fail undo)\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if data := undoEnvelope(t, r); data["complete"] != false {
+		t.Errorf("undo that left things says complete: %v", data)
+	}
+	got := stepsIn(t, r)
+	for _, name := range steps {
+		s := got[name]
+		if s == nil || s["outcome"] != "left" || !strings.Contains(fmt.Sprint(s["reason"]), want) {
+			t.Errorf("%s: %v, want it left, saying %q", name, s, want)
+		}
+	}
 }
 
 // A state that names the base branch, at its own tip, as the branch wo
@@ -127,5 +170,61 @@ func TestUndoClosesAnotherTasksPRAndBranchNamedInAState(t *testing.T) {
 	}
 	if data["complete"] != false {
 		t.Errorf("undo data: %v", data)
+	}
+}
+
+// A state naming a person's branch (named by no task) and its tip as the
+// commit wo made and pushed must not make wo undo delete it, on the remote
+// or here: the state is document text, and this task's runs never logged
+// making that commit or switching to that branch.
+func TestUndoDeletesAPersonsBranchNamedInAState(t *testing.T) {
+	f, _, env := undoFixture(t, "task_undo")
+	clone := filepath.Join(f.root, "alice")
+	git(t, f.root, "clone", "-q", f.origin, clone)
+	git(t, clone, "checkout", "-q", "-b", "feature/alice", "origin/"+undoBase)
+	writeFile(t, filepath.Join(clone, "alice.txt"), "alice's work\n")
+	git(t, clone, "add", "-A")
+	git(t, clone, "commit", "-q", "-m", "alice")
+	git(t, clone, "push", "-q", "origin", "feature/alice")
+	tip := git(t, clone, "rev-parse", "HEAD")
+	git(t, f.repo, "fetch", "-q", "origin", "feature/alice:feature/alice")
+	craftedWorkOrder(f, "task_evil", nil, map[string]any{"branch_name": "feature/alice", "worktree_name": "task_evil"},
+		map[string]any{"branch": "feature/alice", "pushed_sha": tip, "commit_sha": tip})
+
+	r := f.wo(env, "undo", "task_evil", "--json")
+	assertLeft(t, r, "was never switched to or pushed by this task's runs", "remote_branch", "local_branch")
+	if got := git(t, f.origin, "rev-parse", "refs/heads/feature/alice"); got != tip {
+		t.Errorf("alice's branch on the remote is at %q, want %s", got, tip)
+	}
+	if got := git(t, f.repo, "rev-parse", "refs/heads/feature/alice"); got != tip {
+		t.Errorf("alice's local branch is at %q, want %s", got, tip)
+	}
+}
+
+// A document whose worktree_root and worktree_path point at a person's
+// own linked worktree must not make wo undo remove it: wo did not create
+// it (no mark of wo's in its admin files, nothing in the task's log).
+func TestUndoRemovesAPersonsWorktreeNamedInAState(t *testing.T) {
+	f, _, env := undoFixture(t, "task_undo")
+	wt := filepath.Join(f.root, "alice-wt")
+	git(t, f.repo, "worktree", "add", "-q", "-b", "feature/alice", wt, undoBase)
+	writeFile(t, filepath.Join(wt, "alice.txt"), "alice's work\n")
+	git(t, wt, "add", "-A")
+	git(t, wt, "commit", "-q", "-m", "alice")
+	tip := git(t, wt, "rev-parse", "HEAD")
+	craftedWorkOrder(f, "task_evil", map[string]any{"worktree_root": f.root}, map[string]any{"branch_name": "feature/alice", "worktree_name": "alice-wt"},
+		map[string]any{"branch": "feature/alice", "commit_sha": tip, "worktree_path": wt, "worktree_name": "alice-wt"})
+
+	r := f.wo(env, "undo", "task_evil", "--json")
+	assertLeft(t, r, "carry no mark of wo's", "worktree")
+	assertLeft(t, r, "was never switched to or pushed by this task's runs", "local_branch")
+	if list := git(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+wt+"\n") {
+		t.Errorf("alice's worktree %s was removed:\n%s", wt, list)
+	}
+	if _, err := os.Stat(filepath.Join(wt, "alice.txt")); err != nil {
+		t.Errorf("alice's file: %v", err)
+	}
+	if got := git(t, f.repo, "rev-parse", "refs/heads/feature/alice"); got != tip {
+		t.Errorf("alice's branch is at %q, want %s", got, tip)
 	}
 }

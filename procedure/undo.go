@@ -89,10 +89,11 @@ type undo struct {
 	prRead  bool
 	prFound string
 	notOurs *github.PR
-	// foreign says why the branch is not provably this task's, "" when
-	// it is; read once.
-	foreign *string
-	others  []otherWorkOrder // the store's other work orders, read once
+	// shared says why the branch may be another task's or a base, ""
+	// when it is not; read once.
+	shared *string
+	others []otherWorkOrder // the store's other work orders, read once
+	prov   *Provenance      // this task's activity log, read once
 }
 
 // Undo takes back what the task's runs did, using only what wo recorded:
@@ -592,13 +593,14 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 		out.Outcome, out.Reason = UndoGone, "the remote has no such branch"
 		return out, nil
 	}
-	why, err := u.pushedByWo(ctx, repo, branch, tip)
+	why, err := u.pushedByWo(ctx, tip)
 	if err != nil {
 		return nil, err
 	}
 	if why == "" {
-		out.Outcome, out.Reason = UndoLeft, u.notPushedByWo(branch, remote, tip)
-		return out, nil
+		out.Outcome, out.Reason = UndoLeft, ""
+		out.Reason, err = u.notPushedByWo(ctx, branch, remote, tip)
+		return out, err
 	}
 	if dry {
 		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, %s", short(tip.String()), why)
@@ -623,59 +625,89 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 }
 
 // pushedByWo says why the remote branch's tip is wo's to delete, or ""
-// when it is not: the commit wo recorded pushing; a commit wo recorded
-// making (the push of a run that stopped before writing it back); or the
-// commit the task's local branch points at. The last deletes nothing that
-// is not kept elsewhere: the local branch step keeps a branch whose tip
-// wo did not make.
-func (u *undo) pushedByWo(ctx context.Context, repo *gitops.Repo, branch string, tip plumbing.Hash) (string, error) {
-	if tip.String() == u.st.PushedSHA {
-		return "the commit wo pushed", nil
-	}
-	why := "a commit wo made"
-	if !plumbing.IsHash(u.st.PushedSHA) {
-		why += "; wo had not recorded pushing it (a run stopped before writing it back)"
-	}
-	ours, err := u.madeByWo(ctx, tip, false)
-	if err != nil || ours {
-		return why, err
-	}
-	local, ok, err := repo.BranchHash(branch)
-	if err != nil || !ok || local != tip {
+// when it is not: a commit this task's runs logged pushing, or making (the
+// push of a run that stopped before it logged the push).
+func (u *undo) pushedByWo(ctx context.Context, tip plumbing.Hash) (string, error) {
+	prov, err := u.provenance(ctx)
+	switch {
+	case err != nil:
 		return "", err
+	case prov.PushedIt(tip):
+		return "the commit wo pushed", nil
+	case prov.Made(tip):
+		return "a commit wo made; wo had not recorded pushing it (a run stopped before writing it back)", nil
 	}
-	return "the commit wo's local branch " + branch + " points at", nil
+	return "", nil
 }
 
 // notPushedByWo says why a remote branch that wo cannot prove it pushed
 // stays.
-func (u *undo) notPushedByWo(branch, remote string, tip plumbing.Hash) string {
-	if plumbing.IsHash(u.st.PushedSHA) {
-		return (&gitops.BranchMovedError{Branch: branch, Where: remote, Tip: tip, Want: []plumbing.Hash{plumbing.NewHash(u.st.PushedSHA)}}).Error()
+func (u *undo) notPushedByWo(ctx context.Context, branch, remote string, tip plumbing.Hash) (string, error) {
+	prov, err := u.provenance(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(prov.Pushed) > 0 {
+		return fmt.Sprintf("branch %s on %s is at %s, not %s that wo pushed: someone else pushed since, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
+			branch, remote, short(tip.String()), strings.Join(prov.Pushed, ", "), remote, branch), nil
 	}
 	return fmt.Sprintf("branch %s on %s is at %s, which wo did not record making, and wo recorded no push to it: it may be someone else's, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
-		branch, remote, short(tip.String()), remote, branch)
+		branch, remote, short(tip.String()), remote, branch), nil
+}
+
+// provenance reads this task's activity log once.
+func (u *undo) provenance(ctx context.Context) (Provenance, error) {
+	if u.prov == nil {
+		entries, err := u.Store.Logs(ctx, u.key())
+		if err != nil {
+			return Provenance{}, err
+		}
+		p := ProvenanceOf(u.key(), entries)
+		u.prov = &p
+	}
+	return *u.prov, nil
 }
 
 // foreignBranch says why the task's branch is not provably its own, ""
 // when it is. The state is document text: a branch it names is this
-// task's only when it is the branch the task's inputs name, not the base
-// or source branch, not a pull request's base, and no other task names it.
+// task's only when this task's runs logged switching to it or pushing it,
+// and it is not another's (see sharedBranch).
 func (u *undo) foreignBranch(ctx context.Context) (string, error) {
-	if u.foreign != nil {
-		return *u.foreign, nil
+	why, err := u.sharedBranch(ctx)
+	if err != nil || why != "" {
+		return why, err
 	}
-	why, err := u.whyForeign(ctx)
+	prov, err := u.provenance(ctx)
 	if err != nil {
 		return "", err
 	}
-	u.foreign = &why
+	if branch := u.branch(); !prov.Branch(branch) {
+		return fmt.Sprintf(keepBranch, branch, "was never switched to or pushed by this task's runs (its activity log has no such step)"), nil
+	}
+	return "", nil
+}
+
+const keepBranch = "branch %s %s, so wo keeps it; if the task made it, delete it yourself"
+
+// sharedBranch says why the task's branch may be somebody else's, ""
+// when nothing says so: it must be the branch the task's inputs name, not
+// the base or source branch, not a pull request's base, and no other task
+// may name it. Read once.
+func (u *undo) sharedBranch(ctx context.Context) (string, error) {
+	if u.shared != nil {
+		return *u.shared, nil
+	}
+	why, err := u.whyShared(ctx)
+	if err != nil {
+		return "", err
+	}
+	u.shared = &why
 	return why, nil
 }
 
-func (u *undo) whyForeign(ctx context.Context) (string, error) {
+func (u *undo) whyShared(ctx context.Context) (string, error) {
 	branch := u.branch()
-	const keep = "branch %s %s, so wo keeps it; if the task made it, delete it yourself"
+	const keep = keepBranch
 	if named := u.sc.BranchName(); named != "" && named != branch {
 		return fmt.Sprintf(keep, branch, "is not the branch the task names ("+named+")"), nil
 	}
@@ -780,9 +812,9 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 		out.Outcome, out.Reason = UndoGone, "nothing is there"
 		return out, nil
 	}
-	// A worktree on a branch that is not provably this task's, or that
-	// another task records, may be that task's, running in it now.
-	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+	// A worktree on a branch that may be another task's, or that another
+	// task records, may be that task's, running in it now.
+	if why, err := u.sharedBranch(ctx); err != nil || why != "" {
 		out.Outcome, out.Reason = UndoLeft, why
 		return out, err
 	}
@@ -795,6 +827,10 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	if other != "" {
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("task %s records this worktree as its own, so wo keeps it", other)
 		return out, nil
+	}
+	if why, err := u.worktreeNotMade(ctx, w); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
 	}
 	// The checks of cleanup_worktree: only a worktree provably this
 	// task's, on its branch.
@@ -835,41 +871,35 @@ func exists(path string) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// loggedCommit finds the commits a step reported in the activity log
-// (their first 12 hex digits): a fix commit of the review loop that the
-// state no longer names, for instance.
-var loggedCommit = regexp.MustCompile(`(?:committed|fixed .* in|pushed .*\() ?([0-9a-f]{12})\b`)
+// worktreeNotMade says why wo cannot prove that this task's run created
+// the worktree, "" when it can: create_worktree names the task in the
+// worktree's admin files (gitops.OwnerFile), which a document cannot
+// write; a worktree made before wo wrote that file counts when this
+// task's activity log records creating it at that path.
+func (u *undo) worktreeNotMade(ctx context.Context, w *gitops.Worktree) (string, error) {
+	owner, marked := w.CreatedFor()
+	switch {
+	case marked && owner == u.key():
+		return "", nil
+	case marked:
+		return fmt.Sprintf("its admin files %s say task %s created it, not %s, so wo keeps it", w.AdminDir, owner, u.key()), nil
+	}
+	prov, err := u.provenance(ctx)
+	if err != nil || slices.ContainsFunc(prov.Worktrees, func(p string) bool { return samePath(p, w.Path) }) {
+		return "", err
+	}
+	return fmt.Sprintf("wo cannot prove it created it: its admin files %s carry no mark of wo's, and this task's activity log records creating no worktree there; it may be someone else's, so wo keeps it (remove it yourself with git worktree remove if it is not needed)", w.AdminDir), nil
+}
 
-// madeByWo reports whether the commit is one wo recorded making: the
-// commit or push in the state, or a commit a step logged; with base, also
-// the base it started from.
-func (u *undo) madeByWo(ctx context.Context, tip plumbing.Hash, base bool) (bool, error) {
-	for _, h := range []string{u.st.CommitSHA, u.st.PushedSHA} {
-		if h == tip.String() {
-			return true, nil
-		}
-	}
-	// A local branch wo switched to at its base holds nothing that would
-	// be lost; a remote one at the base may be someone else's.
-	if base && u.st.Branch != "" && u.st.BaseSHA == tip.String() {
-		return true, nil
-	}
-	entries, err := u.Store.Logs(ctx, u.key())
+// madeByWo reports whether the commit is one this task's runs logged
+// making or pushing; with base, also the commit create_branch started
+// the branch at (a branch that has not moved since holds nothing to lose).
+func (u *undo) madeByWo(ctx context.Context, branch string, tip plumbing.Hash, base bool) (bool, error) {
+	prov, err := u.provenance(ctx)
 	if err != nil {
 		return false, err
 	}
-	for _, e := range entries {
-		if e.Action != "step_completed" {
-			continue
-		}
-		note, _ := e.Details["note"].(string)
-		for _, m := range loggedCommit.FindAllStringSubmatch(note, -1) {
-			if strings.HasPrefix(tip.String(), m[1]) {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
+	return prov.Made(tip) || (base && prov.Started(branch, tip)), nil
 }
 
 func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
@@ -897,21 +927,13 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		out.Outcome, out.Reason = UndoGone, "there is no such branch"
 		return out, nil
 	}
-	ours, err := u.madeByWo(ctx, tip, true)
+	ours, err := u.madeByWo(ctx, branch, tip, true)
 	if err != nil {
 		return nil, err
 	}
 	if !ours {
-		var want []plumbing.Hash
-		for _, h := range []string{u.st.CommitSHA, u.st.PushedSHA} {
-			if plumbing.IsHash(h) && !slices.Contains(want, plumbing.NewHash(h)) {
-				want = append(want, plumbing.NewHash(h))
-			}
-		}
-		if len(want) == 0 {
-			want = []plumbing.Hash{plumbing.ZeroHash}
-		}
-		out.Outcome, out.Reason = UndoLeft, (&gitops.BranchMovedError{Branch: branch, Where: "local", Tip: tip, Want: want}).Error()
+		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("branch %s is at %s, which is not a commit this task's runs logged making: someone committed on it since, or it is not wo's, so wo keeps it; delete it yourself with git branch -D %s if it is not needed",
+			branch, short(tip.String()), branch)
 		return out, nil
 	}
 	if dry {

@@ -1,11 +1,16 @@
 package procedure
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -14,11 +19,31 @@ import (
 func undoHarness(t *testing.T) *stepHarness {
 	t.Helper()
 	h := newStepContext(t, stepOpts{GitHub: true})
-	h.upTo("wait_for_review")
+	h.completeUpTo("wait_for_review")
 	if h.stored().PRNumber != 1 {
 		t.Fatalf("the run opened no pull request: %+v", h.stored())
 	}
 	return h
+}
+
+// completeUpTo runs every step before the first of the given action and
+// completes each as the engine does: its state written back and its
+// step_completed entry in the activity log, which undo takes as proof of
+// what wo made.
+func (h *stepHarness) completeUpTo(action string) {
+	h.t.Helper()
+	for _, s := range h.r.procedure() {
+		if s.Action == action {
+			return
+		}
+		out, err := h.run(s.Action)
+		if err != nil {
+			h.t.Fatalf("%s: %v", s.Action, err)
+		}
+		if _, err := h.r.complete(h.ctx, s, out, 0); err != nil {
+			h.t.Fatal(err)
+		}
+	}
 }
 
 // hasBranch says whether the repository at dir has the branch, asking git.
@@ -342,4 +367,155 @@ func TestUndoStoppedByGitHubIsNotComplete(t *testing.T) {
 	if err != nil || !again.Complete || again.Stopped != "" {
 		t.Errorf("the rerun: %v, %+v", err, again)
 	}
+}
+
+// ProvenanceOf reads only this task's finished steps, and each note as the
+// action that wrote it words it.
+func TestProvenanceReadsTheTasksOwnSteps(t *testing.T) {
+	const a, b, c, d, e = "aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc", "dddddddddddd", "eeeeeeeeeeee"
+	step := func(key, action, note string) store.LogEntry {
+		return store.LogEntry{Action: "step_completed", TaskKey: key, Details: map[string]any{"action": action, "note": note}}
+	}
+	entries := []store.LogEntry{
+		step(fixKey, "create_worktree", "worktree /wt/pr 01 created from code-review-base ("+a+")"),
+		step(fixKey, "create_worktree", "worktree /wt/other created from the existing branch feature/x ("+b+")"),
+		step(fixKey, "create_branch", "on branch review/01 at "+a),
+		step(fixKey, "create_branch", "on branch feature/x at "+b),
+		step(fixKey, "commit", "committed "+c+": Add the foundation"),
+		step(fixKey, "commit", "nothing to commit: the branch is at "+e),
+		step(fixKey, "push", "pushed review/02 to https://github.com/acme/x.git ("+c+"); 1 file withheld"),
+		step(fixKey, "push", "review/01 already at "+e+" on /origin"),
+		step(fixKey, "conditional_loop", "fixed 2 review comment(s) in "+d+" (iteration 1); back to step 7"),
+		step(fixKey, "create_pr", "opened pull request #3: https://github.example/acme/x/pull/3"),
+		step(fixKey, "create_pr", "pull request #4 is open: https://github.example/acme/x/pull/4"),
+		step(fixKey, "create_pr", "found the open pull request #5: https://github.example/acme/x/pull/5"),
+		// Not this task's, not a finished step, or a note of another action.
+		step("task_other", "commit", "committed "+e+": theirs"),
+		{Action: "step_failed", TaskKey: fixKey, Details: map[string]any{"action": "commit", "note": "committed " + e + ": x"}},
+		step(fixKey, "checkout_files", "committed "+e+": not a commit step"),
+	}
+	p := ProvenanceOf(fixKey, entries)
+	if got := strings.Join(p.Commits, ","); got != c+","+d {
+		t.Errorf("commits %s, want %s,%s", got, c, d)
+	}
+	if got := strings.Join(p.Pushed, ","); got != c {
+		t.Errorf("pushed %s, want %s", got, c)
+	}
+	if len(p.Branches) != 3 || p.Branches["review/01"] != a || p.Branches["feature/x"] != b || p.Branches["review/02"] != "" || !p.Branch("review/02") || p.Branch("review/03") {
+		t.Errorf("branches %v", p.Branches)
+	}
+	if len(p.Adopted) != 1 || !p.Adopted["feature/x"] {
+		t.Errorf("adopted %v", p.Adopted)
+	}
+	if strings.Join(p.Worktrees, ",") != "/wt/pr 01,/wt/other" {
+		t.Errorf("worktrees %q", p.Worktrees)
+	}
+	if fmt.Sprint(p.PRs) != "[3 4 5]" {
+		t.Errorf("pull requests %v", p.PRs)
+	}
+	hash := func(prefix string) plumbing.Hash { return plumbing.NewHash(prefix + "0123456789abcdef0123456789ab") }
+	for _, c := range []struct {
+		what string
+		got  bool
+		want bool
+	}{
+		{"a commit wo made", p.Made(hash(c)), true},
+		{"a fix commit", p.Made(hash(d)), true},
+		{"a commit wo found", p.Made(hash(e)), false},
+		{"a pushed commit", p.PushedIt(hash(c)), true},
+		{"a fix, not logged as pushed", p.PushedIt(hash(d)), false},
+		{"where wo started its branch", p.Started("review/01", hash(a)), true},
+		{"another commit on its branch", p.Started("review/01", hash(b)), false},
+		{"a branch wo found existing", p.Started("feature/x", hash(b)), false},
+		{"a branch only pushed", p.Started("review/02", hash(c)), false},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}
+
+// What the state names but this task's log does not prove stays: a run
+// whose steps wrote no log entries (the state could have been written by
+// anyone) leaves its branches and pull request; the worktree carries the
+// mark create_worktree wrote, so it goes.
+func TestUndoTakesOnlyWhatTheLogProves(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true})
+	h.upTo("wait_for_review") // state written, nothing logged
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"pull_request", "remote_branch", "local_branch"} {
+		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "never switched to or pushed by this task's runs") {
+			t.Errorf("%s: %q, want it left for want of proof", step, got)
+		}
+	}
+	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoDone) {
+		t.Errorf("worktree: %q, want it removed: its admin files name the task", got)
+	}
+	if !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) || h.GH.PullRequests(fixRepo)[0]["state"] != "open" {
+		t.Error("undo took back what it cannot prove it made")
+	}
+}
+
+// A worktree is wo's when its admin files name this task, or, for one made
+// before wo wrote that mark, when this task's log records creating it.
+func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
+	marker := func(h *stepHarness) string { return filepath.Join(h.Repo, ".git", "worktrees", fixWorktree, gitops.OwnerFile) }
+	t.Run("named for another task", func(t *testing.T) {
+		h := undoHarness(t)
+		writeTestFile(t, marker(h), "task_other\n")
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task task_other created it") {
+			t.Errorf("worktree: %q", got)
+		}
+		if _, err := os.Stat(h.Worktree); err != nil {
+			t.Errorf("the worktree another task made is gone: %v", err)
+		}
+	})
+	t.Run("no mark, creation logged", func(t *testing.T) {
+		h := undoHarness(t)
+		os.Remove(marker(h))
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoDone) {
+			t.Errorf("worktree: %q, want it removed on the log's word", got)
+		}
+	})
+	t.Run("no mark, creation not logged", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{GitHub: true})
+		for _, s := range h.r.procedure() {
+			if s.Action == "wait_for_review" {
+				break
+			}
+			out, err := h.run(s.Action)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Action == "create_worktree" {
+				h.keep(out) // state only: as a document could say it
+				continue
+			}
+			if _, err := h.r.complete(h.ctx, s, out, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		os.Remove(marker(h))
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "carry no mark of wo's") {
+			t.Errorf("worktree: %q, want it left", got)
+		}
+		if _, err := os.Stat(h.Worktree); err != nil {
+			t.Errorf("an unproven worktree is gone: %v", err)
+		}
+	})
 }
