@@ -228,3 +228,28 @@ func TestUndoRemovesAPersonsWorktreeNamedInAState(t *testing.T) {
 		t.Errorf("alice's branch is at %q, want %s", got, tip)
 	}
 }
+
+// A state whose worktree_path lies outside worktree_root names no worktree
+// wo could have made: undo leaves it, with the reason, and finishes; it
+// does not fail on every rerun with its record half written.
+func TestUndoOfAWorktreePathOutsideTheRoot(t *testing.T) {
+	f, _, env := undoFixture(t, "task_undo")
+	outside := filepath.Join(f.root, "elsewhere")
+	writeFile(t, filepath.Join(outside, "keep.txt"), "someone's\n")
+	craftedUndoTask(f, "task_evil", map[string]any{"worktree_path": outside})
+
+	r := f.wo(env, "undo", "task_evil", "--json")
+	assertLeft(t, r, "is not inside work_order.context.worktree_root", "worktree")
+	if !strings.Contains(stepsIn(t, r)["worktree"]["target"].(string), outside) {
+		t.Errorf("the step does not name the path: %v", stepsIn(t, r)["worktree"])
+	}
+	if _, err := os.Stat(filepath.Join(outside, "keep.txt")); err != nil {
+		t.Errorf("the folder outside the root: %v", err)
+	}
+	if d := f.doc("task_evil"); d["status"] != "open" || stateOf(d)["undo"] != nil || stateOf(d)["worktree_path"] != nil {
+		t.Errorf("after undo: status %v, state %v", d["status"], stateOf(d))
+	}
+	if r := f.wo(env, "undo", "task_evil"); r.code != 0 || !strings.Contains(r.stdout, "nothing to undo") {
+		t.Errorf("the rerun: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

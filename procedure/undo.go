@@ -803,9 +803,17 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	if !slices.ContainsFunc(u.procedure(), func(s workorder.Step) bool { return s.Action == "create_worktree" }) {
 		return nil, nil
 	}
+	if _, err := u.sc.Repo(); err != nil {
+		return nil, err
+	}
+	// The repository opens, so what Worktree refuses is the document's
+	// word for where the worktree is (outside worktree_root, an odd
+	// name): wo never made a worktree there, so it leaves whatever is.
 	w, err := u.sc.Worktree()
 	if err != nil {
-		return nil, err
+		out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + cmpOr(deref(u.st.WorktreePath), u.st.WorktreeName), Outcome: UndoLeft,
+			Reason: err.Error() + "; wo removes only a worktree it could have made, so it leaves what is there; remove it yourself if it is stale"}
+		return out, nil
 	}
 	out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + w.Path}
 	if !exists(w.Path) && !exists(w.AdminDir) && !exists(w.Path+".wo-removing") {
@@ -862,6 +870,13 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	u.fault("undo:worktree:after_remove")
 	out.Outcome, out.Reason = UndoDone, "removed"
 	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func samePath(a, b string) bool { return filepath.Clean(a) == filepath.Clean(b) }

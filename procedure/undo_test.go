@@ -519,3 +519,31 @@ func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
 		}
 	})
 }
+
+// A worktree path that wo could not have made (outside worktree_root) is
+// left with the reason, and the undo finishes; a repository that does not
+// open is an error, not something left.
+func TestUndoOfAWorktreeWoCouldNotHaveMade(t *testing.T) {
+	h := undoHarness(t)
+	outside := filepath.Join(h.Root, "elsewhere")
+	h.setState(func(s *stateT) { s.WorktreePath = &outside })
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is not inside work_order.context.worktree_root") {
+		t.Errorf("worktree: %q", got)
+	}
+	if res.Complete || res.Status != workorder.StatusOpen || !hasBranch(t, h.Repo, fixBranch) {
+		t.Errorf("complete %v, status %s; the branch checked out in the real worktree must stay", res.Complete, res.Status)
+	}
+
+	h = newStepContext(t, stepOpts{Procedure: bareSteps("create_worktree")})
+	h.completeUpTo("none")
+	if _, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, RepoPath: filepath.Join(h.Root, "nowhere")}); err == nil || !strings.Contains(err.Error(), "nowhere") {
+		t.Errorf("undo with a repository that does not open: %v", err)
+	}
+	if _, err := os.Stat(h.Worktree); err != nil {
+		t.Errorf("the worktree: %v", err)
+	}
+}
