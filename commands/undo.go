@@ -66,7 +66,10 @@ A task with nothing to undo is left untouched.
 
 Something left (someone else pushed, a merged pull request) is marked LEFT
 with the reason and does not fail the command: undo did all it may, and a
-rerun would not change it. A CI job checks "complete" in the --json data:
+rerun would not change it. When what is left is yours to deal with (changes
+not committed, the branch checked out elsewhere, a task stacked on this
+one), the state and status are kept ("pending" in --json): deal with it and
+run wo undo KEY again to finish. A CI job checks "complete" in the --json data:
   wo undo KEY --json | jq -e .data.complete
 exits 1 when something was left or an error stopped the undo ("stopped"
 names the step; the output then says NOT finished, never undone); for
@@ -172,6 +175,9 @@ func writeUndo(w io.Writer, r *procedure.UndoResult) error {
 	case r.Stopped != "":
 		pr.line("%s: NOT finished: an error stopped the undo at its %s step (below); what is listed above was done and is recorded, and wo undo %s goes on from there",
 			r.Key, strings.ReplaceAll(r.Stopped, "_", " "), r.Key)
+	case r.Pending:
+		pr.line("%s: NOT finished: deal with what is LEFT above as it says, then run wo undo %s again to finish (the state is kept until then; status %s)",
+			r.Key, r.Key, string(r.Status))
 	case r.Complete:
 		pr.line("%s: undone; status %s", r.Key, string(r.Status))
 	default:

@@ -415,3 +415,43 @@ func TestUndoStoppedByAnErrorIsNotComplete(t *testing.T) {
 	}
 	assertUndone(t, f, gh, "task_undo", pr)
 }
+
+// A worktree left for changes not committed keeps the task's state: the
+// person discards them and runs undo again, which finishes the job (git
+// town's undo, too, can be continued after a conflict is resolved).
+func TestUndoLeftForChangesFinishesWhenRunAgain(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	if r := f.wo(append(env, "WO_FAULT=check_review:after_writeback"), "run", "task_undo"); !r.killed {
+		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
+	}
+	pr := prNumberOf(t, f, "task_undo")
+	path, _ := stateOf(f.doc("task_undo"))["worktree_path"].(string)
+	writeFile(t, filepath.Join(path, "scratch.txt"), "wip\n")
+
+	r := f.wo(env, "undo", "task_undo", "--json")
+	assertLeft(t, r, "scratch.txt", "worktree")
+	assertLeft(t, r, "is checked out at "+path, "local_branch")
+	if data := undoEnvelope(t, r); data["pending"] != true {
+		t.Errorf("undo data: %v, want pending", data)
+	}
+	if _, err := os.Stat(filepath.Join(path, "scratch.txt")); err != nil {
+		t.Errorf("the change not committed: %v", err)
+	}
+	if !hasRef(t, f.repo, "refs/heads/"+undoBranch) || hasRef(t, f.origin, "refs/heads/"+undoBranch) || prOn(gh, pr)["state"] != "closed" {
+		t.Error("undo did not take back what it could, or took the local branch")
+	}
+	if st := stateOf(f.doc("task_undo")); st["undo"] == nil || st["branch"] != undoBranch {
+		t.Errorf("the state was not kept for the rerun: %v", st)
+	}
+	human := f.wo(env, "undo", "task_undo")
+	if human.code != 0 || !strings.Contains(human.stdout, "task_undo: NOT finished: deal with what is LEFT above as it says, then run wo undo task_undo again") {
+		t.Errorf("undo before the fix: exit %d\n%s%s", human.code, human.stdout, human.stderr)
+	}
+
+	os.Remove(filepath.Join(path, "scratch.txt"))
+	r = f.wo(env, "undo", "task_undo", "--json")
+	if data := undoEnvelope(t, r); r.code != 0 || data["complete"] != true {
+		t.Fatalf("undo after the fix: exit %d, %v\n%s", r.code, data, r.stderr)
+	}
+	assertUndone(t, f, gh, "task_undo", pr)
+}

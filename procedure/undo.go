@@ -51,6 +51,10 @@ type UndoResult struct {
 	// Steps before it were done and are recorded.
 	Stopped       string `json:"stopped,omitempty"`
 	NothingToUndo bool   `json:"nothing_to_undo,omitempty"`
+	// Pending says something was left that a rerun can take back once
+	// the reason is dealt with (the step says how): the state is kept
+	// until then.
+	Pending bool `json:"pending,omitempty"`
 	// AsRecorded says an earlier undo finished (what it left stays), and
 	// Steps are what it recorded: this one changed nothing.
 	AsRecorded    bool     `json:"as_recorded,omitempty"`
@@ -94,6 +98,12 @@ type undo struct {
 	shared *string
 	others []otherWorkOrder // the store's other work orders, read once
 	prov   *Provenance      // this task's activity log, read once
+	// fixable says a step left something that a rerun can take back once
+	// the person deals with the reason.
+	fixable bool
+	// wouldRemove is the worktree a dry run would remove, so the branch
+	// checked out in it would not stay checked out.
+	wouldRemove string
 }
 
 // Undo takes back what the task's runs did, using only what wo recorded:
@@ -247,6 +257,17 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 			return res, err
 		}
 	}
+	if u.fixable {
+		// Something is left that the person can deal with (changes not
+		// committed, a branch checked out, a task stacked on this one):
+		// the state and the undo's record stay, so that a rerun, once
+		// they have, finishes the job instead of finding nothing to undo.
+		kept := workorder.UndoStep{Step: "state", Target: "work_order.state and status", Outcome: UndoLeft,
+			Reason: fmt.Sprintf("kept, with status %s, until what is LEFT above is dealt with as it says: then run wo undo %s again to finish", workorder.StatusOf(u.doc), u.key())}
+		res.Steps = append(res.Steps, kept)
+		res.Pending = true
+		return u.finish(res), nil
+	}
 	if u.merged() {
 		// The change is in the base branch: the task keeps its record and
 		// status, which say so.
@@ -330,6 +351,9 @@ func (u *undo) recorded(name string) *workorder.UndoStep {
 
 // record writes a step's outcome back, and logs it.
 func (u *undo) record(ctx context.Context, s workorder.UndoStep) error {
+	if prev := u.recorded(s.Step); prev != nil && *prev == s {
+		return nil // a rerun that found the same: nothing to write or log
+	}
 	steps := slices.DeleteFunc(slices.Clone(u.state.Undo.Steps), func(x workorder.UndoStep) bool { return x.Step == s.Step })
 	u.state.Undo.Steps = append(steps, s)
 	if err := u.save(ctx, nil); err != nil {
@@ -855,13 +879,15 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 			return nil, err
 		}
 		if len(changed) > 0 {
-			out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it has changes that are not committed (%s): commit or discard them, or remove it yourself with git worktree remove --force %s",
-				strings.Join(changed[:min(len(changed), 5)], ", "), w.Path)
+			out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it has changes that are not committed (%s): commit or discard them, or remove it yourself with git worktree remove --force %s; then run wo undo %s again",
+				strings.Join(changed[:min(len(changed), 5)], ", "), w.Path, u.key())
+			u.fixable = true
 			return out, nil
 		}
 	}
 	if dry {
 		out.Outcome, out.Reason = UndoWould, "remove it"
+		u.wouldRemove = w.Path
 		return out, nil
 	}
 	if err := w.Remove(); err != nil {
@@ -952,8 +978,9 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		return out, nil
 	}
 	if dry {
-		if where, on := repo.CheckedOutAt(branch); on && !u.worktreeWillGo(where) {
+		if where, on := repo.CheckedOutAt(branch); on && where != u.wouldRemove {
 			out.Outcome, out.Reason = UndoLeft, (&gitops.CheckedOutError{Branch: branch, Where: where}).Error()
+			u.fixable = true
 			return out, nil
 		}
 		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, which wo made", tip.String()[:12])
@@ -967,6 +994,7 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		out.Outcome, out.Reason = UndoLeft, moved.Error()
 	case errors.As(err, &checkedOut):
 		out.Outcome, out.Reason = UndoLeft, checkedOut.Error()
+		u.fixable = true
 	case err != nil:
 		return nil, err
 	case deleted:
@@ -975,13 +1003,6 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		out.Outcome, out.Reason = UndoGone, "there is no such branch"
 	}
 	return out, nil
-}
-
-// worktreeWillGo reports whether the dry run's worktree step would remove
-// the worktree at where.
-func (u *undo) worktreeWillGo(where string) bool {
-	w, err := u.sc.Worktree()
-	return err == nil && where == w.Path && checkRemove(u.sc, w) == nil
 }
 
 // EpicUndoTask is how the undo of one child of an epic fared.

@@ -462,7 +462,9 @@ func TestUndoTakesOnlyWhatTheLogProves(t *testing.T) {
 // A worktree is wo's when its admin files name this task, or, for one made
 // before wo wrote that mark, when this task's log records creating it.
 func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
-	marker := func(h *stepHarness) string { return filepath.Join(h.Repo, ".git", "worktrees", fixWorktree, gitops.OwnerFile) }
+	marker := func(h *stepHarness) string {
+		return filepath.Join(h.Repo, ".git", "worktrees", fixWorktree, gitops.OwnerFile)
+	}
 	t.Run("named for another task", func(t *testing.T) {
 		h := undoHarness(t)
 		writeTestFile(t, marker(h), "task_other\n")
@@ -534,8 +536,10 @@ func TestUndoOfAWorktreeWoCouldNotHaveMade(t *testing.T) {
 	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is not inside work_order.context.worktree_root") {
 		t.Errorf("worktree: %q", got)
 	}
-	if res.Complete || res.Status != workorder.StatusOpen || !hasBranch(t, h.Repo, fixBranch) {
-		t.Errorf("complete %v, status %s; the branch checked out in the real worktree must stay", res.Complete, res.Status)
+	// The branch is checked out in the real worktree, which undo did not
+	// look at: it stays, and so does the state, until a person removes it.
+	if got := stepsOf(res)["local_branch"]; res.Complete || !res.Pending || !strings.Contains(got, "is checked out at "+h.Worktree) || !hasBranch(t, h.Repo, fixBranch) {
+		t.Errorf("complete %v, pending %v, local branch %q; the branch checked out in the real worktree must stay", res.Complete, res.Pending, got)
 	}
 
 	h = newStepContext(t, stepOpts{Procedure: bareSteps("create_worktree")})
@@ -546,4 +550,76 @@ func TestUndoOfAWorktreeWoCouldNotHaveMade(t *testing.T) {
 	if _, err := os.Stat(h.Worktree); err != nil {
 		t.Errorf("the worktree: %v", err)
 	}
+}
+
+// What a person can deal with (changes not committed in the worktree, the
+// branch checked out elsewhere) is left, and the state with it: once they
+// have, the next undo finishes instead of finding nothing to undo.
+func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
+	t.Run("changes not committed", func(t *testing.T) {
+		h := undoHarness(t)
+		writeTestFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
+		plan, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(plan)["local_branch"]; !strings.HasPrefix(got, UndoLeft) || !plan.Pending {
+			t.Errorf("the plan: local branch %q, pending %v; the worktree that stays keeps it checked out", got, plan.Pending)
+		}
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "scratch.txt") || !strings.Contains(got, "run wo undo "+fixKey+" again") {
+			t.Errorf("worktree: %q", got)
+		}
+		if got := stepsOf(res)["state"]; res.Complete || !res.Pending || !strings.HasPrefix(got, UndoLeft) || res.Status != workorder.StatusInProgress {
+			t.Errorf("complete %v, pending %v, status %s, state %q: the state must be kept", res.Complete, res.Pending, res.Status, got)
+		}
+		if st := h.stored(); st.Undo == nil || st.PRNumber != 1 || st.Branch != fixBranch {
+			t.Errorf("the state was not kept: %+v", st)
+		}
+		// Nothing changed: the rerun leaves the same, and logs nothing new.
+		logs, _ := h.store.Logs(h.ctx, fixKey)
+		if again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey}); err != nil || !again.Pending {
+			t.Fatalf("the rerun before the fix: %v, %+v", err, again)
+		}
+		if now, _ := h.store.Logs(h.ctx, fixKey); len(now) != len(logs) {
+			t.Errorf("a rerun that found the same logged %d entries", len(now)-len(logs))
+		}
+		os.Remove(filepath.Join(h.Worktree, "scratch.txt"))
+		done, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil || !done.Complete || done.Pending || done.Status != workorder.StatusOpen {
+			t.Fatalf("the rerun after the fix: %v, %v", err, stepsOf(done))
+		}
+		if hasBranch(t, h.Repo, fixBranch) || h.stored().Undo != nil {
+			t.Error("the rerun did not finish")
+		}
+		if c := h.GH.IssueComments(fixRepo, 1); len(c) != 1 {
+			t.Errorf("%d closing comments, want 1", len(c))
+		}
+	})
+	t.Run("the branch checked out elsewhere", func(t *testing.T) {
+		h := undoHarness(t)
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, DryRun: true})
+		if err != nil || res.Pending || !strings.HasPrefix(stepsOf(res)["local_branch"], UndoWould) {
+			t.Fatalf("the plan with nothing in the way: %v, pending %v, %v", err, res.Pending, stepsOf(res))
+		}
+		// A person removes wo's worktree and checks the branch out in the
+		// main checkout.
+		gitIn(t, h.Repo, "worktree", "remove", h.Worktree)
+		gitIn(t, h.Repo, "checkout", "-q", fixBranch)
+		res, err = h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is checked out at "+h.Repo) || !res.Pending {
+			t.Errorf("local branch: %q, pending %v", got, res.Pending)
+		}
+		gitIn(t, h.Repo, "checkout", "-q", "main")
+		done, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil || !done.Complete || hasBranch(t, h.Repo, fixBranch) {
+			t.Errorf("the rerun after the fix: %v, %v", err, stepsOf(done))
+		}
+	})
 }
