@@ -382,7 +382,10 @@ func TestUndoSIGKILLAtRandomMomentsThenRerun(t *testing.T) {
 	}
 }
 
-func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
+// stackedEpic splits a change into an epic of three stacked PRs
+// (task_stack_pr01 at the bottom) and runs it to the end.
+func stackedEpic(t *testing.T) (*fixture, *ghstandin.Server, []string) {
+	t.Helper()
 	f := goModuleFixture(t, 3)
 	gh := ghstandin.New(secretToken)
 	gh.Remotes["acme/big"] = f.origin
@@ -390,7 +393,7 @@ func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
 	if err := gh.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer gh.Close()
+	t.Cleanup(gh.Close)
 	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
 	r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
 		"--github-repo", "acme/big", "--worktree-root", f.wtRoot, "--max-lines", "12", "--epic-key", "task_stack", "--json")
@@ -404,33 +407,57 @@ func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
 	if len(prs) != 3 {
 		t.Fatalf("%d pull requests, want a stack of 3", len(prs))
 	}
-	r = f.wo(env, "undo", "--epic", "task_stack", "--json")
-	if r.code != 0 {
-		t.Fatalf("undo --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	var env2 struct {
-		Data struct {
-			Tasks    []struct{ Key, Outcome string }
-			Complete bool
+	for i, p := range prs {
+		if i > 0 && p["base"].(map[string]any)["ref"] != prs[i-1]["head"].(map[string]any)["ref"] {
+			t.Fatalf("#%v is not stacked on #%v: %v", p["number"], prs[i-1]["number"], p["base"])
 		}
 	}
-	json.Unmarshal([]byte(r.stdout), &env2)
-	if !env2.Data.Complete {
-		t.Errorf("undo --epic of a stack nobody touched: data.complete false\n%s", r.stdout)
+	return f, gh, env
+}
+
+// epicUndoData is wo undo --epic --json's data.
+type epicUndoData struct {
+	Tasks []struct {
+		Key, Outcome, Reason string
+		Undo                 map[string]any
 	}
-	var order []string
-	for _, tk := range env2.Data.Tasks {
-		order = append(order, tk.Key)
-		if tk.Outcome != "done" {
-			t.Errorf("%s: %s", tk.Key, tk.Outcome)
-		}
+	Complete bool
+}
+
+func epicUndoEnvelope(t *testing.T, r woResult) (epicUndoData, string) {
+	t.Helper()
+	var env struct {
+		Data  epicUndoData
+		Error *struct{ Code, Message string }
 	}
-	if strings.Join(order, ",") != "task_stack_pr03,task_stack_pr02,task_stack_pr01" {
-		t.Errorf("undone in the order %v, want the top of the stack first", order)
+	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil {
+		t.Fatalf("undo --epic --json printed %q: %v", r.stdout, err)
 	}
+	code := ""
+	if env.Error != nil {
+		code = env.Error.Code
+	}
+	return env.Data, code
+}
+
+// assertStackUndone checks with git and the stand-in that nothing of the
+// epic's runs is left: every PR closed, not merged, with one comment
+// saying why; no branch but base on the remote or here; no worktree but
+// the main one; every child at step 0, open.
+func assertStackUndone(t *testing.T, f *fixture, gh *ghstandin.Server) {
+	t.Helper()
 	for _, p := range gh.PullRequests("acme/big") {
 		if p["state"] != "closed" || p["merged"] == true {
 			t.Errorf("pull request #%v is %v (merged %v), want closed", p["number"], p["state"], p["merged"])
+		}
+		closing := 0
+		for _, c := range gh.IssueComments("acme/big", p["number"].(int)) {
+			if c.Author == "wo-bot" && strings.Contains(c.Body, "wo undo: closing this pull request") {
+				closing++
+			}
+		}
+		if closing != 1 {
+			t.Errorf("pull request #%v has %d closing comments, want 1", p["number"], closing)
 		}
 	}
 	if got := git(t, f.origin, "branch", "--list"); got != "base" && got != "* base" {
@@ -439,9 +466,72 @@ func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
 	if got := git(t, f.repo, "branch", "--list", "review/*"); got != "" {
 		t.Errorf("local branches left: %q", got)
 	}
-	for _, k := range order {
-		if d := f.doc(k); d["status"] != "open" || fmt.Sprint(stateOf(d)["current_step"]) != "0" {
-			t.Errorf("%s after undo: status %v, step %v", k, d["status"], stateOf(d)["current_step"])
+	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+		t.Errorf("worktrees left:\n%s", list)
+	}
+	for _, k := range []string{"task_stack_pr01", "task_stack_pr02", "task_stack_pr03"} {
+		if d := f.doc(k); d["status"] != "open" || fmt.Sprint(stateOf(d)["current_step"]) != "0" || stateOf(d)["undo"] != nil {
+			t.Errorf("%s after undo: status %v, state %v", k, d["status"], stateOf(d))
 		}
 	}
+}
+
+func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
+	f, gh, env := stackedEpic(t)
+	r := f.wo(env, "undo", "--epic", "task_stack", "--json")
+	if r.code != 0 {
+		t.Fatalf("undo --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	data, _ := epicUndoEnvelope(t, r)
+	if !data.Complete {
+		t.Errorf("undo --epic of a stack nobody touched: data.complete false\n%s", r.stdout)
+	}
+	var order []string
+	for _, tk := range data.Tasks {
+		order = append(order, tk.Key)
+		if tk.Outcome != "done" || tk.Undo["complete"] != true {
+			t.Errorf("%s: %s, complete %v", tk.Key, tk.Outcome, tk.Undo["complete"])
+		}
+	}
+	if strings.Join(order, ",") != "task_stack_pr03,task_stack_pr02,task_stack_pr01" {
+		t.Errorf("undone in the order %v, want the top of the stack first", order)
+	}
+	assertStackUndone(t, f, gh)
+}
+
+// Undoing the bottom of a stack alone must not delete its branch: the PR
+// above is based on it, and GitHub closes a PR whose base is deleted, for
+// good. The branch is left, with what to run instead, and the task's
+// state kept; the undo of the epic then finishes it.
+func TestUndoTheBottomOfAStackAlone(t *testing.T) {
+	f, gh, env := stackedEpic(t)
+	prs := gh.PullRequests("acme/big")
+	bottom := prs[0]["head"].(map[string]any)["ref"].(string)
+
+	r := f.wo(env, "undo", "task_stack_pr01", "--json")
+	want := "is the base of task task_stack_pr02"
+	assertLeft(t, r, want, "remote_branch", "local_branch")
+	for _, s := range []string{"wo undo --epic task_stack", "wo undo task_stack_pr02"} {
+		if !strings.Contains(fmt.Sprint(stepsIn(t, r)["remote_branch"]["reason"]), s) {
+			t.Errorf("the reason does not say to run %q: %v", s, stepsIn(t, r)["remote_branch"])
+		}
+	}
+	if data := undoEnvelope(t, r); data["pending"] != true {
+		t.Errorf("undo data: %v, want pending (the state kept for a rerun)", data)
+	}
+	if !hasRef(t, f.origin, "refs/heads/"+bottom) {
+		t.Fatalf("the base of #2, %s, was deleted on the remote", bottom)
+	}
+	time.Sleep(100 * time.Millisecond) // the stand-in closes PRs on a deleted base within a tick
+	for i, p := range gh.PullRequests("acme/big") {
+		if want := map[bool]string{true: "closed", false: "open"}[i == 0]; p["state"] != want {
+			t.Errorf("pull request #%v is %v, want %s", p["number"], p["state"], want)
+		}
+	}
+
+	r = f.wo(env, "undo", "--epic", "task_stack", "--json")
+	if data, _ := epicUndoEnvelope(t, r); r.code != 0 || !data.Complete {
+		t.Fatalf("undo --epic after: exit %d, complete %v\n%s\n%s", r.code, data.Complete, r.stdout, r.stderr)
+	}
+	assertStackUndone(t, f, gh)
 }

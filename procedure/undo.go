@@ -601,6 +601,10 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 		out.Outcome, out.Reason = UndoLeft, why
 		return out, err
 	}
+	if why, err := u.stackedOn(ctx, branch); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
+	}
 	repo, err := u.sc.Repo()
 	if err != nil {
 		return nil, err
@@ -751,6 +755,30 @@ func (u *undo) whyShared(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf(keep, branch, "is named by task "+other+" too"), nil
+}
+
+// stackedOn says why the branch must stay because another task builds on
+// it, "" when none does: a task whose context.base_branch it is and that
+// a run has touched and no undo has reset. On GitHub, deleting the branch
+// would close that task's pull request for good (GitHub closes the pull
+// requests based on a deleted branch, and they cannot be reopened). Once
+// that task is undone, a rerun of this undo takes the branch back, so the
+// undo is pending until then.
+func (u *undo) stackedOn(ctx context.Context, branch string) (string, error) {
+	other, err := u.otherTask(ctx, func(t *workorder.Task, st workorder.State) bool {
+		base, _ := t.WorkOrder.Context["base_branch"].(string)
+		return base == branch && !pristine(st)
+	})
+	if err != nil || other == "" {
+		return "", err
+	}
+	u.fixable = true
+	instead := "run wo undo " + other + " first"
+	if epic := u.task.ParentKey; epic != "" {
+		instead = fmt.Sprintf("undo the stack from the top with wo undo --epic %s, or run wo undo %s first", epic, other)
+	}
+	return fmt.Sprintf("branch %s is the base of task %s (its context.base_branch), which has not been undone: deleting it would close that task's pull request for good, so wo keeps it; %s, then wo undo %s again",
+		branch, other, instead, u.key()), nil
 }
 
 // otherTask is the key of another task in the store that match says names
@@ -953,6 +981,10 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 	}
 	out := &workorder.UndoStep{Step: "local_branch", Target: "branch " + branch}
 	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
+	}
+	if why, err := u.stackedOn(ctx, branch); err != nil || why != "" {
 		out.Outcome, out.Reason = UndoLeft, why
 		return out, err
 	}

@@ -623,3 +623,52 @@ func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 		}
 	})
 }
+
+// A branch that another task builds on (its base_branch) stays while a run
+// of that task is not undone: deleting it would close that task's pull
+// request on GitHub for good. Once that task is undone (or never ran), the
+// branch goes.
+func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
+	stacked := func(h *stepHarness, state map[string]any) {
+		h.t.Helper()
+		doc := map[string]any{"_key": "task_above", "title": "The PR above", "status": "in_review",
+			"work_order": map[string]any{"objective": "x", "context": map[string]any{"base_branch": fixBranch},
+				"inputs": map[string]any{"branch_name": "review/02-above"}, "procedure": []any{}, "state": state}}
+		if err := h.store.Create(h.ctx, doc); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	t.Run("a run of it not undone", func(t *testing.T) {
+		h := undoHarness(t)
+		stacked(h, map[string]any{"version": 1, "current_step": 6, "completed_steps": []any{1, 2, 3, 4, 5, 6}, "pr_number": 2})
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []string{"remote_branch", "local_branch"} {
+			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is the base of task task_above") || !strings.Contains(got, "run wo undo task_above first, then wo undo "+fixKey+" again") {
+				t.Errorf("%s: %q", step, got)
+			}
+		}
+		if !res.Pending || !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) {
+			t.Errorf("pending %v; the base of task_above must stay", res.Pending)
+		}
+		// In an epic, the message says to undo the stack from the top.
+		doc, _ := h.store.Get(h.ctx, fixKey)
+		if _, err := h.store.Update(h.ctx, fixKey, doc["_rev"].(string), map[string]any{"parent_key": "task_epic"}); err != nil {
+			t.Fatal(err)
+		}
+		again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if got := stepsOf(again)["remote_branch"]; err != nil || !strings.Contains(got, "undo the stack from the top with wo undo --epic task_epic, or run wo undo task_above first") {
+			t.Errorf("remote branch in an epic: %v, %q", err, got)
+		}
+	})
+	t.Run("never run", func(t *testing.T) {
+		h := undoHarness(t)
+		stacked(h, map[string]any{"version": 1, "current_step": 0, "completed_steps": []any{}})
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil || !res.Complete || hasBranch(t, h.Remote, fixBranch) || hasBranch(t, h.Repo, fixBranch) {
+			t.Errorf("with the task above untouched: %v, %v", err, stepsOf(res))
+		}
+	})
+}
