@@ -1,11 +1,19 @@
 package integration
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wo-runner/wo/integration/ghstandin"
 )
 
 // craftedUndoTask imports a work order whose state says a run made things
@@ -251,5 +259,84 @@ func TestUndoOfAWorktreePathOutsideTheRoot(t *testing.T) {
 	}
 	if r := f.wo(env, "undo", "task_evil"); r.code != 0 || !strings.Contains(r.stdout, "nothing to undo") {
 		t.Errorf("the rerun: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// lyingGitHub is a proxy in front of the stand-in that answers the
+// requests lie picks with the pull request's state turned to closed; a
+// PATCH it picks never reaches the stand-in (it is read instead), as a
+// server that answers a close without closing. It returns env with
+// GITHUB_API_URL pointing at the proxy.
+func lyingGitHub(t *testing.T, gh *ghstandin.Server, env []string, lie func(*http.Request) bool) []string {
+	t.Helper()
+	u, _ := url.Parse(gh.URL)
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.ModifyResponse = func(res *http.Response) error {
+		if res.Request.Header.Get("X-Lie") == "" {
+			return nil
+		}
+		b, _ := io.ReadAll(res.Body)
+		b = bytes.Replace(b, []byte(`"state":"open"`), []byte(`"state":"closed"`), 1)
+		res.Body = io.NopCloser(bytes.NewReader(b))
+		res.ContentLength = int64(len(b))
+		res.Header.Del("Content-Length")
+		res.Header.Del("ETag")
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if lie(r) {
+			r.Header.Set("X-Lie", "1")
+			r.Header.Del("If-None-Match")
+			if r.Method == http.MethodPatch {
+				r.Method, r.Body, r.ContentLength = http.MethodGet, http.NoBody, 0
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	var out []string
+	for _, e := range env {
+		if strings.HasPrefix(e, "GITHUB_API_URL=") {
+			e = "GITHUB_API_URL=" + srv.URL + "/"
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// A server that says an open pull request is closed, or answers a close
+// without closing, must not make undo report the pull request gone and
+// the undo complete: undo checks, stops with exit 5, and a later undo
+// finishes.
+func TestUndoBelievesAServerThatSaysThePRIsClosed(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		lie  func(*http.Request) bool
+		want string
+	}{
+		{"reads as closed", func(r *http.Request) bool { return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/pulls/1") },
+			"GitHub answers that pull request #1 is closed, but lists it open"},
+		{"a close that does not close", func(r *http.Request) bool {
+			return r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/pulls/1")
+		}, "wo closed pull request #1, but GitHub still shows it open"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, gh, env := undoFixture(t, "task_undo")
+			pr := runToTheEnd(t, f, env, "task_undo")
+			r := f.wo(lyingGitHub(t, gh, env, c.lie), "undo", "task_undo", "--json")
+			if r.code != 5 || !strings.Contains(r.stdout, c.want) {
+				t.Fatalf("undo: exit %d, want 5 saying %q\n%s\n%s", r.code, c.want, r.stdout, r.stderr)
+			}
+			if data := undoEnvelope(t, r); data["complete"] != false || data["stopped"] != "pull_request" {
+				t.Errorf("undo data: %v", data)
+			}
+			if prOn(gh, pr)["state"] != "open" || !hasRef(t, f.origin, "refs/heads/"+undoBranch) {
+				t.Error("undo went on past a pull request it could not close")
+			}
+			if r := f.wo(env, "undo", "task_undo"); r.code != 0 {
+				t.Fatalf("undo without the lie: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			assertUndone(t, f, gh, "task_undo", pr)
+		})
 	}
 }

@@ -544,6 +544,9 @@ func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 	case foreign != "":
 		out.Outcome, out.Reason = UndoLeft, foreign
 	case pr.State != github.PROpen:
+		if err := u.confirmClosed(ctx, pr); err != nil {
+			return nil, err
+		}
 		out.Outcome, out.Reason = UndoGone, "it is closed already"
 	case dry:
 		out.Outcome, out.Reason = UndoWould, "close it, with a comment saying why"
@@ -558,8 +561,20 @@ func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 			return nil, err
 		}
 		u.fault("undo:pull_request:after_comment")
-		if _, err := client.ClosePR(ctx, pr.Number); err != nil {
+		closed, err := client.ClosePR(ctx, pr.Number)
+		if err != nil {
 			return nil, err
+		}
+		// A server may answer a close without closing (or a proxy may
+		// lie): read the pull request again and believe that.
+		if closed.State == github.PRClosed {
+			closed, err = client.GetPR(ctx, pr.Number)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if closed.State != github.PRClosed {
+			return nil, Transient(fmt.Errorf("wo closed pull request #%d, but GitHub still shows it %s: close it on GitHub, or run wo undo %s again", pr.Number, closed.State, u.key()))
 		}
 		u.pr.State = github.PRClosed
 		out.Outcome, out.Reason = UndoDone, "closed, with a comment saying why"
@@ -568,6 +583,27 @@ func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		out.Reason += "; " + u.prFound
 	}
 	return out, nil
+}
+
+// confirmClosed checks a pull request that reads as closed against the
+// list of open pull requests from its branch: an undo that took a PR's
+// word for being closed would report it gone, and complete, while it is
+// open. Two answers that disagree are a retry later (GitHub's lists can
+// lag a change by a moment).
+func (u *undo) confirmClosed(ctx context.Context, pr *github.PR) error {
+	client, err := u.sc.GitHub()
+	if err != nil {
+		return err
+	}
+	open, err := client.FindOpenPR(ctx, pr.Head, pr.Base)
+	if err != nil {
+		return err
+	}
+	if open != nil && open.Number == pr.Number {
+		return Transient(fmt.Errorf("GitHub answers that pull request #%d is closed, but lists it open from %s into %s: wo does not take it as closed; close it on GitHub, or run wo undo %s again later",
+			pr.Number, pr.Head, pr.Base, u.key()))
+	}
+	return nil
 }
 
 func (u *undo) branch() string {

@@ -1,7 +1,13 @@
 package procedure
 
 import (
+	"bytes"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -669,6 +675,81 @@ func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
 		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
 		if err != nil || !res.Complete || hasBranch(t, h.Remote, fixBranch) || hasBranch(t, h.Repo, fixBranch) {
 			t.Errorf("with the task above untouched: %v, %v", err, stepsOf(res))
+		}
+	})
+}
+
+// lyingProxy stands in front of the harness's stand-in and answers the
+// requests lie picks with the pull request's state turned to closed; a
+// PATCH it picks is read instead, never sent.
+func lyingProxy(t *testing.T, h *stepHarness, lie func(*http.Request) bool) {
+	t.Helper()
+	u, _ := url.Parse(h.GH.URL)
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.ModifyResponse = func(res *http.Response) error {
+		if res.Request.Header.Get("X-Lie") == "" {
+			return nil
+		}
+		b, _ := io.ReadAll(res.Body)
+		b = bytes.Replace(b, []byte(`"state":"open"`), []byte(`"state":"closed"`), 1)
+		res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		res.Header.Del("Content-Length")
+		res.Header.Del("ETag")
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if lie(r) {
+			r.Header.Set("X-Lie", "1")
+			r.Header.Del("If-None-Match")
+			if r.Method == http.MethodPatch {
+				r.Method, r.Body, r.ContentLength = http.MethodGet, http.NoBody, 0
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	h.engine().GitHubAPI = srv.URL + "/"
+}
+
+// Undo believes a pull request closed only when GitHub's answers agree:
+// one that reads as closed but is listed open, or a close that leaves it
+// open, stops the undo for a retry; one that someone really closed is
+// gone, even with another open pull request from the same branch.
+func TestUndoChecksThatThePullRequestIsClosed(t *testing.T) {
+	pull1 := func(method string) func(*http.Request) bool {
+		return func(r *http.Request) bool { return r.Method == method && strings.HasSuffix(r.URL.Path, "/pulls/1") }
+	}
+	for _, c := range []struct {
+		name string
+		lie  func(*http.Request) bool
+		want string
+	}{
+		{"reads as closed", pull1(http.MethodGet), "GitHub answers that pull request #1 is closed, but lists it open from " + fixBranch + " into " + fixBase},
+		{"a close that does not close", pull1(http.MethodPatch), "wo closed pull request #1, but GitHub still shows it open"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := undoHarness(t)
+			lyingProxy(t, h, c.lie)
+			res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+			if err == nil || !IsTransient(err) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("undo: %v, want a retry later saying %q", err, c.want)
+			}
+			if res.Complete || h.GH.PullRequests(fixRepo)[0]["state"] != "open" {
+				t.Errorf("complete %v, PR %v", res.Complete, h.GH.PullRequests(fixRepo)[0]["state"])
+			}
+		})
+	}
+	t.Run("closed by someone", func(t *testing.T) {
+		h := undoHarness(t)
+		req, _ := http.NewRequest(http.MethodPatch, h.GH.URL+"repos/"+fixRepo+"/pulls/1", strings.NewReader(`{"state":"closed"}`))
+		req.Header.Set("Authorization", "Bearer "+standinToken)
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("closing #1: %v %v", resp, err)
+		}
+		h.GH.OpenPRAs(fixRepo, fixBranch, fixBase, "alice", "Alice's PR from the same branch")
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil || !strings.HasPrefix(stepsOf(res)["pull_request"], UndoGone) {
+			t.Errorf("undo: %v, pull request %q, want gone", err, stepsOf(res)["pull_request"])
 		}
 	})
 }
