@@ -81,8 +81,8 @@ func TestUndoDeletesTheBaseBranchNamedInAState(t *testing.T) {
 	f, _, env := undoFixture(t, "task_undo")
 	base := git(t, f.repo, "rev-parse", "code-review-base")
 	craftedUndoTask(f, "task_evil", map[string]any{"branch": "code-review-base", "pushed_sha": base, "base_sha": base, "commit_sha": base})
-	r := f.wo(env, "undo", "task_evil")
-	t.Logf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	r := f.wo(env, "undo", "task_evil", "--json")
+	assertLeft(t, r, "branch code-review-base is not the branch the task names (review/task_evil), so wo keeps it", "remote_branch", "local_branch")
 	if !hasRef(t, f.origin, "refs/heads/code-review-base") {
 		t.Error("wo undo deleted the base branch code-review-base on the remote")
 	}
@@ -97,8 +97,8 @@ func TestUndoClosesAnotherTasksPRNamedInAState(t *testing.T) {
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
 	craftedUndoTask(f, "task_evil", map[string]any{"pr_number": pr})
-	r := f.wo(env, "undo", "task_evil")
-	t.Logf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	r := f.wo(env, "undo", "task_evil", "--json")
+	assertLeft(t, r, "pull request #1 is from branch "+undoBranch+", not this task's branch review/task_evil", "pull_request")
 	if p := prOn(gh, pr); p["state"] != "open" {
 		t.Errorf("wo undo of task_evil closed #%d, which task_undo opened", pr)
 	}
@@ -116,8 +116,12 @@ func TestUndoDeletesAnotherTasksBranchNamedInAState(t *testing.T) {
 	runToTheEnd(t, f, env, "task_undo")
 	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
 	craftedUndoTask(f, "task_evil", map[string]any{"branch": undoBranch, "pushed_sha": pushed, "commit_sha": pushed})
-	r := f.wo(env, "undo", "task_evil")
-	t.Logf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	r := f.wo(env, "undo", "task_evil", "--json")
+	assertLeft(t, r, "branch "+undoBranch+" is not the branch the task names (review/task_evil)", "pull_request", "remote_branch", "local_branch")
+	// task_undo's pull request, found from the branch, is not claimed.
+	if got := fmt.Sprint(stepsIn(t, r)["pull_request"]["reason"]); strings.Contains(got, "it is wo's") {
+		t.Errorf("the pull request left says it is wo's: %s", got)
+	}
 	if !hasRef(t, f.origin, "refs/heads/"+undoBranch) {
 		t.Errorf("wo undo of task_evil deleted task_undo's branch %s on the remote", undoBranch)
 	}
@@ -129,7 +133,7 @@ func TestUndoDeletesAnotherTasksBranchNamedInAState(t *testing.T) {
 // A state that names another task's worktree (path, name and branch) must
 // not make wo undo remove it: that task may still be running in it.
 func TestUndoRemovesAnotherTasksWorktreeNamedInAState(t *testing.T) {
-	f, _, env := undoFixture(t, "task_undo")
+	f, gh, env := undoFixture(t, "task_undo")
 	if r := f.wo(append(env, "WO_FAULT=check_review:after_writeback"), "run", "task_undo"); !r.killed {
 		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
 	}
@@ -137,9 +141,15 @@ func TestUndoRemovesAnotherTasksWorktreeNamedInAState(t *testing.T) {
 	if path == "" {
 		t.Fatal("task_undo records no worktree")
 	}
-	craftedUndoTask(f, "task_evil", map[string]any{"branch": undoBranch, "worktree_path": path, "worktree_name": filepath.Base(path)})
-	r := f.wo(env, "undo", "task_evil")
-	t.Logf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	// Its inputs name the same branch and worktree too, so only the other
+	// task's record tells them apart.
+	craftedWorkOrder(f, "task_evil", nil, map[string]any{"branch_name": undoBranch, "worktree_name": filepath.Base(path)},
+		map[string]any{"branch": undoBranch, "worktree_path": path, "worktree_name": filepath.Base(path)})
+	r := f.wo(env, "undo", "task_evil", "--json")
+	assertLeft(t, r, "branch "+undoBranch+" is named by task task_undo too, so wo keeps it", "pull_request", "remote_branch", "worktree", "local_branch")
+	if !hasRef(t, f.origin, "refs/heads/"+undoBranch) || prOn(gh, 1)["state"] != "open" {
+		t.Error("wo undo of task_evil took back task_undo's remote branch or pull request")
+	}
 	if list := git(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, path) {
 		t.Errorf("wo undo of task_evil removed task_undo's worktree %s:\n%s", path, list)
 	}

@@ -579,7 +579,7 @@ func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		u.pr.State = github.PRClosed
 		out.Outcome, out.Reason = UndoDone, "closed, with a comment saying why"
 	}
-	if u.prFound != "" {
+	if u.prFound != "" && out.Outcome != UndoLeft {
 		out.Reason += "; " + u.prFound
 	}
 	return out, nil

@@ -244,6 +244,22 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 			t.Errorf("the pull request from a branch another task names was touched: %v", p["state"])
 		}
 	})
+	t.Run("an unrecorded PR from a branch another task names", func(t *testing.T) {
+		h := undoHarness(t)
+		h.setState(func(s *stateT) { s.PRNumber, s.PRURL = 0, nil })
+		other := map[string]any{"_key": "task_other", "title": "Another task", "status": "open",
+			"work_order": map[string]any{"objective": "x", "inputs": map[string]any{"branch_name": fixBranch}, "procedure": []any{}}}
+		if err := h.store.Create(h.ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") || strings.Contains(got, "wo had not recorded it") {
+			t.Errorf("pull request: %q, want it left, not claimed as wo's", got)
+		}
+	})
 	t.Run("a PR someone else opened", func(t *testing.T) {
 		h := undoHarness(t)
 		n := h.GH.OpenPRAs(fixRepo, fixBranch, fixBase, "alice", "Alice's PR")
