@@ -59,7 +59,9 @@ When the pull request was merged, undo removes the worktree and local branch
 and says what it cannot take back: the pull request, the remote branch and the
 task's state stay.
 
-Undo takes the task's lease (exit 4 if a runner holds it) and writes its
+Undo takes the task's lease (exit 4 if a runner holds it; with --epic, a
+held child is reported as running elsewhere, the others are undone and the
+exit is 3, as with wo run --epic) and writes its
 progress after every step: kill it anywhere and run it again to finish; exit
 5 when GitHub or the store still fails after retries (run it again later).
 A task with nothing to undo is left untouched.

@@ -535,3 +535,48 @@ func TestUndoTheBottomOfAStackAlone(t *testing.T) {
 	}
 	assertStackUndone(t, f, gh)
 }
+
+// A child of the epic that another runner holds is that runner's work:
+// undo --epic undoes the others (keeping what the held one builds on), and
+// exits 3 with EPIC_RUNNING_ELSEWHERE, as wo run --epic does; once the
+// runner lets go, the epic's undo finishes.
+func TestUndoAnEpicWithAChildHeldElsewhere(t *testing.T) {
+	f, gh, env := stackedEpic(t)
+	setState(t, f, "task_stack_pr02", map[string]any{"lease": map[string]any{"holder": "ci@another-host:42",
+		"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}})
+
+	r := f.wo(env, "undo", "--epic", "task_stack", "--json")
+	data, code := epicUndoEnvelope(t, r)
+	if r.code != 3 || code != "EPIC_RUNNING_ELSEWHERE" || data.Complete {
+		t.Fatalf("undo --epic with a held child: exit %d, %s, complete %v; want 3, EPIC_RUNNING_ELSEWHERE, false\n%s\n%s", r.code, code, data.Complete, r.stdout, r.stderr)
+	}
+	got := map[string]string{}
+	for _, tk := range data.Tasks {
+		got[tk.Key] = tk.Outcome + ": " + tk.Reason
+	}
+	if !strings.HasPrefix(got["task_stack_pr03"], "done") || !strings.HasPrefix(got["task_stack_pr02"], "running_elsewhere") || !strings.Contains(got["task_stack_pr02"], "ci@another-host:42") ||
+		!strings.HasPrefix(got["task_stack_pr01"], "skipped: kept: task_stack_pr02, which depends on it, was not undone") {
+		t.Errorf("children: %v", got)
+	}
+	states := map[any]any{}
+	for _, p := range gh.PullRequests("acme/big") {
+		states[p["number"]] = p["state"]
+	}
+	if states[1] != "open" || states[2] != "open" || states[3] != "closed" {
+		t.Errorf("pull requests: %v, want #3 closed and the held #2 and #1 under it open", states)
+	}
+	if got := git(t, f.origin, "branch", "--list", "review/*"); strings.Count(got, "review/") != 2 || strings.Contains(got, "review/03") {
+		t.Errorf("remote branches: %q, want review/01 and review/02 kept", got)
+	}
+	human := f.wo(env, "undo", "--epic", "task_stack")
+	if human.code != 3 || !strings.Contains(human.stdout, "task_stack_pr02: running_elsewhere") {
+		t.Errorf("the human output: exit %d\n%s%s", human.code, human.stdout, human.stderr)
+	}
+
+	setState(t, f, "task_stack_pr02", map[string]any{"lease": nil})
+	r = f.wo(env, "undo", "--epic", "task_stack", "--json")
+	if data, _ := epicUndoEnvelope(t, r); r.code != 0 || !data.Complete {
+		t.Fatalf("undo --epic once the runner let go: exit %d, complete %v\n%s\n%s", r.code, data.Complete, r.stdout, r.stderr)
+	}
+	assertStackUndone(t, f, gh)
+}

@@ -1094,7 +1094,10 @@ type EpicUndoResult struct {
 // after every task that depends on it, so that in a stack of pull requests
 // the top one goes first and no branch is deleted under a pull request
 // based on it. A task whose dependent could not be undone is kept, with
-// the reason. The error is the first task's that failed.
+// the reason. A child that another runner holds is running elsewhere, as
+// in wo run --epic (its work, not a failure of the undo): the others are
+// undone, and the epic's outcome says to come back (exit 3). The error is
+// an *EpicError carrying the worst outcome, as a run of the epic's.
 func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions) (*EpicUndoResult, error) {
 	e.defaults()
 	children, edges, err := e.epicChildren(ctx, epicKey)
@@ -1137,6 +1140,9 @@ func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions)
 				u, err := e.Undo(ctx, o)
 				t.Undo = u
 				t.Outcome = Classify(err).Outcome
+				if t.Outcome == OutcomeLeaseHeld {
+					t.Outcome = OutcomeElsewhere
+				}
 				if err != nil {
 					t.Reason = e.secrets().String(err.Error())
 					failed[key] = true
@@ -1149,10 +1155,18 @@ func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions)
 		}
 	}
 	res.Complete = true
+	worst := &EpicResult{Epic: epicKey, Worst: OutcomeDone}
 	for _, t := range res.Tasks {
 		if t.Outcome != OutcomeDone || t.Undo == nil || !t.Undo.Complete {
 			res.Complete = false
 		}
+		worst.Tasks = append(worst.Tasks, TaskOutcome{Key: t.Key, Outcome: t.Outcome, Reason: t.Reason})
+		if t.Outcome.Worse(worst.Worst) {
+			worst.Worst = t.Outcome
+		}
 	}
-	return res, first
+	if first == nil {
+		return res, nil
+	}
+	return res, &EpicError{Result: worst, Worst: first}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -768,4 +769,51 @@ func TestUndoChecksThatThePullRequestIsClosed(t *testing.T) {
 			t.Errorf("undo: %v, pull request %q, want gone", err, stepsOf(res)["pull_request"])
 		}
 	})
+}
+
+// undo --epic fares as wo run --epic: a child that another runner holds is
+// running elsewhere (exit 3, not 4), what it builds on is kept, the rest is
+// undone; with nobody holding anything, the epic's undo is complete.
+func TestUndoEpicWithAChildHeldElsewhere(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	child := func(key string, blockedBy []any, lease map[string]any) {
+		st := map[string]any{"version": 1, "current_step": 1, "completed_steps": []any{1}, "notes": []any{"ran"}}
+		if lease != nil {
+			st["lease"] = lease
+		}
+		doc := map[string]any{"_key": key, "title": key, "status": "in_progress", "parent_key": "task_epic",
+			"work_order": map[string]any{"version": "1.0", "objective": "Undo this child of the epic", "procedure": bareSteps("update_task"), "state": st,
+				"dependencies": map[string]any{"blocked_by": blockedBy, "blocks": []any{}}}}
+		if err := h.store.Create(h.ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.store.Create(h.ctx, map[string]any{"_key": "task_epic", "title": "epic", "status": "open", "type": "epic"}); err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]any{"holder": "ci@another-host:42", "expires_at": h.r.Now().Add(time.Hour).UTC().Format(time.RFC3339)}
+	child("task_a", []any{}, nil)
+	child("task_b", []any{"task_a"}, held)
+	child("task_c", []any{}, nil)
+
+	res, err := h.engine().UndoEpic(h.ctx, "task_epic", UndoOptions{})
+	if c := Classify(err); c.Outcome != OutcomeElsewhere || c.Code != "EPIC_RUNNING_ELSEWHERE" || res.Complete {
+		t.Fatalf("undo --epic with a held child: %v (%+v), complete %v", err, c, res.Complete)
+	}
+	got := map[string]RunOutcome{}
+	for _, tk := range res.Tasks {
+		got[tk.Key] = tk.Outcome
+	}
+	if got["task_b"] != OutcomeElsewhere || got["task_a"] != OutcomeSkipped || got["task_c"] != OutcomeDone {
+		t.Errorf("children: %v", got)
+	}
+
+	doc, _ := h.store.Get(h.ctx, "task_b")
+	if _, err := h.store.Update(h.ctx, "task_b", doc["_rev"].(string), map[string]any{"work_order": map[string]any{"state": map[string]any{"lease": nil}}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = h.engine().UndoEpic(h.ctx, "task_epic", UndoOptions{})
+	if err != nil || !res.Complete {
+		t.Errorf("undo --epic with nothing held: %v, complete %v, %+v", err, res.Complete, res.Tasks)
+	}
 }
