@@ -3,11 +3,14 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/integration/ghstandin"
 )
 
 const undoBase = "code-review-base"
@@ -454,4 +457,61 @@ func TestUndoLeftForChangesFinishesWhenRunAgain(t *testing.T) {
 		t.Fatalf("undo after the fix: exit %d, %v\n%s", r.code, data, r.stderr)
 	}
 	assertUndone(t, f, gh, "task_undo", pr)
+}
+
+// --close takes everything back as a plain undo does and ends with the
+// task closed; an undo after it has nothing to undo and leaves it closed.
+// Killed between the status and the state, the rerun ends closed too.
+func TestUndoClose(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	pr := runToTheEnd(t, f, env, "task_undo")
+	plan := f.wo(env, "undo", "task_undo", "--close", "--dry-run")
+	if plan.code != 0 || !strings.Contains(plan.stdout, "move status in_review → closed") {
+		t.Errorf("the plan of --close: exit %d\n%s%s", plan.code, plan.stdout, plan.stderr)
+	}
+	r := f.wo(env, "undo", "task_undo", "--close", "--json")
+	if data := undoEnvelope(t, r); r.code != 0 || data["complete"] != true || data["status"] != "closed" {
+		t.Fatalf("undo --close: exit %d, %v\n%s", r.code, data, r.stderr)
+	}
+	assertClosedUndone(t, f, gh, pr)
+
+	before := writtenOf(t, f, "task_undo")
+	for _, args := range [][]string{{"undo", "task_undo"}, {"undo", "task_undo", "--close"}} {
+		if r := f.wo(env, args...); r.code != 0 || !strings.Contains(r.stdout, "task_undo: nothing to undo (status closed") {
+			t.Errorf("wo %s after --close: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+	if now := writtenOf(t, f, "task_undo"); now != before {
+		t.Errorf("an undo after --close wrote %+v (was %+v)", now, before)
+	}
+
+	// Reopened and run again, then killed between the status and the state.
+	if r := f.wo(nil, "reset", "task_undo", "--to-step", "0"); r.code != 0 {
+		t.Fatalf("reset: exit %d\n%s", r.code, r.stderr)
+	}
+	pr = runToTheEnd(t, f, env, "task_undo")
+	if r := f.wo(append(env, "WO_FAULT=undo:after_status"), "undo", "task_undo", "--close"); !r.killed {
+		t.Fatalf("undo --close was not killed: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := f.wo(env, "undo", "task_undo", "--close"); r.code != 0 {
+		t.Fatalf("the rerun: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	assertClosedUndone(t, f, gh, pr)
+}
+
+// assertClosedUndone is assertUndone for --close: the same world, the
+// task closed.
+func assertClosedUndone(t *testing.T, f *fixture, gh *ghstandin.Server, pr int) {
+	t.Helper()
+	assertLocalGone(t, f)
+	if got := git(t, f.origin, "branch", "--list", "review/*"); got != "" {
+		t.Errorf("remote branches left: %q", got)
+	}
+	if p := prOn(gh, pr); p["state"] != "closed" || p["merged"] == true {
+		t.Errorf("pull request #%d: %v", pr, p)
+	}
+	d := f.doc("task_undo")
+	if st := stateOf(d); d["status"] != "closed" || fmt.Sprint(st["current_step"]) != "0" || st["pr_number"] != nil || st["undo"] != nil {
+		t.Errorf("after undo --close: status %v, state %v", d["status"], st)
+	}
 }
