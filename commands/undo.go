@@ -71,7 +71,8 @@ with the reason and does not fail the command: undo did all it may, and a
 rerun would not change it. When what is left is yours to deal with (changes
 not committed, the branch checked out elsewhere, a task stacked on this
 one), the state and status are kept ("pending" in --json): deal with it and
-run wo undo KEY again to finish. A CI job checks "complete" in the --json data:
+run wo undo KEY again to finish. Until an undo finishes, wo run refuses the
+task (exit 3, UNDO_UNFINISHED); wo reset KEY --to-step 0 gives the undo up. A CI job checks "complete" in the --json data:
   wo undo KEY --json | jq -e .data.complete
 exits 1 when something was left or an error stopped the undo ("stopped"
 names the step; the output then says NOT finished, never undone); for

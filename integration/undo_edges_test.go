@@ -450,6 +450,10 @@ func TestUndoLeftForChangesFinishesWhenRunAgain(t *testing.T) {
 	if human.code != 0 || !strings.Contains(human.stdout, "task_undo: NOT finished: deal with what is LEFT above as it says, then run wo undo task_undo again") {
 		t.Errorf("undo before the fix: exit %d\n%s%s", human.code, human.stdout, human.stderr)
 	}
+	// Meanwhile the task does not run on its closed PR and deleted branch.
+	if run := f.wo(env, "run", "task_undo"); run.code != 3 || !strings.Contains(run.stderr, "finish the undo with wo undo task_undo") {
+		t.Errorf("wo run of a task partly undone: exit %d, want 3\n%s", run.code, run.stderr)
+	}
 
 	os.Remove(filepath.Join(path, "scratch.txt"))
 	r = f.wo(env, "undo", "task_undo", "--json")

@@ -184,6 +184,21 @@ func (e *UndoRetryLaterError) Error() string {
 
 func (e *UndoRetryLaterError) Unwrap() error { return e.Err }
 
+// UndoUnfinishedError refuses to run a task that an undo has taken part
+// of back (it stopped, or left something for a person): resuming would
+// run on a closed pull request and deleted branches. As git town refuses
+// other commands while one is unfinished, the undo is finished first.
+type UndoUnfinishedError struct{ Key string }
+
+func (e *UndoUnfinishedError) Error() string {
+	return fmt.Sprintf("task %s is partly undone (work_order.state.undo): finish the undo with wo undo %s, or start over with wo reset %s --to-step 0", e.Key, e.Key, e.Key)
+}
+
+// unfinishedUndo reports whether an undo took part of the task back and
+// has not finished; one that finished leaving a merged pull request is
+// over, and the task's record stands.
+func unfinishedUndo(st workorder.State) bool { return st.Undo != nil && !finished(st) }
+
 func (o UndoOptions) target() workorder.Status {
 	if o.Close {
 		return workorder.StatusClosed

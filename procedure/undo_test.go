@@ -817,3 +817,37 @@ func TestUndoEpicWithAChildHeldElsewhere(t *testing.T) {
 		t.Errorf("undo --epic with nothing held: %v, complete %v, %+v", err, res.Complete, res.Tasks)
 	}
 }
+
+// A task that an undo has partly taken back does not run: resuming would
+// work on a closed pull request and deleted branches. wo reset to step 0
+// gives the undo up and lets it run again; an undo that finished leaving
+// a merged pull request does not stop a run.
+func TestARunRefusesATaskPartlyUndone(t *testing.T) {
+	h := undoHarness(t)
+	writeTestFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
+	if res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey}); err != nil || !res.Pending {
+		t.Fatalf("undo: %v, %+v", err, res)
+	}
+	_, err := h.engine().Run(h.ctx, RunOptions{Key: fixKey})
+	if c := Classify(err); c.Code != "UNDO_UNFINISHED" || c.Outcome != OutcomeWaiting || !strings.Contains(err.Error(), "finish the undo with wo undo "+fixKey) {
+		t.Fatalf("run of a task partly undone: %v (%+v)", err, c)
+	}
+	if _, err := h.engine().Reset(h.ctx, fixKey, 0); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.stored(); st.Undo != nil {
+		t.Errorf("reset to step 0 kept the undo's record: %+v", st.Undo)
+	}
+	if _, err := h.engine().Run(h.ctx, RunOptions{Key: fixKey, UntilStep: 1}); err != nil {
+		t.Errorf("run after reset: %v", err)
+	}
+
+	m := undoHarness(t)
+	m.GH.Merge(fixRepo, 1)
+	if _, err := m.engine().Undo(m.ctx, UndoOptions{Key: fixKey}); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.stored(); st.Undo == nil || unfinishedUndo(st) {
+		t.Errorf("the undo of a merged task: record %+v, unfinished %v; want it finished", st.Undo, unfinishedUndo(st))
+	}
+}
