@@ -324,7 +324,9 @@ func TestUndoBelievesAServerThatSaysThePRIsClosed(t *testing.T) {
 		lie  func(*http.Request) bool
 		want string
 	}{
-		{"reads as closed", func(r *http.Request) bool { return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/pulls/1") },
+		{"reads as closed", func(r *http.Request) bool {
+			return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/pulls/1")
+		},
 			"GitHub answers that pull request #1 is closed, but lists it open"},
 		{"a close that does not close", func(r *http.Request) bool {
 			return r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/pulls/1")
