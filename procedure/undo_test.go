@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,7 +145,7 @@ func TestUndoLeavesWhatSomeoneElseChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := stepsOf(res)["remote_branch"]
-	if !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, theirs[:12]) {
+	if !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, theirs[:12]) || !strings.Contains(got, "that wo pushed: someone else pushed since") {
 		t.Errorf("remote branch: %q, want it left, naming their commit %s", got, theirs[:12])
 	}
 	if res.Complete {
@@ -618,6 +619,13 @@ func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 		if hasBranch(t, h.Repo, fixBranch) || h.stored().Undo != nil {
 			t.Error("the rerun did not finish")
 		}
+		// What changed is logged: the worktree, left before, is undone now.
+		entries, _ := h.store.Logs(h.ctx, fixKey)
+		if !slices.ContainsFunc(entries, func(e store.LogEntry) bool {
+			return e.Action == "undo_step" && e.Details["step"] == "worktree" && e.Details["outcome"] == UndoDone
+		}) {
+			t.Error("the log has no entry for the worktree taken back on the rerun")
+		}
 		if c := h.GH.IssueComments(fixRepo, 1); len(c) != 1 {
 			t.Errorf("%d closing comments, want 1", len(c))
 		}
@@ -850,4 +858,68 @@ func TestARunRefusesATaskPartlyUndone(t *testing.T) {
 	if st := m.stored(); st.Undo == nil || unfinishedUndo(st) {
 		t.Errorf("the undo of a merged task: record %+v, unfinished %v; want it finished", st.Undo, unfinishedUndo(st))
 	}
+}
+
+// A run stopped after it pushed and before it logged the push: the commit
+// on the remote is one it logged making, so the branch goes; a commit
+// someone pushed on top of it is not, so the branch stays. A branch wo
+// switched to and never committed on is where create_branch started it,
+// which proves the local branch, never the remote one.
+func TestUndoOfAPushNotLogged(t *testing.T) {
+	pushedNotLogged := func(t *testing.T) *stepHarness {
+		h := newStepContext(t, stepOpts{GitHub: true})
+		h.completeUpTo("push")
+		if _, err := h.run("push"); err != nil { // pushed, nothing recorded
+			t.Fatal(err)
+		}
+		return h
+	}
+	t.Run("wo's commit", func(t *testing.T) {
+		h := pushedNotLogged(t)
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoDone) || !strings.Contains(got, "a commit wo made; wo had not recorded pushing it") {
+			t.Errorf("remote branch: %q", got)
+		}
+		if hasBranch(t, h.Remote, fixBranch) || !res.Complete {
+			t.Errorf("the branch wo pushed is still there, or the undo is not complete: %v", stepsOf(res))
+		}
+	})
+	t.Run("someone's on top", func(t *testing.T) {
+		h := pushedNotLogged(t)
+		other := filepath.Join(h.Root, "other")
+		gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
+		writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
+		gitIn(t, other, "add", "-A")
+		gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
+		gitIn(t, other, "push", "-q", "origin", fixBranch)
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "which wo did not record making, and wo recorded no push to it") {
+			t.Errorf("remote branch: %q", got)
+		}
+		if !hasBranch(t, h.Remote, fixBranch) {
+			t.Error("their branch was deleted")
+		}
+	})
+	t.Run("a branch never committed on", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{GitHub: true})
+		h.completeUpTo("checkout_files")
+		// Someone pushes the base to the branch's name on the remote.
+		gitIn(t, h.Repo, "push", "-q", "origin", fixBranch)
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, UndoDone) {
+			t.Errorf("local branch: %q, want it deleted: it is where create_branch started it", got)
+		}
+		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !hasBranch(t, h.Remote, fixBranch) {
+			t.Errorf("remote branch: %q, want it left: wo never pushed it", got)
+		}
+	})
 }
