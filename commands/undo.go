@@ -48,23 +48,26 @@ made the thing and nobody changed it since:
                  of cleanup_worktree; one with uncommitted changes stays
   local branch   deletes it only while it points at a commit wo logged
                  making, or where create_branch started it
-
-The proof is the task's activity log, never the state alone: the state is
-document text that anyone who can write the document can write, so a branch
-or worktree the state names but the log does not is LEFT.
   state          resets work_order.state to before step 1 and the status to
                  open (closed with --close); the activity log keeps the history
 
+The proof is the task's activity log, never the state alone: the state is
+document text that anyone who can write the document can write, so a branch
+or worktree the state names but the log does not is LEFT. A branch that
+another task of a stack builds on (its base_branch) stays until that task
+is undone.
+
 When the pull request was merged, undo removes the worktree and local branch
 and says what it cannot take back: the pull request, the remote branch and the
-task's state stay.
+task's state stay. A task with nothing to undo is left untouched, whatever
+its status.
 
 Undo takes the task's lease (exit 4 if a runner holds it; with --epic, a
 held child is reported as running elsewhere, the others are undone and the
-exit is 3, as with wo run --epic) and writes its
-progress after every step: kill it anywhere and run it again to finish; exit
-5 when GitHub or the store still fails after retries (run it again later).
-A task with nothing to undo is left untouched.
+exit is 3, as with wo run --epic) and writes its progress after every step:
+kill it anywhere and run it again to finish; exit 5 when GitHub or the store
+still fails after retries, or gives answers that disagree (run it again
+later).
 
 Something left (someone else pushed, a merged pull request) is marked LEFT
 with the reason and does not fail the command: undo did all it may, and a
@@ -72,7 +75,9 @@ rerun would not change it. When what is left is yours to deal with (changes
 not committed, the branch checked out elsewhere, a task stacked on this
 one), the state and status are kept ("pending" in --json): deal with it and
 run wo undo KEY again to finish. Until an undo finishes, wo run refuses the
-task (exit 3, UNDO_UNFINISHED); wo reset KEY --to-step 0 gives the undo up. A CI job checks "complete" in the --json data:
+task (exit 3, UNDO_UNFINISHED); wo reset KEY --to-step 0 gives the undo up.
+
+A CI job checks "complete" in the --json data:
   wo undo KEY --json | jq -e .data.complete
 exits 1 when something was left or an error stopped the undo ("stopped"
 names the step; the output then says NOT finished, never undone); for
