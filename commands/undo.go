@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -39,31 +40,49 @@ made the thing and nobody changed it since:
                  but did not record (it stopped first) is closed too when it
                  is open from the task's branch into its base and wo's login
                  opened it; one someone else opened stays
-  remote branch  deletes it only while it is at a commit wo made: the one it
-                 pushed, one it recorded making, or its local branch's tip
-                 (a push a run did not record); the remote checks this as it
+  remote branch  deletes it only while it is at a commit that this task's
+                 runs logged pushing or making; the remote checks this as it
                  deletes. If someone else pushed, it stays and undo says so
-  worktree       removes it, with the ownership checks of cleanup_worktree;
-                 one with uncommitted changes stays
-  local branch   deletes it only while it points at a commit wo made
+  worktree       removes it when its admin files carry this task's mark
+                 (or the log records making it), with the ownership checks
+                 of cleanup_worktree; one with uncommitted changes stays
+  local branch   deletes it only while it points at a commit wo logged
+                 making, or where create_branch started it
   state          resets work_order.state to before step 1 and the status to
                  open (closed with --close); the activity log keeps the history
 
+The proof is the task's activity log, never the state alone: the state is
+document text that anyone who can write the document can write, so a branch
+or worktree the state names but the log does not is LEFT. A branch that
+another task of a stack builds on (its base_branch) stays until that task
+is undone.
+
 When the pull request was merged, undo removes the worktree and local branch
 and says what it cannot take back: the pull request, the remote branch and the
-task's state stay.
+task's state stay. A task with nothing to undo is left untouched, whatever
+its status.
 
-Undo takes the task's lease (exit 4 if a runner holds it) and writes its
-progress after every step: kill it anywhere and run it again to finish; exit
-5 when GitHub or the store still fails after retries (run it again later).
-A task with nothing to undo is left untouched.
+Undo takes the task's lease (exit 4 if a runner holds it; with --epic, a
+held child is reported as running elsewhere, the others are undone and the
+exit is 3, as with wo run --epic) and writes its progress after every step:
+kill it anywhere and run it again to finish; exit 5 when GitHub or the store
+still fails after retries, or gives answers that disagree (run it again
+later).
 
 Something left (someone else pushed, a merged pull request) is marked LEFT
 with the reason and does not fail the command: undo did all it may, and a
-rerun would not change it. A CI job checks "complete" in the --json data:
+rerun would not change it. When what is left is yours to deal with (changes
+not committed, the branch checked out elsewhere, a task stacked on this
+one), the state and status are kept ("pending" in --json): deal with it and
+run wo undo KEY again to finish. Until an undo finishes, wo run refuses the
+task (exit 3, UNDO_UNFINISHED); wo reset KEY --to-step 0 gives the undo up.
+
+A CI job checks "complete" in the --json data:
   wo undo KEY --json | jq -e .data.complete
-exits 1 when something was left (for --epic, .data.complete is false when
-any child left something, failed or was kept).
+exits 1 when something was left or an error stopped the undo ("stopped"
+names the step; the output then says NOT finished, never undone); for
+--epic, .data.complete is false when any child left something, failed or
+was kept.
 
 --epic KEY undoes an epic's children in reverse dependency order (the top of
 a stack of pull requests first). --dry-run prints the plan, with the work
@@ -145,6 +164,8 @@ func writeUndo(w io.Writer, r *procedure.UndoResult) error {
 		return pr.err
 	case r.DryRun:
 		pr.line("Undo plan for %s (status %s) — dry run, nothing will change:", r.Key, string(r.Status))
+	case r.AsRecorded:
+		pr.line("Undo of %s finished before; nothing changed since. What it recorded:", r.Key)
 	default:
 		pr.line("Undo of %s:", r.Key)
 	}
@@ -159,6 +180,12 @@ func writeUndo(w io.Writer, r *procedure.UndoResult) error {
 	}
 	switch {
 	case r.DryRun:
+	case r.Stopped != "":
+		pr.line("%s: NOT finished: an error stopped the undo at its %s step (below); what is listed above was done and is recorded, and wo undo %s goes on from there",
+			r.Key, strings.ReplaceAll(r.Stopped, "_", " "), r.Key)
+	case r.Pending:
+		pr.line("%s: NOT finished: deal with what is LEFT above as it says, then run wo undo %s again to finish (the state is kept until then; status %s)",
+			r.Key, r.Key, string(r.Status))
 	case r.Complete:
 		pr.line("%s: undone; status %s", r.Key, string(r.Status))
 	default:

@@ -24,6 +24,26 @@ type Worktree struct {
 	Name     string
 	Path     string
 	AdminDir string
+	// Owner, when set, is written to OwnerFile as Create makes the
+	// worktree: the task whose run created it.
+	Owner string
+}
+
+// OwnerFile, in a linked worktree's admin directory, names the task whose
+// run created the worktree. git ignores the file and deletes it with the
+// admin directory (git worktree remove, prune). wo undo takes it as proof
+// that wo made the worktree: a document can name any path, but cannot
+// write this file.
+const OwnerFile = "wo-task"
+
+// CreatedFor is the task that OwnerFile names; marked is false when the
+// worktree has no such file (git made it, or a wo from before the file).
+func (w *Worktree) CreatedFor() (owner string, marked bool) {
+	b, err := readRegular(filepath.Join(w.AdminDir, OwnerFile))
+	if err != nil {
+		return "", false
+	}
+	return strings.TrimSpace(string(b)), true
 }
 
 // Worktree describes the linked worktree name at path; nothing is created.
@@ -148,6 +168,12 @@ func (w *Worktree) Create(ctx context.Context, base plumbing.Hash, progress Prog
 	}
 	if err := os.MkdirAll(w.AdminDir, 0o755); err != nil {
 		return err
+	}
+	// The owner first, so that even a worktree cut short is provably ours.
+	if w.Owner != "" {
+		if err := writeFile(filepath.Join(w.AdminDir, OwnerFile), w.Owner+"\n"); err != nil {
+			return err
+		}
 	}
 	if err := writeFile(filepath.Join(w.AdminDir, "commondir"), "../..\n"); err != nil {
 		return err

@@ -3,11 +3,14 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/integration/ghstandin"
 )
 
 const undoBase = "code-review-base"
@@ -355,4 +358,164 @@ func TestUndoCommentsDeletesWosRepliesInReviewThreads(t *testing.T) {
 		t.Errorf("the stand-in refused what wo sent: %v", v)
 	}
 	assertUndone(t, f, gh, "task_undo", pr)
+}
+
+// A task that no run touched has nothing for undo to take back, whatever
+// its status: a person closed it, or Persephone did, and undo is not a way
+// to reopen it (as git town undo does nothing after a command that changed
+// nothing).
+func TestUndoLeavesATaskNoRunTouched(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	doc := f.seedTask("task_done")
+	doc["status"] = "closed"
+	f.importTask(doc)
+	before := writtenOf(t, f, "task_done")
+	for _, args := range [][]string{{"undo", "task_done"}, {"undo", "task_done", "--close"}, {"undo", "task_done", "--dry-run"}} {
+		r := f.wo(env, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "task_done: nothing to undo (status closed, no step recorded)") {
+			t.Errorf("wo %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+	if now := writtenOf(t, f, "task_done"); now != before || f.doc("task_done")["status"] != "closed" || len(gh.Requests()) != 0 {
+		t.Errorf("undo of an untouched closed task wrote %+v (was %+v), status %v, %d GitHub request(s)", now, before, f.doc("task_done")["status"], len(gh.Requests()))
+	}
+}
+
+// An undo that GitHub stops is not complete: the data says so (a CI job
+// checks jq -e .data.complete), and the human output never says undone.
+func TestUndoStoppedByAnErrorIsNotComplete(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	pr := runToTheEnd(t, f, env, "task_undo")
+
+	gh.Inject5xx(4)
+	r := f.wo(env, "undo", "task_undo", "--json")
+	if r.code != 5 {
+		t.Fatalf("undo while GitHub answers 502: exit %d, want 5\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	data := undoEnvelope(t, r)
+	if data["complete"] != false || data["stopped"] != "pull_request" {
+		t.Errorf("undo --json stopped by GitHub: complete %v, stopped %v; want false, pull_request\n%s", data["complete"], data["stopped"], r.stdout)
+	}
+
+	gh.Inject5xx(4)
+	r = f.wo(env, "undo", "task_undo")
+	if r.code != 5 {
+		t.Fatalf("undo while GitHub answers 502: exit %d, want 5\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if strings.Contains(r.stdout, "task_undo: undone") || !strings.Contains(r.stdout, "task_undo: NOT finished: an error stopped the undo at its pull request step") {
+		t.Errorf("the human output of a stopped undo:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "run wo undo task_undo again later") {
+		t.Errorf("the error does not say what to do:\n%s", r.stderr)
+	}
+	if p := prOn(gh, pr); p["state"] != "open" || !hasRef(t, f.origin, "refs/heads/"+undoBranch) {
+		t.Error("undo went on past the pull request it could not read")
+	}
+
+	r = f.wo(env, "undo", "task_undo", "--json")
+	if data := undoEnvelope(t, r); r.code != 0 || data["complete"] != true || data["stopped"] != nil {
+		t.Fatalf("the rerun: exit %d, data %v\n%s", r.code, data, r.stderr)
+	}
+	assertUndone(t, f, gh, "task_undo", pr)
+}
+
+// A worktree left for changes not committed keeps the task's state: the
+// person discards them and runs undo again, which finishes the job (git
+// town's undo, too, can be continued after a conflict is resolved).
+func TestUndoLeftForChangesFinishesWhenRunAgain(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	if r := f.wo(append(env, "WO_FAULT=check_review:after_writeback"), "run", "task_undo"); !r.killed {
+		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
+	}
+	pr := prNumberOf(t, f, "task_undo")
+	path, _ := stateOf(f.doc("task_undo"))["worktree_path"].(string)
+	writeFile(t, filepath.Join(path, "scratch.txt"), "wip\n")
+
+	r := f.wo(env, "undo", "task_undo", "--json")
+	assertLeft(t, r, "scratch.txt", "worktree")
+	assertLeft(t, r, "is checked out at "+path, "local_branch")
+	if data := undoEnvelope(t, r); data["pending"] != true {
+		t.Errorf("undo data: %v, want pending", data)
+	}
+	if _, err := os.Stat(filepath.Join(path, "scratch.txt")); err != nil {
+		t.Errorf("the change not committed: %v", err)
+	}
+	if !hasRef(t, f.repo, "refs/heads/"+undoBranch) || hasRef(t, f.origin, "refs/heads/"+undoBranch) || prOn(gh, pr)["state"] != "closed" {
+		t.Error("undo did not take back what it could, or took the local branch")
+	}
+	if st := stateOf(f.doc("task_undo")); st["undo"] == nil || st["branch"] != undoBranch {
+		t.Errorf("the state was not kept for the rerun: %v", st)
+	}
+	human := f.wo(env, "undo", "task_undo")
+	if human.code != 0 || !strings.Contains(human.stdout, "task_undo: NOT finished: deal with what is LEFT above as it says, then run wo undo task_undo again") {
+		t.Errorf("undo before the fix: exit %d\n%s%s", human.code, human.stdout, human.stderr)
+	}
+	// Meanwhile the task does not run on its closed PR and deleted branch.
+	if run := f.wo(env, "run", "task_undo"); run.code != 3 || !strings.Contains(run.stderr, "finish the undo with wo undo task_undo") {
+		t.Errorf("wo run of a task partly undone: exit %d, want 3\n%s", run.code, run.stderr)
+	}
+
+	os.Remove(filepath.Join(path, "scratch.txt"))
+	r = f.wo(env, "undo", "task_undo", "--json")
+	if data := undoEnvelope(t, r); r.code != 0 || data["complete"] != true {
+		t.Fatalf("undo after the fix: exit %d, %v\n%s", r.code, data, r.stderr)
+	}
+	assertUndone(t, f, gh, "task_undo", pr)
+}
+
+// --close takes everything back as a plain undo does and ends with the
+// task closed; an undo after it has nothing to undo and leaves it closed.
+// Killed between the status and the state, the rerun ends closed too.
+func TestUndoClose(t *testing.T) {
+	f, gh, env := undoFixture(t, "task_undo")
+	pr := runToTheEnd(t, f, env, "task_undo")
+	plan := f.wo(env, "undo", "task_undo", "--close", "--dry-run")
+	if plan.code != 0 || !strings.Contains(plan.stdout, "move status in_review → closed") {
+		t.Errorf("the plan of --close: exit %d\n%s%s", plan.code, plan.stdout, plan.stderr)
+	}
+	r := f.wo(env, "undo", "task_undo", "--close", "--json")
+	if data := undoEnvelope(t, r); r.code != 0 || data["complete"] != true || data["status"] != "closed" {
+		t.Fatalf("undo --close: exit %d, %v\n%s", r.code, data, r.stderr)
+	}
+	assertClosedUndone(t, f, gh, pr)
+
+	before := writtenOf(t, f, "task_undo")
+	for _, args := range [][]string{{"undo", "task_undo"}, {"undo", "task_undo", "--close"}} {
+		if r := f.wo(env, args...); r.code != 0 || !strings.Contains(r.stdout, "task_undo: nothing to undo (status closed") {
+			t.Errorf("wo %s after --close: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+	if now := writtenOf(t, f, "task_undo"); now != before {
+		t.Errorf("an undo after --close wrote %+v (was %+v)", now, before)
+	}
+
+	// Reopened and run again, then killed between the status and the state.
+	if r := f.wo(nil, "reset", "task_undo", "--to-step", "0"); r.code != 0 {
+		t.Fatalf("reset: exit %d\n%s", r.code, r.stderr)
+	}
+	pr = runToTheEnd(t, f, env, "task_undo")
+	if r := f.wo(append(env, "WO_FAULT=undo:after_status"), "undo", "task_undo", "--close"); !r.killed {
+		t.Fatalf("undo --close was not killed: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := f.wo(env, "undo", "task_undo", "--close"); r.code != 0 {
+		t.Fatalf("the rerun: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	assertClosedUndone(t, f, gh, pr)
+}
+
+// assertClosedUndone is assertUndone for --close: the same world, the
+// task closed.
+func assertClosedUndone(t *testing.T, f *fixture, gh *ghstandin.Server, pr int) {
+	t.Helper()
+	assertLocalGone(t, f)
+	if got := git(t, f.origin, "branch", "--list", "review/*"); got != "" {
+		t.Errorf("remote branches left: %q", got)
+	}
+	if p := prOn(gh, pr); p["state"] != "closed" || p["merged"] == true {
+		t.Errorf("pull request #%d: %v", pr, p)
+	}
+	d := f.doc("task_undo")
+	if st := stateOf(d); d["status"] != "closed" || fmt.Sprint(st["current_step"]) != "0" || st["pr_number"] != nil || st["undo"] != nil {
+		t.Errorf("after undo --close: status %v, state %v", d["status"], st)
+	}
 }

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/store"
 )
 
 const undoBranch = "review/01-foundation"
@@ -65,6 +67,37 @@ func prOn(gh *ghstandin.Server, number int) map[string]any {
 func hasRef(t *testing.T, dir, ref string) bool {
 	t.Helper()
 	return exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", ref).Run() == nil
+}
+
+// written is what the store holds of a task that any write changes: its
+// revision and the number of its activity-log entries. wo show prints
+// no _rev, so the store is read directly.
+type written struct {
+	Rev  string
+	Logs int
+}
+
+func writtenOf(t *testing.T, f *fixture, key string) written {
+	t.Helper()
+	ctx := context.Background()
+	s, err := store.OpenSQLiteReadOnly(ctx, f.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	doc, err := s.Get(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := s.Logs(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, _ := doc["_rev"].(string)
+	if rev == "" {
+		t.Fatalf("the store gives %s no _rev", key)
+	}
+	return written{rev, len(logs)}
 }
 
 func undoEnvelope(t *testing.T, r woResult) map[string]any {
@@ -122,7 +155,7 @@ func TestUndoAfterACompleteRun(t *testing.T) {
 	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
 
 	// The plan changes nothing and shows the rollback hints.
-	revBefore := f.doc("task_undo")["_rev"]
+	before := writtenOf(t, f, "task_undo")
 	r := f.wo(env, "undo", "task_undo", "--dry-run")
 	if r.code != 0 {
 		t.Fatalf("undo --dry-run: exit %d\n%s", r.code, r.stderr)
@@ -133,7 +166,7 @@ func TestUndoAfterACompleteRun(t *testing.T) {
 			t.Errorf("the plan lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if f.doc("task_undo")["_rev"] != revBefore || prOn(gh, pr)["state"] != "open" || !hasRef(t, f.origin, "refs/heads/"+undoBranch) || !hasRef(t, f.repo, "refs/heads/"+undoBranch) {
+	if writtenOf(t, f, "task_undo") != before || prOn(gh, pr)["state"] != "open" || !hasRef(t, f.origin, "refs/heads/"+undoBranch) || !hasRef(t, f.repo, "refs/heads/"+undoBranch) {
 		t.Fatal("the dry run changed something")
 	}
 
@@ -161,14 +194,14 @@ func TestUndoAfterACompleteRun(t *testing.T) {
 	noSecret(t, "undo output", r.stdout+r.stderr+log.stdout)
 
 	// A second undo is a no-op: nothing written.
-	rev := f.doc("task_undo")["_rev"]
+	undone := writtenOf(t, f, "task_undo")
 	requests := len(gh.Requests())
 	r = f.wo(env, "undo", "task_undo")
 	if r.code != 0 || !strings.Contains(r.stdout, "nothing to undo") {
 		t.Fatalf("second undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if f.doc("task_undo")["_rev"] != rev || len(gh.Requests()) != requests {
-		t.Error("the second undo wrote to the task or called GitHub")
+	if now := writtenOf(t, f, "task_undo"); now != undone || len(gh.Requests()) != requests {
+		t.Errorf("the second undo wrote to the task (%+v, was %+v) or called GitHub (%d requests)", now, undone, len(gh.Requests())-requests)
 	}
 	// And the work order runs again from the start.
 	pr2 := runToTheEnd(t, f, env, "task_undo")
@@ -243,10 +276,15 @@ func TestUndoNeverTouchesAMergedPR(t *testing.T) {
 	if after["status"] != before["status"] || stateOf(after)["pr_number"] != stateOf(before)["pr_number"] {
 		t.Errorf("the task lost its record of the merge: status %v, state %v", after["status"], stateOf(after))
 	}
-	// Undo again: the same, nothing more.
-	rev := after["_rev"]
-	if r := f.wo(env, "undo", "task_undo"); r.code != 0 || f.doc("task_undo")["_rev"] != rev {
-		t.Errorf("a second undo of a merged task: exit %d, wrote: %v\n%s", r.code, f.doc("task_undo")["_rev"] != rev, r.stderr)
+	// Undo again: the same, nothing more: nothing written, nothing sent.
+	once := writtenOf(t, f, "task_undo")
+	requests := len(gh.Requests())
+	r = f.wo(env, "undo", "task_undo")
+	if now := writtenOf(t, f, "task_undo"); r.code != 0 || now != once || len(gh.Requests()) != requests {
+		t.Errorf("a second undo of a merged task: exit %d, store %+v (was %+v), %d GitHub request(s)\n%s", r.code, now, once, len(gh.Requests())-requests, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "wo cannot take a merge back") {
+		t.Errorf("the second undo does not say again what it could not take back:\n%s", r.stdout)
 	}
 }
 
@@ -344,7 +382,10 @@ func TestUndoSIGKILLAtRandomMomentsThenRerun(t *testing.T) {
 	}
 }
 
-func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
+// stackedEpic splits a change into an epic of three stacked PRs
+// (task_stack_pr01 at the bottom) and runs it to the end.
+func stackedEpic(t *testing.T) (*fixture, *ghstandin.Server, []string) {
+	t.Helper()
 	f := goModuleFixture(t, 3)
 	gh := ghstandin.New(secretToken)
 	gh.Remotes["acme/big"] = f.origin
@@ -352,7 +393,7 @@ func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
 	if err := gh.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer gh.Close()
+	t.Cleanup(gh.Close)
 	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
 	r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
 		"--github-repo", "acme/big", "--worktree-root", f.wtRoot, "--max-lines", "12", "--epic-key", "task_stack", "--json")
@@ -366,33 +407,57 @@ func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
 	if len(prs) != 3 {
 		t.Fatalf("%d pull requests, want a stack of 3", len(prs))
 	}
-	r = f.wo(env, "undo", "--epic", "task_stack", "--json")
-	if r.code != 0 {
-		t.Fatalf("undo --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	var env2 struct {
-		Data struct {
-			Tasks    []struct{ Key, Outcome string }
-			Complete bool
+	for i, p := range prs {
+		if i > 0 && p["base"].(map[string]any)["ref"] != prs[i-1]["head"].(map[string]any)["ref"] {
+			t.Fatalf("#%v is not stacked on #%v: %v", p["number"], prs[i-1]["number"], p["base"])
 		}
 	}
-	json.Unmarshal([]byte(r.stdout), &env2)
-	if !env2.Data.Complete {
-		t.Errorf("undo --epic of a stack nobody touched: data.complete false\n%s", r.stdout)
+	return f, gh, env
+}
+
+// epicUndoData is wo undo --epic --json's data.
+type epicUndoData struct {
+	Tasks []struct {
+		Key, Outcome, Reason string
+		Undo                 map[string]any
 	}
-	var order []string
-	for _, tk := range env2.Data.Tasks {
-		order = append(order, tk.Key)
-		if tk.Outcome != "done" {
-			t.Errorf("%s: %s", tk.Key, tk.Outcome)
-		}
+	Complete bool
+}
+
+func epicUndoEnvelope(t *testing.T, r woResult) (epicUndoData, string) {
+	t.Helper()
+	var env struct {
+		Data  epicUndoData
+		Error *struct{ Code, Message string }
 	}
-	if strings.Join(order, ",") != "task_stack_pr03,task_stack_pr02,task_stack_pr01" {
-		t.Errorf("undone in the order %v, want the top of the stack first", order)
+	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil {
+		t.Fatalf("undo --epic --json printed %q: %v", r.stdout, err)
 	}
+	code := ""
+	if env.Error != nil {
+		code = env.Error.Code
+	}
+	return env.Data, code
+}
+
+// assertStackUndone checks with git and the stand-in that nothing of the
+// epic's runs is left: every PR closed, not merged, with one comment
+// saying why; no branch but base on the remote or here; no worktree but
+// the main one; every child at step 0, open.
+func assertStackUndone(t *testing.T, f *fixture, gh *ghstandin.Server) {
+	t.Helper()
 	for _, p := range gh.PullRequests("acme/big") {
 		if p["state"] != "closed" || p["merged"] == true {
 			t.Errorf("pull request #%v is %v (merged %v), want closed", p["number"], p["state"], p["merged"])
+		}
+		closing := 0
+		for _, c := range gh.IssueComments("acme/big", p["number"].(int)) {
+			if c.Author == "wo-bot" && strings.Contains(c.Body, "wo undo: closing this pull request") {
+				closing++
+			}
+		}
+		if closing != 1 {
+			t.Errorf("pull request #%v has %d closing comments, want 1", p["number"], closing)
 		}
 	}
 	if got := git(t, f.origin, "branch", "--list"); got != "base" && got != "* base" {
@@ -401,9 +466,117 @@ func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
 	if got := git(t, f.repo, "branch", "--list", "review/*"); got != "" {
 		t.Errorf("local branches left: %q", got)
 	}
-	for _, k := range order {
-		if d := f.doc(k); d["status"] != "open" || fmt.Sprint(stateOf(d)["current_step"]) != "0" {
-			t.Errorf("%s after undo: status %v, step %v", k, d["status"], stateOf(d)["current_step"])
+	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+		t.Errorf("worktrees left:\n%s", list)
+	}
+	for _, k := range []string{"task_stack_pr01", "task_stack_pr02", "task_stack_pr03"} {
+		if d := f.doc(k); d["status"] != "open" || fmt.Sprint(stateOf(d)["current_step"]) != "0" || stateOf(d)["undo"] != nil {
+			t.Errorf("%s after undo: status %v, state %v", k, d["status"], stateOf(d))
 		}
 	}
+}
+
+func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
+	f, gh, env := stackedEpic(t)
+	r := f.wo(env, "undo", "--epic", "task_stack", "--json")
+	if r.code != 0 {
+		t.Fatalf("undo --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	data, _ := epicUndoEnvelope(t, r)
+	if !data.Complete {
+		t.Errorf("undo --epic of a stack nobody touched: data.complete false\n%s", r.stdout)
+	}
+	var order []string
+	for _, tk := range data.Tasks {
+		order = append(order, tk.Key)
+		if tk.Outcome != "done" || tk.Undo["complete"] != true {
+			t.Errorf("%s: %s, complete %v", tk.Key, tk.Outcome, tk.Undo["complete"])
+		}
+	}
+	if strings.Join(order, ",") != "task_stack_pr03,task_stack_pr02,task_stack_pr01" {
+		t.Errorf("undone in the order %v, want the top of the stack first", order)
+	}
+	assertStackUndone(t, f, gh)
+}
+
+// Undoing the bottom of a stack alone must not delete its branch: the PR
+// above is based on it, and GitHub closes a PR whose base is deleted, for
+// good. The branch is left, with what to run instead, and the task's
+// state kept; the undo of the epic then finishes it.
+func TestUndoTheBottomOfAStackAlone(t *testing.T) {
+	f, gh, env := stackedEpic(t)
+	prs := gh.PullRequests("acme/big")
+	bottom := prs[0]["head"].(map[string]any)["ref"].(string)
+
+	r := f.wo(env, "undo", "task_stack_pr01", "--json")
+	want := "is the base of task task_stack_pr02"
+	assertLeft(t, r, want, "remote_branch", "local_branch")
+	for _, s := range []string{"wo undo --epic task_stack", "wo undo task_stack_pr02"} {
+		if !strings.Contains(fmt.Sprint(stepsIn(t, r)["remote_branch"]["reason"]), s) {
+			t.Errorf("the reason does not say to run %q: %v", s, stepsIn(t, r)["remote_branch"])
+		}
+	}
+	if data := undoEnvelope(t, r); data["pending"] != true {
+		t.Errorf("undo data: %v, want pending (the state kept for a rerun)", data)
+	}
+	if !hasRef(t, f.origin, "refs/heads/"+bottom) {
+		t.Fatalf("the base of #2, %s, was deleted on the remote", bottom)
+	}
+	time.Sleep(100 * time.Millisecond) // the stand-in closes PRs on a deleted base within a tick
+	for i, p := range gh.PullRequests("acme/big") {
+		if want := map[bool]string{true: "closed", false: "open"}[i == 0]; p["state"] != want {
+			t.Errorf("pull request #%v is %v, want %s", p["number"], p["state"], want)
+		}
+	}
+
+	r = f.wo(env, "undo", "--epic", "task_stack", "--json")
+	if data, _ := epicUndoEnvelope(t, r); r.code != 0 || !data.Complete {
+		t.Fatalf("undo --epic after: exit %d, complete %v\n%s\n%s", r.code, data.Complete, r.stdout, r.stderr)
+	}
+	assertStackUndone(t, f, gh)
+}
+
+// A child of the epic that another runner holds is that runner's work:
+// undo --epic undoes the others (keeping what the held one builds on), and
+// exits 3 with EPIC_RUNNING_ELSEWHERE, as wo run --epic does; once the
+// runner lets go, the epic's undo finishes.
+func TestUndoAnEpicWithAChildHeldElsewhere(t *testing.T) {
+	f, gh, env := stackedEpic(t)
+	setState(t, f, "task_stack_pr02", map[string]any{"lease": map[string]any{"holder": "ci@another-host:42",
+		"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}})
+
+	r := f.wo(env, "undo", "--epic", "task_stack", "--json")
+	data, code := epicUndoEnvelope(t, r)
+	if r.code != 3 || code != "EPIC_RUNNING_ELSEWHERE" || data.Complete {
+		t.Fatalf("undo --epic with a held child: exit %d, %s, complete %v; want 3, EPIC_RUNNING_ELSEWHERE, false\n%s\n%s", r.code, code, data.Complete, r.stdout, r.stderr)
+	}
+	got := map[string]string{}
+	for _, tk := range data.Tasks {
+		got[tk.Key] = tk.Outcome + ": " + tk.Reason
+	}
+	if !strings.HasPrefix(got["task_stack_pr03"], "done") || !strings.HasPrefix(got["task_stack_pr02"], "running_elsewhere") || !strings.Contains(got["task_stack_pr02"], "ci@another-host:42") ||
+		!strings.HasPrefix(got["task_stack_pr01"], "skipped: kept: task_stack_pr02, which depends on it, was not undone") {
+		t.Errorf("children: %v", got)
+	}
+	states := map[any]any{}
+	for _, p := range gh.PullRequests("acme/big") {
+		states[p["number"]] = p["state"]
+	}
+	if states[1] != "open" || states[2] != "open" || states[3] != "closed" {
+		t.Errorf("pull requests: %v, want #3 closed and the held #2 and #1 under it open", states)
+	}
+	if got := git(t, f.origin, "branch", "--list", "review/*"); strings.Count(got, "review/") != 2 || strings.Contains(got, "review/03") {
+		t.Errorf("remote branches: %q, want review/01 and review/02 kept", got)
+	}
+	human := f.wo(env, "undo", "--epic", "task_stack")
+	if human.code != 3 || !strings.Contains(human.stdout, "task_stack_pr02: running_elsewhere") {
+		t.Errorf("the human output: exit %d\n%s%s", human.code, human.stdout, human.stderr)
+	}
+
+	setState(t, f, "task_stack_pr02", map[string]any{"lease": nil})
+	r = f.wo(env, "undo", "--epic", "task_stack", "--json")
+	if data, _ := epicUndoEnvelope(t, r); r.code != 0 || !data.Complete {
+		t.Fatalf("undo --epic once the runner let go: exit %d, complete %v\n%s\n%s", r.code, data.Complete, r.stdout, r.stderr)
+	}
+	assertStackUndone(t, f, gh)
 }

@@ -205,6 +205,9 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if unfinishedUndo(r.state) {
+		return nil, &UndoUnfinishedError{Key: opts.Key}
+	}
 	if r.finished() {
 		// Closed or not, a complete procedure has nothing left to do. A
 		// runner that still holds it is finishing it (moving the status on):

@@ -61,6 +61,7 @@ var classes = []struct {
 	{is[*BlockersOpenError], Classification{OutcomeWaiting, "BLOCKED_BY"}},
 	{is[*WaitingError], Classification{OutcomeWaiting, "WAITING"}},
 	{is[*ApprovalRequiredError], Classification{OutcomeWaiting, "APPROVAL_REQUIRED"}},
+	{is[*UndoUnfinishedError], Classification{OutcomeWaiting, "UNDO_UNFINISHED"}},
 	{is[*RetriesExhaustedError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*UndoRetryLaterError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},

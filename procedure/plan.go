@@ -131,6 +131,9 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 	st := &r.state
 	st.CompletedSteps = slices.DeleteFunc(st.CompletedSteps, func(s int) bool { return s > toStep })
 	st.CurrentStep, st.LastError, st.Phase = toStep, nil, workorder.PhaseReady
+	if toStep == 0 {
+		st.Undo = nil // starting over: an undo that did not finish is given up
+	}
 	for _, s := range task.WorkOrder.Procedure {
 		if s.Step > toStep {
 			st.ForgetAfterRewind(s.Action)

@@ -43,10 +43,21 @@ type UndoResult struct {
 	DryRun bool                 `json:"dry_run,omitempty"`
 	Status workorder.Status     `json:"status"`
 	Steps  []workorder.UndoStep `json:"steps"`
-	// Complete is false when something was left (someone else pushed, the
-	// pull request was merged): Steps say what and why.
-	Complete      bool     `json:"complete"`
-	NothingToUndo bool     `json:"nothing_to_undo,omitempty"`
+	// Complete is true only when every step finished and none left
+	// anything (someone else pushed, the pull request was merged: Steps
+	// say what and why); an undo that an error stopped is not complete.
+	Complete bool `json:"complete"`
+	// Stopped names the step at which an error stopped the undo; the
+	// Steps before it were done and are recorded.
+	Stopped       string `json:"stopped,omitempty"`
+	NothingToUndo bool   `json:"nothing_to_undo,omitempty"`
+	// Pending says something was left that a rerun can take back once
+	// the reason is dealt with (the step says how): the state is kept
+	// until then.
+	Pending bool `json:"pending,omitempty"`
+	// AsRecorded says an earlier undo finished (what it left stays), and
+	// Steps are what it recorded: this one changed nothing.
+	AsRecorded    bool     `json:"as_recorded,omitempty"`
 	RollbackHints []string `json:"rollback_hints,omitempty"`
 	Warnings      []string `json:"warnings,omitempty"`
 }
@@ -82,10 +93,17 @@ type undo struct {
 	prRead  bool
 	prFound string
 	notOurs *github.PR
-	// foreign says why the branch is not provably this task's, "" when
-	// it is; read once.
-	foreign *string
-	others  []otherWorkOrder // the store's other work orders, read once
+	// shared says why the branch may be another task's or a base, ""
+	// when it is not; read once.
+	shared *string
+	others []otherWorkOrder // the store's other work orders, read once
+	prov   *Provenance      // this task's activity log, read once
+	// fixable says a step left something that a rerun can take back once
+	// the person deals with the reason.
+	fixable bool
+	// wouldRemove is the worktree a dry run would remove, so the branch
+	// checked out in it would not stay checked out.
+	wouldRemove string
 }
 
 // Undo takes back what the task's runs did, using only what wo recorded:
@@ -108,9 +126,19 @@ func (e *Engine) Undo(ctx context.Context, opts UndoOptions) (*UndoResult, error
 		return nil, err
 	}
 	res := &UndoResult{Key: task.Key, DryRun: opts.DryRun, Status: task.Status, Steps: []workorder.UndoStep{},
-		RollbackHints: task.WorkOrder.RollbackHints, Complete: true}
-	if pristine(st) && task.Status == opts.target() {
-		res.NothingToUndo = true
+		RollbackHints: task.WorkOrder.RollbackHints}
+	// A task no run touched keeps its status, whatever it is: a person or
+	// Persephone set it, and undo takes back only what runs did.
+	if pristine(st) {
+		res.NothingToUndo, res.Complete = true, true
+		return res, nil
+	}
+	// An undo that finished, leaving what it may not take back (a merged
+	// pull request, and so the state): running it again would change
+	// nothing, so it writes nothing and asks nobody, and says again what
+	// it left. It is not complete: the state, at least, was left.
+	if finished(st) {
+		res.Steps, res.AsRecorded = slices.Clone(st.Undo.Steps), true
 		return res, nil
 	}
 	if opts.DryRun {
@@ -156,6 +184,21 @@ func (e *UndoRetryLaterError) Error() string {
 
 func (e *UndoRetryLaterError) Unwrap() error { return e.Err }
 
+// UndoUnfinishedError refuses to run a task that an undo has taken part
+// of back (it stopped, or left something for a person): resuming would
+// run on a closed pull request and deleted branches. As git town refuses
+// other commands while one is unfinished, the undo is finished first.
+type UndoUnfinishedError struct{ Key string }
+
+func (e *UndoUnfinishedError) Error() string {
+	return fmt.Sprintf("task %s is partly undone (work_order.state.undo): finish the undo with wo undo %s, or start over with wo reset %s --to-step 0", e.Key, e.Key, e.Key)
+}
+
+// unfinishedUndo reports whether an undo took part of the task back and
+// has not finished; one that finished leaving a merged pull request is
+// over, and the task's record stands.
+func unfinishedUndo(st workorder.State) bool { return st.Undo != nil && !finished(st) }
+
 func (o UndoOptions) target() workorder.Status {
 	if o.Close {
 		return workorder.StatusClosed
@@ -180,12 +223,20 @@ func cleared(st workorder.State) workorder.State {
 // pristine reports whether the state records nothing a run did.
 func pristine(st workorder.State) bool { return workorder.StatePatch(st, cleared(st)) == nil }
 
+// finished reports whether an undo recorded its last step, the state's,
+// and so ended: only a task whose state it had to keep (a merged pull
+// request) still has the record.
+func finished(st workorder.State) bool {
+	return st.Undo != nil && slices.ContainsFunc(st.Undo.Steps, func(s workorder.UndoStep) bool { return s.Step == "state" })
+}
+
 func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoResult, error) {
 	if !dry {
 		if u.state.Undo == nil {
 			u.state.Undo = &workorder.UndoRecord{By: u.Runner, Started: workorder.Timestamp(u.Now()), Steps: []workorder.UndoStep{}}
 			if err := u.save(ctx, nil); err != nil {
-				return nil, err
+				res.Stopped = "start"
+				return res, err
 			}
 			u.log(ctx, "undo_started", map[string]any{"comments": u.opts.Comments, "close": u.opts.Close})
 		}
@@ -204,6 +255,7 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 			if IsTransient(err) {
 				err = &UndoRetryLaterError{Key: u.key(), Err: err}
 			}
+			res.Stopped = step.name
 			return res, err
 		}
 		if got == nil {
@@ -216,8 +268,20 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 		}
 		u.fault("undo:" + step.name + ":before_writeback")
 		if err := u.record(ctx, *got); err != nil {
+			res.Stopped = step.name
 			return res, err
 		}
+	}
+	if u.fixable {
+		// Something is left that the person can deal with (changes not
+		// committed, a branch checked out, a task stacked on this one):
+		// the state and the undo's record stay, so that a rerun, once
+		// they have, finishes the job instead of finding nothing to undo.
+		kept := workorder.UndoStep{Step: "state", Target: "work_order.state and status", Outcome: UndoLeft,
+			Reason: fmt.Sprintf("kept, with status %s, until what is LEFT above is dealt with as it says: then run wo undo %s again to finish", workorder.StatusOf(u.doc), u.key())}
+		res.Steps = append(res.Steps, kept)
+		res.Pending = true
+		return u.finish(res), nil
 	}
 	if u.merged() {
 		// The change is in the base branch: the task keeps its record and
@@ -227,6 +291,7 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 		res.Steps = append(res.Steps, left)
 		if !dry {
 			if err := u.record(ctx, left); err != nil {
+				res.Stopped = "state"
 				return res, err
 			}
 		}
@@ -242,6 +307,7 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 	before := u.state.Clone()
 	from := workorder.StatusOf(u.doc)
 	if err := u.moveStatus(ctx, target); err != nil {
+		res.Stopped = "state"
 		return res, err
 	}
 	u.fault("undo:after_status")
@@ -251,6 +317,7 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 	after.Notes = append(after.Notes, fmt.Sprintf("undone by %s: %s", u.Runner, summarizeUndo(steps)))
 	u.state = after
 	if err := u.save(ctx, nil); err != nil {
+		res.Stopped = "state"
 		return res, err
 	}
 	final.Outcome, final.Reason = UndoDone, fmt.Sprintf("reset to before step 1; status %s → %s", from, target)
@@ -271,11 +338,7 @@ func mustNormalize(st workorder.State) any {
 
 func (u *undo) finish(res *UndoResult) *UndoResult {
 	res.Status = workorder.StatusOf(u.doc)
-	for _, s := range res.Steps {
-		if s.Outcome == UndoLeft {
-			res.Complete = false
-		}
-	}
+	res.Complete = !slices.ContainsFunc(res.Steps, func(s workorder.UndoStep) bool { return s.Outcome == UndoLeft })
 	res.Warnings = u.warnings
 	return res
 }
@@ -303,6 +366,9 @@ func (u *undo) recorded(name string) *workorder.UndoStep {
 
 // record writes a step's outcome back, and logs it.
 func (u *undo) record(ctx context.Context, s workorder.UndoStep) error {
+	if prev := u.recorded(s.Step); prev != nil && *prev == s {
+		return nil // a rerun that found the same: nothing to write or log
+	}
 	steps := slices.DeleteFunc(slices.Clone(u.state.Undo.Steps), func(x workorder.UndoStep) bool { return x.Step == s.Step })
 	u.state.Undo.Steps = append(steps, s)
 	if err := u.save(ctx, nil); err != nil {
@@ -493,6 +559,9 @@ func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 	case foreign != "":
 		out.Outcome, out.Reason = UndoLeft, foreign
 	case pr.State != github.PROpen:
+		if err := u.confirmClosed(ctx, pr); err != nil {
+			return nil, err
+		}
 		out.Outcome, out.Reason = UndoGone, "it is closed already"
 	case dry:
 		out.Outcome, out.Reason = UndoWould, "close it, with a comment saying why"
@@ -507,16 +576,49 @@ func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 			return nil, err
 		}
 		u.fault("undo:pull_request:after_comment")
-		if _, err := client.ClosePR(ctx, pr.Number); err != nil {
+		closed, err := client.ClosePR(ctx, pr.Number)
+		if err != nil {
 			return nil, err
+		}
+		// A server may answer a close without closing (or a proxy may
+		// lie): read the pull request again and believe that.
+		if closed.State == github.PRClosed {
+			closed, err = client.GetPR(ctx, pr.Number)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if closed.State != github.PRClosed {
+			return nil, Transient(fmt.Errorf("wo closed pull request #%d, but GitHub still shows it %s: close it on GitHub, or run wo undo %s again", pr.Number, closed.State, u.key()))
 		}
 		u.pr.State = github.PRClosed
 		out.Outcome, out.Reason = UndoDone, "closed, with a comment saying why"
 	}
-	if u.prFound != "" {
+	if u.prFound != "" && out.Outcome != UndoLeft {
 		out.Reason += "; " + u.prFound
 	}
 	return out, nil
+}
+
+// confirmClosed checks a pull request that reads as closed against the
+// list of open pull requests from its branch: an undo that took a PR's
+// word for being closed would report it gone, and complete, while it is
+// open. Two answers that disagree are a retry later (GitHub's lists can
+// lag a change by a moment).
+func (u *undo) confirmClosed(ctx context.Context, pr *github.PR) error {
+	client, err := u.sc.GitHub()
+	if err != nil {
+		return err
+	}
+	open, err := client.FindOpenPR(ctx, pr.Head, pr.Base)
+	if err != nil {
+		return err
+	}
+	if open != nil && open.Number == pr.Number {
+		return Transient(fmt.Errorf("GitHub answers that pull request #%d is closed, but lists it open from %s into %s: wo does not take it as closed; close it on GitHub, or run wo undo %s again later",
+			pr.Number, pr.Head, pr.Base, u.key()))
+	}
+	return nil
 }
 
 func (u *undo) branch() string {
@@ -550,6 +652,10 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 		out.Outcome, out.Reason = UndoLeft, why
 		return out, err
 	}
+	if why, err := u.stackedOn(ctx, branch); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
+	}
 	repo, err := u.sc.Repo()
 	if err != nil {
 		return nil, err
@@ -566,13 +672,14 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 		out.Outcome, out.Reason = UndoGone, "the remote has no such branch"
 		return out, nil
 	}
-	why, err := u.pushedByWo(ctx, repo, branch, tip)
+	why, err := u.pushedByWo(ctx, tip)
 	if err != nil {
 		return nil, err
 	}
 	if why == "" {
-		out.Outcome, out.Reason = UndoLeft, u.notPushedByWo(branch, remote, tip)
-		return out, nil
+		out.Outcome, out.Reason = UndoLeft, ""
+		out.Reason, err = u.notPushedByWo(ctx, branch, remote, tip)
+		return out, err
 	}
 	if dry {
 		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, %s", short(tip.String()), why)
@@ -597,59 +704,89 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 }
 
 // pushedByWo says why the remote branch's tip is wo's to delete, or ""
-// when it is not: the commit wo recorded pushing; a commit wo recorded
-// making (the push of a run that stopped before writing it back); or the
-// commit the task's local branch points at. The last deletes nothing that
-// is not kept elsewhere: the local branch step keeps a branch whose tip
-// wo did not make.
-func (u *undo) pushedByWo(ctx context.Context, repo *gitops.Repo, branch string, tip plumbing.Hash) (string, error) {
-	if tip.String() == u.st.PushedSHA {
-		return "the commit wo pushed", nil
-	}
-	why := "a commit wo made"
-	if !plumbing.IsHash(u.st.PushedSHA) {
-		why += "; wo had not recorded pushing it (a run stopped before writing it back)"
-	}
-	ours, err := u.madeByWo(ctx, tip, false)
-	if err != nil || ours {
-		return why, err
-	}
-	local, ok, err := repo.BranchHash(branch)
-	if err != nil || !ok || local != tip {
+// when it is not: a commit this task's runs logged pushing, or making (the
+// push of a run that stopped before it logged the push).
+func (u *undo) pushedByWo(ctx context.Context, tip plumbing.Hash) (string, error) {
+	prov, err := u.provenance(ctx)
+	switch {
+	case err != nil:
 		return "", err
+	case prov.PushedIt(tip):
+		return "the commit wo pushed", nil
+	case prov.Made(tip):
+		return "a commit wo made; wo had not recorded pushing it (a run stopped before writing it back)", nil
 	}
-	return "the commit wo's local branch " + branch + " points at", nil
+	return "", nil
 }
 
 // notPushedByWo says why a remote branch that wo cannot prove it pushed
 // stays.
-func (u *undo) notPushedByWo(branch, remote string, tip plumbing.Hash) string {
-	if plumbing.IsHash(u.st.PushedSHA) {
-		return (&gitops.BranchMovedError{Branch: branch, Where: remote, Tip: tip, Want: []plumbing.Hash{plumbing.NewHash(u.st.PushedSHA)}}).Error()
+func (u *undo) notPushedByWo(ctx context.Context, branch, remote string, tip plumbing.Hash) (string, error) {
+	prov, err := u.provenance(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(prov.Pushed) > 0 {
+		return fmt.Sprintf("branch %s on %s is at %s, not %s that wo pushed: someone else pushed since, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
+			branch, remote, short(tip.String()), strings.Join(prov.Pushed, ", "), remote, branch), nil
 	}
 	return fmt.Sprintf("branch %s on %s is at %s, which wo did not record making, and wo recorded no push to it: it may be someone else's, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
-		branch, remote, short(tip.String()), remote, branch)
+		branch, remote, short(tip.String()), remote, branch), nil
+}
+
+// provenance reads this task's activity log once.
+func (u *undo) provenance(ctx context.Context) (Provenance, error) {
+	if u.prov == nil {
+		entries, err := u.Store.Logs(ctx, u.key())
+		if err != nil {
+			return Provenance{}, err
+		}
+		p := ProvenanceOf(u.key(), entries)
+		u.prov = &p
+	}
+	return *u.prov, nil
 }
 
 // foreignBranch says why the task's branch is not provably its own, ""
 // when it is. The state is document text: a branch it names is this
-// task's only when it is the branch the task's inputs name, not the base
-// or source branch, not a pull request's base, and no other task names it.
+// task's only when this task's runs logged switching to it or pushing it,
+// and it is not another's (see sharedBranch).
 func (u *undo) foreignBranch(ctx context.Context) (string, error) {
-	if u.foreign != nil {
-		return *u.foreign, nil
+	why, err := u.sharedBranch(ctx)
+	if err != nil || why != "" {
+		return why, err
 	}
-	why, err := u.whyForeign(ctx)
+	prov, err := u.provenance(ctx)
 	if err != nil {
 		return "", err
 	}
-	u.foreign = &why
+	if branch := u.branch(); !prov.Branch(branch) {
+		return fmt.Sprintf(keepBranch, branch, "was never switched to or pushed by this task's runs (its activity log has no such step)"), nil
+	}
+	return "", nil
+}
+
+const keepBranch = "branch %s %s, so wo keeps it; if the task made it, delete it yourself"
+
+// sharedBranch says why the task's branch may be somebody else's, ""
+// when nothing says so: it must be the branch the task's inputs name, not
+// the base or source branch, not a pull request's base, and no other task
+// may name it. Read once.
+func (u *undo) sharedBranch(ctx context.Context) (string, error) {
+	if u.shared != nil {
+		return *u.shared, nil
+	}
+	why, err := u.whyShared(ctx)
+	if err != nil {
+		return "", err
+	}
+	u.shared = &why
 	return why, nil
 }
 
-func (u *undo) whyForeign(ctx context.Context) (string, error) {
+func (u *undo) whyShared(ctx context.Context) (string, error) {
 	branch := u.branch()
-	const keep = "branch %s %s, so wo keeps it; if the task made it, delete it yourself"
+	const keep = keepBranch
 	if named := u.sc.BranchName(); named != "" && named != branch {
 		return fmt.Sprintf(keep, branch, "is not the branch the task names ("+named+")"), nil
 	}
@@ -669,6 +806,30 @@ func (u *undo) whyForeign(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf(keep, branch, "is named by task "+other+" too"), nil
+}
+
+// stackedOn says why the branch must stay because another task builds on
+// it, "" when none does: a task whose context.base_branch it is and that
+// a run has touched and no undo has reset. On GitHub, deleting the branch
+// would close that task's pull request for good (GitHub closes the pull
+// requests based on a deleted branch, and they cannot be reopened). Once
+// that task is undone, a rerun of this undo takes the branch back, so the
+// undo is pending until then.
+func (u *undo) stackedOn(ctx context.Context, branch string) (string, error) {
+	other, err := u.otherTask(ctx, func(t *workorder.Task, st workorder.State) bool {
+		base, _ := t.WorkOrder.Context["base_branch"].(string)
+		return base == branch && !pristine(st)
+	})
+	if err != nil || other == "" {
+		return "", err
+	}
+	u.fixable = true
+	instead := "run wo undo " + other + " first"
+	if epic := u.task.ParentKey; epic != "" {
+		instead = fmt.Sprintf("undo the stack from the top with wo undo --epic %s, or run wo undo %s first", epic, other)
+	}
+	return fmt.Sprintf("branch %s is the base of task %s (its context.base_branch), which has not been undone: deleting it would close that task's pull request for good, so wo keeps it; %s, then wo undo %s again",
+		branch, other, instead, u.key()), nil
 }
 
 // otherTask is the key of another task in the store that match says names
@@ -709,11 +870,16 @@ type otherWorkOrder struct {
 
 // foreignPR says why the recorded pull request is not provably the one
 // this task opened, "" when it is: it must come from the task's own
-// branch and be opened by the login wo runs as.
+// branch, which must be provably this task's by the rules of the branch
+// steps (the state that names both may be another task's, copied), and
+// be opened by the login wo runs as.
 func (u *undo) foreignPR(ctx context.Context) (string, error) {
 	pr := u.pr
 	if pr.Head != u.branch() {
 		return fmt.Sprintf("pull request #%d is from branch %s, not this task's branch %s: wo did not open it for this task, so wo leaves it", pr.Number, pr.Head, u.branch()), nil
+	}
+	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+		return fmt.Sprintf("pull request #%d comes from a branch wo cannot prove is this task's, so wo leaves it: %s", pr.Number, why), err
 	}
 	client, err := u.sc.GitHub()
 	if err != nil {
@@ -740,18 +906,26 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	if !slices.ContainsFunc(u.procedure(), func(s workorder.Step) bool { return s.Action == "create_worktree" }) {
 		return nil, nil
 	}
+	if _, err := u.sc.Repo(); err != nil {
+		return nil, err
+	}
+	// The repository opens, so what Worktree refuses is the document's
+	// word for where the worktree is (outside worktree_root, an odd
+	// name): wo never made a worktree there, so it leaves whatever is.
 	w, err := u.sc.Worktree()
 	if err != nil {
-		return nil, err
+		out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + cmpOr(deref(u.st.WorktreePath), u.st.WorktreeName), Outcome: UndoLeft,
+			Reason: err.Error() + "; wo removes only a worktree it could have made, so it leaves what is there; remove it yourself if it is stale"}
+		return out, nil
 	}
 	out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + w.Path}
 	if !exists(w.Path) && !exists(w.AdminDir) && !exists(w.Path+".wo-removing") {
 		out.Outcome, out.Reason = UndoGone, "nothing is there"
 		return out, nil
 	}
-	// A worktree on a branch that is not provably this task's, or that
-	// another task records, may be that task's, running in it now.
-	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+	// A worktree on a branch that may be another task's, or that another
+	// task records, may be that task's, running in it now.
+	if why, err := u.sharedBranch(ctx); err != nil || why != "" {
 		out.Outcome, out.Reason = UndoLeft, why
 		return out, err
 	}
@@ -764,6 +938,10 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	if other != "" {
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("task %s records this worktree as its own, so wo keeps it", other)
 		return out, nil
+	}
+	if why, err := u.worktreeNotMade(ctx, w); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
 	}
 	// The checks of cleanup_worktree: only a worktree provably this
 	// task's, on its branch.
@@ -780,13 +958,15 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 			return nil, err
 		}
 		if len(changed) > 0 {
-			out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it has changes that are not committed (%s): commit or discard them, or remove it yourself with git worktree remove --force %s",
-				strings.Join(changed[:min(len(changed), 5)], ", "), w.Path)
+			out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it has changes that are not committed (%s): commit or discard them, or remove it yourself with git worktree remove --force %s; then run wo undo %s again",
+				strings.Join(changed[:min(len(changed), 5)], ", "), w.Path, u.key())
+			u.fixable = true
 			return out, nil
 		}
 	}
 	if dry {
 		out.Outcome, out.Reason = UndoWould, "remove it"
+		u.wouldRemove = w.Path
 		return out, nil
 	}
 	if err := w.Remove(); err != nil {
@@ -797,6 +977,13 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	return out, nil
 }
 
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
 func samePath(a, b string) bool { return filepath.Clean(a) == filepath.Clean(b) }
 
 func exists(path string) bool {
@@ -804,41 +991,35 @@ func exists(path string) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// loggedCommit finds the commits a step reported in the activity log
-// (their first 12 hex digits): a fix commit of the review loop that the
-// state no longer names, for instance.
-var loggedCommit = regexp.MustCompile(`(?:committed|fixed .* in|pushed .*\() ?([0-9a-f]{12})\b`)
+// worktreeNotMade says why wo cannot prove that this task's run created
+// the worktree, "" when it can: create_worktree names the task in the
+// worktree's admin files (gitops.OwnerFile), which a document cannot
+// write; a worktree made before wo wrote that file counts when this
+// task's activity log records creating it at that path.
+func (u *undo) worktreeNotMade(ctx context.Context, w *gitops.Worktree) (string, error) {
+	owner, marked := w.CreatedFor()
+	switch {
+	case marked && owner == u.key():
+		return "", nil
+	case marked:
+		return fmt.Sprintf("its admin files %s say task %s created it, not %s, so wo keeps it", w.AdminDir, owner, u.key()), nil
+	}
+	prov, err := u.provenance(ctx)
+	if err != nil || slices.ContainsFunc(prov.Worktrees, func(p string) bool { return samePath(p, w.Path) }) {
+		return "", err
+	}
+	return fmt.Sprintf("wo cannot prove it created it: its admin files %s carry no mark of wo's, and this task's activity log records creating no worktree there; it may be someone else's, so wo keeps it (remove it yourself with git worktree remove if it is not needed)", w.AdminDir), nil
+}
 
-// madeByWo reports whether the commit is one wo recorded making: the
-// commit or push in the state, or a commit a step logged; with base, also
-// the base it started from.
-func (u *undo) madeByWo(ctx context.Context, tip plumbing.Hash, base bool) (bool, error) {
-	for _, h := range []string{u.st.CommitSHA, u.st.PushedSHA} {
-		if h == tip.String() {
-			return true, nil
-		}
-	}
-	// A local branch wo switched to at its base holds nothing that would
-	// be lost; a remote one at the base may be someone else's.
-	if base && u.st.Branch != "" && u.st.BaseSHA == tip.String() {
-		return true, nil
-	}
-	entries, err := u.Store.Logs(ctx, u.key())
+// madeByWo reports whether the commit is one this task's runs logged
+// making or pushing; with base, also the commit create_branch started
+// the branch at (a branch that has not moved since holds nothing to lose).
+func (u *undo) madeByWo(ctx context.Context, branch string, tip plumbing.Hash, base bool) (bool, error) {
+	prov, err := u.provenance(ctx)
 	if err != nil {
 		return false, err
 	}
-	for _, e := range entries {
-		if e.Action != "step_completed" {
-			continue
-		}
-		note, _ := e.Details["note"].(string)
-		for _, m := range loggedCommit.FindAllStringSubmatch(note, -1) {
-			if strings.HasPrefix(tip.String(), m[1]) {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
+	return prov.Made(tip) || (base && prov.Started(branch, tip)), nil
 }
 
 func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
@@ -854,6 +1035,10 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		out.Outcome, out.Reason = UndoLeft, why
 		return out, err
 	}
+	if why, err := u.stackedOn(ctx, branch); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
+	}
 	repo, err := u.sc.Repo()
 	if err != nil {
 		return nil, err
@@ -866,26 +1051,19 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		out.Outcome, out.Reason = UndoGone, "there is no such branch"
 		return out, nil
 	}
-	ours, err := u.madeByWo(ctx, tip, true)
+	ours, err := u.madeByWo(ctx, branch, tip, true)
 	if err != nil {
 		return nil, err
 	}
 	if !ours {
-		var want []plumbing.Hash
-		for _, h := range []string{u.st.CommitSHA, u.st.PushedSHA} {
-			if plumbing.IsHash(h) && !slices.Contains(want, plumbing.NewHash(h)) {
-				want = append(want, plumbing.NewHash(h))
-			}
-		}
-		if len(want) == 0 {
-			want = []plumbing.Hash{plumbing.ZeroHash}
-		}
-		out.Outcome, out.Reason = UndoLeft, (&gitops.BranchMovedError{Branch: branch, Where: "local", Tip: tip, Want: want}).Error()
+		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("branch %s is at %s, which is not a commit this task's runs logged making: someone committed on it since, or it is not wo's, so wo keeps it; delete it yourself with git branch -D %s if it is not needed",
+			branch, short(tip.String()), branch)
 		return out, nil
 	}
 	if dry {
-		if where, on := repo.CheckedOutAt(branch); on && !u.worktreeWillGo(where) {
+		if where, on := repo.CheckedOutAt(branch); on && where != u.wouldRemove {
 			out.Outcome, out.Reason = UndoLeft, (&gitops.CheckedOutError{Branch: branch, Where: where}).Error()
+			u.fixable = true
 			return out, nil
 		}
 		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, which wo made", tip.String()[:12])
@@ -899,6 +1077,7 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		out.Outcome, out.Reason = UndoLeft, moved.Error()
 	case errors.As(err, &checkedOut):
 		out.Outcome, out.Reason = UndoLeft, checkedOut.Error()
+		u.fixable = true
 	case err != nil:
 		return nil, err
 	case deleted:
@@ -907,13 +1086,6 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 		out.Outcome, out.Reason = UndoGone, "there is no such branch"
 	}
 	return out, nil
-}
-
-// worktreeWillGo reports whether the dry run's worktree step would remove
-// the worktree at where.
-func (u *undo) worktreeWillGo(where string) bool {
-	w, err := u.sc.Worktree()
-	return err == nil && where == w.Path && checkRemove(u.sc, w) == nil
 }
 
 // EpicUndoTask is how the undo of one child of an epic fared.
@@ -937,7 +1109,10 @@ type EpicUndoResult struct {
 // after every task that depends on it, so that in a stack of pull requests
 // the top one goes first and no branch is deleted under a pull request
 // based on it. A task whose dependent could not be undone is kept, with
-// the reason. The error is the first task's that failed.
+// the reason. A child that another runner holds is running elsewhere, as
+// in wo run --epic (its work, not a failure of the undo): the others are
+// undone, and the epic's outcome says to come back (exit 3). The error is
+// an *EpicError carrying the worst outcome, as a run of the epic's.
 func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions) (*EpicUndoResult, error) {
 	e.defaults()
 	children, edges, err := e.epicChildren(ctx, epicKey)
@@ -980,6 +1155,9 @@ func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions)
 				u, err := e.Undo(ctx, o)
 				t.Undo = u
 				t.Outcome = Classify(err).Outcome
+				if t.Outcome == OutcomeLeaseHeld {
+					t.Outcome = OutcomeElsewhere
+				}
 				if err != nil {
 					t.Reason = e.secrets().String(err.Error())
 					failed[key] = true
@@ -992,10 +1170,18 @@ func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions)
 		}
 	}
 	res.Complete = true
+	worst := &EpicResult{Epic: epicKey, Worst: OutcomeDone}
 	for _, t := range res.Tasks {
 		if t.Outcome != OutcomeDone || t.Undo == nil || !t.Undo.Complete {
 			res.Complete = false
 		}
+		worst.Tasks = append(worst.Tasks, TaskOutcome{Key: t.Key, Outcome: t.Outcome, Reason: t.Reason})
+		if t.Outcome.Worse(worst.Worst) {
+			worst.Worst = t.Outcome
+		}
 	}
-	return res, first
+	if first == nil {
+		return res, nil
+	}
+	return res, &EpicError{Result: worst, Worst: first}
 }

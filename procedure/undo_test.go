@@ -1,11 +1,24 @@
 package procedure
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -14,11 +27,31 @@ import (
 func undoHarness(t *testing.T) *stepHarness {
 	t.Helper()
 	h := newStepContext(t, stepOpts{GitHub: true})
-	h.upTo("wait_for_review")
+	h.completeUpTo("wait_for_review")
 	if h.stored().PRNumber != 1 {
 		t.Fatalf("the run opened no pull request: %+v", h.stored())
 	}
 	return h
+}
+
+// completeUpTo runs every step before the first of the given action and
+// completes each as the engine does: its state written back and its
+// step_completed entry in the activity log, which undo takes as proof of
+// what wo made.
+func (h *stepHarness) completeUpTo(action string) {
+	h.t.Helper()
+	for _, s := range h.r.procedure() {
+		if s.Action == action {
+			return
+		}
+		out, err := h.run(s.Action)
+		if err != nil {
+			h.t.Fatalf("%s: %v", s.Action, err)
+		}
+		if _, err := h.r.complete(h.ctx, s, out, 0); err != nil {
+			h.t.Fatal(err)
+		}
+	}
 }
 
 // hasBranch says whether the repository at dir has the branch, asking git.
@@ -112,7 +145,7 @@ func TestUndoLeavesWhatSomeoneElseChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := stepsOf(res)["remote_branch"]
-	if !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, theirs[:12]) {
+	if !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, theirs[:12]) || !strings.Contains(got, "that wo pushed: someone else pushed since") {
 		t.Errorf("remote branch: %q, want it left, naming their commit %s", got, theirs[:12])
 	}
 	if res.Complete {
@@ -197,17 +230,36 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 		if err := h.store.Create(h.ctx, other); err != nil {
 			t.Fatal(err)
 		}
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, Comments: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, step := range []string{"remote_branch", "worktree", "local_branch"} {
+		for _, step := range []string{"comments", "pull_request", "remote_branch", "worktree", "local_branch"} {
 			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") {
 				t.Errorf("%s: %q, want it left, naming task_other", step, got)
 			}
 		}
 		if !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) {
 			t.Error("a branch another task names was deleted")
+		}
+		if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "open" || len(h.GH.IssueComments(fixRepo, 1)) != 0 {
+			t.Errorf("the pull request from a branch another task names was touched: %v", p["state"])
+		}
+	})
+	t.Run("an unrecorded PR from a branch another task names", func(t *testing.T) {
+		h := undoHarness(t)
+		h.setState(func(s *stateT) { s.PRNumber, s.PRURL = 0, nil })
+		other := map[string]any{"_key": "task_other", "title": "Another task", "status": "open",
+			"work_order": map[string]any{"objective": "x", "inputs": map[string]any{"branch_name": fixBranch}, "procedure": []any{}}}
+		if err := h.store.Create(h.ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") || strings.Contains(got, "wo had not recorded it") {
+			t.Errorf("pull request: %q, want it left, not claimed as wo's", got)
 		}
 	})
 	t.Run("a PR someone else opened", func(t *testing.T) {
@@ -263,4 +315,611 @@ func TestUndoGoesOnWhereItStopped(t *testing.T) {
 	if c := h.GH.IssueComments(fixRepo, 1); len(c) != 1 {
 		t.Errorf("%d closing comments, want 1: %+v", len(c), c)
 	}
+}
+
+// revOf is the task's revision in the store: every write changes it.
+func (h *stepHarness) revOf() string {
+	h.t.Helper()
+	doc, err := h.store.Get(h.ctx, fixKey)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return doc["_rev"].(string)
+}
+
+// An undo that ended leaving a merged pull request (and so the state) is
+// over: a second one writes nothing, asks GitHub nothing, and says what
+// the first left.
+func TestUndoOfAMergedTaskTwiceIsANoOp(t *testing.T) {
+	h := undoHarness(t)
+	h.GH.Merge(fixRepo, 1)
+	first, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil || first.Complete || first.AsRecorded {
+		t.Fatalf("first undo: %v, complete %v, as recorded %v", err, first.Complete, first.AsRecorded)
+	}
+	rev, requests := h.revOf(), len(h.GH.Requests())
+	again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.revOf() != rev || len(h.GH.Requests()) != requests {
+		t.Errorf("the second undo wrote (%v) or asked GitHub (%d requests)", h.revOf() != rev, len(h.GH.Requests())-requests)
+	}
+	if !again.AsRecorded || again.Complete || !strings.HasPrefix(stepsOf(again)["state"], UndoLeft) || len(again.Steps) != len(first.Steps) {
+		t.Errorf("the second undo: as recorded %v, complete %v, steps %v; want the first's %v", again.AsRecorded, again.Complete, stepsOf(again), stepsOf(first))
+	}
+}
+
+// A task whose state records nothing is not touched, whatever its status:
+// undo is not a way to reopen a task someone closed.
+func TestUndoLeavesAnUntouchedClosedTask(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	top := map[string]any{}
+	if err := h.r.setStatus(top, workorder.StatusInReview, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.r.save(h.ctx, top)
+	top = map[string]any{}
+	if err := h.r.setStatus(top, workorder.StatusClosed, ""); err != nil {
+		t.Fatal(err)
+	}
+	h.r.save(h.ctx, top)
+	h.r.release(h.ctx)
+	rev := h.revOf()
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NothingToUndo || !res.Complete || res.Status != workorder.StatusClosed || h.revOf() != rev {
+		t.Errorf("undo of an untouched closed task: nothing to undo %v, complete %v, status %s, wrote %v", res.NothingToUndo, res.Complete, res.Status, h.revOf() != rev)
+	}
+}
+
+// An undo that an error stops is not complete, and says at which step it
+// stopped; the next one goes on from there.
+func TestUndoStoppedByGitHubIsNotComplete(t *testing.T) {
+	h := undoHarness(t)
+	h.GH.Inject5xx(5)
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err == nil || !IsTransient(err) {
+		t.Fatalf("undo while GitHub answers 502: %v, want a transient error", err)
+	}
+	if res == nil || res.Complete || res.Stopped != "pull_request" {
+		t.Fatalf("undo stopped by GitHub: %+v, want not complete, stopped at pull_request", res)
+	}
+	again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil || !again.Complete || again.Stopped != "" {
+		t.Errorf("the rerun: %v, %+v", err, again)
+	}
+}
+
+// ProvenanceOf reads only this task's finished steps, and each note as the
+// action that wrote it words it.
+func TestProvenanceReadsTheTasksOwnSteps(t *testing.T) {
+	const a, b, c, d, e = "aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc", "dddddddddddd", "eeeeeeeeeeee"
+	step := func(key, action, note string) store.LogEntry {
+		return store.LogEntry{Action: "step_completed", TaskKey: key, Details: map[string]any{"action": action, "note": note}}
+	}
+	entries := []store.LogEntry{
+		step(fixKey, "create_worktree", "worktree /wt/pr 01 created from code-review-base ("+a+")"),
+		step(fixKey, "create_worktree", "worktree /wt/other created from the existing branch feature/x ("+b+")"),
+		step(fixKey, "create_branch", "on branch review/01 at "+a),
+		step(fixKey, "create_branch", "on branch feature/x at "+b),
+		step(fixKey, "commit", "committed "+c+": Add the foundation"),
+		step(fixKey, "commit", "nothing to commit: the branch is at "+e),
+		step(fixKey, "push", "pushed review/02 to https://github.com/acme/x.git ("+c+"); 1 file withheld"),
+		step(fixKey, "push", "review/01 already at "+e+" on /origin"),
+		step(fixKey, "conditional_loop", "fixed 2 review comment(s) in "+d+" (iteration 1); back to step 7"),
+		step(fixKey, "create_pr", "opened pull request #3: https://github.example/acme/x/pull/3"),
+		step(fixKey, "create_pr", "pull request #4 is open: https://github.example/acme/x/pull/4"),
+		step(fixKey, "create_pr", "found the open pull request #5: https://github.example/acme/x/pull/5"),
+		// Not this task's, not a finished step, or a note of another action.
+		step("task_other", "commit", "committed "+e+": theirs"),
+		{Action: "step_failed", TaskKey: fixKey, Details: map[string]any{"action": "commit", "note": "committed " + e + ": x"}},
+		step(fixKey, "checkout_files", "committed "+e+": not a commit step"),
+	}
+	p := ProvenanceOf(fixKey, entries)
+	if got := strings.Join(p.Commits, ","); got != c+","+d {
+		t.Errorf("commits %s, want %s,%s", got, c, d)
+	}
+	if got := strings.Join(p.Pushed, ","); got != c {
+		t.Errorf("pushed %s, want %s", got, c)
+	}
+	if len(p.Branches) != 3 || p.Branches["review/01"] != a || p.Branches["feature/x"] != b || p.Branches["review/02"] != "" || !p.Branch("review/02") || p.Branch("review/03") {
+		t.Errorf("branches %v", p.Branches)
+	}
+	if len(p.Adopted) != 1 || !p.Adopted["feature/x"] {
+		t.Errorf("adopted %v", p.Adopted)
+	}
+	if strings.Join(p.Worktrees, ",") != "/wt/pr 01,/wt/other" {
+		t.Errorf("worktrees %q", p.Worktrees)
+	}
+	if fmt.Sprint(p.PRs) != "[3 4 5]" {
+		t.Errorf("pull requests %v", p.PRs)
+	}
+	hash := func(prefix string) plumbing.Hash { return plumbing.NewHash(prefix + "0123456789abcdef0123456789ab") }
+	for _, c := range []struct {
+		what string
+		got  bool
+		want bool
+	}{
+		{"a commit wo made", p.Made(hash(c)), true},
+		{"a fix commit", p.Made(hash(d)), true},
+		{"a commit wo found", p.Made(hash(e)), false},
+		{"a pushed commit", p.PushedIt(hash(c)), true},
+		{"a fix, not logged as pushed", p.PushedIt(hash(d)), false},
+		{"where wo started its branch", p.Started("review/01", hash(a)), true},
+		{"another commit on its branch", p.Started("review/01", hash(b)), false},
+		{"a branch wo found existing", p.Started("feature/x", hash(b)), false},
+		{"a branch only pushed", p.Started("review/02", hash(c)), false},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}
+
+// What the state names but this task's log does not prove stays: a run
+// whose steps wrote no log entries (the state could have been written by
+// anyone) leaves its branches and pull request; the worktree carries the
+// mark create_worktree wrote, so it goes.
+func TestUndoTakesOnlyWhatTheLogProves(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true})
+	h.upTo("wait_for_review") // state written, nothing logged
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []string{"pull_request", "remote_branch", "local_branch"} {
+		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "never switched to or pushed by this task's runs") {
+			t.Errorf("%s: %q, want it left for want of proof", step, got)
+		}
+	}
+	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoDone) {
+		t.Errorf("worktree: %q, want it removed: its admin files name the task", got)
+	}
+	if !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) || h.GH.PullRequests(fixRepo)[0]["state"] != "open" {
+		t.Error("undo took back what it cannot prove it made")
+	}
+}
+
+// A worktree is wo's when its admin files name this task, or, for one made
+// before wo wrote that mark, when this task's log records creating it.
+func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
+	marker := func(h *stepHarness) string {
+		return filepath.Join(h.Repo, ".git", "worktrees", fixWorktree, gitops.OwnerFile)
+	}
+	t.Run("named for another task", func(t *testing.T) {
+		h := undoHarness(t)
+		writeTestFile(t, marker(h), "task_other\n")
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task task_other created it") {
+			t.Errorf("worktree: %q", got)
+		}
+		if _, err := os.Stat(h.Worktree); err != nil {
+			t.Errorf("the worktree another task made is gone: %v", err)
+		}
+	})
+	t.Run("no mark, creation logged", func(t *testing.T) {
+		h := undoHarness(t)
+		os.Remove(marker(h))
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoDone) {
+			t.Errorf("worktree: %q, want it removed on the log's word", got)
+		}
+	})
+	t.Run("no mark, creation not logged", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{GitHub: true})
+		for _, s := range h.r.procedure() {
+			if s.Action == "wait_for_review" {
+				break
+			}
+			out, err := h.run(s.Action)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Action == "create_worktree" {
+				h.keep(out) // state only: as a document could say it
+				continue
+			}
+			if _, err := h.r.complete(h.ctx, s, out, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		os.Remove(marker(h))
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "carry no mark of wo's") {
+			t.Errorf("worktree: %q, want it left", got)
+		}
+		if _, err := os.Stat(h.Worktree); err != nil {
+			t.Errorf("an unproven worktree is gone: %v", err)
+		}
+	})
+}
+
+// A worktree path that wo could not have made (outside worktree_root) is
+// left with the reason, and the undo finishes; a repository that does not
+// open is an error, not something left.
+func TestUndoOfAWorktreeWoCouldNotHaveMade(t *testing.T) {
+	h := undoHarness(t)
+	outside := filepath.Join(h.Root, "elsewhere")
+	h.setState(func(s *stateT) { s.WorktreePath = &outside })
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is not inside work_order.context.worktree_root") {
+		t.Errorf("worktree: %q", got)
+	}
+	// The branch is checked out in the real worktree, which undo did not
+	// look at: it stays, and so does the state, until a person removes it.
+	if got := stepsOf(res)["local_branch"]; res.Complete || !res.Pending || !strings.Contains(got, "is checked out at "+h.Worktree) || !hasBranch(t, h.Repo, fixBranch) {
+		t.Errorf("complete %v, pending %v, local branch %q; the branch checked out in the real worktree must stay", res.Complete, res.Pending, got)
+	}
+
+	h = newStepContext(t, stepOpts{Procedure: bareSteps("create_worktree")})
+	h.completeUpTo("none")
+	if _, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, RepoPath: filepath.Join(h.Root, "nowhere")}); err == nil || !strings.Contains(err.Error(), "nowhere") {
+		t.Errorf("undo with a repository that does not open: %v", err)
+	}
+	if _, err := os.Stat(h.Worktree); err != nil {
+		t.Errorf("the worktree: %v", err)
+	}
+}
+
+// What a person can deal with (changes not committed in the worktree, the
+// branch checked out elsewhere) is left, and the state with it: once they
+// have, the next undo finishes instead of finding nothing to undo.
+func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
+	t.Run("changes not committed", func(t *testing.T) {
+		h := undoHarness(t)
+		writeTestFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
+		plan, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, DryRun: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(plan)["local_branch"]; !strings.HasPrefix(got, UndoLeft) || !plan.Pending {
+			t.Errorf("the plan: local branch %q, pending %v; the worktree that stays keeps it checked out", got, plan.Pending)
+		}
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "scratch.txt") || !strings.Contains(got, "run wo undo "+fixKey+" again") {
+			t.Errorf("worktree: %q", got)
+		}
+		if got := stepsOf(res)["state"]; res.Complete || !res.Pending || !strings.HasPrefix(got, UndoLeft) || res.Status != workorder.StatusInProgress {
+			t.Errorf("complete %v, pending %v, status %s, state %q: the state must be kept", res.Complete, res.Pending, res.Status, got)
+		}
+		if st := h.stored(); st.Undo == nil || st.PRNumber != 1 || st.Branch != fixBranch {
+			t.Errorf("the state was not kept: %+v", st)
+		}
+		// Nothing changed: the rerun leaves the same, and logs nothing new.
+		logs, _ := h.store.Logs(h.ctx, fixKey)
+		if again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey}); err != nil || !again.Pending {
+			t.Fatalf("the rerun before the fix: %v, %+v", err, again)
+		}
+		if now, _ := h.store.Logs(h.ctx, fixKey); len(now) != len(logs) {
+			t.Errorf("a rerun that found the same logged %d entries", len(now)-len(logs))
+		}
+		os.Remove(filepath.Join(h.Worktree, "scratch.txt"))
+		done, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil || !done.Complete || done.Pending || done.Status != workorder.StatusOpen {
+			t.Fatalf("the rerun after the fix: %v, %v", err, stepsOf(done))
+		}
+		if hasBranch(t, h.Repo, fixBranch) || h.stored().Undo != nil {
+			t.Error("the rerun did not finish")
+		}
+		// What changed is logged: the worktree, left before, is undone now.
+		entries, _ := h.store.Logs(h.ctx, fixKey)
+		if !slices.ContainsFunc(entries, func(e store.LogEntry) bool {
+			return e.Action == "undo_step" && e.Details["step"] == "worktree" && e.Details["outcome"] == UndoDone
+		}) {
+			t.Error("the log has no entry for the worktree taken back on the rerun")
+		}
+		if c := h.GH.IssueComments(fixRepo, 1); len(c) != 1 {
+			t.Errorf("%d closing comments, want 1", len(c))
+		}
+	})
+	t.Run("the branch checked out elsewhere", func(t *testing.T) {
+		h := undoHarness(t)
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, DryRun: true})
+		if err != nil || res.Pending || !strings.HasPrefix(stepsOf(res)["local_branch"], UndoWould) {
+			t.Fatalf("the plan with nothing in the way: %v, pending %v, %v", err, res.Pending, stepsOf(res))
+		}
+		// A person removes wo's worktree and checks the branch out in the
+		// main checkout.
+		gitIn(t, h.Repo, "worktree", "remove", h.Worktree)
+		gitIn(t, h.Repo, "checkout", "-q", fixBranch)
+		res, err = h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is checked out at "+h.Repo) || !res.Pending {
+			t.Errorf("local branch: %q, pending %v", got, res.Pending)
+		}
+		gitIn(t, h.Repo, "checkout", "-q", "main")
+		done, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil || !done.Complete || hasBranch(t, h.Repo, fixBranch) {
+			t.Errorf("the rerun after the fix: %v, %v", err, stepsOf(done))
+		}
+	})
+}
+
+// A branch that another task builds on (its base_branch) stays while a run
+// of that task is not undone: deleting it would close that task's pull
+// request on GitHub for good. Once that task is undone (or never ran), the
+// branch goes.
+func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
+	stacked := func(h *stepHarness, state map[string]any) {
+		h.t.Helper()
+		doc := map[string]any{"_key": "task_above", "title": "The PR above", "status": "in_review",
+			"work_order": map[string]any{"objective": "x", "context": map[string]any{"base_branch": fixBranch},
+				"inputs": map[string]any{"branch_name": "review/02-above"}, "procedure": []any{}, "state": state}}
+		if err := h.store.Create(h.ctx, doc); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	t.Run("a run of it not undone", func(t *testing.T) {
+		h := undoHarness(t)
+		stacked(h, map[string]any{"version": 1, "current_step": 6, "completed_steps": []any{1, 2, 3, 4, 5, 6}, "pr_number": 2})
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []string{"remote_branch", "local_branch"} {
+			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is the base of task task_above") || !strings.Contains(got, "run wo undo task_above first, then wo undo "+fixKey+" again") {
+				t.Errorf("%s: %q", step, got)
+			}
+		}
+		if !res.Pending || !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) {
+			t.Errorf("pending %v; the base of task_above must stay", res.Pending)
+		}
+		// In an epic, the message says to undo the stack from the top.
+		doc, _ := h.store.Get(h.ctx, fixKey)
+		if _, err := h.store.Update(h.ctx, fixKey, doc["_rev"].(string), map[string]any{"parent_key": "task_epic"}); err != nil {
+			t.Fatal(err)
+		}
+		again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if got := stepsOf(again)["remote_branch"]; err != nil || !strings.Contains(got, "undo the stack from the top with wo undo --epic task_epic, or run wo undo task_above first") {
+			t.Errorf("remote branch in an epic: %v, %q", err, got)
+		}
+	})
+	t.Run("never run", func(t *testing.T) {
+		h := undoHarness(t)
+		stacked(h, map[string]any{"version": 1, "current_step": 0, "completed_steps": []any{}})
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil || !res.Complete || hasBranch(t, h.Remote, fixBranch) || hasBranch(t, h.Repo, fixBranch) {
+			t.Errorf("with the task above untouched: %v, %v", err, stepsOf(res))
+		}
+	})
+}
+
+// lyingProxy stands in front of the harness's stand-in and answers the
+// requests lie picks with the pull request's state turned to closed; a
+// PATCH it picks is read instead, never sent.
+func lyingProxy(t *testing.T, h *stepHarness, lie func(*http.Request) bool) {
+	t.Helper()
+	u, _ := url.Parse(h.GH.URL)
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.ModifyResponse = func(res *http.Response) error {
+		if res.Request.Header.Get("X-Lie") == "" {
+			return nil
+		}
+		b, _ := io.ReadAll(res.Body)
+		b = bytes.Replace(b, []byte(`"state":"open"`), []byte(`"state":"closed"`), 1)
+		res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		res.Header.Del("Content-Length")
+		res.Header.Del("ETag")
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if lie(r) {
+			r.Header.Set("X-Lie", "1")
+			r.Header.Del("If-None-Match")
+			if r.Method == http.MethodPatch {
+				r.Method, r.Body, r.ContentLength = http.MethodGet, http.NoBody, 0
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	h.engine().GitHubAPI = srv.URL + "/"
+}
+
+// Undo believes a pull request closed only when GitHub's answers agree:
+// one that reads as closed but is listed open, or a close that leaves it
+// open, stops the undo for a retry; one that someone really closed is
+// gone, even with another open pull request from the same branch.
+func TestUndoChecksThatThePullRequestIsClosed(t *testing.T) {
+	pull1 := func(method string) func(*http.Request) bool {
+		return func(r *http.Request) bool { return r.Method == method && strings.HasSuffix(r.URL.Path, "/pulls/1") }
+	}
+	for _, c := range []struct {
+		name string
+		lie  func(*http.Request) bool
+		want string
+	}{
+		{"reads as closed", pull1(http.MethodGet), "GitHub answers that pull request #1 is closed, but lists it open from " + fixBranch + " into " + fixBase},
+		{"a close that does not close", pull1(http.MethodPatch), "wo closed pull request #1, but GitHub still shows it open"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := undoHarness(t)
+			lyingProxy(t, h, c.lie)
+			res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+			if err == nil || !IsTransient(err) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("undo: %v, want a retry later saying %q", err, c.want)
+			}
+			if res.Complete || h.GH.PullRequests(fixRepo)[0]["state"] != "open" {
+				t.Errorf("complete %v, PR %v", res.Complete, h.GH.PullRequests(fixRepo)[0]["state"])
+			}
+		})
+	}
+	t.Run("closed by someone", func(t *testing.T) {
+		h := undoHarness(t)
+		req, _ := http.NewRequest(http.MethodPatch, h.GH.URL+"repos/"+fixRepo+"/pulls/1", strings.NewReader(`{"state":"closed"}`))
+		req.Header.Set("Authorization", "Bearer "+standinToken)
+		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("closing #1: %v %v", resp, err)
+		}
+		h.GH.OpenPRAs(fixRepo, fixBranch, fixBase, "alice", "Alice's PR from the same branch")
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil || !strings.HasPrefix(stepsOf(res)["pull_request"], UndoGone) {
+			t.Errorf("undo: %v, pull request %q, want gone", err, stepsOf(res)["pull_request"])
+		}
+	})
+}
+
+// undo --epic fares as wo run --epic: a child that another runner holds is
+// running elsewhere (exit 3, not 4), what it builds on is kept, the rest is
+// undone; with nobody holding anything, the epic's undo is complete.
+func TestUndoEpicWithAChildHeldElsewhere(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	child := func(key string, blockedBy []any, lease map[string]any) {
+		st := map[string]any{"version": 1, "current_step": 1, "completed_steps": []any{1}, "notes": []any{"ran"}}
+		if lease != nil {
+			st["lease"] = lease
+		}
+		doc := map[string]any{"_key": key, "title": key, "status": "in_progress", "parent_key": "task_epic",
+			"work_order": map[string]any{"version": "1.0", "objective": "Undo this child of the epic", "procedure": bareSteps("update_task"), "state": st,
+				"dependencies": map[string]any{"blocked_by": blockedBy, "blocks": []any{}}}}
+		if err := h.store.Create(h.ctx, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.store.Create(h.ctx, map[string]any{"_key": "task_epic", "title": "epic", "status": "open", "type": "epic"}); err != nil {
+		t.Fatal(err)
+	}
+	held := map[string]any{"holder": "ci@another-host:42", "expires_at": h.r.Now().Add(time.Hour).UTC().Format(time.RFC3339)}
+	child("task_a", []any{}, nil)
+	child("task_b", []any{"task_a"}, held)
+	child("task_c", []any{}, nil)
+
+	res, err := h.engine().UndoEpic(h.ctx, "task_epic", UndoOptions{})
+	if c := Classify(err); c.Outcome != OutcomeElsewhere || c.Code != "EPIC_RUNNING_ELSEWHERE" || res.Complete {
+		t.Fatalf("undo --epic with a held child: %v (%+v), complete %v", err, c, res.Complete)
+	}
+	got := map[string]RunOutcome{}
+	for _, tk := range res.Tasks {
+		got[tk.Key] = tk.Outcome
+	}
+	if got["task_b"] != OutcomeElsewhere || got["task_a"] != OutcomeSkipped || got["task_c"] != OutcomeDone {
+		t.Errorf("children: %v", got)
+	}
+
+	doc, _ := h.store.Get(h.ctx, "task_b")
+	if _, err := h.store.Update(h.ctx, "task_b", doc["_rev"].(string), map[string]any{"work_order": map[string]any{"state": map[string]any{"lease": nil}}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err = h.engine().UndoEpic(h.ctx, "task_epic", UndoOptions{})
+	if err != nil || !res.Complete {
+		t.Errorf("undo --epic with nothing held: %v, complete %v, %+v", err, res.Complete, res.Tasks)
+	}
+}
+
+// A task that an undo has partly taken back does not run: resuming would
+// work on a closed pull request and deleted branches. wo reset to step 0
+// gives the undo up and lets it run again; an undo that finished leaving
+// a merged pull request does not stop a run.
+func TestARunRefusesATaskPartlyUndone(t *testing.T) {
+	h := undoHarness(t)
+	writeTestFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
+	if res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey}); err != nil || !res.Pending {
+		t.Fatalf("undo: %v, %+v", err, res)
+	}
+	_, err := h.engine().Run(h.ctx, RunOptions{Key: fixKey})
+	if c := Classify(err); c.Code != "UNDO_UNFINISHED" || c.Outcome != OutcomeWaiting || !strings.Contains(err.Error(), "finish the undo with wo undo "+fixKey) {
+		t.Fatalf("run of a task partly undone: %v (%+v)", err, c)
+	}
+	if _, err := h.engine().Reset(h.ctx, fixKey, 0); err != nil {
+		t.Fatal(err)
+	}
+	if st := h.stored(); st.Undo != nil {
+		t.Errorf("reset to step 0 kept the undo's record: %+v", st.Undo)
+	}
+	if _, err := h.engine().Run(h.ctx, RunOptions{Key: fixKey, UntilStep: 1}); err != nil {
+		t.Errorf("run after reset: %v", err)
+	}
+
+	m := undoHarness(t)
+	m.GH.Merge(fixRepo, 1)
+	if _, err := m.engine().Undo(m.ctx, UndoOptions{Key: fixKey}); err != nil {
+		t.Fatal(err)
+	}
+	if st := m.stored(); st.Undo == nil || unfinishedUndo(st) {
+		t.Errorf("the undo of a merged task: record %+v, unfinished %v; want it finished", st.Undo, unfinishedUndo(st))
+	}
+}
+
+// A run stopped after it pushed and before it logged the push: the commit
+// on the remote is one it logged making, so the branch goes; a commit
+// someone pushed on top of it is not, so the branch stays. A branch wo
+// switched to and never committed on is where create_branch started it,
+// which proves the local branch, never the remote one.
+func TestUndoOfAPushNotLogged(t *testing.T) {
+	pushedNotLogged := func(t *testing.T) *stepHarness {
+		h := newStepContext(t, stepOpts{GitHub: true})
+		h.completeUpTo("push")
+		if _, err := h.run("push"); err != nil { // pushed, nothing recorded
+			t.Fatal(err)
+		}
+		return h
+	}
+	t.Run("wo's commit", func(t *testing.T) {
+		h := pushedNotLogged(t)
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoDone) || !strings.Contains(got, "a commit wo made; wo had not recorded pushing it") {
+			t.Errorf("remote branch: %q", got)
+		}
+		if hasBranch(t, h.Remote, fixBranch) || !res.Complete {
+			t.Errorf("the branch wo pushed is still there, or the undo is not complete: %v", stepsOf(res))
+		}
+	})
+	t.Run("someone's on top", func(t *testing.T) {
+		h := pushedNotLogged(t)
+		other := filepath.Join(h.Root, "other")
+		gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
+		writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
+		gitIn(t, other, "add", "-A")
+		gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
+		gitIn(t, other, "push", "-q", "origin", fixBranch)
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "which wo did not record making, and wo recorded no push to it") {
+			t.Errorf("remote branch: %q", got)
+		}
+		if !hasBranch(t, h.Remote, fixBranch) {
+			t.Error("their branch was deleted")
+		}
+	})
+	t.Run("a branch never committed on", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{GitHub: true})
+		h.completeUpTo("checkout_files")
+		// Someone pushes the base to the branch's name on the remote.
+		gitIn(t, h.Repo, "push", "-q", "origin", fixBranch)
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, UndoDone) {
+			t.Errorf("local branch: %q, want it deleted: it is where create_branch started it", got)
+		}
+		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !hasBranch(t, h.Remote, fixBranch) {
+			t.Errorf("remote branch: %q, want it left: wo never pushed it", got)
+		}
+	})
 }

@@ -42,6 +42,7 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 		}
 	}
 	sc.Fault("before_create")
+	w.Owner = sc.Key() // what wo undo takes as proof that this task made it
 	err = w.Create(ctx, start, func(done, total int) {
 		sc.Progress(done, total)
 		if done == total {

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -132,6 +133,7 @@ type pr struct {
 	issueComms   []map[string]any
 	threads      []*thread
 	headSeen     string // the head the threads were last compared with
+	baseSeen     bool   // the base branch was seen in the remote
 }
 
 // New returns a stand-in with a token and the defaults of github.com:
@@ -623,12 +625,41 @@ func (s *Server) headSHA(repo, branch string) string {
 	return ref.Hash().String()
 }
 
+// baseGone reports whether a PR's base branch, once seen in the remote,
+// was deleted since. GitHub closes the open PRs based on a branch that is
+// deleted (and they cannot be reopened), which is why deleting the bottom
+// of a stack of PRs loses the ones above it.
+func (s *Server) baseGone(repo string, p *pr) bool {
+	path, ok := s.Remotes[repo]
+	if !ok {
+		return false
+	}
+	r, err := git.PlainOpen(path)
+	if err != nil {
+		return false
+	}
+	_, err = r.Reference(plumbing.NewBranchReferenceName(p.Base), true)
+	switch {
+	case err == nil:
+		p.baseSeen = true
+		return false
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		return p.baseSeen
+	}
+	return false
+}
+
 // refreshHeads notices pushes: a PR whose head moved gets a review
-// scheduled after ReviewDelay.
+// scheduled after ReviewDelay; one whose base branch was deleted is
+// closed, as GitHub closes it.
 func (s *Server) refreshHeads() {
 	for repo, list := range s.prs {
 		for _, p := range list {
 			if p.State != "open" {
+				continue
+			}
+			if s.baseGone(repo, p) {
+				p.State, p.UpdatedAt = "closed", time.Now().UTC()
 				continue
 			}
 			sha := s.headSHA(repo, p.Head)
