@@ -36,9 +36,9 @@ func TestAFixAddressesTheThreadsWhoseLinesItTouched(t *testing.T) {
 		gitIn(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "x")
 		return gitIn(t, dir, "rev-parse", "HEAD")
 	}
-	before := commit(map[string]string{"long.go": strings.Join(lines, "\n") + "\n", "gone.go": "package gone\n"})
+	before := commit(map[string]string{"long.go": strings.Join(lines, "\n") + "\n", "gone.go": "package gone\n", "top.go": "a\nb\n"})
 	lines[24] = "line 25, fixed"
-	after := commit(map[string]string{"long.go": strings.Join(lines, "\n") + "\n", "gone.go": ""})
+	after := commit(map[string]string{"long.go": strings.Join(lines, "\n") + "\n", "gone.go": "", "top.go": "A\nb\n"})
 	repo, err := gitops.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +57,8 @@ func TestAFixAddressesTheThreadsWhoseLinesItTouched(t *testing.T) {
 		{"long.go", 0, 29, false},
 		{"long.go", 0, 5, false},   // the same file, far from the change
 		{"long.go", 0, 0, false},   // an outdated thread has no line to place
+		{"top.go", 0, 0, false},    // not even beside a change on the first line
+		{"top.go", 0, 1, true},
 		{"long.go", 10, 24, true},  // a comment on lines 10 to 24
 		{"long.go", 2, 21, false},  // on lines 2 to 21: the change is four lines below
 		{"long.go", 30, 20, false}, // a start after the end counts as the end alone
@@ -170,5 +172,31 @@ func TestACommentOnRemovedLinesGetsNoAddressedReply(t *testing.T) {
 	}
 	if got := woReplies(threadOn(t, h, "foundation/new.go")); len(got) != 0 {
 		t.Errorf("wo replied on a comment about removed lines: %q", got)
+	}
+}
+
+func TestReviewArrivedCountsTheNamedReviewersOfThePushedCommit(t *testing.T) {
+	reviews := []github.Review{
+		{Author: "alice", State: "APPROVED", CommitID: "old"},
+		{Author: "coderabbitai[bot]", State: "COMMENTED", CommitID: "old"},
+		{Author: "coderabbitai[bot]", State: "CHANGES_REQUESTED", CommitID: "new"},
+		{Author: "wo-bot", State: "COMMENTED", CommitID: "new"},
+	}
+	for _, c := range []struct {
+		pushed  string
+		awaited []string
+		want    string
+	}{
+		{"new", nil, "review by coderabbitai[bot] arrived (CHANGES_REQUESTED)"},
+		{"new", []string{"CodeRabbitAI"}, "review by coderabbitai[bot] (CHANGES_REQUESTED) arrived"},
+		{"new", []string{"coderabbitai[bot]", "alice"}, ""}, // alice reviewed an older commit only
+		{"old", []string{"alice"}, "review by alice (APPROVED) arrived"},
+		{"", []string{"coderabbitai[bot]", "alice"}, "review by coderabbitai[bot] (CHANGES_REQUESTED), alice (APPROVED) arrived"}, // nothing pushed: any commit
+		{"newest", nil, ""},
+	} {
+		got, ok := reviewArrived(reviews, c.pushed, "WO-BOT", c.awaited)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("pushed %q, awaiting %v: %q, %v; want %q", c.pushed, c.awaited, got, ok, c.want)
+		}
 	}
 }
