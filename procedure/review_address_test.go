@@ -55,9 +55,9 @@ func TestAFixAddressesTheThreadsWhoseLinesItTouched(t *testing.T) {
 		{"long.go", 0, 21, false},
 		{"long.go", 0, 28, true},
 		{"long.go", 0, 29, false},
-		{"long.go", 0, 5, false},   // the same file, far from the change
-		{"long.go", 0, 0, false},   // an outdated thread has no line to place
-		{"top.go", 0, 0, false},    // not even beside a change on the first line
+		{"long.go", 0, 5, false}, // the same file, far from the change
+		{"long.go", 0, 0, false}, // an outdated thread has no line to place
+		{"top.go", 0, 0, false},  // not even beside a change on the first line
 		{"top.go", 0, 1, true},
 		{"long.go", 10, 24, true},  // a comment on lines 10 to 24
 		{"long.go", 2, 21, false},  // on lines 2 to 21: the change is four lines below
