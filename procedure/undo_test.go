@@ -923,3 +923,23 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 		}
 	})
 }
+
+// What an undo keeps of a state: the notes (the history a person wrote
+// or read), the approval, and a phase that says nothing about the run
+// taken back (none, or ready); a run's phase goes with the run.
+func TestClearedKeepsTheHistoryAndForgetsTheRun(t *testing.T) {
+	approval := &workorder.Approval{}
+	for phase, kept := range map[workorder.Phase]workorder.Phase{
+		"": "", workorder.PhaseReady: workorder.PhaseReady,
+		workorder.PhaseRunning: "", workorder.PhaseWaitingForReview: "", workorder.PhaseNeedsFix: "",
+	} {
+		st := workorder.NewState()
+		st.Version, st.Notes, st.Approval, st.Phase = 1, []string{"a note"}, approval, phase
+		st.CurrentStep, st.PushedSHA, st.PRNumber = 6, "abc", 3
+		got := cleared(st)
+		if got.Phase != kept || got.Version != 1 || len(got.Notes) != 1 || got.Approval != approval ||
+			got.CurrentStep != 0 || got.PushedSHA != "" || got.PRNumber != 0 {
+			t.Errorf("phase %q: cleared to %+v", phase, got)
+		}
+	}
+}
