@@ -40,6 +40,49 @@ func repoWithFiles(t testing.TB, files map[string]string) *gitops.Repo {
 	return r
 }
 
+// repoFromTo makes a repository whose base branch holds the base files
+// and whose main branch holds exactly the source files: what base has and
+// source lacks is deleted (or renamed, where git sees a rename).
+func repoFromTo(t testing.TB, base, source map[string]string) *gitops.Repo {
+	t.Helper()
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	git(t, root, "init", "-q", "-b", "main", repo)
+	write := func(files map[string]string) {
+		for path, content := range files {
+			full := filepath.Join(repo, path)
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write(base)
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
+	git(t, repo, "branch", "base")
+	git(t, repo, "rm", "-q", "-r", "--ignore-unmatch", ".")
+	write(source)
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "the change")
+	r, err := gitops.Open(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// filler is n lines of Go declarations, to make a file count.
+func filler(prefix string, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "\nfunc %s%d() int { return %d }\n", prefix, i, i)
+	}
+	return b.String()
+}
+
 // goOffline runs the go command with no network and no toolchain switch.
 func goOffline(dir string, args ...string) (string, error) {
 	cmd := exec.Command("go", args...)
@@ -51,7 +94,7 @@ func goOffline(dir string, args ...string) (string, error) {
 
 // buildEveryTip stacks the plan's PRs one by one on the base in a
 // worktree and runs go build ./... and go vet ./... at each tip, as CI on
-// each stacked PR would.
+// each stacked PR would; the top of the stack must be the source tree.
 func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
@@ -62,9 +105,18 @@ func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
 	for _, pr := range p.PRs {
 		args := []string{"checkout", "main", "--"}
 		for _, f := range pr.Files {
+			if f.OldPath != "" {
+				git(t, wt, "rm", "-q", "--", f.OldPath)
+			}
+			if f.Kind == "deleted" {
+				git(t, wt, "rm", "-q", "--", f.Path)
+				continue
+			}
 			args = append(args, f.Path)
 		}
-		git(t, wt, args...)
+		if len(args) > 3 {
+			git(t, wt, args...)
+		}
 		if out, err := goOffline(wt, "build", "./..."); err != nil {
 			t.Errorf("base + PRs 1..%d (%s) does not build:\n%s", pr.Number, pr.Title, out)
 			continue
@@ -72,6 +124,10 @@ func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
 		if out, err := goOffline(wt, "vet", "./..."); err != nil {
 			t.Errorf("base + PRs 1..%d (%s) fails go vet:\n%s", pr.Number, pr.Title, out)
 		}
+	}
+	git(t, wt, "add", "-A")
+	if out, err := exec.Command("git", "-C", wt, "diff", "--cached", "--stat", "main").CombinedOutput(); err != nil || len(out) > 0 {
+		t.Errorf("the top of the stack is not the source tree (%v):\n%s", err, out)
 	}
 }
 
@@ -266,4 +322,49 @@ func TestSmallPRsJoinANeighbourAtTheDefaultBudget(t *testing.T) {
 		t.Errorf("three packages of 385 lines and six of 15 make %d PRs: %s", len(p.PRs), strings.Join(prs, "; "))
 	}
 	buildEveryTip(t, r, p)
+}
+
+// The base's imports order the change: a package's old importers must
+// not see it change (an API renamed, the package deleted or moved) before
+// they change themselves.
+func TestChangesToWhatTheBaseImportsBuildAtEveryTip(t *testing.T) {
+	gomod := "module example.com/m\n\ngo 1.22\n"
+	for _, tc := range []struct {
+		name         string
+		base, source map[string]string
+	}{
+		{"an API renamed", map[string]string{
+			"go.mod": gomod,
+			"a/a.go": "package a\n\nfunc Old() int { return 1 }\n",
+			"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nfunc B() int { return a.Old() }\n",
+		}, map[string]string{
+			"go.mod": gomod,
+			"a/a.go": "package a\n\nfunc New() int { return 1 }\n" + filler("A", 20),
+			"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nfunc B() int { return a.New() }\n" + filler("B", 20),
+		}},
+		{"a package deleted", map[string]string{
+			"go.mod":     gomod,
+			"old/old.go": "package old\n\nfunc F() int { return 1 }\n",
+			"p/p.go":     "package p\n\nimport \"example.com/m/old\"\n\nfunc G() int { return old.F() }\n",
+		}, map[string]string{
+			"go.mod": gomod,
+			"p/p.go": "package p\n\nfunc G() int { return 2 }\n" + filler("H", 20),
+		}},
+		{"a package moved", map[string]string{
+			"go.mod":     gomod,
+			"old/old.go": "package old\n\nfunc F() int { return 1 }\n" + filler("F", 20),
+			"p/p.go":     "package p\n\nimport \"example.com/m/old\"\n\nfunc G() int { return old.F() }\n",
+		}, map[string]string{
+			"go.mod":             gomod,
+			"pkg/newname/old.go": "package newname\n\nfunc F() int { return 1 }\n" + filler("F", 20),
+			"p/p.go":             "package p\n\nimport \"example.com/m/pkg/newname\"\n\nfunc G() int { return newname.F() }\n",
+			"p/k.go":             "package p\n" + filler("K", 20),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := repoFromTo(t, tc.base, tc.source)
+			p := planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true})
+			buildEveryTip(t, r, p)
+		})
+	}
 }

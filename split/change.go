@@ -36,6 +36,10 @@ type File struct {
 	Reason string `json:"reason,omitempty"`
 	// Imports are the import paths of a Go file at the source.
 	Imports []string `json:"-"`
+	// BaseImports are the import paths of a modified, renamed or deleted
+	// Go file at the base: what its old version needs, which must not
+	// change under it before it changes itself.
+	BaseImports []string `json:"-"`
 	// Embeds are the patterns of a Go file's //go:embed directives.
 	Embeds []string `json:"-"`
 	// Problem says why a Go file cannot build as it is at the source (it
@@ -63,6 +67,8 @@ type Change struct {
 	Files              []File
 	// Module is the Go module path from go.mod at the source, if any.
 	Module string
+	// BaseModule is the Go module path from go.mod at the base, if any.
+	BaseModule string
 }
 
 // ReadChange lists the files that differ between base and source, with
@@ -142,7 +148,17 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 				c.Module = modulePath(data)
 			}
 		}
+		if f.Kind != "added" && path.Ext(f.Path) == ".go" && ch.From.TreeEntry.Mode.IsFile() {
+			if data, err := readHead(st, ch.From.TreeEntry.Hash, headerRead); err == nil && excludedFromEveryBuild(data) == "" {
+				_, f.BaseImports, _, _ = goHeader(ch.From.Name, data)
+			}
+		}
 		c.Files = append(c.Files, f)
+	}
+	if e, err := baseTree.FindEntry("go.mod"); err == nil {
+		if data, err := readBlob(st, e.Hash); err == nil {
+			c.BaseModule = modulePath(data)
+		}
 	}
 	if c.Module == "" {
 		if e, err := sourceTree.FindEntry("go.mod"); err == nil {
@@ -268,6 +284,24 @@ func readBlob(st storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
 	}
 	defer rd.Close()
 	return io.ReadAll(rd)
+}
+
+// headerRead is how much of a Go file is read for its header (package
+// clause, build constraints and imports) when its body is not needed.
+const headerRead = 64 << 10
+
+// readHead reads up to limit bytes from the start of a blob.
+func readHead(st storer.EncodedObjectStorer, h plumbing.Hash, limit int64) ([]byte, error) {
+	blob, err := object.GetBlob(st, h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(io.LimitReader(rd, limit))
 }
 
 // maxBlobRead is the largest file ReadChange reads whole (to parse a Go

@@ -148,8 +148,53 @@ func groupUnits(c *Change, by string) map[string]*unit {
 	}
 	if goModule {
 		l.untangleTests()
+		linkBase(units, c.BaseModule)
 	}
 	return units
+}
+
+// linkBase orders what the change does to a package after the changes to
+// the packages that imported it at the base: their old versions may use
+// what it renames, removes or deletes, so it must not land under them.
+// Whether it does is a question of types the plan does not answer, so an
+// importer that still imports it at the source (an edge the other way)
+// makes a cycle, and the two share a PR; one that stops importing it (or
+// is deleted) comes first.
+func linkBase(units map[string]*unit, module string) {
+	changedAt := map[string][]string{} // a package folder at the base → the units changing its Go files
+	for _, name := range sortedKeys(units) {
+		for _, f := range units[name].files {
+			if f.Kind == "added" || !f.isGoCode() {
+				continue
+			}
+			dir := f.Dir()
+			if f.OldPath != "" {
+				dir = path.Dir(f.OldPath)
+			}
+			if n := len(changedAt[dir]); n == 0 || changedAt[dir][n-1] != name {
+				changedAt[dir] = append(changedAt[dir], name)
+			}
+		}
+	}
+	importers := map[string][]string{} // a changed unit → the changed units that imported it at the base
+	for _, name := range sortedKeys(units) {
+		for _, f := range units[name].files {
+			for _, imp := range f.BaseImports {
+				for _, changed := range changedAt[packageDir(module, imp)] {
+					if changed != name && !units[changed].deps[name] {
+						units[changed].deps[name] = true
+						importers[changed] = append(importers[changed], displayUnit(name))
+					}
+				}
+			}
+		}
+	}
+	for name, by := range importers {
+		u := units[name]
+		for i := range u.files {
+			u.files[i].Reason += fmt.Sprintf("; imported at the base by %s, which change too: their changes come first or with it", strings.Join(by, ", "))
+		}
+	}
 }
 
 // linker works out which units a unit's files import.
