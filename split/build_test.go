@@ -83,11 +83,16 @@ func filler(prefix string, n int) string {
 	return b.String()
 }
 
-// goOffline runs the go command with no network and no toolchain switch.
-func goOffline(dir string, args ...string) (string, error) {
+// goOffline runs the go command with no network and no toolchain switch,
+// in the workspace of the go.work file given, or in none.
+func goOffline(dir, gowork string, args ...string) (string, error) {
+	env := []string{"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off"}
+	if gowork != "" {
+		env = []string{"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=", "GOWORK=" + gowork}
+	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -117,18 +122,51 @@ func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
 		if len(args) > 3 {
 			git(t, wt, args...)
 		}
-		if out, err := goOffline(wt, "build", "./..."); err != nil {
-			t.Errorf("base + PRs 1..%d (%s) does not build:\n%s", pr.Number, pr.Title, out)
-			continue
+		gowork := filepath.Join(wt, "go.work")
+		if _, err := os.Stat(gowork); err != nil {
+			gowork = ""
 		}
-		if out, err := goOffline(wt, "vet", "./..."); err != nil {
-			t.Errorf("base + PRs 1..%d (%s) fails go vet:\n%s", pr.Number, pr.Title, out)
+		for _, mod := range moduleRoots(t, wt) {
+			out, err := goOffline(mod, gowork, "build", "-o", os.DevNull, "./...")
+			if err != nil {
+				t.Errorf("base + PRs 1..%d (%s) does not build in %s:\n%s", pr.Number, pr.Title, mod, out)
+				continue
+			}
+			if strings.Contains(out, "matched no packages") {
+				continue // a module with no code yet
+			}
+			if out, err := goOffline(mod, gowork, "vet", "./..."); err != nil {
+				t.Errorf("base + PRs 1..%d (%s) fails go vet in %s:\n%s", pr.Number, pr.Title, mod, out)
+			}
 		}
 	}
 	git(t, wt, "add", "-A")
 	if out, err := exec.Command("git", "-C", wt, "diff", "--cached", "--stat", "main").CombinedOutput(); err != nil || len(out) > 0 {
 		t.Errorf("the top of the stack is not the source tree (%v):\n%s", err, out)
 	}
+}
+
+// moduleRoots are the folders of the go.mod files in a worktree: each
+// module builds on its own.
+func moduleRoots(t *testing.T, wt string) []string {
+	t.Helper()
+	var roots []string
+	err := filepath.WalkDir(wt, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "go.mod" {
+			roots = append(roots, filepath.Dir(p))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return roots
 }
 
 func planOf(t *testing.T, r *gitops.Repo, opts Options) *Plan {
@@ -363,6 +401,43 @@ func TestChangesToWhatTheBaseImportsBuildAtEveryTip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := repoFromTo(t, tc.base, tc.source)
+			p := planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true})
+			buildEveryTip(t, r, p)
+		})
+	}
+}
+
+// Imports across the modules of a change are edges too: a module that
+// replaces another with a local folder, a go.work that uses a nested
+// module, a nested module's packages importing each other.
+func TestImportsAcrossModulesBuildAtEveryTip(t *testing.T) {
+	gomod := "module example.com/m\n\ngo 1.22\n"
+	tools := map[string]string{
+		"tools/go.mod":     "module example.com/tools\n\ngo 1.22\n",
+		"tools/zlow/z.go":  "package zlow\n\nfunc Z() int { return 1 }\n" + filler("Z", 20),
+		"tools/app/app.go": "package app\n\nimport \"example.com/tools/zlow\"\n\nfunc A() int { return zlow.Z() }\n" + filler("A", 20),
+		"root.go":          "package m\n" + filler("R", 20),
+	}
+	withWork := map[string]string{"go.mod": gomod, "go.work": "go 1.22\n\nuse (\n\t.\n\t./tools\n)\n"}
+	nested := map[string]string{"go.mod": gomod}
+	for k, v := range tools {
+		withWork[k], nested[k] = v, v
+	}
+	for _, tc := range []struct {
+		name   string
+		source map[string]string
+	}{
+		{"a local replace", map[string]string{
+			"go.mod":     gomod + "\nrequire example.org/lib v0.0.0\n\nreplace example.org/lib => ./lib\n",
+			"lib/go.mod": "module example.org/lib\n\ngo 1.22\n",
+			"lib/lib.go": "package lib\n\nfunc L() int { return 1 }\n" + filler("L", 20),
+			"main.go":    "package main\n\nimport \"example.org/lib\"\n\nfunc main() { println(lib.L()) }\n" + filler("M", 20),
+		}},
+		{"a go.work", withWork},
+		{"a nested module", nested},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := repoFromTo(t, nil, tc.source)
 			p := planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true})
 			buildEveryTip(t, r, p)
 		})

@@ -69,6 +69,13 @@ type Change struct {
 	Module string
 	// BaseModule is the Go module path from go.mod at the base, if any.
 	BaseModule string
+	// Modules maps the path of each module at the source that holds a
+	// changed file, or that a go.work uses, to its root folder.
+	Modules map[string]string
+	// ModuleNeeds maps the folder of a go.mod or go.work to the module
+	// roots it needs there: the local targets of go.mod's replace
+	// directives, the modules go.work uses.
+	ModuleNeeds map[string][]string
 }
 
 // ReadChange lists the files that differ between base and source, with
@@ -168,6 +175,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 	}
 	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
+	readModules(c, st, sourceTree)
 	markMissingImports(c, sourceTree)
 	return c, nil
 }

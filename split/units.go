@@ -142,13 +142,13 @@ func groupUnits(c *Change, by string) map[string]*unit {
 			dirUnit[f.Dir()] = o.unit
 		}
 	}
-	l := linker{module: c.Module, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf}
+	l := linker{change: c, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf}
 	for _, u := range units {
 		l.link(u)
 	}
 	if goModule {
 		l.untangleTests()
-		linkBase(units, c.BaseModule)
+		linkBase(units, c)
 	}
 	return units
 }
@@ -160,7 +160,7 @@ func groupUnits(c *Change, by string) map[string]*unit {
 // importer that still imports it at the source (an edge the other way)
 // makes a cycle, and the two share a PR; one that stops importing it (or
 // is deleted) comes first.
-func linkBase(units map[string]*unit, module string) {
+func linkBase(units map[string]*unit, c *Change) {
 	changedAt := map[string][]string{} // a package folder at the base → the units changing its Go files
 	for _, name := range sortedKeys(units) {
 		for _, f := range units[name].files {
@@ -180,7 +180,11 @@ func linkBase(units map[string]*unit, module string) {
 	for _, name := range sortedKeys(units) {
 		for _, f := range units[name].files {
 			for _, imp := range f.BaseImports {
-				for _, changed := range changedAt[packageDir(module, imp)] {
+				dir := c.packageDir(imp)
+				if dir == "" {
+					dir = packageDir(c.BaseModule, imp)
+				}
+				for _, changed := range changedAt[dir] {
 					if changed != name && !units[changed].deps[name] {
 						units[changed].deps[name] = true
 						importers[changed] = append(importers[changed], displayUnit(name))
@@ -199,7 +203,7 @@ func linkBase(units map[string]*unit, module string) {
 
 // linker works out which units a unit's files import.
 type linker struct {
-	module   string
+	change   *Change
 	goModule bool
 	mods     modules
 	units    map[string]*unit
@@ -213,6 +217,15 @@ func (l *linker) link(u *unit) {
 	u.deps, u.codeDeps = map[string]bool{}, map[string]bool{}
 	if tested, ok := strings.CutSuffix(u.name, testsSuffix); ok && l.units[tested] != nil {
 		u.deps[tested], u.codeDeps[tested] = true, true
+	}
+	if dir, ok := moduleDir(u.name); ok && l.goModule {
+		// A go.mod's local replace targets, a go.work's modules: their
+		// go.mod files must be there first.
+		for _, target := range l.change.ModuleNeeds[dir] {
+			if dep := moduleUnitOf(target); dep != u.name && l.units[dep] != nil {
+				u.deps[dep], u.codeDeps[dep] = true, true
+			}
+		}
 	}
 	for _, f := range u.files {
 		if !f.isGoCode() {
@@ -229,7 +242,7 @@ func (l *linker) link(u *unit) {
 			need(mod)
 		}
 		for _, imp := range f.Imports {
-			dir := packageDir(l.module, imp)
+			dir := l.change.packageDir(imp)
 			if vendored := "vendor/" + imp; dir == "" && l.goModule && l.dirUnit[vendored] != "" {
 				// Built from vendor/ (vendor/modules.txt): the
 				// vendored copy comes first.
