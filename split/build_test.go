@@ -89,6 +89,8 @@ func goOffline(dir, gowork string, args ...string) (string, error) {
 	env := []string{"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off"}
 	if gowork != "" {
 		env = []string{"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=", "GOWORK=" + gowork}
+	} else if _, err := os.Stat(filepath.Join(dir, "vendor")); err == nil {
+		env[2] = "GOFLAGS=" // built from vendor/, as the go command does by default
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
@@ -442,4 +444,21 @@ func TestImportsAcrossModulesBuildAtEveryTip(t *testing.T) {
 			buildEveryTip(t, r, p)
 		})
 	}
+}
+
+// vendor/modules.txt must agree with go.mod before anything is built from
+// vendor/: it comes with go.mod, not after the vendored code.
+func TestVendoredModulesBuildAtEveryTip(t *testing.T) {
+	r := repoFromTo(t, nil, map[string]string{
+		"go.mod":                        "module example.com/m\n\ngo 1.22\n\nrequire example.org/dep v1.0.0\n",
+		"vendor/modules.txt":            "# example.org/dep v1.0.0\n## explicit\nexample.org/dep\n",
+		"vendor/example.org/dep/dep.go": "package dep\n\nfunc D() int { return 1 }\n",
+		"lib/lib.go":                    "package lib\n\nfunc L() int { return 2 }\n",
+		"main.go":                       "package main\n\nimport \"example.org/dep\"\n\nfunc main() { println(dep.D()) }\n" + filler("M", 20),
+	})
+	p := planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true})
+	if got, want := prHolding(p, "vendor/modules.txt"), prHolding(p, "vendor/example.org/dep/dep.go"); got.Number > want.Number {
+		t.Errorf("vendor/modules.txt is in PR #%d, after the vendored code in #%d", got.Number, want.Number)
+	}
+	buildEveryTip(t, r, p)
 }

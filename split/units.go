@@ -374,6 +374,16 @@ func packageOwner(c *Change) func(File) owner {
 				return owner{moduleUnitOf(f.Dir()), "module file of the module in " + f.Dir() + ": its packages need it first"}
 			}
 		}
+		if path.Base(f.Path) == "modules.txt" && path.Base(f.Dir()) == "vendor" {
+			// The go command checks it against go.mod before it builds
+			// anything from vendor/: it comes with go.mod, ahead of the
+			// vendored packages.
+			mod := mods.of(path.Dir(f.Dir()))
+			if mod == "" {
+				mod = moduleUnit
+			}
+			return owner{mod, "the list of vendored modules, which go.mod must agree with: it comes with go.mod, before the vendored packages"}
+		}
 		if f.isGoCode() && packages[f.Dir()] {
 			return owner{f.Dir(), "package " + f.Dir()}
 		}
