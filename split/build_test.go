@@ -462,3 +462,14 @@ func TestVendoredModulesBuildAtEveryTip(t *testing.T) {
 	}
 	buildEveryTip(t, r, p)
 }
+
+// A folder that a package embeds may be a Go package itself: its files
+// come no later than the package that embeds them.
+func TestEmbeddedPackageBuildsAtEveryTip(t *testing.T) {
+	r := repoFromTo(t, nil, map[string]string{
+		"go.mod":                "module example.com/m\n\ngo 1.22\n",
+		"scaffold/s.go":         "package scaffold\n\nimport \"embed\"\n\n//go:embed tmpl\nvar T embed.FS\n" + filler("S", 15),
+		"scaffold/tmpl/main.go": "package main\n\nfunc main() {}\n" + filler("T", 15),
+	})
+	buildEveryTip(t, r, planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true}))
+}

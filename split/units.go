@@ -241,6 +241,15 @@ func (l *linker) link(u *unit) {
 		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name {
 			need(mod)
 		}
+		for _, pattern := range f.Embeds {
+			// A folder it embeds may be a package of its own (a
+			// template main package): its files must be there.
+			for dir, dep := range l.dirUnit {
+				if embeds(f.Dir(), pattern, dir+"/x") {
+					need(dep)
+				}
+			}
+		}
 		for _, imp := range f.Imports {
 			dir := l.change.packageDir(imp)
 			if vendored := "vendor/" + imp; dir == "" && l.goModule && l.dirUnit[vendored] != "" {
