@@ -473,3 +473,16 @@ func TestEmbeddedPackageBuildsAtEveryTip(t *testing.T) {
 	})
 	buildEveryTip(t, r, planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true}))
 }
+
+// go vet checks that an Example function names something the package
+// declares: in a cut package, ExampleZed comes with or after Zed.
+func TestExampleComesWithWhatItIsNamedAfter(t *testing.T) {
+	r := repoFromTo(t, nil, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a/a.go": "package a\n" + filler("A", 30),
+		"a/z.go": "package a\n\ntype Z struct{}\n\nfunc (Z) Go() {}\n\nfunc Zed() {}\n" + filler("Zf", 30),
+		"a/example_test.go": "package a\n\nimport \"fmt\"\n\nfunc ExampleZed() {\n\tfmt.Println(\"hi\")\n\t// Output: hi\n}\n\n" +
+			"func ExampleZ_Go() {\n\tfmt.Println(\"x\")\n\t// Output: x\n}\n",
+	})
+	buildEveryTip(t, r, planOf(t, r, Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true}))
+}

@@ -175,6 +175,13 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 		for _, id := range f.ast.Unresolved {
 			g.deps[name] = append(g.deps[name], g.decl[pkg+"."+id.Name]...)
 		}
+		if strings.HasSuffix(name, "_test.go") {
+			// go vet checks that ExampleT_M names a T with a method M:
+			// the name refers to T as much as code does.
+			for _, id := range exampleSubjects(f.ast) {
+				g.deps[name] = append(g.deps[name], g.decl[strings.TrimSuffix(pkg, "_test")+"."+id]...)
+			}
+		}
 	}
 	// A type and its methods stay together: a value of the type must
 	// have its whole method set wherever it is used (methods that tests
@@ -332,6 +339,27 @@ func dedupe(list []string, self string) []string {
 	for i, s := range list {
 		if s != self && (i == 0 || s != list[i-1]) {
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// exampleSubjects are the identifiers that a test file's Example
+// functions are named after: Zed for ExampleZed, T for ExampleT_M and
+// ExampleT_suffix.
+func exampleSubjects(f *ast.File) []string {
+	var out []string
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv != nil {
+			continue
+		}
+		rest, ok := strings.CutPrefix(fn.Name.Name, "Example")
+		if !ok || rest == "" {
+			continue
+		}
+		if id, _, _ := strings.Cut(rest, "_"); id != "" {
+			out = append(out, id)
 		}
 	}
 	return out
