@@ -486,3 +486,23 @@ func TestExampleComesWithWhatItIsNamedAfter(t *testing.T) {
 	})
 	buildEveryTip(t, r, planOf(t, r, Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true}))
 }
+
+// A Go file too big to read whole still has its imports read from its
+// header: it comes after the package it imports.
+func TestGoFileOverTheReadLimitIsOrderedByItsImports(t *testing.T) {
+	var big strings.Builder
+	big.WriteString("package big\n\nimport \"example.com/m/low\"\n\nvar X = low.L0()\n")
+	for big.Len() <= maxBlobRead {
+		big.WriteString("// a generated table, far too long to read whole ...................................\n")
+	}
+	r := repoFromTo(t, nil, map[string]string{
+		"go.mod":     "module example.com/m\n\ngo 1.22\n",
+		"big/big.go": big.String(),
+		"low/low.go": "package low\n" + filler("L", 30),
+	})
+	p := planOf(t, r, Options{MaxLines: 40, MaxFiles: 30, SplitLarge: true})
+	if prHolding(p, "big/big.go").Number < prHolding(p, "low/low.go").Number {
+		t.Errorf("big/big.go is in PR #%d, before low/low.go (#%d), which it imports", prHolding(p, "big/big.go").Number, prHolding(p, "low/low.go").Number)
+	}
+	buildEveryTip(t, r, p)
+}

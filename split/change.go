@@ -91,7 +91,9 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	}
 	// The change is read through a storage of its own that keeps the pack
 	// files open: otherwise each of thousands of blobs opens the pack again.
-	st := filesystem.NewStorageWithOptions(osfs.New(repo.GitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	// A blob over maxBlobRead is streamed from the pack, not held whole
+	// in memory (a change may carry a file of hundreds of megabytes).
+	st := filesystem.NewStorageWithOptions(osfs.New(repo.GitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: maxBlobRead})
 	defer st.Close()
 	baseTree, err := treeOf(st, base)
 	if err != nil {
@@ -140,8 +142,18 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 			// Counted as it streams by, never held: a change may carry
 			// a file of gigabytes.
 			f.Lines, f.Binary = n.lines, n.binary
-			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
-				f.Problem = fmt.Sprintf("%s is over %d MiB: wo does not read its imports, so its place in the order is a guess", f.Path, maxBlobRead>>20)
+			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" && !f.Binary {
+				// Only its header is read: the package clause, build
+				// constraints and imports are at its top. It is too big
+				// to cut along its declarations.
+				if head, err := readHead(st, entry.Hash, headerRead); err == nil {
+					if f.notCode = excludedFromEveryBuild(head); f.notCode == "" {
+						f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(f.Path, head)
+						if f.Problem != "" {
+							f.Problem = fmt.Sprintf("%s is over %d MiB and its first %d KiB hold no whole header, so its imports are a guess: %s", f.Path, maxBlobRead>>20, headerRead>>10, f.Problem)
+						}
+					}
+				}
 			}
 		} else if data, err := readBlob(st, entry.Hash); err == nil {
 			f.Lines, f.Binary = countLines(data)

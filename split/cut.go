@@ -118,6 +118,11 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 	files := map[string]parsedFile{}
 	methods := map[string][]string{} // package.type → files with its methods
 	for _, f := range code {
+		if f.src == nil {
+			// Not read whole (over maxBlobRead); a nil source would have
+			// the parser read the path from the working directory.
+			return nil, fmt.Sprintf("%s is over %d MiB, too big to read along its declarations", f.Path, maxBlobRead>>20)
+		}
 		a, err := parser.ParseFile(fset, f.Path, f.src, parser.ParseComments)
 		if err != nil {
 			return nil, fmt.Sprintf("%s does not parse: %s", f.Path, firstLine(err.Error()))
