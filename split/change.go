@@ -72,10 +72,12 @@ type Change struct {
 	// Modules maps the path of each module at the source that holds a
 	// changed file, or that a go.work uses, to its root folder.
 	Modules map[string]string
-	// ModuleNeeds maps the folder of a go.mod or go.work to the module
-	// roots it needs there: the local targets of go.mod's replace
-	// directives, the modules go.work uses.
+	// ModuleNeeds maps the folder of a go.mod to the local targets of
+	// its replace directives (module roots).
 	ModuleNeeds map[string][]string
+	// WorkspaceUses maps the folder of a go.work to the roots of the
+	// modules it uses.
+	WorkspaceUses map[string][]string
 }
 
 // ReadChange lists the files that differ between base and source, with

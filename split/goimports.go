@@ -294,7 +294,7 @@ func packageDir(module, importPath string) string {
 // the one around each changed file (its nearest go.mod), and those each
 // go.work uses; and what each go.mod and go.work needs besides.
 func readModules(c *Change, st storer.EncodedObjectStorer, source *object.Tree) {
-	c.Modules, c.ModuleNeeds = map[string]string{}, map[string][]string{}
+	c.Modules, c.ModuleNeeds, c.WorkspaceUses = map[string]string{}, map[string][]string{}, map[string][]string{}
 	read := map[string]bool{} // module roots looked at
 	var readMod func(dir string)
 	readMod = func(dir string) {
@@ -329,7 +329,7 @@ func readModules(c *Change, st storer.EncodedObjectStorer, source *object.Tree) 
 			if wf, err := modfile.ParseWork("go.work", fileAt(st, source, f.Path), nil); err == nil {
 				for _, u := range wf.Use {
 					target := path.Join(dir, u.Path)
-					c.ModuleNeeds[dir] = append(c.ModuleNeeds[dir], target)
+					c.WorkspaceUses[dir] = append(c.WorkspaceUses[dir], target)
 					readMod(target)
 				}
 			}
@@ -361,6 +361,35 @@ func fileAt(st storer.EncodedObjectStorer, root *object.Tree, name string) []byt
 		return nil
 	}
 	return data
+}
+
+// moduleRoot is the root of the module of the change that holds dir, or
+// "".
+func (c *Change) moduleRoot(dir string) string {
+	roots := map[string]bool{}
+	for _, root := range c.Modules {
+		roots[root] = true
+	}
+	for d := dir; ; d = path.Dir(d) {
+		if roots[d] {
+			return d
+		}
+		if d == "." || d == "/" {
+			return ""
+		}
+	}
+}
+
+// importRoot is the root of the module of the change that an import path
+// is in, or "".
+func (c *Change) importRoot(importPath string) string {
+	best, dir := "", ""
+	for mod, root := range c.Modules {
+		if len(mod) > len(best) && (importPath == mod || strings.HasPrefix(importPath, mod+"/")) {
+			best, dir = mod, root
+		}
+	}
+	return dir
 }
 
 // packageDir maps an import path to the folder of its package in the

@@ -55,6 +55,26 @@ func moduleDir(unit string) (dir string, ok bool) {
 	return strings.CutSuffix(unit, "/"+moduleUnit)
 }
 
+// workUnit holds a go.work (and its go.work.sum): it comes after the
+// modules it uses, since the go command refuses a workspace whose module
+// folder is missing; until it lands, each module builds on its own.
+const workUnit = "go.work"
+
+func workUnitOf(dir string) string {
+	if dir == "." {
+		return workUnit
+	}
+	return dir + "/" + workUnit
+}
+
+// workDir is the folder of a workspace unit; ok is false for any other.
+func workDir(unit string) (dir string, ok bool) {
+	if unit == workUnit {
+		return ".", true
+	}
+	return strings.CutSuffix(unit, "/"+workUnit)
+}
+
 // testsSuffix marks the unit of a package's tests that come after it:
 // "p (tests)" holds its external test package (p_test), and its own test
 // files when they would close a cycle.
@@ -67,6 +87,9 @@ func testsOf(unit string) string { return unit + testsSuffix }
 func unitDir(unit string) string {
 	unit = strings.TrimSuffix(unit, testsSuffix)
 	if d, ok := moduleDir(unit); ok {
+		return d
+	}
+	if d, ok := workDir(unit); ok {
 		return d
 	}
 	return unit
@@ -218,10 +241,14 @@ func (l *linker) link(u *unit) {
 	if tested, ok := strings.CutSuffix(u.name, testsSuffix); ok && l.units[tested] != nil {
 		u.deps[tested], u.codeDeps[tested] = true, true
 	}
-	if dir, ok := moduleDir(u.name); ok && l.goModule {
-		// A go.mod's local replace targets, a go.work's modules: their
-		// go.mod files must be there first.
-		for _, target := range l.change.ModuleNeeds[dir] {
+	needs := l.change.ModuleNeeds // a go.mod's local replace targets
+	dir, ok := moduleDir(u.name)
+	if d, work := workDir(u.name); work {
+		dir, ok, needs = d, true, l.change.WorkspaceUses // a go.work's modules
+	}
+	if ok && l.goModule {
+		// Their go.mod files must be there first.
+		for _, target := range needs[dir] {
 			if dep := moduleUnitOf(target); dep != u.name && l.units[dep] != nil {
 				u.deps[dep], u.codeDeps[dep] = true, true
 			}
@@ -262,11 +289,39 @@ func (l *linker) link(u *unit) {
 			}
 			if l.goModule {
 				need(l.dirUnit[dir])
+				need(l.workspaceFor(f.Dir(), imp))
 			} else {
 				need(l.ownerOf(File{Path: dir + "/x"}).unit)
 			}
 		}
 	}
+}
+
+// workspaceFor is the unit of the go.work that lets the code in dir
+// import a package of another module of the change, or "": none is
+// needed within a module, or where go.mod replaces the other module with
+// its folder.
+func (l *linker) workspaceFor(dir, importPath string) string {
+	if len(l.change.WorkspaceUses) == 0 {
+		return ""
+	}
+	from, to := l.change.moduleRoot(dir), l.change.importRoot(importPath)
+	if to == "" || from == to {
+		return ""
+	}
+	for _, target := range l.change.ModuleNeeds[from] {
+		if target == to {
+			return ""
+		}
+	}
+	for _, work := range sortedKeys(l.change.WorkspaceUses) {
+		for _, use := range l.change.WorkspaceUses[work] {
+			if use == to {
+				return workUnitOf(work)
+			}
+		}
+	}
+	return ""
 }
 
 // untangleTests breaks the cycles that only tests make. The go command
@@ -375,6 +430,9 @@ func packageOwner(c *Change) func(File) owner {
 		}
 	}
 	return func(f File) owner {
+		if b := path.Base(f.Path); b == "go.work" || b == "go.work.sum" {
+			return owner{workUnitOf(f.Dir()), "workspace file: it comes after the modules it uses, which it needs there"}
+		}
 		if isModuleFile(f.Path) {
 			if f.Dir() == "." {
 				return owner{moduleUnit, "module file: every package needs it, so it comes first"}
