@@ -40,18 +40,68 @@ func repoWithFiles(t testing.TB, files map[string]string) *gitops.Repo {
 	return r
 }
 
-// goOffline runs the go command with no network and no toolchain switch.
-func goOffline(dir string, args ...string) (string, error) {
+// repoFromTo makes a repository whose base branch holds the base files
+// and whose main branch holds exactly the source files: what base has and
+// source lacks is deleted (or renamed, where git sees a rename).
+func repoFromTo(t testing.TB, base, source map[string]string) *gitops.Repo {
+	t.Helper()
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	git(t, root, "init", "-q", "-b", "main", repo)
+	write := func(files map[string]string) {
+		for path, content := range files {
+			full := filepath.Join(repo, path)
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	write(base)
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
+	git(t, repo, "branch", "base")
+	git(t, repo, "rm", "-q", "-r", "--ignore-unmatch", ".")
+	write(source)
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "the change")
+	r, err := gitops.Open(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// filler is n lines of Go declarations, to make a file count.
+func filler(prefix string, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "\nfunc %s%d() int { return %d }\n", prefix, i, i)
+	}
+	return b.String()
+}
+
+// goOffline runs the go command with no network and no toolchain switch,
+// in the workspace of the go.work file given, or in none.
+func goOffline(dir, gowork string, args ...string) (string, error) {
+	env := []string{"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off"}
+	if gowork != "" {
+		env = []string{"GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=", "GOWORK=" + gowork}
+	} else if _, err := os.Stat(filepath.Join(dir, "vendor")); err == nil {
+		env[2] = "GOFLAGS=" // built from vendor/, as the go command does by default
+	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 
 // buildEveryTip stacks the plan's PRs one by one on the base in a
 // worktree and runs go build ./... and go vet ./... at each tip, as CI on
-// each stacked PR would.
+// each stacked PR would; the top of the stack must be the source tree.
 func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
@@ -62,17 +112,63 @@ func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
 	for _, pr := range p.PRs {
 		args := []string{"checkout", "main", "--"}
 		for _, f := range pr.Files {
+			if f.OldPath != "" {
+				git(t, wt, "rm", "-q", "--", f.OldPath)
+			}
+			if f.Kind == "deleted" {
+				git(t, wt, "rm", "-q", "--", f.Path)
+				continue
+			}
 			args = append(args, f.Path)
 		}
-		git(t, wt, args...)
-		if out, err := goOffline(wt, "build", "./..."); err != nil {
-			t.Errorf("base + PRs 1..%d (%s) does not build:\n%s", pr.Number, pr.Title, out)
-			continue
+		if len(args) > 3 {
+			git(t, wt, args...)
 		}
-		if out, err := goOffline(wt, "vet", "./..."); err != nil {
-			t.Errorf("base + PRs 1..%d (%s) fails go vet:\n%s", pr.Number, pr.Title, out)
+		gowork := filepath.Join(wt, "go.work")
+		if _, err := os.Stat(gowork); err != nil {
+			gowork = ""
+		}
+		for _, mod := range moduleRoots(t, wt) {
+			out, err := goOffline(mod, gowork, "build", "-o", os.DevNull, "./...")
+			if err != nil {
+				t.Errorf("base + PRs 1..%d (%s) does not build in %s:\n%s", pr.Number, pr.Title, mod, out)
+				continue
+			}
+			if strings.Contains(out, "matched no packages") {
+				continue // a module with no code yet
+			}
+			if out, err := goOffline(mod, gowork, "vet", "./..."); err != nil {
+				t.Errorf("base + PRs 1..%d (%s) fails go vet in %s:\n%s", pr.Number, pr.Title, mod, out)
+			}
 		}
 	}
+	git(t, wt, "add", "-A")
+	if out, err := exec.Command("git", "-C", wt, "diff", "--cached", "--stat", "main").CombinedOutput(); err != nil || len(out) > 0 {
+		t.Errorf("the top of the stack is not the source tree (%v):\n%s", err, out)
+	}
+}
+
+// moduleRoots are the folders of the go.mod files in a worktree: each
+// module builds on its own.
+func moduleRoots(t *testing.T, wt string) []string {
+	t.Helper()
+	var roots []string
+	err := filepath.WalkDir(wt, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && d.Name() == "go.mod" {
+			roots = append(roots, filepath.Dir(p))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return roots
 }
 
 func planOf(t *testing.T, r *gitops.Repo, opts Options) *Plan {
@@ -264,6 +360,149 @@ func TestSmallPRsJoinANeighbourAtTheDefaultBudget(t *testing.T) {
 			prs = append(prs, fmt.Sprintf("#%d %v (%d lines)", pr.Number, pr.Units, pr.Lines))
 		}
 		t.Errorf("three packages of 385 lines and six of 15 make %d PRs: %s", len(p.PRs), strings.Join(prs, "; "))
+	}
+	buildEveryTip(t, r, p)
+}
+
+// The base's imports order the change: a package's old importers must
+// not see it change (an API renamed, the package deleted or moved) before
+// they change themselves.
+func TestChangesToWhatTheBaseImportsBuildAtEveryTip(t *testing.T) {
+	gomod := "module example.com/m\n\ngo 1.22\n"
+	for _, tc := range []struct {
+		name         string
+		base, source map[string]string
+	}{
+		{"an API renamed", map[string]string{
+			"go.mod": gomod,
+			"a/a.go": "package a\n\nfunc Old() int { return 1 }\n",
+			"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nfunc B() int { return a.Old() }\n",
+		}, map[string]string{
+			"go.mod": gomod,
+			"a/a.go": "package a\n\nfunc New() int { return 1 }\n" + filler("A", 20),
+			"b/b.go": "package b\n\nimport \"example.com/m/a\"\n\nfunc B() int { return a.New() }\n" + filler("B", 20),
+		}},
+		{"a package deleted", map[string]string{
+			"go.mod":     gomod,
+			"old/old.go": "package old\n\nfunc F() int { return 1 }\n",
+			"p/p.go":     "package p\n\nimport \"example.com/m/old\"\n\nfunc G() int { return old.F() }\n",
+		}, map[string]string{
+			"go.mod": gomod,
+			"p/p.go": "package p\n\nfunc G() int { return 2 }\n" + filler("H", 20),
+		}},
+		{"a package moved", map[string]string{
+			"go.mod":     gomod,
+			"old/old.go": "package old\n\nfunc F() int { return 1 }\n" + filler("F", 20),
+			"p/p.go":     "package p\n\nimport \"example.com/m/old\"\n\nfunc G() int { return old.F() }\n",
+		}, map[string]string{
+			"go.mod":             gomod,
+			"pkg/newname/old.go": "package newname\n\nfunc F() int { return 1 }\n" + filler("F", 20),
+			"p/p.go":             "package p\n\nimport \"example.com/m/pkg/newname\"\n\nfunc G() int { return newname.F() }\n",
+			"p/k.go":             "package p\n" + filler("K", 20),
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := repoFromTo(t, tc.base, tc.source)
+			p := planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true})
+			buildEveryTip(t, r, p)
+		})
+	}
+}
+
+// Imports across the modules of a change are edges too: a module that
+// replaces another with a local folder, a go.work that uses a nested
+// module, a nested module's packages importing each other.
+func TestImportsAcrossModulesBuildAtEveryTip(t *testing.T) {
+	gomod := "module example.com/m\n\ngo 1.22\n"
+	tools := map[string]string{
+		"tools/go.mod":     "module example.com/tools\n\ngo 1.22\n",
+		"tools/zlow/z.go":  "package zlow\n\nfunc Z() int { return 1 }\n" + filler("Z", 20),
+		"tools/app/app.go": "package app\n\nimport \"example.com/tools/zlow\"\n\nfunc A() int { return zlow.Z() }\n" + filler("A", 20),
+		"root.go":          "package m\n" + filler("R", 20),
+	}
+	withWork := map[string]string{"go.mod": gomod, "go.work": "go 1.22\n\nuse (\n\t.\n\t./tools\n)\n"}
+	nested := map[string]string{"go.mod": gomod}
+	for k, v := range tools {
+		withWork[k], nested[k] = v, v
+	}
+	for _, tc := range []struct {
+		name   string
+		source map[string]string
+	}{
+		{"a local replace", map[string]string{
+			"go.mod":     gomod + "\nrequire example.org/lib v0.0.0\n\nreplace example.org/lib => ./lib\n",
+			"lib/go.mod": "module example.org/lib\n\ngo 1.22\n",
+			"lib/lib.go": "package lib\n\nfunc L() int { return 1 }\n" + filler("L", 20),
+			"main.go":    "package main\n\nimport \"example.org/lib\"\n\nfunc main() { println(lib.L()) }\n" + filler("M", 20),
+		}},
+		{"a go.work", withWork},
+		{"a nested module", nested},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := repoFromTo(t, nil, tc.source)
+			p := planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true})
+			buildEveryTip(t, r, p)
+		})
+	}
+}
+
+// vendor/modules.txt must agree with go.mod before anything is built from
+// vendor/: it comes with go.mod, not after the vendored code.
+func TestVendoredModulesBuildAtEveryTip(t *testing.T) {
+	r := repoFromTo(t, nil, map[string]string{
+		"go.mod":                        "module example.com/m\n\ngo 1.22\n\nrequire example.org/dep v1.0.0\n",
+		"vendor/modules.txt":            "# example.org/dep v1.0.0\n## explicit\nexample.org/dep\n",
+		"vendor/example.org/dep/dep.go": "package dep\n\nfunc D() int { return 1 }\n",
+		"lib/lib.go":                    "package lib\n\nfunc L() int { return 2 }\n",
+		"main.go":                       "package main\n\nimport \"example.org/dep\"\n\nfunc main() { println(dep.D()) }\n" + filler("M", 20),
+	})
+	p := planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true})
+	if got, want := prHolding(p, "vendor/modules.txt"), prHolding(p, "vendor/example.org/dep/dep.go"); got.Number > want.Number {
+		t.Errorf("vendor/modules.txt is in PR #%d, after the vendored code in #%d", got.Number, want.Number)
+	}
+	buildEveryTip(t, r, p)
+}
+
+// A folder that a package embeds may be a Go package itself: its files
+// come no later than the package that embeds them.
+func TestEmbeddedPackageBuildsAtEveryTip(t *testing.T) {
+	r := repoFromTo(t, nil, map[string]string{
+		"go.mod":                "module example.com/m\n\ngo 1.22\n",
+		"scaffold/s.go":         "package scaffold\n\nimport \"embed\"\n\n//go:embed tmpl\nvar T embed.FS\n" + filler("S", 15),
+		"scaffold/tmpl/main.go": "package main\n\nfunc main() {}\n" + filler("T", 15),
+	})
+	buildEveryTip(t, r, planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true}))
+}
+
+// go vet checks that an Example function names something the package
+// declares: in a cut package, ExampleZed comes with or after Zed.
+func TestExampleComesWithWhatItIsNamedAfter(t *testing.T) {
+	r := repoFromTo(t, nil, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"a/a.go": "package a\n" + filler("A", 30),
+		"a/z.go": "package a\n\ntype Z struct{}\n\nfunc (Z) Go() {}\n\nfunc Zed() {}\n" + filler("Zf", 30),
+		"a/example_test.go": "package a\n\nimport \"fmt\"\n\nfunc ExampleZed() {\n\tfmt.Println(\"hi\")\n\t// Output: hi\n}\n\n" +
+			"func ExampleZ_Go() {\n\tfmt.Println(\"x\")\n\t// Output: x\n}\n",
+	})
+	buildEveryTip(t, r, planOf(t, r, Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true}))
+}
+
+// A Go file too big to read whole still has its imports read from its
+// header: it comes after the package it imports.
+func TestGoFileOverTheReadLimitIsOrderedByItsImports(t *testing.T) {
+	var big strings.Builder
+	big.WriteString("package big\n\nimport \"example.com/m/low\"\n\nvar X = low.L0()\n")
+	for big.Len() <= maxBlobRead {
+		big.WriteString("// a generated table, far too long to read whole ...................................\n")
+	}
+	r := repoFromTo(t, nil, map[string]string{
+		"go.mod":     "module example.com/m\n\ngo 1.22\n",
+		"big/big.go": big.String(),
+		"low/low.go": "package low\n" + filler("L", 30),
+	})
+	p := planOf(t, r, Options{MaxLines: 40, MaxFiles: 30, SplitLarge: true})
+	if prHolding(p, "big/big.go").Number < prHolding(p, "low/low.go").Number {
+		t.Errorf("big/big.go is in PR #%d, before low/low.go (#%d), which it imports", prHolding(p, "big/big.go").Number, prHolding(p, "low/low.go").Number)
 	}
 	buildEveryTip(t, r, p)
 }

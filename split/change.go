@@ -36,6 +36,10 @@ type File struct {
 	Reason string `json:"reason,omitempty"`
 	// Imports are the import paths of a Go file at the source.
 	Imports []string `json:"-"`
+	// BaseImports are the import paths of a modified, renamed or deleted
+	// Go file at the base: what its old version needs, which must not
+	// change under it before it changes itself.
+	BaseImports []string `json:"-"`
 	// Embeds are the patterns of a Go file's //go:embed directives.
 	Embeds []string `json:"-"`
 	// Problem says why a Go file cannot build as it is at the source (it
@@ -63,6 +67,17 @@ type Change struct {
 	Files              []File
 	// Module is the Go module path from go.mod at the source, if any.
 	Module string
+	// BaseModule is the Go module path from go.mod at the base, if any.
+	BaseModule string
+	// Modules maps the path of each module at the source that holds a
+	// changed file, or that a go.work uses, to its root folder.
+	Modules map[string]string
+	// ModuleNeeds maps the folder of a go.mod to the local targets of
+	// its replace directives (module roots).
+	ModuleNeeds map[string][]string
+	// WorkspaceUses maps the folder of a go.work to the roots of the
+	// modules it uses.
+	WorkspaceUses map[string][]string
 }
 
 // ReadChange lists the files that differ between base and source, with
@@ -78,7 +93,9 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	}
 	// The change is read through a storage of its own that keeps the pack
 	// files open: otherwise each of thousands of blobs opens the pack again.
-	st := filesystem.NewStorageWithOptions(osfs.New(repo.GitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true})
+	// A blob over maxBlobRead is streamed from the pack, not held whole
+	// in memory (a change may carry a file of hundreds of megabytes).
+	st := filesystem.NewStorageWithOptions(osfs.New(repo.GitDir), cache.NewObjectLRUDefault(), filesystem.Options{KeepDescriptors: true, LargeObjectThreshold: maxBlobRead})
 	defer st.Close()
 	baseTree, err := treeOf(st, base)
 	if err != nil {
@@ -127,8 +144,18 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 			// Counted as it streams by, never held: a change may carry
 			// a file of gigabytes.
 			f.Lines, f.Binary = n.lines, n.binary
-			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
-				f.Problem = fmt.Sprintf("%s is over %d MiB: wo does not read its imports, so its place in the order is a guess", f.Path, maxBlobRead>>20)
+			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" && !f.Binary {
+				// Only its header is read: the package clause, build
+				// constraints and imports are at its top. It is too big
+				// to cut along its declarations.
+				if head, err := readHead(st, entry.Hash, headerRead); err == nil {
+					if f.notCode = excludedFromEveryBuild(head); f.notCode == "" {
+						f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(f.Path, head)
+						if f.Problem != "" {
+							f.Problem = fmt.Sprintf("%s is over %d MiB and its first %d KiB hold no whole header, so its imports are a guess: %s", f.Path, maxBlobRead>>20, headerRead>>10, f.Problem)
+						}
+					}
+				}
 			}
 		} else if data, err := readBlob(st, entry.Hash); err == nil {
 			f.Lines, f.Binary = countLines(data)
@@ -142,7 +169,17 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 				c.Module = modulePath(data)
 			}
 		}
+		if f.Kind != "added" && path.Ext(f.Path) == ".go" && ch.From.TreeEntry.Mode.IsFile() {
+			if data, err := readHead(st, ch.From.TreeEntry.Hash, headerRead); err == nil && excludedFromEveryBuild(data) == "" {
+				_, f.BaseImports, _, _ = goHeader(ch.From.Name, data)
+			}
+		}
 		c.Files = append(c.Files, f)
+	}
+	if e, err := baseTree.FindEntry("go.mod"); err == nil {
+		if data, err := readBlob(st, e.Hash); err == nil {
+			c.BaseModule = modulePath(data)
+		}
 	}
 	if c.Module == "" {
 		if e, err := sourceTree.FindEntry("go.mod"); err == nil {
@@ -152,6 +189,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 	}
 	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
+	readModules(c, st, sourceTree)
 	markMissingImports(c, sourceTree)
 	return c, nil
 }
@@ -268,6 +306,24 @@ func readBlob(st storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
 	}
 	defer rd.Close()
 	return io.ReadAll(rd)
+}
+
+// headerRead is how much of a Go file is read for its header (package
+// clause, build constraints and imports) when its body is not needed.
+const headerRead = 64 << 10
+
+// readHead reads up to limit bytes from the start of a blob.
+func readHead(st storer.EncodedObjectStorer, h plumbing.Hash, limit int64) ([]byte, error) {
+	blob, err := object.GetBlob(st, h)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := blob.Reader()
+	if err != nil {
+		return nil, err
+	}
+	defer rd.Close()
+	return io.ReadAll(io.LimitReader(rd, limit))
 }
 
 // maxBlobRead is the largest file ReadChange reads whole (to parse a Go

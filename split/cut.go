@@ -118,6 +118,11 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 	files := map[string]parsedFile{}
 	methods := map[string][]string{} // package.type → files with its methods
 	for _, f := range code {
+		if f.src == nil {
+			// Not read whole (over maxBlobRead); a nil source would have
+			// the parser read the path from the working directory.
+			return nil, fmt.Sprintf("%s is over %d MiB, too big to read along its declarations", f.Path, maxBlobRead>>20)
+		}
 		a, err := parser.ParseFile(fset, f.Path, f.src, parser.ParseComments)
 		if err != nil {
 			return nil, fmt.Sprintf("%s does not parse: %s", f.Path, firstLine(err.Error()))
@@ -174,6 +179,13 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 		}
 		for _, id := range f.ast.Unresolved {
 			g.deps[name] = append(g.deps[name], g.decl[pkg+"."+id.Name]...)
+		}
+		if strings.HasSuffix(name, "_test.go") {
+			// go vet checks that ExampleT_M names a T with a method M:
+			// the name refers to T as much as code does.
+			for _, id := range exampleSubjects(f.ast) {
+				g.deps[name] = append(g.deps[name], g.decl[strings.TrimSuffix(pkg, "_test")+"."+id]...)
+			}
 		}
 	}
 	// A type and its methods stay together: a value of the type must
@@ -332,6 +344,27 @@ func dedupe(list []string, self string) []string {
 	for i, s := range list {
 		if s != self && (i == 0 || s != list[i-1]) {
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// exampleSubjects are the identifiers that a test file's Example
+// functions are named after: Zed for ExampleZed, T for ExampleT_M and
+// ExampleT_suffix.
+func exampleSubjects(f *ast.File) []string {
+	var out []string
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv != nil {
+			continue
+		}
+		rest, ok := strings.CutPrefix(fn.Name.Name, "Example")
+		if !ok || rest == "" {
+			continue
+		}
+		if id, _, _ := strings.Cut(rest, "_"); id != "" {
+			out = append(out, id)
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"golang.org/x/mod/modfile"
 )
 
@@ -227,7 +228,7 @@ func firstLine(s string) string {
 // the module found neither in the change nor at the source, that it
 // cannot build: a problem of the source, which the plan reports.
 func markMissingImports(c *Change, source *object.Tree) {
-	if c.Module == "" {
+	if len(c.Modules) == 0 {
 		return
 	}
 	present := map[string]bool{}
@@ -239,7 +240,7 @@ func markMissingImports(c *Change, source *object.Tree) {
 	for i := range c.Files {
 		f := &c.Files[i]
 		for _, imp := range f.Imports {
-			dir := packageDir(c.Module, imp)
+			dir := c.packageDir(imp)
 			if dir == "" {
 				continue
 			}
@@ -287,4 +288,122 @@ func packageDir(module, importPath string) string {
 		return rest
 	}
 	return ""
+}
+
+// readModules finds the modules at the source that the change touches:
+// the one around each changed file (its nearest go.mod), and those each
+// go.work uses; and what each go.mod and go.work needs besides.
+func readModules(c *Change, st storer.EncodedObjectStorer, source *object.Tree) {
+	c.Modules, c.ModuleNeeds, c.WorkspaceUses = map[string]string{}, map[string][]string{}, map[string][]string{}
+	read := map[string]bool{} // module roots looked at
+	var readMod func(dir string)
+	readMod = func(dir string) {
+		if read[dir] {
+			return
+		}
+		read[dir] = true
+		data := fileAt(st, source, path.Join(dir, "go.mod"))
+		if data == nil {
+			return
+		}
+		mf, err := modfile.ParseLax("go.mod", data, nil)
+		if err != nil || mf.Module == nil {
+			return
+		}
+		c.Modules[mf.Module.Mod.Path] = dir
+		for _, r := range mf.Replace {
+			if modfile.IsDirectoryPath(r.New.Path) && !path.IsAbs(r.New.Path) {
+				target := path.Join(dir, r.New.Path)
+				c.ModuleNeeds[dir] = append(c.ModuleNeeds[dir], target)
+				readMod(target)
+			}
+		}
+	}
+	walked := map[string]bool{} // folders whose module is found
+	for _, f := range c.Files {
+		if f.Kind == "deleted" {
+			continue
+		}
+		if path.Base(f.Path) == "go.work" {
+			dir := f.Dir()
+			if wf, err := modfile.ParseWork("go.work", fileAt(st, source, f.Path), nil); err == nil {
+				for _, u := range wf.Use {
+					target := path.Join(dir, u.Path)
+					c.WorkspaceUses[dir] = append(c.WorkspaceUses[dir], target)
+					readMod(target)
+				}
+			}
+		}
+		for d := f.Dir(); ; d = path.Dir(d) {
+			if walked[d] {
+				break
+			}
+			walked[d] = true
+			if fileAt(st, source, path.Join(d, "go.mod")) != nil {
+				readMod(d)
+				break
+			}
+			if d == "." {
+				break
+			}
+		}
+	}
+}
+
+// fileAt reads a file of the tree, or nil.
+func fileAt(st storer.EncodedObjectStorer, root *object.Tree, name string) []byte {
+	e, err := root.FindEntry(name)
+	if err != nil || !e.Mode.IsFile() {
+		return nil
+	}
+	data, err := readBlob(st, e.Hash)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// moduleRoot is the root of the module of the change that holds dir, or
+// "".
+func (c *Change) moduleRoot(dir string) string {
+	roots := map[string]bool{}
+	for _, root := range c.Modules {
+		roots[root] = true
+	}
+	for d := dir; ; d = path.Dir(d) {
+		if roots[d] {
+			return d
+		}
+		if d == "." || d == "/" {
+			return ""
+		}
+	}
+}
+
+// importRoot is the root of the module of the change that an import path
+// is in, or "".
+func (c *Change) importRoot(importPath string) string {
+	best, dir := "", ""
+	for mod, root := range c.Modules {
+		if len(mod) > len(best) && (importPath == mod || strings.HasPrefix(importPath, mod+"/")) {
+			best, dir = mod, root
+		}
+	}
+	return dir
+}
+
+// packageDir maps an import path to the folder of its package in the
+// module with the longest path that holds it, or "" for an import from
+// outside the modules of the change.
+func (c *Change) packageDir(importPath string) string {
+	best, dir := "", ""
+	for mod, root := range c.Modules {
+		if len(mod) > len(best) && (importPath == mod || strings.HasPrefix(importPath, mod+"/")) {
+			best, dir = mod, root
+		}
+	}
+	if best == "" {
+		return packageDir(c.Module, importPath)
+	}
+	return path.Join(dir, strings.TrimPrefix(strings.TrimPrefix(importPath, best), "/"))
 }

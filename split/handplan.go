@@ -133,7 +133,7 @@ func FromHand(c *Change, hp *HandPlan) (*Plan, error) {
 				pr.Units = append(pr.Units, f.Dir())
 			}
 			for _, imp := range f.Imports {
-				d := dirPR[packageDir(c.Module, imp)]
+				d := dirPR[c.packageDir(imp)]
 				if d == nil || d == pr {
 					continue
 				}

@@ -127,9 +127,14 @@ func displayUnit(u string) string {
 		return "root"
 	case moduleUnit:
 		return "module"
+	case workUnit:
+		return "workspace"
 	}
 	if d, ok := moduleDir(u); ok {
 		return "module " + d
+	}
+	if d, ok := workDir(u); ok {
+		return "workspace " + d
 	}
 	return u
 }

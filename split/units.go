@@ -55,6 +55,26 @@ func moduleDir(unit string) (dir string, ok bool) {
 	return strings.CutSuffix(unit, "/"+moduleUnit)
 }
 
+// workUnit holds a go.work (and its go.work.sum): it comes after the
+// modules it uses, since the go command refuses a workspace whose module
+// folder is missing; until it lands, each module builds on its own.
+const workUnit = "go.work"
+
+func workUnitOf(dir string) string {
+	if dir == "." {
+		return workUnit
+	}
+	return dir + "/" + workUnit
+}
+
+// workDir is the folder of a workspace unit; ok is false for any other.
+func workDir(unit string) (dir string, ok bool) {
+	if unit == workUnit {
+		return ".", true
+	}
+	return strings.CutSuffix(unit, "/"+workUnit)
+}
+
 // testsSuffix marks the unit of a package's tests that come after it:
 // "p (tests)" holds its external test package (p_test), and its own test
 // files when they would close a cycle.
@@ -67,6 +87,9 @@ func testsOf(unit string) string { return unit + testsSuffix }
 func unitDir(unit string) string {
 	unit = strings.TrimSuffix(unit, testsSuffix)
 	if d, ok := moduleDir(unit); ok {
+		return d
+	}
+	if d, ok := workDir(unit); ok {
 		return d
 	}
 	return unit
@@ -142,19 +165,68 @@ func groupUnits(c *Change, by string) map[string]*unit {
 			dirUnit[f.Dir()] = o.unit
 		}
 	}
-	l := linker{module: c.Module, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf}
+	l := linker{change: c, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf}
 	for _, u := range units {
 		l.link(u)
 	}
 	if goModule {
 		l.untangleTests()
+		linkBase(units, c)
 	}
 	return units
 }
 
+// linkBase orders what the change does to a package after the changes to
+// the packages that imported it at the base: their old versions may use
+// what it renames, removes or deletes, so it must not land under them.
+// Whether it does is a question of types the plan does not answer, so an
+// importer that still imports it at the source (an edge the other way)
+// makes a cycle, and the two share a PR; one that stops importing it (or
+// is deleted) comes first.
+func linkBase(units map[string]*unit, c *Change) {
+	changedAt := map[string][]string{} // a package folder at the base → the units changing its Go files
+	for _, name := range sortedKeys(units) {
+		for _, f := range units[name].files {
+			if f.Kind == "added" || !f.isGoCode() {
+				continue
+			}
+			dir := f.Dir()
+			if f.OldPath != "" {
+				dir = path.Dir(f.OldPath)
+			}
+			if n := len(changedAt[dir]); n == 0 || changedAt[dir][n-1] != name {
+				changedAt[dir] = append(changedAt[dir], name)
+			}
+		}
+	}
+	importers := map[string][]string{} // a changed unit → the changed units that imported it at the base
+	for _, name := range sortedKeys(units) {
+		for _, f := range units[name].files {
+			for _, imp := range f.BaseImports {
+				dir := c.packageDir(imp)
+				if dir == "" {
+					dir = packageDir(c.BaseModule, imp)
+				}
+				for _, changed := range changedAt[dir] {
+					if changed != name && !units[changed].deps[name] {
+						units[changed].deps[name] = true
+						importers[changed] = append(importers[changed], displayUnit(name))
+					}
+				}
+			}
+		}
+	}
+	for name, by := range importers {
+		u := units[name]
+		for i := range u.files {
+			u.files[i].Reason += fmt.Sprintf("; imported at the base by %s, which change too: their changes come first or with it", strings.Join(by, ", "))
+		}
+	}
+}
+
 // linker works out which units a unit's files import.
 type linker struct {
-	module   string
+	change   *Change
 	goModule bool
 	mods     modules
 	units    map[string]*unit
@@ -168,6 +240,19 @@ func (l *linker) link(u *unit) {
 	u.deps, u.codeDeps = map[string]bool{}, map[string]bool{}
 	if tested, ok := strings.CutSuffix(u.name, testsSuffix); ok && l.units[tested] != nil {
 		u.deps[tested], u.codeDeps[tested] = true, true
+	}
+	needs := l.change.ModuleNeeds // a go.mod's local replace targets
+	dir, ok := moduleDir(u.name)
+	if d, work := workDir(u.name); work {
+		dir, ok, needs = d, true, l.change.WorkspaceUses // a go.work's modules
+	}
+	if ok && l.goModule {
+		// Their go.mod files must be there first.
+		for _, target := range needs[dir] {
+			if dep := moduleUnitOf(target); dep != u.name && l.units[dep] != nil {
+				u.deps[dep], u.codeDeps[dep] = true, true
+			}
+		}
 	}
 	for _, f := range u.files {
 		if !f.isGoCode() {
@@ -183,8 +268,17 @@ func (l *linker) link(u *unit) {
 		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name {
 			need(mod)
 		}
+		for _, pattern := range f.Embeds {
+			// A folder it embeds may be a package of its own (a
+			// template main package): its files must be there.
+			for dir, dep := range l.dirUnit {
+				if embeds(f.Dir(), pattern, dir+"/x") {
+					need(dep)
+				}
+			}
+		}
 		for _, imp := range f.Imports {
-			dir := packageDir(l.module, imp)
+			dir := l.change.packageDir(imp)
 			if vendored := "vendor/" + imp; dir == "" && l.goModule && l.dirUnit[vendored] != "" {
 				// Built from vendor/ (vendor/modules.txt): the
 				// vendored copy comes first.
@@ -195,11 +289,39 @@ func (l *linker) link(u *unit) {
 			}
 			if l.goModule {
 				need(l.dirUnit[dir])
+				need(l.workspaceFor(f.Dir(), imp))
 			} else {
 				need(l.ownerOf(File{Path: dir + "/x"}).unit)
 			}
 		}
 	}
+}
+
+// workspaceFor is the unit of the go.work that lets the code in dir
+// import a package of another module of the change, or "": none is
+// needed within a module, or where go.mod replaces the other module with
+// its folder.
+func (l *linker) workspaceFor(dir, importPath string) string {
+	if len(l.change.WorkspaceUses) == 0 {
+		return ""
+	}
+	from, to := l.change.moduleRoot(dir), l.change.importRoot(importPath)
+	if to == "" || from == to {
+		return ""
+	}
+	for _, target := range l.change.ModuleNeeds[from] {
+		if target == to {
+			return ""
+		}
+	}
+	for _, work := range sortedKeys(l.change.WorkspaceUses) {
+		for _, use := range l.change.WorkspaceUses[work] {
+			if use == to {
+				return workUnitOf(work)
+			}
+		}
+	}
+	return ""
 }
 
 // untangleTests breaks the cycles that only tests make. The go command
@@ -308,6 +430,9 @@ func packageOwner(c *Change) func(File) owner {
 		}
 	}
 	return func(f File) owner {
+		if b := path.Base(f.Path); b == "go.work" || b == "go.work.sum" {
+			return owner{workUnitOf(f.Dir()), "workspace file: it comes after the modules it uses, which it needs there"}
+		}
 		if isModuleFile(f.Path) {
 			if f.Dir() == "." {
 				return owner{moduleUnit, "module file: every package needs it, so it comes first"}
@@ -315,6 +440,16 @@ func packageOwner(c *Change) func(File) owner {
 			if mods[f.Dir()] {
 				return owner{moduleUnitOf(f.Dir()), "module file of the module in " + f.Dir() + ": its packages need it first"}
 			}
+		}
+		if path.Base(f.Path) == "modules.txt" && path.Base(f.Dir()) == "vendor" {
+			// The go command checks it against go.mod before it builds
+			// anything from vendor/: it comes with go.mod, ahead of the
+			// vendored packages.
+			mod := mods.of(path.Dir(f.Dir()))
+			if mod == "" {
+				mod = moduleUnit
+			}
+			return owner{mod, "the list of vendored modules, which go.mod must agree with: it comes with go.mod, before the vendored packages"}
 		}
 		if f.isGoCode() && packages[f.Dir()] {
 			return owner{f.Dir(), "package " + f.Dir()}
