@@ -45,7 +45,11 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	from, to := st.PushedSHA, ""
+	// made is the fix commit when wo itself created it in this pass: only
+	// then does the note claim it (undo takes the note as proof that the
+	// commit is wo's). A commit the state names (document text), or one a
+	// person made in the worktree, is pushed but not claimed.
+	from, to, made := st.PushedSHA, "", false
 	switch fp := st.FixPushed; {
 	case fp != nil && fp.To == st.PushedSHA:
 		// A pass killed after its push was recorded: only the replies are
@@ -57,11 +61,11 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		// the agent a second time.
 		to = fp.To
 	default:
-		fixed, waiting, err := fixAndCommit(ctx, sc, repo, comments, n)
+		fixed, created, waiting, err := fixAndCommit(ctx, sc, repo, comments, n)
 		if err != nil {
 			return waiting, err
 		}
-		to = fixed
+		to, made = fixed, created
 		if err := sc.Checkpoint(ctx, func(s *workorder.State) {
 			s.FixPushed = &workorder.FixPush{From: from, To: to}
 		}); err != nil {
@@ -95,6 +99,9 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		s.ReviewWatermark = s.ReviewSeen
 	}
 	note := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo)
+	if !made {
+		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo)
+	}
 	if answered != "" {
 		note += "; " + answered
 	}
@@ -107,15 +114,16 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 
 // fixAndCommit gets the fix (from the agent, else from a person who
 // changed the worktree) and commits what is not committed yet; it returns
-// the fix commit, or the outcome of waiting for a person.
-func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comments []workorder.ReviewComment, n int) (string, Outcome, error) {
+// the fix commit and whether wo created it (not when a person committed
+// the fix), or the outcome of waiting for a person.
+func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comments []workorder.ReviewComment, n int) (string, bool, Outcome, error) {
 	st := sc.State()
 	w, err := sc.Worktree()
 	if err != nil {
-		return "", Outcome{}, err
+		return "", false, Outcome{}, err
 	}
 	if !w.Complete() {
-		return "", Outcome{}, fmt.Errorf("worktree %s is gone: the fixes need it; wo reset %s --to-step 0 to start over", w.Path, sc.Key())
+		return "", false, Outcome{}, fmt.Errorf("worktree %s is gone: the fixes need it; wo reset %s --to-step 0 to start over", w.Path, sc.Key())
 	}
 	if sc.run.Agent != "" {
 		prompt := ThreadsPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments, st.ReviewThreads, w.Path)
@@ -123,11 +131,11 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
 			"duration_ms": res.Duration.Milliseconds(), "stdout": res.Stdout, "stderr": res.Stderr})
 		if err != nil {
-			return "", Outcome{}, err
+			return "", false, Outcome{}, err
 		}
 	} else if !st.FixRequested {
 		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
-		return "", Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
+		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
 			s.Phase, s.FixRequested = workorder.PhaseNeedsFix, true
 		}}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
@@ -135,25 +143,25 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	// already, is the fix: stage the rest and commit what the index holds
 	// beyond HEAD (nothing, when it was all committed).
 	if _, err := w.StageAll(); err != nil {
-		return "", Outcome{}, err
+		return "", false, Outcome{}, err
 	}
 	head, _, err := w.Head()
 	if err != nil {
-		return "", Outcome{}, err
+		return "", false, Outcome{}, err
 	}
 	author, err := repo.Identity(sc.Getenv)
 	if err != nil {
-		return "", Outcome{}, err
+		return "", false, Outcome{}, err
 	}
 	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now())
 	if err != nil {
-		return "", Outcome{}, err
+		return "", false, Outcome{}, err
 	}
 	if !res.Created && head.String() == st.PushedSHA {
 		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
-		return "", Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
+		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
-	return res.Hash.String(), Outcome{}, nil
+	return res.Hash.String(), res.Created, Outcome{}, nil
 }
 
 // addressedMarker marks wo's reply in a review thread for one fix commit,

@@ -943,3 +943,42 @@ func TestClearedKeepsTheHistoryAndForgetsTheRun(t *testing.T) {
 		}
 	}
 }
+
+// The state is document text: a fix push it names is no proof that wo
+// made the commit. The review loop must not log someone else's commit as
+// a fix wo made, and undo must then keep the remote branch that holds it.
+func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
+	h := undoHarness(t)
+	other := filepath.Join(h.Root, "other")
+	gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
+	writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
+	gitIn(t, other, "add", "-A")
+	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
+	gitIn(t, other, "push", "-q", "origin", fixBranch)
+	theirs := gitIn(t, other, "rev-parse", "HEAD")
+	h.setState(func(s *stateT) {
+		s.PushedSHA = theirs
+		s.FixPushed = &workorder.FixPush{From: s.CommitSHA, To: theirs}
+		s.ReviewComments = []workorder.ReviewComment{{ID: 1, Author: "x", Body: "fix"}}
+	})
+	out, err := h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasPrefix(out.Note, "fixed ") {
+		t.Errorf("the loop claims a commit it did not make: %q", out.Note)
+	}
+	if _, err := h.r.complete(h.ctx, h.step("conditional_loop"), out, 0); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) {
+		t.Errorf("remote_branch: %s; want it left", got)
+	}
+	if got := strings.TrimSpace(gitIn(t, h.Remote, "rev-parse", "refs/heads/"+fixBranch)); got != strings.TrimSpace(theirs) {
+		t.Errorf("the remote branch is at %q, want their commit %s", got, theirs)
+	}
+}
