@@ -672,6 +672,10 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 		out.Outcome, out.Reason = UndoGone, "the remote has no such branch"
 		return out, nil
 	}
+	if why, err := u.adoptedBranch(ctx, branch, tip, fmt.Sprintf("git push --force-with-lease=%s:%s %s <start>:%s", branch, tip, remote, branch)); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
+	}
 	why, err := u.pushedByWo(ctx, tip)
 	if err != nil {
 		return nil, err
@@ -1011,6 +1015,28 @@ func (u *undo) worktreeNotMade(ctx context.Context, w *gitops.Worktree) (string,
 	return fmt.Sprintf("wo cannot prove it created it: its admin files %s carry no mark of wo's, and this task's activity log records creating no worktree there; it may be someone else's, so wo keeps it (remove it yourself with git worktree remove if it is not needed)", w.AdminDir), nil
 }
 
+// adoptedBranch says why a branch that create_worktree found existing
+// stays, "" when wo made the branch: it was someone's before wo committed
+// on it, and deleting it would take their commits with it. Resetting it
+// to where wo found it is left to a person (reset says how, with <start>
+// standing for that commit), who knows whether anyone built on wo's part.
+func (u *undo) adoptedBranch(ctx context.Context, branch string, tip plumbing.Hash, reset string) (string, error) {
+	prov, err := u.provenance(ctx)
+	if err != nil {
+		return "", err
+	}
+	start := prov.Adopted[branch]
+	if start == "" {
+		return "", nil
+	}
+	added := "wo added nothing to it"
+	if !strings.HasPrefix(tip.String(), start) {
+		added = fmt.Sprintf("it is at %s now; the commits this task's runs logged making are %s", short(tip.String()), cmpOr(strings.Join(prov.Commits, ", "), "none"))
+	}
+	return fmt.Sprintf("branch %s was there before this task's runs: create_worktree found it at %s and started from it, so it is someone else's and wo never deletes it (%s); to take back only wo's part, reset it yourself: %s",
+		branch, start, added, strings.ReplaceAll(reset, "<start>", start)), nil
+}
+
 // madeByWo reports whether the commit is one this task's runs logged
 // making or pushing; with base, also the commit create_branch started
 // the branch at (a branch that has not moved since holds nothing to lose).
@@ -1050,6 +1076,10 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 	if !ok {
 		out.Outcome, out.Reason = UndoGone, "there is no such branch"
 		return out, nil
+	}
+	if why, err := u.adoptedBranch(ctx, branch, tip, fmt.Sprintf("git branch -f %s <start>", branch)); err != nil || why != "" {
+		out.Outcome, out.Reason = UndoLeft, why
+		return out, err
 	}
 	ours, err := u.madeByWo(ctx, branch, tip, true)
 	if err != nil {

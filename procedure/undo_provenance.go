@@ -28,9 +28,11 @@ type Provenance struct {
 	// Branches maps each branch create_branch switched to onto the commit
 	// (12 hex digits) it found the branch at, "" for a branch only pushed.
 	Branches map[string]string
-	// Adopted are the branches create_worktree found existing and started
-	// from: wo did not make them, so where they started is not wo's.
-	Adopted map[string]bool
+	// Adopted maps the branches create_worktree found existing (and
+	// started from, or found checked out in a worktree already there) onto
+	// the commit (12 hex digits) it found them at: wo did not make them,
+	// so they are never wo's to delete.
+	Adopted map[string]string
 	// Worktrees are the paths create_worktree created.
 	Worktrees []string
 	// PRs are the numbers of the pull requests create_pr opened or took
@@ -44,7 +46,8 @@ var (
 	notedCommit   = regexp.MustCompile(`^committed ([0-9a-f]{12}):`)
 	notedFix      = regexp.MustCompile(`^fixed \d+ review comment\(s\) in ([0-9a-f]{12}) `)
 	notedPush     = regexp.MustCompile(`^pushed (\S+) to .*? \(([0-9a-f]{12})\)`)
-	notedWorktree = regexp.MustCompile(`^worktree (.+) created from (?:the existing branch (\S+) \(|.* \()[0-9a-f]{12}\)$`)
+	notedWorktree = regexp.MustCompile(`^worktree (.+) created from .* \([0-9a-f]{12}\)$`)
+	notedAdopted  = regexp.MustCompile(`from the existing branch (\S+) \(([0-9a-f]{12})\)`)
 	notedPR       = regexp.MustCompile(`^(?:opened pull request|pull request|found the open pull request) #(\d+)[: ]`)
 )
 
@@ -52,7 +55,7 @@ var (
 // Entries of another task, and entries that are not a finished step, say
 // nothing.
 func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
-	p := Provenance{Branches: map[string]string{}, Adopted: map[string]bool{}}
+	p := Provenance{Branches: map[string]string{}, Adopted: map[string]string{}}
 	for _, e := range entries {
 		if e.Action != "step_completed" || e.TaskKey != key {
 			continue
@@ -82,9 +85,12 @@ func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
 		case "create_worktree":
 			if m := notedWorktree.FindStringSubmatch(note); m != nil {
 				p.Worktrees = append(p.Worktrees, m[1])
-				if m[2] != "" {
-					p.Adopted[m[2]] = true
-				}
+			}
+			// Also when it found the worktree already there: the branch
+			// in it is someone's all the same, unless an earlier run of
+			// this task left it there (a rerun after wo reset).
+			if m := notedAdopted.FindStringSubmatch(note); m != nil && !p.earlier(m[1], m[2]) {
+				p.Adopted[m[1]] = m[2]
 			}
 		case "create_pr":
 			if m := notedPR.FindStringSubmatch(note); m != nil {
@@ -94,6 +100,13 @@ func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
 		}
 	}
 	return p
+}
+
+// earlier reports whether the log so far shows the branch at the commit
+// because of this task's runs: a commit they made or pushed, or where
+// create_branch found the branch.
+func (p Provenance) earlier(branch, at string) bool {
+	return slices.Contains(p.Commits, at) || slices.Contains(p.Pushed, at) || (p.Branches[branch] == at && p.Adopted[branch] == "")
 }
 
 // Made reports whether the commit is one wo made or pushed for the task.
@@ -111,7 +124,7 @@ func (p Provenance) PushedIt(h plumbing.Hash) bool {
 // branch that create_worktree found existing was somebody's before.
 func (p Provenance) Started(branch string, h plumbing.Hash) bool {
 	at := p.Branches[branch]
-	return at != "" && !p.Adopted[branch] && strings.HasPrefix(h.String(), at)
+	return at != "" && p.Adopted[branch] == "" && strings.HasPrefix(h.String(), at)
 }
 
 // Branch reports whether the task's runs switched to or pushed the branch.

@@ -407,6 +407,8 @@ func TestProvenanceReadsTheTasksOwnSteps(t *testing.T) {
 		step(fixKey, "create_branch", "on branch feature/x at "+b),
 		step(fixKey, "commit", "committed "+c+": Add the foundation"),
 		step(fixKey, "commit", "nothing to commit: the branch is at "+e),
+		// A rerun (after wo reset) finding the branch an earlier run made.
+		step(fixKey, "create_worktree", "worktree /wt/again created from the existing branch review/01 ("+c+")"),
 		step(fixKey, "push", "pushed review/02 to https://github.com/acme/x.git ("+c+"); 1 file withheld"),
 		step(fixKey, "push", "review/01 already at "+e+" on /origin"),
 		step(fixKey, "conditional_loop", "fixed 2 review comment(s) in "+d+" (iteration 1); back to step 7"),
@@ -428,10 +430,10 @@ func TestProvenanceReadsTheTasksOwnSteps(t *testing.T) {
 	if len(p.Branches) != 3 || p.Branches["review/01"] != a || p.Branches["feature/x"] != b || p.Branches["review/02"] != "" || !p.Branch("review/02") || p.Branch("review/03") {
 		t.Errorf("branches %v", p.Branches)
 	}
-	if len(p.Adopted) != 1 || !p.Adopted["feature/x"] {
+	if len(p.Adopted) != 1 || p.Adopted["feature/x"] != b {
 		t.Errorf("adopted %v", p.Adopted)
 	}
-	if strings.Join(p.Worktrees, ",") != "/wt/pr 01,/wt/other" {
+	if strings.Join(p.Worktrees, ",") != "/wt/pr 01,/wt/other,/wt/again" {
 		t.Errorf("worktrees %q", p.Worktrees)
 	}
 	if fmt.Sprint(p.PRs) != "[3 4 5]" {
@@ -980,5 +982,39 @@ func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 	}
 	if got := strings.TrimSpace(gitIn(t, h.Remote, "rev-parse", "refs/heads/"+fixBranch)); got != strings.TrimSpace(theirs) {
 		t.Errorf("the remote branch is at %q, want their commit %s", got, theirs)
+	}
+}
+
+// A branch create_worktree found existing is someone's: wo committed on
+// top of it, but deleting it (here or on the remote) would take their
+// commits too. Undo keeps it, and says how to take back only wo's part.
+func TestUndoKeepsABranchWoAdopted(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true})
+	other := filepath.Join(h.Root, "person")
+	gitIn(t, h.Root, "clone", "-q", "--branch", fixBase, h.Repo, other)
+	writeTestFile(t, filepath.Join(other, "mine.txt"), "mine\n")
+	gitIn(t, other, "add", "-A")
+	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "person's work")
+	mine := strings.TrimSpace(gitIn(t, other, "rev-parse", "HEAD"))
+	gitIn(t, h.Repo, "fetch", "-q", other, "HEAD:refs/heads/"+fixBranch)
+	gitIn(t, h.Repo, "push", "-q", "origin", fixBranch)
+	h.completeUpTo("wait_for_review")
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := stepsOf(res)
+	for _, s := range []string{"local_branch", "remote_branch"} {
+		if !strings.HasPrefix(steps[s], UndoLeft) || !strings.Contains(steps[s], "was there before this task's runs") || !strings.Contains(steps[s], mine[:12]) {
+			t.Errorf("%s: %s; want it left, saying where wo found it", s, steps[s])
+		}
+	}
+	if res.Complete {
+		t.Error("undo says it is complete, leaving the person's branch")
+	}
+	for _, dir := range []string{h.Repo, h.Remote} {
+		if refs := gitIn(t, dir, "for-each-ref", "--contains", mine, "--format=%(refname)"); strings.TrimSpace(refs) == "" {
+			t.Errorf("%s: the person's commit %s is on no branch any more", dir, mine[:12])
+		}
 	}
 }
