@@ -47,7 +47,7 @@ var (
 	notedFix      = regexp.MustCompile(`^fixed \d+ review comment\(s\) in ([0-9a-f]{12}) `)
 	notedPush     = regexp.MustCompile(`^pushed (\S+) to .*? \(([0-9a-f]{12})\)`)
 	notedWorktree = regexp.MustCompile(`^worktree (.+) created from .* \([0-9a-f]{12}\)$`)
-	notedAdopted  = regexp.MustCompile(`from the existing branch (\S+) \(([0-9a-f]{12})\)`)
+	notedAdopted  = regexp.MustCompile(`(?:from|at) the existing branch (\S+) \(([0-9a-f]{12})\)`)
 	notedPR       = regexp.MustCompile(`^(?:opened pull request|pull request|found the open pull request) #(\d+)[: ]`)
 )
 

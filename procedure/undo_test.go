@@ -409,6 +409,9 @@ func TestProvenanceReadsTheTasksOwnSteps(t *testing.T) {
 		step(fixKey, "commit", "nothing to commit: the branch is at "+e),
 		// A rerun (after wo reset) finding the branch an earlier run made.
 		step(fixKey, "create_worktree", "worktree /wt/again created from the existing branch review/01 ("+c+")"),
+		// Found, not created: no worktree of wo's, but the branch in it
+		// is someone's.
+		step(fixKey, "create_worktree", "found worktree /wt/theirs already there, at the existing branch feature/y ("+d+"): wo did not create it"),
 		step(fixKey, "push", "pushed review/02 to https://github.com/acme/x.git ("+c+"); 1 file withheld"),
 		step(fixKey, "push", "review/01 already at "+e+" on /origin"),
 		step(fixKey, "conditional_loop", "fixed 2 review comment(s) in "+d+" (iteration 1); back to step 7"),
@@ -430,7 +433,7 @@ func TestProvenanceReadsTheTasksOwnSteps(t *testing.T) {
 	if len(p.Branches) != 3 || p.Branches["review/01"] != a || p.Branches["feature/x"] != b || p.Branches["review/02"] != "" || !p.Branch("review/02") || p.Branch("review/03") {
 		t.Errorf("branches %v", p.Branches)
 	}
-	if len(p.Adopted) != 1 || p.Adopted["feature/x"] != b {
+	if len(p.Adopted) != 2 || p.Adopted["feature/x"] != b || p.Adopted["feature/y"] != d {
 		t.Errorf("adopted %v", p.Adopted)
 	}
 	if strings.Join(p.Worktrees, ",") != "/wt/pr 01,/wt/other,/wt/again" {
@@ -1016,5 +1019,37 @@ func TestUndoKeepsABranchWoAdopted(t *testing.T) {
 		if refs := gitIn(t, dir, "for-each-ref", "--contains", mine, "--format=%(refname)"); strings.TrimSpace(refs) == "" {
 			t.Errorf("%s: the person's commit %s is on no branch any more", dir, mine[:12])
 		}
+	}
+}
+
+// A worktree a person made with git worktree add, where the document
+// says, is found by create_worktree, not created: the log must not say
+// wo created it, so undo keeps it, and the person's branch in it.
+func TestUndoKeepsAWorktreeCreateWorktreeFound(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true})
+	gitIn(t, h.Repo, "worktree", "add", "-q", "-b", fixBranch, h.Worktree, fixBase)
+	writeTestFile(t, filepath.Join(h.Worktree, "notes.txt"), "mine\n")
+	gitIn(t, h.Worktree, "add", "-A")
+	gitIn(t, h.Worktree, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "mine")
+	h.completeUpTo("wait_for_review")
+	entries, err := h.store.Logs(h.ctx, fixKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ProvenanceOf(fixKey, entries); len(p.Worktrees) != 0 || p.Adopted[fixBranch] == "" {
+		t.Errorf("the log says wo created worktrees %q, adopted %v", p.Worktrees, p.Adopted)
+	}
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "cannot prove it created it") {
+		t.Errorf("worktree: %s; want it left", got)
+	}
+	if _, err := os.Stat(filepath.Join(h.Worktree, "notes.txt")); err != nil {
+		t.Errorf("the person's worktree is gone: %v", err)
+	}
+	if !hasBranch(t, h.Repo, fixBranch) {
+		t.Error("the person's branch is gone")
 	}
 }

@@ -42,6 +42,11 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 		}
 	}
 	sc.Fault("before_create")
+	// A complete worktree is left as it is, with no mark of wo's: it is
+	// someone's (a person's git worktree add), or wo's from an attempt that
+	// stopped before logging this step, which its mark already proves.
+	owner, marked := w.CreatedFor()
+	found := w.Complete() && (!marked || owner != sc.Key())
 	w.Owner = sc.Key() // what wo undo takes as proof that this task made it
 	err = w.Create(ctx, start, func(done, total int) {
 		sc.Progress(done, total)
@@ -56,8 +61,14 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 	if start != base {
 		from = fmt.Sprintf("the existing branch %s (%s)", sc.BranchName(), start.String()[:12])
 	}
+	// wo undo takes "worktree … created from" as proof that wo made it, so
+	// a worktree found there is worded otherwise.
+	note := fmt.Sprintf("worktree %s created from %s", w.Path, from)
+	if found {
+		note = fmt.Sprintf("found worktree %s already there, at %s: wo did not create it", w.Path, from)
+	}
 	return Outcome{
-		Note:   fmt.Sprintf("worktree %s created from %s", w.Path, from),
+		Note:   note,
 		Record: func(s *workorder.State) { s.WorktreePath, s.WorktreeName = &w.Path, w.Name },
 	}, nil
 }
