@@ -90,9 +90,10 @@ type undo struct {
 	// the pull request, how it was proven wo's; notOurs is an open pull
 	// request from the task's branch into its base that someone else
 	// opened.
-	prRead  bool
-	prFound string
-	notOurs *github.PR
+	prRead     bool
+	prFound    string
+	notOurs    *github.PR
+	notOursWhy string
 	// shared says why the branch may be another task's or a base, ""
 	// when it is not; read once.
 	shared *string
@@ -427,6 +428,12 @@ func (u *undo) unrecordedPR(ctx context.Context, client *github.Client) (*github
 	// An open one is the run's; failing that, a merged one means the
 	// work went in, which undo never takes back. Closed ones are done.
 	i := slices.IndexFunc(prs, func(p *github.PR) bool { return p.State == github.PROpen })
+	if open := onlyOpen(prs); i >= 0 && open == nil {
+		// More than one is open: nothing says which one the run opened.
+		u.notOurs = prs[i]
+		u.notOursWhy = fmt.Sprintf("wo recorded no pull request, and more than one is open from %s into %s, so wo cannot tell which one a run opened: wo keeps them", u.st.Branch, base)
+		return nil, nil
+	}
 	if i < 0 {
 		i = slices.IndexFunc(prs, func(p *github.PR) bool { return p.Merged })
 	}
@@ -440,6 +447,7 @@ func (u *undo) unrecordedPR(ctx context.Context, client *github.Client) (*github
 	}
 	if pr.Head != u.st.Branch || pr.Base != base || pr.Author != me {
 		u.notOurs = pr
+		u.notOursWhy = fmt.Sprintf("wo recorded no pull request, and this one from %s into %s was opened by %s, not by wo: wo keeps it", pr.Head, pr.Base, pr.Author)
 		return nil, nil
 	}
 	u.prFound = fmt.Sprintf("wo had not recorded it (a run stopped before writing it back), but it is wo's: open from %s into %s, opened by %s", pr.Head, pr.Base, me)
@@ -544,7 +552,7 @@ func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 	if pr == nil {
 		if o := u.notOurs; o != nil {
 			return &workorder.UndoStep{Step: "pull_request", Target: fmt.Sprintf("pull request #%d %s", o.Number, o.URL), Outcome: UndoLeft,
-				Reason: fmt.Sprintf("wo recorded no pull request, and this one from %s into %s was opened by %s, not by wo: wo keeps it", o.Head, o.Base, o.Author)}, nil
+				Reason: u.notOursWhy}, nil
 		}
 		return nil, nil
 	}
@@ -651,6 +659,12 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
 		out.Outcome, out.Reason = UndoLeft, why
 		return out, err
+	}
+	if pr := u.pr; pr != nil && pr.State == github.PROpen && pr.Head == branch {
+		if foreign, err := u.foreignPR(ctx); err != nil || foreign != "" {
+			out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d is open from it, and wo leaves that pull request (%s): deleting the branch would close it, so wo keeps it", pr.Number, foreign)
+			return out, err
+		}
 	}
 	if why, err := u.stackedOn(ctx, branch); err != nil || why != "" {
 		out.Outcome, out.Reason = UndoLeft, why
@@ -896,7 +910,55 @@ func (u *undo) foreignPR(ctx context.Context) (string, error) {
 	if pr.Author != "" && pr.Author != me {
 		return fmt.Sprintf("pull request #%d was opened by %s, not by %s that wo runs as, so wo leaves it", pr.Number, pr.Author, me), nil
 	}
+	return u.unloggedPR(ctx, client, pr)
+}
+
+// unloggedPR says why a pull request this task's activity log does not
+// record opening or taking up stays, "" when it is wo's all the same: the
+// state's number is document text, and the login wo runs as may be a
+// person's too. Only a run that stopped between opening the pull request
+// and logging the step leaves one unlogged, and then it is the single
+// open pull request from the task's branch into its base.
+func (u *undo) unloggedPR(ctx context.Context, client *github.Client, pr *github.PR) (string, error) {
+	prov, err := u.provenance(ctx)
+	if err != nil || slices.Contains(prov.PRs, pr.Number) || u.prFound != "" {
+		return "", err // unrecordedPR proved the one it found
+	}
+	logged := "records no pull request"
+	if len(prov.PRs) > 0 {
+		var nums []string
+		for _, n := range prov.PRs {
+			nums = append(nums, fmt.Sprintf("#%d", n))
+		}
+		logged = "records only " + strings.Join(nums, ", ")
+	}
+	why := fmt.Sprintf("this task's activity log %s, not #%d", logged, pr.Number)
+	if base := u.sc.BaseBranch(); pr.Base != base {
+		return fmt.Sprintf("pull request #%d is into %s, not the task's base %s, and %s: wo did not open it for this task, so wo leaves it", pr.Number, pr.Base, base, why), nil
+	}
+	prs, err := client.PRsFrom(ctx, pr.Head, pr.Base)
+	if err != nil {
+		return "", err
+	}
+	if open := onlyOpen(prs); pr.State == github.PROpen && (open == nil || open.Number != pr.Number) {
+		return fmt.Sprintf("%s, and it is not the only open pull request from %s into %s, so wo cannot prove it opened it and leaves it", why, pr.Head, pr.Base), nil
+	}
 	return "", nil
+}
+
+// onlyOpen is the one open pull request of prs, nil when none or several
+// are open.
+func onlyOpen(prs []*github.PR) *github.PR {
+	var open *github.PR
+	for _, p := range prs {
+		if p.State == github.PROpen {
+			if open != nil {
+				return nil
+			}
+			open = p
+		}
+	}
+	return open
 }
 
 func cmpOr(a, b string) string {

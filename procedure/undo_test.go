@@ -1053,3 +1053,32 @@ func TestUndoKeepsAWorktreeCreateWorktreeFound(t *testing.T) {
 		t.Error("the person's branch is gone")
 	}
 }
+
+// The state's pull request number is document text, and the login wo
+// runs as may be a person's own token: a pull request from the task's
+// branch that no run of this task opened, into another base, stays open,
+// and so does the branch it comes from.
+func TestUndoLeavesAPullRequestNotInTheLog(t *testing.T) {
+	h := undoHarness(t)
+	n := h.GH.OpenPRAs(fixRepo, fixBranch, "release", "wo-bot", "the person's")
+	h.setState(func(s *stateT) { s.PRNumber = n })
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := stepsOf(res)
+	if got := steps["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "records only #1") {
+		t.Errorf("pull_request: %s; want it left, naming what the log records", got)
+	}
+	if got := steps["remote_branch"]; !strings.HasPrefix(got, UndoLeft) {
+		t.Errorf("remote_branch: %s; want it kept under the open pull request", got)
+	}
+	for _, p := range h.GH.PullRequests(fixRepo) {
+		if p["number"] == n && p["state"] != "open" {
+			t.Errorf("pull request #%d that no run opened is %v", n, p["state"])
+		}
+	}
+	if !hasBranch(t, h.Remote, fixBranch) {
+		t.Error("the branch of the open pull request was deleted")
+	}
+}
