@@ -114,8 +114,8 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 
 // fixAndCommit gets the fix (from the agent, else from a person who
 // changed the worktree) and commits what is not committed yet; it returns
-// the fix commit and whether wo created it (not when a person committed
-// the fix), or the outcome of waiting for a person.
+// the fix commit and whether wo (or the agent it ran in this pass)
+// created it, not a person, or the outcome of waiting for a person.
 func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comments []workorder.ReviewComment, n int) (string, bool, Outcome, error) {
 	st := sc.State()
 	w, err := sc.Worktree()
@@ -125,7 +125,13 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	if !w.Complete() {
 		return "", false, Outcome{}, fmt.Errorf("worktree %s is gone: the fixes need it; wo reset %s --to-step 0 to start over", w.Path, sc.Key())
 	}
+	// An agent wo runs in this pass works for wo: a commit it makes on
+	// top of what wo pushed is wo's too (a person's commit is not).
+	agentFrom := plumbing.ZeroHash
 	if sc.run.Agent != "" {
+		if agentFrom, _, err = w.Head(); err != nil {
+			return "", false, Outcome{}, err
+		}
 		prompt := ThreadsPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments, st.ReviewThreads, w.Path)
 		res, err := runAgent(ctx, sc, w.Path, prompt)
 		sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
@@ -161,7 +167,8 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
 		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
-	return res.Hash.String(), res.Created, Outcome{}, nil
+	byAgent := sc.run.Agent != "" && agentFrom.String() == st.PushedSHA && head != agentFrom && res.Hash == head
+	return res.Hash.String(), res.Created || byAgent, Outcome{}, nil
 }
 
 // addressedMarker marks wo's reply in a review thread for one fix commit,

@@ -1082,3 +1082,21 @@ func TestUndoLeavesAPullRequestNotInTheLog(t *testing.T) {
 		t.Error("the branch of the open pull request was deleted")
 	}
 }
+
+// A fix a person committed in the worktree is pushed, but the review
+// loop's note (undo's proof of what wo made) must not claim it as wo's.
+func TestUndoProvenanceLeavesOutAFixThePersonCommitted(t *testing.T) {
+	h := loopReady(t, stepOpts{})
+	h.setState(func(s *stateT) { s.FixRequested = true })
+	writeTestFile(t, filepath.Join(h.Worktree, "pkg/a_test.go"), "package pkg\n")
+	gitIn(t, h.Worktree, "add", "pkg/a_test.go")
+	gitIn(t, h.Worktree, "commit", "-q", "-m", "Add a test")
+	out, err := h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := store.LogEntry{Action: "step_completed", TaskKey: fixKey, Details: map[string]any{"action": "conditional_loop", "note": out.Note}}
+	if p := ProvenanceOf(fixKey, []store.LogEntry{entry}); len(p.Commits) != 0 {
+		t.Errorf("note %q claims the person's commit %v as wo's", out.Note, p.Commits)
+	}
+}
