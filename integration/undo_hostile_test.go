@@ -352,3 +352,35 @@ func TestUndoBelievesAServerThatSaysThePRIsClosed(t *testing.T) {
 		})
 	}
 }
+
+// The plan of an epic's undo must be what the undo does: once the top of
+// the stack is planned undone, nothing stacks on the branches below, so
+// the plan deletes them as the real undo does, not LEFT and pending.
+func TestUndoEpicDryRunPlansWhatTheUndoDoes(t *testing.T) {
+	f, gh, env := stackedEpic(t)
+	r := f.wo(env, "undo", "--epic", "task_stack", "--dry-run", "--json")
+	if r.code != 0 {
+		t.Fatalf("undo --epic --dry-run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	plan, _ := epicUndoEnvelope(t, r)
+	outcomes := func(d epicUndoData) string {
+		var out []string
+		for _, tk := range d.Tasks {
+			steps, _ := tk.Undo["steps"].([]any)
+			for _, s := range steps {
+				m := s.(map[string]any)
+				out = append(out, fmt.Sprintf("%s %v %v", tk.Key, m["step"], m["outcome"]))
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	r = f.wo(env, "undo", "--epic", "task_stack", "--json")
+	if r.code != 0 {
+		t.Fatalf("undo --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	done, _ := epicUndoEnvelope(t, r)
+	if want, got := strings.ReplaceAll(outcomes(done), " undone", " would"), outcomes(plan); got != want {
+		t.Errorf("the plan says\n%s\nthe undo did\n%s", got, outcomes(done))
+	}
+	assertStackUndone(t, f, gh)
+}

@@ -27,6 +27,10 @@ type UndoOptions struct {
 	Close    bool   // end with status closed instead of open
 	DryRun   bool   // say what would be done; change nothing
 	RepoPath string // overrides context.repo_path
+	// plannedUndone are the tasks an epic's dry run has planned to undo
+	// whole before this one: their state would be reset by then, so
+	// nothing of theirs stacks on this task's branch any more.
+	plannedUndone map[string]bool
 }
 
 // What an undo step found and did.
@@ -836,7 +840,7 @@ func (u *undo) whyShared(ctx context.Context) (string, error) {
 func (u *undo) stackedOn(ctx context.Context, branch string) (string, error) {
 	other, err := u.otherTask(ctx, func(t *workorder.Task, st workorder.State) bool {
 		base, _ := t.WorkOrder.Context["base_branch"].(string)
-		return base == branch && !pristine(st)
+		return base == branch && !pristine(st) && !u.opts.plannedUndone[t.Key]
 	})
 	if err != nil || other == "" {
 		return "", err
@@ -1180,6 +1184,14 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 	return out, nil
 }
 
+// resets reports whether an undo (or its plan) resets the task's state,
+// so that no task stacks on its branch afterwards.
+func resets(u *UndoResult) bool {
+	return u != nil && (u.NothingToUndo || slices.ContainsFunc(u.Steps, func(s workorder.UndoStep) bool {
+		return s.Step == "state" && s.Outcome != UndoLeft
+	}))
+}
+
 // EpicUndoTask is how the undo of one child of an epic fared.
 type EpicUndoTask struct {
 	Key     string      `json:"key"`
@@ -1223,6 +1235,9 @@ func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions)
 	}
 	res := &EpicUndoResult{Epic: epicKey}
 	failed := map[string]bool{}
+	if opts.DryRun {
+		opts.plannedUndone = map[string]bool{}
+	}
 	var first error
 	for w := len(waves) - 1; w >= 0; w-- {
 		for _, key := range waves[w] {
@@ -1246,6 +1261,9 @@ func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions)
 				o.Key = key
 				u, err := e.Undo(ctx, o)
 				t.Undo = u
+				if opts.DryRun && err == nil && resets(u) {
+					opts.plannedUndone[key] = true
+				}
 				t.Outcome = Classify(err).Outcome
 				if t.Outcome == OutcomeLeaseHeld {
 					t.Outcome = OutcomeElsewhere
