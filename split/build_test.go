@@ -17,27 +17,7 @@ import (
 // and whose main branch adds the files.
 func repoWithFiles(t testing.TB, files map[string]string) *gitops.Repo {
 	t.Helper()
-	root := t.TempDir()
-	repo := filepath.Join(root, "repo")
-	git(t, root, "init", "-q", "-b", "main", repo)
-	git(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
-	git(t, repo, "branch", "base")
-	for path, content := range files {
-		full := filepath.Join(repo, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "the change")
-	r, err := gitops.Open(repo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return repoFromTo(t, nil, files)
 }
 
 // repoFromTo makes a repository whose base branch holds the base files
