@@ -1,13 +1,8 @@
 package integration
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -279,30 +274,7 @@ func TestUndoOfAWorktreePathOutsideTheRoot(t *testing.T) {
 // GITHUB_API_URL pointing at the proxy.
 func lyingGitHub(t *testing.T, gh *ghstandin.Server, env []string, lie func(*http.Request) bool) []string {
 	t.Helper()
-	u, _ := url.Parse(gh.URL)
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	proxy.ModifyResponse = func(res *http.Response) error {
-		if res.Request.Header.Get("X-Lie") == "" {
-			return nil
-		}
-		b, _ := io.ReadAll(res.Body)
-		b = bytes.Replace(b, []byte(`"state":"open"`), []byte(`"state":"closed"`), 1)
-		res.Body = io.NopCloser(bytes.NewReader(b))
-		res.ContentLength = int64(len(b))
-		res.Header.Del("Content-Length")
-		res.Header.Del("ETag")
-		return nil
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if lie(r) {
-			r.Header.Set("X-Lie", "1")
-			r.Header.Del("If-None-Match")
-			if r.Method == http.MethodPatch {
-				r.Method, r.Body, r.ContentLength = http.MethodGet, http.NoBody, 0
-			}
-		}
-		proxy.ServeHTTP(w, r)
-	}))
+	srv := ghstandin.PRStateLiar(gh.URL, lie)
 	t.Cleanup(srv.Close)
 	var out []string
 	for _, e := range env {

@@ -1,13 +1,8 @@
 package procedure
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -714,29 +710,7 @@ func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
 // PATCH it picks is read instead, never sent.
 func lyingProxy(t *testing.T, h *stepHarness, lie func(*http.Request) bool) {
 	t.Helper()
-	u, _ := url.Parse(h.GH.URL)
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	proxy.ModifyResponse = func(res *http.Response) error {
-		if res.Request.Header.Get("X-Lie") == "" {
-			return nil
-		}
-		b, _ := io.ReadAll(res.Body)
-		b = bytes.Replace(b, []byte(`"state":"open"`), []byte(`"state":"closed"`), 1)
-		res.Body, res.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
-		res.Header.Del("Content-Length")
-		res.Header.Del("ETag")
-		return nil
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if lie(r) {
-			r.Header.Set("X-Lie", "1")
-			r.Header.Del("If-None-Match")
-			if r.Method == http.MethodPatch {
-				r.Method, r.Body, r.ContentLength = http.MethodGet, http.NoBody, 0
-			}
-		}
-		proxy.ServeHTTP(w, r)
-	}))
+	srv := ghstandin.PRStateLiar(h.GH.URL, lie)
 	t.Cleanup(srv.Close)
 	h.engine().GitHubAPI = srv.URL + "/"
 }
