@@ -57,6 +57,17 @@ func hasBranch(t *testing.T, dir, branch string) bool {
 	return err == nil
 }
 
+// mustUndo runs wo undo on the harness's task and fails the test on an
+// error.
+func (h *stepHarness) mustUndo(opts UndoOptions) *UndoResult {
+	h.t.Helper()
+	res, err := h.engine().Undo(h.ctx, opts)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return res
+}
+
 func stepsOf(res *UndoResult) map[string]string {
 	out := map[string]string{}
 	for _, s := range res.Steps {
@@ -136,10 +147,7 @@ func TestUndoLeavesWhatSomeoneElseChanged(t *testing.T) {
 	gitIn(t, other, "push", "-q", "origin", fixBranch)
 	theirs := gitIn(t, other, "rev-parse", "HEAD")
 
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey})
 	got := stepsOf(res)["remote_branch"]
 	if !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, theirs[:12]) || !strings.Contains(got, "that wo pushed: someone else pushed since") {
 		t.Errorf("remote branch: %q, want it left, naming their commit %s", got, theirs[:12])
@@ -157,10 +165,7 @@ func TestUndoNeverTouchesAMergedPullRequest(t *testing.T) {
 	h.GH.Merge(fixRepo, 1)
 	before := h.stored()
 	requests := len(h.GH.Requests())
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, Comments: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey, Comments: true})
 	if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "cannot take a merge back") {
 		t.Errorf("pull request: %q", got)
 	}
@@ -183,10 +188,7 @@ func TestUndoLeavesABaseBranchTheStateNames(t *testing.T) {
 	h := undoHarness(t)
 	base := gitIn(t, h.Repo, "rev-parse", fixBase)
 	h.setState(func(s *stateT) { s.Branch, s.PushedSHA = fixBase, base })
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey})
 	for _, step := range []string{"remote_branch", "local_branch"} {
 		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) {
 			t.Errorf("%s: %q, want the base branch left", step, got)
@@ -203,10 +205,7 @@ func TestUndoLeavesABaseBranchTheStateNames(t *testing.T) {
 func TestUndoFindsAPullRequestTheRunDidNotRecord(t *testing.T) {
 	h := undoHarness(t)
 	h.setState(func(s *stateT) { s.PRNumber, s.PRURL = 0, nil })
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey})
 	got := stepsOf(res)["pull_request"]
 	if !strings.HasPrefix(got, UndoDone) || !strings.Contains(got, "wo had not recorded it") {
 		t.Errorf("pull request: %q, want it closed, saying wo had not recorded it", got)
@@ -226,10 +225,7 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 		if err := h.store.Create(h.ctx, other); err != nil {
 			t.Fatal(err)
 		}
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, Comments: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey, Comments: true})
 		for _, step := range []string{"comments", "pull_request", "remote_branch", "worktree", "local_branch"} {
 			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") {
 				t.Errorf("%s: %q, want it left, naming task_other", step, got)
@@ -250,10 +246,7 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 		if err := h.store.Create(h.ctx, other); err != nil {
 			t.Fatal(err)
 		}
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey})
 		if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") || strings.Contains(got, "wo had not recorded it") {
 			t.Errorf("pull request: %q, want it left, not claimed as wo's", got)
 		}
@@ -262,10 +255,7 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 		h := undoHarness(t)
 		n := h.GH.OpenPRAs(fixRepo, fixBranch, fixBase, "alice", "Alice's PR")
 		h.setState(func(s *stateT) { s.PRNumber = n })
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, Comments: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey, Comments: true})
 		for _, step := range []string{"pull_request", "comments"} {
 			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "alice") {
 				t.Errorf("%s: %q, want it left, naming alice", step, got)
@@ -334,10 +324,7 @@ func TestUndoOfAMergedTaskTwiceIsANoOp(t *testing.T) {
 		t.Fatalf("first undo: %v, complete %v, as recorded %v", err, first.Complete, first.AsRecorded)
 	}
 	rev, requests := h.revOf(), len(h.GH.Requests())
-	again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := h.mustUndo(UndoOptions{Key: fixKey})
 	if h.revOf() != rev || len(h.GH.Requests()) != requests {
 		t.Errorf("the second undo wrote (%v) or asked GitHub (%d requests)", h.revOf() != rev, len(h.GH.Requests())-requests)
 	}
@@ -362,10 +349,7 @@ func TestUndoLeavesAnUntouchedClosedTask(t *testing.T) {
 	h.r.save(h.ctx, top)
 	h.r.release(h.ctx)
 	rev := h.revOf()
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey})
 	if !res.NothingToUndo || !res.Complete || res.Status != workorder.StatusClosed || h.revOf() != rev {
 		t.Errorf("undo of an untouched closed task: nothing to undo %v, complete %v, status %s, wrote %v", res.NothingToUndo, res.Complete, res.Status, h.revOf() != rev)
 	}
@@ -467,10 +451,7 @@ func TestProvenanceReadsTheTasksOwnSteps(t *testing.T) {
 func TestUndoTakesOnlyWhatTheLogProves(t *testing.T) {
 	h := newStepContext(t, stepOpts{GitHub: true})
 	h.upTo("wait_for_review") // state written, nothing logged
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey})
 	for _, step := range []string{"pull_request", "remote_branch", "local_branch"} {
 		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "never switched to or pushed by this task's runs") {
 			t.Errorf("%s: %q, want it left for want of proof", step, got)
@@ -493,10 +474,7 @@ func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
 	t.Run("named for another task", func(t *testing.T) {
 		h := undoHarness(t)
 		writeTestFile(t, marker(h), "task_other\n")
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey})
 		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task task_other created it") {
 			t.Errorf("worktree: %q", got)
 		}
@@ -507,10 +485,7 @@ func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
 	t.Run("no mark, creation logged", func(t *testing.T) {
 		h := undoHarness(t)
 		os.Remove(marker(h))
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey})
 		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoDone) {
 			t.Errorf("worktree: %q, want it removed on the log's word", got)
 		}
@@ -534,10 +509,7 @@ func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
 			}
 		}
 		os.Remove(marker(h))
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey})
 		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "carry no mark of wo's") {
 			t.Errorf("worktree: %q, want it left", got)
 		}
@@ -554,10 +526,7 @@ func TestUndoOfAWorktreeWoCouldNotHaveMade(t *testing.T) {
 	h := undoHarness(t)
 	outside := filepath.Join(h.Root, "elsewhere")
 	h.setState(func(s *stateT) { s.WorktreePath = &outside })
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey})
 	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is not inside work_order.context.worktree_root") {
 		t.Errorf("worktree: %q", got)
 	}
@@ -584,17 +553,11 @@ func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 	t.Run("changes not committed", func(t *testing.T) {
 		h := undoHarness(t)
 		writeTestFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
-		plan, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, DryRun: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		plan := h.mustUndo(UndoOptions{Key: fixKey, DryRun: true})
 		if got := stepsOf(plan)["local_branch"]; !strings.HasPrefix(got, UndoLeft) || !plan.Pending {
 			t.Errorf("the plan: local branch %q, pending %v; the worktree that stays keeps it checked out", got, plan.Pending)
 		}
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey})
 		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "scratch.txt") || !strings.Contains(got, "run wo undo "+fixKey+" again") {
 			t.Errorf("worktree: %q", got)
 		}
@@ -673,10 +636,7 @@ func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
 	t.Run("a run of it not undone", func(t *testing.T) {
 		h := undoHarness(t)
 		stacked(h, map[string]any{"version": 1, "current_step": 6, "completed_steps": []any{1, 2, 3, 4, 5, 6}, "pr_number": 2})
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey})
 		for _, step := range []string{"remote_branch", "local_branch"} {
 			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is the base of task task_above") || !strings.Contains(got, "run wo undo task_above first, then wo undo "+fixKey+" again") {
 				t.Errorf("%s: %q", step, got)
@@ -855,10 +815,7 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 	}
 	t.Run("wo's commit", func(t *testing.T) {
 		h := pushedNotLogged(t)
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey})
 		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoDone) || !strings.Contains(got, "a commit wo made; wo had not recorded pushing it") {
 			t.Errorf("remote branch: %q", got)
 		}
@@ -874,10 +831,7 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 		gitIn(t, other, "add", "-A")
 		gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
 		gitIn(t, other, "push", "-q", "origin", fixBranch)
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey})
 		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "which wo did not record making, and wo recorded no push to it") {
 			t.Errorf("remote branch: %q", got)
 		}
@@ -890,10 +844,7 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 		h.completeUpTo("checkout_files")
 		// Someone pushes the base to the branch's name on the remote.
 		gitIn(t, h.Repo, "push", "-q", "origin", fixBranch)
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := h.mustUndo(UndoOptions{Key: fixKey})
 		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, UndoDone) {
 			t.Errorf("local branch: %q, want it deleted: it is where create_branch started it", got)
 		}
@@ -950,10 +901,7 @@ func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 	if _, err := h.r.complete(h.ctx, h.step("conditional_loop"), out, 0); err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey})
 	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) {
 		t.Errorf("remote_branch: %s; want it left", got)
 	}
@@ -976,10 +924,7 @@ func TestUndoKeepsABranchWoAdopted(t *testing.T) {
 	gitIn(t, h.Repo, "fetch", "-q", other, "HEAD:refs/heads/"+fixBranch)
 	gitIn(t, h.Repo, "push", "-q", "origin", fixBranch)
 	h.completeUpTo("wait_for_review")
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey})
 	steps := stepsOf(res)
 	for _, s := range []string{"local_branch", "remote_branch"} {
 		if !strings.HasPrefix(steps[s], UndoLeft) || !strings.Contains(steps[s], "was there before this task's runs") || !strings.Contains(steps[s], mine[:12]) {
@@ -1013,10 +958,7 @@ func TestUndoKeepsAWorktreeCreateWorktreeFound(t *testing.T) {
 	if p := ProvenanceOf(fixKey, entries); len(p.Worktrees) != 0 || p.Adopted[fixBranch] == "" {
 		t.Errorf("the log says wo created worktrees %q, adopted %v", p.Worktrees, p.Adopted)
 	}
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey})
 	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "cannot prove it created it") {
 		t.Errorf("worktree: %s; want it left", got)
 	}
@@ -1036,10 +978,7 @@ func TestUndoLeavesAPullRequestNotInTheLog(t *testing.T) {
 	h := undoHarness(t)
 	n := h.GH.OpenPRAs(fixRepo, fixBranch, "release", "wo-bot", "the person's")
 	h.setState(func(s *stateT) { s.PRNumber = n })
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := h.mustUndo(UndoOptions{Key: fixKey})
 	steps := stepsOf(res)
 	if got := steps["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "records only #1") {
 		t.Errorf("pull_request: %s; want it left, naming what the log records", got)
