@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path"
 	"sort"
 	"unicode/utf8"
@@ -295,17 +296,9 @@ func treeOf(st storer.EncodedObjectStorer, h plumbing.Hash) (*object.Tree, error
 	return commit.Tree()
 }
 
+// readBlob reads a whole blob; callers check its size first.
 func readBlob(st storer.EncodedObjectStorer, h plumbing.Hash) ([]byte, error) {
-	blob, err := object.GetBlob(st, h)
-	if err != nil {
-		return nil, err
-	}
-	rd, err := blob.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	return io.ReadAll(rd)
+	return readHead(st, h, math.MaxInt64)
 }
 
 // headerRead is how much of a Go file is read for its header (package
