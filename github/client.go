@@ -228,22 +228,41 @@ type PR struct {
 
 // Review is a pull request review.
 type Review struct {
-	ID       int64
-	Author   string
-	State    string // APPROVED, CHANGES_REQUESTED, COMMENTED
-	Body     string
-	CommitID string
-	URL      string
+	ID          int64
+	Author      string
+	Association string // author_association: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, …
+	State       string // APPROVED, CHANGES_REQUESTED, COMMENTED
+	Body        string
+	CommitID    string
+	URL         string
+	SubmittedAt time.Time
 }
 
 // Comment is a review comment (Path set) or a conversation comment.
 type Comment struct {
-	ID     int64
-	Author string
-	Path   string
-	Line   int
-	Body   string
-	URL    string
+	ID          int64
+	Author      string
+	Association string // author_association, as on Review
+	Path        string
+	Line        int
+	Body        string
+	URL         string
+	CreatedAt   time.Time
+	// UpdatedAt moves when the comment is edited: a review bot that keeps
+	// one summary comment edits it in place, so its news is here.
+	UpdatedAt time.Time
+}
+
+// Writer reports whether an author_association is that of someone who can
+// push to the repository: its owner, a member of its organization, or a
+// collaborator. Anyone else (a contributor, a first-timer, anyone at all
+// on a public repository) is an outsider to wo.
+func Writer(association string) bool {
+	switch strings.ToUpper(association) {
+	case "OWNER", "MEMBER", "COLLABORATOR":
+		return true
+	}
+	return false
 }
 
 // call runs a go-github call, waiting out rate limits that reset soon
@@ -471,8 +490,8 @@ func (c *Client) Reviews(ctx context.Context, number int) ([]Review, error) {
 	}
 	out := make([]Review, 0, len(reviews))
 	for _, r := range reviews {
-		out = append(out, Review{ID: r.GetID(), Author: r.GetUser().GetLogin(), State: r.GetState(),
-			Body: r.GetBody(), CommitID: r.GetCommitID(), URL: r.GetHTMLURL()})
+		out = append(out, Review{ID: r.GetID(), Author: r.GetUser().GetLogin(), Association: r.GetAuthorAssociation(), State: r.GetState(),
+			Body: r.GetBody(), CommitID: r.GetCommitID(), URL: r.GetHTMLURL(), SubmittedAt: r.GetSubmittedAt().Time})
 	}
 	return out, nil
 }
@@ -487,8 +506,8 @@ func (c *Client) ReviewComments(ctx context.Context, number int) ([]Comment, err
 	}
 	out := make([]Comment, 0, len(comments))
 	for _, r := range comments {
-		out = append(out, Comment{ID: r.GetID(), Author: r.GetUser().GetLogin(), Path: r.GetPath(),
-			Line: r.GetLine(), Body: r.GetBody(), URL: r.GetHTMLURL()})
+		out = append(out, Comment{ID: r.GetID(), Author: r.GetUser().GetLogin(), Association: r.GetAuthorAssociation(), Path: r.GetPath(),
+			Line: r.GetLine(), Body: r.GetBody(), URL: r.GetHTMLURL(), CreatedAt: r.GetCreatedAt().Time, UpdatedAt: r.GetUpdatedAt().Time})
 	}
 	return out, nil
 }
@@ -503,7 +522,8 @@ func (c *Client) IssueComments(ctx context.Context, number int) ([]Comment, erro
 	}
 	out := make([]Comment, 0, len(comments))
 	for _, r := range comments {
-		out = append(out, Comment{ID: r.GetID(), Author: r.GetUser().GetLogin(), Body: r.GetBody(), URL: r.GetHTMLURL()})
+		out = append(out, Comment{ID: r.GetID(), Author: r.GetUser().GetLogin(), Association: r.GetAuthorAssociation(), Body: r.GetBody(),
+			URL: r.GetHTMLURL(), CreatedAt: r.GetCreatedAt().Time, UpdatedAt: r.GetUpdatedAt().Time})
 	}
 	return out, nil
 }

@@ -44,20 +44,22 @@ type ReviewThread struct {
 
 // ThreadComment is one comment of a review thread.
 type ThreadComment struct {
-	ID         string // node ID
-	DatabaseID int64  // the REST API's ID
-	Author     string // the login as REST gives it: a bot's ends in [bot]
-	Body       string
-	URL        string
-	CreatedAt  time.Time
+	ID          string // node ID
+	DatabaseID  int64  // the REST API's ID
+	Author      string // the login as REST gives it: a bot's ends in [bot]
+	Association string // authorAssociation: OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, …
+	Body        string
+	URL         string
+	CreatedAt   time.Time
 }
 
 // ThreadReview is one review as the GraphQL API lists it: who, the verdict,
 // and the commit it reviewed.
 type ThreadReview struct {
-	Author string // the login as REST gives it: a bot's ends in [bot]
-	State  string // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
-	Commit string
+	Author      string // the login as REST gives it: a bot's ends in [bot]
+	Association string // authorAssociation
+	State       string // APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
+	Commit      string
 }
 
 // ReviewState is what the review threads query answers: every thread and
@@ -85,12 +87,13 @@ func (e *TooManyThreadsError) Error() string {
 
 // threadComment is a comment as the threads query reads it.
 type threadComment struct {
-	ID         githubv4.ID
-	DatabaseID *int64 `graphql:"databaseId"`
-	Author     actor
-	Body       string
-	URL        string
-	CreatedAt  time.Time
+	ID                githubv4.ID
+	DatabaseID        *int64 `graphql:"databaseId"`
+	Author            actor
+	AuthorAssociation string
+	Body              string
+	URL               string
+	CreatedAt         time.Time
 }
 
 // actor is a comment's or review's author as GraphQL names it: an app's
@@ -151,9 +154,10 @@ type threadsQuery struct {
 			} `graphql:"reviewThreads(first: 100, after: $cursor)"`
 			Reviews struct {
 				Nodes []struct {
-					Author actor
-					State  string
-					Commit struct{ Oid string }
+					Author            actor
+					AuthorAssociation string
+					State             string
+					Commit            struct{ Oid string }
 				}
 			} `graphql:"reviews(last: 50)"`
 		} `graphql:"pullRequest(number: $number)"`
@@ -191,7 +195,8 @@ func (c *Client) ReviewThreads(ctx context.Context, number int) (*ReviewState, e
 			th.Side = t.DiffSide
 			seen := map[string]bool{}
 			for _, cm := range append(t.Comments.Nodes, t.Latest.Nodes...) {
-				tc := ThreadComment{ID: fmt.Sprint(cm.ID), Author: cm.Author.restLogin(), Body: cm.Body, URL: cm.URL, CreatedAt: cm.CreatedAt}
+				tc := ThreadComment{ID: fmt.Sprint(cm.ID), Author: cm.Author.restLogin(), Association: cm.AuthorAssociation,
+					Body: cm.Body, URL: cm.URL, CreatedAt: cm.CreatedAt}
 				if cm.DatabaseID != nil {
 					tc.DatabaseID = *cm.DatabaseID
 				}
@@ -204,7 +209,7 @@ func (c *Client) ReviewThreads(ctx context.Context, number int) (*ReviewState, e
 		}
 		if page == 0 {
 			for _, r := range pr.Reviews.Nodes {
-				out.Reviews = append(out.Reviews, ThreadReview{Author: r.Author.restLogin(), State: r.State, Commit: r.Commit.Oid})
+				out.Reviews = append(out.Reviews, ThreadReview{Author: r.Author.restLogin(), Association: r.AuthorAssociation, State: r.State, Commit: r.Commit.Oid})
 			}
 		}
 		if !pr.ReviewThreads.PageInfo.HasNextPage {

@@ -1,0 +1,101 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// Status is what a commit status or a check run of one commit says: a
+// review bot reports its review of a head there ("Review completed",
+// "Review skipped", "Review rate limited", …).
+type Status struct {
+	Context     string // the status's context, or the check run's name
+	State       string // pending, success, failure or error (a check run's status and conclusion mapped to these)
+	Description string // the status's description, or the check run's title
+	Creator     string // the login that posted it (statuses; empty for check runs)
+	UpdatedAt   time.Time
+}
+
+// Statuses are the latest commit statuses of ref, one per context, as the
+// combined status lists them (up to 100 contexts).
+func (c *Client) Statuses(ctx context.Context, ref string) ([]Status, error) {
+	var combined *gh.CombinedStatus
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		combined, resp, err = c.gh.Repositories.GetCombinedStatus(ctx, c.owner, c.name, ref, &gh.ListOptions{PerPage: 100})
+		return resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the commit statuses of %s: %w", ref, err)
+	}
+	out := make([]Status, 0, len(combined.Statuses))
+	for _, s := range combined.Statuses {
+		out = append(out, Status{Context: s.GetContext(), State: s.GetState(), Description: s.GetDescription(),
+			Creator: s.GetCreator().GetLogin(), UpdatedAt: s.GetUpdatedAt().Time})
+	}
+	return out, nil
+}
+
+// CheckRuns are the check runs of ref (up to 100), each as a Status: a
+// run not completed is pending; a completed one is its conclusion
+// (success, or failure for anything else).
+func (c *Client) CheckRuns(ctx context.Context, ref string) ([]Status, error) {
+	var runs *gh.ListCheckRunsResults
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		runs, resp, err = c.gh.Checks.ListCheckRunsForRef(ctx, c.owner, c.name, ref, &gh.ListCheckRunsOptions{ListOptions: gh.ListOptions{PerPage: 100}})
+		return resp, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the check runs of %s: %w", ref, err)
+	}
+	out := make([]Status, 0, len(runs.CheckRuns))
+	for _, r := range runs.CheckRuns {
+		st := "pending"
+		if r.GetStatus() == "completed" {
+			st = "failure"
+			switch r.GetConclusion() {
+			case "success", "neutral", "skipped":
+				st = "success"
+			}
+		}
+		at := r.GetCompletedAt().Time
+		if at.IsZero() {
+			at = r.GetStartedAt().Time
+		}
+		out = append(out, Status{Context: r.GetName(), State: st, Description: r.GetOutput().GetTitle(), UpdatedAt: at})
+	}
+	return out, nil
+}
+
+// RequestReviewers asks GitHub for a review of a pull request by logins
+// (a bot's with its "[bot]"): a reviewer already asked is asked again,
+// which is how a reviewer that reviews only when asked is made to look at
+// a new head.
+func (c *Client) RequestReviewers(ctx context.Context, number int, logins []string) error {
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		_, resp, err = c.gh.PullRequests.RequestReviewers(ctx, c.owner, c.name, number, gh.ReviewersRequest{Reviewers: logins})
+		return resp, err
+	})
+	if err != nil {
+		return fmt.Errorf("asking %v to review #%d: %w", logins, number, err)
+	}
+	return nil
+}
+
+// Comment posts a conversation comment on a pull request and returns it.
+// Callers that must not post twice look for their marker first (see
+// CommentOnce).
+func (c *Client) Comment(ctx context.Context, number int, body string) (Comment, error) {
+	var made *gh.IssueComment
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		made, resp, err = c.gh.Issues.CreateComment(ctx, c.owner, c.name, number, &gh.IssueComment{Body: gh.String(body)})
+		return resp, err
+	})
+	if err != nil {
+		return Comment{}, fmt.Errorf("commenting on #%d: %w", number, err)
+	}
+	return Comment{ID: made.GetID(), Author: made.GetUser().GetLogin(), Association: made.GetAuthorAssociation(), Body: made.GetBody(),
+		URL: made.GetHTMLURL(), CreatedAt: made.GetCreatedAt().Time, UpdatedAt: made.GetUpdatedAt().Time}, nil
+}
