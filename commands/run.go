@@ -487,6 +487,8 @@ func (p *progress) event(ev procedure.Event) {
 		if p.tty {
 			fmt.Fprintf(w, "%s  %s … %d/%d", clear, p.current, ev.Done, ev.Total)
 		}
+	case "step_note":
+		fmt.Fprintf(w, "%s  %s: %s\n", clear, label, termtext.Line(ev.Note))
 	case "step_retry":
 		fmt.Fprintf(w, "%s  step %d %s: %s; retrying in %s\n", clear, ev.Step, ev.Action, ev.Error, ev.Duration.Round(time.Millisecond))
 	case "step_finished":

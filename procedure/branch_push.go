@@ -50,7 +50,13 @@ func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if res.Withheld != "" {
 		note += "; " + res.Withheld
 	}
-	return Outcome{Note: note, Record: func(s *workorder.State) { s.PushedSHA = res.Hash.String() }}, nil
+	now := workorder.Timestamp(sc.run.Now())
+	return Outcome{Note: note, Record: func(s *workorder.State) {
+		if s.PushedSHA != res.Hash.String() || s.PushedAt == "" {
+			s.PushedAt = now
+		}
+		s.PushedSHA = res.Hash.String()
+	}}, nil
 }
 
 // Check makes sure the remote exists.

@@ -6,11 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -74,11 +76,19 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		sc.Fault("after_commit")
 	}
 	if to != st.PushedSHA {
+		// A push while the reviewer is still at the head it is reviewing
+		// aborts that review (CodeRabbit: "Review failed: the head commit
+		// changed"): wait for it, within a review wait, else stop and push
+		// on the next run (the fix is recorded).
+		if out, err := waitWhileReviewing(ctx, sc); err != nil {
+			return out, err
+		}
 		if _, err := (BranchPush{}).Run(ctx, sc); err != nil {
 			return Outcome{}, err
 		}
+		now := workorder.Timestamp(sc.run.Now())
 		if err := sc.Checkpoint(ctx, func(s *workorder.State) {
-			s.PushedSHA, s.CommitSHA = to, to
+			s.PushedSHA, s.CommitSHA, s.PushedAt = to, to, now
 		}); err != nil {
 			return Outcome{}, err
 		}
@@ -112,10 +122,11 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	}, nil
 }
 
-// fixAndCommit gets the fix (from the agent, else from a person who
-// changed the worktree) and commits what is not committed yet; it returns
-// the fix commit and whether wo (or the agent it ran in this pass)
-// created it, not a person, or the outcome of waiting for a person.
+// fixAndCommit gets the fix and commits what is not committed yet: first
+// the reviewers' suggestions, applied by wo itself; then, for what is
+// left, the agent's changes, else a person's. It returns the fix commit
+// and whether wo (or the agent it ran in this pass) created it, not a
+// person, or the outcome of waiting for a person.
 func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comments []workorder.ReviewComment, n int) (string, bool, Outcome, error) {
 	st := sc.State()
 	w, err := sc.Worktree()
@@ -125,14 +136,49 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	if !w.Complete() {
 		return "", false, Outcome{}, fmt.Errorf("worktree %s is gone: the fixes need it; wo reset %s --to-step 0 to start over", w.Path, sc.Key())
 	}
+	author, err := repo.Identity(sc.Getenv)
+	if err != nil {
+		return "", false, Outcome{}, err
+	}
+	// The suggestions first: exact, and no agent needed for them.
+	sugg, err := applySuggestions(repo, w, st.PushedSHA, st.ReviewThreads)
+	if err != nil {
+		return "", false, Outcome{}, err
+	}
+	ours := map[string]bool{st.PushedSHA: true} // commits wo made in this pass build on these
+	suggested := false
+	if len(sugg.threads) > 0 {
+		if _, err := w.StageAll(); err != nil {
+			return "", false, Outcome{}, err
+		}
+		res, err := w.Commit(fmt.Sprintf("Apply review suggestions (iteration %d)", n), author, sc.run.Now())
+		if err != nil {
+			return "", false, Outcome{}, err
+		}
+		suggested = res.Created
+		if res.Created {
+			ours[res.Hash.String()] = true
+		}
+	}
+	comments, threads := withoutThreads(comments, st.ReviewThreads, sugg.threads)
+	if len(comments) == 0 {
+		head, _, err := w.Head()
+		if err != nil {
+			return "", false, Outcome{}, err
+		}
+		if head.String() != st.PushedSHA {
+			return head.String(), suggested, Outcome{}, nil
+		}
+	}
 	// An agent wo runs in this pass works for wo: a commit it makes on
-	// top of what wo pushed is wo's too (a person's commit is not).
+	// top of what wo pushed (or of wo's suggestions) is wo's too; a
+	// person's is not.
 	agentFrom := plumbing.ZeroHash
 	if sc.run.Agent != "" {
 		if agentFrom, _, err = w.Head(); err != nil {
 			return "", false, Outcome{}, err
 		}
-		prompt := ThreadsPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments, st.ReviewThreads, w.Path)
+		prompt := fixPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments, threads, w.Path, sugg.left)
 		res, err := runAgent(ctx, sc, w.Path, prompt)
 		sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
 			"duration_ms": res.Duration.Milliseconds(), "stdout": res.Stdout, "stderr": res.Stderr})
@@ -141,6 +187,9 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		}
 	} else if !st.FixRequested {
 		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
+		if len(sugg.threads) > 0 {
+			reason = fmt.Sprintf("%d suggestion(s) applied and committed; ", len(sugg.threads)) + reason
+		}
 		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
 			s.Phase, s.FixRequested = workorder.PhaseNeedsFix, true
 		}}, &WaitingError{Key: sc.Key(), Reason: reason}
@@ -155,10 +204,6 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	if err != nil {
 		return "", false, Outcome{}, err
 	}
-	author, err := repo.Identity(sc.Getenv)
-	if err != nil {
-		return "", false, Outcome{}, err
-	}
 	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now())
 	if err != nil {
 		return "", false, Outcome{}, err
@@ -167,8 +212,36 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
 		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
-	byAgent := sc.run.Agent != "" && agentFrom.String() == st.PushedSHA && head != agentFrom && res.Hash == head
-	return res.Hash.String(), res.Created || byAgent, Outcome{}, nil
+	byAgent := sc.run.Agent != "" && ours[agentFrom.String()] && head != agentFrom && res.Hash == head
+	bySuggestions := suggested && !res.Created && head.String() != st.PushedSHA && ours[head.String()]
+	return res.Hash.String(), res.Created || byAgent || bySuggestions, Outcome{}, nil
+}
+
+// withoutThreads are the comments and threads left once the threads done
+// (their suggestions applied) are taken out.
+func withoutThreads(comments []workorder.ReviewComment, threads []workorder.ReviewThread, done []string) ([]workorder.ReviewComment, []workorder.ReviewThread) {
+	if len(done) == 0 {
+		return comments, threads
+	}
+	gone := map[int64]bool{}
+	var keep []workorder.ReviewThread
+	for _, t := range threads {
+		if slices.Contains(done, t.ID) {
+			if len(t.Comments) > 0 {
+				gone[t.Comments[0].ID] = true
+			}
+			continue
+		}
+		keep = append(keep, t)
+	}
+	var left []workorder.ReviewComment
+	for _, c := range comments {
+		if c.ID != 0 && c.Section == "" && gone[c.ID] {
+			continue
+		}
+		left = append(left, c)
+	}
+	return left, keep
 }
 
 // addressedMarker marks wo's reply in a review thread for one fix commit,
@@ -218,7 +291,7 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 	replied, resolved := 0, 0
 	for _, t := range todo {
 		cur, ok := current[t.ID]
-		if !ok {
+		if !ok || len(cur.Comments) == 0 {
 			continue // gone: deleted on GitHub
 		}
 		if !slices.ContainsFunc(cur.Comments, repliedIn) {
@@ -228,7 +301,9 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 			replied++
 			sc.Fault("after_reply")
 		}
-		if resolve && !cur.Resolved {
+		// wo resolves only what an awaited reviewer opened: a writer's
+		// thread is theirs to resolve.
+		if resolve && !cur.Resolved && opensAwaited(sc, cur.Comments[0].Author) {
 			if err := client.ResolveThread(ctx, t.ID); err != nil {
 				return "", err
 			}
@@ -298,11 +373,104 @@ func addressedBy(repo *gitops.Repo, before, after string) func(path string, star
 		case old.large || cur.large:
 			return true
 		}
-		touched := gitops.LinesTouched(old.text, cur.text)
+		// A change of whitespace only (indentation, blank lines) addresses
+		// nothing: the lines are compared without it.
+		touched := significantTouched(old.text, cur.text)
 		// A comment on lines start..line is addressed by a change among
 		// them or within addressNear of either end.
 		mid := (start + line) / 2
 		return touched.Near(mid, (line-start+1)/2+addressNear)
+	}
+}
+
+// significantTouched are the lines of before (numbered as in before) that
+// the change to after touched in more than whitespace: blank lines are
+// left out and each line's spacing is collapsed before the comparison.
+func significantTouched(before, after string) gitops.TouchedLines {
+	b, numbers := significantLines(before)
+	a, _ := significantLines(after)
+	var out gitops.TouchedLines
+	for _, i := range gitops.LinesTouched(b, a) {
+		switch {
+		case len(numbers) == 0:
+			out = append(out, 1)
+		case i < 1:
+			out = append(out, numbers[0])
+		case i > len(numbers):
+			out = append(out, numbers[len(numbers)-1])
+		default:
+			out = append(out, numbers[i-1])
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// significantLines is text without blank lines and with each line's
+// whitespace collapsed, and the line number each kept line had.
+func significantLines(text string) (string, []int) {
+	var b strings.Builder
+	var numbers []int
+	for i, l := range strings.Split(text, "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 {
+			continue
+		}
+		b.WriteString(strings.Join(f, " "))
+		b.WriteByte('\n')
+		numbers = append(numbers, i+1)
+	}
+	return b.String(), numbers
+}
+
+// opensAwaited reports whether login is an awaited reviewer: named ones,
+// or, when none is named, a review bot wo knows.
+func opensAwaited(sc *StepContext, login string) bool {
+	names := awaitedReviewers(sc)
+	if len(names) == 0 {
+		return reviewer.Known(login)
+	}
+	return slices.ContainsFunc(names, func(n string) bool { return reviewer.For(n).Is(login) })
+}
+
+// waitWhileReviewing waits, before a fix is pushed, until no awaited
+// reviewer says it is still reviewing the pushed head.
+func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
+	if sc.PRNumber() == 0 {
+		return Outcome{}, nil // no pull request: nobody reviews
+	}
+	client, n, me, err := prContext(ctx, sc)
+	if err != nil {
+		return Outcome{}, err
+	}
+	head := sc.State().PushedSHA
+	deadline := time.Now().Add(reviewWaitFor(sc))
+	for {
+		s := reviewer.Signals{Head: head}
+		if s.Comments, err = client.IssueComments(ctx, n); err != nil {
+			return Outcome{}, err
+		}
+		if s.Statuses, err = client.Statuses(ctx, head); err != nil {
+			return Outcome{}, err
+		}
+		var busy []string
+		for _, p := range audienceOf(sc, me, s).awaited {
+			if p.Read(s).Kind == reviewer.InProgress {
+				busy = append(busy, p.Login())
+			}
+		}
+		if len(busy) == 0 {
+			return Outcome{}, nil
+		}
+		if time.Now().After(deadline) {
+			reason := fmt.Sprintf("review in progress: %s is still reviewing %s, and a push now would abort that review; the fix is committed and wo pushes it on the next run: wo run %s",
+				strings.Join(busy, ", "), short(head), sc.Key())
+			return Outcome{Record: setPhase(workorder.PhaseWaitingForReview)}, &WaitingError{Key: sc.Key(), Reason: reason}
+		}
+		sc.Say(fmt.Sprintf("%s is still reviewing %s: waiting to push the fix", strings.Join(busy, ", "), short(head)))
+		if err := sleepCtx(ctx, min(sc.run.PollInterval, time.Until(deadline)+time.Millisecond)); err != nil {
+			return Outcome{}, err
+		}
 	}
 }
 

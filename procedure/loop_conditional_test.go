@@ -135,7 +135,7 @@ func TestLoopConditionalRunsTheAgent(t *testing.T) {
 	// The agent reads the prompt on stdin and fixes the file it names.
 	h := loopReady(t, stepOpts{Agent: `prompt=$(cat)
 echo "$prompt" | grep -q 'Export a comment on N.' || exit 9
-echo "$prompt" | grep -q 'What to do: Read comments, fix issues, commit, push' || exit 8
+echo "$prompt" | grep -q 'What the work order says to do: Read comments, fix issues, commit, push' || exit 8
 [ "$WO_TASK_KEY" = task_cr_01 ] || exit 7
 [ "$(pwd)" = "$WO_WORKTREE" ] || exit 6
 grep -q 'foundation/new.go:3' "$WO_PROMPT_FILE" || exit 5

@@ -12,6 +12,7 @@ import (
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/redact"
+	"github.com/wo-runner/wo/reviewer"
 )
 
 // A fix addresses a thread when it touched the lines the thread shows, not
@@ -115,11 +116,13 @@ func TestOpenThreadsKeepsABoundedNumberAndSaysHowManyMore(t *testing.T) {
 	for i := range maxRecordedThreads + 3 {
 		all = append(all, github.ReviewThread{ID: fmt.Sprint(i), Outdated: i == 0, Comments: comment("bot")})
 	}
-	kept, unkept := openThreads(all, "wo-bot", false)
+	bots := audience{me: "wo-bot", awaited: []reviewer.Profile{reviewer.For("bot")}, named: true}
+	var out uncounted
+	kept, unkept := openThreads(all, bots, false, &out)
 	if len(kept) != maxRecordedThreads || unkept != 3 || kept[0].ID != "0" || kept[0].Counted || !kept[1].Counted {
 		t.Errorf("kept %d (first %+v), unkept %d; want %d and 3, the outdated first not counted", len(kept), kept[0], unkept, maxRecordedThreads)
 	}
-	if kept, _ := openThreads(all, "wo-bot", true); !kept[0].Counted {
+	if kept, _ := openThreads(all, bots, true, &out); !kept[0].Counted {
 		t.Error("with outdated threads counted, an outdated one is not")
 	}
 }
@@ -175,28 +178,3 @@ func TestACommentOnRemovedLinesGetsNoAddressedReply(t *testing.T) {
 	}
 }
 
-func TestReviewArrivedCountsTheNamedReviewersOfThePushedCommit(t *testing.T) {
-	reviews := []github.Review{
-		{Author: "alice", State: "APPROVED", CommitID: "old"},
-		{Author: "coderabbitai[bot]", State: "COMMENTED", CommitID: "old"},
-		{Author: "coderabbitai[bot]", State: "CHANGES_REQUESTED", CommitID: "new"},
-		{Author: "wo-bot", State: "COMMENTED", CommitID: "new"},
-	}
-	for _, c := range []struct {
-		pushed  string
-		awaited []string
-		want    string
-	}{
-		{"new", nil, "review by coderabbitai[bot] arrived (CHANGES_REQUESTED)"},
-		{"new", []string{"CodeRabbitAI"}, "review by coderabbitai[bot] (CHANGES_REQUESTED) arrived"},
-		{"new", []string{"coderabbitai[bot]", "alice"}, ""}, // alice reviewed an older commit only
-		{"old", []string{"alice"}, "review by alice (APPROVED) arrived"},
-		{"", []string{"coderabbitai[bot]", "alice"}, "review by coderabbitai[bot] (CHANGES_REQUESTED), alice (APPROVED) arrived"}, // nothing pushed: any commit
-		{"newest", nil, ""},
-	} {
-		got, ok := reviewArrived(reviews, c.pushed, "WO-BOT", c.awaited)
-		if got != c.want || ok != (c.want != "") {
-			t.Errorf("pushed %q, awaiting %v: %q, %v; want %q", c.pushed, c.awaited, got, ok, c.want)
-		}
-	}
-}

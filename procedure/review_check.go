@@ -8,16 +8,22 @@ import (
 	"unicode/utf8"
 
 	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/reviewer"
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
 // ReviewCheck reads where the review stands and keeps it in state, so
 // that an agent reading only the task document has it: every unresolved
 // review thread with its conversation, each reviewer's latest verdict on
-// the pushed head, and the conversation comments new since the watermark
-// and not wo's own. What keeps the review loop going is in
-// state.review_comments: the unresolved threads that count (not outdated,
-// unless context.outdated_threads_count), the new conversation comments,
+// the pushed head, the findings a reviewer kept in its review's body, and
+// the conversation comments new since the watermark. Only what an awaited
+// reviewer or a repository writer wrote counts (see audience); the rest is
+// listed in state.review_uncounted, never sent to the agent. What keeps
+// the review loop going is in state.review_comments: the unresolved
+// threads that count (not outdated, unless context.outdated_threads_count),
+// the body's findings outside the diff and its duplicates (and nitpicks
+// when context.review.nitpicks is "fix"), the new conversation comments,
 // and an awaited reviewer's request for changes on the head.
 type ReviewCheck struct{}
 
@@ -28,11 +34,23 @@ const (
 	maxCommentBody     = 2000 // one comment
 	maxThreadComments  = 10   // one conversation: the first and the latest
 	maxRecordedThreads = 100
+	maxUncounted       = 100
+)
+
+// Nitpick settings (context.review.nitpicks).
+const (
+	nitpicksFix    = "fix"    // counted and sent, like any finding
+	nitpicksReport = "report" // shown, not counted, not sent (the default)
+	nitpicksIgnore = "ignore" // dropped
 )
 
 // Run reads the review threads and reviews (GraphQL) and the conversation
 // comments (REST).
 func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	nitpicks, err := nitpickSetting(sc)
+	if err != nil {
+		return Outcome{}, err
+	}
 	client, n, me, err := prContext(ctx, sc)
 	if err != nil {
 		return Outcome{}, err
@@ -50,6 +68,7 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		return Outcome{}, err
 	}
 	st := sc.State()
+	head := st.PushedSHA
 	wm := st.ReviewWatermark
 	seen := wm // it moves, wm does not
 	for _, c := range inline {
@@ -61,6 +80,7 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	for _, c := range conversation {
 		seen.IssueComment = max(seen.IssueComment, c.ID)
 	}
+	aud := audienceOf(sc, me, reviewer.Signals{Head: head, Reviews: reviews, Comments: conversation})
 	// GraphQL costs points and has no free conditional requests: wo asks
 	// it once a check, and a check follows a wait whose REST poll (free
 	// when unchanged) saw the review arrive, or a rerun someone asked for.
@@ -68,32 +88,64 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	threads, unkept := openThreads(rs.Threads, me, countOutdated(sc))
-	verdicts := headVerdicts(rs.Reviews, st.PushedSHA, me)
+	var out uncounted
+	threads, unkept := openThreads(rs.Threads, aud, countOutdated(sc), &out)
+	verdicts := headVerdicts(rs.Reviews, head, aud)
 	found := []workorder.ReviewComment{}
 	var outdated []string
 	for _, t := range threads {
 		if t.Counted {
 			first := t.Comments[0]
-			found = append(found, workorder.ReviewComment{ID: first.ID, Author: first.Author, Path: t.Path, Line: t.Line, Body: first.Body, URL: first.URL})
+			found = append(found, workorder.ReviewComment{ID: first.ID, Author: first.Author, Path: t.Path, Line: t.Line, StartLine: t.StartLine, Body: first.Body, URL: first.URL})
 		} else if t.Outdated {
 			outdated = append(outdated, t.Path)
 		}
 	}
 	for _, c := range conversation {
-		if c.ID > wm.IssueComment && !github.SameLogin(c.Author, me) {
-			found = append(found, workorder.ReviewComment{ID: c.ID, Author: c.Author, Body: bound(c.Body), URL: c.URL})
+		if c.ID <= wm.IssueComment || github.SameLogin(c.Author, me) {
+			continue
+		}
+		if p, ok := aud.profile(c.Author); ok && p.Signal(c) {
+			continue // the reviewer's summary or acknowledgement: read by the wait
+		}
+		if !aud.counts(c.Author, c.Association) {
+			out.add(workorder.UncountedComment{Author: c.Author, Association: c.Association, Kind: "comment", URL: c.URL, Why: aud.why(c.Author)})
+			continue
+		}
+		found = append(found, workorder.ReviewComment{ID: c.ID, Author: c.Author, Body: bound(c.Body), URL: c.URL})
+	}
+	fromBody := 0
+	for _, p := range aud.awaited {
+		rv := latestReview(reviews, p, head)
+		if rv == nil {
+			continue
+		}
+		for _, f := range p.Findings(*rv) {
+			c := workorder.ReviewComment{ID: rv.ID, Author: rv.Author, Path: f.Path, Line: f.Line, StartLine: f.StartLine,
+				Body: bound(f.Body), URL: rv.URL, Section: string(f.Section)}
+			switch {
+			case f.Section == reviewer.Additional, f.Section == reviewer.Nitpick && nitpicks == nitpicksIgnore:
+			case f.Section == reviewer.Nitpick && nitpicks == nitpicksReport:
+				out.add(workorder.UncountedComment{Author: rv.Author, Kind: "nitpick", Path: f.Path, Line: f.Line, URL: rv.URL,
+					Why: "a nitpick: reported, not counted (context.review.nitpicks: report)"})
+			default:
+				found = append(found, c)
+				fromBody++
+			}
 		}
 	}
-	changesBy := changesRequested(verdicts, awaitedReviewers(sc))
+	changesBy := changesRequested(verdicts, aud)
 	note := fmt.Sprintf("%d actionable review comment(s) on #%d", len(found), n)
 	if len(changesBy) > 0 && len(found) == 0 {
 		// A request for changes with nothing inline: its summary is what
 		// to address, so it is kept (the latest, by each reviewer).
 		for _, who := range changesBy {
-			found = append(found, changesSummary(reviews, who, st.PushedSHA))
+			found = append(found, changesSummary(reviews, who, head))
 		}
 		note = fmt.Sprintf("%d actionable review comment(s) on #%d; changes requested by %s", len(found), n, strings.Join(changesBy, ", "))
+	}
+	if fromBody > 0 {
+		note += fmt.Sprintf("; %d of them from the review body (outside the diff, duplicates)", fromBody)
 	}
 	if len(outdated) > 0 {
 		note += fmt.Sprintf("; %d outdated thread(s) left open, not counted: %s", len(outdated), strings.Join(outdated, ", "))
@@ -101,31 +153,95 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if unkept > 0 {
 		note += fmt.Sprintf("; %d more unresolved thread(s) than the %d the document keeps: they are not in the state or the agent's prompt until these are resolved", unkept, maxRecordedThreads)
 	}
-	head := st.PushedSHA
+	if len(out.list) > 0 {
+		note += fmt.Sprintf("; %d not counted and not sent to an agent (wo show %s lists them)", out.total, sc.Key())
+	}
 	return Outcome{
 		Note: note,
 		Record: func(s *workorder.State) {
 			s.ReviewComments, s.ReviewSeen, s.ReviewThreads = found, seen, threads
 			s.ReviewVerdicts, s.ChangesRequestedBy, s.ReviewCheckedSHA = verdicts, changesBy, head
+			s.ReviewUncounted = out.list
 		},
 	}, nil
 }
 
-// openThreads are the unresolved threads not opened by wo, each bounded,
-// at most maxRecordedThreads of them; unkept is how many more there are.
-func openThreads(all []github.ReviewThread, me string, outdatedCount bool) (kept []workorder.ReviewThread, unkept int) {
-	out := []workorder.ReviewThread{}
+// uncounted collects what the check did not count, bounded.
+type uncounted struct {
+	list  []workorder.UncountedComment
+	total int
+}
+
+func (u *uncounted) add(c workorder.UncountedComment) {
+	u.total++
+	if len(u.list) < maxUncounted {
+		u.list = append(u.list, c)
+	}
+}
+
+// latestReview is p's latest review of head.
+func latestReview(reviews []github.Review, p reviewer.Profile, head string) *github.Review {
+	var out *github.Review
+	for i, r := range reviews {
+		if p.Is(r.Author) && (head == "" || r.CommitID == head) && r.State != "PENDING" {
+			out = &reviews[i]
+		}
+	}
+	return out
+}
+
+// nitpickSetting is context.review.nitpicks: fix, report (the default) or
+// ignore.
+func nitpickSetting(sc *StepContext) (string, error) {
+	review, _ := sc.Task().WorkOrder.Context["review"].(map[string]any)
+	v, ok := review["nitpicks"]
+	if !ok || v == nil {
+		return nitpicksReport, nil
+	}
+	s, _ := v.(string)
+	switch s {
+	case nitpicksFix, nitpicksReport, nitpicksIgnore:
+		return s, nil
+	}
+	return "", fmt.Errorf("task %s: context.review.nitpicks is %q; write fix, report or ignore", sc.Key(), termtext.Clip(fmt.Sprint(v), 40))
+}
+
+// Check refuses a nitpick setting wo does not know before the run starts.
+func (ReviewCheck) Check(ctx context.Context, sc *StepContext) error {
+	_, err := nitpickSetting(sc)
+	return err
+}
+
+// openThreads are the unresolved threads opened by someone who counts,
+// each bounded, at most maxRecordedThreads of them; unkept is how many
+// more there are. In a thread that counts, a reply by someone who does
+// not is left out of what is kept: it reaches neither the state nor the
+// agent.
+func openThreads(all []github.ReviewThread, aud audience, outdatedCount bool, out *uncounted) (kept []workorder.ReviewThread, unkept int) {
+	kept = []workorder.ReviewThread{}
 	for _, t := range all {
-		if t.Resolved || len(t.Comments) == 0 || github.SameLogin(t.Comments[0].Author, me) {
+		if t.Resolved || len(t.Comments) == 0 || github.SameLogin(t.Comments[0].Author, aud.me) {
 			continue
 		}
-		if len(out) == maxRecordedThreads {
+		first := t.Comments[0]
+		if !aud.counts(first.Author, first.Association) {
+			out.add(workorder.UncountedComment{Author: first.Author, Association: first.Association, Kind: "thread", Path: t.Path, Line: t.Line, URL: first.URL, Why: aud.why(first.Author)})
+			continue
+		}
+		if len(kept) == maxRecordedThreads {
 			unkept++
 			continue
 		}
 		rt := workorder.ReviewThread{ID: t.ID, Path: t.Path, Line: t.Line, StartLine: t.StartLine, Deleted: t.Side == "LEFT",
 			Outdated: t.Outdated, Counted: !t.Outdated || outdatedCount}
-		comments := t.Comments
+		var comments []github.ThreadComment
+		for _, c := range t.Comments {
+			if github.SameLogin(c.Author, aud.me) || aud.counts(c.Author, c.Association) {
+				comments = append(comments, c)
+				continue
+			}
+			out.add(workorder.UncountedComment{Author: c.Author, Association: c.Association, Kind: "reply", Path: t.Path, Line: t.Line, URL: c.URL, Why: aud.why(c.Author)})
+		}
 		if len(comments) > maxThreadComments {
 			rt.Omitted = len(comments) - maxThreadComments
 			comments = append(comments[:1:1], comments[len(comments)-maxThreadComments+1:]...)
@@ -133,18 +249,18 @@ func openThreads(all []github.ReviewThread, me string, outdatedCount bool) (kept
 		for _, c := range comments {
 			rt.Comments = append(rt.Comments, workorder.ThreadComment{ID: c.DatabaseID, Author: c.Author, Body: bound(c.Body), URL: c.URL})
 		}
-		out = append(out, rt)
+		kept = append(kept, rt)
 	}
-	return out, unkept
+	return kept, unkept
 }
 
-// headVerdicts is each reviewer's latest verdict on the head: a COMMENTED
-// review after an approval or a request for changes does not undo it, as
-// on GitHub.
-func headVerdicts(reviews []github.ThreadReview, head, me string) map[string]string {
+// headVerdicts is the latest verdict on the head of each reviewer who
+// counts: a COMMENTED review after an approval or a request for changes
+// does not undo it, as on GitHub.
+func headVerdicts(reviews []github.ThreadReview, head string, aud audience) map[string]string {
 	out := map[string]string{}
 	for _, r := range reviews {
-		if r.Author == "" || github.SameLogin(r.Author, me) || r.State == "PENDING" || (head != "" && r.Commit != head) {
+		if !aud.counts(r.Author, r.Association) || r.State == "PENDING" || (head != "" && r.Commit != head) {
 			continue
 		}
 		if r.State == "COMMENTED" && out[r.Author] != "" {
@@ -155,12 +271,12 @@ func headVerdicts(reviews []github.ThreadReview, head, me string) map[string]str
 	return out
 }
 
-// changesRequested are the awaited reviewers (any, when none is named)
-// whose verdict asks for changes, sorted.
-func changesRequested(verdicts map[string]string, awaited []string) []string {
+// changesRequested are the reviewers whose verdict asks for changes: the
+// awaited ones when they are named, else anyone who counts; sorted.
+func changesRequested(verdicts map[string]string, aud audience) []string {
 	var out []string
 	for who, v := range verdicts {
-		if v == "CHANGES_REQUESTED" && (len(awaited) == 0 || isAwaited(who, awaited)) {
+		if _, awaited := aud.profile(who); v == "CHANGES_REQUESTED" && (!aud.named || awaited) {
 			out = append(out, who)
 		}
 	}
@@ -194,24 +310,6 @@ func bound(body string) string {
 	return body[:cut] + " […]"
 }
 
-// isAwaited reports whether login is one of the awaited reviewers.
-func isAwaited(login string, awaited []string) bool {
-	return slices.ContainsFunc(awaited, func(name string) bool { return github.IsReviewer(login, name) })
-}
-
-// awaitedReviewers are the logins named by --reviewer, else by
-// context.reviewers; none means any reviewer.
-func awaitedReviewers(sc *StepContext) []string {
-	if len(sc.run.Reviewers) > 0 {
-		return sc.run.Reviewers
-	}
-	v := sc.Task().WorkOrder.Context["reviewers"]
-	if s, ok := v.(string); ok && s != "" {
-		return []string{s}
-	}
-	return stringList(v)
-}
-
 // countOutdated is context.outdated_threads_count.
 func countOutdated(sc *StepContext) bool {
 	b, _ := sc.Task().WorkOrder.Context["outdated_threads_count"].(bool)
@@ -226,7 +324,7 @@ func resolveThreads(sc *StepContext) bool {
 
 // Plan names the PR.
 func (ReviewCheck) Plan(sc *StepContext) string {
-	return "read the review threads, the reviewers' verdicts on the pushed head and the conversation of the pull request; keep the unresolved threads and the new comments not written by wo"
+	return "read the review threads, the reviewers' verdicts and review bodies on the pushed head and the conversation of the pull request; keep the unresolved threads and the new comments by awaited reviewers and repository writers"
 }
 
 // prContext is what the review steps start from: the recorded PR, the

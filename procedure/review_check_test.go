@@ -155,7 +155,7 @@ func TestReviewCheckErrors(t *testing.T) {
 
 func TestReviewCheckPlan(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
-	if got, want := h.plan("check_review"), "read the review threads, the reviewers' verdicts on the pushed head and the conversation of the pull request; keep the unresolved threads and the new comments not written by wo"; got != want {
+	if got, want := h.plan("check_review"), "read the review threads, the reviewers' verdicts and review bodies on the pushed head and the conversation of the pull request; keep the unresolved threads and the new comments by awaited reviewers and repository writers"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
 	}
 }

@@ -2,122 +2,168 @@ package procedure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
-	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/reviewer"
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
-// ReviewWait waits until a review of the pushed commit arrives, or the
-// step's time is up. The deadline is kept in state, so a resumed run waits
-// only what is left.
+// ReviewWait waits until the awaited reviewers are done with the pushed
+// commit, or the step's time is up. Done means what each reviewer's
+// profile says: a review of the head, a status that says the review
+// completed, or a summary that says so. A reviewer that withholds its
+// review (skipped, paused, rate limited, aborted) is asked for it, once
+// for each time it says so. The deadline is kept in state, so a resumed
+// run waits only what is left.
 type ReviewWait struct{}
 
 func newReviewWait() Action { return ReviewWait{} }
 
-// Run polls the PR's reviews; an unchanged poll is a free 304.
+// maxLimitWaitInProcess is the longest wo waits in the run itself for a
+// rate-limited reviewer to take requests again; past it the run stops
+// (exit 3) saying when to run again, so that no runner sits idle for an
+// hour.
+const maxLimitWaitInProcess = 10 * time.Minute
+
+// Run polls the PR's reviews, conversation and the head's statuses; an
+// unchanged poll is three or four free 304s.
 func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	client, n, me, err := prContext(ctx, sc)
 	if err != nil {
 		return Outcome{}, err
 	}
-	if sc.run.NoReviewWait {
-		return lookOnce(ctx, sc, client, n, me)
-	}
-	deadline, err := reviewDeadline(ctx, sc)
-	if err != nil {
-		return Outcome{}, err
+	var deadline time.Time
+	if !sc.run.NoReviewWait {
+		if deadline, err = reviewDeadline(ctx, sc); err != nil {
+			return Outcome{}, err
+		}
 	}
 	pushed := sc.State().PushedSHA
-	awaited := awaitedReviewers(sc)
-	done := func(s *workorder.State) { s.ReviewDeadline, s.ReviewWaitingSince = "", "" }
+	var asked []string
 	for {
-		reviews, err := client.Reviews(ctx, n)
+		l, err := reviewLook(ctx, sc, client, n, me)
+		asked = append(asked, l.asked...)
+		var tooMany *TooManyAsksError
+		if errors.As(err, &tooMany) {
+			return stopWaiting(sc, n, l, tooMany.Error())
+		}
 		if err != nil {
 			return Outcome{}, err
 		}
-		if note, ok := reviewArrived(reviews, pushed, me, awaited); ok {
-			return Outcome{Note: note, Record: done}, nil
+		if l.done {
+			note := l.arrived
+			if len(asked) > 0 {
+				note += "; asked: " + strings.Join(asked, ", ")
+			}
+			return Outcome{Note: note, Record: func(s *workorder.State) {
+				s.ReviewDeadline, s.ReviewWaitingSince, s.ReviewNotBefore = "", "", ""
+				s.Reviewers = l.stands
+			}}, nil
+		}
+		if who := l.with(reviewer.Unavailable); len(who) > 0 {
+			r := l.readings[who[0]]
+			reason := fmt.Sprintf("%s cannot review %s (it says: %s); ask a person to review pull request #%d, or name another reviewer, then run wo run %s",
+				strings.Join(who, ", "), short(pushed), termtext.Line(r.Said), n, sc.Key())
+			return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
+				s.Phase, s.Reviewers, s.ReviewDeadline = workorder.PhaseWaitingForReview, l.stands, ""
+			}}, &WaitingError{Key: sc.Key(), Reason: reason}
+		}
+		now := sc.run.Now()
+		if until, said := l.limitedUntil(now); !until.IsZero() {
+			if sc.run.NoReviewWait || until.After(deadline) || until.Sub(now) > maxLimitWaitInProcess {
+				reason := fmt.Sprintf("the reviewer is rate limited until %s (%s); wo asks again for the review of %s after that: run wo run %s then",
+					until.UTC().Format(time.RFC3339), said, short(pushed), sc.Key())
+				return Outcome{Record: func(s *workorder.State) {
+					s.Phase, s.ReviewNotBefore, s.Reviewers, s.ReviewDeadline = workorder.PhaseWaitingForReview, workorder.Timestamp(until), l.stands, ""
+				}}, &WaitingError{Key: sc.Key(), Reason: reason}
+			}
+			if err := sc.Checkpoint(ctx, func(s *workorder.State) { s.ReviewNotBefore, s.Reviewers = workorder.Timestamp(until), l.stands }); err != nil {
+				return Outcome{}, err
+			}
+			sc.Say(fmt.Sprintf("rate limited until %s (%s): waiting", until.UTC().Format(time.RFC3339), said))
+			if err := sleepCtx(ctx, until.Sub(now)+limitGrace); err != nil {
+				return Outcome{}, err
+			}
+			continue
 		}
 		left := time.Until(deadline)
-		if left <= 0 {
+		if sc.run.NoReviewWait || left <= 0 {
 			// Going on would check a review that is not there and call the
 			// pull request clean: the task waits for the review instead.
-			return notYet(sc, n, fmt.Sprintf("no review of %s%s arrived by %s", short(pushed), by(awaited), deadline.UTC().Format(time.RFC3339)))
+			return notYet(sc, n, l, deadline)
 		}
-		total := sc.run.waitFor(sc.Step)
+		total := reviewWaitFor(sc)
 		sc.Progress(int((total - left).Seconds()), int(total.Seconds()))
-		t := time.NewTimer(min(sc.run.PollInterval, left))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return Outcome{}, ctx.Err()
-		case <-t.C:
+		if err := sleepCtx(ctx, min(sc.run.PollInterval, left)); err != nil {
+			return Outcome{}, err
 		}
 	}
 }
 
-// lookOnce looks for a review of the pushed commit once: there is one, and
-// the step is done; there is none, and the run stops waiting for the event
-// that brings it, with nothing holding a runner.
-func lookOnce(ctx context.Context, sc *StepContext, client *github.Client, n int, me string) (Outcome, error) {
-	pushed := sc.State().PushedSHA
-	awaited := awaitedReviewers(sc)
-	reviews, err := client.Reviews(ctx, n)
-	if err != nil {
-		return Outcome{}, err
+// limitGrace is how long after a rate limit's end wo asks: the bot's
+// clock and wo's may differ by a little.
+const limitGrace = 5 * time.Second
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
-	if note, ok := reviewArrived(reviews, pushed, me, awaited); ok {
-		return Outcome{Note: note, Record: func(s *workorder.State) { s.ReviewDeadline, s.ReviewWaitingSince = "", "" }}, nil
-	}
-	return notYet(sc, n, fmt.Sprintf("no review of %s%s yet", short(pushed), by(awaited)))
 }
 
 // notYet stops the run until the review arrives (exit 3): the phase says
 // so, the time it began waiting is kept, and the deadline is cleared so
-// that the next run waits a whole wait again.
-func notYet(sc *StepContext, n int, why string) (Outcome, error) {
+// that the next run waits a whole wait again. It says whether a reviewer
+// is still at work, or nobody said anything: never "clean".
+func notYet(sc *StepContext, n int, l look, deadline time.Time) (Outcome, error) {
 	since := sc.State().ReviewWaitingSince
 	if since == "" {
 		since = workorder.Timestamp(sc.run.Now())
 	}
-	reason := fmt.Sprintf("%s on pull request #%d; a review event resumes it (wo run --github-event), or run wo run %s to wait again",
-		why, n, sc.Key())
+	head := short(l.head)
+	named := by(awaitedReviewers(sc))
+	var why string
+	switch busy := l.with(reviewer.InProgress); {
+	case len(busy) > 0:
+		why = fmt.Sprintf("review in progress: %s is still reviewing %s", strings.Join(busy, ", "), head)
+	case sc.run.NoReviewWait:
+		why = fmt.Sprintf("no review of %s%s yet", head, named)
+	default:
+		why = fmt.Sprintf("no review of %s%s arrived by %s", head, named, deadline.UTC().Format(time.RFC3339))
+	}
+	silent := l.with(reviewer.Waiting)
+	switch {
+	case len(l.audience.awaited) == 0 && !sc.run.NoReviewWait:
+		why += " on pull request #" + fmt.Sprint(n) + "; no reviewer said anything about it"
+	case len(silent) > 0 && !sc.run.NoReviewWait:
+		why += fmt.Sprintf(" on pull request #%d; %s said nothing about it (no review, status or summary of that commit)", n, strings.Join(silent, ", "))
+	default:
+		why += fmt.Sprintf(" on pull request #%d", n)
+	}
+	if asked := l.with(reviewer.Skipped); len(asked) > 0 {
+		why += fmt.Sprintf(" (%s was asked and has not started)", strings.Join(asked, ", "))
+	}
+	reason := fmt.Sprintf("%s; a review event resumes it (wo run --github-event), or run wo run %s to wait again", why, sc.Key())
 	return Outcome{Record: func(s *workorder.State) {
-		s.Phase, s.ReviewWaitingSince, s.ReviewDeadline = workorder.PhaseWaitingForReview, since, ""
+		s.Phase, s.ReviewWaitingSince, s.ReviewDeadline, s.Reviewers = workorder.PhaseWaitingForReview, since, "", l.stands
 	}}, &WaitingError{Key: sc.Key(), Reason: reason}
 }
 
-// reviewArrived reports whether the review waited for is there: with no
-// reviewer named, any review of the pushed commit not by wo; with names,
-// a review of it by each of them, so that a person's approval does not end
-// the wait for the bot. Logins match as GitHub's do: in any case, and a
-// name without "[bot]" matches the app's bot.
-func reviewArrived(reviews []github.Review, pushed, me string, awaited []string) (string, bool) {
-	var parts []string
-	for _, r := range reviews {
-		if len(awaited) == 0 && r.Author != "" && !github.SameLogin(r.Author, me) && (pushed == "" || r.CommitID == pushed) {
-			return fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State), true
-		}
-	}
-	if len(awaited) == 0 {
-		return "", false
-	}
-	for _, name := range awaited {
-		var latest *github.Review
-		for i, r := range reviews {
-			if github.IsReviewer(r.Author, name) && (pushed == "" || r.CommitID == pushed) {
-				latest = &reviews[i]
-			}
-		}
-		if latest == nil {
-			return "", false
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", latest.Author, latest.State))
-	}
-	return "review by " + strings.Join(parts, ", ") + " arrived", true
+// stopWaiting stops the run with a reviewer that keeps withholding its
+// review: the task is blocked for a person to look.
+func stopWaiting(sc *StepContext, n int, l look, why string) (Outcome, error) {
+	reason := fmt.Sprintf("%s (pull request #%d)", why, n)
+	return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
+		s.Phase, s.Reviewers, s.ReviewDeadline = workorder.PhaseWaitingForReview, l.stands, ""
+	}}, &WaitingError{Key: sc.Key(), Reason: reason}
 }
 
 // by names the awaited reviewers in a message.
@@ -135,7 +181,7 @@ func reviewDeadline(ctx context.Context, sc *StepContext) (time.Time, error) {
 			return t, nil
 		}
 	}
-	d := sc.run.Now().Add(sc.run.waitFor(sc.Step))
+	d := sc.run.Now().Add(reviewWaitFor(sc))
 	if err := sc.Checkpoint(ctx, func(s *workorder.State) { s.ReviewDeadline = workorder.Timestamp(d) }); err != nil {
 		return d, err
 	}
@@ -143,24 +189,43 @@ func reviewDeadline(ctx context.Context, sc *StepContext) (time.Time, error) {
 	return d, nil
 }
 
-// waitFor is --review-wait, else the step's duration_minutes, else 10 minutes.
-func (e *Engine) waitFor(step workorder.Step) time.Duration {
+// waitFor is --review-wait, else the step's duration_minutes, else the
+// longest wait of the named reviewers' profiles (CodeRabbit's is 25
+// minutes), else 10 minutes.
+func reviewWaitFor(sc *StepContext) time.Duration {
 	switch {
-	case e.ReviewWait > 0:
-		return e.ReviewWait
-	case step.DurationMinutes > 0:
-		return time.Duration(step.DurationMinutes * float64(time.Minute))
-	default:
-		return 10 * time.Minute
+	case sc.run.ReviewWait > 0:
+		return sc.run.ReviewWait
+	case sc.Step.DurationMinutes > 0:
+		return time.Duration(sc.Step.DurationMinutes * float64(time.Minute))
 	}
+	wait := time.Duration(0)
+	for _, name := range awaitedReviewers(sc) {
+		wait = max(wait, reviewer.For(name).Wait())
+	}
+	if wait == 0 {
+		wait = reviewer.DefaultWait
+	}
+	return wait
 }
 
 // Plan says how long it would wait.
 func (ReviewWait) Plan(sc *StepContext) string {
-	if sc.run.NoReviewWait {
-		return "look once for a review of the pushed commit" + by(awaitedReviewers(sc)) + "; without one, stop (exit 3) until a review event resumes the run"
+	named := awaitedReviewers(sc)
+	var askable []string
+	for _, name := range named {
+		if p := reviewer.For(name); p.Ask(reviewer.Skipped) != nil || p.Ask(reviewer.Waiting) != nil {
+			askable = append(askable, p.Login())
+		}
 	}
-	return fmt.Sprintf("wait up to %s for a review of the pushed commit%s, polling every %s", sc.run.waitFor(sc.Step), by(awaitedReviewers(sc)), sc.run.PollInterval)
+	asks := ""
+	if len(askable) > 0 {
+		asks = "; " + strings.Join(askable, ", ") + " is asked for the review when it withholds it"
+	}
+	if sc.run.NoReviewWait {
+		return "look once for a review of the pushed commit" + by(named) + "; without one, stop (exit 3) until a review event resumes the run" + asks
+	}
+	return fmt.Sprintf("wait up to %s for a review of the pushed commit%s, polling every %s%s", reviewWaitFor(sc), by(named), sc.run.PollInterval, asks)
 }
 
 func short(sha string) string {

@@ -73,6 +73,13 @@ func (sc *StepContext) Checkpoint(ctx context.Context, record func(*workorder.St
 	return sc.run.save(ctx, nil)
 }
 
+// Say tells the user something a long step is doing ("rate limited
+// until …: waiting"), as a progress event; the text must be escaped
+// already.
+func (sc *StepContext) Say(msg string) {
+	sc.run.emit(Event{Type: "step_note", Key: sc.Key(), Step: sc.Step.Step, Action: sc.Step.Action, Note: msg})
+}
+
 // Progress reports how far a long step is.
 func (sc *StepContext) Progress(done, total int) {
 	sc.run.emit(Event{Type: "step_progress", Key: sc.Key(), Step: sc.Step.Step, Action: sc.Step.Action, Done: done, Total: total})

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -114,7 +115,7 @@ func reviewCriterion(st workorder.State, awaited []string) (bool, string) {
 	if stale {
 		more = append(more, fmt.Sprintf("the last check was not of the pushed head %s", short(st.PushedSHA)))
 	}
-	missing := unreviewed(st.ReviewVerdicts, awaited)
+	missing := unreviewed(st, awaited)
 	if len(missing) > 0 {
 		more = append(more, "no review of the head by "+strings.Join(missing, ", "))
 	}
@@ -133,22 +134,33 @@ func reviewCriterion(st workorder.State, awaited []string) (bool, string) {
 	return !stale && n == 0 && counted == 0 && len(missing) == 0 && len(st.ChangesRequestedBy) == 0, how
 }
 
-// unreviewed are the awaited reviewers with no verdict on the head ("any
-// reviewer" when none is named and nobody reviewed it).
-func unreviewed(verdicts map[string]string, awaited []string) []string {
+// unreviewed are the awaited reviewers done with none of the head ("any
+// reviewer" when none is named and nobody reviewed it): done is a verdict
+// on the head, or a reviewer the wait found done with it without posting a
+// review (a clean re-review by CodeRabbit posts none).
+func unreviewed(st workorder.State, awaited []string) []string {
+	done := func(match func(string) bool) bool {
+		for who := range st.ReviewVerdicts {
+			if match(who) {
+				return true
+			}
+		}
+		for _, s := range st.Reviewers {
+			if s.Head == st.PushedSHA && s.Kind == string(reviewer.Reviewed) && match(s.Login) {
+				return true
+			}
+		}
+		return false
+	}
 	if len(awaited) == 0 {
-		if len(verdicts) == 0 {
+		if !done(func(string) bool { return true }) {
 			return []string{"any reviewer"}
 		}
 		return nil
 	}
 	var out []string
 	for _, name := range awaited {
-		found := false
-		for who := range verdicts {
-			found = found || github.IsReviewer(who, name)
-		}
-		if !found {
+		if !done(reviewer.For(name).Is) {
 			out = append(out, name)
 		}
 	}

@@ -47,12 +47,29 @@ type State struct {
 	SourceSHA    string `json:"source_sha,omitempty" wo:"later,reset=checkout_files"`
 	CommitSHA    string `json:"commit_sha,omitempty" wo:"later"`
 	PushedSHA    string `json:"pushed_sha,omitempty" wo:"later"`
+	// PushedAt is when wo pushed PushedSHA, by its clock: a reviewer's
+	// summary edited before it speaks of an older head.
+	PushedAt string `json:"pushed_at,omitempty"`
 
 	// The review loop.
 	ReviewDeadline string `json:"review_deadline,omitempty"` // when the current wait ends
 	// ReviewWaitingSince is when a run stopped to wait for a review event
 	// instead of polling (--review-wait 0).
 	ReviewWaitingSince string `json:"review_waiting_since,omitempty"`
+	// ReviewNotBefore is when a rate-limited reviewer takes a request
+	// again, as it said: wo asks for the review after it, and an epic
+	// opens no more pull requests for that reviewer until then.
+	ReviewNotBefore string `json:"review_not_before,omitempty"`
+	// Reviewers is where each awaited reviewer stood on the pushed head at
+	// the last look: reviewed, skipped, rate limited, …
+	Reviewers []ReviewerStand `json:"reviewers,omitempty"`
+	// ReviewAsks are the requests for review wo made (a command comment,
+	// a re-request), so that none is made twice for one head.
+	ReviewAsks []ReviewAsk `json:"review_asks,omitempty"`
+	// ReviewUncounted are comments and reviews wo did not count and did
+	// not send to the agent, with why (an outsider wrote them, a nitpick
+	// the settings only report): shown, never silently dropped.
+	ReviewUncounted []UncountedComment `json:"review_uncounted,omitempty" wo:"reset=check_review"`
 	// ReviewComments are the actionable comments found at the last check;
 	// nil until a check ran, empty when it found none.
 	ReviewComments []ReviewComment `json:"review_comments,omitzero" wo:"reset=check_review"`
@@ -165,8 +182,46 @@ type ReviewComment struct {
 	Author string `json:"author"`
 	Path   string `json:"path,omitempty"`
 	Line   int    `json:"line,omitempty"`
-	Body   string `json:"body"`
-	URL    string `json:"url,omitempty"`
+	// StartLine is the first line of a finding on several lines.
+	StartLine int    `json:"start_line,omitempty"`
+	Body      string `json:"body"`
+	URL       string `json:"url,omitempty"`
+	// Section is where a finding kept in a review's body came from
+	// (outside_diff, duplicate, nitpick); empty for threads and comments.
+	Section string `json:"section,omitempty"`
+}
+
+// ReviewerStand is where one awaited reviewer stood on a head.
+type ReviewerStand struct {
+	Login string `json:"login"`
+	Head  string `json:"head"`
+	// Kind: waiting, in_progress, reviewed, skipped, paused, rate_limited,
+	// aborted, unavailable.
+	Kind string `json:"kind"`
+	Said string `json:"said,omitempty"` // the reviewer's words, briefly
+	At   string `json:"at,omitempty"`
+}
+
+// ReviewAsk is one request for a review wo made.
+type ReviewAsk struct {
+	Reviewer string `json:"reviewer"`
+	Head     string `json:"head"`
+	Kind     string `json:"kind"`             // what it answered: skipped, rate_limited, …
+	How      string `json:"how"`              // the command posted, or "re-request"
+	Signal   string `json:"signal,omitempty"` // when the reviewer said it (its time)
+	At       string `json:"at"`
+}
+
+// UncountedComment is a comment or review that neither counts nor reaches
+// the agent, and why.
+type UncountedComment struct {
+	Author      string `json:"author"`
+	Association string `json:"association,omitempty"`
+	Kind        string `json:"kind"` // thread, reply, comment, review, nitpick
+	Path        string `json:"path,omitempty"`
+	Line        int    `json:"line,omitempty"`
+	URL         string `json:"url,omitempty"`
+	Why         string `json:"why"`
 }
 
 // ReviewThread is one unresolved review thread: a line of a file and the

@@ -84,13 +84,14 @@ func ValidateGraphQL(query string, variables map[string]any) (*ast.QueryDocument
 // thread is a review thread: the scripted reviewer's comment on a line and
 // the replies to it.
 type thread struct {
-	id       string
-	path     string
-	line     int
-	sha      string // the head it was opened on
-	resolved bool
-	outdated bool
-	comments []threadComment
+	id        string
+	path      string
+	line      int
+	startLine int
+	sha       string // the head it was opened on
+	resolved  bool
+	outdated  bool
+	comments  []threadComment
 }
 
 type threadComment struct {
@@ -369,7 +370,7 @@ func (s *Server) prNode(repo string, p *pr) map[string]any {
 			for _, r := range p.reviews {
 				user, _ := r["user"].(map[string]any)
 				nodes = append(nodes, map[string]any{"id": r["node_id"], "databaseId": r["id"], "state": r["state"],
-					"body": r["body"], "author": actorNode(fmt.Sprint(user["login"])),
+					"body": r["body"], "author": actorNode(fmt.Sprint(user["login"])), "authorAssociation": r["author_association"],
 					"commit": map[string]any{"oid": r["commit_id"]}, "submittedAt": r["submitted_at"]})
 			}
 			return connection(nodes, a)
@@ -378,19 +379,23 @@ func (s *Server) prNode(repo string, p *pr) map[string]any {
 }
 
 func (s *Server) threadNode(repo string, p *pr, t *thread) map[string]any {
-	var line any = t.line
+	var line, start any = t.line, nil
+	if t.startLine > 0 && t.startLine < t.line {
+		start = t.startLine
+	}
 	if t.outdated {
-		line = nil // GitHub has no current line for an outdated thread
+		line, start = nil, nil // GitHub has no current line for an outdated thread
 	}
 	return map[string]any{
 		"id": t.id, "isResolved": t.resolved, "isOutdated": t.outdated, "path": t.path, "line": line,
-		"startLine": nil, "diffSide": "RIGHT",
+		"startLine": start, "diffSide": "RIGHT",
 		"originalLine": t.line,
 		"comments": resolver(func(a map[string]any) any {
 			nodes := make([]map[string]any, 0, len(t.comments))
 			for _, c := range t.comments {
 				nodes = append(nodes, map[string]any{"id": nodeID("PullRequestReviewComment", c.id), "databaseId": c.id,
-					"author": actorNode(c.login), "body": c.body, "url": webBase + "comment/" + strconv.FormatInt(c.id, 10),
+					"author": actorNode(c.login), "authorAssociation": s.association(c.login),
+					"body": c.body, "url": webBase + "comment/" + strconv.FormatInt(c.id, 10),
 					"createdAt": stamp(c.at)})
 			}
 			return connection(nodes, a)

@@ -32,10 +32,18 @@ import (
 // Comment is what the scripted reviewer says in one review round: a
 // comment on a line opens a review thread; a comment without a Path is the
 // body of a review that requests changes with no inline comment.
+//
+// In the CodeRabbit mode, Kind places a finding in the review body instead
+// of a thread: "outside" (outside the diff range), "nitpick" or
+// "duplicate"; StartLine makes a comment span lines StartLine..Line, and
+// Suggestion adds a suggestion block that replaces those lines.
 type Comment struct {
-	Path string `json:"path"`
-	Line int    `json:"line"`
-	Body string `json:"body"`
+	Path       string `json:"path"`
+	Line       int    `json:"line"`
+	Body       string `json:"body"`
+	Kind       string `json:"kind,omitempty"`
+	StartLine  int    `json:"start_line,omitempty"`
+	Suggestion string `json:"suggestion,omitempty"`
 }
 
 // Server is the stand-in. Create it with New, then Start it.
@@ -60,9 +68,24 @@ type Server struct {
 	// touched them); the others stay open, as a reviewer that checks would
 	// leave them.
 	ResolveFixed bool
-	graphqlCost  int
-	gql          GraphQLCalls
-	gqlErrors    []map[string]any // the errors of the GraphQL answer being built
+	// Mode is how the reviewer behaves: ModeIdealised (the default),
+	// ModeCodeRabbit or ModeCopilot (bots.go), configured by CodeRabbit
+	// and Copilot.
+	Mode       string
+	CodeRabbit CodeRabbitBot
+	Copilot    CopilotBot
+	// Writers are the logins that can push to the repositories besides
+	// the token's user: their author_association is MEMBER; everyone
+	// else's (the bots' too) is NONE, as an outsider's on a public
+	// repository.
+	Writers          map[string]bool
+	statuses         map[string][]map[string]any // by repo@sha
+	requestedReviews []string
+	crReviews        int // CodeRabbit's reviews in its rate-limit window
+	crLimitedUntil   time.Time
+	graphqlCost      int
+	gql              GraphQLCalls
+	gqlErrors        []map[string]any // the errors of the GraphQL answer being built
 
 	// Rate limits: RateLimit requests per window; 304s are free.
 	RateLimit   int
@@ -134,6 +157,7 @@ type pr struct {
 	threads      []*thread
 	headSeen     string // the head the threads were last compared with
 	baseSeen     bool   // the base branch was seen in the remote
+	bot          botState
 }
 
 // New returns a stand-in with a token and the defaults of github.com:
@@ -141,7 +165,7 @@ type pr struct {
 func New(token string) *Server {
 	return &Server{
 		Token: token, Login: "wo-bot", ReviewerLogin: "coderabbitai[bot]",
-		RateLimit: 5000, RateWindow: time.Hour, Remotes: map[string]string{},
+		RateLimit: 5000, RateWindow: time.Hour, Remotes: map[string]string{}, Writers: map[string]bool{},
 		prs: map[string][]*pr{}, nextID: 1000, Contract: DefaultContract,
 		gql: GraphQLCalls{Mutations: map[string]int{}},
 	}
@@ -269,6 +293,7 @@ func (s *Server) CommentAs(repo string, number int, login, body string) {
 	if p := s.find(repo, strconv.Itoa(number)); p != nil {
 		s.nextID++
 		p.issueComms = append(p.issueComms, s.issueCommentJSON(repo, p, s.nextID, login, body))
+		s.botCommand(repo, p, body)
 	}
 }
 
@@ -323,6 +348,9 @@ var (
 	rePullRevs   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
 	reIssueComms = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
 	reIssueComm  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)$`)
+	reStatus     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/status$`)
+	reCheckRuns  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/check-runs$`)
+	reRequested  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/requested_reviewers$`)
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -466,9 +494,21 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 				c := s.issueCommentJSON(m[1]+"/"+m[2], p, s.nextID, s.Login, in.Body)
 				p.issueComms = append(p.issueComms, c)
 				w.Header().Set("Location", c["url"].(string))
-				return s.reply(w, r, http.StatusCreated, c)
+				status := s.reply(w, r, http.StatusCreated, c)
+				s.botCommand(m[1]+"/"+m[2], p, in.Body)
+				return status
 			}
 			return s.page(w, r, p.issueComms)
+		}
+	case reStatus.MatchString(path) && r.Method == http.MethodGet:
+		m = reStatus.FindStringSubmatch(path)
+		return s.combinedStatus(w, r, m[1]+"/"+m[2], m[3])
+	case reCheckRuns.MatchString(path) && r.Method == http.MethodGet:
+		return s.checkRuns(w, r)
+	case reRequested.MatchString(path) && r.Method == http.MethodPost:
+		m = reRequested.FindStringSubmatch(path)
+		if p := s.find(m[1]+"/"+m[2], m[3]); p != nil {
+			return s.requestReviewers(w, r, m[1]+"/"+m[2], p)
 		}
 	case reIssueComm.MatchString(path) && r.Method == http.MethodDelete:
 		m = reIssueComm.FindStringSubmatch(path)
@@ -669,6 +709,23 @@ func (s *Server) refreshHeads() {
 				}
 				p.headSeen = sha
 			}
+			switch s.Mode {
+			case ModeCodeRabbit:
+				s.codeRabbitTick(repo, p, sha)
+				continue
+			case ModeCopilot:
+				if sha != "" && p.bot.seen == "" && s.Copilot.ReviewOnOpen {
+					p.pendingSHA, p.pendingSince = sha, time.Now()
+				}
+				if sha != "" {
+					p.bot.seen = sha
+				}
+				if p.pendingSHA != "" && time.Since(p.pendingSince) >= s.ReviewDelay {
+					s.copilotReview(repo, p, p.pendingSHA, s.nextRound(p))
+					p.reviewedSHA, p.pendingSHA = p.pendingSHA, ""
+				}
+				continue
+			}
 			if sha != "" && sha != p.reviewedSHA && sha != p.pendingSHA {
 				p.pendingSHA, p.pendingSince = sha, time.Now()
 			}
@@ -678,6 +735,37 @@ func (s *Server) refreshHeads() {
 			}
 		}
 	}
+}
+
+// codeRabbitTick is CodeRabbit noticing a head it has not reacted to, and
+// finishing a review after the delay: one whose head moved meanwhile
+// fails, as CodeRabbit's does.
+func (s *Server) codeRabbitTick(repo string, p *pr, sha string) {
+	if sha != "" && sha != p.bot.seen {
+		if p.pendingSHA != "" && p.pendingSHA != sha {
+			s.summaryStanza(repo, p, "failure", fmt.Sprintf("> [!CAUTION]\n> ## Review failed\n>\n> The head commit changed during the review from %s to %s.", short7(p.pendingSHA), short7(sha)), "")
+			s.setStatus(repo, p.pendingSHA, "failure", "Review failed: the head commit changed during the review")
+			p.pendingSHA = ""
+		}
+		p.bot.seen = sha
+		if s.codeRabbitHead(repo, p, sha) {
+			p.pendingSHA, p.pendingSince = sha, time.Now()
+		}
+	}
+	if p.pendingSHA != "" && time.Since(p.pendingSince) >= s.ReviewDelay {
+		s.codeRabbitReview(repo, p, p.pendingSHA, s.nextRound(p))
+		p.reviewedSHA, p.pendingSHA = p.pendingSHA, ""
+	}
+}
+
+// nextRound is what the scripted reviewer says in its next review.
+func (s *Server) nextRound(p *pr) []Comment {
+	var comments []Comment
+	if p.round < len(s.ReviewRounds) {
+		comments = s.ReviewRounds[p.round]
+	}
+	p.round++
+	return comments
 }
 
 // reviewLoop lets reviews arrive while nobody asks, as on GitHub.
@@ -697,11 +785,7 @@ func (s *Server) reviewLoop() {
 }
 
 func (s *Server) review(repo string, p *pr, sha string) {
-	var comments []Comment
-	if p.round < len(s.ReviewRounds) {
-		comments = s.ReviewRounds[p.round]
-	}
-	p.round++
+	comments := s.nextRound(p)
 	s.nextID++
 	reviewID := s.nextID
 	if s.ResolveFixed {
@@ -733,7 +817,7 @@ func (s *Server) review(repo string, p *pr, sha string) {
 		}
 		s.nextID++
 		p.comments = append(p.comments, s.reviewCommentJSON(repo, p, s.nextID, reviewID, s.ReviewerLogin, c, sha))
-		p.threads = append(p.threads, &thread{id: nodeID("PullRequestReviewThread", s.nextID), path: c.Path, line: c.Line, sha: sha,
+		p.threads = append(p.threads, &thread{id: nodeID("PullRequestReviewThread", s.nextID), path: c.Path, line: c.Line, startLine: c.StartLine, sha: sha,
 			comments: []threadComment{{id: s.nextID, login: s.ReviewerLogin, body: c.Body, at: time.Now()}}})
 	}
 }
@@ -746,8 +830,9 @@ func isGraphQL(path string) bool { return path == "/graphql" || path == "/api/gr
 type Traffic struct {
 	Requests    int
 	NotModified int // answered 304: free of rate limit
-	// ByKind counts by method and path, /repos/OWNER/NAME cut off:
-	// "GET /pulls/1/reviews", "POST /graphql", "GET /user".
+	// ByKind counts by method and path, /repos/OWNER/NAME cut off and a
+	// commit named {sha}: "GET /pulls/1/reviews", "POST /graphql", "GET
+	// /user", "GET /commits/{sha}/status".
 	ByKind map[string]int
 	// GraphQLBetweenPolls counts GraphQL calls sent in the middle of a
 	// wait: between a poll of a PR's reviews that showed nothing new (304)
@@ -755,7 +840,10 @@ type Traffic struct {
 	GraphQLBetweenPolls int
 }
 
-var reRepoPrefix = regexp.MustCompile(`^/repos/[^/]+/[^/]+`)
+var (
+	reRepoPrefix = regexp.MustCompile(`^/repos/[^/]+/[^/]+`)
+	reCommitSHA  = regexp.MustCompile(`/commits/[0-9a-f]{40}/`)
+)
 
 // Summarize counts reqs.
 func Summarize(reqs []Request) Traffic {
@@ -765,7 +853,7 @@ func Summarize(reqs []Request) Traffic {
 		if r.Status == http.StatusNotModified {
 			t.NotModified++
 		}
-		t.ByKind[r.Method+" "+reRepoPrefix.ReplaceAllString(r.Path, "")]++
+		t.ByKind[r.Method+" "+reCommitSHA.ReplaceAllString(reRepoPrefix.ReplaceAllString(r.Path, ""), "/commits/{sha}/")]++
 		if isGraphQL(r.Path) && i > 0 && i+1 < len(reqs) && reqs[i-1].Status == http.StatusNotModified &&
 			strings.HasSuffix(reqs[i-1].Path, "/reviews") && strings.HasSuffix(reqs[i+1].Path, "/reviews") {
 			t.GraphQLBetweenPolls++

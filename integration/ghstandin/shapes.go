@@ -41,11 +41,20 @@ func (s *Server) userID(login string) int64 {
 	return int64(h.Sum32()%90_000_000) + 10_000_000
 }
 
+// association is a login's author_association: MEMBER for the token's
+// user and the Writers, NONE for everyone else.
+func (s *Server) association(login string) string {
+	if login == s.Login || s.Writers[login] {
+		return "MEMBER"
+	}
+	return "NONE"
+}
+
 // userJSON is a simple-user.
 func (s *Server) userJSON(login string) map[string]any {
 	kind := "User"
 	switch {
-	case strings.HasSuffix(login, "[bot]"):
+	case strings.HasSuffix(login, "[bot]"), login == copilotInline:
 		kind = "Bot"
 	case login == s.owner(login):
 		kind = "Organization"
@@ -217,7 +226,7 @@ func (s *Server) reviewJSON(repo string, p *pr, id int64, login, state, body, sh
 		"id": id, "node_id": nodeID("PullRequestReview", id), "user": s.userJSON(login), "body": body,
 		"state": state, "html_url": html, "pull_request_url": prURL,
 		"_links":       map[string]any{"html": map[string]any{"href": html}, "pull_request": map[string]any{"href": prURL}},
-		"submitted_at": stamp(time.Now()), "commit_id": sha, "author_association": "NONE",
+		"submitted_at": stamp(time.Now()), "commit_id": sha, "author_association": s.association(login),
 	}
 }
 
@@ -235,7 +244,7 @@ func (s *Server) reviewCommentJSON(repo string, p *pr, id, reviewID int64, login
 		"position": max(c.Line, 1), "original_position": max(c.Line, 1),
 		"commit_id": sha, "original_commit_id": sha, "user": s.userJSON(login), "body": c.Body,
 		"created_at": now, "updated_at": now, "html_url": html, "pull_request_url": prURL,
-		"author_association": "NONE",
+		"author_association": s.association(login),
 		"_links": map[string]any{"self": map[string]any{"href": a}, "html": map[string]any{"href": html},
 			"pull_request": map[string]any{"href": prURL}},
 		"start_line": nil, "original_start_line": nil, "line": c.Line, "original_line": c.Line,
@@ -250,7 +259,7 @@ func (s *Server) issueCommentJSON(repo string, p *pr, id int64, login, body stri
 		"id": id, "node_id": nodeID("IssueComment", id), "url": s.api("repos/%s/issues/comments/%d", repo, id),
 		"body": body, "html_url": fmt.Sprintf("%s%s/pull/%d#issuecomment-%d", webBase, repo, p.Number, id),
 		"user": s.userJSON(login), "created_at": now, "updated_at": now,
-		"issue_url": s.api("repos/%s/issues/%d", repo, p.Number), "author_association": "MEMBER",
+		"issue_url": s.api("repos/%s/issues/%d", repo, p.Number), "author_association": s.association(login),
 		"performed_via_github_app": nil,
 	}
 }
