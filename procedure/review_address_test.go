@@ -177,4 +177,3 @@ func TestACommentOnRemovedLinesGetsNoAddressedReply(t *testing.T) {
 		t.Errorf("wo replied on a comment about removed lines: %q", got)
 	}
 }
-
