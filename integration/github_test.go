@@ -24,7 +24,9 @@ func seedProcedure() []any { return split.ReviewProcedure(true) }
 
 // withGitHub starts the stand-in for the fixture's remote and returns it
 // with the environment wo needs to reach it.
-func withGitHub(t *testing.T, f *fixture) (*ghstandin.Server, []string) {
+// configure, when given, sets the stand-in up before it starts (its mode,
+// its rounds).
+func withGitHub(t *testing.T, f *fixture, configure ...func(*ghstandin.Server)) (*ghstandin.Server, []string) {
 	t.Helper()
 	gh := ghstandin.New(secretToken)
 	gh.Remotes["acme/hermes"] = f.origin
@@ -33,6 +35,9 @@ func withGitHub(t *testing.T, f *fixture) (*ghstandin.Server, []string) {
 		{Path: "foundation/new0.go", Line: 3, Body: "Export a comment on N0."},
 		{Path: "foundation/new1.go", Line: 3, Body: "Name N1 after what it counts."},
 	}}
+	for _, c := range configure {
+		c(gh)
+	}
 	if err := gh.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -33,8 +33,9 @@ func TestOpenAPIVendoredSubsetCoversWo(t *testing.T) {
 		t.Fatalf("not GitHub's description: %+v", doc.Info)
 	}
 	want := []string{
-		"issues/create-comment", "issues/delete-comment", "issues/list-comments", "pulls/create", "pulls/get", "pulls/list",
-		"pulls/list-review-comments", "pulls/list-reviews", "pulls/update", "users/get-authenticated",
+		"checks/list-for-ref", "issues/create-comment", "issues/delete-comment", "issues/list-comments", "pulls/create", "pulls/get", "pulls/list",
+		"pulls/list-review-comments", "pulls/list-reviews", "pulls/request-reviewers", "pulls/update", "repos/get-combined-status-for-ref",
+		"users/get-authenticated",
 	}
 	var got []string
 	for _, item := range doc.Paths.Map() {
@@ -139,6 +140,28 @@ func TestOpenAPIContractThroughWosClient(t *testing.T) {
 		check("DeleteIssueComment of one gone (404)", c.DeleteIssueComment(ctx, issueComments[0].ID))
 		check("CommentOnce after the delete", c.CommentOnce(ctx, 1, "Addressed. <!-- wo:1 -->", "<!-- wo:1 -->"))
 	}
+	// What the review loop reads of a head and how it asks for a review.
+	head := git(t, f.origin, "rev-parse", "refs/heads/review/01-openapi")
+	gh.SetStatus("acme/hermes", head, "success", "Review skipped")
+	commitStatuses, err := c.Statuses(ctx, head)
+	check("Statuses", err)
+	if len(commitStatuses) != 1 || commitStatuses[0].Context != "CodeRabbit" || commitStatuses[0].Description != "Review skipped" || commitStatuses[0].UpdatedAt.IsZero() {
+		t.Errorf("Statuses: %+v", commitStatuses)
+	}
+	_, err = c.Statuses(ctx, head) // unchanged: 304
+	check("Statuses again", err)
+	runs, err := c.CheckRuns(ctx, head)
+	check("CheckRuns", err)
+	if len(runs) != 0 {
+		t.Errorf("CheckRuns: %+v", runs)
+	}
+	check("RequestReviewers", c.RequestReviewers(ctx, 1, []string{"copilot-pull-request-reviewer[bot]"}))
+	made, err := c.Comment(ctx, 1, "@coderabbitai review\n\n<!-- wo:ask -->")
+	check("Comment", err)
+	if made.ID == 0 || made.CreatedAt.IsZero() || made.Association != "MEMBER" {
+		t.Errorf("Comment: %+v", made)
+	}
+	check("DeleteIssueComment of the request", c.DeleteIssueComment(ctx, made.ID))
 	closed, err := c.ClosePR(ctx, 1)
 	check("ClosePR", err)
 	if closed != nil && (closed.State != "closed" || closed.Merged) {

@@ -73,10 +73,14 @@ func (p CodeRabbit) Read(s Signals) Reading {
 	}
 	summary, sumKind, sumAbout := p.summary(s)
 	withSummary := func(r Reading) Reading {
+		// A skipped status may be a pause: the summary tells them apart.
+		if r.Kind == Skipped && sumKind == Paused && summary != nil && sumAbout {
+			r.Kind = Paused
+		}
 		if sumKind == r.Kind && summary != nil {
 			r.NotBefore = notBefore(summary)
-			if r.Said == "" {
-				r.Said = stanzaHeading(summary.Body)
+			if h := stanzaHeading(summary.Body); h != "" {
+				r.Said = h
 			}
 		}
 		if r.Kind == RateLimited && r.NotBefore.IsZero() {

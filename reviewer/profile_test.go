@@ -67,10 +67,13 @@ func TestCodeRabbitReadsWhereItStandsOnTheHead(t *testing.T) {
 		{name: "rate limited, the wait read from the summary", s: Signals{
 			Statuses: []github.Status{status("success", "Review rate limited", t0.Add(2*time.Minute))},
 			Comments: []github.Comment{summaryWith(limitStanza, t0.Add(2*time.Minute))}},
-			kind: RateLimited, said: "status: Review rate limited", notBefore: t0.Add(2*time.Minute + 22*time.Minute + 5*time.Second)},
+			kind: RateLimited, said: "Rate limit exceeded", notBefore: t0.Add(2*time.Minute + 22*time.Minute + 5*time.Second)},
 		{name: "rate limited with no time given", s: Signals{Statuses: []github.Status{status("success", "Review rate limited", t0.Add(2*time.Minute))}},
 			kind: RateLimited, notBefore: t0.Add(2*time.Minute + defaultLimitWait)},
 		{name: "paused", s: Signals{Comments: []github.Comment{summaryWith(pausedStanza, t0.Add(time.Minute))}}, kind: Paused, said: "Reviews paused"},
+		{name: "paused: a skipped status that the summary explains", s: Signals{
+			Statuses: []github.Status{status("success", "Review skipped", t0.Add(time.Minute))},
+			Comments: []github.Comment{summaryWith(pausedStanza, t0.Add(time.Minute))}}, kind: Paused, said: "Reviews paused"},
 		{name: "failed: the head changed during the review", s: Signals{
 			Statuses: []github.Status{status("failure", "Review failed", t0.Add(3*time.Minute))}}, kind: Aborted},
 		{name: "in progress, told by the summary", s: Signals{Comments: []github.Comment{summaryWith(progressStanza, t0.Add(time.Minute))}}, kind: InProgress},

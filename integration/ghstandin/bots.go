@@ -133,6 +133,13 @@ func (s *Server) setStatus(repo, sha, state, desc string) {
 	s.statuses[key] = append(list, st)
 }
 
+// SetStatus posts the CodeRabbit status on sha, as the bot would.
+func (s *Server) SetStatus(repo, sha, state, desc string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.setStatus(repo, sha, state, desc)
+}
+
 // Status returns the description of the CodeRabbit status on sha, for
 // tests ("" when there is none).
 func (s *Server) Status(repo, sha string) string {
@@ -199,6 +206,31 @@ func (s *Server) requestReviewers(w http.ResponseWriter, r *http.Request, repo s
 	}
 	s.requestedReviews = append(s.requestedReviews, in.Reviewers...)
 	return s.reply(w, r, http.StatusCreated, s.prJSON(repo, p))
+}
+
+// HoldReviews stops (true) or lets go (false) the bot's reviews: a head
+// it would review waits, so that a test can act on the pull request
+// before the review lands.
+func (s *Server) HoldReviews(hold bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hold = hold
+}
+
+// ThreadAs opens a review thread on path:line of the PR's head as login
+// (a person's review comment, with a review of its own).
+func (s *Server) ThreadAs(repo string, number int, login, path string, line int, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.find(repo, strconv.Itoa(number))
+	if p == nil {
+		return
+	}
+	sha := s.headSHA(repo, p.Head)
+	s.nextID++
+	reviewID := s.nextID
+	p.reviews = append(p.reviews, s.reviewJSON(repo, p, reviewID, login, "COMMENTED", "", sha))
+	s.postThreads(repo, p, reviewID, login, login, []Comment{{Path: path, Line: line, Body: body}}, sha)
 }
 
 // RequestedReviewers returns every login asked for a review so far.
@@ -285,7 +317,7 @@ func (s *Server) codeRabbitHead(repo string, p *pr, sha string) bool {
 	case !asked && p.bot.paused:
 		s.summaryStanza(repo, p, "review paused", "> [!NOTE]\n> ## Reviews paused\n>\n> It looks like this branch is under active development. To avoid overwhelming you with review comments due to an influx of new commits, CodeRabbit has automatically paused this review.\n>\n"+
 			"> Use the following commands to manage reviews:\n> - `@coderabbitai resume` to resume automatic reviews.\n> - `@coderabbitai review` to trigger a single review.", "")
-		s.setStatus(repo, sha, "success", "Review skipped: reviews paused")
+		s.setStatus(repo, sha, "success", "Review skipped")
 		return false
 	case cfg.RateLimit > 0 && s.crLimited():
 		left := time.Until(s.crLimitedUntil).Round(time.Second)
@@ -304,17 +336,19 @@ func (s *Server) codeRabbitHead(repo string, p *pr, sha string) bool {
 	return true
 }
 
+// codeRabbitAbort fails CodeRabbit's review of sha as when the head
+// changed during it (AbortNext): the review is lost.
+func (s *Server) codeRabbitAbort(repo string, p *pr, sha string) {
+	s.CodeRabbit.AbortNext--
+	s.summaryStanza(repo, p, "failure", fmt.Sprintf("> [!CAUTION]\n> ## Review failed\n>\n> The head commit changed during the review from %s to %s.", short7(p.reviewedSHA), short7(sha)), "")
+	s.setStatus(repo, sha, "failure", "Review failed: the head commit changed during the review")
+	p.bot.asked = ""
+}
+
 // codeRabbitReview finishes CodeRabbit's review of sha: a COMMENTED review
 // with its threads and body sections, or, clean, the summary alone.
 func (s *Server) codeRabbitReview(repo string, p *pr, sha string, comments []Comment) {
 	cfg := &s.CodeRabbit
-	if cfg.AbortNext > 0 {
-		cfg.AbortNext--
-		s.summaryStanza(repo, p, "failure", fmt.Sprintf("> [!CAUTION]\n> ## Review failed\n>\n> The head commit changed during the review from %s to %s.", short7(p.reviewedSHA), short7(sha)), "")
-		s.setStatus(repo, sha, "failure", "Review failed: the head commit changed during the review")
-		p.bot.asked = ""
-		return
-	}
 	s.crReviews++
 	p.bot.reviewed++
 	p.bot.asked = ""

@@ -81,7 +81,8 @@ type Server struct {
 	Writers          map[string]bool
 	statuses         map[string][]map[string]any // by repo@sha
 	requestedReviews []string
-	crReviews        int // CodeRabbit's reviews in its rate-limit window
+	hold             bool // reviews wait (HoldReviews)
+	crReviews        int  // CodeRabbit's reviews in its rate-limit window
 	crLimitedUntil   time.Time
 	graphqlCost      int
 	gql              GraphQLCalls
@@ -714,6 +715,9 @@ func (s *Server) refreshHeads() {
 				s.codeRabbitTick(repo, p, sha)
 				continue
 			case ModeCopilot:
+				if s.hold {
+					continue
+				}
 				if sha != "" && p.bot.seen == "" && s.Copilot.ReviewOnOpen {
 					p.pendingSHA, p.pendingSince = sha, time.Now()
 				}
@@ -741,6 +745,9 @@ func (s *Server) refreshHeads() {
 // finishing a review after the delay: one whose head moved meanwhile
 // fails, as CodeRabbit's does.
 func (s *Server) codeRabbitTick(repo string, p *pr, sha string) {
+	if s.hold {
+		return
+	}
 	if sha != "" && sha != p.bot.seen {
 		if p.pendingSHA != "" && p.pendingSHA != sha {
 			s.summaryStanza(repo, p, "failure", fmt.Sprintf("> [!CAUTION]\n> ## Review failed\n>\n> The head commit changed during the review from %s to %s.", short7(p.pendingSHA), short7(sha)), "")
@@ -753,6 +760,11 @@ func (s *Server) codeRabbitTick(repo string, p *pr, sha string) {
 		}
 	}
 	if p.pendingSHA != "" && time.Since(p.pendingSince) >= s.ReviewDelay {
+		if s.CodeRabbit.AbortNext > 0 {
+			s.codeRabbitAbort(repo, p, p.pendingSHA)
+			p.pendingSHA = ""
+			return
+		}
 		s.codeRabbitReview(repo, p, p.pendingSHA, s.nextRound(p))
 		p.reviewedSHA, p.pendingSHA = p.pendingSHA, ""
 	}
