@@ -20,6 +20,8 @@ type Vocabulary struct {
 	Actions    []string
 	Conditions []string
 	LaterNames []string
+	// Advice adds the engine's warnings (workorder.Options.Advice).
+	Advice func(workorder.Document) []workorder.Problem
 }
 
 // Intake creates tasks in one store.
@@ -55,6 +57,7 @@ func (in *Intake) Options(ctx context.Context, batch map[string]workorder.Docume
 		Actions:    in.Vocabulary.Actions,
 		Conditions: in.Vocabulary.Conditions,
 		LaterNames: in.Vocabulary.LaterNames,
+		Advice:     in.Vocabulary.Advice,
 		Lookup: func(key string) (workorder.Dependencies, bool) {
 			doc, ok := batch[key]
 			if !ok {

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -385,5 +386,33 @@ func TestOutsidersDoNotSteerTheAgent(t *testing.T) {
 	notes := strings.Join(typedState(t, f.doc("task_cr_01")).Notes, "\n")
 	if !strings.Contains(notes, "2 actionable review comment(s) on #1") || !strings.Contains(notes, "3 not counted and not sent to an agent") {
 		t.Errorf("the first check: %s", notes)
+	}
+}
+
+// TestAnEpicPacesItsRateLimitedReviewer: three children, one wave. The
+// first to run meets CodeRabbit's rate limit after its first review; the
+// others are held back instead of each opening a pull request that would
+// only get a rate-limit notice.
+func TestAnEpicPacesItsRateLimitedReviewer(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 10)
+	gh, env := withGitHub(t, f, codeRabbit(func(c *ghstandin.CodeRabbitBot) { c.AllBases, c.RateLimit, c.RateLimitWait = true, 1, time.Hour }))
+	f.importTask(map[string]any{"_key": "task_epic", "title": "The series", "status": "open", "type": "epic", "priority": "high"})
+	for i, file := range f.files[3:] {
+		task := f.seedTask(fmt.Sprintf("task_part_%d", i))
+		task["parent_key"] = "task_epic"
+		inputs := task["work_order"].(map[string]any)["inputs"].(map[string]any)
+		inputs["branch_name"], inputs["worktree_name"], inputs["file_manifest"] = fmt.Sprintf("review/part-%d", i), fmt.Sprintf("part-%d", i), []any{file}
+		f.importTask(task)
+	}
+	r := f.wo(reviewEnv(t, f, env), "run", "--epic", "task_epic", "--json")
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3 (waiting)\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if prs := gh.PullRequests("acme/hermes"); len(prs) != 1 {
+		t.Fatalf("%d pull requests opened while the reviewer was limited, want 1", len(prs))
+	}
+	if held := strings.Count(r.stdout, "held back: the reviewer of task_part_"); held != 2 {
+		t.Errorf("%d children held back, want 2:\n%s", held, r.stdout)
 	}
 }

@@ -80,6 +80,10 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 	lastRefresh := e.Now()
 	defer func() { res.Warnings = append(res.Warnings, e.refreshDeferred(ctx, epicKey, true)...) }()
 	outcome := map[string]*TaskOutcome{}
+	pace := &reviewPace{}
+	for _, d := range children {
+		pace.learn(d)
+	}
 	var worstErr error
 	for w, wave := range waves {
 		var mu sync.Mutex
@@ -105,12 +109,22 @@ func (e *Engine) RunEpic(ctx context.Context, epicKey string, parallel int, opts
 				t.Outcome, t.Reason = OutcomeInterrupted, "not started: the run was interrupted"
 				continue
 			}
+
 			wg.Add(1)
 			sem <- struct{}{}
 			go func(t *TaskOutcome) {
 				defer wg.Done()
 				defer func() { <-sem }()
+				// Looked at once a runner is free: a child that ran in the
+				// meantime may have met the reviewer's limit.
+				if reason := pace.hold(byKey[t.Key], e.Now()); reason != "" {
+					mu.Lock()
+					t.Outcome, t.Reason = OutcomeWaiting, reason
+					mu.Unlock()
+					return
+				}
 				outcome, status, err := e.runChild(ctx, t.Key, opts)
+				e.learnAfter(ctx, pace, t.Key)
 				mu.Lock()
 				defer mu.Unlock()
 				t.Outcome, t.Status, t.err = outcome, status, err

@@ -97,6 +97,10 @@ type Options struct {
 	// BaseDir resolves relative relevant_files when the document has no
 	// repo_path or client_cwd of its own.
 	BaseDir string
+	// Advice adds what the engine knows of a document that its shape does
+	// not say (a wait shorter than its reviewer usually takes); nil adds
+	// nothing.
+	Advice func(Document) []Problem
 }
 
 // Validate checks a document against Persephone's schema, the task-creation rules
@@ -117,6 +121,9 @@ func Validate(doc Document, opts Options) Report {
 		if m, ok := v.object("task_context", tc); ok {
 			v.taskContext(m)
 		}
+	}
+	if opts.Advice != nil {
+		v.problems = append(v.problems, opts.Advice(doc)...)
 	}
 	return Report{Key: Key(doc), Problems: v.problems}
 }
