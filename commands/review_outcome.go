@@ -19,6 +19,13 @@ type ReviewOutcome struct {
 	Counted            int               `json:"counted"`
 	Verdicts           map[string]string `json:"verdicts,omitempty"`
 	ChangesRequestedBy []string          `json:"changes_requested_by,omitempty"`
+	// Reviewers is where each awaited reviewer stood on the pushed head at
+	// the last look of the wait (reviewed, skipped, rate limited, …).
+	Reviewers []workorder.ReviewerStand `json:"reviewers,omitempty"`
+	// NotBefore is when a rate-limited reviewer takes a request again.
+	NotBefore string `json:"review_not_before,omitempty"`
+	// Uncounted are the comments neither counted nor sent to an agent.
+	Uncounted []workorder.UncountedComment `json:"not_counted,omitempty"`
 }
 
 // ThreadView is one unresolved review thread, in one line's worth.
@@ -39,10 +46,11 @@ const excerptLen = 80
 // reviewOutcomeOf is the review outcome in a task's state; nil before any
 // check read the threads.
 func reviewOutcomeOf(st workorder.State) *ReviewOutcome {
-	if st.ReviewThreads == nil && len(st.ReviewVerdicts) == 0 {
+	if st.ReviewThreads == nil && len(st.ReviewVerdicts) == 0 && len(st.Reviewers) == 0 {
 		return nil
 	}
-	out := &ReviewOutcome{OpenThreads: []ThreadView{}, Verdicts: st.ReviewVerdicts, ChangesRequestedBy: st.ChangesRequestedBy}
+	out := &ReviewOutcome{OpenThreads: []ThreadView{}, Verdicts: st.ReviewVerdicts, ChangesRequestedBy: st.ChangesRequestedBy,
+		Reviewers: st.Reviewers, NotBefore: st.ReviewNotBefore, Uncounted: st.ReviewUncounted}
 	for _, t := range st.ReviewThreads {
 		v := ThreadView{Path: t.Path, Line: t.Line, Outdated: t.Outdated, Counted: t.Counted, Comments: len(t.Comments) + t.Omitted}
 		if len(t.Comments) > 0 {
@@ -126,4 +134,34 @@ func writeReviewOutcome(p *printer, o *ReviewOutcome) {
 	for _, t := range o.OpenThreads {
 		p.line("  - %s  %s: %s", t.Where(), t.Author, t.Excerpt)
 	}
+	for _, r := range o.Reviewers {
+		said := ""
+		if r.Said != "" {
+			said = " (" + r.Said + ")"
+		}
+		p.line("  reviewer %s: %s on %s%s", r.Login, strings.ReplaceAll(r.Kind, "_", " "), shortSHA(r.Head), said)
+	}
+	if o.NotBefore != "" {
+		p.line("  rate limited: wo asks again for the review after %s", o.NotBefore)
+	}
+	if len(o.Uncounted) > 0 {
+		p.line("  not counted, not sent to an agent: %d", len(o.Uncounted))
+		for _, u := range o.Uncounted {
+			where := u.Path
+			if u.Line > 0 {
+				where = fmt.Sprintf("%s:%d", u.Path, u.Line)
+			}
+			if where != "" {
+				where = " on " + where
+			}
+			p.line("  - %s by %s%s: %s", u.Kind, u.Author, where, u.Why)
+		}
+	}
+}
+
+func shortSHA(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }

@@ -258,6 +258,10 @@ type StatusRow struct {
 	// Estimate is the time the remaining steps should take, from the
 	// durations of past steps; for an epic, the sum over its children.
 	Estimate *procedure.Estimate `json:"estimate,omitempty"`
+	// LimitedUntil is when the task's rate-limited reviewer takes a
+	// request again, while that is ahead: an epic run opens no more pull
+	// requests until then.
+	LimitedUntil string `json:"reviewer_limited_until,omitempty"`
 }
 
 // statusRow reads what status shows of a task: its status, its typed
@@ -297,6 +301,10 @@ func statusRow(d map[string]any, known map[string]map[string]any, graph *workord
 		r.WaitingFor = append(r.WaitingFor, "a review since "+st.ReviewWaitingSince)
 	} else if who := phaseWaitsFor[st.Phase]; who != "" && r.Status != workorder.StatusClosed {
 		r.WaitingFor = append(r.WaitingFor, who)
+	}
+	if until, err := time.Parse(time.RFC3339Nano, st.ReviewNotBefore); err == nil && until.After(now) {
+		r.WaitingFor = append(r.WaitingFor, "the reviewer's rate limit until "+until.UTC().Format(time.RFC3339))
+		r.LimitedUntil = until.UTC().Format(time.RFC3339)
 	}
 	if st.Skipped != nil && r.Status == workorder.StatusOpen {
 		r.WaitingFor = append(r.WaitingFor, "skipped: "+st.Skipped.Reason)
@@ -433,8 +441,32 @@ func tableStatus(rows []StatusRow, colour bool) string {
 	}
 	if len(rows) > 1 {
 		b.WriteString(progressLine(rows[1:]) + "\n")
+		if line := paceLine(rows[1:]); line != "" {
+			b.WriteString(line + "\n")
+		}
 	}
 	return b.String()
+}
+
+// paceLine says when an epic's reviewer is rate limited: its run opens no
+// more pull requests until then.
+func paceLine(children []StatusRow) string {
+	until, by := "", ""
+	for _, r := range children {
+		if r.LimitedUntil > until {
+			until, by = r.LimitedUntil, r.Key
+		}
+	}
+	if until == "" {
+		return ""
+	}
+	opened := 0
+	for _, r := range children {
+		if r.PRNumber == 0 && r.Status != workorder.StatusClosed {
+			opened++
+		}
+	}
+	return termtext.Line(fmt.Sprintf("reviewer rate limited until %s (%s): wo run --epic opens none of the %d pull request(s) left until then", until, by, opened))
 }
 
 func estimateText(r StatusRow) string {
