@@ -39,12 +39,14 @@ func TestGitHubReviewThreadLeftOpenKeepsThePersonWaiting(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(wt, "foundation/new1.go"), "package foundation\n\n// Count1 counts.\nconst Count1 = 1\n")
 	git(t, wt, "commit", "-q", "-am", "Address the second comment")
-	// Each rerun: the fix pass reads the threads afresh (1 point) and
-	// replies in the one its commit addressed; the wait polls; the check
-	// reads the reviews, comments and conversation and the threads (1
-	// point). wo's login is learnt once a process; the last run also reads
-	// the PR for the criterion "PR created and targeting code-review-base".
-	fixRun := map[string]int{"GET /user": 1, "GET /pulls/1/comments": 1, "GET /issues/1/comments": 1, "POST /graphql": 3}
+	// Each rerun: the fix pass reads the conversation and the head's
+	// statuses before it pushes (no review in progress), reads the threads
+	// afresh (1 point) and replies in the one its commit addressed; the
+	// wait looks; the check reads the reviews, comments and conversation
+	// and the threads (1 point). wo's login is learnt once a process; the
+	// last run also reads the PR for the criterion "PR created and
+	// targeting code-review-base".
+	fixRun := map[string]int{"GET /user": 1, "GET /pulls/1/comments": 1, "GET /issues/1/comments": 2, "GET /commits/{sha}/status": 1, "POST /graphql": 3}
 	runTraffic(t, gh, before, gqlBefore, r, maps.Clone(fixRun), 2, 2, 1)
 	before, gqlBefore = len(gh.Requests()), gh.GraphQL()
 	if r = f.wo(env, "run", "task_cr_01", "--json"); r.code != 0 {
@@ -120,6 +122,13 @@ func runTraffic(t *testing.T, gh *ghstandin.Server, before int, gqlBefore ghstan
 	}
 	polls := seen.ByKind["GET /pulls/1/reviews"]
 	kinds["GET /pulls/1/reviews"] = polls
+	// Each look of a wait reads the reviews, the conversation and the
+	// head's statuses and check runs; each check reads the reviews once
+	// (and the review comments once), so the looks are the rest.
+	looks := polls - kinds["GET /pulls/1/comments"]
+	kinds["GET /issues/1/comments"] += looks
+	kinds["GET /commits/{sha}/status"] += looks
+	kinds["GET /commits/{sha}/check-runs"] += looks
 	if polls < minPolls || !maps.Equal(seen.ByKind, kinds) {
 		t.Errorf("requests by kind: %v; want %v with at least %d read(s) of the reviews", seen.ByKind, kinds, minPolls)
 	}
@@ -172,10 +181,13 @@ func TestRepliesOnceAcrossASIGKILL(t *testing.T) {
 			// threads, then what the killed run had not sent), the wait
 			// (polls), the check (three REST reads, one GraphQL query) and
 			// update_task's read of the PR. A GraphQL query costs 1 point.
+			// A rerun that pushes (the killed run had not recorded its
+			// push) first reads the conversation and the head's statuses.
 			mutations := map[string]int{"conditional_loop:after_commit": 4, "conditional_loop:after_push": 4,
 				"conditional_loop:after_reply": 3, "conditional_loop:after_resolve": 2}[point]
+			pushes := map[string]int{"conditional_loop:after_commit": 1, "conditional_loop:after_push": 1}[point]
 			runTraffic(t, gh, before, gqlBefore, r, map[string]int{"GET /user": 1, "GET /pulls/1": 1, "GET /pulls/1/comments": 1,
-				"GET /issues/1/comments": 1, "POST /graphql": 2 + mutations}, 2, 2, mutations)
+				"GET /issues/1/comments": 1 + pushes, "GET /commits/{sha}/status": pushes, "POST /graphql": 2 + mutations}, 2, 2, mutations)
 			for _, v := range gh.Violations() {
 				t.Errorf("the stand-in refused what wo sent: %v", v)
 			}

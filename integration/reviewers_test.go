@@ -397,7 +397,8 @@ func TestAnEpicPacesItsRateLimitedReviewer(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 10)
 	gh, env := withGitHub(t, f, codeRabbit(func(c *ghstandin.CodeRabbitBot) { c.AllBases, c.RateLimit, c.RateLimitWait = true, 1, time.Hour }))
-	f.importTask(map[string]any{"_key": "task_epic", "title": "The series", "status": "open", "type": "epic", "priority": "high"})
+	f.importTask(map[string]any{"_key": "task_epic", "title": "The series of review PRs", "status": "open", "type": "epic", "priority": "high",
+		"description": "Three parts of one change, each a review PR"})
 	for i, file := range f.files[3:] {
 		task := f.seedTask(fmt.Sprintf("task_part_%d", i))
 		task["parent_key"] = "task_epic"
