@@ -194,7 +194,7 @@ func BenchmarkGitHubRequestsPerLifecycle(b *testing.B) {
 		doc := f.seedTask("task_cr_01")
 		f.importTask(doc)
 		agent := filepath.Join(f.root, "agent.sh")
-		writeFile(b, agent, "#!/bin/sh\necho '// fixed' >> foundation/new0.go\n")
+		writeFile(b, agent, "#!/bin/sh\necho '// fixed' >> foundation/new0.go\necho '// fixed' >> foundation/new1.go\n")
 		os.Chmod(agent, 0o755)
 		env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s",
 			"WO_POLL_INTERVAL=250ms", "WO_AGENT=" + agent}
@@ -208,6 +208,7 @@ func BenchmarkGitHubRequestsPerLifecycle(b *testing.B) {
 				limited++
 			}
 		}
+		b.Logf("counted requests: %v", ghstandin.Summarize(countedOnly(gh.Requests())).ByKind)
 		// An unchanged poll, through wo's own client: the second read of the
 		// same list is a 304.
 		c, _ := github.New(github.Config{BaseURL: gh.URL, Token: secretToken, Repo: "acme/hermes"})
@@ -301,4 +302,89 @@ func BenchmarkSplitPlan10k(b *testing.B) {
 	}
 	b.ReportMetric(total.Seconds()/float64(b.N), "s/split")
 	b.ReportMetric(float64(peak)/1024, "peak-MiB")
+}
+
+// BenchmarkGitHubRequestsCodeRabbit counts what one pull request's life
+// costs against the stand-in's CodeRabbit mode (its base not the default
+// branch, so each head is skipped until wo asks): two rounds, the first
+// with two comments fixed by an agent, the second clean with no review
+// object. Then a long wait while CodeRabbit's status stays pending: every
+// look after the first is four 304s.
+func BenchmarkGitHubRequestsCodeRabbit(b *testing.B) {
+	var limited, free, waitLooks, waitLimited, waitFree int
+	for i := 0; i < b.N; i++ {
+		f := newFixture(b, 10)
+		gh := ghstandin.New(secretToken)
+		gh.Remotes["acme/hermes"] = f.origin
+		gh.Mode, gh.ReviewDelay = ghstandin.ModeCodeRabbit, 100*time.Millisecond
+		gh.ReviewRounds = [][]ghstandin.Comment{{{Path: "foundation/new0.go", Line: 3, Body: "One."}, {Path: "foundation/new1.go", Line: 3, Body: "Two."}}, {}}
+		if err := gh.Start(); err != nil {
+			b.Fatal(err)
+		}
+		f.importTask(f.seedTask("task_cr_01"))
+		agent := filepath.Join(f.root, "agent.sh")
+		writeFile(b, agent, "#!/bin/sh\necho '// fixed' >> foundation/new0.go\necho '// fixed' >> foundation/new1.go\n")
+		os.Chmod(agent, 0o755)
+		env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=3m",
+			"WO_POLL_INTERVAL=250ms", "WO_AGENT=" + agent}
+		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
+			b.Fatalf("run: %s", r.stderr)
+		}
+		for _, req := range gh.Requests() {
+			if req.Status == 304 {
+				free++
+			} else {
+				limited++
+			}
+		}
+		b.Logf("counted requests: %v", ghstandin.Summarize(countedOnly(gh.Requests())).ByKind)
+		gh.Close()
+
+		// The long wait: a review that stays in progress for the whole of
+		// a 3s wait, looked at every 50ms.
+		w := newFixture(b, 10)
+		slow := ghstandin.New(secretToken)
+		slow.Remotes["acme/hermes"] = w.origin
+		slow.Mode, slow.ReviewDelay, slow.CodeRabbit.AllBases = ghstandin.ModeCodeRabbit, time.Hour, true
+		if err := slow.Start(); err != nil {
+			b.Fatal(err)
+		}
+		w.importTask(w.seedTask("task_cr_01"))
+		env = []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + slow.URL, "WO_REVIEW_WAIT=3s", "WO_POLL_INTERVAL=50ms"}
+		if r := w.wo(env, "run", "task_cr_01"); r.code != 3 || !strings.Contains(r.stderr, "review in progress") {
+			b.Fatalf("the long wait: exit %d\n%s", r.code, r.stderr)
+		}
+		for _, req := range slow.Requests() {
+			if strings.HasSuffix(req.Path, "/reviews") {
+				waitLooks++
+			}
+			if !strings.Contains(req.Path, "/commits/") && !strings.HasSuffix(req.Path, "/reviews") && !strings.HasSuffix(req.Path, "/issues/1/comments") {
+				continue // creating the PR
+			}
+			if req.Status == 304 {
+				waitFree++
+			} else {
+				waitLimited++
+			}
+		}
+		slow.Close()
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(limited)/n, "counted-req/lifecycle")
+	b.ReportMetric(float64(free)/n, "304/lifecycle")
+	b.ReportMetric(float64(waitLooks)/n, "looks/3s-wait")
+	b.ReportMetric(float64(waitLimited)/n, "counted-req/3s-wait")
+	b.ReportMetric(float64(waitFree)/n, "304/3s-wait")
+}
+
+// countedOnly are the requests GitHub charges to the rate limit: all but
+// the 304s.
+func countedOnly(reqs []ghstandin.Request) []ghstandin.Request {
+	var out []ghstandin.Request
+	for _, r := range reqs {
+		if r.Status != 304 {
+			out = append(out, r)
+		}
+	}
+	return out
 }

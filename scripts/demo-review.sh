@@ -42,3 +42,21 @@ echo "== wo log task_demo_01"
 "$wo" log task_demo_01
 echo "== wo status task_demo_01"
 "$wo" status task_demo_01
+
+echo
+echo "== the same procedure against CodeRabbit as it behaves on GitHub (the stand-in's coderabbit mode):"
+echo "   it skips pull requests into other branches than the default one, reports through a status,"
+echo "   and posts no review at all for a clean re-review; wo asks it for each review"
+"$standin" --token demo-token --repo "acme/demo=$demo/origin.git" --review-delay 300ms --mode coderabbit --default-branch main \
+  --round 'internal/config/config.go:3:Say what Port is for.|internal/types/types.go:3:Document what an ID names.' \
+  --round '' --url-file "$demo/gh-url-cr" &
+cr_pid=$!
+trap 'kill $standin_pid $cr_pid 2>/dev/null || true' EXIT
+for _ in $(seq 50); do [ -s "$demo/gh-url-cr" ] && break; sleep 0.1; done
+export GITHUB_API_URL=$(cat "$demo/gh-url-cr")
+sed -e 's/task_demo_01/task_demo_cr/g' -e 's|review/01-foundation|review/01-coderabbit|' -e 's/pr-01-foundation/pr-01-coderabbit/' \
+  -e 's/"repo": "acme\/demo"/"repo": "acme\/demo", "reviewers": ["coderabbitai"]/' -e 's/"duration_minutes": 10/"duration_minutes": 25/' "$demo/demo-git.json" > "$demo/demo-cr.json"
+"$wo" import "$demo/demo-cr.json"
+"$wo" run task_demo_cr
+echo "== wo show task_demo_cr (the review, and where CodeRabbit stood)"
+"$wo" show task_demo_cr | sed -n '/^Review at the last check/,$p'

@@ -30,6 +30,8 @@ func main() {
 	delay := flag.Duration("review-delay", 500*time.Millisecond, "how long the scripted reviewer takes after each push")
 	urlFile := flag.String("url-file", "", "write the base URL to this file once listening")
 	openapi := flag.String("openapi", "", "check every request and answer against this OpenAPI description (integration/testdata/openapi/github-subset.json)")
+	mode := flag.String("mode", "", "how the reviewer behaves: empty (a review object for every head), coderabbit or copilot (as those bots do on GitHub)")
+	defaultBranch := flag.String("default-branch", "main", "coderabbit mode: the repository's default branch; pull requests into others are skipped unless asked")
 	flag.Var(&repos, "repo", "owner/name=/path/to/bare.git (repeatable)")
 	flag.Var(&rounds, "round", "one review round: path:line:body entries separated by |; an empty round approves (repeatable)")
 	flag.Parse()
@@ -47,6 +49,15 @@ func main() {
 		s.Contract = c
 	}
 	s.ReviewDelay = *delay
+	switch *mode {
+	case ghstandin.ModeIdealised, ghstandin.ModeCodeRabbit, ghstandin.ModeCopilot:
+		s.Mode = *mode
+	default:
+		fmt.Fprintf(os.Stderr, "gh-standin: --mode %q: write coderabbit, copilot, or nothing\n", *mode)
+		os.Exit(2)
+	}
+	s.CodeRabbit.DefaultBranch = *defaultBranch
+	s.Copilot.ReviewOnOpen = true
 	for _, r := range repos {
 		name, path, ok := strings.Cut(r, "=")
 		if !ok {
