@@ -114,6 +114,11 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 			state := "reviewed"
 			if r.Review != nil {
 				state = r.Review.State
+				if bare := p.Login(); !strings.HasSuffix(bare, "[bot]") && strings.EqualFold(r.Review.Author, bare+"[bot]") {
+					// A bare name resolves to the app's bot by the account
+					// GitHub reports; a user of that name would match too.
+					state += fmt.Sprintf("; the bare name %s matched the app %s: name it so, since a user may hold the bare name", bare, r.Review.Author)
+				}
 			}
 			parts = append(parts, fmt.Sprintf("%s (%s)", p.Login(), state))
 			continue

@@ -272,3 +272,12 @@ func TestASuggestionIsAppliedOrLeftWithAMessage(t *testing.T) {
 		}
 	})
 }
+
+func TestABareReviewerNameThatMatchesAnAppIsSaid(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound, ReviewerLogin: "somebot[bot]", Context: map[string]any{"reviewers": []any{"somebot"}}})
+	h.openPR()
+	out := h.must("wait_for_review")
+	if !strings.Contains(out.Note, "the bare name somebot matched the app somebot[bot]") {
+		t.Errorf("note %q does not say the bare name matched an app", out.Note)
+	}
+}
