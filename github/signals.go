@@ -15,23 +15,26 @@ type Status struct {
 	Context     string // the status's context, or the check run's name
 	State       string // pending, success, failure or error (a check run's status and conclusion mapped to these)
 	Description string // the status's description, or the check run's title
-	Creator     string // the login that posted it (statuses; empty for check runs)
-	UpdatedAt   time.Time
+	// Creator is who posted it: the status's creator, or the check run's
+	// app as its bot ("coderabbitai[bot]"). Anyone who can push can post a
+	// status with any context, so a profile checks who did.
+	Creator   string
+	UpdatedAt time.Time
 }
 
-// Statuses are the latest commit statuses of ref, one per context, as the
-// combined status lists them (up to 100 contexts).
+// Statuses are the commit statuses of ref, newest first (one page of 100:
+// a head carries a few), each with who posted it.
 func (c *Client) Statuses(ctx context.Context, ref string) ([]Status, error) {
-	var combined *gh.CombinedStatus
+	var list []*gh.RepoStatus
 	err := c.call(ctx, func() (resp *gh.Response, err error) {
-		combined, resp, err = c.gh.Repositories.GetCombinedStatus(ctx, c.owner, c.name, ref, &gh.ListOptions{PerPage: 100})
+		list, resp, err = c.gh.Repositories.ListStatuses(ctx, c.owner, c.name, ref, &gh.ListOptions{PerPage: 100})
 		return resp, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reading the commit statuses of %s: %w", ref, err)
 	}
-	out := make([]Status, 0, len(combined.Statuses))
-	for _, s := range combined.Statuses {
+	out := make([]Status, 0, len(list))
+	for _, s := range list {
 		out = append(out, Status{Context: s.GetContext(), State: s.GetState(), Description: s.GetDescription(),
 			Creator: s.GetCreator().GetLogin(), UpdatedAt: s.GetUpdatedAt().Time})
 	}
@@ -64,7 +67,11 @@ func (c *Client) CheckRuns(ctx context.Context, ref string) ([]Status, error) {
 		if at.IsZero() {
 			at = r.GetStartedAt().Time
 		}
-		out = append(out, Status{Context: r.GetName(), State: st, Description: r.GetOutput().GetTitle(), UpdatedAt: at})
+		creator := ""
+		if slug := r.GetApp().GetSlug(); slug != "" {
+			creator = slug + "[bot]" // the app's bot, as its comments name it
+		}
+		out = append(out, Status{Context: r.GetName(), State: st, Description: r.GetOutput().GetTitle(), Creator: creator, UpdatedAt: at})
 	}
 	return out, nil
 }

@@ -34,7 +34,7 @@ func TestOpenAPIVendoredSubsetCoversWo(t *testing.T) {
 	}
 	want := []string{
 		"checks/list-for-ref", "issues/create-comment", "issues/delete-comment", "issues/list-comments", "pulls/create", "pulls/get", "pulls/list",
-		"pulls/list-review-comments", "pulls/list-reviews", "pulls/request-reviewers", "pulls/update", "repos/get-combined-status-for-ref",
+		"pulls/list-review-comments", "pulls/list-reviews", "pulls/request-reviewers", "pulls/update", "repos/list-commit-statuses-for-ref",
 		"users/get-authenticated",
 	}
 	var got []string

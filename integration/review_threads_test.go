@@ -46,7 +46,7 @@ func TestGitHubReviewThreadLeftOpenKeepsThePersonWaiting(t *testing.T) {
 	// and the threads (1 point). wo's login is learnt once a process; the
 	// last run also reads the PR for the criterion "PR created and
 	// targeting code-review-base".
-	fixRun := map[string]int{"GET /user": 1, "GET /pulls/1/comments": 1, "GET /issues/1/comments": 2, "GET /commits/{sha}/status": 1, "POST /graphql": 3}
+	fixRun := map[string]int{"GET /user": 1, "GET /pulls/1/comments": 1, "GET /issues/1/comments": 2, "GET /commits/{sha}/statuses": 1, "POST /graphql": 3}
 	runTraffic(t, gh, before, gqlBefore, r, maps.Clone(fixRun), 2, 2, 1)
 	before, gqlBefore = len(gh.Requests()), gh.GraphQL()
 	if r = f.wo(env, "run", "task_cr_01", "--json"); r.code != 0 {
@@ -127,7 +127,7 @@ func runTraffic(t *testing.T, gh *ghstandin.Server, before int, gqlBefore ghstan
 	// (and the review comments once), so the looks are the rest.
 	looks := polls - kinds["GET /pulls/1/comments"]
 	kinds["GET /issues/1/comments"] += looks
-	kinds["GET /commits/{sha}/status"] += looks
+	kinds["GET /commits/{sha}/statuses"] += looks
 	kinds["GET /commits/{sha}/check-runs"] += looks
 	if polls < minPolls || !maps.Equal(seen.ByKind, kinds) {
 		t.Errorf("requests by kind: %v; want %v with at least %d read(s) of the reviews", seen.ByKind, kinds, minPolls)
@@ -187,7 +187,7 @@ func TestRepliesOnceAcrossASIGKILL(t *testing.T) {
 				"conditional_loop:after_reply": 3, "conditional_loop:after_resolve": 2}[point]
 			pushes := map[string]int{"conditional_loop:after_commit": 1, "conditional_loop:after_push": 1}[point]
 			runTraffic(t, gh, before, gqlBefore, r, map[string]int{"GET /user": 1, "GET /pulls/1": 1, "GET /pulls/1/comments": 1,
-				"GET /issues/1/comments": 1 + pushes, "GET /commits/{sha}/status": pushes, "POST /graphql": 2 + mutations}, 2, 2, mutations)
+				"GET /issues/1/comments": 1 + pushes, "GET /commits/{sha}/statuses": pushes, "POST /graphql": 2 + mutations}, 2, 2, mutations)
 			for _, v := range gh.Violations() {
 				t.Errorf("the stand-in refused what wo sent: %v", v)
 			}

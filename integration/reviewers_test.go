@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -413,8 +414,22 @@ func TestAnEpicPacesItsRateLimitedReviewer(t *testing.T) {
 	if prs := gh.PullRequests("acme/hermes"); len(prs) != 1 {
 		t.Fatalf("%d pull requests opened while the reviewer was limited, want 1", len(prs))
 	}
-	if held := strings.Count(r.stdout, "held back: the reviewer of task_part_"); held != 2 {
-		t.Errorf("%d children held back, want 2:\n%s", held, r.stdout)
+	var out struct {
+		Data struct {
+			Tasks []struct{ Key, Outcome, Reason string }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout[strings.LastIndex(strings.TrimSpace(r.stdout), "\n")+1:]), &out); err != nil {
+		t.Fatalf("the envelope: %v\n%s", err, r.stdout)
+	}
+	held := 0
+	for _, task := range out.Data.Tasks {
+		if task.Outcome == "waiting" && strings.HasPrefix(task.Reason, "held back: the reviewer of task_part_") {
+			held++
+		}
+	}
+	if held != 2 {
+		t.Errorf("%d children held back, want 2: %+v", held, out.Data.Tasks)
 	}
 	if st := f.wo(nil, "status", "task_epic"); !strings.Contains(st.stdout, "reviewer rate limited until") ||
 		!strings.Contains(st.stdout, "opens none of the 2 pull request(s) left until then") {

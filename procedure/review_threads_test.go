@@ -203,7 +203,7 @@ func TestAThreadTheFixDidNotAddressKeepsTheLoopGoing(t *testing.T) {
 	// them), every read of the conversation but the first, and each fix
 	// pass's read of a status the wait had read.
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 4, "GET /pulls/1/comments": 2,
-		"GET /issues/1/comments": 6, "GET /commits/{sha}/status": 4, "GET /commits/{sha}/check-runs": 2, "POST /graphql": 4}),
+		"GET /issues/1/comments": 6, "GET /commits/{sha}/statuses": 4, "GET /commits/{sha}/check-runs": 2, "POST /graphql": 4}),
 		notModified: 10, points: 3, mutations: 1})
 	noViolations(t, h)
 }
@@ -231,7 +231,7 @@ func TestChangesRequestedWithoutInlineCommentsDoesNotPass(t *testing.T) {
 	// the check's three REST reads (the reviews and the conversation
 	// 304s) and one GraphQL query of 1 point.
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 2, "GET /pulls/1/comments": 1,
-		"GET /issues/1/comments": 2, "GET /commits/{sha}/status": 1, "GET /commits/{sha}/check-runs": 1, "POST /graphql": 1}),
+		"GET /issues/1/comments": 2, "GET /commits/{sha}/statuses": 1, "GET /commits/{sha}/check-runs": 1, "POST /graphql": 1}),
 		notModified: 2, points: 1})
 	noViolations(t, h)
 }
@@ -265,7 +265,7 @@ func TestAReviewerThatResolvesItsThreadsPasses(t *testing.T) {
 	// As in TestAThreadTheFixDidNotAddressKeepsTheLoopGoing, with a reply
 	// in each of the two threads.
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 4, "GET /pulls/1/comments": 2,
-		"GET /issues/1/comments": 5, "GET /commits/{sha}/status": 3, "GET /commits/{sha}/check-runs": 2, "POST /graphql": 5}),
+		"GET /issues/1/comments": 5, "GET /commits/{sha}/statuses": 3, "GET /commits/{sha}/check-runs": 2, "POST /graphql": 5}),
 		notModified: 8, points: 3, mutations: 2})
 	noViolations(t, h)
 }
@@ -290,7 +290,7 @@ func TestWoResolvesTheThreadsItAddressedWhenAsked(t *testing.T) {
 	// One round, then the fix pass: the reads before its push (304s), a
 	// fresh read of the threads (1 point), one reply and one resolution.
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 2, "GET /pulls/1/comments": 1,
-		"GET /issues/1/comments": 3, "GET /commits/{sha}/status": 2, "GET /commits/{sha}/check-runs": 1, "POST /graphql": 4}),
+		"GET /issues/1/comments": 3, "GET /commits/{sha}/statuses": 2, "GET /commits/{sha}/check-runs": 1, "POST /graphql": 4}),
 		notModified: 4, points: 2, mutations: 2})
 	noViolations(t, h)
 }
@@ -321,7 +321,7 @@ func TestRepliesArePostedOnceAcrossARerun(t *testing.T) {
 	// (reading the conversation and the status before it, 304s): the
 	// rerun finds its push recorded.
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 2, "GET /pulls/1/comments": 1,
-		"GET /issues/1/comments": 3, "GET /commits/{sha}/status": 2, "GET /commits/{sha}/check-runs": 1, "POST /graphql": 4}),
+		"GET /issues/1/comments": 3, "GET /commits/{sha}/statuses": 2, "GET /commits/{sha}/check-runs": 1, "POST /graphql": 4}),
 		notModified: 4, points: 3, mutations: 1})
 	noViolations(t, h)
 }
@@ -367,7 +367,7 @@ func TestAThreadMadeOutdatedByAPushIsReported(t *testing.T) {
 		// the reviews, and every read of the conversation but the first,
 		// which a push did not change.
 		trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 4, "GET /pulls/1/comments": 2,
-			"GET /issues/1/comments": 4, "GET /commits/{sha}/status": 2, "GET /commits/{sha}/check-runs": 2, "POST /graphql": 2}),
+			"GET /issues/1/comments": 4, "GET /commits/{sha}/statuses": 2, "GET /commits/{sha}/check-runs": 2, "POST /graphql": 2}),
 			notModified: 6, points: 2})
 		noViolations(t, h)
 	}
@@ -399,7 +399,7 @@ func TestAPersonsApprovalDoesNotEndTheWaitForTheBot(t *testing.T) {
 	wo, seen := traffic(t, h)
 	polls := seen.ByKind["GET /pulls/1/reviews"]
 	if polls < 4 || !maps.Equal(seen.ByKind, creating(map[string]int{"GET /pulls/1/reviews": polls, "GET /issues/1/comments": polls,
-		"GET /commits/{sha}/status": polls, "GET /commits/{sha}/check-runs": polls})) ||
+		"GET /commits/{sha}/statuses": polls, "GET /commits/{sha}/check-runs": polls})) ||
 		wo.NotModified != 4*polls-4 || wo.GraphQLCost != 0 || wo.GraphQLMutations != 0 {
 		t.Errorf("while waiting: %v, %d of them 304; want only looks (at least 4), all 304 but the first, and no GraphQL", seen.ByKind, wo.NotModified)
 	}
@@ -455,7 +455,7 @@ func TestAwaitedReviewerDecidesTheVerdict(t *testing.T) {
 	// each). 304s: the first check's read of the reviews, and every read
 	// of the conversation but the first; the reviews changed.
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 3, "GET /pulls/1/comments": 2,
-		"GET /issues/1/comments": 3, "GET /commits/{sha}/status": 1, "GET /commits/{sha}/check-runs": 1, "POST /graphql": 2}),
+		"GET /issues/1/comments": 3, "GET /commits/{sha}/statuses": 1, "GET /commits/{sha}/check-runs": 1, "POST /graphql": 2}),
 		notModified: 4, points: 2})
 }
 

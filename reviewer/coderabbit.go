@@ -67,7 +67,11 @@ const clockSkew = 2 * time.Minute
 func (p CodeRabbit) Read(s Signals) Reading {
 	var st *github.Status
 	for i, x := range s.Statuses {
-		if strings.EqualFold(strings.TrimSpace(x.Context), "CodeRabbit") && (st == nil || !x.UpdatedAt.Before(st.UpdatedAt)) {
+		// Anyone who can push may post a status named CodeRabbit: only the
+		// bot's own counts.
+		// GitHub lists statuses newest first, to the second: on a tie the
+		// first listed is the newer.
+		if strings.EqualFold(strings.TrimSpace(x.Context), "CodeRabbit") && p.Is(x.Creator) && (st == nil || x.UpdatedAt.After(st.UpdatedAt)) {
 			st = &s.Statuses[i]
 		}
 	}

@@ -30,7 +30,7 @@ type Signals struct {
 	Since    time.Time
 	Reviews  []github.Review
 	Comments []github.Comment // the conversation, oldest first
-	Statuses []github.Status  // commit statuses and check runs of Head
+	Statuses []github.Status  // commit statuses (newest first, as GitHub lists them) and check runs of Head
 }
 
 // Kind is where a reviewer stands on a head.

@@ -25,7 +25,7 @@ func summaryWith(stanza string, edited time.Time) github.Comment {
 }
 
 func status(state, desc string, at time.Time) github.Status {
-	return github.Status{Context: "CodeRabbit", State: state, Description: desc, UpdatedAt: at}
+	return github.Status{Context: "CodeRabbit", State: state, Description: desc, Creator: cr, UpdatedAt: at}
 }
 
 const (
@@ -92,6 +92,10 @@ func TestCodeRabbitReadsWhereItStandsOnTheHead(t *testing.T) {
 			`<!-- final_review_risk_coverage:{"coveredCommitId":"`+head+`","kind":"reviewed"} -->`, t0.Add(-10*time.Minute))}}, kind: Reviewed},
 		{name: "a coverage marker naming another head", s: Signals{Comments: []github.Comment{summaryWith(
 			`<!-- final_review_risk_coverage:{"coveredCommitId":"`+older+`","kind":"reviewed"} -->`+"\n"+cleanStanza, t0.Add(9*time.Minute))}}, kind: Waiting},
+		{name: "two statuses in one second: the first listed is the newer", s: Signals{
+			Statuses: []github.Status{status("pending", "Review in progress", t0.Add(time.Minute)), status("success", "Review skipped", t0.Add(time.Minute))}}, kind: InProgress},
+		{name: "a status named CodeRabbit posted by someone else", s: Signals{
+			Statuses: []github.Status{{Context: "CodeRabbit", State: "success", Description: "Review completed", Creator: "alice", UpdatedAt: t0.Add(time.Minute)}}}, kind: Waiting},
 		{name: "someone else's status and comments", s: Signals{
 			Statuses: []github.Status{{Context: "ci/build", State: "success", Description: "Review completed", UpdatedAt: t0}},
 			Comments: []github.Comment{{Author: "mallory", Body: "<!-- This is an auto-generated comment: summarize by coderabbit.ai -->\n" + cleanStanza, UpdatedAt: t0.Add(time.Hour)}},

@@ -41,7 +41,7 @@ const operations = [
   ["get", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
   ["post", "/repos/{owner}/{repo}/issues/{issue_number}/comments"],
   ["delete", "/repos/{owner}/{repo}/issues/comments/{comment_id}"],
-  ["get", "/repos/{owner}/{repo}/commits/{ref}/status"],
+  ["get", "/repos/{owner}/{repo}/commits/{ref}/statuses"],
   ["get", "/repos/{owner}/{repo}/commits/{ref}/check-runs"],
   ["post", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"],
 ];

@@ -105,32 +105,28 @@ const (
 	copilotInline = "Copilot"
 )
 
-// statusJSON is a status, as the combined status lists it.
-func (s *Server) statusJSON(repo string, id int64, context, state, desc string, at time.Time) map[string]any {
+// statusJSON is a status, as the list of a commit's statuses has it.
+func (s *Server) statusJSON(repo string, id int64, context, state, desc, creator string, at time.Time) map[string]any {
 	return map[string]any{
 		"url": s.api("repos/%s/statuses/%d", repo, id), "avatar_url": nil, "id": id, "node_id": nodeID("StatusContext", id),
 		"state": state, "description": desc, "target_url": nil, "context": context,
-		"created_at": stamp(at), "updated_at": stamp(at), "required": false,
+		"created_at": stamp(at), "updated_at": stamp(at), "creator": s.userJSON(creator),
 	}
 }
 
-// setStatus posts (or replaces) the bot's commit status on sha.
+// setStatus posts the bot's commit status on sha (GitHub keeps every
+// status; the newest of a context is its state).
 func (s *Server) setStatus(repo, sha, state, desc string) {
+	s.postStatus(repo, sha, "CodeRabbit", state, desc, s.ReviewerLogin)
+}
+
+func (s *Server) postStatus(repo, sha, context, state, desc, creator string) {
 	if s.statuses == nil {
 		s.statuses = map[string][]map[string]any{}
 	}
-	key := repo + "@" + sha
-	list := s.statuses[key]
 	s.nextID++
-	st := s.statusJSON(repo, s.nextID, "CodeRabbit", state, desc, time.Now())
-	for i, x := range list {
-		if x["context"] == "CodeRabbit" {
-			list[i] = st
-			s.statuses[key] = list
-			return
-		}
-	}
-	s.statuses[key] = append(list, st)
+	key := repo + "@" + sha
+	s.statuses[key] = append([]map[string]any{s.statusJSON(repo, s.nextID, context, state, desc, creator, time.Now())}, s.statuses[key]...)
 }
 
 // SetStatus posts the CodeRabbit status on sha, as the bot would.
@@ -140,44 +136,35 @@ func (s *Server) SetStatus(repo, sha, state, desc string) {
 	s.setStatus(repo, sha, state, desc)
 }
 
-// Status returns the description of the CodeRabbit status on sha, for
-// tests ("" when there is none).
+// StatusAs posts a commit status on sha as login, with any context: on
+// GitHub anyone who can push can.
+func (s *Server) StatusAs(repo, sha, login, context, state, desc string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.postStatus(repo, sha, context, state, desc, login)
+}
+
+// Status returns the state and description of the newest CodeRabbit
+// status on sha, for tests ("" when there is none).
 func (s *Server) Status(repo, sha string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, x := range s.statuses[repo+"@"+sha] {
-		return fmt.Sprint(x["state"]) + ": " + fmt.Sprint(x["description"])
+		if x["context"] == "CodeRabbit" {
+			return fmt.Sprint(x["state"]) + ": " + fmt.Sprint(x["description"])
+		}
 	}
 	return ""
 }
 
-// combinedStatus answers GET /repos/{owner}/{repo}/commits/{ref}/status.
-func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request, repo, ref string) int {
+// listStatuses answers GET /repos/{owner}/{repo}/commits/{ref}/statuses:
+// every status of the commit (ref a SHA or a branch), newest first.
+func (s *Server) listStatuses(w http.ResponseWriter, r *http.Request, repo, ref string) int {
 	sha := ref
 	if b := s.headSHA(repo, ref); b != "" {
 		sha = b
 	}
-	list := s.statuses[repo+"@"+sha]
-	state := "pending"
-	if len(list) > 0 {
-		state = "success"
-		for _, x := range list {
-			switch x["state"] {
-			case "failure", "error":
-				state = "failure"
-			case "pending":
-				if state == "success" {
-					state = "pending"
-				}
-			}
-		}
-	}
-	statuses := append([]map[string]any{}, list...)
-	return s.reply(w, r, http.StatusOK, map[string]any{
-		"state": state, "statuses": statuses, "sha": sha, "total_count": len(statuses),
-		"repository": s.repoJSON(repo), "commit_url": s.api("repos/%s/commits/%s", repo, sha),
-		"url": s.api("repos/%s/commits/%s/status", repo, sha),
-	})
+	return s.page(w, r, s.statuses[repo+"@"+sha])
 }
 
 // checkRuns answers GET /repos/{owner}/{repo}/commits/{ref}/check-runs:

@@ -349,7 +349,7 @@ var (
 	rePullRevs   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/reviews$`)
 	reIssueComms = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
 	reIssueComm  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/comments/(\d+)$`)
-	reStatus     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/status$`)
+	reStatuses   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/statuses$`)
 	reCheckRuns  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/commits/([^/]+)/check-runs$`)
 	reRequested  = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)/requested_reviewers$`)
 )
@@ -501,9 +501,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 			}
 			return s.page(w, r, p.issueComms)
 		}
-	case reStatus.MatchString(path) && r.Method == http.MethodGet:
-		m = reStatus.FindStringSubmatch(path)
-		return s.combinedStatus(w, r, m[1]+"/"+m[2], m[3])
+	case reStatuses.MatchString(path) && r.Method == http.MethodGet:
+		m = reStatuses.FindStringSubmatch(path)
+		return s.listStatuses(w, r, m[1]+"/"+m[2], m[3])
 	case reCheckRuns.MatchString(path) && r.Method == http.MethodGet:
 		return s.checkRuns(w, r)
 	case reRequested.MatchString(path) && r.Method == http.MethodPost:
@@ -844,7 +844,7 @@ type Traffic struct {
 	NotModified int // answered 304: free of rate limit
 	// ByKind counts by method and path, /repos/OWNER/NAME cut off and a
 	// commit named {sha}: "GET /pulls/1/reviews", "POST /graphql", "GET
-	// /user", "GET /commits/{sha}/status".
+	// /user", "GET /commits/{sha}/statuses".
 	ByKind map[string]int
 	// GraphQLBetweenPolls counts GraphQL calls sent in the middle of a
 	// wait: between a poll of a PR's reviews that showed nothing new (304)
