@@ -46,7 +46,7 @@ test:
 # new input is capped at 5s: left at Go's 60s, minimizing the larger
 # documents took the whole run.
 FUZZ_TARGETS := ./workorder:FuzzDecodeValidate ./workorder:FuzzRender ./workorder:FuzzCheckRelativePath \
-	./procedure:FuzzExtractDeliverable ./split:FuzzParseHandPlan ./gitops:FuzzCheckInside ./termtext:FuzzLine
+	./procedure:FuzzExtractDeliverable ./split:FuzzParseHandPlan ./gitops:FuzzCheckInside ./termtext:FuzzLine ./reviewer:FuzzParseBody
 FUZZTIME_BRIEF ?= 3s
 FUZZTIME ?= 60s
 

@@ -113,8 +113,27 @@ func (a actor) restLogin() string {
 }
 
 // SameLogin reports whether two logins name one account: GitHub's logins
-// are not case-sensitive.
-func SameLogin(a, b string) bool { return a != "" && strings.EqualFold(a, b) }
+// are ASCII and not case-sensitive. Only ASCII letters fold, so that a
+// lookalike (a long s, a Kelvin sign) from a hostile server is another
+// login.
+func SameLogin(a, b string) bool {
+	if a == "" || len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
 
 // IsReviewer reports whether login is the reviewer a work order names:
 // the same login, or the app's bot when the name leaves out "[bot]"

@@ -22,6 +22,9 @@ type reviewPace struct {
 	by    string // the task whose reviewer said so
 }
 
+// maxPaceHold bounds how long a recorded rate limit holds an epic back.
+const maxPaceHold = 25 * time.Hour
+
 // learn takes a child's rate limit into account.
 func (p *reviewPace) learn(doc workorder.Document) {
 	st, err := workorder.StateOf(doc)
@@ -45,6 +48,10 @@ func (p *reviewPace) hold(doc workorder.Document, now time.Time) string {
 	defer p.mu.Unlock()
 	if !p.until.After(now) {
 		return ""
+	}
+	// A limit recorded from a server clock far ahead holds a day at most.
+	if p.until.After(now.Add(maxPaceHold)) {
+		p.until = now.Add(maxPaceHold)
 	}
 	if st, err := workorder.StateOf(doc); err == nil && st.PRNumber > 0 {
 		return ""

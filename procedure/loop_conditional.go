@@ -444,15 +444,20 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 		return Outcome{}, err
 	}
 	head := sc.State().PushedSHA
-	deadline := time.Now().Add(reviewWaitFor(sc))
+	deadline := sc.run.Now().Add(reviewWaitFor(sc))
 	for {
-		s := reviewer.Signals{Head: head}
+		s := reviewer.Signals{Head: head, Now: sc.run.Now()}
 		if s.Comments, err = client.IssueComments(ctx, n); err != nil {
 			return Outcome{}, err
 		}
 		if s.Statuses, err = client.Statuses(ctx, head); err != nil {
 			return Outcome{}, err
 		}
+		runs, err := client.CheckRuns(ctx, head)
+		if err != nil {
+			return Outcome{}, err
+		}
+		s.Statuses = append(s.Statuses, runs...)
 		var busy []string
 		for _, p := range audienceOf(sc, me, s).awaited {
 			if p.Read(s).Kind == reviewer.InProgress {
@@ -462,13 +467,13 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 		if len(busy) == 0 {
 			return Outcome{}, nil
 		}
-		if time.Now().After(deadline) {
+		if sc.run.Now().After(deadline) {
 			reason := fmt.Sprintf("review in progress: %s is still reviewing %s, and a push now would abort that review; the fix is committed and wo pushes it on the next run: wo run %s",
 				strings.Join(busy, ", "), short(head), sc.Key())
 			return Outcome{Record: setPhase(workorder.PhaseWaitingForReview)}, &WaitingError{Key: sc.Key(), Reason: reason}
 		}
 		sc.Say(fmt.Sprintf("%s is still reviewing %s: waiting to push the fix", strings.Join(busy, ", "), short(head)))
-		if err := sleepCtx(ctx, min(sc.run.PollInterval, time.Until(deadline)+time.Millisecond)); err != nil {
+		if err := sleepCtx(ctx, min(sc.run.PollInterval, deadline.Sub(sc.run.Now())+time.Millisecond)); err != nil {
 			return Outcome{}, err
 		}
 	}

@@ -60,9 +60,7 @@ func audienceOf(sc *StepContext, me string, s reviewer.Signals) audience {
 		note(c.Author)
 	}
 	for _, st := range s.Statuses {
-		if strings.EqualFold(st.Context, "CodeRabbit") {
-			note(reviewer.CodeRabbit{}.Login())
-		}
+		note(st.Creator)
 	}
 	for _, login := range seen {
 		a.awaited = append(a.awaited, reviewer.For(login))
@@ -95,6 +93,21 @@ func (a audience) counts(login, association string) bool {
 		return true
 	}
 	return github.Writer(association)
+}
+
+// command reports whether a conversation comment is a command to a review
+// bot ("@coderabbitai review", "/gemini review"): talk with the bot, not a
+// finding to fix, whoever wrote it.
+func command(body string) bool {
+	first := strings.TrimSpace(body)
+	if i := strings.IndexAny(first, " \t\r\n"); i >= 0 {
+		first = first[:i]
+	}
+	if strings.HasPrefix(first, "/gemini") {
+		return true
+	}
+	name, ok := strings.CutPrefix(first, "@")
+	return ok && (reviewer.Known(name+"[bot]") || reviewer.Known(name))
 }
 
 // why says why a comment by login does not count.

@@ -112,11 +112,15 @@ func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 			out.add(workorder.UncountedComment{Author: c.Author, Association: c.Association, Kind: "comment", URL: c.URL, Why: aud.why(c.Author)})
 			continue
 		}
+		if command(c.Body) {
+			out.add(workorder.UncountedComment{Author: c.Author, Association: c.Association, Kind: "comment", URL: c.URL, Why: "a command to a review bot, not a finding"})
+			continue
+		}
 		found = append(found, workorder.ReviewComment{ID: c.ID, Author: c.Author, Body: bound(c.Body), URL: c.URL})
 	}
 	fromBody := 0
 	for _, p := range aud.awaited {
-		rv := latestReview(reviews, p, head)
+		rv := reviewer.LatestReview(p, reviews, head)
 		if rv == nil {
 			continue
 		}
@@ -179,17 +183,6 @@ func (u *uncounted) add(c workorder.UncountedComment) {
 	}
 }
 
-// latestReview is p's latest review of head.
-func latestReview(reviews []github.Review, p reviewer.Profile, head string) *github.Review {
-	var out *github.Review
-	for i, r := range reviews {
-		if p.Is(r.Author) && (head == "" || r.CommitID == head) && r.State != "PENDING" {
-			out = &reviews[i]
-		}
-	}
-	return out
-}
-
 // nitpickSetting is context.review.nitpicks: fix, report (the default) or
 // ignore.
 func nitpickSetting(sc *StepContext) (string, error) {
@@ -235,12 +228,25 @@ func openThreads(all []github.ReviewThread, aud audience, outdatedCount bool, ou
 		rt := workorder.ReviewThread{ID: t.ID, Path: t.Path, Line: t.Line, StartLine: t.StartLine, Deleted: t.Side == "LEFT",
 			Outdated: t.Outdated, Counted: !t.Outdated || outdatedCount}
 		var comments []github.ThreadComment
-		for _, c := range t.Comments {
-			if github.SameLogin(c.Author, aud.me) || aud.counts(c.Author, c.Association) {
+		answering := false // a bot's replies after an outsider's answer the outsider
+		for i, c := range t.Comments {
+			switch {
+			case github.SameLogin(c.Author, aud.me):
 				comments = append(comments, c)
-				continue
+			case !aud.counts(c.Author, c.Association):
+				out.add(workorder.UncountedComment{Author: c.Author, Association: c.Association, Kind: "reply", Path: t.Path, Line: t.Line, URL: c.URL, Why: aud.why(c.Author)})
+				answering = true
+			case github.Writer(c.Association):
+				comments = append(comments, c)
+				answering = false
+			case i > 0 && answering:
+				// The bot answering an outsider would carry the outsider's
+				// words to the agent.
+				out.add(workorder.UncountedComment{Author: c.Author, Association: c.Association, Kind: "reply", Path: t.Path, Line: t.Line, URL: c.URL,
+					Why: "a bot's answer to a comment that does not count"})
+			default:
+				comments = append(comments, c)
 			}
-			out.add(workorder.UncountedComment{Author: c.Author, Association: c.Association, Kind: "reply", Path: t.Path, Line: t.Line, URL: c.URL, Why: aud.why(c.Author)})
 		}
 		if len(comments) > maxThreadComments {
 			rt.Omitted = len(comments) - maxThreadComments

@@ -34,7 +34,7 @@ type look struct {
 	asked   []string // "@coderabbitai review (coderabbitai[bot], skipped)"
 }
 
-// inProgress are the awaited reviewers that say they are reviewing.
+// with are the awaited reviewers whose reading is of kind.
 func (l look) with(kind reviewer.Kind) []string {
 	var out []string
 	for _, s := range l.stands {
@@ -64,7 +64,7 @@ func (l look) limitedUntil(now time.Time) (time.Time, string) {
 func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n int, me string) (look, error) {
 	st := sc.State()
 	head := st.PushedSHA
-	s := reviewer.Signals{Head: head}
+	s := reviewer.Signals{Head: head, Now: sc.run.Now()}
 	if t, err := time.Parse(time.RFC3339Nano, st.PushedAt); err == nil {
 		s.Since = t
 	}

@@ -198,13 +198,14 @@ func TestAThreadTheFixDidNotAddressKeepsTheLoopGoing(t *testing.T) {
 	// the head's statuses and check runs) and the check's three REST reads
 	// and one GraphQL query; each fix pass reads the threads afresh,
 	// replies once, and before pushing reads the conversation and the
-	// head's statuses again (a push must not abort a review in progress).
+	// head's statuses and check runs again (a push must not abort a review in
+	// progress).
 	// 304s: the check's read of the reviews (its wait's look just fetched
 	// them), every read of the conversation but the first, and each fix
 	// pass's read of a status the wait had read.
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 4, "GET /pulls/1/comments": 2,
-		"GET /issues/1/comments": 6, "GET /commits/{sha}/statuses": 4, "GET /commits/{sha}/check-runs": 2, "POST /graphql": 4}),
-		notModified: 10, points: 3, mutations: 1})
+		"GET /issues/1/comments": 6, "GET /commits/{sha}/statuses": 4, "GET /commits/{sha}/check-runs": 4, "POST /graphql": 4}),
+		notModified: 12, points: 3, mutations: 1})
 	noViolations(t, h)
 }
 
@@ -265,8 +266,8 @@ func TestAReviewerThatResolvesItsThreadsPasses(t *testing.T) {
 	// As in TestAThreadTheFixDidNotAddressKeepsTheLoopGoing, with a reply
 	// in each of the two threads.
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 4, "GET /pulls/1/comments": 2,
-		"GET /issues/1/comments": 5, "GET /commits/{sha}/statuses": 3, "GET /commits/{sha}/check-runs": 2, "POST /graphql": 5}),
-		notModified: 8, points: 3, mutations: 2})
+		"GET /issues/1/comments": 5, "GET /commits/{sha}/statuses": 3, "GET /commits/{sha}/check-runs": 3, "POST /graphql": 5}),
+		notModified: 9, points: 3, mutations: 2})
 	noViolations(t, h)
 }
 
@@ -290,8 +291,8 @@ func TestWoResolvesTheThreadsItAddressedWhenAsked(t *testing.T) {
 	// One round, then the fix pass: the reads before its push (304s), a
 	// fresh read of the threads (1 point), one reply and one resolution.
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 2, "GET /pulls/1/comments": 1,
-		"GET /issues/1/comments": 3, "GET /commits/{sha}/statuses": 2, "GET /commits/{sha}/check-runs": 1, "POST /graphql": 4}),
-		notModified: 4, points: 2, mutations: 2})
+		"GET /issues/1/comments": 3, "GET /commits/{sha}/statuses": 2, "GET /commits/{sha}/check-runs": 2, "POST /graphql": 4}),
+		notModified: 5, points: 2, mutations: 2})
 	noViolations(t, h)
 }
 
@@ -321,8 +322,8 @@ func TestRepliesArePostedOnceAcrossARerun(t *testing.T) {
 	// (reading the conversation and the status before it, 304s): the
 	// rerun finds its push recorded.
 	trafficIs(t, h, want{kinds: creating(map[string]int{"GET /pulls/1/reviews": 2, "GET /pulls/1/comments": 1,
-		"GET /issues/1/comments": 3, "GET /commits/{sha}/statuses": 2, "GET /commits/{sha}/check-runs": 1, "POST /graphql": 4}),
-		notModified: 4, points: 3, mutations: 1})
+		"GET /issues/1/comments": 3, "GET /commits/{sha}/statuses": 2, "GET /commits/{sha}/check-runs": 2, "POST /graphql": 4}),
+		notModified: 5, points: 3, mutations: 1})
 	noViolations(t, h)
 }
 

@@ -2,7 +2,6 @@ package procedure
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -17,8 +16,6 @@ import (
 // CodeRabbit's "Committable suggestion"). wo applies them itself, exactly,
 // before an agent sees what is left: a round whose every comment is a
 // suggestion needs no agent and no person.
-
-var reSuggestion = regexp.MustCompile("(?s)```suggestion[^\n]*\n(.*?)```")
 
 // maxSuggestedFile bounds a file wo edits for suggestions.
 const maxSuggestedFile = 4 << 20
@@ -40,7 +37,7 @@ func suggestionOf(t workorder.ReviewThread) (suggestion, bool) {
 	if !t.Counted || t.Outdated || t.Deleted || t.Line <= 0 || len(t.Comments) == 0 {
 		return suggestion{}, false
 	}
-	blocks := reSuggestion.FindAllStringSubmatch(t.Comments[0].Body, 2)
+	blocks := suggestionBlocks(t.Comments[0].Body)
 	if len(blocks) != 1 {
 		return suggestion{}, false
 	}
@@ -48,12 +45,41 @@ func suggestionOf(t workorder.ReviewThread) (suggestion, bool) {
 	if start <= 0 || start > t.Line {
 		start = t.Line
 	}
-	text := strings.TrimSuffix(blocks[0][1], "\n")
-	var lines []string
-	if blocks[0][1] != "" {
-		lines = strings.Split(text, "\n")
+	return suggestion{thread: t.ID, comment: t.Comments[0].ID, path: t.Path, start: start, end: t.Line, lines: blocks[0]}, true
+}
+
+// suggestionBlocks are the lines of each suggestion block in a comment,
+// as GitHub reads them: a fence of three or more backticks followed by
+// "suggestion", closed by a fence at least as long (so a longer fence
+// holds a ``` line), in a body whose lines may end in CRLF (a comment
+// written in a browser). An unclosed block is no suggestion.
+func suggestionBlocks(body string) [][]string {
+	lines := strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n")
+	var out [][]string
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		n := len(l) - len(strings.TrimLeft(l, "`"))
+		if n < 3 || !strings.HasPrefix(strings.TrimSpace(l[n:]), "suggestion") {
+			continue
+		}
+		fence := strings.Repeat("`", n)
+		end := -1
+		for j := i + 1; j < len(lines); j++ {
+			c := strings.TrimSpace(lines[j])
+			if strings.HasPrefix(c, fence) && strings.Trim(c, "`") == "" {
+				end = j
+				break
+			}
+		}
+		if end < 0 {
+			break
+		}
+		block := []string{}
+		block = append(block, lines[i+1:end]...)
+		out = append(out, block)
+		i = end
 	}
-	return suggestion{thread: t.ID, comment: t.Comments[0].ID, path: t.Path, start: start, end: t.Line, lines: lines}, true
+	return out
 }
 
 // appliedSuggestions is what applying the suggestions did.
@@ -119,7 +145,8 @@ func applySuggestions(repo *gitops.Repo, w *gitops.Worktree, reviewed string, th
 			// Applied already (a rerun).
 		case string(current) == before:
 			if err := w.ReplaceFile(path, []byte(after)); err != nil {
-				return out, err
+				leave("wo could not write the file: " + err.Error())
+				continue
 			}
 		default:
 			for _, s := range used {

@@ -32,6 +32,14 @@ var (
 	reDetailsClose   = regexp.MustCompile(`(?i)</details\s*>`)
 )
 
+// maxBody bounds the body read (GitHub's own limit is 65,536 characters),
+// and maxDepth the nesting of <details> followed: a hostile server's body
+// costs little.
+const (
+	maxBody  = 256 << 10
+	maxDepth = 32
+)
+
 // maxFindings bounds what one body yields, so that a hostile body cannot
 // make the state grow without end.
 const maxFindings = 200
@@ -58,8 +66,12 @@ type frame struct {
 // body. Findings outside any known section (and the review's own text)
 // are not findings: the inline threads carry those.
 func ParseBody(body string) []Finding {
+	if len(body) > maxBody {
+		body = body[:maxBody]
+	}
 	var out []Finding
 	var stack []*frame
+	ignored := 0 // <details> opened past maxDepth, not followed
 	var cur *Finding
 	var text strings.Builder
 	flush := func() {
@@ -104,7 +116,11 @@ func ParseBody(body string) []Finding {
 		}
 		opens := len(reDetailsOpen.FindAllString(line, -1))
 		for range opens {
-			stack = append(stack, &frame{})
+			if len(stack) < maxDepth {
+				stack = append(stack, &frame{})
+			} else {
+				ignored++
+			}
 		}
 		if m := reSectionSummary.FindStringSubmatch(line); m != nil && len(stack) > 0 && !stack[len(stack)-1].labeled {
 			flush()
@@ -152,6 +168,10 @@ func ParseBody(body string) []Finding {
 		}
 	closes:
 		for range len(reDetailsClose.FindAllString(line, -1)) {
+			if ignored > 0 {
+				ignored--
+				continue
+			}
 			if len(stack) == 0 {
 				break
 			}

@@ -2,6 +2,7 @@ package reviewer
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,6 +29,11 @@ func (CodeRabbit) Login() string { return "coderabbitai[bot]" }
 func (CodeRabbit) Is(login string) bool {
 	return sameAny(login, "coderabbitai[bot]")
 }
+
+// stalledAfter is how long a pending status may stay unchanged before the
+// review counts as lost: past CodeRabbit's worst observed latency (20
+// minutes) with room.
+const stalledAfter = 45 * time.Minute
 
 // Wait: push to review takes about 7 minutes at the median, 14 at the
 // 90th percentile and 20 at worst; 25 minutes covers that with room.
@@ -90,11 +96,20 @@ func (p CodeRabbit) Read(s Signals) Reading {
 		if r.Kind == RateLimited && r.NotBefore.IsZero() {
 			r.NotBefore = r.At.Add(defaultLimitWait)
 		}
+		// A server clock far ahead cannot park the task for ever.
+		if !s.Now.IsZero() && r.NotBefore.After(s.Now.Add(maxLimitWait)) {
+			r.NotBefore = s.Now.Add(maxLimitWait)
+		}
 		return r
 	}
 	if st != nil {
 		r := Reading{Said: "status: " + st.Description, At: st.UpdatedAt}
 		switch {
+		case st.State == "pending" && !s.Now.IsZero() && s.Now.Sub(st.UpdatedAt) > stalledAfter:
+			// A review that has said nothing for this long is lost: ask
+			// again rather than wait for ever.
+			r.Kind, r.Said = Aborted, fmt.Sprintf("status: %s, unchanged since %s", st.Description, st.UpdatedAt.UTC().Format(time.RFC3339))
+			return r
 		case st.State == "pending":
 			r.Kind = InProgress
 			return r
@@ -125,10 +140,13 @@ func (p CodeRabbit) Read(s Signals) Reading {
 }
 
 // summary is CodeRabbit's summary comment, what its state stanza says,
-// and whether that is about the head: it names the head (a coverage
-// marker), or was edited after the push. A summary that says it reviewed
-// nothing new counts only then; one that withholds a review counts when
-// wo cannot tell (asking once more is cheap, and bounded).
+// and whether that is about the head. A summary that says the head was
+// reviewed counts only when its coverage marker names the head: the
+// summary is edited for other reasons too (a chat answer), and an old
+// "no actionable comments" would otherwise pass a head nobody reviewed.
+// One that withholds a review or says it is reviewing counts when it was
+// edited after the push, or when wo cannot tell (asking once more is
+// cheap, and bounded).
 func (p CodeRabbit) summary(s Signals) (*github.Comment, Kind, bool) {
 	var c *github.Comment
 	for i, x := range s.Comments {
@@ -140,31 +158,27 @@ func (p CodeRabbit) summary(s Signals) (*github.Comment, Kind, bool) {
 		return nil, Waiting, false
 	}
 	kind := stanza(c.Body)
-	if covered, ok := coveredCommit(c.Body); ok {
-		if covered == s.Head {
-			if kind == Waiting {
-				kind = Reviewed
-			}
-			return c, kind, true
-		}
-		if kind == Reviewed {
-			return c, kind, false
-		}
+	if covered, ok := coveredCommit(c.Body); ok && covered == s.Head && (kind == Waiting || kind == Reviewed) {
+		return c, Reviewed, true
+	}
+	if kind == Reviewed || kind == Waiting {
+		return c, kind, false
 	}
 	edited := c.UpdatedAt
 	if edited.IsZero() {
 		edited = c.CreatedAt
 	}
 	if s.Since.IsZero() {
-		return c, kind, kind.Withheld() || kind == InProgress
+		return c, kind, true
 	}
 	return c, kind, !edited.Before(s.Since.Add(-clockSkew))
 }
 
 // stanza is the state the summary is in, from its auto-generated markers
-// first, then its headings.
+// first, then its headings. Only the part before the walkthrough is read:
+// the walkthrough describes the change, and may quote any words.
 func stanza(body string) Kind {
-	low := strings.ToLower(body)
+	low := strings.ToLower(stateStanza(body))
 	marker := func(kind string) bool {
 		return strings.Contains(low, "auto-generated comment: "+kind+" by coderabbit.ai")
 	}
@@ -188,9 +202,21 @@ func stanza(body string) Kind {
 
 var reHeading = regexp.MustCompile(`(?m)^\s*(?:>\s*)?##\s+(.+)$`)
 
+// stateStanza is the summary before its walkthrough, tips and internal
+// state: where CodeRabbit says what it is doing.
+func stateStanza(body string) string {
+	for _, end := range []string{"<!-- walkthrough_start -->", "<!-- tips_start -->", "<!-- internal state start -->"} {
+		if i := strings.Index(body, end); i >= 0 {
+			body = body[:i]
+		}
+	}
+	return body
+}
+
 // stanzaHeading is the summary's first heading ("Review skipped", "Rate
 // limit exceeded"), for messages.
 func stanzaHeading(body string) string {
+	body = stateStanza(body)
 	if m := reHeading.FindStringSubmatch(body); m != nil {
 		return firstLine(m[1])
 	}

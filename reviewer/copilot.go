@@ -18,7 +18,9 @@ type Copilot struct{}
 func (Copilot) Name() string  { return "copilot" }
 func (Copilot) Login() string { return "copilot-pull-request-reviewer[bot]" }
 func (Copilot) Is(login string) bool {
-	return sameAny(login, "copilot-pull-request-reviewer[bot]", "Copilot")
+	// GraphQL names the author of its inline comments the Bot "Copilot",
+	// which wo writes as REST would: Copilot[bot].
+	return sameAny(login, "copilot-pull-request-reviewer[bot]", "Copilot", "Copilot[bot]")
 }
 func (Copilot) Wait() time.Duration              { return 15 * time.Minute }
 func (Copilot) Latency() time.Duration           { return 0 }
@@ -29,7 +31,7 @@ func (Copilot) Findings(github.Review) []Finding { return nil }
 // login with its "[bot]" (without it the request is refused, or accepted
 // and dropped).
 func (Copilot) Ask(k Kind) []Ask {
-	if k == Waiting || k == Aborted {
+	if k == Waiting {
 		return []Ask{{Reviewers: []string{"copilot-pull-request-reviewer[bot]"}}}
 	}
 	return nil
@@ -42,7 +44,7 @@ func (p Copilot) Read(s Signals) Reading {
 	if rv == nil {
 		return Reading{Kind: Waiting}
 	}
-	if containsAny(rv.Body, "wasn't able to review", "was unable to review", "unable to review this pull request", "quota") {
+	if firstLineIs(rv.Body, "Copilot wasn't able to review", "Copilot was unable to review", "Copilot was not able to review") {
 		return Reading{Kind: Unavailable, Said: firstLine(rv.Body), At: rv.SubmittedAt}
 	}
 	return Reading{Kind: Reviewed, Said: firstLine(rv.Body), At: rv.SubmittedAt, Review: rv}

@@ -22,21 +22,29 @@ func (Gemini) Latency() time.Duration           { return 0 }
 func (Gemini) Signal(github.Comment) bool       { return true }
 func (Gemini) Findings(github.Review) []Finding { return nil }
 
+// Ask: Gemini reviews a pull request when it opens; a later head waits
+// for "/gemini review".
 func (Gemini) Ask(k Kind) []Ask {
-	if k == Aborted {
+	if k == Skipped {
 		return []Ask{{Comment: "/gemini review"}}
 	}
 	return nil
 }
 
+// Read: a review of the head is the answer; a head after one it reviewed
+// is skipped until asked; its notice that review activity ceased (its
+// opening words, not words in a summary of the change) is unavailable.
 func (p Gemini) Read(s Signals) Reading {
 	for _, c := range s.Comments {
-		if p.Is(c.Author) && containsAny(c.Body, "has ceased", "no longer available", "been discontinued") {
+		if p.Is(c.Author) && firstLineIs(c.Body, "Gemini Code Assist's review activity has ceased", "Gemini Code Assist has ceased", "Gemini Code Assist is no longer available") {
 			return Reading{Kind: Unavailable, Said: firstLine(c.Body), At: c.UpdatedAt}
 		}
 	}
 	if rv := reviewOf(p, s); rv != nil {
 		return Reading{Kind: Reviewed, Said: firstLine(rv.Body), At: rv.SubmittedAt, Review: rv}
+	}
+	if reviewedBefore(p, s) {
+		return Reading{Kind: Skipped, Said: "reviews a new head only when asked"}
 	}
 	return Reading{Kind: Waiting}
 }

@@ -27,7 +27,10 @@ type Signals struct {
 	Head string // the commit wo pushed and waits to have reviewed
 	// Since is when wo pushed Head, by wo's clock; zero when not known. A
 	// comment edited before it speaks of an older head.
-	Since    time.Time
+	Since time.Time
+	// Now is the time of the look, by wo's clock: a pending review that
+	// has said nothing for long is stalled. Zero: never stalled.
+	Now      time.Time
 	Reviews  []github.Review
 	Comments []github.Comment // the conversation, oldest first
 	Statuses []github.Status  // commit statuses (newest first, as GitHub lists them) and check runs of Head
@@ -159,10 +162,16 @@ func For(name string) Profile {
 	return Generic{login: name}
 }
 
-// Known reports whether login is a review bot wo has a profile for.
+// Known reports whether login, exactly as GitHub reports an author (a
+// bot's with its "[bot]"), is a review bot wo has a profile for. A user
+// holding a bot's bare name is not.
 func Known(login string) bool {
-	_, generic := For(login).(Generic)
-	return !generic
+	for _, mk := range profiles {
+		if mk().Is(login) {
+			return true
+		}
+	}
+	return false
 }
 
 // DefaultWait is the wait for a reviewer with no profile of its own.
@@ -174,15 +183,42 @@ func sameAny(login string, names ...string) bool {
 	return slices.ContainsFunc(names, func(n string) bool { return github.SameLogin(login, n) })
 }
 
-// reviewOf is the latest review of head by the reviewer p.
-func reviewOf(p Profile, s Signals) *github.Review {
+// LatestReview is p's latest review of head (of any commit when head is
+// empty).
+func LatestReview(p Profile, reviews []github.Review, head string) *github.Review {
 	var latest *github.Review
-	for i, r := range s.Reviews {
-		if p.Is(r.Author) && r.CommitID == s.Head && r.State != "PENDING" {
-			latest = &s.Reviews[i]
+	for i, r := range reviews {
+		if p.Is(r.Author) && (head == "" || r.CommitID == head) && r.State != "PENDING" {
+			latest = &reviews[i]
 		}
 	}
 	return latest
+}
+
+func reviewOf(p Profile, s Signals) *github.Review { return LatestReview(p, s.Reviews, s.Head) }
+
+// reviewedBefore reports whether p reviewed another commit than the head:
+// a bot that reviews only when asked has seen the pull request.
+func reviewedBefore(p Profile, s Signals) bool {
+	for _, r := range s.Reviews {
+		if p.Is(r.Author) && r.CommitID != s.Head {
+			return true
+		}
+	}
+	return false
+}
+
+// firstLineIs reports whether text's first non-empty line, without markup
+// and in any case, starts with one of prefixes: a notice is its opening
+// words, not words anywhere in a summary of the change.
+func firstLineIs(text string, prefixes ...string) bool {
+	line := strings.ToLower(strings.TrimLeft(firstLine(text), "#>*_ \t"))
+	for _, p := range prefixes {
+		if strings.HasPrefix(line, strings.ToLower(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // firstLine is the first non-empty line of text, cut short, for messages.

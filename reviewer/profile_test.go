@@ -21,7 +21,7 @@ var t0 = time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 func summaryWith(stanza string, edited time.Time) github.Comment {
 	return github.Comment{ID: 1, Author: cr, CreatedAt: t0.Add(-time.Hour), UpdatedAt: edited,
 		Body: "<!-- This is an auto-generated comment: summarize by coderabbit.ai -->\n" + stanza +
-			"\n<!-- walkthrough_start -->\n## Walkthrough\nThe change adds things.\n<!-- walkthrough_end -->\n<!-- tips_start -->\n---\nThanks for using CodeRabbit!\n<!-- tips_end -->"}
+			"\n<!-- walkthrough_start -->\n## Walkthrough\nThe CLI now prints \"review in progress\" and \"No actionable comments were generated\"; see ## Review skipped.\n<!-- walkthrough_end -->\n<!-- tips_start -->\n---\nThanks for using CodeRabbit!\n<!-- tips_end -->"}
 }
 
 func status(state, desc string, at time.Time) github.Status {
@@ -84,8 +84,16 @@ func TestCodeRabbitReadsWhereItStandsOnTheHead(t *testing.T) {
 		{name: "a review of an older head only", s: Signals{Reviews: []github.Review{oldReview}}, kind: Waiting},
 		{name: "clean with no review object: the status", s: Signals{Reviews: []github.Review{oldReview},
 			Statuses: []github.Status{status("success", "Review completed", t0.Add(9*time.Minute))}}, kind: Reviewed, said: "status: Review completed"},
-		{name: "clean with no review object: the summary, edited after the push", s: Signals{Reviews: []github.Review{oldReview},
-			Comments: []github.Comment{summaryWith(cleanStanza, t0.Add(9*time.Minute))}}, kind: Reviewed},
+		// The summary is edited for other reasons too (a chat answer): an
+		// old "no actionable comments" is no evidence about this head.
+		{name: "a clean summary with no marker, edited after the push, is no evidence", s: Signals{Reviews: []github.Review{oldReview},
+			Comments: []github.Comment{summaryWith(cleanStanza, t0.Add(9*time.Minute))}}, kind: Waiting},
+		{name: "a pending status unchanged for an hour is a lost review", s: Signals{Now: t0.Add(2 * time.Hour),
+			Statuses: []github.Status{status("pending", "Review in progress", t0.Add(time.Minute))}}, kind: Aborted, said: "unchanged since"},
+		{name: "a rate limit far in the future is cut to a day", s: Signals{Now: t0,
+			Statuses: []github.Status{status("success", "Review rate limited", time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC))}},
+			kind: RateLimited, notBefore: t0.Add(maxLimitWait)},
+		{name: "words in the walkthrough are not a state", s: Signals{Comments: []github.Comment{summaryWith("", t0.Add(time.Minute))}}, kind: Waiting},
 		{name: "a clean summary from before the push is about an older head", s: Signals{Reviews: []github.Review{oldReview},
 			Comments: []github.Comment{summaryWith(cleanStanza, t0.Add(-10*time.Minute))}}, kind: Waiting},
 		{name: "a coverage marker naming the head", s: Signals{Comments: []github.Comment{summaryWith(
@@ -254,4 +262,58 @@ func TestGenericAndGeminiReadReviewsOfTheHead(t *testing.T) {
 	if r := gm.Read(ceased); r.Kind != Unavailable {
 		t.Errorf("Gemini that ceased: %s, want unavailable", r.Kind)
 	}
+}
+
+// Found by an attack on the loop: names, words and clocks that must not
+// change a reading.
+func TestReadingsHoldAgainstLookalikesAndWordsInTheChange(t *testing.T) {
+	for _, l := range []string{"coderabbitai", "gemini-code-assist", "copilot-pull-request-reviewer", "some-bot[bot]"} {
+		if Known(l) {
+			t.Errorf("Known(%q): a user holding a bot's bare name is not the bot", l)
+		}
+	}
+	for _, l := range []string{"coderabbitai[bot]", "CodeRabbitAI[bot]", "copilot-pull-request-reviewer[bot]", "Copilot", "Copilot[bot]", "gemini-code-assist[bot]"} {
+		if !Known(l) {
+			t.Errorf("Known(%q) = false", l)
+		}
+	}
+	if (Copilot{}).Is("copilot-pull-requeſt-reviewer[bot]") || github.SameLogin("KODERABBITAI[BOT]", "\u212aoderabbitai[bot]") {
+		t.Error("a non-ASCII lookalike login matches")
+	}
+	cp := Copilot{}
+	about := "## Pull request overview\nThis PR adds a per-user storage quota.\nCopilot reviewed 3 out of 3 changed files in this pull request and generated 2 comments."
+	if r := cp.Read(Signals{Head: head, Reviews: []github.Review{{Author: "copilot-pull-request-reviewer[bot]", CommitID: head, State: "COMMENTED", Body: about}}}); r.Kind != Reviewed {
+		t.Errorf("a Copilot review of a PR about quotas reads as %s", r.Kind)
+	}
+	g := Gemini{}
+	sum := "## Summary of Changes\nThe v1 endpoint is no longer available; clients move to v2."
+	first := Signals{Head: head, Comments: []github.Comment{{Author: "gemini-code-assist[bot]", Body: sum}},
+		Reviews: []github.Review{{Author: "gemini-code-assist[bot]", CommitID: head, State: "COMMENTED"}}}
+	if r := g.Read(first); r.Kind != Reviewed {
+		t.Errorf("Gemini's summary of a PR that retires an endpoint reads as %s", r.Kind)
+	}
+	next := Signals{Head: "new", Reviews: first.Reviews}
+	if r := g.Read(next); r.Kind != Skipped || len(g.Ask(r.Kind)) != 1 || g.Ask(r.Kind)[0].Comment != "/gemini review" {
+		t.Errorf("Gemini on a new head: %s, asked %v; want it asked with /gemini review", r.Kind, g.Ask(r.Kind))
+	}
+	if r := g.Read(Signals{Head: head}); r.Kind != Waiting {
+		t.Errorf("Gemini before its first review: %s, want waiting (it reviews a new pull request by itself)", r.Kind)
+	}
+}
+
+func FuzzParseBody(f *testing.F) {
+	f.Add(crReviewBody)
+	f.Add("<details><summary>🧹 Nitpick comments (1)</summary><blockquote>\n<details><summary>a (1)</summary><blockquote>\n`1-2`: x\n</blockquote></details></blockquote></details>")
+	f.Fuzz(func(t *testing.T, body string) {
+		got := ParseBody(body)
+		if len(got) > maxFindings {
+			t.Fatalf("%d findings", len(got))
+		}
+		for _, x := range got {
+			if len(x.Body) > maxFindingBody+8 || x.Line < 0 || x.StartLine < 0 || (x.StartLine > 0 && x.StartLine > x.Line) {
+				t.Fatalf("finding %+v", x)
+			}
+		}
+		waitIn(body)
+	})
 }
