@@ -20,6 +20,13 @@ func newBranchPush() Action { return BranchPush{} }
 // that moved to commits wo did not push is never overwritten; a rewrite of
 // wo's own push goes out with a lease on what wo pushed last.
 func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	return branchPush(ctx, sc, true)
+}
+
+// branchPush pushes the work branch; with lease, a remote branch at what
+// wo pushed last may be replaced (a rewrite of wo's own push), else only
+// fast-forwarded.
+func branchPush(ctx context.Context, sc *StepContext, lease bool) (Outcome, error) {
 	branch, err := sc.Branch()
 	if err != nil {
 		return Outcome{}, err
@@ -31,7 +38,7 @@ func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	opts := gitops.PushOptions{Remote: sc.Remote(), Branch: branch, Token: githubToken(sc.Getenv), GitHubAPI: sc.run.GitHubAPI, Timeout: sc.run.GitTimeout}
 	res, err := repo.Push(ctx, opts)
 	var nff *gitops.NonFastForwardError
-	if errors.As(err, &nff) {
+	if errors.As(err, &nff) && lease {
 		last := sc.State().PushedSHA
 		if !plumbing.IsHash(last) {
 			return Outcome{}, err

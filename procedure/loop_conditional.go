@@ -74,7 +74,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		sc.Fault("after_commit")
 	}
 	if to != st.PushedSHA {
-		if _, err := (BranchPush{}).Run(ctx, sc); err != nil {
+		if err := pushFix(ctx, sc, repo, st.PushedSHA, to); err != nil {
 			return Outcome{}, err
 		}
 		if err := sc.Checkpoint(ctx, func(s *workorder.State) {
@@ -148,7 +148,7 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	// What the agent or a person changed, staged or not, or committed
 	// already, is the fix: stage the rest and commit what the index holds
 	// beyond HEAD (nothing, when it was all committed).
-	if _, err := w.StageAll(); err != nil {
+	if err := stageFix(sc, repo, w); err != nil {
 		return "", false, Outcome{}, err
 	}
 	head, _, err := w.Head()
