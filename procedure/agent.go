@@ -65,6 +65,11 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		return AgentRun{}, err
 	}
 	defer os.Remove(promptFile)
+	env, removeHome, err := agentEnvironment(sc.Getenv, sc.run.AgentEnv, map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": promptFile})
+	if err != nil {
+		return AgentRun{}, err
+	}
+	defer removeHome()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -82,7 +87,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader([]byte(prompt))
 	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.Env = append(agentEnviron(), "WO_TASK_KEY="+key, "WO_WORKTREE="+dir, "WO_PROMPT_FILE="+promptFile)
+	cmd.Env = env
 	startInOwnGroup(cmd)
 	started := time.Now()
 	err = cmd.Start()
@@ -369,19 +374,4 @@ func lastLine(s string) string {
 		return s[i+1:]
 	}
 	return s
-}
-
-// agentEnviron is wo's environment without the GitHub token: wo itself
-// commits, pushes and talks to GitHub for the agent, and an agent that
-// never holds the token cannot print it into a deliverable or a comment.
-func agentEnviron() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if name == "GITHUB_TOKEN" || name == "GH_TOKEN" || name == "WO_TASK_KEY" {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }
