@@ -1,12 +1,14 @@
 package gitops
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -146,5 +148,32 @@ func TestLineChangesRefusesACraftedTreeOnTheWayToAPath(t *testing.T) {
 		if _, err := r.LineChanges(base, plumbing.NewHash(c), 10); !errors.As(err, &unsafe) || !strings.HasPrefix(unsafe.Path, "vendor/") {
 			t.Errorf("a tree that %s: %v", name, err)
 		}
+	}
+}
+
+// A push with Expect sends the commit that was checked, or nothing: a
+// branch moved since the check is refused.
+func TestPushWithExpectRefusesABranchThatMoved(t *testing.T) {
+	ctx := context.Background()
+	r, base, w, origin := plannedWorktree(t, "wt")
+	if err := w.Create(ctx, base, nil); err != nil {
+		t.Fatal(err)
+	}
+	w.SwitchBranch("review/x")
+	write(t, filepath.Join(w.Path, "a.txt"), "checked\n")
+	w.StageAll()
+	checked, _ := w.Commit("checked", Signature{"T", "t@example.com"}, time.Now())
+	write(t, filepath.Join(w.Path, "a.txt"), "slipped in after the check\n")
+	w.StageAll()
+	later, _ := w.Commit("later", Signature{"T", "t@example.com"}, time.Now())
+	_, err := r.Push(ctx, PushOptions{Branch: "review/x", Expect: checked.Hash})
+	if err == nil || !strings.Contains(err.Error(), "the branch is at "+later.Hash.String()[:12]+", not at "+checked.Hash.String()[:12]+" as it was when checked; nothing was pushed") {
+		t.Errorf("err %v", err)
+	}
+	if refs := runGit(t, origin, "for-each-ref", "refs/heads/review"); refs != "" {
+		t.Errorf("pushed: %s", refs)
+	}
+	if res, err := r.Push(ctx, PushOptions{Branch: "review/x", Expect: later.Hash}); err != nil || res.Hash != later.Hash {
+		t.Errorf("the expected commit: %+v %v", res, err)
 	}
 }

@@ -106,9 +106,14 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	go func() { defer readers.Done(); io.Copy(&stderr, errR) }()
 
 	// The agent's group is stopped however this ends, and its record is
-	// cleared once nothing of it runs.
+	// cleared once nothing of it runs. Once the leader is reaped its pid,
+	// the group's id, may belong to someone else: the group is stopped
+	// before that, never after.
+	reaped := false
 	defer func() {
-		stopGroup(pid)
+		if !reaped {
+			stopGroup(pid)
+		}
 		closed := make(chan struct{})
 		go func() { readers.Wait(); close(closed) }()
 		select {
@@ -126,21 +131,23 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		return AgentRun{}, fmt.Errorf("agent command %s was stopped: its pid could not be recorded in task %s: %w", words[0], key, err)
 	}
 
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	var waitErr error
+	exited := make(chan func() error, 1)
+	go func() { exited <- waitLeader(cmd) }()
+	var reap func() error
 	select {
-	case waitErr = <-exited:
+	case reap = <-exited:
 	case <-ctx.Done():
 		signalGroup(pid, syscall.SIGTERM)
 		select {
-		case waitErr = <-exited:
+		case reap = <-exited:
 		case <-time.After(agentGrace):
 			signalGroup(pid, syscall.SIGKILL)
-			waitErr = <-exited
+			reap = <-exited
 		}
 	}
 	stopGroup(pid)
+	waitErr := reap()
+	reaped = true
 	readersDone := make(chan struct{})
 	go func() { readers.Wait(); close(readersDone) }()
 	select {

@@ -140,15 +140,44 @@ func byteSize(n int64) string {
 // stageFix stages what the agent or a person changed in the worktree, with
 // the ignore files and the fix policy; a refusal stages nothing.
 func stageFix(sc *StepContext, repo *gitops.Repo, w *gitops.Worktree) error {
+	branch, err := sc.Branch()
+	if err != nil {
+		return err
+	}
+	refusal := &FixRefusedError{Key: sc.Key(), Worktree: w.Path, Branch: branch, From: sc.State().PushedSHA, Staged: true}
+	// wo commits on HEAD: never onto a branch the agent switched to.
+	if why, _, err := headRefusal(w, branch); err != nil || why != "" {
+		if err != nil {
+			return err
+		}
+		refusal.Refused = []gitops.Refusal{{Path: "HEAD", Reason: why}}
+		return refusal
+	}
 	p := newFixPolicy(sc)
-	_, err := w.Stage(gitops.StageOptions{MaxFileSize: p.maxSize, ExcludesFile: repo.ExcludesFile(sc.Getenv), Refuse: p.refuse})
+	_, err = w.Stage(gitops.StageOptions{MaxFileSize: p.maxSize, ExcludesFile: repo.ExcludesFile(sc.Getenv), Refuse: p.refuse})
 	var refused *gitops.StageRefusedError
 	if errors.As(err, &refused) {
-		branch, _ := sc.Branch()
-		return &FixRefusedError{Key: sc.Key(), Worktree: w.Path, Branch: branch, From: sc.State().PushedSHA,
-			Refused: refused.Refused, More: refused.More, Staged: true}
+		refusal.Refused, refusal.More = refused.Refused, refused.More
+		return refusal
 	}
 	return err
+}
+
+// headRefusal says why a fix may not be committed or pushed from the
+// worktree's HEAD ("" when it may), and where HEAD is.
+func headRefusal(w *gitops.Worktree, branch string) (string, plumbing.Hash, error) {
+	head, on, err := w.Head()
+	if err != nil {
+		return "", head, err
+	}
+	if on == branch {
+		return "", head, nil
+	}
+	where := "a detached HEAD at " + short(head.String())
+	if on != "" {
+		where = "branch " + on
+	}
+	return fmt.Sprintf("the worktree is on %s, not the work branch %s: put it back with git -C %s switch %s", where, branch, w.Path, branch), head, nil
 }
 
 // pushFix checks the fix from the last push (from) to the fix commit (to)
@@ -168,7 +197,10 @@ func pushFix(ctx context.Context, sc *StepContext, repo *gitops.Repo, from, to s
 		}
 		return err
 	}
-	_, err := branchPush(ctx, sc, false)
+	// A process the agent left behind (outside its process group) could
+	// move the branch after the check: the push sends the checked commit
+	// or nothing.
+	_, err := branchPush(ctx, sc, false, plumbing.NewHash(to))
 	return err
 }
 
@@ -194,7 +226,7 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 		return fmt.Errorf("task %s: no push is recorded to check the fix against (state.pushed_sha is %q): wo reset %s --to-step %d, then wo run %s",
 			sc.Key(), from, sc.Key(), sc.Step.LoopTo-1, sc.Key())
 	}
-	head, on, err := w.Head()
+	why, _, err := headRefusal(w, branch)
 	if err != nil {
 		return err
 	}
@@ -203,12 +235,8 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 		return err
 	}
 	switch {
-	case on != branch:
-		where := "a detached HEAD at " + short(head.String())
-		if on != "" {
-			where = "branch " + on
-		}
-		deny("HEAD", fmt.Sprintf("the worktree is on %s, not the work branch %s: put it back with git -C %s switch %s", where, branch, w.Path, branch))
+	case why != "":
+		deny("HEAD", why)
 	case !exists || tip.String() != to:
 		deny("refs/heads/"+branch, fmt.Sprintf("the branch moved after the fix was committed (%s, not %s)", short(tip.String()), short(to)))
 	}

@@ -152,6 +152,10 @@ func TestTheFixGateRefusesARewriteAndAnotherBranch(t *testing.T) {
 		if gitIn(t, h.Repo, "rev-parse", fixBranch) != refused.From {
 			t.Error("the work branch moved")
 		}
+		// wo committed nothing onto the branch the agent switched to.
+		if got := gitIn(t, h.Repo, "rev-parse", "elsewhere"); got != refused.From || !refused.Staged {
+			t.Errorf("elsewhere is at %s (staged refusal %v): wo committed on the agent's branch", got, refused.Staged)
+		}
 	})
 	t.Run("a detached HEAD", func(t *testing.T) {
 		_, refused := refusedFix(t, stepOpts{Agent: "git switch -q --detach\n" + fixOf})
@@ -267,7 +271,9 @@ func TestFixPolicyComesFromTheWorkOrder(t *testing.T) {
 	if p.maxSize != 4096 || fmt.Sprint(p.patterns) != "[docs/**]" || !p.files["pkg/a.go"] || !p.files["foundation/new.go"] || !p.files["old.go"] || len(p.files) != 3 {
 		t.Errorf("policy %+v", p)
 	}
-	h = newStepContext(t, stepOpts{Context: map[string]any{"fix_max_file_bytes": 0}})
+	h = newStepContext(t, stepOpts{})
+	// Validation refuses 0; a document changed since is still read safely.
+	h.r.task.WorkOrder.Context["fix_max_file_bytes"] = 0
 	if p := newFixPolicy(h.sc("conditional_loop")); p.maxSize != gitops.DefaultMaxFileSize || len(p.patterns) != 0 {
 		t.Errorf("default policy %+v", p)
 	}
