@@ -245,7 +245,6 @@ func (w *Worktree) scan(idx *index.Index, opts StageOptions) (*scan, error) {
 	s := &scan{special: map[string]fs.FileMode{}}
 	tracked := make(map[string]*index.Entry, len(idx.Entries))
 	realDirs := map[string]bool{}
-	limit := opts.maxSize()
 	for _, e := range idx.Entries {
 		tracked[e.Name] = e
 		if e.Mode == filemode.Submodule {
@@ -274,11 +273,13 @@ func (w *Worktree) scan(idx *index.Index, opts StageOptions) (*scan, error) {
 		if uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) {
 			continue
 		}
-		if fi.Size() > limit {
-			s.changed = append(s.changed, e.Name) // not read: staging refuses it
+		if uint32(fi.Size()) != e.Size || fi.Size() >= 1<<32 {
+			s.changed = append(s.changed, e.Name) // another size: changed, and not read
 			continue
 		}
-		h, err := hashWorktreeFile(target, fi, limit)
+		// The same size as the committed file: compare the content,
+		// streamed, so that a large file that did not change is no change.
+		h, err := hashWorktreeFile(target, fi)
 		if err != nil || h != e.Hash {
 			s.changed = append(s.changed, e.Name)
 		}
@@ -378,9 +379,10 @@ func (w *Worktree) Changes() ([]string, error) {
 	return changed, nil
 }
 
-// hashWorktreeFile computes the blob hash of a file (of at most limit
-// bytes) or a symbolic link.
-func hashWorktreeFile(path string, fi os.FileInfo, limit int64) (plumbing.Hash, error) {
+// hashWorktreeFile computes the blob hash of a symbolic link, or of a
+// regular file of fi's size, streamed: never a link's target, never a
+// pipe, never more bytes than fi says.
+func hashWorktreeFile(path string, fi os.FileInfo) (plumbing.Hash, error) {
 	if fi.Mode()&os.ModeSymlink != 0 {
 		target, err := os.Readlink(path)
 		if err != nil {
@@ -388,11 +390,23 @@ func hashWorktreeFile(path string, fi os.FileInfo, limit int64) (plumbing.Hash, 
 		}
 		return plumbing.ComputeHash(plumbing.BlobObject, []byte(target)), nil
 	}
-	b, err := readBounded(path, limit, false)
+	f, err := openNoFollow(path)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return plumbing.ComputeHash(plumbing.BlobObject, b), nil
+	defer f.Close()
+	if now, err := f.Stat(); err != nil || !now.Mode().IsRegular() || now.Size() != fi.Size() {
+		return plumbing.ZeroHash, fmt.Errorf("%s changed while it was read", path)
+	}
+	h := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
+	n, err := io.Copy(h, io.LimitReader(f, fi.Size()))
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if n != fi.Size() {
+		return plumbing.ZeroHash, fmt.Errorf("%s changed while it was read", path)
+	}
+	return h.Sum(), nil
 }
 
 // StageAll stages every change in the worktree, as git add -A does, with
