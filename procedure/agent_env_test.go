@@ -135,7 +135,8 @@ echo "$?" > "$TMPDIR/fill-status"
 func TestAnOptedInHOMEReplacesTheTemporaryOne(t *testing.T) {
 	realHome := t.TempDir()
 	env, done, err := agentEnvironment(func(k string) string {
-		return map[string]string{"HOME": realHome, "GIT_CONFIG_GLOBAL": "/mine", "PATH": "/bin", "GITHUB_TOKEN": "ghs_x"}[k]
+		// SYSTEMROOT is Windows' alone: not passed on a unix.
+		return map[string]string{"HOME": realHome, "GIT_CONFIG_GLOBAL": "/mine", "PATH": "/bin", "GITHUB_TOKEN": "ghs_x", "SYSTEMROOT": `C:\Windows`}[k]
 	}, []string{"HOME", "GIT_CONFIG_GLOBAL", "GITHUB_TOKEN", "WO_WORKTREE", "bad name"}, map[string]string{"WO_TASK_KEY": "k", "WO_WORKTREE": "/wt", "WO_PROMPT_FILE": "/p"})
 	if err != nil {
 		t.Fatal(err)
