@@ -5,7 +5,7 @@ WO      := $(CURDIR)/bin/wo
 export GOFLAGS := -buildvcs=false
 WOENV   := XDG_STATE_HOME=$(DEMO)/state WO_STORE=
 
-.PHONY: build demo test test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs
+.PHONY: build demo test test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs lint-workflows
 
 # wo --version: the checkout's git describe (GOFLAGS above turns off Go's
 # own VCS stamping, which a build outside make uses instead).
@@ -97,6 +97,12 @@ fmt-check:
 
 clean:
 	rm -rf bin $(DEMO)
+
+# The example workflows of docs/ci through actionlint, at the version that
+# tools/go.mod pins (go tool runs it from the module cache); make test runs
+# it too, as TestExampleWorkflowsPassActionlint in integration/.
+lint-workflows:
+	cd tools && $(GO) tool actionlint ../docs/ci/*.yml
 
 # docs/cli.md is generated from the commands' own definitions; a test in
 # commands/ fails when it is out of date.

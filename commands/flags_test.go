@@ -31,7 +31,7 @@ func parseOptions[T any](t *testing.T, build func(*Factory, func(context.Context
 // flagEnv are the environment variables that flags fall back to: unset
 // while a test parses, unless it gives them to parseOptionsEnv.
 var flagEnv = []string{"WO_STORE", "WO_DATABASE", "WO_COLLECTION", "WO_STORE_TIMEOUT", "WO_AGENT", "GITHUB_API_URL",
-	"WO_REVIEW_WAIT", "WO_POLL_INTERVAL", "WO_AGENT_TIMEOUT", "WO_GIT_TIMEOUT"}
+	"WO_REVIEW_WAIT", "WO_POLL_INTERVAL", "WO_AGENT_TIMEOUT", "WO_GIT_TIMEOUT", "WO_AGENT_ENV"}
 
 // parseOptionsEnv is parseOptions in the environment env: set in the
 // process, where flags read their fallbacks (WO_AGENT), and in the

@@ -68,6 +68,8 @@ type engineOptions struct {
 	PollInterval   time.Duration
 	AgentTimeout   time.Duration
 	GitTimeout     time.Duration
+	// AgentEnv are the names --agent-env passes to the agent.
+	AgentEnv []string
 }
 
 func runCommand(f *Factory, run func(context.Context, *Factory, *runOptions) (result, error)) *cli.Command {
@@ -108,6 +110,7 @@ finishes the epic.
 			&cli.BoolFlag{Name: "resolve-threads", Usage: "resolve the review threads a fix addressed (default: context.resolve_threads)"},
 			&cli.StringFlag{Name: "github-event", Usage: "resume the work order a GitHub event payload `FILE` names (default: $GITHUB_EVENT_PATH for pull_request_review, pull_request_review_comment, pull_request and issue_comment events)"},
 			&cli.DurationFlag{Name: "poll-interval", EnvVars: []string{"WO_POLL_INTERVAL"}, Usage: "how often to poll GitHub while waiting (default 30s)"},
+			&cli.StringSliceFlag{Name: "agent-env", EnvVars: []string{"WO_AGENT_ENV"}, Usage: "also pass the environment variable `NAME` to the agent (repeat, or comma-separate in WO_AGENT_ENV; the agent gets only PATH, LANG, LC_*, TERM, TMPDIR, a temporary HOME, WO_TASK_KEY, WO_WORKTREE, WO_PROMPT_FILE and these)"},
 			&cli.DurationFlag{Name: "agent-timeout", EnvVars: []string{"WO_AGENT_TIMEOUT"}, Value: 30 * time.Minute, Usage: "stop an agent run (and its child processes) after this `DURATION`"},
 			&cli.DurationFlag{Name: "git-timeout", EnvVars: []string{"WO_GIT_TIMEOUT"}, Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git push that takes longer than this `DURATION`"},
 		),
@@ -141,6 +144,11 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 	for _, r := range o.Engine.Reviewers {
 		if strings.TrimSpace(r) == "" || strings.ContainsAny(r, " \t\n/@") {
 			return nil, usagef(fmt.Sprintf("--reviewer %q: name the reviewer as GitHub does (coderabbitai[bot], alice)", r))
+		}
+	}
+	for _, name := range o.Engine.AgentEnv {
+		if err := procedure.CheckAgentEnv(name); err != nil {
+			return nil, usagef(err.Error())
 		}
 	}
 	o.GitHubEvent, o.GitHubEventName = githubEventOf(c, f)
@@ -180,6 +188,7 @@ func engineOptionsFrom(c *cli.Context) engineOptions {
 		NoReviewWait: c.IsSet("review-wait") && c.Duration("review-wait") == 0,
 		Reviewers:    c.StringSlice("reviewer"), ResolveThreads: c.Bool("resolve-threads"),
 		AgentTimeout: c.Duration("agent-timeout"), GitTimeout: c.Duration("git-timeout"),
+		AgentEnv: c.StringSlice("agent-env"),
 	}
 }
 
@@ -358,6 +367,7 @@ func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 		ResolveThreads:    o.ResolveThreads,
 		PollInterval:      o.PollInterval,
 		AgentTimeout:      o.AgentTimeout,
+		AgentEnv:          o.AgentEnv,
 		GitTimeout:        o.GitTimeout,
 		Secrets:           f.secrets(),
 		Fault:             faultHook,

@@ -27,6 +27,9 @@ type PushOptions struct {
 	// Lease, when set, allows replacing the remote branch only if it is still
 	// at this commit (the last one wo pushed): a rewrite, never a blind force.
 	Lease plumbing.Hash
+	// Expect, when set, is the commit the local branch must still be at:
+	// what was checked before the push. A branch moved since is not pushed.
+	Expect plumbing.Hash
 	// Token authenticates HTTPS remotes (as x-access-token); never logged.
 	// It is sent only to the GitHub that GitHubAPI names (see
 	// CredentialsFor); any other remote gets no credentials.
@@ -81,6 +84,9 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	}
 	if !exists {
 		return PushResult{}, fmt.Errorf("pushing %s: no local branch %s", opts.Branch, opts.Branch)
+	}
+	if !opts.Expect.IsZero() && local != opts.Expect {
+		return PushResult{}, fmt.Errorf("pushing %s: the branch is at %s, not at %s as it was when checked; nothing was pushed", opts.Branch, short(local), short(opts.Expect))
 	}
 	token, withheld := CredentialsFor(rawURL, opts.GitHubAPI, opts.Token)
 	auth, err := authFor(rawURL, token)

@@ -27,8 +27,20 @@ func eventFile(t *testing.T, f *fixture, name string, payload map[string]any) st
 
 func prPayload(action string, number int, repo, head string, merged bool) map[string]any {
 	return map[string]any{"action": action, "number": number,
-		"pull_request": map[string]any{"number": number, "merged": merged, "head": map[string]any{"ref": head, "sha": "0000000000000000000000000000000000000000"}},
-		"repository":   map[string]any{"full_name": repo}, "sender": map[string]any{"login": "someone"}}
+		"pull_request": map[string]any{"number": number, "merged": merged, "head": map[string]any{"ref": head, "sha": "0000000000000000000000000000000000000000",
+			"repo": map[string]any{"full_name": repo}}},
+		"repository": map[string]any{"full_name": repo}, "sender": map[string]any{"login": "someone"}}
+}
+
+// fromFork makes a payload's pull request come from another repository
+// (none: a fork since deleted, whose head.repo GitHub sends as null).
+func fromFork(payload map[string]any, repo string) map[string]any {
+	head := payload["pull_request"].(map[string]any)["head"].(map[string]any)
+	head["repo"] = nil
+	if repo != "" {
+		head["repo"] = map[string]any{"full_name": repo}
+	}
+	return payload
 }
 
 func TestReviewEventsResumeInsteadOfPolling(t *testing.T) {
@@ -62,10 +74,16 @@ func TestReviewEventsResumeInsteadOfPolling(t *testing.T) {
 	for what, p := range map[string]map[string]any{
 		"another PR":         prPayload("submitted", 42, "acme/hermes", "other", false),
 		"another repository": prPayload("submitted", 1, "acme/other", "review/01-foundation", false),
+		"a fork's PR":        fromFork(prPayload("submitted", 1, "acme/hermes", "review/01-foundation", false), "mallory/hermes"),
+		"a deleted fork's":   fromFork(prPayload("submitted", 1, "acme/hermes", "review/01-foundation", false), ""),
 	} {
 		path := eventFile(t, f, "review-"+strings.ReplaceAll(what, " ", "-"), p)
 		r := f.wo(append(noWait, "GITHUB_EVENT_NAME=pull_request_review"), "run", "--github-event", path)
-		if r.code != 0 || !strings.Contains(r.stdout, "no work order records pull request") {
+		want := "no work order records pull request"
+		if strings.Contains(what, "fork") {
+			want = "not from acme/hermes itself: wo resumes only its own pull requests"
+		}
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Errorf("%s: exit %d\n%s%s", what, r.code, r.stdout, r.stderr)
 		}
 	}

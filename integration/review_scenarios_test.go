@@ -85,6 +85,8 @@ func TestReviewScenariosAcrossASIGKILL(t *testing.T) {
 		exit: 3, status: workorder.StatusBlocked, replies: map[string]int{},
 		// The rerun: the pass has no thread to answer; one check.
 		points: 1, mutation: map[string]int{},
+		// A changelog entry is not in the manifest: the work order allows it.
+		context: map[string]any{"fix_paths": []any{"CHANGELOG.md"}},
 		check: func(t *testing.T, st workorder.State, r woResult) {
 			if len(st.ChangesRequestedBy) != 1 || st.ChangesRequestedBy[0] != "coderabbitai[bot]" {
 				t.Errorf("changes requested by %v", st.ChangesRequestedBy)

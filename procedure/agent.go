@@ -65,6 +65,11 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		return AgentRun{}, err
 	}
 	defer os.Remove(promptFile)
+	env, removeHome, err := agentEnvironment(sc.Getenv, sc.run.AgentEnv, map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": promptFile})
+	if err != nil {
+		return AgentRun{}, err
+	}
+	defer removeHome()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -82,7 +87,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader([]byte(prompt))
 	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.Env = append(agentEnviron(), "WO_TASK_KEY="+key, "WO_WORKTREE="+dir, "WO_PROMPT_FILE="+promptFile)
+	cmd.Env = env
 	startInOwnGroup(cmd)
 	started := time.Now()
 	err = cmd.Start()
@@ -101,9 +106,14 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	go func() { defer readers.Done(); io.Copy(&stderr, errR) }()
 
 	// The agent's group is stopped however this ends, and its record is
-	// cleared once nothing of it runs.
+	// cleared once nothing of it runs. Once the leader is reaped its pid,
+	// the group's id, may belong to someone else: the group is stopped
+	// before that, never after.
+	reaped := false
 	defer func() {
-		stopGroup(pid)
+		if !reaped {
+			stopGroup(pid)
+		}
 		closed := make(chan struct{})
 		go func() { readers.Wait(); close(closed) }()
 		select {
@@ -121,21 +131,23 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		return AgentRun{}, fmt.Errorf("agent command %s was stopped: its pid could not be recorded in task %s: %w", words[0], key, err)
 	}
 
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	var waitErr error
+	exited := make(chan func() error, 1)
+	go func() { exited <- waitLeader(cmd) }()
+	var reap func() error
 	select {
-	case waitErr = <-exited:
+	case reap = <-exited:
 	case <-ctx.Done():
 		signalGroup(pid, syscall.SIGTERM)
 		select {
-		case waitErr = <-exited:
+		case reap = <-exited:
 		case <-time.After(agentGrace):
 			signalGroup(pid, syscall.SIGKILL)
-			waitErr = <-exited
+			reap = <-exited
 		}
 	}
 	stopGroup(pid)
+	waitErr := reap()
+	reaped = true
 	readersDone := make(chan struct{})
 	go func() { readers.Wait(); close(readersDone) }()
 	select {
@@ -369,19 +381,4 @@ func lastLine(s string) string {
 		return s[i+1:]
 	}
 	return s
-}
-
-// agentEnviron is wo's environment without the GitHub token: wo itself
-// commits, pushes and talks to GitHub for the agent, and an agent that
-// never holds the token cannot print it into a deliverable or a comment.
-func agentEnviron() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if name == "GITHUB_TOKEN" || name == "GH_TOKEN" || name == "WO_TASK_KEY" {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }

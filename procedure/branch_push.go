@@ -20,6 +20,14 @@ func newBranchPush() Action { return BranchPush{} }
 // that moved to commits wo did not push is never overwritten; a rewrite of
 // wo's own push goes out with a lease on what wo pushed last.
 func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	return branchPush(ctx, sc, true, plumbing.ZeroHash)
+}
+
+// branchPush pushes the work branch; with lease, a remote branch at what
+// wo pushed last may be replaced (a rewrite of wo's own push), else only
+// fast-forwarded. A non-zero expect is the commit the branch must still
+// be at.
+func branchPush(ctx context.Context, sc *StepContext, lease bool, expect plumbing.Hash) (Outcome, error) {
 	branch, err := sc.Branch()
 	if err != nil {
 		return Outcome{}, err
@@ -28,10 +36,11 @@ func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	opts := gitops.PushOptions{Remote: sc.Remote(), Branch: branch, Token: githubToken(sc.Getenv), GitHubAPI: sc.run.GitHubAPI, Timeout: sc.run.GitTimeout}
+	opts := gitops.PushOptions{Remote: sc.Remote(), Branch: branch, Token: githubToken(sc.Getenv), GitHubAPI: sc.run.GitHubAPI, Timeout: sc.run.GitTimeout,
+		Expect: expect}
 	res, err := repo.Push(ctx, opts)
 	var nff *gitops.NonFastForwardError
-	if errors.As(err, &nff) {
+	if errors.As(err, &nff) && lease {
 		last := sc.State().PushedSHA
 		if !plumbing.IsHash(last) {
 			return Outcome{}, err

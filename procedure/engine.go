@@ -30,6 +30,11 @@ type Engine struct {
 	// AgentTimeout bounds one agent run (--agent-timeout, WO_AGENT_TIMEOUT;
 	// default 30 minutes); its whole process group is stopped at the limit.
 	AgentTimeout time.Duration
+	// AgentEnv names variables of wo's environment that the agent gets
+	// beyond its allow-list (--agent-env, WO_AGENT_ENV): PATH, LANG, LC_*,
+	// TERM, TMPDIR, a temporary HOME, and wo's own WO_TASK_KEY,
+	// WO_WORKTREE and WO_PROMPT_FILE.
+	AgentEnv []string
 	// GitTimeout bounds a push (--git-timeout, WO_GIT_TIMEOUT; default
 	// gitops.DefaultNetworkTimeout).
 	GitTimeout time.Duration

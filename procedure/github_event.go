@@ -32,6 +32,11 @@ type GitHubEvent struct {
 	PR     int    `json:"pull_request"`
 	Head   string `json:"head_branch,omitempty"`
 	Merged bool   `json:"merged,omitempty"`
+	// HeadRepo is the repository the pull request's branch lives in
+	// (head.repo.full_name), when the payload carries the pull request;
+	// Fork says it is not Repo itself (or unknown: a deleted fork).
+	HeadRepo string `json:"head_repository,omitempty"`
+	Fork     bool   `json:"fork,omitempty"`
 }
 
 // payload is the part of GitHub's event payloads wo reads.
@@ -42,7 +47,10 @@ type payload struct {
 		Number int  `json:"number"`
 		Merged bool `json:"merged"`
 		Head   struct {
-			Ref string `json:"ref"`
+			Ref  string `json:"ref"`
+			Repo *struct {
+				FullName string `json:"full_name"`
+			} `json:"repo"`
 		} `json:"head"`
 	} `json:"pull_request"`
 	Issue *struct {
@@ -76,6 +84,10 @@ func ParseGitHubEvent(name string, data []byte) (*GitHubEvent, error) {
 	switch {
 	case p.PullRequest != nil:
 		ev.PR, ev.Head, ev.Merged = p.PullRequest.Number, p.PullRequest.Head.Ref, p.PullRequest.Merged
+		if r := p.PullRequest.Head.Repo; r != nil {
+			ev.HeadRepo = r.FullName
+		}
+		ev.Fork = !strings.EqualFold(ev.HeadRepo, ev.Repo)
 	case p.Issue != nil && len(p.Issue.PullRequest) > 0 && string(p.Issue.PullRequest) != "null":
 		ev.PR = p.Issue.Number
 	case p.Issue != nil:
@@ -110,13 +122,23 @@ type EventResult struct {
 
 // OnGitHubEvent finds the work order whose recorded pull request the event
 // names (same repository, and its PR number, or its branch while no PR is
-// recorded) and resumes it: a merged or closed PR is synced (a merged one
+// recorded) and resumes it; an event about a pull request from a fork
+// matches none, since wo's pull requests come from branches of the
+// repository itself: a merged or closed PR is synced (a merged one
 // closes the task, so its dependents can start); a review or a comment
 // resumes the run, which goes on from where it waits. An event for a pull
 // request wo does not know is ignored, saying so.
 func (e *Engine) OnGitHubEvent(ctx context.Context, ev *GitHubEvent, opts RunOptions) (*EventResult, error) {
 	e.defaults()
 	res := &EventResult{Event: ev, Action: "ignored"}
+	if ev.Fork {
+		from := "a repository GitHub no longer names"
+		if ev.HeadRepo != "" {
+			from = ev.HeadRepo
+		}
+		res.Reason = fmt.Sprintf("pull request #%d of %s comes from %s, not from %s itself: wo resumes only its own pull requests, whose branches are in the repository", ev.PR, ev.Repo, from, ev.Repo)
+		return res, nil
+	}
 	docs, err := e.Store.List(ctx, store.Filter{})
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package procedure
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +16,16 @@ func TestParseGitHubEventReadsWhatItNeeds(t *testing.T) {
 		want          GitHubEvent
 	}{
 		{"pull_request_review", `{"action": "submitted", "review": {"commit_id": "abc", "state": "approved"},
-			"pull_request": {"number": 7, "head": {"ref": "review/01-foundation"}}, "repository": {"full_name": "acme/hermes"}}`,
-			GitHubEvent{Name: "pull_request_review", Action: "submitted", Repo: "acme/hermes", PR: 7, Head: "review/01-foundation"}},
-		{"pull_request", `{"action": "closed", "number": 7, "pull_request": {"number": 7, "merged": true, "head": {"ref": "b"}},
+			"pull_request": {"number": 7, "head": {"ref": "review/01-foundation", "repo": {"full_name": "Acme/Hermes"}}}, "repository": {"full_name": "acme/hermes"}}`,
+			GitHubEvent{Name: "pull_request_review", Action: "submitted", Repo: "acme/hermes", PR: 7, Head: "review/01-foundation", HeadRepo: "Acme/Hermes"}},
+		{"pull_request_review_comment", `{"action": "created", "pull_request": {"number": 7, "head": {"ref": "review/01-foundation", "repo": {"full_name": "mallory/hermes"}}},
 			"repository": {"full_name": "acme/hermes"}}`,
-			GitHubEvent{Name: "pull_request", Action: "closed", Repo: "acme/hermes", PR: 7, Head: "b", Merged: true}},
+			GitHubEvent{Name: "pull_request_review_comment", Action: "created", Repo: "acme/hermes", PR: 7, Head: "review/01-foundation", HeadRepo: "mallory/hermes", Fork: true}},
+		{"pull_request_review", `{"action": "submitted", "pull_request": {"number": 7, "head": {"ref": "x", "repo": null}}, "repository": {"full_name": "acme/hermes"}}`,
+			GitHubEvent{Name: "pull_request_review", Action: "submitted", Repo: "acme/hermes", PR: 7, Head: "x", Fork: true}},
+		{"pull_request", `{"action": "closed", "number": 7, "pull_request": {"number": 7, "merged": true, "head": {"ref": "b", "repo": {"full_name": "acme/hermes"}}},
+			"repository": {"full_name": "acme/hermes"}}`,
+			GitHubEvent{Name: "pull_request", Action: "closed", Repo: "acme/hermes", PR: 7, Head: "b", Merged: true, HeadRepo: "acme/hermes"}},
 		{"issue_comment", `{"action": "created", "issue": {"number": 9, "pull_request": {"url": "https://x"}}, "repository": {"full_name": "a/b"}}`,
 			GitHubEvent{Name: "issue_comment", Action: "created", Repo: "a/b", PR: 9}},
 	}
@@ -70,5 +76,18 @@ func TestNoReviewWaitStopsAtOnceAndAReviewEventResumes(t *testing.T) {
 	res, err = h.engine().OnGitHubEvent(h.ctx, &GitHubEvent{Name: "pull_request_review", Repo: "someone/else", PR: h.stored().PRNumber}, RunOptions{})
 	if err != nil || res.Action != "ignored" {
 		t.Errorf("another repository's PR: %+v %v", res, err)
+	}
+	// A pull request from a fork is never wo's, whatever its number or
+	// branch name say: it resumes nothing.
+	before := h.stored()
+	for _, from := range []string{"mallory/hermes", ""} {
+		ev := &GitHubEvent{Name: "pull_request_review", Repo: fixRepo, PR: h.stored().PRNumber, Head: fixBranch, HeadRepo: from, Fork: true}
+		res, err = h.engine().OnGitHubEvent(h.ctx, ev, RunOptions{})
+		if err != nil || res.Action != "ignored" || res.Key != "" || !strings.Contains(res.Reason, "not from "+fixRepo+" itself") {
+			t.Errorf("a fork's PR (%q): %+v %v", from, res, err)
+		}
+	}
+	if after := h.stored(); !reflect.DeepEqual(after, before) {
+		t.Errorf("a fork's event changed the state:\n%+v\nwas:\n%+v", after, before)
 	}
 }

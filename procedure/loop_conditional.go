@@ -83,7 +83,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		if out, err := waitWhileReviewing(ctx, sc); err != nil {
 			return out, err
 		}
-		if _, err := (BranchPush{}).Run(ctx, sc); err != nil {
+		if err := pushFix(ctx, sc, repo, st.PushedSHA, to); err != nil {
 			return Outcome{}, err
 		}
 		now := workorder.Timestamp(sc.run.Now())
@@ -148,7 +148,7 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	ours := map[string]bool{st.PushedSHA: true} // commits wo made in this pass build on these
 	suggested := false
 	if len(sugg.threads) > 0 {
-		if _, err := w.StageAll(); err != nil {
+		if err := stageFix(sc, repo, w); err != nil {
 			return "", false, Outcome{}, err
 		}
 		res, err := w.Commit(fmt.Sprintf("Apply review suggestions (iteration %d)", n), author, sc.run.Now())
@@ -197,7 +197,7 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	// What the agent or a person changed, staged or not, or committed
 	// already, is the fix: stage the rest and commit what the index holds
 	// beyond HEAD (nothing, when it was all committed).
-	if _, err := w.StageAll(); err != nil {
+	if err := stageFix(sc, repo, w); err != nil {
 		return "", false, Outcome{}, err
 	}
 	head, _, err := w.Head()

@@ -110,7 +110,7 @@ func TestLoopConditionalWaitsForAPersonsFix(t *testing.T) {
 }
 
 func TestLoopConditionalTakesAFixThePersonCommitted(t *testing.T) {
-	h := loopReady(t, stepOpts{})
+	h := loopReady(t, stepOpts{Context: map[string]any{"fix_paths": []any{"pkg/*_test.go"}}}) // a new test beside the manifest's file
 	h.setState(func(s *stateT) { s.FixRequested = true })
 	writeTestFile(t, filepath.Join(h.Worktree, "pkg/a_test.go"), "package pkg\n")
 	gitIn(t, h.Worktree, "add", "pkg/a_test.go")

@@ -66,6 +66,7 @@ var classes = []struct {
 	{is[*UndoRetryLaterError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},
 	{func(err error) bool { return errors.Is(err, context.Canceled) }, Classification{OutcomeInterrupted, "INTERRUPTED"}},
+	{is[*FixRefusedError], Classification{OutcomeFailed, "FIX_REFUSED"}},
 	{is[*StepFailedError], Classification{OutcomeFailed, "STEP_FAILED"}},
 	{is[*ConcurrentChangeError], Classification{OutcomeWaiting, "CHANGED_ELSEWHERE"}},
 	{store.IsNotFound, Classification{OutcomeFailed, "NOT_FOUND"}},

@@ -999,7 +999,7 @@ func TestUndoLeavesAPullRequestNotInTheLog(t *testing.T) {
 // A fix a person committed in the worktree is pushed, but the review
 // loop's note (undo's proof of what wo made) must not claim it as wo's.
 func TestUndoProvenanceLeavesOutAFixThePersonCommitted(t *testing.T) {
-	h := loopReady(t, stepOpts{})
+	h := loopReady(t, stepOpts{Context: map[string]any{"fix_paths": []any{"pkg/*_test.go"}}}) // a new test beside the manifest's file
 	h.setState(func(s *stateT) { s.FixRequested = true })
 	writeTestFile(t, filepath.Join(h.Worktree, "pkg/a_test.go"), "package pkg\n")
 	gitIn(t, h.Worktree, "add", "pkg/a_test.go")

@@ -384,6 +384,7 @@ func (v *validator) context(ctx map[string]any) {
 		v.errorf(base+".remote", "must not be empty: omit it to use origin")
 	}
 	v.reviewers(ctx["reviewers"])
+	v.fixGate(ctx)
 	for _, f := range []string{"resolve_threads", "outdated_threads_count"} {
 		if x, ok := ctx[f]; ok && x != nil {
 			if _, isBool := x.(bool); !isBool {

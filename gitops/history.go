@@ -1,0 +1,143 @@
+package gitops
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/utils/merkletrie"
+)
+
+// PathChange is one path that one commit changed.
+type PathChange struct {
+	Commit plumbing.Hash
+	Path   string
+	// Mode is what the commit left at the path: the old mode when the
+	// commit deleted it.
+	Mode    filemode.FileMode
+	Size    int64 // the blob's size; 0 for a deletion or a gitlink
+	Deleted bool
+}
+
+// NotALineError says a branch is not a line of commits on top of a base:
+// its history was rewritten, it came from elsewhere, or it holds a merge.
+type NotALineError struct {
+	Base, Tip plumbing.Hash
+	At        plumbing.Hash // the commit where the walk stopped
+	Reason    string
+}
+
+func (e *NotALineError) Error() string {
+	return fmt.Sprintf("%s is not a line of commits on top of %s: %s %s", short(e.Tip), short(e.Base), short(e.At), e.Reason)
+}
+
+// LineChanges lists what each commit from base (not included) to tip
+// changed, oldest first, when tip descends from base through commits of
+// one parent each, at most max of them; else a NotALineError. Every tree on
+// the way to a changed path is checked as a checkout would check it
+// (UnsafeTreeError), since a crafted tree hides a name such as "../x" or
+// ".git" from a list of paths.
+func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, error) {
+	var line []*object.Commit
+	for h := tip; h != base; {
+		if len(line) == max {
+			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: fmt.Sprintf("is more than %d commits away (wo checks at most that many)", max)}
+		}
+		c, err := r.repo.CommitObject(h)
+		if err != nil {
+			return nil, fmt.Errorf("reading commit %s: %w", h, err)
+		}
+		switch len(c.ParentHashes) {
+		case 0:
+			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a root commit: the branch does not descend from " + short(base)}
+		case 1:
+		default:
+			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a merge: a fix must be commits of one parent each"}
+		}
+		line = append(line, c)
+		h = c.ParentHashes[0]
+	}
+	var out []PathChange
+	checked := checkedTrees{}
+	for i := len(line) - 1; i >= 0; i-- {
+		c := line[i]
+		parent, err := r.repo.CommitObject(c.ParentHashes[0])
+		if err != nil {
+			return nil, fmt.Errorf("reading commit %s: %w", c.ParentHashes[0], err)
+		}
+		from, err := parent.Tree()
+		if err != nil {
+			return nil, err
+		}
+		to, err := c.Tree()
+		if err != nil {
+			return nil, err
+		}
+		changes, err := object.DiffTree(from, to)
+		if err != nil {
+			return nil, fmt.Errorf("comparing commit %s with its parent: %w", short(c.Hash), err)
+		}
+		for _, ch := range changes {
+			action, err := ch.Action()
+			if err != nil {
+				return nil, err
+			}
+			pc := PathChange{Commit: c.Hash, Path: ch.To.Name, Mode: ch.To.TreeEntry.Mode}
+			hash := ch.To.TreeEntry.Hash
+			if action == merkletrie.Delete {
+				pc = PathChange{Commit: c.Hash, Path: ch.From.Name, Mode: ch.From.TreeEntry.Mode, Deleted: true}
+			} else if err := r.checkPathTrees(to, pc.Path, checked); err != nil {
+				return nil, err
+			}
+			if !pc.Deleted && pc.Mode != filemode.Submodule {
+				if pc.Size, err = r.storage.EncodedObjectSize(hash); err != nil {
+					return nil, fmt.Errorf("reading %s of commit %s: %w", pc.Path, short(c.Hash), err)
+				}
+			}
+			out = append(out, pc)
+		}
+	}
+	return out, nil
+}
+
+// checkPathTrees checks the entries of every tree from root down to the
+// one holding path.
+func (r *Repo) checkPathTrees(root *object.Tree, path string, checked checkedTrees) error {
+	t := root
+	parts := strings.Split(path, "/")
+	for i, name := range parts {
+		if err := checked.check(strings.Join(parts[:i], "/")+slashIf(i), t); err != nil {
+			return err
+		}
+		if i == len(parts)-1 {
+			return nil
+		}
+		var next *object.TreeEntry
+		for j := range t.Entries {
+			if t.Entries[j].Name == name {
+				next = &t.Entries[j]
+				break
+			}
+		}
+		if next == nil || next.Mode != filemode.Dir {
+			return errors.New("the tree of " + path + " has no directory " + strings.Join(parts[:i+1], "/"))
+		}
+		sub, err := r.repo.TreeObject(next.Hash)
+		if err != nil {
+			return err
+		}
+		t = sub
+	}
+	return nil
+}
+
+// slashIf is the separator after a non-empty prefix of i components.
+func slashIf(i int) string {
+	if i == 0 {
+		return ""
+	}
+	return "/"
+}
