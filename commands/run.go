@@ -304,6 +304,8 @@ func runOnGitHubEvent(ctx context.Context, f *Factory, o *runOptions) (result, e
 	return result{data: out, compact: o.JSON, always: true, human: func(w io.Writer) error {
 		var err error
 		switch {
+		case out.Action == "ignored" && ev.SHA != "":
+			_, err = fmt.Fprintf(w, "%s of %s in %s: %s\n", ev.Name, ev.SHA, termtext.Line(ev.Repo), termtext.Line(out.Reason))
 		case out.Action == "ignored":
 			_, err = fmt.Fprintf(w, "%s #%d of %s: %s\n", ev.Name, ev.PR, termtext.Line(ev.Repo), termtext.Line(out.Reason))
 		case out.Sync != nil:

@@ -436,3 +436,38 @@ func TestAnEpicPacesItsRateLimitedReviewer(t *testing.T) {
 		t.Errorf("wo status does not say the epic is paced:\n%s%s", st.stdout, st.stderr)
 	}
 }
+
+// TestStatusEventsResumeAfterACleanReReview: event-driven, no runner
+// waits. CodeRabbit's clean re-review posts no review, so no
+// pull_request_review event comes: its commit status does, and resumes
+// the work order that pushed that commit.
+func TestStatusEventsResumeAfterACleanReReview(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 10)
+	gh, env := withGitHub(t, f, codeRabbit(func(c *ghstandin.CodeRabbitBot) { c.AllBases = true }))
+	f.importTask(f.seedTask("task_cr_01"))
+	env = append(env, "WO_REVIEW_WAIT=0", "WO_AGENT="+fixingAgent(t, f), "GITHUB_EVENT_NAME=status")
+	statusEvent := func(name, sha string) string {
+		return eventFile(t, f, name, map[string]any{"sha": sha, "context": "CodeRabbit", "state": "success", "description": "Review completed",
+			"repository": map[string]any{"full_name": "acme/hermes"}, "sender": map[string]any{"login": "coderabbitai[bot]"}})
+	}
+	if r := f.wo(env, "run", "task_cr_01"); r.code != 3 {
+		t.Fatalf("first run: exit %d, want 3 (waiting)\n%s", r.code, r.stderr)
+	}
+	for round := 1; round <= 2; round++ {
+		head := typedState(t, f.doc("task_cr_01")).PushedSHA
+		waitFor(t, "CodeRabbit's review", 20*time.Second, func() bool { return gh.Status("acme/hermes", head) == "success: Review completed" })
+		r := f.wo(env, "run", "--github-event", statusEvent(fmt.Sprintf("status-%d", round), head))
+		want := map[int]int{1: 3, 2: 0}[round] // the fix pushed a head still to review; then done
+		if r.code != want {
+			t.Fatalf("round %d: the status event: exit %d, want %d\n%s%s", round, r.code, want, r.stdout, r.stderr)
+		}
+	}
+	if doc := f.doc("task_cr_01"); doc["status"] != "in_review" {
+		t.Errorf("status %v after the second status event", doc["status"])
+	}
+	other := statusEvent("status-other", strings.Repeat("ab", 20))
+	if r := f.wo(env, "run", "--github-event", other); r.code != 0 || !strings.Contains(r.stdout, "no work order of acme/hermes waits on commit abababababab") {
+		t.Errorf("a status of a commit no work order pushed: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

@@ -8,7 +8,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -18,8 +21,10 @@ import (
 // few fields wo reads, and only ever used to look up a work order that the
 // store already records for that repository and pull request.
 
-// ResumeEvents are the GitHub events wo resumes on.
-var ResumeEvents = []string{"pull_request_review", "pull_request_review_comment", "pull_request", "issue_comment"}
+// ResumeEvents are the GitHub events wo resumes on. A status event is a
+// review bot's news about a commit (CodeRabbit's clean re-review posts no
+// review, only its status and an edit of its summary comment).
+var ResumeEvents = []string{"pull_request_review", "pull_request_review_comment", "pull_request", "issue_comment", "status"}
 
 // MaxEventSize bounds a payload file (GitHub's own are far smaller).
 const MaxEventSize = 4 << 20
@@ -37,6 +42,9 @@ type GitHubEvent struct {
 	// Fork says it is not Repo itself (or unknown: a deleted fork).
 	HeadRepo string `json:"head_repository,omitempty"`
 	Fork     bool   `json:"fork,omitempty"`
+	// SHA is the commit a status event is about; Context its context.
+	SHA     string `json:"sha,omitempty"`
+	Context string `json:"context,omitempty"`
 }
 
 // payload is the part of GitHub's event payloads wo reads.
@@ -60,6 +68,8 @@ type payload struct {
 	Repository struct {
 		FullName string `json:"full_name"`
 	} `json:"repository"`
+	SHA     string `json:"sha"`     // status events
+	Context string `json:"context"` // status events
 }
 
 // EventError is a payload wo cannot use.
@@ -81,6 +91,15 @@ func ParseGitHubEvent(name string, data []byte) (*GitHubEvent, error) {
 		return nil, &EventError{fmt.Sprintf("the %s payload is not the JSON GitHub sends: %v", name, err)}
 	}
 	ev := &GitHubEvent{Name: name, Action: p.Action, Repo: p.Repository.FullName}
+	if name == "status" {
+		// About a commit, not a pull request: wo finds the work order
+		// that pushed it.
+		ev.SHA, ev.Context = strings.ToLower(p.SHA), termtext.Clip(p.Context, 100)
+		if !validRepo(ev.Repo) || !plumbing.IsHash(ev.SHA) {
+			return nil, &EventError{fmt.Sprintf("the status payload names no commit of a repository (repository %q, sha %q)", termtext.Clip(ev.Repo, 140), termtext.Clip(p.SHA, 80))}
+		}
+		return ev, nil
+	}
 	switch {
 	case p.PullRequest != nil:
 		ev.PR, ev.Head, ev.Merged = p.PullRequest.Number, p.PullRequest.Head.Ref, p.PullRequest.Merged
@@ -152,17 +171,28 @@ func (e *Engine) OnGitHubEvent(ctx context.Context, ev *GitHubEvent, opts RunOpt
 		if err != nil {
 			continue
 		}
-		if st.PRNumber == ev.PR || (st.PRNumber == 0 && ev.Head != "" && workorder.String(d, "work_order.inputs.branch_name") == ev.Head) {
+		switch {
+		case ev.SHA != "":
+			if st.PushedSHA == ev.SHA && st.PRNumber > 0 {
+				match = append(match, workorder.Key(d))
+			}
+		case st.PRNumber == ev.PR || (st.PRNumber == 0 && ev.Head != "" && workorder.String(d, "work_order.inputs.branch_name") == ev.Head):
 			match = append(match, workorder.Key(d))
 		}
 	}
 	switch len(match) {
 	case 0:
 		res.Reason = fmt.Sprintf("no work order records pull request #%d of %s: nothing to do", ev.PR, ev.Repo)
+		if ev.SHA != "" {
+			res.Reason = fmt.Sprintf("no work order of %s waits on commit %s: nothing to do", ev.Repo, short(ev.SHA))
+		}
 		return res, nil
 	case 1:
 		res.Key = match[0]
 	default:
+		if ev.SHA != "" {
+			return nil, &EventError{fmt.Sprintf("commit %s of %s is the pushed head of several work orders (%s): resume one with wo run KEY", short(ev.SHA), ev.Repo, strings.Join(match, ", "))}
+		}
 		return nil, &EventError{fmt.Sprintf("pull request #%d of %s is recorded by several work orders (%s): resume one with wo run KEY", ev.PR, ev.Repo, strings.Join(match, ", "))}
 	}
 	if ev.Name == "pull_request" {
