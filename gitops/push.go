@@ -30,6 +30,11 @@ type PushOptions struct {
 	// Expect, when set, is the commit the local branch must still be at:
 	// what was checked before the push. A branch moved since is not pushed.
 	Expect plumbing.Hash
+	// ExpectURL, when set, is the remote's URL (without credentials) where
+	// wo pushed the branch before: a remote that points elsewhere now (an
+	// agent edited the shared .git/config) is not pushed to, with the
+	// token or without.
+	ExpectURL string
 	// Token authenticates HTTPS remotes (as x-access-token); never logged.
 	// It is sent only to the GitHub that GitHubAPI names (see
 	// CredentialsFor); any other remote gets no credentials.
@@ -57,6 +62,16 @@ type PushResult struct {
 	Withheld string
 }
 
+// RemoteMovedError says a remote points elsewhere than where wo pushed the
+// branch before.
+type RemoteMovedError struct {
+	Remote, Branch, Now, Before string
+}
+
+func (e *RemoteMovedError) Error() string {
+	return fmt.Sprintf("remote %s now points at %s, not at %s where wo pushed %s before: nothing was pushed; check the repository's git config (git remote -v) and set the URL back", e.Remote, e.Now, e.Before, e.Branch)
+}
+
 // NonFastForwardError says the remote branch has commits the local one lacks.
 type NonFastForwardError struct {
 	Branch, Remote string
@@ -78,6 +93,9 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	}
 	rawURL := remote.Config().URLs[0]
 	shown := redactURL(rawURL)
+	if opts.ExpectURL != "" && shown != opts.ExpectURL {
+		return PushResult{}, &RemoteMovedError{Remote: opts.Remote, Branch: opts.Branch, Now: shown, Before: opts.ExpectURL}
+	}
 	local, exists, err := r.branchHash(opts.Branch)
 	if err != nil {
 		return PushResult{}, err

@@ -37,7 +37,7 @@ func branchPush(ctx context.Context, sc *StepContext, lease bool, expect plumbin
 		return Outcome{}, err
 	}
 	opts := gitops.PushOptions{Remote: sc.Remote(), Branch: branch, Token: githubToken(sc.Getenv), GitHubAPI: sc.run.GitHubAPI, Timeout: sc.run.GitTimeout,
-		Expect: expect}
+		Expect: expect, ExpectURL: sc.State().PushedTo}
 	res, err := repo.Push(ctx, opts)
 	var nff *gitops.NonFastForwardError
 	if errors.As(err, &nff) && lease {
@@ -65,6 +65,9 @@ func branchPush(ctx context.Context, sc *StepContext, lease bool, expect plumbin
 			s.PushedAt = now
 		}
 		s.PushedSHA = res.Hash.String()
+		if s.PushedTo == "" {
+			s.PushedTo = res.RemoteURL
+		}
 	}}, nil
 }
 

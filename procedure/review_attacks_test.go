@@ -145,3 +145,24 @@ func TestASuggestionByAUserHoldingABotsBareNameIsNotApplied(t *testing.T) {
 		t.Errorf("wo pushed an outsider's suggestion:\n%s\nlog: %s", got, gitIn(t, h.Remote, "log", "-2", "--format=%s", "refs/heads/"+branch))
 	}
 }
+
+// An agent that points the shared repository's origin elsewhere does not
+// get the fix, or the token, sent there: wo pushes where it pushed before
+// or nowhere.
+func TestAnAgentThatMovesTheRemoteGetsNothingPushed(t *testing.T) {
+	other := filepath.Join(t.TempDir(), "elsewhere.git")
+	gitIn(t, filepath.Dir(other), "init", "-q", "--bare", other)
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound,
+		Agent: "git remote set-url origin " + other + "\necho '// fixed' >> foundation/new.go\n"})
+	h.upTo("wait_for_review")
+	reviewRound(t, h)
+	before := gitIn(t, h.Remote, "rev-parse", "refs/heads/"+h.r.state.Branch)
+	_, err := h.run("conditional_loop")
+	errContains(t, err, "now points at "+other)
+	if after := gitIn(t, h.Remote, "rev-parse", "refs/heads/"+h.r.state.Branch); after != before {
+		t.Errorf("the remote moved from %s to %s", before, after)
+	}
+	if refs := gitIn(t, other, "for-each-ref"); refs != "" {
+		t.Errorf("the fix went where the agent pointed: %s", refs)
+	}
+}

@@ -50,6 +50,11 @@ type State struct {
 	// PushedAt is when wo pushed PushedSHA, by its clock: a reviewer's
 	// summary edited before it speaks of an older head.
 	PushedAt string `json:"pushed_at,omitempty"`
+	// PushedTo is the remote's URL (without credentials) of wo's first
+	// push: a later push goes there or nowhere, so that an agent that
+	// edits the shared .git/config cannot send the branch, and the token,
+	// elsewhere.
+	PushedTo string `json:"pushed_to,omitempty" wo:"reset=create_branch"`
 
 	// The review loop.
 	ReviewDeadline string `json:"review_deadline,omitempty"` // when the current wait ends
