@@ -106,7 +106,7 @@ finishes the epic.
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
 			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes; with none by then the run stops (exit 3) and the next run waits again; 0 looks once and stops until a review event resumes the run"},
 			&cli.BoolFlag{Name: "continue-epic", Usage: "with --github-event: then run the epic of the event's task, so that a merge starts what waited for it"},
-			&cli.StringSliceFlag{Name: "reviewer", Usage: "wait for a review by this `LOGIN` (repeat for several; default: context.reviewers, else any review)"},
+			&cli.StringSliceFlag{Name: "reviewer", Usage: "wait for a review by this `LOGIN`, and count only its comments and writers' (repeat for several; default: context.reviewers, else the review bots wo knows that show up)"},
 			&cli.BoolFlag{Name: "resolve-threads", Usage: "resolve the review threads a fix addressed (default: context.resolve_threads)"},
 			&cli.StringFlag{Name: "github-event", Usage: "resume the work order a GitHub event payload `FILE` names (default: $GITHUB_EVENT_PATH for pull_request_review, pull_request_review_comment, pull_request and issue_comment events)"},
 			&cli.DurationFlag{Name: "poll-interval", EnvVars: []string{"WO_POLL_INTERVAL"}, Usage: "how often to poll GitHub while waiting (default 30s)"},
