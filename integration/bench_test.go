@@ -201,14 +201,7 @@ func BenchmarkGitHubRequestsPerLifecycle(b *testing.B) {
 		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
 			b.Fatalf("run: %s", r.stderr)
 		}
-		for _, req := range gh.Requests() {
-			if req.Status == 304 {
-				free++
-			} else {
-				limited++
-			}
-		}
-		b.Logf("counted requests: %v", ghstandin.Summarize(countedOnly(gh.Requests())).ByKind)
+		limited, free = tally(b, gh, limited, free)
 		// An unchanged poll, through wo's own client: the second read of the
 		// same list is a 304.
 		c, _ := github.New(github.Config{BaseURL: gh.URL, Token: secretToken, Repo: "acme/hermes"})
@@ -330,14 +323,7 @@ func BenchmarkGitHubRequestsCodeRabbit(b *testing.B) {
 		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
 			b.Fatalf("run: %s", r.stderr)
 		}
-		for _, req := range gh.Requests() {
-			if req.Status == 304 {
-				free++
-			} else {
-				limited++
-			}
-		}
-		b.Logf("counted requests: %v", ghstandin.Summarize(countedOnly(gh.Requests())).ByKind)
+		limited, free = tally(b, gh, limited, free)
 		gh.Close()
 
 		// The long wait: a review that stays in progress for the whole of
@@ -377,14 +363,19 @@ func BenchmarkGitHubRequestsCodeRabbit(b *testing.B) {
 	b.ReportMetric(float64(waitFree)/n, "304/3s-wait")
 }
 
-// countedOnly are the requests GitHub charges to the rate limit: all but
-// the 304s.
-func countedOnly(reqs []ghstandin.Request) []ghstandin.Request {
-	var out []ghstandin.Request
-	for _, r := range reqs {
-		if r.Status != 304 {
-			out = append(out, r)
+// tally adds the stand-in's requests to the counts of those GitHub
+// charges to the rate limit and the free 304s, and logs the charged ones
+// by kind.
+func tally(b *testing.B, gh *ghstandin.Server, limited, free int) (int, int) {
+	var charged []ghstandin.Request
+	for _, r := range gh.Requests() {
+		if r.Status == 304 {
+			free++
+		} else {
+			limited++
+			charged = append(charged, r)
 		}
 	}
-	return out
+	b.Logf("counted requests: %v", ghstandin.Summarize(charged).ByKind)
+	return limited, free
 }
