@@ -17,29 +17,34 @@ import (
 // (an external _test package after all of it), and embedded files go with
 // the file that embeds them. It returns no parts, and why, when the
 // package cannot be cut safely.
-func cutPackage(u *unit, opts Options) (parts [][]File, why string) {
-	if len(u.dirs) != 1 {
-		return nil, "packages in an import cycle are not cut"
-	}
+func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 	// A package's test unit is cut as code is: a test file after the
 	// test files whose helpers it uses.
 	_, onlyTests := strings.CutSuffix(u.name, testsSuffix)
 	g := fileGraph{deps: map[string][]string{}, test: map[string]bool{}, extra: map[string][]File{}, decl: map[string][]string{}, onlyTests: onlyTests}
+	inUnit := map[string]bool{}
+	for _, d := range u.dirs {
+		inUnit[d] = true
+	}
+	old := map[string]bool{} // package folders that have Go files at the base
 	var code, tail []File
 	for _, f := range u.files {
 		switch {
-		case f.Kind != "added":
-			return nil, fmt.Sprintf("%s is %s, and only a package of new files is cut (its old files could clash with the new ones)", f.Path, f.Kind)
-		case f.isGoCode() && f.Dir() == u.dirs[0]:
+		case f.isGoCode() && inUnit[f.Dir()]:
 			code = append(code, f)
+			if f.Kind != "added" {
+				old[f.Dir()] = true
+			}
 		default:
 			tail = append(tail, f)
 		}
 	}
+	g.old = old
 	files, why := g.parse(code)
 	if why != "" {
 		return nil, why
 	}
+	g.link(files, c, inUnit)
 	// Embedded files travel with the file that embeds them; the rest
 	// (test data, docs) with the last part, beside the tests.
 	var rest []File
@@ -110,6 +115,34 @@ type fileGraph struct {
 	// onlyTests is a package's external tests, whose files are all the
 	// code there is to order.
 	onlyTests bool
+	// old are the package folders that have Go files at the base.
+	old map[string]bool
+}
+
+// link adds what the declarations of the two versions say (symbolEdges)
+// and, for a file that imports a new package of the unit, that package's
+// code, which must exist before anything imports it.
+func (g *fileGraph) link(files map[string]parsedFile, c *Change, inUnit map[string]bool) {
+	codeOf := map[string][]string{} // a new package's folder → its code files
+	for _, name := range sortedKeys(files) {
+		if f := files[name]; !g.test[name] && !g.old[f.Dir()] && !strings.HasSuffix(f.pkg, "_test") {
+			codeOf[f.Dir()] = append(codeOf[f.Dir()], name)
+		}
+	}
+	for name, f := range files {
+		for _, e := range c.needs[name] {
+			if _, ok := files[e.to]; ok {
+				g.deps[name] = append(g.deps[name], e.to)
+			}
+		}
+		for _, imp := range f.Imports {
+			if d := c.packageDir(imp); d != f.Dir() && inUnit[d] {
+				g.deps[name] = append(g.deps[name], codeOf[d]...)
+			}
+		}
+		sort.Strings(g.deps[name])
+		g.deps[name] = dedupe(g.deps[name], name)
+	}
 }
 
 // parse reads the package's files and links each to the files it uses.
@@ -118,21 +151,33 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 	files := map[string]parsedFile{}
 	methods := map[string][]string{} // package.type → files with its methods
 	for _, f := range code {
-		if f.src == nil {
+		src := f.src
+		if f.Kind == "deleted" {
+			// Gone at the source: it declares nothing there, and what
+			// its old version declared orders it (symbolEdges).
+			if src = f.baseSrc; src != nil {
+				if a, err := parser.ParseFile(fset, f.Path, src, parser.PackageClauseOnly); err == nil {
+					files[f.Path] = parsedFile{f, &ast.File{Name: a.Name}}
+					g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
+					continue
+				}
+			}
+		}
+		if src == nil {
 			// Not read whole (over maxBlobRead); a nil source would have
 			// the parser read the path from the working directory.
 			return nil, fmt.Sprintf("%s is over %d MiB, too big to read along its declarations", f.Path, maxBlobRead>>20)
 		}
-		a, err := parser.ParseFile(fset, f.Path, f.src, parser.ParseComments)
+		a, err := parser.ParseFile(fset, f.Path, src, parser.ParseComments)
 		if err != nil {
 			return nil, fmt.Sprintf("%s does not parse: %s", f.Path, firstLine(err.Error()))
 		}
-		if a.Name.Name == "main" {
-			return nil, "a main package needs its func main in every part"
+		if a.Name.Name == "main" && !g.old[f.Dir()] {
+			return nil, "a new main package needs its func main in every part"
 		}
 		files[f.Path] = parsedFile{f, a}
 		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
-		pkg := a.Name.Name
+		pkg := f.Dir() + ":" + a.Name.Name
 		for _, d := range a.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
@@ -163,15 +208,31 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 	}
 	sort.Strings(codeFiles)
 	byPackage := map[string][]string{} // in a test unit: package name → its files
+	codeIn := map[string][]string{}    // folder → its code files
 	for name, f := range files {
-		byPackage[f.ast.Name.Name] = append(byPackage[f.ast.Name.Name], name)
+		byPackage[f.Dir()+":"+f.ast.Name.Name] = append(byPackage[f.Dir()+":"+f.ast.Name.Name], name)
+	}
+	for _, name := range codeFiles {
+		codeIn[files[name].Dir()] = append(codeIn[files[name].Dir()], name)
 	}
 	for name, f := range files {
-		pkg := f.ast.Name.Name
+		pkg := f.Dir() + ":" + f.ast.Name.Name
+		if strings.HasSuffix(name, "_test.go") {
+			// go vet checks that ExampleT_M names a T with a method M:
+			// the name refers to T as much as code does.
+			for _, id := range exampleSubjects(f.ast) {
+				g.deps[name] = append(g.deps[name], g.decl[strings.TrimSuffix(pkg, "_test")+"."+id]...)
+			}
+		}
+		if g.old[f.Dir()] {
+			// A package the base has: what its files keep declaring as
+			// it was orders nothing; what changes, symbolEdges orders.
+			continue
+		}
 		switch {
 		case strings.HasSuffix(pkg, "_test") && !g.onlyTests:
 			// An external test imports the whole package.
-			g.deps[name] = append(g.deps[name], codeFiles...)
+			g.deps[name] = append(g.deps[name], codeIn[f.Dir()]...)
 		case strings.HasSuffix(pkg, "_test"):
 			// Beside the package's own test files (export_test.go), an
 			// external test may use what they declare.
@@ -180,19 +241,15 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 		for _, id := range f.ast.Unresolved {
 			g.deps[name] = append(g.deps[name], g.decl[pkg+"."+id.Name]...)
 		}
-		if strings.HasSuffix(name, "_test.go") {
-			// go vet checks that ExampleT_M names a T with a method M:
-			// the name refers to T as much as code does.
-			for _, id := range exampleSubjects(f.ast) {
-				g.deps[name] = append(g.deps[name], g.decl[strings.TrimSuffix(pkg, "_test")+"."+id]...)
-			}
-		}
 	}
 	// A type and its methods stay together: a value of the type must
 	// have its whole method set wherever it is used (methods that tests
 	// declare only come with the tests).
 	for typ, ms := range methods {
 		for _, m := range ms {
+			if g.old[files[m].Dir()] {
+				continue
+			}
 			for _, t := range g.decl[typ] {
 				g.deps[m] = append(g.deps[m], t)
 				if !g.test[m] {

@@ -27,7 +27,7 @@ func (p *piece) name() string {
 }
 
 // makePieces turns units into pieces, cutting oversize packages when asked.
-func makePieces(units map[string]*unit, opts Options, goModule bool) []*piece {
+func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) []*piece {
 	var pieces []*piece
 	last := map[string]*piece{}
 	first := map[string]*piece{}
@@ -42,7 +42,7 @@ func makePieces(units map[string]*unit, opts Options, goModule bool) []*piece {
 			case !opts.SplitLarge:
 				why = "--split-large is off"
 			default:
-				if cut, whyNot := cutPackage(u, opts); cut != nil {
+				if cut, whyNot := cutPackage(u, opts, c); cut != nil {
 					parts = cut
 				} else {
 					why = whyNot
@@ -280,7 +280,7 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 // cut anyway; a small PR with no such neighbour stays. Only neighbours
 // join, so the series keeps its dependency order.
 func joinSmall(drafts []*draft, opts Options) []*draft {
-	limit := Options{MaxLines: opts.MaxLines + opts.MaxLines/10, MaxFiles: opts.MaxFiles + opts.MaxFiles/10}
+	limit := opts // never over the budget: a reviewer was promised it
 	for i := 0; i < len(drafts); {
 		d := drafts[i]
 		if d.lines*10 >= opts.MaxLines {

@@ -39,7 +39,9 @@ type PR struct {
 
 // Plan is the ordered series of PRs for a change.
 type Plan struct {
-	Change   *Change  `json:"-"`
+	Change *Change `json:"-"`
+	// Options are those the plan was made with, defaults filled in.
+	Options  Options  `json:"-"`
 	PRs      []*PR    `json:"prs"`
 	Excluded []string `json:"excluded,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
@@ -66,8 +68,8 @@ func Make(c *Change, opts Options) (*Plan, error) {
 	}
 	goModule := opts.By == "package" && c.Module != ""
 	units := mergeCycles(groupUnits(c, opts.By))
-	drafts := pack(makePieces(units, opts, goModule), opts, goModule)
-	plan := &Plan{Change: c}
+	drafts := pack(makePieces(units, opts, goModule, c), opts, goModule)
+	plan := &Plan{Change: c, Options: opts}
 	prOf := map[*piece]*PR{}
 	for i, d := range drafts {
 		pr := &PR{Number: i + 1}

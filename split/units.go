@@ -165,61 +165,44 @@ func groupUnits(c *Change, by string) map[string]*unit {
 			dirUnit[f.Dir()] = o.unit
 		}
 	}
-	l := linker{change: c, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf}
+	l := linker{change: c, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf, fileUnit: map[string]string{}}
+	for name, u := range units {
+		for _, f := range u.files {
+			l.fileUnit[f.Path] = name
+		}
+	}
+	if goModule {
+		c.needs = c.symbolNeeds()
+		l.needs = c.needs
+	}
 	for _, u := range units {
 		l.link(u)
 	}
 	if goModule {
 		l.untangleTests()
-		linkBase(units, c)
+		l.explainNeeds()
 	}
 	return units
 }
 
-// linkBase orders what the change does to a package after the changes to
-// the packages that imported it at the base: their old versions may use
-// what it renames, removes or deletes, so it must not land under them.
-// Whether it does is a question of types the plan does not answer, so an
-// importer that still imports it at the source (an edge the other way)
-// makes a cycle, and the two share a PR; one that stops importing it (or
-// is deleted) comes first.
-func linkBase(units map[string]*unit, c *Change) {
-	changedAt := map[string][]string{} // a package folder at the base → the units changing its Go files
-	for _, name := range sortedKeys(units) {
-		for _, f := range units[name].files {
-			if f.Kind == "added" || !f.isGoCode() {
-				continue
-			}
-			dir := f.Dir()
-			if f.OldPath != "" {
-				dir = path.Dir(f.OldPath)
-			}
-			if n := len(changedAt[dir]); n == 0 || changedAt[dir][n-1] != name {
-				changedAt[dir] = append(changedAt[dir], name)
-			}
-		}
-	}
-	importers := map[string][]string{} // a changed unit → the changed units that imported it at the base
-	for _, name := range sortedKeys(units) {
-		for _, f := range units[name].files {
-			for _, imp := range f.BaseImports {
-				dir := c.packageDir(imp)
-				if dir == "" {
-					dir = packageDir(c.BaseModule, imp)
-				}
-				for _, changed := range changedAt[dir] {
-					if changed != name && !units[changed].deps[name] {
-						units[changed].deps[name] = true
-						importers[changed] = append(importers[changed], displayUnit(name))
-					}
+// explainNeeds adds to each file's reason the files of other units that
+// it must land with or after, and why (at most three).
+func (l *linker) explainNeeds() {
+	for _, name := range sortedKeys(l.units) {
+		u := l.units[name]
+		for i, f := range u.files {
+			var whys []string
+			for _, e := range l.needs[f.Path] {
+				if other := l.fileUnit[e.to]; other != "" && other != name {
+					whys = append(whys, e.why)
 				}
 			}
-		}
-	}
-	for name, by := range importers {
-		u := units[name]
-		for i := range u.files {
-			u.files[i].Reason += fmt.Sprintf("; imported at the base by %s, which change too: their changes come first or with it", strings.Join(by, ", "))
+			if len(whys) > 3 {
+				whys = append(whys[:3], fmt.Sprintf("%d more", len(whys)-3))
+			}
+			if len(whys) > 0 {
+				u.files[i].Reason += "; " + strings.Join(whys, "; ")
+			}
 		}
 	}
 }
@@ -232,6 +215,10 @@ type linker struct {
 	units    map[string]*unit
 	dirUnit  map[string]string
 	ownerOf  func(File) owner
+	// fileUnit is the unit of each changed file; needs are the changed
+	// files each Go file must land with or after (symbolEdges).
+	fileUnit map[string]string
+	needs    map[string][]fileEdge
 }
 
 // link sets the unit's dependencies from its files, and which of them
@@ -267,6 +254,9 @@ func (l *linker) link(u *unit) {
 		}
 		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name {
 			need(mod)
+		}
+		for _, e := range l.needs[f.Path] {
+			need(l.fileUnit[e.to])
 		}
 		for _, pattern := range f.Embeds {
 			// A folder it embeds may be a package of its own (a
@@ -345,6 +335,9 @@ func (l *linker) untangleTests() {
 			best, most := "", 0
 			var closes []string
 			for _, n := range scc {
+				if strings.HasSuffix(n, testsSuffix) {
+					continue // its tests have moved already
+				}
 				var testOnly []string
 				for _, d := range sortedKeys(l.units[n].deps) {
 					if in[d] && !l.units[n].codeDeps[d] {
@@ -386,6 +379,7 @@ func (l *linker) moveTests(u *unit, closes []string) {
 		t.files = append(t.files, f)
 		t.lines += f.Lines
 		u.lines -= f.Lines
+		l.fileUnit[f.Path] = name
 	}
 	u.files = kept
 	l.link(u)
