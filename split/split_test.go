@@ -291,8 +291,10 @@ func TestReadChangeKinds(t *testing.T) {
 	for _, f := range c.Files {
 		got[f.Path] = fmt.Sprintf("%s/%d/%v/%s", f.Kind, f.Lines, f.Binary, f.OldPath)
 	}
-	want := map[string]string{"keep.txt": "modified/3/false/", "gone.txt": "deleted/1/false/",
-		"new.txt": "renamed/20/false/old.txt", "blob.bin": "added/0/true/"}
+	// A modified or renamed file counts the lines added and removed, what
+	// a reviewer reads: keep.txt gains one, old.txt moves unchanged.
+	want := map[string]string{"keep.txt": "modified/1/false/", "gone.txt": "deleted/1/false/",
+		"new.txt": "renamed/0/false/old.txt", "blob.bin": "added/0/true/"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changes:\n got %v\nwant %v", got, want)
 	}
