@@ -376,21 +376,30 @@ func (g *fileGraph) blocks(names []string, lines func(string) int, budget int) [
 	}
 	var ordered []block
 	for i, b := range out {
-		code := 0
+		size := 0
 		for _, n := range b.files {
-			code += lines(n)
+			size += lines(n)
 		}
-		if code > budget {
-			ordered = append(append(ordered, b), tests[i]...)
-			continue
-		}
+		// The tests that complete this code join its block while it
+		// stays within the budget; the rest are blocks of their own
+		// right after it, so that no part is larger than it must be.
+		var after []block
 		for _, t := range tests[i] {
+			tl := 0
+			for _, n := range t.files {
+				tl += lines(n)
+			}
+			if size+tl > budget {
+				after = append(after, t)
+				continue
+			}
+			size += tl
 			b.files = append(b.files, t.files...)
 			for n := range t.test {
 				b.test[n] = true
 			}
 		}
-		ordered = append(ordered, b)
+		ordered = append(append(ordered, b), after...)
 	}
 	return ordered
 }
