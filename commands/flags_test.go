@@ -135,7 +135,7 @@ func TestSplitFlags(t *testing.T) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
 	got, _ = parseOptions(t, splitCommand, "--base", "main", "--source", "feature")
-	defaults := intake.SplitRequest{RepoPath: ".", Base: "main", Source: "feature", Auto: split.Options{MaxLines: 400, MaxFiles: 30, By: "package"}, Mode: "independent"}
+	defaults := intake.SplitRequest{RepoPath: ".", Base: "main", Source: "feature", Auto: split.Options{MaxLines: 8000, MaxFiles: 150, By: "package", SplitLarge: true}, Mode: "independent"}
 	if got == nil || !reflect.DeepEqual(got.Request, defaults) || got.DryRun || got.EmitMatrix || got.PlanFile != "" {
 		t.Errorf("defaults: %+v", got)
 	}

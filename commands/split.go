@@ -42,7 +42,7 @@ files it embeds (folders without Go code go with the nearest package above
 them); small packages are packed with their neighbours in the directory tree
 and the import graph up to --max-lines and --max-files, and each PR is named
 after its theme; a PR comes after the PRs whose packages it imports (tests
-included). With --split-large (the default in stacked mode) a package over
+included). With --split-large (the default) a package over
 the budget is cut across consecutive PRs along its declarations, so that
 each PR still builds. --explain says why each file went where.
 
@@ -60,8 +60,8 @@ the PR it depends on, and starts once that one is pushed.`,
 			&cli.StringFlag{Name: "source", Required: true, Usage: "the `REF` that holds the whole change"},
 			&cli.StringFlag{Name: "epic-key", Usage: "the epic's `KEY` (default: derived from repository, base and source)"},
 			&cli.StringFlag{Name: "key-prefix", Usage: "work order keys are `PREFIX`01, PREFIX02, … (default: the epic key + _pr)"},
-			&cli.IntFlag{Name: "max-lines", Value: 400, Usage: "line budget per PR"},
-			&cli.IntFlag{Name: "max-files", Value: 30, Usage: "file budget per PR"},
+			&cli.IntFlag{Name: "max-lines", Value: split.DefaultMaxLines, Usage: "line budget per PR: lines a reviewer reads (a new file's lines, a modified file's added and removed ones)"},
+			&cli.IntFlag{Name: "max-files", Value: split.DefaultMaxFiles, Usage: "file budget per PR (150: the most files a review bot such as CodeRabbit reviews in one PR)"},
 			&cli.StringFlag{Name: "by", Value: "package", Usage: "group by `package` (directory) or dir (top-level directory)"},
 			&cli.StringFlag{Name: "plan", Usage: "use the hand-written plan in `FILE`"},
 			&cli.StringFlag{Name: "mode", Value: "independent", Usage: "independent or stacked"},
@@ -70,9 +70,7 @@ the PR it depends on, and starts once that one is pushed.`,
 			&cli.StringFlag{Name: "source-event-id", Usage: "the `ID` of the event (a push, a CI run) this split answers: the epic key derives from it, so the same event never makes a second epic"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
 			&cli.BoolFlag{Name: "emit-matrix", Usage: "print a GitHub Actions matrix of the work orders that can run now"},
-			// Its default depends on --mode, which the help's own
-			// "(default: false)" would contradict.
-			&cli.BoolFlag{Name: "split-large", Usage: "cut a Go package over the budget across consecutive PRs (default: on with --mode stacked, else off)", DisableDefaultText: true},
+			&cli.BoolFlag{Name: "split-large", Value: true, Usage: "cut a Go package over the budget across consecutive PRs (--split-large=false keeps each package whole)"},
 			&cli.BoolFlag{Name: "explain", Usage: "say why each file went into its PR"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
@@ -90,10 +88,7 @@ func splitOptionsFrom(c *cli.Context, f *Factory) (*splitOptions, error) {
 	if c.Args().Len() > 0 {
 		return nil, usagef("wo split takes no arguments: use --base and --source")
 	}
-	splitLarge := c.String("mode") == "stacked"
-	if c.IsSet("split-large") {
-		splitLarge = c.Bool("split-large")
-	}
+	splitLarge := c.Bool("split-large")
 	return &splitOptions{
 		Store: f.storeConfig(c), PlanFile: c.String("plan"), DryRun: c.Bool("dry-run"), EmitMatrix: c.Bool("emit-matrix"),
 		Explain: c.Bool("explain"),

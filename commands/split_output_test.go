@@ -41,7 +41,7 @@ func TestSplitOutputEscapesWhatTheRepositoryNamed(t *testing.T) {
 }
 
 // The help said "--split-large … (default: on in stacked mode) (default:
-// false)": the flag's default depends on --mode, and the help says so once.
+// false)": it says its default once (on, in either mode).
 func TestSplitHelpStatesTheSplitLargeDefaultOnce(t *testing.T) {
 	var out, errb bytes.Buffer
 	f := NewFactory(strings.NewReader(""), &out, &errb)
@@ -54,7 +54,7 @@ func TestSplitHelpStatesTheSplitLargeDefaultOnce(t *testing.T) {
 			line = l
 		}
 	}
-	if strings.Count(line, "default") != 1 || !strings.Contains(line, "(default: on with --mode stacked, else off)") {
+	if strings.Count(line, "default") != 1 || !strings.Contains(line, "(default: true)") {
 		t.Errorf("the --split-large help line: %q", line)
 	}
 }
@@ -105,7 +105,7 @@ func TestSplitExplainSaysWhyEachFileWentWhere(t *testing.T) {
 			t.Errorf("the output lacks the line\n%q\nin:\n%s", want, r.stdout)
 		}
 	}
-	if want := "warning: q alone has 11 lines in 2 files, over the budget of 10 lines and 30 files: it stays whole in PR #2 (--split-large is off)\n"; !strings.Contains(r.stderr, want) {
+	if want := "warning: q alone has 11 lines in 2 files, over the budget of 10 lines and 150 files: it stays whole in PR #2 (--split-large is off)\n"; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 	}
 }

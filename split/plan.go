@@ -6,10 +6,19 @@ import (
 	"strings"
 )
 
+// The default budget is for a big change that a reviewer (or a review
+// bot) must read PR by PR: each PR costs a review, so fewer, fuller PRs
+// cost less; 8,000 lines stays well within what GitHub shows in one diff
+// (20,000 lines), 150 files is the most CodeRabbit reviews in one PR.
+const (
+	DefaultMaxLines = 8000
+	DefaultMaxFiles = 150
+)
+
 // Options shape the plan.
 type Options struct {
-	MaxLines int    // budget per PR (default 400)
-	MaxFiles int    // budget per PR (default 30)
+	MaxLines int    // budget per PR (default DefaultMaxLines)
+	MaxFiles int    // budget per PR (default DefaultMaxFiles)
 	By       string // "package" (a directory, a Go package) or "dir" (a top-level directory)
 	// SplitLarge cuts a Go package over the budget across consecutive PRs
 	// along its declarations, instead of leaving it whole.
@@ -52,10 +61,10 @@ type Plan struct {
 // dependency order, neighbours together, cut into PRs within the budget.
 func Make(c *Change, opts Options) (*Plan, error) {
 	if opts.MaxLines <= 0 {
-		opts.MaxLines = 400
+		opts.MaxLines = DefaultMaxLines
 	}
 	if opts.MaxFiles <= 0 {
-		opts.MaxFiles = 30
+		opts.MaxFiles = DefaultMaxFiles
 	}
 	if opts.By == "" {
 		opts.By = "package"
