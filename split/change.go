@@ -88,6 +88,10 @@ type Change struct {
 	// WorkspaceUses maps the folder of a go.work to the roots of the
 	// modules it uses.
 	WorkspaceUses map[string][]string
+	// Dropped are the modules that go.mod requires at the base and no
+	// longer at the source: old code that imports them must land with
+	// go.mod, or the tips between would not build.
+	Dropped []string
 	// needs are the changed files each Go file must land with or after,
 	// worked out by Make (symbolEdges).
 	needs map[string][]fileEdge
@@ -202,6 +206,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	if e, err := baseTree.FindEntry("go.mod"); err == nil {
 		if data, err := readBlob(st, e.Hash); err == nil {
 			c.BaseModule = modulePath(data)
+			c.Dropped = droppedModules(data, fileAt(st, sourceTree, "go.mod"))
 		}
 	}
 	if c.Module == "" {

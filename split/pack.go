@@ -17,6 +17,7 @@ type piece struct {
 	dir         string   // where it sits in the directory tree
 	rank        int      // its place in tree order
 	oversize    string   // why an over-budget piece was not cut
+	placed      bool     // packed into a PR
 }
 
 func (p *piece) name() string {
@@ -199,37 +200,51 @@ func (d *draft) add(p *piece) {
 func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 	waiting := map[*piece]int{}
 	dependents := map[*piece][]*piece{}
+	// ready is kept in tree order (rank): the pieces closest to the last
+	// one placed are its neighbours there, so a step looks at a window
+	// around it and at what the PR's own pieces made ready, and scans
+	// everything only when none of those fits. Scanning every ready
+	// piece at every step made packing quadratic.
 	var ready []*piece
+	insert := func(p *piece) {
+		i := sort.Search(len(ready), func(i int) bool { return ready[i].rank >= p.rank })
+		ready = append(ready, nil)
+		copy(ready[i+1:], ready[i:])
+		ready[i] = p
+	}
 	for _, p := range pieces {
 		waiting[p] = len(p.deps)
 		for _, d := range p.deps {
 			dependents[d] = append(dependents[d], p)
 		}
 		if len(p.deps) == 0 {
-			ready = append(ready, p)
+			insert(p)
 		}
 	}
 	var drafts []*draft
 	cur := &draft{near: newNeighbourhood()}
 	near := cur.near
-	var open *piece // a part of a cut package whose next part must come next
+	var open *piece    // a part of a cut package whose next part must come next
+	var fresh []*piece // pieces that the current PR's pieces made ready
+	lastRank := -1     // the rank of the piece placed last
+	const window = 64
 	for len(ready) > 0 {
-		best := -1
+		var best *piece
 		bestScore := 0
 		// In a Go module a PR holds a package, whatever the budget:
 		// go.mod or test data alone is no PR to build or review.
 		needsCode := goModule && !cur.goCode
-		for i, p := range ready {
+		consider := func(p *piece) {
 			if open != nil && (p.unit != open.unit || p.part != open.part+1) {
 				// A cut package's parts are consecutive: a reviewer
 				// reads it part after part, nothing else between.
-				continue
+				return
 			}
 			if len(cur.pieces) > 0 && !needsCode && over(cur.lines+p.lines, cur.files+len(p.files), opts) {
-				continue
+				return
 			}
 			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode {
-				continue // a cut package starts a PR of its own
+				return // a cut package starts a PR of its own
 			}
 			s := near.closeness(p)
 			if needsCode && p.goCode() {
@@ -240,17 +255,35 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 					s -= 500
 				}
 			}
-			if best < 0 || s > bestScore || (s == bestScore && p.rank < ready[best].rank) {
-				best, bestScore = i, s
+			if best == nil || s > bestScore || (s == bestScore && p.rank < best.rank) {
+				best, bestScore = p, s
 			}
 		}
-		if best < 0 {
+		at := sort.Search(len(ready), func(i int) bool { return ready[i].rank >= lastRank })
+		for i := max(0, at-window); i < min(len(ready), at+window); i++ {
+			consider(ready[i])
+		}
+		for _, p := range fresh {
+			if !p.placed {
+				consider(p)
+			}
+		}
+		if best == nil || (needsCode && !best.goCode()) {
+			for _, p := range ready {
+				consider(p)
+			}
+		}
+		if best == nil {
 			drafts = append(drafts, cur)
 			near, cur = cur.near, &draft{near: newNeighbourhood()}
+			fresh = nil
 			continue
 		}
-		p := ready[best]
-		ready = append(ready[:best], ready[best+1:]...)
+		p := best
+		i := sort.Search(len(ready), func(i int) bool { return ready[i].rank >= p.rank })
+		ready = append(ready[:i], ready[i+1:]...)
+		p.placed = true
+		lastRank = p.rank
 		cur.add(p)
 		near = cur.near
 		open = nil
@@ -261,10 +294,12 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 			// package that was cut.
 			drafts = append(drafts, cur)
 			near, cur = cur.near, &draft{near: newNeighbourhood()}
+			fresh = nil
 		}
 		for _, d := range dependents[p] {
 			if waiting[d]--; waiting[d] == 0 {
-				ready = append(ready, d)
+				insert(d)
+				fresh = append(fresh, d)
 			}
 		}
 	}

@@ -181,8 +181,37 @@ func groupUnits(c *Change, by string) map[string]*unit {
 	if goModule {
 		l.untangleTests()
 		l.explainNeeds()
+		l.tieDropped()
 	}
 	return units
+}
+
+// tieDropped puts old code that imports a module go.mod drops in go.mod's
+// PR: before it the new go.mod cannot build it, after it the old one not.
+func (l *linker) tieDropped() {
+	for _, name := range sortedKeys(l.units) {
+		u := l.units[name]
+		for i, f := range u.files {
+			mod := l.mods.of(f.Dir())
+			if mod == "" || mod == name || l.units[mod] == nil {
+				continue
+			}
+			for _, imp := range f.BaseImports {
+				for _, d := range l.change.Dropped {
+					if imp == d || strings.HasPrefix(imp, d+"/") {
+						u.deps[mod], u.codeDeps[mod] = true, true
+						l.units[mod].deps[name] = true
+						u.files[i].Reason += fmt.Sprintf("; its old version imports %s, whose module %s drops: it lands with %s", imp, moduleFileOf(mod), moduleFileOf(mod))
+					}
+				}
+			}
+		}
+	}
+}
+
+func moduleFileOf(unit string) string {
+	d, _ := moduleDir(unit)
+	return path.Join(d, "go.mod")
 }
 
 // explainNeeds adds to each file's reason the files of other units that

@@ -219,11 +219,13 @@ func fetchDeps(dir string) {
 				saved[name] = data
 			}
 		}
-		cmd := exec.Command("go", "list", "-e", "-deps", "-test", "./...")
-		cmd.Dir = mod
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go list in %s: %v\n%s\n", mod, err, out)
+		for _, args := range [][]string{{"mod", "download"}, {"list", "-e", "-deps", "-test", "./..."}} {
+			cmd := exec.Command("go", args...)
+			cmd.Dir = mod
+			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				fmt.Fprintf(os.Stderr, "go %s in %s: %v\n%s\n", args[0], mod, err, out)
+			}
 		}
 		// go list -mod=mod may have written to them: put them back.
 		for name, data := range saved {
