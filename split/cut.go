@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path"
 	"sort"
 	"strings"
 )
@@ -45,10 +46,15 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 		return nil, why
 	}
 	g.link(files, c, inUnit)
-	// Embedded files travel with the file that embeds them; the rest
-	// (test data, docs) with the last part, beside the tests.
-	var rest []File
+	// Embedded files travel with the file that embeds them; module files
+	// (go.mod, go.sum) with the first part, which every package needs;
+	// the rest (test data, docs) with the last part, beside the tests.
+	var rest, first []File
 	for _, f := range tail {
+		if isModuleFile(f.Path) || path.Base(f.Path) == "modules.txt" {
+			first = append(first, f)
+			continue
+		}
 		if by := g.embedder(files, u.name, f.Path); by != "" {
 			g.extra[by] = append(g.extra[by], f)
 		} else {
@@ -62,9 +68,26 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 		}
 		return n
 	}
+	if len(first) > 0 {
+		// Old code that imports a module go.mod drops lands with it:
+		// everything else in the unit comes after it.
+		for name, f := range files {
+			if !dropsModule(f.BaseImports, c.Dropped) {
+				continue
+			}
+			for other := range files {
+				if other != name {
+					g.deps[other] = append(g.deps[other], name)
+				}
+			}
+		}
+	}
 	blocks := g.blocks(sortedKeys(files), lines, opts.MaxLines)
-	var cur []File
+	cur := first
 	curLines := 0
+	for _, f := range first {
+		curLines += f.Lines
+	}
 	flush := func() {
 		if len(cur) > 0 {
 			parts = append(parts, cur)
@@ -98,6 +121,18 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 		}
 	}
 	return parts, ""
+}
+
+// dropsModule says whether one of the imports is of a dropped module.
+func dropsModule(imports, dropped []string) bool {
+	for _, imp := range imports {
+		for _, d := range dropped {
+			if imp == d || strings.HasPrefix(imp, d+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parsedFile is a Go file of a package being cut.

@@ -134,7 +134,8 @@ func main() {
 // vets every tip; the top of the stack must be the source tree.
 func buildEveryTip(repo string, p *split.Plan) bool {
 	wt := filepath.Join(filepath.Dir(repo), "tip")
-	_ = exec.Command("git", "-C", repo, "worktree", "remove", "--force", wt).Run()
+	_ = os.RemoveAll(wt)
+	_ = exec.Command("git", "-C", repo, "worktree", "prune").Run()
 	run(repo, "git", "worktree", "add", "-q", "--detach", wt, "base")
 	ok := true
 	for _, pr := range p.PRs {
