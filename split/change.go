@@ -92,6 +92,12 @@ type Change struct {
 	// longer at the source: old code that imports them must land with
 	// go.mod, or the tips between would not build.
 	Dropped []string
+	// baseMod and sourceMod are the root go.mod at each end, if any.
+	baseMod, sourceMod *goMod
+	// printfWrappers are the functions of the source tree that take a
+	// format and its arguments, read when go.mod raises the go version
+	// past 1.24 (whose go vet refuses a format that is not a constant).
+	printfWrappers []string
 	// needs are the changed files each Go file must land with or after,
 	// worked out by Make (symbolEdges).
 	needs map[string][]fileEdge
@@ -206,7 +212,12 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	if e, err := baseTree.FindEntry("go.mod"); err == nil {
 		if data, err := readBlob(st, e.Hash); err == nil {
 			c.BaseModule = modulePath(data)
-			c.Dropped = droppedModules(data, fileAt(st, sourceTree, "go.mod"))
+			c.baseMod = readGoMod(data)
+			source := fileAt(st, sourceTree, "go.mod")
+			c.Dropped = droppedModules(data, source)
+			if source != nil {
+				c.sourceMod = readGoMod(source)
+			}
 		}
 	}
 	if c.Module == "" {
@@ -217,6 +228,9 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 	}
 	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
+	if c.baseMod != nil && c.sourceMod != nil && vetsFormats(c.baseMod.goVersion, c.sourceMod.goVersion) {
+		c.printfWrappers = printfWrappers(ctx, st, sourceTree)
+	}
 	readModules(c, st, sourceTree)
 	markMissingImports(c, sourceTree)
 	return c, nil

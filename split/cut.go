@@ -45,20 +45,36 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 	if why != "" {
 		return nil, why
 	}
-	g.link(files, c, inUnit)
-	// Embedded files travel with the file that embeds them; module files
-	// (go.mod, go.sum) with the first part, which every package needs;
-	// the rest (test data, docs) with the last part, beside the tests.
+	// A modified go.mod is ordered as the module edges say, as one of
+	// the files (go.sum and vendor/modules.txt with it); a new one comes
+	// with the first part, which every package needs.
+	modNode := c.goModChanged() && len(c.needs) > 0
 	var rest, first []File
 	for _, f := range tail {
-		if isModuleFile(f.Path) || path.Base(f.Path) == "modules.txt" {
-			first = append(first, f)
-			continue
+		if modNode && f.Path == moduleUnit {
+			files[f.Path] = parsedFile{f, &ast.File{Name: &ast.Ident{Name: ""}}}
 		}
-		if by := g.embedder(files, u.name, f.Path); by != "" {
-			g.extra[by] = append(g.extra[by], f)
-		} else {
-			rest = append(rest, f)
+	}
+	g.link(files, c, inUnit)
+	// Embedded files travel with the file that embeds them; module files
+	// with go.mod; the rest (test data, docs) after the code, beside the
+	// tests.
+	for _, f := range tail {
+		_, isNode := files[f.Path]
+		switch {
+		case isNode:
+		case isModuleFile(f.Path) || path.Base(f.Path) == "modules.txt":
+			if _, ok := files[moduleUnit]; ok && (isRootModuleFile(f.Path) || path.Base(f.Path) == "modules.txt") {
+				g.extra[moduleUnit] = append(g.extra[moduleUnit], f)
+			} else {
+				first = append(first, f)
+			}
+		default:
+			if by := g.embedder(files, u.name, f.Path); by != "" {
+				g.extra[by] = append(g.extra[by], f)
+			} else {
+				rest = append(rest, f)
+			}
 		}
 	}
 	lines := func(name string) int {
@@ -67,20 +83,6 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 			n += f.Lines
 		}
 		return n
-	}
-	if len(first) > 0 {
-		// Old code that imports a module go.mod drops lands with it:
-		// everything else in the unit comes after it.
-		for name, f := range files {
-			if !dropsModule(f.BaseImports, c.Dropped) {
-				continue
-			}
-			for other := range files {
-				if other != name {
-					g.deps[other] = append(g.deps[other], name)
-				}
-			}
-		}
 	}
 	blocks := g.blocks(sortedKeys(files), lines, opts.MaxLines)
 	cur := first
@@ -110,7 +112,13 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 		cur = append(cur, bf...)
 		curLines += bl
 	}
-	cur = append(cur, rest...)
+	for _, f := range rest {
+		if len(cur) > 0 && (curLines+f.Lines > opts.MaxLines || len(cur)+1 > opts.MaxFiles) {
+			flush()
+		}
+		cur = append(cur, f)
+		curLines += f.Lines
+	}
 	flush()
 	if len(parts) < 2 {
 		return nil, "its files use each other too closely to cut"
@@ -121,18 +129,6 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 		}
 	}
 	return parts, ""
-}
-
-// dropsModule says whether one of the imports is of a dropped module.
-func dropsModule(imports, dropped []string) bool {
-	for _, imp := range imports {
-		for _, d := range dropped {
-			if imp == d || strings.HasPrefix(imp, d+"/") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // parsedFile is a Go file of a package being cut.
@@ -160,7 +156,7 @@ type fileGraph struct {
 func (g *fileGraph) link(files map[string]parsedFile, c *Change, inUnit map[string]bool) {
 	codeOf := map[string][]string{} // a new package's folder → its code files
 	for _, name := range sortedKeys(files) {
-		if f := files[name]; !g.test[name] && !g.old[f.Dir()] && !strings.HasSuffix(f.pkg, "_test") {
+		if f := files[name]; !g.test[name] && !g.old[f.Dir()] && !strings.HasSuffix(f.pkg, "_test") && path.Ext(name) == ".go" {
 			codeOf[f.Dir()] = append(codeOf[f.Dir()], name)
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -46,6 +48,32 @@ type symbols struct {
 	imports []string          // folders of the module's packages it imports
 	// interfaces are the keys of the interface types it declares.
 	interfaces []string
+	// extImports are its imports from other modules; ext the names it
+	// selects from them ("import/path.Name"); extUnknown the imports
+	// whose names cannot be told (a dot import, a name not guessed).
+	extImports []string
+	ext        map[string]bool
+	extUnknown map[string]bool
+	// lang is the newest Go version its syntax needs, and langWhat what
+	// needs it (langNeed); generic are the keys of its generic
+	// declarations.
+	lang, langWhat string
+	generic        map[string]bool
+	// arity is "params/results" of each method it declares, and of each
+	// method of its interfaces.
+	arity map[string]string
+	// embeds maps each struct type it declares to the types it embeds,
+	// whose fields and methods it promotes.
+	embeds map[string][]string
+	// printf are the functions it declares that take a format and its
+	// arguments (format string, args ...any); constantFormat says why
+	// a call of its to such a function has a format that is not a
+	// constant (go vet refuses one from Go 1.24), or "".
+	printf []string
+	// formatCalls are the names of the functions it calls with one
+	// argument that is not a constant (Fprintf: two), as a format with
+	// nothing to format would be.
+	formatCalls map[string]bool
 }
 
 // parseSymbols reads one version of a Go file of package folder dir.
@@ -57,7 +85,9 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 		return nil
 	}
 	pkg := f.Name.Name
-	s := &symbols{decls: map[string]string{}, refs: map[string]bool{}, members: map[string]bool{}, scopes: map[string]bool{dir: true}, own: dir}
+	s := &symbols{decls: map[string]string{}, refs: map[string]bool{}, members: map[string]bool{}, scopes: map[string]bool{dir: true}, own: dir,
+		ext: map[string]bool{}, extUnknown: map[string]bool{}, generic: map[string]bool{}, arity: map[string]string{},
+		embeds: map[string][]string{}, formatCalls: map[string]bool{}}
 	own := dir + ":" + pkg + "."
 	// text is a declaration's source with spaces normalized and array
 	// lengths left out ([20]byte and [hash.Size]byte are alike when the
@@ -83,17 +113,70 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 			return true
 		})
 		b.Write(src[at:end])
-		return strings.Join(strings.Fields(b.String()), " ")
+		return tokens(b.String())
+	}
+	// sig is a function type without its parameters' names, which
+	// callers do not see.
+	sig := func(ft *ast.FuncType) string {
+		var b strings.Builder
+		if ft.TypeParams != nil {
+			b.WriteString(text(ft.TypeParams))
+		}
+		for _, list := range []*ast.FieldList{ft.Params, ft.Results} {
+			b.WriteString("(")
+			if list != nil {
+				for _, field := range list.List {
+					for range max(1, len(field.Names)) {
+						b.WriteString(text(field.Type) + ",")
+					}
+				}
+			}
+			b.WriteString(")")
+		}
+		return b.String()
+	}
+	// fields declares a struct's fields as its members; a field of an
+	// anonymous struct type has members of its own (Config.Core.IsBare),
+	// so that adding one changes nothing for the users of the others.
+	type embedded struct {
+		in string
+		t  ast.Expr
+	}
+	var embeddings []embedded
+	var fields func(key string, t *ast.StructType)
+	fields = func(key string, t *ast.StructType) {
+		for _, field := range t.Fields.List {
+			names := field.Names
+			if len(names) == 0 {
+				names = []*ast.Ident{{Name: receiverType(field.Type)}}
+				embeddings = append(embeddings, embedded{key, field.Type})
+			}
+			for _, n := range names {
+				if inner, ok := field.Type.(*ast.StructType); ok {
+					s.decls[key+"."+n.Name] = "struct"
+					fields(key+"."+n.Name, inner)
+					continue
+				}
+				s.decls[key+"."+n.Name] = text(field.Type)
+			}
+		}
 	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			sig := text(d.Type)
+			sig := sig(d.Type)
 			if d.Recv != nil && len(d.Recv.List) == 1 {
 				t := receiverType(d.Recv.List[0].Type)
 				s.decls[own+t+"."+d.Name.Name] = text(d.Recv.List[0].Type) + " " + sig
+				s.arity[own+t+"."+d.Name.Name] = arity(d.Type)
+				if takesFormat(d.Type) {
+					s.printf = append(s.printf, d.Name.Name)
+				}
 			} else if d.Name.Name != "init" && d.Name.Name != "_" {
 				s.decls[own+d.Name.Name] = sig
+				if takesFormat(d.Type) {
+					s.printf = append(s.printf, d.Name.Name)
+				}
 			}
 		case *ast.GenDecl:
 			for _, spec := range d.Specs {
@@ -110,24 +193,24 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 					switch t := spec.Type.(type) {
 					case *ast.StructType:
 						s.decls[key] = shape + "struct"
-						for _, field := range t.Fields.List {
-							names := field.Names
-							if len(names) == 0 {
-								names = []*ast.Ident{{Name: receiverType(field.Type)}}
-							}
-							for _, n := range names {
-								s.decls[key+"."+n.Name] = text(field.Type)
-							}
-						}
+						fields(key, t)
 					case *ast.InterfaceType:
 						var methods []string
 						for _, m := range t.Methods.List {
 							var names []string
+							mt := text(m.Type)
+							ft, isFunc := m.Type.(*ast.FuncType)
+							if isFunc {
+								mt = sig(ft)
+							}
 							for _, n := range m.Names {
 								names = append(names, n.Name)
-								s.decls[key+"."+n.Name] = text(m.Type)
+								s.decls[key+"."+n.Name] = mt
+								if isFunc {
+									s.arity[key+"."+n.Name] = arity(ft)
+								}
 							}
-							methods = append(methods, strings.Join(names, ",")+" "+text(m.Type))
+							methods = append(methods, strings.Join(names, ",")+" "+mt)
 						}
 						// Its methods are members: what it gains orders
 						// the types that implement it, not its users.
@@ -181,6 +264,41 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 			s.refs[d+":"+nameOf(d)+"."+id.Name] = true
 		}
 	}
+	for _, e := range embeddings {
+		switch t := unstar(e.t).(type) {
+		case *ast.Ident:
+			s.embeds[e.in] = append(s.embeds[e.in], own+t.Name)
+		case *ast.SelectorExpr:
+			if x, ok := t.X.(*ast.Ident); ok {
+				if d, ok := imported[x.Name]; ok {
+					s.embeds[e.in] = append(s.embeds[e.in], d+":"+nameOf(d)+"."+t.Sel.Name)
+				}
+			}
+		}
+	}
+	externalRefs(f, s, dirOf, unresolved)
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || call.Ellipsis.IsValid() {
+			return true
+		}
+		name := ""
+		switch fn := call.Fun.(type) {
+		case *ast.Ident:
+			name = fn.Name
+		case *ast.SelectorExpr:
+			name = fn.Sel.Name
+		}
+		switch {
+		case len(call.Args) == 1 && !constant(call.Args[0]):
+			s.formatCalls[name] = true
+		case len(call.Args) == 2 && name == "Fprintf" && !constant(call.Args[1]):
+			s.formatCalls[name] = true
+		}
+		return true
+	})
+	s.lang, s.langWhat = langNeed(f, src)
+	genericDecls(f, own, s.generic)
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
@@ -212,6 +330,9 @@ type fileEdge struct {
 // must land with or after, from the declarations each version of each
 // uses (see above). Files whose versions do not parse order nothing here.
 func (c *Change) symbolNeeds() map[string][]fileEdge {
+	if c.goModChanged() {
+		return symbolEdges(c)
+	}
 	for _, f := range c.Files {
 		if f.baseSrc != nil {
 			return symbolEdges(c)
@@ -220,12 +341,14 @@ func (c *Change) symbolNeeds() map[string][]fileEdge {
 	return nil // all new: the imports and the cut of a package order it
 }
 
+// fileVersion is one version of a changed Go file, parsed.
+type fileVersion struct {
+	file string // the changed file's path
+	dir  string
+	syms *symbols
+}
+
 func symbolEdges(c *Change) map[string][]fileEdge {
-	type version struct {
-		file string // the changed file's path
-		dir  string
-		syms *symbols
-	}
 	names := map[string]string{} // package folder → package name (source first)
 	for _, f := range c.Files {
 		if f.pkg != "" && !strings.HasSuffix(f.pkg, "_test") {
@@ -246,7 +369,7 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 		return packageDir(c.BaseModule, imp)
 	}
 	fset := token.NewFileSet()
-	var base, source []version
+	var base, source []fileVersion
 	for _, f := range c.Files {
 		if path.Ext(f.Path) != ".go" || belowTestdata(f.Dir()) {
 			continue
@@ -257,19 +380,19 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 				dir = path.Dir(f.OldPath)
 			}
 			if s := parseSymbols(fset, f.Path, dir, f.baseSrc, baseDir, nameOf); s != nil {
-				base = append(base, version{f.Path, dir, s})
+				base = append(base, fileVersion{f.Path, dir, s})
 			}
 		}
 		if f.src != nil && f.isGoCode() && f.Kind != "deleted" {
 			if s := parseSymbols(fset, f.Path, f.Dir(), f.src, sourceDir, nameOf); s != nil {
-				source = append(source, version{f.Path, f.Dir(), s})
+				source = append(source, fileVersion{f.Path, f.Dir(), s})
 			}
 		}
 	}
 	// What each key is declared as, in which changed file, at each end.
 	type decl struct{ file, text string }
 	declared := [2]map[string][]decl{{}, {}}
-	for side, versions := range [][]version{base, source} {
+	for side, versions := range [][]fileVersion{base, source} {
 		for _, v := range versions {
 			for k, t := range v.syms.decls {
 				declared[side][k] = append(declared[side][k], decl{v.file, t})
@@ -284,17 +407,108 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 			}
 		}
 	}
+	// The types that embed each type, at either end: a file that
+	// names them may use the fields and methods they promote.
+	embeddedBy := map[string][]string{}
+	for _, versions := range [][]fileVersion{base, source} {
+		for _, v := range versions {
+			for in, ts := range v.syms.embeds {
+				for _, t := range ts {
+					embeddedBy[t] = append(embeddedBy[t], in)
+				}
+			}
+		}
+	}
+	namesType := func(s *symbols, t string) bool {
+		seen := map[string]bool{}
+		var walk func(string) bool
+		walk = func(t string) bool {
+			if seen[t] {
+				return false
+			}
+			seen[t] = true
+			if s.refs[t] {
+				return true
+			}
+			for _, e := range embeddedBy[t] {
+				if walk(e) {
+					return true
+				}
+			}
+			return false
+		}
+		return walk(t)
+	}
+	// The declarations whose type names a type: a function that returns
+	// it, a field or method of another type that holds it. A file that
+	// uses one of them may use the type's members without naming it.
+	var allKeys []string
+	for side := range declared {
+		for k := range declared[side] {
+			allKeys = append(allKeys, k)
+		}
+	}
+	sort.Strings(allKeys)
+	mentions := map[string][]string{}
+	mentionsOf := func(t string) []string {
+		if m, ok := mentions[t]; ok {
+			return m
+		}
+		colon := strings.IndexByte(t, ':')
+		pkg, name, _ := strings.Cut(t[colon+1:], ".")
+		var out []string
+		for _, k := range allKeys {
+			word := pkg + "." + name
+			if strings.HasPrefix(k, t[:colon+1]+pkg+".") {
+				word = name
+			}
+			if k == t {
+				continue
+			}
+			for side := range declared {
+				for _, d := range declared[side][k] {
+					if hasWord(d.text, word) {
+						out = append(out, k)
+					}
+				}
+			}
+		}
+		mentions[t] = dedupe(out, t)
+		return mentions[t]
+	}
+	reaches := func(s *symbols, t string) bool {
+		if namesType(s, t) {
+			return true
+		}
+		for _, k := range mentionsOf(t) {
+			if s.refs[k] {
+				return true
+			}
+			if owner, member, ok := splitMember(k); ok && s.members[member] && namesType(s, owner) {
+				return true
+			}
+		}
+		return false
+	}
 	uses := func(s *symbols, k string) bool {
 		if s.refs[k] {
 			return true
 		}
-		if owner, member, ok := splitMember(k); ok && s.members[member] {
-			// A field or method by its name, where the file names its
-			// type (a value it gets without naming the type comes from
-			// a function that does, whose file it needs in turn).
-			return s.refs[owner]
+		// A field or method by its name, where the file names its type
+		// (a value it gets without naming the type comes from a
+		// function that does, whose file it needs in turn); a field of
+		// a field by both names.
+		colon := strings.IndexByte(k, ':')
+		parts := strings.Split(k[colon+1:], ".")
+		if len(parts) < 3 {
+			return false
 		}
-		return false
+		for _, m := range parts[2:] {
+			if !s.members[m] {
+				return false
+			}
+		}
+		return reaches(s, k[:colon+1]+parts[0]+"."+parts[1])
 	}
 	out := map[string][]fileEdge{}
 	seen := map[[2]string]bool{}
@@ -304,7 +518,7 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 			out[from] = append(out[from], fileEdge{to, why})
 		}
 	}
-	usersAt := func(versions []version, k string) map[string]bool {
+	usersAt := func(versions []fileVersion, k string) map[string]bool {
 		users := map[string]bool{}
 		for _, v := range versions {
 			if uses(v.syms, k) {
@@ -319,15 +533,22 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 			isInterface[k] = true
 		}
 	}
-	// Method names that an interface may ask for: those of the
-	// interfaces of the change, and of the standard library's common ones.
+	// Methods that an interface may ask for, by name and by the number
+	// of their parameters and results: those of the interfaces of the
+	// change, and of the standard library's common ones.
 	satisfies := map[string]bool{}
-	for _, m := range commonInterfaceMethods {
-		satisfies[m] = true
+	for m, arities := range commonInterfaceMethods {
+		for _, a := range strings.Fields(arities) {
+			satisfies[m+" "+a] = true
+		}
 	}
-	for k := range declared[1] {
-		if owner, member, ok := splitMember(k); ok && isInterface[owner] {
-			satisfies[member] = true
+	arityOf := map[string]string{}
+	for _, v := range source {
+		for k, a := range v.syms.arity {
+			arityOf[k] = a
+			if owner, member, ok := splitMember(k); ok && isInterface[owner] {
+				satisfies[member+" "+a] = true
+			}
 		}
 	}
 	// Files that give some type a new method, by the method's name.
@@ -396,7 +617,7 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 					need(d.file, m, fmt.Sprintf("%s gains %s, which the types that implement it need first", displayKey(owner), member))
 				}
 			}
-		} else if ok && len(s) > 0 && declared[1][owner] != nil && satisfies[member] {
+		} else if ok && len(s) > 0 && declared[1][owner] != nil && satisfies[member+" "+arityOf[k]] {
 			for _, u := range sortedKeys(usersAt(source, owner)) {
 				for _, d := range s {
 					need(u, d.file, fmt.Sprintf("uses %s, whose method or field %s comes with %s", displayKey(owner), name, d.file))
@@ -416,17 +637,40 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 			}
 		}
 	}
+	if c.goModChanged() {
+		moduleEdges(c, base, source, need)
+	}
 	return out
 }
 
 // commonInterfaceMethods are the methods of the standard library's most
 // used interfaces (error, fmt.Stringer, io, sort, heap, http.Handler,
-// encoding's marshalers, context.Context, flag.Value).
-var commonInterfaceMethods = []string{"Error", "String", "GoString", "Format", "Read", "Write", "Close", "Seek", "ReadAt", "WriteAt",
-	"ReadFrom", "WriteTo", "ReadByte", "ReadRune", "WriteString", "Len", "Less", "Swap", "Push", "Pop", "ServeHTTP", "RoundTrip",
-	"MarshalJSON", "UnmarshalJSON", "MarshalText", "UnmarshalText", "MarshalBinary", "UnmarshalBinary", "Deadline", "Done", "Err",
-	"Value", "Set", "Get", "Is", "As", "Unwrap", "Scan", "Sum", "Reset", "Size", "BlockSize", "Lock", "Unlock", "Name", "Mode",
-	"ModTime", "IsDir", "Sys", "Stat", "ReadDir", "Open", "Info", "Type"}
+// encoding's marshalers, context.Context, flag.Value, io/fs), with the
+// number of their parameters and results ("params/results"; a method
+// two interfaces name alike may have two).
+var commonInterfaceMethods = map[string]string{"Error": "0/1", "String": "0/1", "GoString": "0/1", "Format": "2/0",
+	"Read": "1/2", "Write": "1/2", "Close": "0/1", "Seek": "2/2", "ReadAt": "2/2", "WriteAt": "2/2", "ReadFrom": "1/2",
+	"WriteTo": "1/2", "ReadByte": "0/2", "ReadRune": "0/3", "WriteString": "1/2", "Len": "0/1", "Less": "2/1", "Swap": "2/0",
+	"Push": "1/0", "Pop": "0/1", "ServeHTTP": "2/0", "RoundTrip": "1/2", "MarshalJSON": "0/2", "UnmarshalJSON": "1/1",
+	"MarshalText": "0/2", "UnmarshalText": "1/1", "MarshalBinary": "0/2", "UnmarshalBinary": "1/1", "Deadline": "0/2",
+	"Done": "0/1", "Err": "0/1", "Value": "1/1 0/2", "Set": "1/1", "Get": "0/1", "Is": "1/1", "As": "1/1", "Unwrap": "0/1",
+	"Scan": "1/1 2/1", "Sum": "1/1", "Reset": "0/0", "Size": "0/1", "BlockSize": "0/1", "Lock": "0/0", "Unlock": "0/0",
+	"Name": "0/1", "Mode": "0/1", "ModTime": "0/1", "IsDir": "0/1", "Sys": "0/1", "Stat": "0/2", "ReadDir": "1/2",
+	"Open": "1/2", "Info": "0/2", "Type": "0/1"}
+
+// arity is "params/results" of a function type.
+func arity(ft *ast.FuncType) string {
+	count := func(l *ast.FieldList) int {
+		n := 0
+		if l != nil {
+			for _, f := range l.List {
+				n += max(1, len(f.Names))
+			}
+		}
+		return n
+	}
+	return fmt.Sprintf("%d/%d", count(ft.Params), count(ft.Results))
+}
 
 // sameDecls says whether a name is declared alike, in the same files, at
 // both ends (files for different platforms may each declare it).
@@ -444,6 +688,114 @@ func sameDecls[D comparable](a, b []D) bool {
 		}
 	}
 	return true
+}
+
+// constant says whether an expression is a constant string as the
+// parser sees it: a literal, a sum of literals, a constant of the file.
+func constant(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.BasicLit:
+		return x.Kind == token.STRING
+	case *ast.ParenExpr:
+		return constant(x.X)
+	case *ast.BinaryExpr:
+		return x.Op == token.ADD && constant(x.X) && constant(x.Y)
+	case *ast.Ident:
+		return x.Obj != nil && x.Obj.Kind == ast.Con
+	}
+	return false
+}
+
+// hasWord says whether text holds word with no identifier character on
+// either side.
+func hasWord(text, word string) bool {
+	ident := func(b byte) bool {
+		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+	}
+	for from := 0; ; {
+		i := strings.Index(text[from:], word)
+		if i < 0 {
+			return false
+		}
+		at := from + i
+		end := at + len(word)
+		if (at == 0 || !ident(text[at-1]) && text[at-1] != '.') && (end == len(text) || !ident(text[end])) {
+			return true
+		}
+		from = at + 1
+	}
+}
+
+// unstar is a type without its pointer and type arguments.
+func unstar(e ast.Expr) ast.Expr {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		default:
+			return e
+		}
+	}
+}
+
+// takesFormat says whether a function's last two parameters are a
+// format and its arguments (format string, args ...any), as go vet's
+// printf check finds its wrappers.
+func takesFormat(ft *ast.FuncType) bool {
+	var types []ast.Expr
+	for _, f := range ft.Params.List {
+		for range max(1, len(f.Names)) {
+			types = append(types, f.Type)
+		}
+	}
+	if len(types) < 2 {
+		return false
+	}
+	last, ok := types[len(types)-1].(*ast.Ellipsis)
+	if !ok {
+		return false
+	}
+	empty := false
+	switch t := last.Elt.(type) {
+	case *ast.Ident:
+		empty = t.Name == "any"
+	case *ast.InterfaceType:
+		empty = len(t.Methods.List) == 0
+	}
+	format, ok := types[len(types)-2].(*ast.Ident)
+	return empty && ok && format.Name == "string"
+}
+
+// tokens is Go source as its tokens, one space apart: without comments
+// or layout.
+func tokens(src string) string {
+	var sc scanner.Scanner
+	fset := token.NewFileSet()
+	data := []byte(src)
+	sc.Init(fset.AddFile("", -1, len(data)), data, nil, 0)
+	var b strings.Builder
+	for {
+		_, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // inserted at a line's end
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if lit != "" {
+			b.WriteString(lit)
+		} else {
+			b.WriteString(tok.String())
+		}
+	}
+	return b.String()
 }
 
 // splitMember splits "dir:pkg.T.M" into "dir:pkg.T" and "M".

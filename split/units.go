@@ -165,7 +165,8 @@ func groupUnits(c *Change, by string) map[string]*unit {
 			dirUnit[f.Dir()] = o.unit
 		}
 	}
-	l := linker{change: c, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf, fileUnit: map[string]string{}}
+	l := linker{change: c, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf, fileUnit: map[string]string{},
+		modEdges: goModule && c.goModChanged()}
 	for name, u := range units {
 		for _, f := range u.files {
 			l.fileUnit[f.Path] = name
@@ -181,32 +182,8 @@ func groupUnits(c *Change, by string) map[string]*unit {
 	if goModule {
 		l.untangleTests()
 		l.explainNeeds()
-		l.tieDropped()
 	}
 	return units
-}
-
-// tieDropped puts old code that imports a module go.mod drops in go.mod's
-// PR: before it the new go.mod cannot build it, after it the old one not.
-func (l *linker) tieDropped() {
-	for _, name := range sortedKeys(l.units) {
-		u := l.units[name]
-		for i, f := range u.files {
-			mod := l.mods.of(f.Dir())
-			if mod == "" || mod == name || l.units[mod] == nil {
-				continue
-			}
-			for _, imp := range f.BaseImports {
-				for _, d := range l.change.Dropped {
-					if imp == d || strings.HasPrefix(imp, d+"/") {
-						u.deps[mod], u.codeDeps[mod] = true, true
-						l.units[mod].deps[name] = true
-						u.files[i].Reason += fmt.Sprintf("; its old version imports %s, whose module %s drops: it lands with %s", imp, moduleFileOf(mod), moduleFileOf(mod))
-					}
-				}
-			}
-		}
-	}
 }
 
 func moduleFileOf(unit string) string {
@@ -248,6 +225,9 @@ type linker struct {
 	// files each Go file must land with or after (symbolEdges).
 	fileUnit map[string]string
 	needs    map[string][]fileEdge
+	// modEdges says that the module edges order the root go.mod (a
+	// modified one): a package needs it only as they say.
+	modEdges bool
 }
 
 // link sets the unit's dependencies from its files, and which of them
@@ -271,9 +251,6 @@ func (l *linker) link(u *unit) {
 		}
 	}
 	for _, f := range u.files {
-		if !f.isGoCode() {
-			continue // what the go command does not build imports nothing
-		}
 		code := !strings.HasSuffix(f.Path, "_test.go")
 		need := func(dep string) {
 			if dep != "" && dep != u.name && l.units[dep] != nil {
@@ -281,11 +258,14 @@ func (l *linker) link(u *unit) {
 				u.codeDeps[dep] = u.codeDeps[dep] || code
 			}
 		}
-		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name {
-			need(mod)
-		}
 		for _, e := range l.needs[f.Path] {
-			need(l.fileUnit[e.to])
+			need(l.fileUnit[e.to]) // go.mod's needs among them
+		}
+		if !f.isGoCode() {
+			continue // what the go command does not build imports nothing
+		}
+		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name && !(mod == moduleUnit && l.modEdges) {
+			need(mod)
 		}
 		for _, pattern := range f.Embeds {
 			// A folder it embeds may be a package of its own (a
@@ -442,6 +422,7 @@ func dirOwner(by string) func(File) owner {
 func packageOwner(c *Change) func(File) owner {
 	mods := modulesOf(c)
 	packages := map[string]bool{}
+	gone := map[string]bool{} // folders of deleted Go code
 	type embed struct{ dir, pattern, file string }
 	var embedded []embed
 	for _, f := range c.Files {
@@ -450,6 +431,9 @@ func packageOwner(c *Change) func(File) owner {
 			for _, p := range f.Embeds {
 				embedded = append(embedded, embed{f.Dir(), p, f.Path})
 			}
+		}
+		if f.isGoCode() && f.Kind == "deleted" {
+			gone[f.Dir()] = true
 		}
 	}
 	return func(f File) owner {
@@ -477,6 +461,11 @@ func packageOwner(c *Change) func(File) owner {
 		if f.isGoCode() && packages[f.Dir()] {
 			return owner{f.Dir(), "package " + f.Dir()}
 		}
+		if f.isGoCode() {
+			// Deleted, with its whole package: the package's removal is
+			// a unit of its own, whose old code needs nothing new.
+			return owner{f.Dir(), "package " + f.Dir() + ", which the change deletes"}
+		}
 		for _, e := range embedded {
 			if embeds(e.dir, e.pattern, f.Path) {
 				return owner{e.dir, fmt.Sprintf("embedded by %s (//go:embed %s)", e.file, e.pattern)}
@@ -489,16 +478,12 @@ func packageOwner(c *Change) func(File) owner {
 				}
 				return owner{d, fmt.Sprintf("below package %s, the nearest package above it", d)}
 			}
+			if gone[d] {
+				return owner{d, fmt.Sprintf("below package %s, which the change deletes", d)}
+			}
 			if d == "." {
 				break
 			}
-		}
-		// A deleted Go file whose folder keeps no package, with none
-		// above it, is a unit of its own: with go.mod, which every
-		// package needs, its imports would make one cycle, and one PR,
-		// of the whole change.
-		if f.isGoCode() {
-			return owner{f.Dir(), "package " + f.Dir()}
 		}
 		// No package above it: it belongs to the module as a whole
 		// (README, licence, CI files), and comes first with its go.mod.
