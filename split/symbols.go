@@ -420,6 +420,12 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 		}
 	}
 	namesType := func(s *symbols, t string) bool {
+		if s.refs[t] {
+			return true
+		}
+		if len(embeddedBy[t]) == 0 {
+			return false
+		}
 		seen := map[string]bool{}
 		var walk func(string) bool
 		walk = func(t string) bool {
@@ -442,13 +448,20 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 	// The declarations whose type names a type: a function that returns
 	// it, a field or method of another type that holds it. A file that
 	// uses one of them may use the type's members without naming it.
-	var allKeys []string
+	type declTexts struct {
+		key   string
+		texts []string
+	}
+	var all []declTexts
 	for side := range declared {
-		for k := range declared[side] {
-			allKeys = append(allKeys, k)
+		for k, ds := range declared[side] {
+			e := declTexts{key: k}
+			for _, d := range ds {
+				e.texts = append(e.texts, d.text)
+			}
+			all = append(all, e)
 		}
 	}
-	sort.Strings(allKeys)
 	mentions := map[string][]string{}
 	mentionsOf := func(t string) []string {
 		if m, ok := mentions[t]; ok {
@@ -456,59 +469,74 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 		}
 		colon := strings.IndexByte(t, ':')
 		pkg, name, _ := strings.Cut(t[colon+1:], ".")
+		own, qualified := t[:colon+1]+pkg+".", pkg+"."+name
 		var out []string
-		for _, k := range allKeys {
-			word := pkg + "." + name
-			if strings.HasPrefix(k, t[:colon+1]+pkg+".") {
-				word = name
-			}
-			if k == t {
+		for _, e := range all {
+			if e.key == t {
 				continue
 			}
-			for side := range declared {
-				for _, d := range declared[side][k] {
-					if hasWord(d.text, word) {
-						out = append(out, k)
-					}
+			word := qualified
+			if strings.HasPrefix(e.key, own) {
+				word = name
+			}
+			for _, text := range e.texts {
+				if hasWord(text, word) {
+					out = append(out, e.key)
+					break
 				}
 			}
 		}
+		sort.Strings(out)
 		mentions[t] = dedupe(out, t)
 		return mentions[t]
 	}
+	reached := map[*symbols]map[string]bool{}
 	reaches := func(s *symbols, t string) bool {
-		if namesType(s, t) {
-			return true
+		if r, ok := reached[s][t]; ok {
+			return r
 		}
+		r := namesType(s, t)
 		for _, k := range mentionsOf(t) {
-			if s.refs[k] {
-				return true
+			if r {
+				break
 			}
-			if owner, member, ok := splitMember(k); ok && s.members[member] && namesType(s, owner) {
-				return true
-			}
+			owner, member, ok := splitMember(k)
+			r = s.refs[k] || ok && s.members[member] && namesType(s, owner)
 		}
-		return false
+		if reached[s] == nil {
+			reached[s] = map[string]bool{}
+		}
+		reached[s][t] = r
+		return r
 	}
-	uses := func(s *symbols, k string) bool {
-		if s.refs[k] {
-			return true
-		}
-		// A field or method by its name, where the file names its type
-		// (a value it gets without naming the type comes from a
-		// function that does, whose file it needs in turn); a field of
-		// a field by both names.
+	// usesKey says whether a file uses k: names it, or selects a field
+	// or method by its name where the file reaches its type (names it,
+	// or what returns or holds it); a field of a field by both names.
+	type keyParts struct {
+		typ     string   // the package-level type, for a member
+		members []string // the member's names below it
+	}
+	split := func(k string) keyParts {
 		colon := strings.IndexByte(k, ':')
 		parts := strings.Split(k[colon+1:], ".")
 		if len(parts) < 3 {
+			return keyParts{}
+		}
+		return keyParts{k[:colon+1] + parts[0] + "." + parts[1], parts[2:]}
+	}
+	usesKey := func(s *symbols, k string, p keyParts) bool {
+		if s.refs[k] {
+			return true
+		}
+		if p.typ == "" {
 			return false
 		}
-		for _, m := range parts[2:] {
+		for _, m := range p.members {
 			if !s.members[m] {
 				return false
 			}
 		}
-		return reaches(s, k[:colon+1]+parts[0]+"."+parts[1])
+		return reaches(s, p.typ)
 	}
 	out := map[string][]fileEdge{}
 	seen := map[[2]string]bool{}
@@ -520,8 +548,9 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 	}
 	usersAt := func(versions []fileVersion, k string) map[string]bool {
 		users := map[string]bool{}
+		p := split(k)
 		for _, v := range versions {
-			if uses(v.syms, k) {
+			if usesKey(v.syms, k, p) {
 				users[v.file] = true
 			}
 		}
