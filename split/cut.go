@@ -18,7 +18,7 @@ import (
 // (an external _test package after all of it), and embedded files go with
 // the file that embeds them. It returns no parts, and why, when the
 // package cannot be cut safely.
-func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
+func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []string, why string) {
 	// A package's test unit is cut as code is: a test file after the
 	// test files whose helpers it uses.
 	_, onlyTests := strings.CutSuffix(u.name, testsSuffix)
@@ -43,7 +43,7 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 	g.old = old
 	files, why := g.parse(code)
 	if why != "" {
-		return nil, why
+		return nil, nil, why
 	}
 	// A modified go.mod is ordered as the module edges say, as one of
 	// the files (go.sum and vendor/modules.txt with it); a new one comes
@@ -90,10 +90,12 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 	for _, f := range first {
 		curLines += f.Lines
 	}
+	curWhy := ""
 	flush := func() {
 		if len(cur) > 0 {
 			parts = append(parts, cur)
-			cur, curLines = nil, 0
+			partWhy = append(partWhy, curWhy)
+			cur, curLines, curWhy = nil, 0, ""
 		}
 	}
 	for _, b := range blocks {
@@ -109,6 +111,9 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 		if len(cur) > 0 && (curLines+bl > opts.MaxLines || len(cur)+len(bf) > opts.MaxFiles) {
 			flush()
 		}
+		if over(bl, len(bf), opts) && len(b.cycle) > 1 {
+			curWhy = g.tied(b.cycle, bl, c)
+		}
 		cur = append(cur, bf...)
 		curLines += bl
 	}
@@ -121,14 +126,59 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, why string) {
 	}
 	flush()
 	if len(parts) < 2 {
-		return nil, "its files use each other too closely to cut"
+		if partWhy[0] != "" {
+			return nil, nil, partWhy[0]
+		}
+		return nil, nil, "its files use each other too closely to cut"
 	}
 	for i, p := range parts {
 		for j := range p {
 			p[j].Reason = fmt.Sprintf("%s; part %d of %d of package %s, cut because it is over the budget", p[j].Reason, i+1, len(parts), u.name)
 		}
 	}
-	return parts, ""
+	return parts, partWhy, ""
+}
+
+// tied says why a cycle of files over the budget cannot be cut: each
+// needs another of them, by the reasons of (at most) four of its ties,
+// those of go.mod first.
+func (g *fileGraph) tied(cycle []string, lines int, c *Change) string {
+	in := map[string]bool{}
+	for _, f := range cycle {
+		in[f] = true
+	}
+	var from, to, other []string
+	for _, f := range cycle {
+		for _, e := range c.needs[f] {
+			switch {
+			case !in[e.to]:
+			case f == moduleUnit:
+				from = append(from, f+" → "+e.to+": "+e.why)
+			case e.to == moduleUnit:
+				to = append(to, f+" → "+e.to+": "+e.why)
+			default:
+				other = append(other, f+" → "+e.to+": "+e.why)
+			}
+		}
+	}
+	var ties []string
+	for len(from)+len(to)+len(other) > 0 {
+		for _, list := range []*[]string{&from, &to, &other} {
+			if len(*list) > 0 {
+				ties = append(ties, (*list)[0])
+				*list = (*list)[1:]
+			}
+		}
+	}
+	more := ""
+	if len(ties) > 4 {
+		more = fmt.Sprintf("; and %d more ties", len(ties)-4)
+		ties = ties[:4]
+	}
+	if len(ties) == 0 {
+		return fmt.Sprintf("%d files of %d lines use each other's declarations in a cycle: %s", len(cycle), lines, strings.Join(cycle, ", "))
+	}
+	return fmt.Sprintf("%d files of %d lines must land in one PR, each needing another of them, as the compiler sees them at each tip: %s%s", len(cycle), lines, strings.Join(ties, "; "), more)
 }
 
 // parsedFile is a Go file of a package being cut.

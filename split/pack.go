@@ -27,6 +27,19 @@ func (p *piece) name() string {
 	return p.unit.name
 }
 
+// shortName names a piece for a message: a cycle of many packages by
+// its first three.
+func (p *piece) shortName() string {
+	if m := p.unit.members; len(m) > 3 {
+		name := fmt.Sprintf("the cycle of %d packages %s and %d more", len(m), strings.Join(m[:3], ", "), len(m)-3)
+		if p.parts > 1 {
+			name += fmt.Sprintf(" (part %d of %d)", p.part, p.parts)
+		}
+		return name
+	}
+	return p.name()
+}
+
 // makePieces turns units into pieces, cutting oversize packages when asked.
 func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) []*piece {
 	var pieces []*piece
@@ -35,6 +48,7 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 	for _, name := range sortedKeys(units) {
 		u := units[name]
 		parts := [][]File{u.files}
+		var partWhy []string
 		why := ""
 		if over(u.lines, len(u.files), opts) {
 			switch {
@@ -43,8 +57,8 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 			case !opts.SplitLarge:
 				why = "--split-large is off"
 			default:
-				if cut, whyNot := cutPackage(u, opts, c); cut != nil {
-					parts = cut
+				if cut, whys, whyNot := cutPackage(u, opts, c); cut != nil {
+					parts, partWhy = cut, whys
 				} else {
 					why = whyNot
 				}
@@ -59,7 +73,10 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 			}
 			if over(p.lines, len(p.files), opts) {
 				p.oversize = why
-				if why == "" {
+				if i < len(partWhy) && partWhy[i] != "" {
+					p.oversize = partWhy[i]
+				}
+				if p.oversize == "" {
 					p.oversize = "its files use each other too closely to cut further"
 				}
 			}

@@ -101,7 +101,7 @@ func Make(c *Change, opts Options) (*Plan, error) {
 			}
 			if p.oversize != "" {
 				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s alone has %d lines in %d files, over the budget of %d lines and %d files: it stays whole in PR #%d (%s)",
-					p.name(), p.lines, len(p.files), opts.MaxLines, opts.MaxFiles, prOf[p].Number, p.oversize))
+					p.shortName(), p.lines, len(p.files), opts.MaxLines, opts.MaxFiles, prOf[p].Number, p.oversize))
 			}
 		}
 	}
