@@ -248,8 +248,8 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 	for len(ready) > 0 {
 		var best *piece
 		bestScore := 0
-		// In a Go module a PR holds a package, whatever the budget:
-		// go.mod or test data alone is no PR to build or review.
+		// In a Go module a PR holds a package where the budget allows:
+		// go.mod or test data alone is a poor PR to review.
 		needsCode := goModule && !cur.goCode
 		consider := func(p *piece) {
 			if open != nil && (p.unit != open.unit || p.part != open.part+1) {
@@ -257,8 +257,8 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 				// reads it part after part, nothing else between.
 				return
 			}
-			if len(cur.pieces) > 0 && !needsCode && over(cur.lines+p.lines, cur.files+len(p.files), opts) {
-				return
+			if len(cur.pieces) > 0 && over(cur.lines+p.lines, cur.files+len(p.files), opts) {
+				return // never over the budget: a reviewer was promised it
 			}
 			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode {
 				return // a cut package starts a PR of its own

@@ -199,7 +199,7 @@ func (l *linker) explainNeeds() {
 		for i, f := range u.files {
 			var whys []string
 			for _, e := range l.needs[f.Path] {
-				if other := l.fileUnit[e.to]; other != "" && other != name {
+				if l.fileUnit[e.to] != "" {
 					whys = append(whys, e.why)
 				}
 			}

@@ -1,0 +1,356 @@
+package split
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// changeOf builds, without git, the change from base to source (path →
+// content; a path missing at one end is added or deleted), as ReadChange
+// would read it: kinds, the lines a reviewer reads, each Go file's
+// package, imports and sources at both ends, and the root go.mod's.
+func changeOf(t *testing.T, base, source map[string]string) *Change {
+	t.Helper()
+	c := &Change{BaseRef: "base", SourceRef: "main"}
+	paths := map[string]bool{}
+	for p := range base {
+		paths[p] = true
+	}
+	for p := range source {
+		paths[p] = true
+	}
+	for _, p := range sortedKeys(paths) {
+		old, wasThere := base[p]
+		now, isThere := source[p]
+		if wasThere && isThere && old == now {
+			continue
+		}
+		f := File{Path: p}
+		switch {
+		case !wasThere:
+			f.Kind = "added"
+			f.Lines, _ = countLines([]byte(now))
+		case !isThere:
+			f.Kind = "deleted"
+			f.Lines, _ = countLines([]byte(old))
+		default:
+			f.Kind = "modified"
+			f.Lines = diffLines(old, now)
+		}
+		if path.Ext(p) == ".go" {
+			if isThere {
+				f.src = []byte(now)
+				f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(p, f.src)
+			}
+			if wasThere {
+				f.baseSrc = []byte(old)
+				_, f.BaseImports, _, _ = goHeader(p, f.baseSrc)
+			}
+		}
+		c.Files = append(c.Files, f)
+	}
+	if gomod, ok := source["go.mod"]; ok {
+		c.Module = modulePath([]byte(gomod))
+		c.Modules = map[string]string{c.Module: "."}
+		c.sourceMod = readGoMod([]byte(gomod))
+	}
+	if gomod, ok := base["go.mod"]; ok {
+		c.BaseModule = modulePath([]byte(gomod))
+		c.baseMod = readGoMod([]byte(gomod))
+		if s, ok := source["go.mod"]; ok {
+			c.Dropped = droppedModules([]byte(gomod), []byte(s))
+		}
+	}
+	if c.Module == "" {
+		t.Fatal("the test change needs a go.mod at the source")
+	}
+	return c
+}
+
+// planChange plans a change made by changeOf.
+func planChange(t *testing.T, c *Change, opts Options) *Plan {
+	t.Helper()
+	p, err := Make(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// prNumber is the number of the PR that holds the file.
+func prNumber(t *testing.T, p *Plan, file string) int {
+	t.Helper()
+	if pr := prHolding(p, file); pr != nil {
+		return pr.Number
+	}
+	t.Fatalf("no PR holds %s", file)
+	return 0
+}
+
+// layout lists the plan's PRs and their files, for a failure message.
+func layout(p *Plan) string {
+	var b strings.Builder
+	for _, pr := range p.PRs {
+		var files []string
+		for _, f := range pr.Files {
+			files = append(files, f.Path)
+		}
+		fmt.Fprintf(&b, "\n  #%d (%d lines): %s", pr.Number, pr.Lines, strings.Join(files, " "))
+	}
+	return b.String()
+}
+
+// body is n lines of declarations named after prefix, so that a file
+// counts as a reviewer would read it.
+func body(prefix string, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "func %s%d() int { return %d }\n", prefix, i, i)
+	}
+	return b.String()
+}
+
+const gomodM = "module example.com/m\n\ngo 1.22\n"
+
+// A small budget cuts package p into one file a PR, so that only what
+// each tip needs orders the files; their names sort against that order.
+var oneFileAPR = Options{MaxLines: 45, MaxFiles: 30, SplitLarge: true}
+
+// A name the change adds lands no earlier than the file that declares
+// it: a.go (first in the tree) calls New, which z.go adds.
+func TestANewNameLandsAfterItsDeclaration(t *testing.T) {
+	c := changeOf(t, map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\nfunc A() int { return 1 }\n",
+		"p/z.go": "package p\n\nfunc Z() int { return 2 }\n",
+	}, map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\nfunc A() int { return New() }\n" + body("A", 40),
+		"p/z.go": "package p\n\nfunc Z() int { return 2 }\n\nfunc New() int { return 3 }\n" + body("Z", 40),
+	})
+	p := planChange(t, c, oneFileAPR)
+	if a, z := prNumber(t, p, "p/a.go"), prNumber(t, p, "p/z.go"); a < z {
+		t.Errorf("p/a.go (PR #%d) calls New before p/z.go (PR #%d) declares it:%s", a, z, layout(p))
+	}
+	if why := reasonOf(p, "p/a.go"); !strings.Contains(why, "uses p.New as p/z.go declares it") {
+		t.Errorf("p/a.go's reason does not say it needs New: %q", why)
+	}
+}
+
+// A name the change removes goes no earlier than the changes to the
+// files that used it: a.go drops Old, which z.go called at the base.
+func TestARemovedNameGoesAfterItsOldUsers(t *testing.T) {
+	c := changeOf(t, map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\nfunc Old() int { return 1 }\n",
+		"p/z.go": "package p\n\nfunc Z() int { return Old() }\n",
+	}, map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n" + body("A", 40),
+		"p/z.go": "package p\n\nfunc Z() int { return 2 }\n" + body("Z", 40),
+	})
+	p := planChange(t, c, oneFileAPR)
+	if a, z := prNumber(t, p, "p/a.go"), prNumber(t, p, "p/z.go"); a < z {
+		t.Errorf("p/a.go (PR #%d) removes Old while the old p/z.go still calls it until PR #%d:%s", a, z, layout(p))
+	}
+}
+
+// A function whose signature changes lands with its callers, and with
+// no more than them: the rest of the package is cut apart.
+func TestAChangedSignatureLandsWithItsCallersOnly(t *testing.T) {
+	c := changeOf(t, map[string]string{
+		"go.mod":      gomodM,
+		"p/a.go":      "package p\n\nfunc F(n int) int { return n }\n",
+		"p/m.go":      "package p\n\nfunc M() int { return 7 }\n",
+		"p/z.go":      "package p\n\nfunc Z() int { return F(1) }\n",
+		"q/q.go":      "package q\n\nimport \"example.com/m/p\"\n\nfunc Q() int { return p.F(2) }\n",
+		"r/r.go":      "package r\n\nfunc R() int { return 0 }\n",
+		"p/x_test.go": "package p\n\nimport \"testing\"\n\nfunc TestZ(t *testing.T) { _ = Z() }\n",
+	}, map[string]string{
+		"go.mod":      gomodM,
+		"p/a.go":      "package p\n\nfunc F(n int, s string) int { return n + len(s) }\n" + body("A", 10),
+		"p/m.go":      "package p\n\nfunc M() int { return 8 }\n" + body("M", 40),
+		"p/z.go":      "package p\n\nfunc Z() int { return F(1, \"z\") }\n" + body("Z", 10),
+		"q/q.go":      "package q\n\nimport \"example.com/m/p\"\n\nfunc Q() int { return p.F(2, \"q\") }\n" + body("Q", 10),
+		"r/r.go":      "package r\n\nfunc R() int { return 1 }\n" + body("R", 40),
+		"p/x_test.go": "package p\n\nimport \"testing\"\n\nfunc TestZ(t *testing.T) { _ = Z() }\n",
+	})
+	p := planChange(t, c, Options{MaxLines: 60, MaxFiles: 30, SplitLarge: true})
+	a := prNumber(t, p, "p/a.go")
+	for _, caller := range []string{"p/z.go", "q/q.go"} {
+		if n := prNumber(t, p, caller); n != a {
+			t.Errorf("%s calls F, whose signature p/a.go changes, but is in PR #%d, p/a.go in #%d:%s", caller, n, a, layout(p))
+		}
+	}
+	if why := reasonOf(p, "q/q.go"); !strings.Contains(why, "uses p.F, which p/a.go changes: they land together") {
+		t.Errorf("q/q.go's reason does not name the tie: %q", why)
+	}
+	for _, other := range []string{"p/m.go", "r/r.go"} {
+		if prNumber(t, p, other) == a {
+			t.Errorf("%s has nothing to do with F, yet lands with it in PR #%d:%s", other, a, layout(p))
+		}
+	}
+}
+
+// A declaration that moves from one file to another lands in one PR
+// with both: apart, a tip would declare it twice or not at all.
+func TestAMovedNameLandsWithBothFiles(t *testing.T) {
+	c := changeOf(t, map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\ntype T struct{ N int }\n\nfunc A() int { return 1 }\n",
+		"p/m.go": "package p\n\nfunc M() int { return 1 }\n",
+		"p/z.go": "package p\n\nfunc Z() int { return 2 }\n",
+	}, map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\nfunc A() int { return 1 }\n" + body("A", 20),
+		"p/m.go": "package p\n\nfunc M() int { return 2 }\n" + body("M", 40),
+		"p/z.go": "package p\n\nfunc Z() int { return 2 }\n\ntype T struct{ N int }\n" + body("Z", 20),
+	})
+	p := planChange(t, c, Options{MaxLines: 50, MaxFiles: 30, SplitLarge: true})
+	if a, z := prNumber(t, p, "p/a.go"), prNumber(t, p, "p/z.go"); a != z {
+		t.Errorf("T moves from p/a.go (PR #%d) to p/z.go (PR #%d):%s", a, z, layout(p))
+	}
+	if prNumber(t, p, "p/m.go") == prNumber(t, p, "p/a.go") {
+		t.Errorf("p/m.go joined the move it has no part in:%s", layout(p))
+	}
+}
+
+// Old code that imports a module go.mod drops lands no later than
+// go.mod; new code that imports a module go.mod adds, no earlier.
+// Neither needs the other's package, so only go.mod orders them.
+func TestADroppedModuleTiesItsOldImportersToGoMod(t *testing.T) {
+	baseMod := "module example.com/m\n\ngo 1.22\n\nrequire example.org/old v1.0.0\n"
+	sourceMod := "module example.com/m\n\ngo 1.22\n\nrequire example.org/new v1.0.0\n"
+	c := changeOf(t, map[string]string{
+		"go.mod":       baseMod,
+		"zold/z.go":    "package zold\n\nimport \"example.org/old\"\n\nfunc Z() int { return old.V }\n",
+		"anew/a.go":    "package anew\n\nfunc A() int { return 1 }\n",
+		"same/same.go": "package same\n\nfunc S() int { return 1 }\n",
+	}, map[string]string{
+		"go.mod":       sourceMod + strings.Repeat("// a comment of the new go.mod\n", 30),
+		"zold/z.go":    "package zold\n\nfunc Z() int { return 2 }\n" + body("Z", 40),
+		"anew/a.go":    "package anew\n\nimport \"example.org/new\"\n\nfunc A() int { return new.V }\n" + body("A", 40),
+		"same/same.go": "package same\n\nfunc S() int { return 2 }\n" + body("S", 40),
+	})
+	p := planChange(t, c, Options{MaxLines: 50, MaxFiles: 30, SplitLarge: true})
+	mod := prNumber(t, p, "go.mod")
+	if z := prNumber(t, p, "zold/z.go"); z > mod {
+		t.Errorf("go.mod (PR #%d) drops example.org/old before zold/z.go (PR #%d) stops importing it:%s", mod, z, layout(p))
+	}
+	if a := prNumber(t, p, "anew/a.go"); a < mod {
+		t.Errorf("anew/a.go (PR #%d) imports example.org/new before go.mod (PR #%d) adds it:%s", a, mod, layout(p))
+	}
+	if why := reasonOf(p, "anew/a.go"); !strings.Contains(why, "whose module example.org/new go.mod adds") {
+		t.Errorf("anew/a.go's reason does not say it needs the new go.mod: %q", why)
+	}
+	// same/ needs nothing of go.mod: it is not made to wait for it.
+	if s := prNumber(t, p, "same/same.go"); s == mod && len(p.PRs) > 3 {
+		t.Errorf("same/same.go was tied to go.mod:%s", layout(p))
+	}
+}
+
+// New code that uses a language feature newer than the base's go
+// directive needs the new go.mod; old code that go vet would refuse
+// under the new one (a format that is not a constant, from Go 1.24)
+// goes no later than it.
+func TestTheGoVersionTiesWhatDependsOnIt(t *testing.T) {
+	c := changeOf(t, map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.20\n",
+		"a/a.go":    "package a\n\nfunc A() int { return 1 }\n",
+		"zlog/z.go": "package zlog\n\nimport \"fmt\"\n\nfunc Z(msg string) string { return fmt.Sprintf(msg) }\n",
+	}, map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.24\n" + strings.Repeat("// more of the new go.mod\n", 30),
+		"a/a.go":    "package a\n\nfunc A() int { return min(1, 2) }\n" + body("A", 40),
+		"zlog/z.go": "package zlog\n\nfunc Z(msg string) string { return msg }\n" + body("Z", 40),
+	})
+	p := planChange(t, c, Options{MaxLines: 50, MaxFiles: 30, SplitLarge: true})
+	mod := prNumber(t, p, "go.mod")
+	if a := prNumber(t, p, "a/a.go"); a < mod {
+		t.Errorf("a/a.go (PR #%d) uses min (Go 1.21) before go.mod (PR #%d) says go 1.24:%s", a, mod, layout(p))
+	}
+	if z := prNumber(t, p, "zlog/z.go"); z > mod {
+		t.Errorf("the old zlog/z.go, which go vet refuses from Go 1.24, stays until PR #%d, after go.mod's #%d:%s", z, mod, layout(p))
+	}
+}
+
+// No PR is over the budget unless it is one file: not a cut package's
+// last part with the package's plain files, not a small PR that joins a
+// neighbour, not go.mod's PR.
+func TestNoPRIsOverTheBudgetUnlessOneFile(t *testing.T) {
+	base := map[string]string{"go.mod": gomodM}
+	source := map[string]string{"go.mod": gomodM}
+	for i := 0; i < 12; i++ {
+		source[fmt.Sprintf("big/f%02d.go", i)] = fmt.Sprintf("package big\n\nfunc F%d() int { return %d }\n", i, i) + body(fmt.Sprintf("F%dx", i), 30)
+	}
+	for i := 0; i < 4; i++ {
+		source[fmt.Sprintf("big/doc%d.md", i)] = strings.Repeat("a line of documentation\n", 70)
+	}
+	for i := 0; i < 9; i++ {
+		source[fmt.Sprintf("small/s%d/s.go", i)] = fmt.Sprintf("package s%d\n", i) + body("S", 9+i*7)
+	}
+	source["huge/huge.go"] = "package huge\n" + body("H", 300)
+	c := changeOf(t, base, source)
+	opts := Options{MaxLines: 100, MaxFiles: 6, SplitLarge: true}
+	p := planChange(t, c, opts)
+	for _, pr := range p.PRs {
+		if over(pr.Lines, len(pr.Files), opts) && len(pr.Files) > 1 {
+			t.Errorf("PR #%d (%s) has %d lines in %d files, over the budget of %d lines and %d files:%s", pr.Number, pr.Title, pr.Lines, len(pr.Files), opts.MaxLines, opts.MaxFiles, layout(p))
+		}
+	}
+	if pr := prHolding(p, "huge/huge.go"); len(pr.Files) != 1 {
+		t.Errorf("huge/huge.go, over the budget alone, shares PR #%d with %d other files", pr.Number, len(pr.Files)-1)
+	}
+}
+
+// A giant package that the change modifies is cut into parts within the
+// budget, consecutive, each after what its files need: here a chain of
+// new names, file i+1 using what file i adds.
+func TestAGiantModifiedPackageIsCutAlongWhatItsFilesNeed(t *testing.T) {
+	base := map[string]string{"go.mod": gomodM}
+	source := map[string]string{"go.mod": gomodM}
+	const n = 24
+	for i := 0; i < n; i++ {
+		// Reversed names: the file that declares comes later in the tree.
+		name := fmt.Sprintf("giant/f%02d.go", n-1-i)
+		base[name] = fmt.Sprintf("package giant\n\nfunc Old%d() int { return %d }\n", i, i)
+		use := ""
+		if i > 0 {
+			use = fmt.Sprintf("\nfunc Use%d() int { return New%d() }\n", i, i-1)
+		}
+		source[name] = fmt.Sprintf("package giant\n\nfunc Old%d() int { return %d }\n\nfunc New%d() int { return %d }\n%s", i, i, i, i, use) + body(fmt.Sprintf("G%dx", i), 20)
+	}
+	c := changeOf(t, base, source)
+	opts := Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true}
+	p := planChange(t, c, opts)
+	parts := map[int]bool{}
+	var numbers []int
+	for i := 0; i < n; i++ {
+		nr := prNumber(t, p, fmt.Sprintf("giant/f%02d.go", n-1-i))
+		if !parts[nr] {
+			parts[nr] = true
+			numbers = append(numbers, nr)
+		}
+		if i > 0 {
+			if prev := prNumber(t, p, fmt.Sprintf("giant/f%02d.go", n-i)); prev > nr {
+				t.Errorf("giant/f%02d.go (PR #%d) uses New%d before giant/f%02d.go (PR #%d) declares it", n-1-i, nr, i-1, n-i, prev)
+			}
+		}
+	}
+	if len(parts) < 5 {
+		t.Errorf("a package of about %d changed lines, budget %d, is in %d PRs:%s", n*25, opts.MaxLines, len(parts), layout(p))
+	}
+	sort.Ints(numbers)
+	for i := 1; i < len(numbers); i++ {
+		if numbers[i] != numbers[i-1]+1 {
+			t.Errorf("the parts of giant are not consecutive PRs: %v", numbers)
+		}
+	}
+	for _, pr := range p.PRs {
+		if pr.Lines > opts.MaxLines && len(pr.Files) > 1 {
+			t.Errorf("PR #%d has %d lines, over the budget of %d", pr.Number, pr.Lines, opts.MaxLines)
+		}
+	}
+}
