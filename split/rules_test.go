@@ -220,20 +220,21 @@ func TestAMovedNameLandsWithBothFiles(t *testing.T) {
 
 // Old code that imports a module go.mod drops lands no later than
 // go.mod; new code that imports a module go.mod adds, no earlier.
-// Neither needs the other's package, so only go.mod orders them.
+// Neither needs the other's package, so only go.mod orders them; aaa/,
+// a small change first in the tree, would take go.mod with it.
 func TestADroppedModuleTiesItsOldImportersToGoMod(t *testing.T) {
 	baseMod := "module example.com/m\n\ngo 1.22\n\nrequire example.org/old v1.0.0\n"
 	sourceMod := "module example.com/m\n\ngo 1.22\n\nrequire example.org/new v1.0.0\n"
 	c := changeOf(t, map[string]string{
-		"go.mod":       baseMod,
-		"zold/z.go":    "package zold\n\nimport \"example.org/old\"\n\nfunc Z() int { return old.V }\n",
-		"anew/a.go":    "package anew\n\nfunc A() int { return 1 }\n",
-		"same/same.go": "package same\n\nfunc S() int { return 1 }\n",
+		"go.mod":    baseMod,
+		"aaa/a.go":  "package aaa\n\nfunc A() int { return 1 }\n",
+		"zold/z.go": "package zold\n\nimport \"example.org/old\"\n\nfunc Z() int { return old.V }\n",
+		"anew/a.go": "package anew\n\nfunc A() int { return 1 }\n",
 	}, map[string]string{
-		"go.mod":       sourceMod + strings.Repeat("// a comment of the new go.mod\n", 30),
-		"zold/z.go":    "package zold\n\nfunc Z() int { return 2 }\n" + body("Z", 40),
-		"anew/a.go":    "package anew\n\nimport \"example.org/new\"\n\nfunc A() int { return new.V }\n" + body("A", 40),
-		"same/same.go": "package same\n\nfunc S() int { return 2 }\n" + body("S", 40),
+		"go.mod":    sourceMod + strings.Repeat("// a comment of the new go.mod\n", 30),
+		"aaa/a.go":  "package aaa\n\nfunc A() int { return 2 }\n",
+		"zold/z.go": "package zold\n\nfunc Z() int { return 2 }\n" + body("Z", 40),
+		"anew/a.go": "package anew\n\nimport \"example.org/new\"\n\nfunc A() int { return new.V }\n" + body("A", 40),
 	})
 	p := planChange(t, c, Options{MaxLines: 50, MaxFiles: 30, SplitLarge: true})
 	mod := prNumber(t, p, "go.mod")
@@ -246,9 +247,37 @@ func TestADroppedModuleTiesItsOldImportersToGoMod(t *testing.T) {
 	if why := reasonOf(p, "anew/a.go"); !strings.Contains(why, "whose module example.org/new go.mod adds") {
 		t.Errorf("anew/a.go's reason does not say it needs the new go.mod: %q", why)
 	}
-	// same/ needs nothing of go.mod: it is not made to wait for it.
-	if s := prNumber(t, p, "same/same.go"); s == mod && len(p.PRs) > 3 {
-		t.Errorf("same/same.go was tied to go.mod:%s", layout(p))
+	if why := reasonOf(p, "go.mod"); !strings.Contains(why, "the old zold/z.go imports example.org/old, whose module go.mod drops") {
+		t.Errorf("go.mod's reason does not say it waits for zold/z.go: %q", why)
+	}
+}
+
+// Only what needs the new go.mod waits for it: lib/ (which zold/, the
+// old importer of a dropped module, needs) lands before go.mod rather
+// than in one PR with go.mod and zold/, over the budget.
+func TestOnlyWhatNeedsTheNewGoModWaitsForIt(t *testing.T) {
+	c := changeOf(t, map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.22\n\nrequire example.org/old v1.0.0\n",
+		"lib/l.go":  "package lib\n\nfunc L() int { return 1 }\n",
+		"zold/z.go": "package zold\n\nimport \"example.org/old\"\n\nfunc Z() int { return old.V }\n",
+	}, map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.22\n" + strings.Repeat("// a comment of the new go.mod\n", 30),
+		"lib/l.go":  "package lib\n\nfunc L() int { return 1 }\n\nfunc New() int { return 2 }\n" + body("L", 40),
+		"zold/z.go": "package zold\n\nimport \"example.com/m/lib\"\n\nfunc Z() int { return lib.New() }\n" + body("Z", 40),
+	})
+	opts := Options{MaxLines: 50, MaxFiles: 30, SplitLarge: true}
+	p := planChange(t, c, opts)
+	for _, pr := range p.PRs {
+		if over(pr.Lines, len(pr.Files), opts) {
+			t.Errorf("PR #%d has %d lines, over the budget of %d:%s", pr.Number, pr.Lines, opts.MaxLines, layout(p))
+		}
+	}
+	// Nor are the three packages merged as a cycle.
+	if pr := prHolding(p, "lib/l.go"); len(pr.Units) != 1 || pr.Units[0] != "lib" {
+		t.Errorf("lib/ is in PR #%d as %q, not as a package of its own", pr.Number, pr.Units)
+	}
+	if l, z, mod := prNumber(t, p, "lib/l.go"), prNumber(t, p, "zold/z.go"), prNumber(t, p, "go.mod"); !(l <= z && z <= mod) {
+		t.Errorf("lib/l.go #%d, zold/z.go #%d, go.mod #%d: want them in that order:%s", l, z, mod, layout(p))
 	}
 }
 
@@ -259,10 +288,12 @@ func TestADroppedModuleTiesItsOldImportersToGoMod(t *testing.T) {
 func TestTheGoVersionTiesWhatDependsOnIt(t *testing.T) {
 	c := changeOf(t, map[string]string{
 		"go.mod":    "module example.com/m\n\ngo 1.20\n",
+		"aaa/a.go":  "package aaa\n\nfunc A() int { return 1 }\n",
 		"a/a.go":    "package a\n\nfunc A() int { return 1 }\n",
 		"zlog/z.go": "package zlog\n\nimport \"fmt\"\n\nfunc Z(msg string) string { return fmt.Sprintf(msg) }\n",
 	}, map[string]string{
 		"go.mod":    "module example.com/m\n\ngo 1.24\n" + strings.Repeat("// more of the new go.mod\n", 30),
+		"aaa/a.go":  "package aaa\n\nfunc A() int { return 2 }\n",
 		"a/a.go":    "package a\n\nfunc A() int { return min(1, 2) }\n" + body("A", 40),
 		"zlog/z.go": "package zlog\n\nfunc Z(msg string) string { return msg }\n" + body("Z", 40),
 	})
@@ -353,4 +384,48 @@ func TestAGiantModifiedPackageIsCutAlongWhatItsFilesNeed(t *testing.T) {
 			t.Errorf("PR #%d has %d lines, over the budget of %d", pr.Number, pr.Lines, opts.MaxLines)
 		}
 	}
+}
+
+// A real repository where an identifier is renamed (a function, and a
+// method reached through what a constructor returns) and its callers
+// follow, in the package and outside it: every tip of the stack builds
+// and vets, and the renamed names land with all their callers.
+func TestARenamedIdentifierAndItsCallersBuildAtEveryTip(t *testing.T) {
+	base := map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\n// Old is renamed.\nfunc Old() int { return 1 }\n\n// T has a method that is renamed.\ntype T struct{ n int }\n\n// Get is renamed.\nfunc (t T) Get() int { return t.n }\n",
+		"p/c.go": "package p\n\n// MakeT makes a T.\nfunc MakeT() T { return T{n: Old()} }\n",
+		"p/b.go": "package p\n\n// B calls Old.\nfunc B() int { return Old() + 1 }\n",
+		"p/d.go": "package p\n\n// D is unrelated.\nfunc D() int { return 4 }\n",
+		"q/q.go": "package q\n\nimport \"example.com/m/p\"\n\n// Q calls Old.\nfunc Q() int { return p.Old() }\n",
+		"v/v.go": "package v\n\nimport \"example.com/m/p\"\n\n// V calls the method.\nfunc V() int { return p.MakeT().Get() }\n",
+		"r/r.go": "package r\n\n// R is unrelated.\nfunc R() int { return 5 }\n",
+	}
+	source := map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\n// New was Old.\nfunc New() int { return 1 }\n\n// T has a method that is renamed.\ntype T struct{ n int }\n\n// Value was Get.\nfunc (t T) Value() int { return t.n }\n" + filler("A", 10),
+		"p/c.go": "package p\n\n// MakeT makes a T.\nfunc MakeT() T { return T{n: New()} }\n" + filler("C", 10),
+		"p/b.go": "package p\n\n// B calls New.\nfunc B() int { return New() + 1 }\n" + filler("Bf", 10),
+		"p/d.go": "package p\n\n// D is unrelated.\nfunc D() int { return 40 }\n" + filler("D", 12),
+		"q/q.go": "package q\n\nimport \"example.com/m/p\"\n\n// Q calls New.\nfunc Q() int { return p.New() }\n" + filler("Q", 10),
+		"v/v.go": "package v\n\nimport \"example.com/m/p\"\n\n// V calls the method.\nfunc V() int { return p.MakeT().Value() }\n",
+		"r/r.go": "package r\n\n// R is unrelated.\nfunc R() int { return 50 }\n" + filler("R", 12),
+	}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 40, MaxFiles: 30, SplitLarge: true})
+	if len(p.PRs) < 3 {
+		t.Errorf("the change is in %d PRs; want the rename apart from the unrelated files:%s", len(p.PRs), layout(p))
+	}
+	a := prNumber(t, p, "p/a.go")
+	for _, caller := range []string{"p/b.go", "p/c.go", "q/q.go", "v/v.go"} {
+		if prNumber(t, p, caller) != a {
+			t.Errorf("%s calls what p/a.go renames, but lands apart from it:%s", caller, layout(p))
+		}
+	}
+	for _, other := range []string{"p/d.go", "r/r.go"} {
+		if prNumber(t, p, other) == a {
+			t.Errorf("%s, unrelated, joined the rename:%s", other, layout(p))
+		}
+	}
+	buildEveryTip(t, r, p)
 }
