@@ -40,6 +40,10 @@ type File struct {
 	// or renamed text file.
 	Lines  int  `json:"lines"`
 	Binary bool `json:"binary,omitempty"`
+	// SetApart says why the file is not reviewed line by line (a
+	// lockfile, generated or vendored code, a test data blob): its lines
+	// and the file do not count against a PR's budget.
+	SetApart string `json:"set_apart,omitempty"`
 	// Reason says why the plan put the file where it is (wo split --explain).
 	Reason string `json:"reason,omitempty"`
 	// Imports are the import paths of a Go file at the source.

@@ -78,51 +78,45 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 		}
 	}
 	lines := func(name string) int {
-		n := files[name].Lines
-		for _, f := range g.extra[name] {
-			n += f.Lines
-		}
+		n, _ := weigh(append([]File{files[name].File}, g.extra[name]...))
 		return n
 	}
 	blocks := g.blocks(sortedKeys(files), lines, opts.MaxLines)
 	cur := first
-	curLines := 0
-	for _, f := range first {
-		curLines += f.Lines
-	}
+	curLines, curFiles := weigh(first)
 	curWhy := ""
 	flush := func() {
 		if len(cur) > 0 {
 			parts = append(parts, cur)
 			partWhy = append(partWhy, curWhy)
-			cur, curLines, curWhy = nil, 0, ""
+			cur, curLines, curFiles, curWhy = nil, 0, 0, ""
 		}
 	}
 	for _, b := range blocks {
 		var bf []File
-		bl := 0
 		for _, name := range b.files {
 			for _, f := range append([]File{files[name].File}, g.extra[name]...) {
 				f.Reason = b.reason(name, f)
 				bf = append(bf, f)
-				bl += f.Lines
 			}
 		}
-		if len(cur) > 0 && (curLines+bl > opts.MaxLines || len(cur)+len(bf) > opts.MaxFiles) {
+		bl, bn := weigh(bf)
+		if len(cur) > 0 && over(curLines+bl, curFiles+bn, opts) {
 			flush()
 		}
-		if over(bl, len(bf), opts) && len(b.cycle) > 1 {
+		if over(bl, bn, opts) && len(b.cycle) > 1 {
 			curWhy = g.tied(b.cycle, bl, c)
 		}
 		cur = append(cur, bf...)
-		curLines += bl
+		curLines, curFiles = curLines+bl, curFiles+bn
 	}
 	for _, f := range rest {
-		if len(cur) > 0 && (curLines+f.Lines > opts.MaxLines || len(cur)+1 > opts.MaxFiles) {
+		fl, fn := weigh([]File{f})
+		if len(cur) > 0 && over(curLines+fl, curFiles+fn, opts) {
 			flush()
 		}
 		cur = append(cur, f)
-		curLines += f.Lines
+		curLines, curFiles = curLines+fl, curFiles+fn
 	}
 	flush()
 	if len(parts) < 2 {

@@ -12,7 +12,8 @@ type piece struct {
 	unit        *unit
 	part, parts int
 	files       []File
-	lines       int
+	lines       int // what counts against the budget (not what is set apart)
+	nfiles      int
 	deps        []*piece // what must be in this PR or an earlier one
 	dir         string   // where it sits in the directory tree
 	rank        int      // its place in tree order
@@ -50,7 +51,7 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 		parts := [][]File{u.files}
 		var partWhy []string
 		why := ""
-		if over(u.lines, len(u.files), opts) {
+		if _, n := weigh(u.files); over(u.lines, n, opts) {
 			switch {
 			case !goModule || !hasGoCode(u.files):
 				why = "only Go packages are cut"
@@ -68,10 +69,8 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 		var prev *piece
 		for i, files := range parts {
 			p := &piece{unit: u, part: i + 1, parts: len(parts), files: files, dir: dir}
-			for _, f := range files {
-				p.lines += f.Lines
-			}
-			if over(p.lines, len(p.files), opts) {
+			p.lines, p.nfiles = weigh(files)
+			if over(p.lines, p.nfiles, opts) {
 				p.oversize = why
 				if i < len(partWhy) && partWhy[i] != "" {
 					p.oversize = partWhy[i]
@@ -204,7 +203,7 @@ func (d *draft) oversize() bool { return len(d.pieces) == 1 && d.pieces[0].overs
 func (d *draft) add(p *piece) {
 	d.pieces = append(d.pieces, p)
 	d.lines += p.lines
-	d.files += len(p.files)
+	d.files += p.nfiles
 	d.near.add(p)
 	d.goCode = d.goCode || p.goCode()
 }
@@ -257,7 +256,7 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 				// reads it part after part, nothing else between.
 				return
 			}
-			if len(cur.pieces) > 0 && over(cur.lines+p.lines, cur.files+len(p.files), opts) {
+			if len(cur.pieces) > 0 && over(cur.lines+p.lines, cur.files+p.nfiles, opts) {
 				return // never over the budget: a reviewer was promised it
 			}
 			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode {

@@ -27,16 +27,19 @@ type Options struct {
 
 // PR is one planned review pull request.
 type PR struct {
-	Number    int      `json:"number"`
-	Title     string   `json:"title"`
-	Theme     string   `json:"theme"`
-	Slug      string   `json:"slug"`
-	Units     []string `json:"packages"`
-	Files     []File   `json:"files"`
-	Lines     int      `json:"lines"`
-	BlockedBy []int    `json:"blocked_by"`
-	Blocks    []int    `json:"blocks"`
-	Wave      int      `json:"wave"`
+	Number int      `json:"number"`
+	Title  string   `json:"title"`
+	Theme  string   `json:"theme"`
+	Slug   string   `json:"slug"`
+	Units  []string `json:"packages"`
+	Files  []File   `json:"files"`
+	// Lines are the lines a reviewer reads, which the budget counts;
+	// SetApartLines those of its files set apart (File.SetApart).
+	Lines         int   `json:"lines"`
+	SetApartLines int   `json:"set_apart_lines,omitempty"`
+	BlockedBy     []int `json:"blocked_by"`
+	Blocks        []int `json:"blocks"`
+	Wave          int   `json:"wave"`
 	// Why says how the PR came together: its theme, what joined it.
 	Why string `json:"why,omitempty"`
 
@@ -54,6 +57,8 @@ type Plan struct {
 	PRs      []*PR    `json:"prs"`
 	Excluded []string `json:"excluded,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// SetApart says which files were set apart from the budget, and why.
+	SetApart []string `json:"set_apart,omitempty"`
 }
 
 // Make plans the PRs: files grouped into units (packages with what they
@@ -75,10 +80,11 @@ func Make(c *Change, opts Options) (*Plan, error) {
 	if len(c.Files) == 0 {
 		return nil, fmt.Errorf("%s and %s have the same content: there is nothing to review", c.BaseRef, c.SourceRef)
 	}
+	markSetApart(c)
 	goModule := opts.By == "package" && c.Module != ""
 	units := mergeCycles(groupUnits(c, opts.By))
 	drafts := pack(makePieces(units, opts, goModule, c), opts, goModule)
-	plan := &Plan{Change: c, Options: opts}
+	plan := &Plan{Change: c, Options: opts, SetApart: setApartSummary(c)}
 	prOf := map[*piece]*PR{}
 	for i, d := range drafts {
 		pr := &PR{Number: i + 1}
@@ -87,6 +93,11 @@ func Make(c *Change, opts Options) (*Plan, error) {
 			pr.Units = append(pr.Units, p.name())
 			pr.Files = append(pr.Files, p.files...)
 			pr.Lines += p.lines
+			for _, f := range p.files {
+				if f.SetApart != "" {
+					pr.SetApartLines += f.Lines
+				}
+			}
 		}
 		pr.packages, pr.unitLines = packagesOf(d.pieces)
 		if len(d.joined) > 0 {

@@ -141,7 +141,7 @@ func groupUnits(c *Change, by string) map[string]*unit {
 			units[name] = u
 		}
 		u.files = append(u.files, f)
-		u.lines += f.Lines
+		u.lines += f.weight()
 	}
 	dirUnit := map[string]string{} // a Go file's directory → its unit
 	for _, f := range c.Files {
@@ -149,6 +149,9 @@ func groupUnits(c *Change, by string) map[string]*unit {
 		f.Reason = o.why
 		if f.notCode != "" {
 			f.Reason = f.notCode + ", so a plain file; " + o.why
+		}
+		if f.SetApart != "" {
+			f.Reason += "; set apart from the budget: " + f.SetApart
 		}
 		if goModule && f.Kind != "deleted" && f.isGoCode() && f.externalTest() {
 			// Nothing imports an external test package, so it may import
@@ -386,11 +389,11 @@ func (l *linker) moveTests(u *unit, closes []string) {
 			l.units[name] = t
 		}
 		t.files = append(t.files, f)
-		t.lines += f.Lines
-		u.lines -= f.Lines
+		t.lines += f.weight()
 		l.fileUnit[f.Path] = name
 	}
 	u.files = kept
+	u.lines, _ = weigh(u.files)
 	l.link(u)
 	l.link(l.units[testsOf(u.name)])
 }
