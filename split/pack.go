@@ -53,6 +53,8 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 		why := ""
 		if _, n := weigh(u.files); over(u.lines, n, opts) {
 			switch {
+			case isPlainUnit(u.name):
+				parts = cutPlain(u.files, opts)
 			case !goModule || !hasGoCode(u.files):
 				why = "only Go packages are cut"
 			case !opts.SplitLarge:
@@ -102,6 +104,31 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 }
 
 func (p *piece) goCode() bool { return hasGoCode(p.files) }
+
+// plain says the piece is plain files by folder (isPlainUnit), which
+// share a PR only with other plain files.
+func (p *piece) plain() bool { return isPlainUnit(p.unit.name) }
+
+// cutPlain cuts plain files, which need nothing of each other, in the
+// order of their paths (a folder's files together) into parts within
+// the budget.
+func cutPlain(files []File, opts Options) [][]File {
+	sorted := append([]File(nil), files...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	var parts [][]File
+	var cur []File
+	lines, n := 0, 0
+	for _, f := range sorted {
+		fl, fn := weigh([]File{f})
+		if len(cur) > 0 && over(lines+fl, n+fn, opts) {
+			parts = append(parts, cur)
+			cur, lines, n = nil, 0, 0
+		}
+		cur = append(cur, f)
+		lines, n = lines+fl, n+fn
+	}
+	return append(parts, cur)
+}
 
 // hasGoCode reports whether files hold a package that go build ./...
 // builds: Go files outside vendor/ and testdata/ and the folders the go
@@ -194,11 +221,10 @@ type draft struct {
 	lines, files int
 	near         *neighbourhood
 	joined       []string // small PRs that joined this one
+	themed       []string // neighbours merged into it, and why (mergeNeighbours)
 	goCode       bool
+	plain        bool // its pieces are plain files (piece.plain)
 }
-
-// oversize says the PR is one piece over the budget that could not be cut.
-func (d *draft) oversize() bool { return len(d.pieces) == 1 && d.pieces[0].oversize != "" }
 
 func (d *draft) add(p *piece) {
 	d.pieces = append(d.pieces, p)
@@ -206,6 +232,7 @@ func (d *draft) add(p *piece) {
 	d.files += p.nfiles
 	d.near.add(p)
 	d.goCode = d.goCode || p.goCode()
+	d.plain = len(d.pieces) == 1 && p.plain() || d.plain && p.plain()
 }
 
 // pack lays the pieces out in one order where every piece comes after
@@ -249,8 +276,11 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 		bestScore := 0
 		// In a Go module a PR holds a package where the budget allows:
 		// go.mod or test data alone is a poor PR to review.
-		needsCode := goModule && !cur.goCode
+		needsCode := goModule && !cur.goCode && !cur.plain
 		consider := func(p *piece) {
+			if len(cur.pieces) > 0 && cur.plain != p.plain() {
+				return // plain files and code do not share a PR
+			}
 			if open != nil && (p.unit != open.unit || p.part != open.part+1) {
 				// A cut package's parts are consecutive: a reviewer
 				// reads it part after part, nothing else between.
@@ -322,7 +352,59 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 	if len(cur.pieces) > 0 {
 		drafts = append(drafts, cur)
 	}
-	return joinSmall(drafts, opts)
+	return mergeNeighbours(joinSmall(drafts, opts), opts)
+}
+
+// mergeNeighbours merges two PRs next to each other in the series into
+// one where both fit the budget together and they are about one thing:
+// one needs what the other holds, or they share a folder that says what
+// they do (not the root, not internal); plain files go with plain files.
+// Only neighbours merge, so the series keeps its dependency order, and
+// each PR costs a review, so fewer PRs within the budget cost less.
+func mergeNeighbours(drafts []*draft, opts Options) []*draft {
+	for i := 0; i+1 < len(drafts); {
+		a, b := drafts[i], drafts[i+1]
+		why := ""
+		if a.plain == b.plain && !over(a.lines+b.lines, a.files+b.files, opts) {
+			why = related(a, b)
+		}
+		if why == "" {
+			i++
+			continue
+		}
+		merged := &draft{near: newNeighbourhood(), joined: append(append([]string{}, a.joined...), b.joined...), themed: append(append([]string{}, a.themed...), b.themed...)}
+		merged.themed = append(merged.themed, fmt.Sprintf("%s (%s)", names(b.pieces), why))
+		for _, p := range append(append([]*piece{}, a.pieces...), b.pieces...) {
+			merged.add(p)
+		}
+		drafts[i] = merged
+		drafts = append(drafts[:i+1], drafts[i+2:]...)
+		i = max(0, i-1)
+	}
+	return drafts
+}
+
+// related says what two neighbouring PRs have to do with each other, or
+// "".
+func related(a, b *draft) string {
+	if a.plain && b.plain {
+		return "plain files too"
+	}
+	for _, p := range b.pieces {
+		for _, d := range p.deps {
+			if a.near.pieces[d] && d.unit != p.unit {
+				return fmt.Sprintf("it needs %s", d.name())
+			}
+		}
+	}
+	var dirs []string
+	for _, p := range append(append([]*piece{}, a.pieces...), b.pieces...) {
+		dirs = append(dirs, unitDir(p.unit.name))
+	}
+	if common := commonDir(dirs); !bareFolder(common) {
+		return "they share " + common
+	}
+	return ""
 }
 
 // joinSmall folds each PR under a tenth of the line budget into the
@@ -340,7 +422,7 @@ func joinSmall(drafts []*draft, opts Options) []*draft {
 		}
 		into, score := -1, -1
 		for _, j := range []int{i - 1, i + 1} {
-			if j < 0 || j >= len(drafts) || (over(d.lines+drafts[j].lines, d.files+drafts[j].files, limit) && !drafts[j].oversize()) {
+			if j < 0 || j >= len(drafts) || over(d.lines+drafts[j].lines, d.files+drafts[j].files, limit) || d.plain != drafts[j].plain {
 				continue
 			}
 			s := 0
@@ -356,7 +438,7 @@ func joinSmall(drafts []*draft, opts Options) []*draft {
 			continue
 		}
 		first, second := drafts[min(i, into)], drafts[max(i, into)]
-		merged := &draft{near: newNeighbourhood(), joined: append(first.joined, second.joined...)}
+		merged := &draft{near: newNeighbourhood(), joined: append(first.joined, second.joined...), themed: append(first.themed, second.themed...)}
 		merged.joined = append(merged.joined, names(d.pieces))
 		for _, p := range append(first.pieces, second.pieces...) {
 			merged.add(p)

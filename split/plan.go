@@ -82,7 +82,11 @@ func Make(c *Change, opts Options) (*Plan, error) {
 	}
 	markSetApart(c)
 	goModule := opts.By == "package" && c.Module != ""
-	units := mergeCycles(groupUnits(c, opts.By))
+	grouped := groupUnits(c, opts.By)
+	if goModule {
+		plainFilesOutOfCycles(grouped, c)
+	}
+	units := mergeCycles(grouped)
 	drafts := pack(makePieces(units, opts, goModule, c), opts, goModule)
 	plan := &Plan{Change: c, Options: opts, SetApart: setApartSummary(c)}
 	prOf := map[*piece]*PR{}
@@ -102,6 +106,9 @@ func Make(c *Change, opts Options) (*Plan, error) {
 		pr.packages, pr.unitLines = packagesOf(d.pieces)
 		if len(d.joined) > 0 {
 			pr.Why = fmt.Sprintf("; %s joined it rather than stand alone under a tenth of the budget", strings.Join(d.joined, " and "))
+		}
+		if len(d.themed) > 0 {
+			pr.Why += fmt.Sprintf("; merged with the PR next to it, both within the budget: %s", strings.Join(d.themed, "; "))
 		}
 		plan.PRs = append(plan.PRs, pr)
 	}

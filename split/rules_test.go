@@ -497,3 +497,110 @@ func TestGeneratedAndVendoredFilesAreSetApart(t *testing.T) {
 		}
 	}
 }
+
+// A folder without Go code at the top of the module (a docs site, CI
+// files) is a series of PRs of its own, within the budget, never mixed
+// with code; so are the plain files of packages in a cycle.
+func TestPlainFoldersArePRsOfTheirOwn(t *testing.T) {
+	for _, root := range []bool{false, true} {
+		t.Run(fmt.Sprintf("root package %v", root), func(t *testing.T) { plainFolders(t, root) })
+	}
+}
+
+func plainFolders(t *testing.T, rootPackage bool) {
+	base := map[string]string{
+		"go.mod": gomodM,
+		"a/a.go": "package a\n\nfunc F(n int) int { return n }\n\nfunc UseG() int { return 0 }\n",
+		"b/b.go": "package b\n\nfunc G(n int) int { return n }\n\nfunc UseF() int { return 0 }\n",
+	}
+	source := map[string]string{
+		"go.mod":             gomodM,
+		"a/a.go":             "package a\n\nimport \"example.com/m/b\"\n\nfunc F(n, m int) int { return n + m }\n\nfunc UseG() int { return b.G(1, 2) }\n" + body("A", 20),
+		"b/b.go":             "package b\n\nimport \"example.com/m/a\"\n\nfunc G(n, m int) int { return n * m }\n\nfunc UseF() int { return a.F(1, 2) }\n" + body("B", 20),
+		"a/README.md":        strings.Repeat("about a\n", 30),
+		"app/app.go":         "package app\n" + body("App", 40),
+		".github/ci.yml":     strings.Repeat("step: x\n", 20),
+		"docs/index.md":      strings.Repeat("docs\n", 40),
+		"docs/guide/one.md":  strings.Repeat("one\n", 60),
+		"docs/guide/two.md":  strings.Repeat("two\n", 60),
+		"docs/guide/tree.md": strings.Repeat("three\n", 60),
+	}
+	if rootPackage {
+		// The docs are below the root package, the nearest above them.
+		source["root.go"] = "package m\n" + body("Root", 10)
+	}
+	// At the base, a and b do not import each other: F and G change and
+	// each package's new code calls the other's, a cycle of what each
+	// tip needs, though Go sees no import cycle at either end.
+	c := changeOf(t, base, source)
+	opts := Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true}
+	p := planChange(t, c, opts)
+	for _, pr := range p.PRs {
+		code, plain := false, false
+		for _, f := range pr.Files {
+			if strings.HasSuffix(f.Path, ".go") || f.Path == "go.mod" {
+				code = true
+			} else {
+				plain = true
+			}
+		}
+		if code && plain && prHolding(p, "a/README.md") == pr {
+			t.Errorf("PR #%d mixes a/README.md with the code of a cycle:%s", pr.Number, layout(p))
+		}
+		if over(pr.Lines, len(pr.Files), opts) && len(pr.Files) > 1 {
+			t.Errorf("PR #%d has %d lines, over the budget:%s", pr.Number, pr.Lines, layout(p))
+		}
+	}
+	for _, doc := range []string{".github/ci.yml", "docs/index.md", "docs/guide/one.md"} {
+		pr := prHolding(p, doc)
+		for _, f := range pr.Files {
+			if strings.HasSuffix(f.Path, ".go") {
+				t.Errorf("%s shares PR #%d with the Go file %s:%s", doc, pr.Number, f.Path, layout(p))
+			}
+		}
+	}
+	if why := reasonOf(p, "docs/guide/one.md"); !strings.Contains(why, "in docs/, a folder without Go code at the top of the module") {
+		t.Errorf("the reason for a docs page: %q", why)
+	}
+	if pr := prHolding(p, "docs/guide/one.md"); !strings.Contains(pr.Title, "docs (files)") {
+		t.Errorf("the docs PR is titled %q", pr.Title)
+	}
+	if why := reasonOf(p, "a/README.md"); !strings.Contains(why, "a plain file of a, which is in a cycle of packages") {
+		t.Errorf("the reason for a/README.md: %q", why)
+	}
+	// The docs site, over the budget (220 lines), is more than one PR.
+	docs := map[int]bool{}
+	for _, doc := range []string{"docs/index.md", "docs/guide/one.md", "docs/guide/two.md", "docs/guide/tree.md"} {
+		docs[prNumber(t, p, doc)] = true
+	}
+	if len(docs) < 2 {
+		t.Errorf("220 lines of docs at a budget of 100 are in %d PR:%s", len(docs), layout(p))
+	}
+}
+
+// Neighbours in the series that are about one thing merge while they fit
+// the budget together: the last part of a cut package and the package
+// that needs it, which would each be a PR of their own.
+func TestRelatedNeighboursMergeWithinTheBudget(t *testing.T) {
+	base := map[string]string{"go.mod": gomodM}
+	source := map[string]string{"go.mod": gomodM}
+	for i := 0; i < 5; i++ {
+		source[fmt.Sprintf("core/f%d.go", i)] = "package core\n" + body(fmt.Sprintf("F%dx", i), 45)
+	}
+	source["core/z.go"] = "package core\n" + body("Z", 8)
+	source["core/user/user.go"] = "package user\n\nimport \"example.com/m/core\"\n\nfunc U() int { return core.Z0() }\n" + body("U", 20)
+	c := changeOf(t, base, source)
+	opts := Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true}
+	p := planChange(t, c, opts)
+	user, last := prHolding(p, "core/user/user.go"), prHolding(p, "core/z.go")
+	if user != last {
+		t.Errorf("core/user (PR #%d) needs core, whose last part (PR #%d) has room for it:%s", user.Number, last.Number, layout(p))
+	} else if !strings.Contains(user.Why, "merged with the PR next to it, both within the budget") {
+		t.Errorf("the merged PR does not say why: %q", user.Why)
+	}
+	for _, pr := range p.PRs {
+		if over(pr.Lines, len(pr.Files), opts) {
+			t.Errorf("PR #%d has %d lines, over the budget:%s", pr.Number, pr.Lines, layout(p))
+		}
+	}
+}

@@ -355,7 +355,7 @@ func TestThemesNameWhatThePRIsAbout(t *testing.T) {
 	if got := plan.PRs[0].Theme; got != "utils and go.mod" {
 		t.Errorf("go.mod with utils is themed %q", got)
 	}
-	if got := plan.PRs[1].Theme; got != "utils and 2 more" {
+	if got := plan.PRs[1].Theme; got != "utils, lists and go.mod" {
 		t.Errorf("go.mod with utils and lists is themed %q", got)
 	}
 	u := &unit{name: "plumbing"}

@@ -75,6 +75,15 @@ func workDir(unit string) (dir string, ok bool) {
 	return strings.CutSuffix(unit, "/"+workUnit)
 }
 
+// plainSuffix marks a unit of plain files by folder (no Go code): the
+// files of a folder without Go code at the top of the module, or those
+// of the packages of a cycle, which would make its PRs larger still.
+const plainSuffix = " (files)"
+
+func plainUnitOf(dir string) string { return dir + plainSuffix }
+
+func isPlainUnit(unit string) bool { return strings.HasSuffix(unit, plainSuffix) }
+
 // testsSuffix marks the unit of a package's tests that come after it:
 // "p (tests)" holds its external test package (p_test), and its own test
 // files when they would close a cycle.
@@ -85,7 +94,7 @@ func testsOf(unit string) string { return unit + testsSuffix }
 // unitDir is the folder a unit is about: its own, a module's root, or the
 // folder of the package whose external tests it holds.
 func unitDir(unit string) string {
-	unit = strings.TrimSuffix(unit, testsSuffix)
+	unit = strings.TrimSuffix(strings.TrimSuffix(unit, testsSuffix), plainSuffix)
 	if d, ok := moduleDir(unit); ok {
 		return d
 	}
@@ -474,10 +483,23 @@ func packageOwner(c *Change) func(File) owner {
 				return owner{e.dir, fmt.Sprintf("embedded by %s (//go:embed %s)", e.file, e.pattern)}
 			}
 		}
+		// A folder without Go code at the top of the module (a docs site,
+		// CI files, scripts) is a PR of its own, by folder: no package
+		// builds from it, and its reviewer is not the code's.
+		topFolder := func() (owner, bool) {
+			if f.Dir() == "." || testedDir(f.Dir()) != f.Dir() || mods.of(f.Dir()) != moduleUnit && mods.of(f.Dir()) != "" {
+				return owner{}, false
+			}
+			top, _, _ := strings.Cut(f.Dir(), "/")
+			return owner{plainUnitOf(top), fmt.Sprintf("in %s/, a folder without Go code at the top of the module: its files are a PR of their own", top)}, true
+		}
 		for d := testedDir(f.Dir()); ; d = path.Dir(d) {
 			if packages[d] {
 				if d == f.Dir() {
 					return owner{d, "in the folder of package " + d}
+				}
+				if o, ok := topFolder(); ok && d == "." {
+					return o
 				}
 				return owner{d, fmt.Sprintf("below package %s, the nearest package above it", d)}
 			}
@@ -488,8 +510,11 @@ func packageOwner(c *Change) func(File) owner {
 				break
 			}
 		}
+		if o, ok := topFolder(); ok {
+			return o
+		}
 		// No package above it: it belongs to the module as a whole
-		// (README, licence, CI files), and comes first with its go.mod.
+		// (README, licence), and comes first with its go.mod.
 		if mod := mods.of(f.Dir()); mod != "" && mod != moduleUnit {
 			return owner{mod, "no package above it: it belongs to the module in " + unitDir(mod) + ", with its go.mod"}
 		}
@@ -509,6 +534,57 @@ func testedDir(dir string) string {
 		}
 	}
 	return dir
+}
+
+// plainFilesOutOfCycles moves the plain files (neither Go code, nor
+// module files, nor test data, nor embedded) of the units that import
+// each other in a cycle to units of their own by folder: a cycle's PRs
+// are as large as the compiler makes them, and docs would make them
+// larger for nothing.
+func plainFilesOutOfCycles(units map[string]*unit, c *Change) {
+	var embedders []File
+	for _, f := range c.Files {
+		if len(f.Embeds) > 0 && f.Kind != "deleted" {
+			embedders = append(embedders, f)
+		}
+	}
+	embedded := func(name string) bool {
+		for _, e := range embedders {
+			for _, p := range e.Embeds {
+				if embeds(e.Dir(), p, name) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, scc := range components(sortedKeys(units), func(n string) []string { return sortedKeys(units[n].deps) }) {
+		if len(scc) < 2 {
+			continue
+		}
+		for _, name := range scc {
+			u := units[name]
+			var kept []File
+			for _, f := range u.files {
+				if path.Ext(f.Path) == ".go" || isModuleFile(f.Path) || path.Base(f.Path) == "modules.txt" ||
+					testedDir(f.Dir()) != f.Dir() || belowTestdata(f.Dir()) || embedded(f.Path) {
+					kept = append(kept, f)
+					continue
+				}
+				dest := plainUnitOf(f.Dir())
+				p := units[dest]
+				if p == nil {
+					p = &unit{name: dest, dirs: []string{f.Dir()}, deps: map[string]bool{}, codeDeps: map[string]bool{}}
+					units[dest] = p
+				}
+				f.Reason += fmt.Sprintf("; a plain file of %s, which is in a cycle of packages (%d of them): it is a PR of its own, by folder, so as not to make the cycle's PRs larger", displayUnit(name), len(scc))
+				p.files = append(p.files, f)
+				p.lines += f.weight()
+			}
+			u.files = kept
+			u.lines, _ = weigh(kept)
+		}
+	}
 }
 
 // mergeCycles merges units that import each other in a cycle, so that the
