@@ -2,6 +2,7 @@ package split
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 )
@@ -13,7 +14,14 @@ import (
 const (
 	DefaultMaxLines = 8000
 	DefaultMaxFiles = 150
+	// DefaultReviewsPerHour is what a review bot on a paid plan takes
+	// from one developer (CodeRabbit: about five PRs an hour).
+	DefaultReviewsPerHour = 5
 )
+
+// ReviewsPerPR is what a PR costs the reviewer on average: its first
+// review and one more after the fixes it asks for.
+const ReviewsPerPR = 2
 
 // Options shape the plan.
 type Options struct {
@@ -23,6 +31,31 @@ type Options struct {
 	// SplitLarge cuts a Go package over the budget across consecutive PRs
 	// along its declarations, instead of leaving it whole.
 	SplitLarge bool
+	// ReviewsPerHour is how many reviews the reviewer takes an hour; the
+	// plan turns it into an estimate of the review's length (0: none).
+	ReviewsPerHour float64
+}
+
+// Estimate is how long the plan's review takes at the reviewer's rate.
+type Estimate struct {
+	ReviewsPerHour float64 `json:"reviews_per_hour"`
+	// Reviews are ReviewsPerPR for each PR.
+	Reviews int     `json:"reviews"`
+	Hours   float64 `json:"hours"`
+}
+
+// String says it as --explain does.
+func (e *Estimate) String() string {
+	return fmt.Sprintf("about %.1f hours of review: %d reviews (%d a PR: the first, and one after its fixes) at %g an hour",
+		e.Hours, e.Reviews, ReviewsPerPR, e.ReviewsPerHour)
+}
+
+func estimate(prs int, perHour float64) *Estimate {
+	if perHour <= 0 {
+		return nil
+	}
+	reviews := prs * ReviewsPerPR
+	return &Estimate{ReviewsPerHour: perHour, Reviews: reviews, Hours: math.Round(float64(reviews)/perHour*10) / 10}
 }
 
 // PR is one planned review pull request.
@@ -59,6 +92,8 @@ type Plan struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// SetApart says which files were set apart from the budget, and why.
 	SetApart []string `json:"set_apart,omitempty"`
+	// Estimate is the review's length at Options.ReviewsPerHour.
+	Estimate *Estimate `json:"estimate,omitempty"`
 }
 
 // Make plans the PRs: files grouped into units (packages with what they
@@ -124,6 +159,7 @@ func Make(c *Change, opts Options) (*Plan, error) {
 		}
 	}
 	finish(plan)
+	plan.Estimate = estimate(len(plan.PRs), opts.ReviewsPerHour)
 	return plan, nil
 }
 

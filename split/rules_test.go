@@ -604,3 +604,37 @@ func TestRelatedNeighboursMergeWithinTheBudget(t *testing.T) {
 		}
 	}
 }
+
+// The reviewer's rate turns the plan into the review's length, which the
+// epic records for wo status; without a rate there is no estimate.
+func TestTheReviewersRateGivesTheReviewsLength(t *testing.T) {
+	source := map[string]string{"go.mod": gomodM}
+	for i := 0; i < 7; i++ {
+		source[fmt.Sprintf("p%d/p.go", i)] = fmt.Sprintf("package p%d\n", i) + body("P", 90)
+	}
+	c := changeOf(t, map[string]string{"go.mod": gomodM}, source)
+	p := planChange(t, c, Options{MaxLines: 100, MaxFiles: 30, ReviewsPerHour: 4})
+	if len(p.PRs) != 7 {
+		t.Fatalf("seven packages of 91 lines at a budget of 100 make %d PRs:%s", len(p.PRs), layout(p))
+	}
+	want := &Estimate{ReviewsPerHour: 4, Reviews: 14, Hours: 3.5}
+	if p.Estimate == nil || *p.Estimate != *want {
+		t.Fatalf("the estimate is %+v, want %+v", p.Estimate, want)
+	}
+	if got := p.Estimate.String(); got != "about 3.5 hours of review: 14 reviews (2 a PR: the first, and one after its fixes) at 4 an hour" {
+		t.Errorf("the estimate reads %q", got)
+	}
+	epic, _, err := Documents(p, DocOptions{RepoPath: "/r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := epic["split"].(map[string]any)
+	if s["estimated_hours"] != 3.5 || s["estimated_reviews"] != 14 || s["reviews_per_hour"] != 4.0 {
+		t.Errorf("the epic records %v", s)
+	}
+	p = planChange(t, c, Options{MaxLines: 100, MaxFiles: 30})
+	epic, _, _ = Documents(p, DocOptions{RepoPath: "/r"})
+	if _, ok := epic["split"].(map[string]any)["estimated_hours"]; ok || p.Estimate != nil {
+		t.Errorf("without a rate, an estimate: %+v", p.Estimate)
+	}
+}
