@@ -327,8 +327,7 @@ func plainPR(pr *PR) bool {
 
 // countedFiles are a PR's files that count against the budget.
 func countedFiles(pr *PR) int {
-	_, n := weigh(pr.Files)
-	return n
+	return weigh(pr.Files).files
 }
 
 // At the default budget, small sibling packages that fall between two

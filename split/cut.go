@@ -78,18 +78,17 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 		}
 	}
 	lines := func(name string) int {
-		n, _ := weigh(append([]File{files[name].File}, g.extra[name]...))
-		return n
+		return weigh(append([]File{files[name].File}, g.extra[name]...)).lines
 	}
 	blocks := g.blocks(sortedKeys(files), lines, opts.MaxLines)
 	cur := first
-	curLines, curFiles := weigh(first)
+	curSize := weigh(first)
 	curWhy := ""
 	flush := func() {
 		if len(cur) > 0 {
 			parts = append(parts, cur)
 			partWhy = append(partWhy, curWhy)
-			cur, curLines, curFiles, curWhy = nil, 0, 0, ""
+			cur, curSize, curWhy = nil, size{}, ""
 		}
 	}
 	for _, b := range blocks {
@@ -100,23 +99,23 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 				bf = append(bf, f)
 			}
 		}
-		bl, bn := weigh(bf)
-		if len(cur) > 0 && over(curLines+bl, curFiles+bn, opts) {
+		bs := weigh(bf)
+		if len(cur) > 0 && curSize.plus(bs).over(opts) {
 			flush()
 		}
-		if over(bl, bn, opts) && len(b.cycle) > 1 {
-			curWhy = g.tied(b.cycle, bl, c)
+		if bs.over(opts) && len(b.cycle) > 1 {
+			curWhy = g.tied(b.cycle, bs, c)
 		}
 		cur = append(cur, bf...)
-		curLines, curFiles = curLines+bl, curFiles+bn
+		curSize = curSize.plus(bs)
 	}
 	for _, f := range rest {
-		fl, fn := weigh([]File{f})
-		if len(cur) > 0 && over(curLines+fl, curFiles+fn, opts) {
+		fs := weigh([]File{f})
+		if len(cur) > 0 && curSize.plus(fs).over(opts) {
 			flush()
 		}
 		cur = append(cur, f)
-		curLines, curFiles = curLines+fl, curFiles+fn
+		curSize = curSize.plus(fs)
 	}
 	flush()
 	if len(parts) < 2 {
@@ -136,7 +135,7 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 // tied says why a cycle of files over the budget cannot be cut: each
 // needs another of them, by the reasons of (at most) four of its ties,
 // those of go.mod first.
-func (g *fileGraph) tied(cycle []string, lines int, c *Change) string {
+func (g *fileGraph) tied(cycle []string, s size, c *Change) string {
 	in := map[string]bool{}
 	for _, f := range cycle {
 		in[f] = true
@@ -169,10 +168,14 @@ func (g *fileGraph) tied(cycle []string, lines int, c *Change) string {
 		more = fmt.Sprintf("; and %d more ties", len(ties)-4)
 		ties = ties[:4]
 	}
-	if len(ties) == 0 {
-		return fmt.Sprintf("%d files of %d lines use each other's declarations in a cycle: %s", len(cycle), lines, strings.Join(cycle, ", "))
+	lines := fmt.Sprintf("%d lines", s.lines)
+	if s.rawLines > s.lines {
+		lines += fmt.Sprintf(", and %d set apart", s.rawLines-s.lines)
 	}
-	return fmt.Sprintf("%d files of %d lines must land in one PR, each needing another of them, as the compiler sees them at each tip: %s%s", len(cycle), lines, strings.Join(ties, "; "), more)
+	if len(ties) == 0 {
+		return fmt.Sprintf("%d files (%s) use each other's declarations in a cycle: %s", len(cycle), lines, strings.Join(cycle, ", "))
+	}
+	return fmt.Sprintf("%d files (%s) must land in one PR, each needing another of them, as the compiler sees them at each tip: %s%s", len(cycle), lines, strings.Join(ties, "; "), more)
 }
 
 // parsedFile is a Go file of a package being cut.

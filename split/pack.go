@@ -12,8 +12,8 @@ type piece struct {
 	unit        *unit
 	part, parts int
 	files       []File
-	lines       int // what counts against the budget (not what is set apart)
-	nfiles      int
+	lines       int      // what counts against the budget (not what is set apart)
+	size        size     // lines and files, reviewed and all
 	deps        []*piece // what must be in this PR or an earlier one
 	dir         string   // where it sits in the directory tree
 	rank        int      // its place in tree order
@@ -51,7 +51,7 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 		parts := [][]File{u.files}
 		var partWhy []string
 		why := ""
-		if _, n := weigh(u.files); over(u.lines, n, opts) {
+		if weigh(u.files).over(opts) {
 			switch {
 			case isPlainUnit(u.name):
 				parts = cutPlain(u.files, opts)
@@ -71,8 +71,9 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 		var prev *piece
 		for i, files := range parts {
 			p := &piece{unit: u, part: i + 1, parts: len(parts), files: files, dir: dir}
-			p.lines, p.nfiles = weigh(files)
-			if over(p.lines, p.nfiles, opts) {
+			p.size = weigh(files)
+			p.lines = p.size.lines
+			if p.size.over(opts) {
 				p.oversize = why
 				if i < len(partWhy) && partWhy[i] != "" {
 					p.oversize = partWhy[i]
@@ -117,15 +118,15 @@ func cutPlain(files []File, opts Options) [][]File {
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
 	var parts [][]File
 	var cur []File
-	lines, n := 0, 0
+	var s size
 	for _, f := range sorted {
-		fl, fn := weigh([]File{f})
-		if len(cur) > 0 && over(lines+fl, n+fn, opts) {
+		fs := weigh([]File{f})
+		if len(cur) > 0 && s.plus(fs).over(opts) {
 			parts = append(parts, cur)
-			cur, lines, n = nil, 0, 0
+			cur, s = nil, size{}
 		}
 		cur = append(cur, f)
-		lines, n = lines+fl, n+fn
+		s = s.plus(fs)
 	}
 	return append(parts, cur)
 }
@@ -217,19 +218,20 @@ func depth(d string) int {
 
 // draft is a PR while packing.
 type draft struct {
-	pieces       []*piece
-	lines, files int
-	near         *neighbourhood
-	joined       []string // small PRs that joined this one
-	themed       []string // neighbours merged into it, and why (mergeNeighbours)
-	goCode       bool
-	plain        bool // its pieces are plain files (piece.plain)
+	pieces []*piece
+	lines  int  // reviewed lines
+	size   size // lines and files, reviewed and all
+	near   *neighbourhood
+	joined []string // small PRs that joined this one
+	themed []string // neighbours merged into it, and why (mergeNeighbours)
+	goCode bool
+	plain  bool // its pieces are plain files (piece.plain)
 }
 
 func (d *draft) add(p *piece) {
 	d.pieces = append(d.pieces, p)
 	d.lines += p.lines
-	d.files += p.nfiles
+	d.size = d.size.plus(p.size)
 	d.near.add(p)
 	d.goCode = d.goCode || p.goCode()
 	d.plain = len(d.pieces) == 1 && p.plain() || d.plain && p.plain()
@@ -286,7 +288,7 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 				// reads it part after part, nothing else between.
 				return
 			}
-			if len(cur.pieces) > 0 && over(cur.lines+p.lines, cur.files+p.nfiles, opts) {
+			if len(cur.pieces) > 0 && cur.size.plus(p.size).over(opts) {
 				return // never over the budget: a reviewer was promised it
 			}
 			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode {
@@ -365,7 +367,7 @@ func mergeNeighbours(drafts []*draft, opts Options) []*draft {
 	for i := 0; i+1 < len(drafts); {
 		a, b := drafts[i], drafts[i+1]
 		why := ""
-		if a.plain == b.plain && !over(a.lines+b.lines, a.files+b.files, opts) {
+		if a.plain == b.plain && !a.size.plus(b.size).over(opts) {
 			why = related(a, b)
 		}
 		if why == "" {
@@ -422,7 +424,7 @@ func joinSmall(drafts []*draft, opts Options) []*draft {
 		}
 		into, score := -1, -1
 		for _, j := range []int{i - 1, i + 1} {
-			if j < 0 || j >= len(drafts) || over(d.lines+drafts[j].lines, d.files+drafts[j].files, limit) || d.plain != drafts[j].plain {
+			if j < 0 || j >= len(drafts) || d.size.plus(drafts[j].size).over(limit) || d.plain != drafts[j].plain {
 				continue
 			}
 			s := 0

@@ -153,8 +153,13 @@ func Make(c *Change, opts Options) (*Plan, error) {
 				addDependency(prOf[p], prOf[dep])
 			}
 			if p.oversize != "" {
-				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s alone has %d lines in %d files, over the budget of %d lines and %d files: it stays whole in PR #%d (%s)",
-					p.shortName(), p.lines, len(p.files), opts.MaxLines, opts.MaxFiles, prOf[p].Number, p.oversize))
+				limit := fmt.Sprintf("over the budget of %d lines and %d files", opts.MaxLines, opts.MaxFiles)
+				if !over(p.size.lines, p.size.files, opts) {
+					limit = fmt.Sprintf("with %d lines in %d files set apart, past what GitHub shows of a diff (%d lines, %d files)",
+						p.size.rawLines-p.size.lines, p.size.rawFiles-p.size.files, GitHubMaxLines, GitHubMaxFiles)
+				}
+				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s alone has %d lines in %d files, %s: it stays whole in PR #%d (%s)",
+					p.shortName(), p.lines, len(p.files), limit, prOf[p].Number, p.oversize))
 			}
 		}
 	}

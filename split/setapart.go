@@ -53,7 +53,11 @@ func setApartWhy(f File) string {
 	case strings.HasSuffix(base, ".min.js") || strings.HasSuffix(base, ".min.css"):
 		return "minified: review its source"
 	}
-	if path.Ext(f.Path) == ".go" && f.src != nil && generated(f.src) {
+	src := f.src
+	if f.Kind == "deleted" {
+		src = f.baseSrc // what it was: a deletion of generated code is read by its generator too
+	}
+	if path.Ext(f.Path) == ".go" && src != nil && generated(src) {
 		return "generated (its header says Code generated … DO NOT EDIT): review its generator"
 	}
 	if belowTestdata(f.Dir()) && (f.Binary || f.Lines > testDataBlob) {
@@ -92,16 +96,43 @@ func (f File) weight() int {
 	return f.Lines
 }
 
-// weigh is what files count against a budget: lines and files, those
-// set apart left out.
-func weigh(files []File) (lines, n int) {
+// GitHub shows a pull request's diff up to 20,000 lines and 300 files:
+// past that a reviewer cannot read it there, whatever is set apart.
+const (
+	GitHubMaxLines = 20000
+	GitHubMaxFiles = 300
+)
+
+// size is what files count against a budget: the lines and files a
+// reviewer reads (those set apart left out), and all of them, which
+// GitHub's display limits count.
+type size struct {
+	lines, files       int
+	rawLines, rawFiles int
+}
+
+func (s size) plus(t size) size {
+	return size{s.lines + t.lines, s.files + t.files, s.rawLines + t.rawLines, s.rawFiles + t.rawFiles}
+}
+
+// over says whether the files are over the reviewer's budget or past
+// what GitHub shows of a diff.
+func (s size) over(opts Options) bool {
+	return over(s.lines, s.files, opts) || s.rawLines > GitHubMaxLines || s.rawFiles > GitHubMaxFiles
+}
+
+// weigh sizes files.
+func weigh(files []File) size {
+	var s size
 	for _, f := range files {
+		s.rawLines += f.Lines
+		s.rawFiles++
 		if f.SetApart == "" {
-			lines += f.Lines
-			n++
+			s.lines += f.Lines
+			s.files++
 		}
 	}
-	return lines, n
+	return s
 }
 
 // setApartSummary lists what the plan set apart, by reason: the files

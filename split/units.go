@@ -402,7 +402,7 @@ func (l *linker) moveTests(u *unit, closes []string) {
 		l.fileUnit[f.Path] = name
 	}
 	u.files = kept
-	u.lines, _ = weigh(u.files)
+	u.lines = weigh(u.files).lines
 	l.link(u)
 	l.link(l.units[testsOf(u.name)])
 }
@@ -582,7 +582,7 @@ func plainFilesOutOfCycles(units map[string]*unit, c *Change) {
 				p.lines += f.weight()
 			}
 			u.files = kept
-			u.lines, _ = weigh(kept)
+			u.lines = weigh(kept).lines
 		}
 	}
 }

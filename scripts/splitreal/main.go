@@ -35,6 +35,7 @@ func main() {
 	work := flag.String("work", "", "folder for the repository (default: a new temporary folder)")
 	maxLines := flag.Int("max-lines", 0, "line budget per PR (default: wo split's)")
 	maxFiles := flag.Int("max-files", 0, "file budget per PR (default: wo split's)")
+	perHour := flag.Float64("reviews-per-hour", split.DefaultReviewsPerHour, "the reviewer's rate, for the estimate")
 	build := flag.Bool("build", false, "stack the PRs and build and vet every tip")
 	verbose := flag.Bool("v", false, "print every PR")
 	explain := flag.Bool("explain", false, "print why each file of a PR over the budget is where it is")
@@ -82,7 +83,7 @@ func main() {
 		fail(err.Error())
 	}
 	read := time.Since(start)
-	opts := split.Options{MaxLines: *maxLines, MaxFiles: *maxFiles, SplitLarge: true}
+	opts := split.Options{MaxLines: *maxLines, MaxFiles: *maxFiles, SplitLarge: true, ReviewsPerHour: *perHour}
 	start = time.Now()
 	p, err := split.Make(c, opts)
 	if err != nil {
@@ -100,7 +101,13 @@ func main() {
 	largest, over := 0, 0
 	for _, pr := range p.PRs {
 		largest = max(largest, pr.Lines)
-		isOver := (pr.Lines > opts.MaxLines || len(pr.Files) > opts.MaxFiles) && len(pr.Files) > 1
+		counted := 0 // files that count against the budget
+		for _, f := range pr.Files {
+			if f.SetApart == "" {
+				counted++
+			}
+		}
+		isOver := (pr.Lines > opts.MaxLines || counted > opts.MaxFiles) && len(pr.Files) > 1
 		if isOver {
 			over++
 		}
@@ -109,7 +116,11 @@ func main() {
 			if isOver {
 				mark = "  OVER BUDGET"
 			}
-			fmt.Printf("  #%d %5d lines %4d files  %s%s\n", pr.Number, pr.Lines, len(pr.Files), pr.Title, mark)
+			apart := ""
+			if pr.SetApartLines > 0 {
+				apart = fmt.Sprintf(" (+%d set apart)", pr.SetApartLines)
+			}
+			fmt.Printf("  #%d %5d lines%s %4d files  %s%s\n", pr.Number, pr.Lines, apart, len(pr.Files), pr.Title, mark)
 			if *explain && isOver {
 				for _, f := range pr.Files {
 					fmt.Printf("      %s (%s, %d): %s\n", f.Path, f.Kind, f.Lines, f.Reason)
@@ -119,6 +130,12 @@ func main() {
 	}
 	for _, w := range p.Warnings {
 		fmt.Println("  warning:", w)
+	}
+	for _, a := range p.SetApart {
+		fmt.Println("  set apart:", a)
+	}
+	if p.Estimate != nil {
+		fmt.Println("  review:", p.Estimate)
 	}
 	fmt.Printf("PRs: %d; largest: %d lines; over budget (more than one file): %d; read %v, planned %v\n",
 		len(p.PRs), largest, over, read.Round(time.Millisecond), planned.Round(time.Millisecond))
