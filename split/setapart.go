@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -23,10 +22,6 @@ var lockfiles = map[string]string{
 	"composer.lock": "composer.json", "flake.lock": "flake.nix", "mix.lock": "mix.exs", "pubspec.lock": "pubspec.yaml",
 	"Package.resolved": "Package.swift", "packages.lock.json": "the project file", "gradle.lockfile": "build.gradle",
 }
-
-// generatedHeader is the line that marks a generated Go file
-// (https://go.dev/s/generatedcode), before its package clause.
-var generatedHeader = regexp.MustCompile(`(?m)^// Code generated .* DO NOT EDIT\.$`)
 
 // testDataBlob is the size over which a text file of test data is a
 // blob, compared by a test rather than read.
@@ -69,15 +64,25 @@ func setApartWhy(f File) string {
 	return ""
 }
 
-// generated says whether a Go file's header marks it generated.
+// generated says whether a Go file's header, before its package clause,
+// has the line that marks generated code (https://go.dev/s/generatedcode):
+// "// Code generated … DO NOT EDIT.".
 func generated(src []byte) bool {
-	head := src
-	if i := bytes.Index(head, []byte("\npackage ")); i >= 0 {
-		head = head[:i+1]
-	} else if len(head) > headerRead {
-		head = head[:headerRead]
+	if !bytes.Contains(src[:min(len(src), headerRead)], []byte("Code generated ")) {
+		return false
 	}
-	return generatedHeader.Match(head)
+	for pos := 0; pos < len(src) && pos < headerRead; {
+		end, next := lineAt(src, pos)
+		line := bytes.TrimSuffix(src[pos:end], []byte("\r"))
+		if bytes.HasPrefix(line, []byte("package ")) {
+			return false
+		}
+		if bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT.")) {
+			return true
+		}
+		pos = next
+	}
+	return false
 }
 
 // markSetApart records on each file of the change why it is set apart.
