@@ -694,3 +694,12 @@ func TestGeneratedHeader(t *testing.T) {
 		}
 	}
 }
+
+// The names a declaration's text holds, as symbol edges look them up.
+func TestWordsOfADeclaration(t *testing.T) {
+	got := wordsOf("(*T,...Option,)(map[string]plumbing.Hash,error,) (x).Y")
+	want := []string{"T", "Option", "map", "string", "plumbing", "plumbing.Hash", "error", "x", "Y"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("wordsOf = %q, want %q", got, want)
+	}
+}

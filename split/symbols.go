@@ -448,18 +448,16 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 	// The declarations whose type names a type: a function that returns
 	// it, a field or method of another type that holds it. A file that
 	// uses one of them may use the type's members without naming it.
-	type declTexts struct {
-		key   string
-		texts []string
-	}
-	var all []declTexts
+	// An index of the names each declaration's text holds: a name alone
+	// ("T", of its own package) or selected from a package ("pkg.T").
+	named := map[string][]string{}
 	for side := range declared {
 		for k, ds := range declared[side] {
-			e := declTexts{key: k}
 			for _, d := range ds {
-				e.texts = append(e.texts, d.text)
+				for _, w := range wordsOf(d.text) {
+					named[w] = append(named[w], k)
+				}
 			}
-			all = append(all, e)
 		}
 	}
 	mentions := map[string][]string{}
@@ -469,21 +467,16 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 		}
 		colon := strings.IndexByte(t, ':')
 		pkg, name, _ := strings.Cut(t[colon+1:], ".")
-		own, qualified := t[:colon+1]+pkg+".", pkg+"."+name
+		own := t[:colon+1] + pkg + "."
 		var out []string
-		for _, e := range all {
-			if e.key == t {
-				continue
+		for _, k := range named[name] {
+			if strings.HasPrefix(k, own) {
+				out = append(out, k)
 			}
-			word := qualified
-			if strings.HasPrefix(e.key, own) {
-				word = name
-			}
-			for _, text := range e.texts {
-				if hasWord(text, word) {
-					out = append(out, e.key)
-					break
-				}
+		}
+		for _, k := range named[pkg+"."+name] {
+			if !strings.HasPrefix(k, own) {
+				out = append(out, k)
 			}
 		}
 		sort.Strings(out)
@@ -735,24 +728,32 @@ func constant(e ast.Expr) bool {
 	return false
 }
 
-// hasWord says whether text holds word with no identifier character on
-// either side.
-func hasWord(text, word string) bool {
+// wordsOf are the identifiers of a declaration's text, as a word alone
+// ("T") or, after a selector, with what it is selected from ("pkg.T").
+func wordsOf(text string) []string {
 	ident := func(b byte) bool {
 		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
 	}
-	for from := 0; ; {
-		i := strings.Index(text[from:], word)
-		if i < 0 {
-			return false
+	var out []string
+	prev := ""
+	for i := 0; i < len(text); {
+		if !ident(text[i]) {
+			i++
+			continue
 		}
-		at := from + i
-		end := at + len(word)
-		if (at == 0 || !ident(text[at-1]) && text[at-1] != '.') && (end == len(text) || !ident(text[end])) {
-			return true
+		j := i
+		for j < len(text) && ident(text[j]) {
+			j++
 		}
-		from = at + 1
+		w := text[i:j]
+		if i > 1 && text[i-1] == '.' && ident(text[i-2]) && prev != "" {
+			out = append(out, prev+"."+w)
+		} else {
+			out = append(out, w)
+		}
+		prev, i = w, j
 	}
+	return out
 }
 
 // unstar is a type without its pointer and type arguments.
