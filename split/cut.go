@@ -22,7 +22,8 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 	// A package's test unit is cut as code is: a test file after the
 	// test files whose helpers it uses.
 	_, onlyTests := strings.CutSuffix(u.name, testsSuffix)
-	g := fileGraph{deps: map[string][]string{}, test: map[string]bool{}, extra: map[string][]File{}, decl: map[string][]string{}, onlyTests: onlyTests}
+	g := fileGraph{deps: map[string][]string{}, test: map[string]bool{}, extra: map[string][]File{}, decl: map[string][]string{}, onlyTests: onlyTests,
+		gone: map[string]bool{}}
 	inUnit := map[string]bool{}
 	for _, d := range u.dirs {
 		inUnit[d] = true
@@ -96,6 +97,9 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 		for _, name := range b.files {
 			for _, f := range append([]File{files[name].File}, g.extra[name]...) {
 				f.Reason = b.reason(name, f)
+				if g.gone[f.Dir()] && f.Path == name {
+					f.Reason = files[name].Reason + "; deleted with its package, no later than the files whose declarations it used"
+				}
 				bf = append(bf, f)
 			}
 		}
@@ -193,8 +197,9 @@ type fileGraph struct {
 	// onlyTests is a package's external tests, whose files are all the
 	// code there is to order.
 	onlyTests bool
-	// old are the package folders that have Go files at the base.
-	old map[string]bool
+	// old are the package folders that have Go files at the base; gone
+	// those whose Go files the change deletes, every one.
+	old, gone map[string]bool
 }
 
 // link adds what the declarations of the two versions say (symbolEdges)
@@ -228,9 +233,27 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 	fset := token.NewFileSet()
 	files := map[string]parsedFile{}
 	methods := map[string][]string{} // package.type → files with its methods
+	// A package the change deletes whole is deleted along what its old
+	// files use of each other, the other way round: a file goes no
+	// later than the files whose declarations it uses.
+	gone := map[string]bool{}
+	for _, f := range code {
+		gone[f.Dir()] = true
+	}
+	for _, f := range code {
+		gone[f.Dir()] = gone[f.Dir()] && f.Kind == "deleted"
+	}
+	for dir := range gone {
+		if gone[dir] {
+			g.old[dir], g.gone[dir] = false, true
+		}
+	}
+	var mains []string // files of deleted main packages that declare func main
 	for _, f := range code {
 		src := f.src
-		if f.Kind == "deleted" {
+		if gone[f.Dir()] {
+			src = f.baseSrc
+		} else if f.Kind == "deleted" {
 			// Gone at the source: it declares nothing there, and what
 			// its old version declared orders it (symbolEdges).
 			if src = f.baseSrc; src != nil {
@@ -250,11 +273,20 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 		if err != nil {
 			return nil, fmt.Sprintf("%s does not parse: %s", f.Path, firstLine(err.Error()))
 		}
-		if a.Name.Name == "main" && !g.old[f.Dir()] {
+		if a.Name.Name == "main" && !g.old[f.Dir()] && !gone[f.Dir()] {
 			return nil, "a new main package needs its func main in every part"
 		}
+		if a.Name.Name == "main" && gone[f.Dir()] {
+			for _, d := range a.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "main" {
+					mains = append(mains, f.Path)
+				}
+			}
+		}
 		files[f.Path] = parsedFile{f, a}
-		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
+		// The tests of a deleted package go first, as any file that
+		// uses others: they are ordered as code.
+		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests && !gone[f.Dir()]
 		pkg := f.Dir() + ":" + a.Name.Name
 		for _, d := range a.Decls {
 			switch d := d.(type) {
@@ -333,6 +365,25 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 				if !g.test[m] {
 					g.deps[t] = append(g.deps[t], m)
 				}
+			}
+		}
+	}
+	reversed := map[string][]string{}
+	for name, deps := range g.deps {
+		for _, d := range deps {
+			if gone[files[name].Dir()] && gone[files[d].Dir()] {
+				reversed[d] = append(reversed[d], name)
+			} else {
+				reversed[name] = append(reversed[name], d)
+			}
+		}
+	}
+	g.deps = reversed
+	for _, m := range mains {
+		// Its package needs a func main until its last file goes.
+		for name, f := range files {
+			if f.Dir() == path.Dir(m) && name != m {
+				g.deps[m] = append(g.deps[m], name)
 			}
 		}
 	}

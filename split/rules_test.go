@@ -703,3 +703,38 @@ func TestWordsOfADeclaration(t *testing.T) {
 		t.Errorf("wordsOf = %q, want %q", got, want)
 	}
 }
+
+// A package the change deletes whole goes along what its old files use
+// of each other, the other way round: its tests first, a file no later
+// than the files whose declarations it used, a type with its methods (a
+// value of it may be used as an interface), a main package's func main
+// last.
+func TestADeletedPackageGoesUsersFirst(t *testing.T) {
+	base := map[string]string{
+		"go.mod":         gomodM,
+		"gone/a.go":      "package gone\n\nimport \"io\"\n\ntype T struct{}\n\nfunc New() io.Reader { return T{} }\n" + body("A", 30),
+		"gone/m.go":      "package gone\n\nfunc M() io.Reader { return New() }\n" + body("M", 30),
+		"gone/z.go":      "package gone\n\nfunc (T) Read(p []byte) (int, error) { return 0, nil }\n" + body("Z", 30),
+		"gone/a_test.go": "package gone\n\nimport \"testing\"\n\nfunc TestM(t *testing.T) { _ = M() }\n" + body("Ta", 30),
+		"cmd/x/main.go":  "package main\n\nfunc main() { run() }\n",
+		"cmd/x/run.go":   "package main\n\nfunc run() {}\n" + body("R", 40),
+		"cmd/x/zz.go":    "package main\n" + body("Zz", 40),
+	}
+	c := changeOf(t, base, map[string]string{"go.mod": gomodM})
+	p := planChange(t, c, Options{MaxLines: 70, MaxFiles: 30, SplitLarge: true})
+	order := func(before, after string) {
+		if b, a := prNumber(t, p, before), prNumber(t, p, after); b > a {
+			t.Errorf("%s (PR #%d) should go no later than %s (PR #%d):%s", before, b, after, a, layout(p))
+		}
+	}
+	order("gone/a_test.go", "gone/m.go")
+	order("gone/m.go", "gone/a.go")
+	if prNumber(t, p, "gone/a.go") != prNumber(t, p, "gone/z.go") {
+		t.Errorf("T and its method Read are deleted apart:%s", layout(p))
+	}
+	order("cmd/x/run.go", "cmd/x/main.go")
+	order("cmd/x/zz.go", "cmd/x/main.go")
+	if why := reasonOf(p, "gone/m.go"); !strings.Contains(why, "deleted with its package, no later than the files whose declarations it used") {
+		t.Errorf("the reason for gone/m.go: %q", why)
+	}
+}
