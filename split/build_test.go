@@ -318,7 +318,7 @@ func noStrandedSmallPR(t *testing.T, p *Plan, opts Options) {
 // plainPR says a PR holds plain files by folder only.
 func plainPR(pr *PR) bool {
 	for _, u := range pr.Units {
-		if !strings.Contains(u, plainSuffix) {
+		if !strings.Contains(u, " (files)") && !strings.HasPrefix(u, "top-level files") {
 			return false
 		}
 	}

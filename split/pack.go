@@ -22,10 +22,14 @@ type piece struct {
 }
 
 func (p *piece) name() string {
-	if p.parts > 1 {
-		return fmt.Sprintf("%s (part %d of %d)", p.unit.name, p.part, p.parts)
+	name := p.unit.name
+	if isPlainUnit(name) {
+		name = displayUnit(name)
 	}
-	return p.unit.name
+	if p.parts > 1 {
+		return fmt.Sprintf("%s (part %d of %d)", name, p.part, p.parts)
+	}
+	return name
 }
 
 // shortName names a piece for a message: a cycle of many packages by

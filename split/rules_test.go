@@ -738,3 +738,22 @@ func TestADeletedPackageGoesUsersFirst(t *testing.T) {
 		t.Errorf("the reason for gone/m.go: %q", why)
 	}
 }
+
+// A package whose folder is named like a unit of plain files is still a
+// package: ordered by what it needs, never cut as plain files.
+func TestAFolderNamedLikePlainFilesIsStillAPackage(t *testing.T) {
+	c := changeOf(t, map[string]string{"go.mod": gomodM}, map[string]string{
+		"go.mod":                gomodM,
+		"docs/index.md":         strings.Repeat("docs\n", 40),
+		"docs (files)/a.go":     "package files\n\nfunc A() int { return B() }\n" + body("A", 40),
+		"docs (files)/b.go":     "package files\n\nfunc B() int { return 1 }\n" + body("B", 40),
+		"docs (files)/index.md": "x\n",
+	})
+	p := planChange(t, c, Options{MaxLines: 50, MaxFiles: 30, SplitLarge: true})
+	if a, b := prNumber(t, p, "docs (files)/a.go"), prNumber(t, p, "docs (files)/b.go"); a < b {
+		t.Errorf("a.go (PR #%d) uses B before b.go (PR #%d) declares it:%s", a, b, layout(p))
+	}
+	if prHolding(p, "docs/index.md") == prHolding(p, "docs (files)/a.go") {
+		t.Errorf("the docs folder shares a PR with the package in \"docs (files)\":%s", layout(p))
+	}
+}

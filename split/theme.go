@@ -153,7 +153,7 @@ func displayUnit(u string) string {
 		if base == "." {
 			return "top-level files"
 		}
-		return base + plainSuffix
+		return base + " (files)"
 	}
 	if base, part, ok := strings.Cut(u, " (part"); ok && !strings.Contains(base, " + ") {
 		return displayUnit(base) + " (part" + part

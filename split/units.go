@@ -77,8 +77,10 @@ func workDir(unit string) (dir string, ok bool) {
 
 // plainSuffix marks a unit of plain files by folder (no Go code): the
 // files of a folder without Go code at the top of the module, or those
-// of the packages of a cycle, which would make its PRs larger still.
-const plainSuffix = " (files)"
+// of the packages of a cycle, which would make its PRs larger still. No
+// path holds "//", so no package's folder can take the name; it reads
+// "docs (files)" (displayUnit).
+const plainSuffix = "//files"
 
 func plainUnitOf(dir string) string { return dir + plainSuffix }
 
