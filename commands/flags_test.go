@@ -126,16 +126,16 @@ func TestSplitFlags(t *testing.T) {
 	got, msg := parseOptions(t, splitCommand, "--repo", "/src/big", "--base", "main", "--source", "feature", "--epic-key", "task_e",
 		"--key-prefix", "task_p", "--max-lines", "200", "--max-files", "9", "--by", "dir", "--plan", "plan.json", "--mode", "stacked",
 		"--github-repo", "acme/big", "--worktree-root", "/wt", "--source-event-id", "push-7", "--dry-run", "--emit-matrix",
-		"--store", "/tmp/wo.db", "--split-large=false", "--explain")
+		"--store", "/tmp/wo.db", "--split-large=false", "--explain", "--reviews-per-hour", "2.5")
 	want := &splitOptions{Store: sqlite("/tmp/wo.db"), PlanFile: "plan.json", DryRun: true, EmitMatrix: true, Explain: true,
 		Request: intake.SplitRequest{RepoPath: "/src/big", Base: "main", Source: "feature", EpicKey: "task_e", KeyPrefix: "task_p",
-			Auto: split.Options{MaxLines: 200, MaxFiles: 9, By: "dir"}, Mode: "stacked", GitHubRepo: "acme/big",
+			Auto: split.Options{MaxLines: 200, MaxFiles: 9, By: "dir", ReviewsPerHour: 2.5}, Mode: "stacked", GitHubRepo: "acme/big",
 			WorktreeRoot: "/wt", SourceEvent: "push-7"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
 	got, _ = parseOptions(t, splitCommand, "--base", "main", "--source", "feature")
-	defaults := intake.SplitRequest{RepoPath: ".", Base: "main", Source: "feature", Auto: split.Options{MaxLines: 400, MaxFiles: 30, By: "package"}, Mode: "independent"}
+	defaults := intake.SplitRequest{RepoPath: ".", Base: "main", Source: "feature", Auto: split.Options{MaxLines: 8000, MaxFiles: 150, By: "package", SplitLarge: true, ReviewsPerHour: 5}, Mode: "independent"}
 	if got == nil || !reflect.DeepEqual(got.Request, defaults) || got.DryRun || got.EmitMatrix || got.PlanFile != "" {
 		t.Errorf("defaults: %+v", got)
 	}
@@ -146,6 +146,9 @@ func TestSplitFlags(t *testing.T) {
 	}
 	if got, msg := parseOptions(t, splitCommand, "--base", "main"); got != nil || !strings.Contains(msg, "missing required --source") {
 		t.Errorf("no source: %+v %q", got, msg)
+	}
+	if got, msg := parseOptions(t, splitCommand, "--base", "main", "--source", "x", "--reviews-per-hour", "-1"); got != nil || !strings.Contains(msg, "--reviews-per-hour -1: give how many reviews an hour") {
+		t.Errorf("a negative rate: %+v %q", got, msg)
 	}
 	if got, msg := parseOptions(t, splitCommand, "--base", "main", "--source", "x", "extra"); got != nil || !strings.Contains(msg, "wo split takes no arguments") {
 		t.Errorf("argument: %+v %q", got, msg)

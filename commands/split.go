@@ -38,13 +38,18 @@ func splitCommand(f *Factory, run func(context.Context, *Factory, *splitOptions)
 requests and writes an epic with one work order per PR (the standard review
 procedure, branch review/NN-slug, dependencies both ways) in one
 all-or-nothing import. A Go package keeps its tests, its testdata and the
-files it embeds (folders without Go code go with the nearest package above
-them); small packages are packed with their neighbours in the directory tree
-and the import graph up to --max-lines and --max-files, and each PR is named
-after its theme; a PR comes after the PRs whose packages it imports (tests
-included). With --split-large (the default in stacked mode) a package over
-the budget is cut across consecutive PRs along its declarations, so that
-each PR still builds. --explain says why each file went where.
+files it embeds; a folder without Go code at the top of the module (a docs
+site, CI files) is a series of PRs of its own. Small packages are packed with
+their neighbours in the directory tree and the import graph up to --max-lines
+and --max-files, neighbours about one thing merge within the budget, and each
+PR is named after its theme. PRs are ordered by what each tip needs to build:
+the imports and the declarations each file uses at that tip, and what it needs
+of go.mod. Lockfiles, generated and vendored code and test data blobs are set
+apart: they go with the code that needs them and do not count against the
+budget. With --split-large (the default) a package over the budget is cut
+across consecutive PRs along its declarations, so that each PR still builds.
+--explain says why each file went where, and how long the review takes at
+--reviews-per-hour.
 
 Rerunning split for the same repository, base and source finds the same keys:
 work orders that have not started get the new manifests, started ones are
@@ -60,8 +65,8 @@ the PR it depends on, and starts once that one is pushed.`,
 			&cli.StringFlag{Name: "source", Required: true, Usage: "the `REF` that holds the whole change"},
 			&cli.StringFlag{Name: "epic-key", Usage: "the epic's `KEY` (default: derived from repository, base and source)"},
 			&cli.StringFlag{Name: "key-prefix", Usage: "work order keys are `PREFIX`01, PREFIX02, … (default: the epic key + _pr)"},
-			&cli.IntFlag{Name: "max-lines", Value: 400, Usage: "line budget per PR"},
-			&cli.IntFlag{Name: "max-files", Value: 30, Usage: "file budget per PR"},
+			&cli.IntFlag{Name: "max-lines", Value: split.DefaultMaxLines, Usage: "line budget per PR: lines a reviewer reads (a new file's lines, a modified file's added and removed ones)"},
+			&cli.IntFlag{Name: "max-files", Value: split.DefaultMaxFiles, Usage: "file budget per PR (150: the most files a review bot such as CodeRabbit reviews in one PR)"},
 			&cli.StringFlag{Name: "by", Value: "package", Usage: "group by `package` (directory) or dir (top-level directory)"},
 			&cli.StringFlag{Name: "plan", Usage: "use the hand-written plan in `FILE`"},
 			&cli.StringFlag{Name: "mode", Value: "independent", Usage: "independent or stacked"},
@@ -70,10 +75,9 @@ the PR it depends on, and starts once that one is pushed.`,
 			&cli.StringFlag{Name: "source-event-id", Usage: "the `ID` of the event (a push, a CI run) this split answers: the epic key derives from it, so the same event never makes a second epic"},
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
 			&cli.BoolFlag{Name: "emit-matrix", Usage: "print a GitHub Actions matrix of the work orders that can run now"},
-			// Its default depends on --mode, which the help's own
-			// "(default: false)" would contradict.
-			&cli.BoolFlag{Name: "split-large", Usage: "cut a Go package over the budget across consecutive PRs (default: on with --mode stacked, else off)", DisableDefaultText: true},
-			&cli.BoolFlag{Name: "explain", Usage: "say why each file went into its PR"},
+			&cli.BoolFlag{Name: "split-large", Value: true, Usage: "cut a Go package over the budget across consecutive PRs (--split-large=false keeps each package whole)"},
+			&cli.BoolFlag{Name: "explain", Usage: "say why each file went into its PR, and how long the review takes"},
+			&cli.Float64Flag{Name: "reviews-per-hour", Value: split.DefaultReviewsPerHour, Usage: "the reviews an hour, `N`, that the reviewer takes (5: a review bot such as CodeRabbit on a paid plan, per developer): --explain and the epic say how long the review takes, each PR costing two reviews; 0 for no estimate"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := splitOptionsFrom(c, f)
@@ -90,17 +94,17 @@ func splitOptionsFrom(c *cli.Context, f *Factory) (*splitOptions, error) {
 	if c.Args().Len() > 0 {
 		return nil, usagef("wo split takes no arguments: use --base and --source")
 	}
-	splitLarge := c.String("mode") == "stacked"
-	if c.IsSet("split-large") {
-		splitLarge = c.Bool("split-large")
+	if r := c.Float64("reviews-per-hour"); r < 0 || r != r {
+		return nil, usagef(fmt.Sprintf("--reviews-per-hour %v: give how many reviews an hour the reviewer takes (0 for no estimate)", r))
 	}
+	splitLarge := c.Bool("split-large")
 	return &splitOptions{
 		Store: f.storeConfig(c), PlanFile: c.String("plan"), DryRun: c.Bool("dry-run"), EmitMatrix: c.Bool("emit-matrix"),
 		Explain: c.Bool("explain"),
 		Request: intake.SplitRequest{
 			RepoPath: c.String("repo"), Base: c.String("base"), Source: c.String("source"),
 			Auto: split.Options{MaxLines: c.Int("max-lines"), MaxFiles: c.Int("max-files"), By: c.String("by"),
-				SplitLarge: splitLarge},
+				SplitLarge: splitLarge, ReviewsPerHour: c.Float64("reviews-per-hour")},
 			EpicKey: c.String("epic-key"), KeyPrefix: c.String("key-prefix"), GitHubRepo: c.String("github-repo"),
 			WorktreeRoot: c.String("worktree-root"), Mode: c.String("mode"), SourceEvent: c.String("source-event-id"),
 		},
@@ -128,7 +132,8 @@ func runSplit(ctx context.Context, f *Factory, o *splitOptions) (result, error) 
 	for _, w := range plan.Warnings {
 		fmt.Fprintln(f.Stderr, "warning:", termtext.Line(w))
 	}
-	out := map[string]any{"epic": epicKey, "prs": plan.PRs, "warnings": plan.Warnings, "excluded": plan.Excluded}
+	out := map[string]any{"epic": epicKey, "prs": plan.PRs, "warnings": plan.Warnings, "excluded": plan.Excluded,
+		"set_apart": plan.SetApart, "estimate": plan.Estimate}
 	ready := p.Ready()
 	var written *intake.SplitWritten
 	if !o.DryRun {
@@ -187,6 +192,9 @@ func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Do
 	if len(plan.Excluded) > 0 {
 		fmt.Fprintf(w, "excluded: %s\n", termtext.Line(strings.Join(plan.Excluded, ", ")))
 	}
+	for _, s := range plan.SetApart {
+		fmt.Fprintf(w, "set apart from the budget: %s\n", termtext.Line(s))
+	}
 	if res != nil && (len(res.Updated) > 0 || len(res.Same) > 0) {
 		fmt.Fprintf(w, "already there: %d unchanged, %d updated (%s)\n", len(res.Same), len(res.Updated), strings.Join(res.Updated, ", "))
 	}
@@ -196,6 +204,9 @@ func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Do
 // writeExplanation says, PR by PR, why each file went where. Paths and
 // reasons come from the repository, so they are escaped.
 func writeExplanation(w io.Writer, plan *split.Plan) error {
+	if plan.Estimate != nil {
+		fmt.Fprintf(w, "\nreview: %s\n", plan.Estimate)
+	}
 	for _, pr := range plan.PRs {
 		fmt.Fprintf(w, "\n%s: %s\n", termtext.Line(pr.Title), termtext.Line(pr.Why))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

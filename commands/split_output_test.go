@@ -21,6 +21,7 @@ func TestSplitOutputEscapesWhatTheRepositoryNamed(t *testing.T) {
 		Change:   &split.Change{Files: []split.File{{Path: evil + "/a.go", Reason: "package " + evil}}},
 		PRs:      []*split.PR{{Number: 1, Title: "[1/1] " + evil, Why: "theme " + evil, Files: []split.File{{Path: evil + "/a.go", Reason: "package " + evil}}, Lines: 3, Wave: 1}},
 		Excluded: []string{evil + "/skip.bin"},
+		SetApart: []string{evil + "/go.sum (1 files, 40 lines): a lockfile"},
 	}
 	var out bytes.Buffer
 	if err := writeSplit(&out, plan, "task_e", []workorder.Document{{"_key": "task_e_pr01"}}, true, nil); err != nil {
@@ -33,7 +34,7 @@ func TestSplitOutputEscapesWhatTheRepositoryNamed(t *testing.T) {
 	if strings.ContainsAny(got, "\x1b\x07") {
 		t.Fatalf("raw escapes reached the terminal:\n%q", got)
 	}
-	for _, want := range []string{`[1/1] pkg/\x1b]52;c;cm0gLXJmIH4=\x07x\x1b[2J`, `excluded: pkg/\x1b]52`, `package pkg/\x1b]52`, `theme pkg/\x1b]52`} {
+	for _, want := range []string{`[1/1] pkg/\x1b]52;c;cm0gLXJmIH4=\x07x\x1b[2J`, `excluded: pkg/\x1b]52`, `package pkg/\x1b]52`, `theme pkg/\x1b]52`, `set apart from the budget: pkg/\x1b]52`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q (escaped, still readable):\n%s", want, got)
 		}
@@ -41,7 +42,7 @@ func TestSplitOutputEscapesWhatTheRepositoryNamed(t *testing.T) {
 }
 
 // The help said "--split-large … (default: on in stacked mode) (default:
-// false)": the flag's default depends on --mode, and the help says so once.
+// false)": it says its default once (on, in either mode).
 func TestSplitHelpStatesTheSplitLargeDefaultOnce(t *testing.T) {
 	var out, errb bytes.Buffer
 	f := NewFactory(strings.NewReader(""), &out, &errb)
@@ -54,7 +55,7 @@ func TestSplitHelpStatesTheSplitLargeDefaultOnce(t *testing.T) {
 			line = l
 		}
 	}
-	if strings.Count(line, "default") != 1 || !strings.Contains(line, "(default: on with --mode stacked, else off)") {
+	if strings.Count(line, "default") != 1 || !strings.Contains(line, "(default: true)") {
 		t.Errorf("the --split-large help line: %q", line)
 	}
 }
@@ -100,12 +101,13 @@ func TestSplitExplainSaysWhyEachFileWentWhere(t *testing.T) {
 		"  q/gen.go  excluded from every build by its build constraint (ignore), so a plain file; in the folder of package q",
 		"[3/3] p (tests): one package alone: p (tests)",
 		"  p/p_test.go  package p; external test package of p (package p_test): it comes after p and everything it imports",
+		"review: about 1.2 hours of review: 6 reviews (2 a PR: the first, and one after its fixes) at 5 an hour",
 	} {
 		if !lines[want] {
 			t.Errorf("the output lacks the line\n%q\nin:\n%s", want, r.stdout)
 		}
 	}
-	if want := "warning: q alone has 11 lines in 2 files, over the budget of 10 lines and 30 files: it stays whole in PR #2 (--split-large is off)\n"; !strings.Contains(r.stderr, want) {
+	if want := "warning: q alone has 11 lines in 2 files, over the budget of 10 lines and 150 files: it stays whole in PR #2 (--split-large is off)\n"; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 	}
 }

@@ -11,7 +11,10 @@ import (
 	"math"
 	"path"
 	"sort"
+	"time"
 	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -21,6 +24,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/utils/diff"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
 
 	"github.com/wo-runner/wo/gitops"
@@ -31,8 +35,15 @@ type File struct {
 	Path    string `json:"path"`
 	OldPath string `json:"old_path,omitempty"` // for a rename
 	Kind    string `json:"kind"`               // added, modified, deleted, renamed
-	Lines   int    `json:"lines"`              // of the source version (the base version for a deletion)
-	Binary  bool   `json:"binary,omitempty"`
+	// Lines are what a reviewer reads: the lines of a new file (of the
+	// old one for a deletion), the lines added and removed in a modified
+	// or renamed text file.
+	Lines  int  `json:"lines"`
+	Binary bool `json:"binary,omitempty"`
+	// SetApart says why the file is not reviewed line by line (a
+	// lockfile, generated or vendored code, a test data blob): its lines
+	// and the file do not count against a PR's budget.
+	SetApart string `json:"set_apart,omitempty"`
 	// Reason says why the plan put the file where it is (wo split --explain).
 	Reason string `json:"reason,omitempty"`
 	// Imports are the import paths of a Go file at the source.
@@ -48,8 +59,10 @@ type File struct {
 	// there); the plan reports it with the PR that holds the file.
 	Problem string `json:"-"`
 	// src is a Go file's source, read again only to cut an oversize
-	// package along its declarations.
-	src []byte
+	// package along its declarations; baseSrc is its old version (of a
+	// modified, renamed or deleted Go file), to see what the change
+	// does to the declarations that other files use.
+	src, baseSrc []byte
 	// pkg is the name in a Go file's package clause.
 	pkg string
 	// notCode says why a file named .go is not Go code that any build
@@ -79,6 +92,19 @@ type Change struct {
 	// WorkspaceUses maps the folder of a go.work to the roots of the
 	// modules it uses.
 	WorkspaceUses map[string][]string
+	// Dropped are the modules that go.mod requires at the base and no
+	// longer at the source: old code that imports them must land with
+	// go.mod, or the tips between would not build.
+	Dropped []string
+	// baseMod and sourceMod are the root go.mod at each end, if any.
+	baseMod, sourceMod *goMod
+	// printfWrappers are the functions of the source tree that take a
+	// format and its arguments, read when go.mod raises the go version
+	// past 1.24 (whose go vet refuses a format that is not a constant).
+	printfWrappers []string
+	// needs are the changed files each Go file must land with or after,
+	// worked out by Make (symbolEdges).
+	needs map[string][]fileEdge
 }
 
 // ReadChange lists the files that differ between base and source, with
@@ -170,9 +196,19 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 				c.Module = modulePath(data)
 			}
 		}
+		if (f.Kind == "modified" || f.Kind == "renamed") && !f.Binary && ch.From.TreeEntry.Mode.IsFile() && entry.Mode.IsFile() {
+			f.Lines = changedLines(st, ch.From.TreeEntry.Hash, entry.Hash, f.Lines)
+		}
 		if f.Kind != "added" && path.Ext(f.Path) == ".go" && ch.From.TreeEntry.Mode.IsFile() {
-			if data, err := readHead(st, ch.From.TreeEntry.Hash, headerRead); err == nil && excludedFromEveryBuild(data) == "" {
+			limit := int64(headerRead)
+			if _, big, err := largeBlob(st, ch.From.TreeEntry.Hash); err == nil && !big {
+				limit = maxBlobRead
+			}
+			if data, err := readHead(st, ch.From.TreeEntry.Hash, limit); err == nil && excludedFromEveryBuild(data) == "" {
 				_, f.BaseImports, _, _ = goHeader(ch.From.Name, data)
+				if limit == maxBlobRead {
+					f.baseSrc = data
+				}
 			}
 		}
 		c.Files = append(c.Files, f)
@@ -180,6 +216,12 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	if e, err := baseTree.FindEntry("go.mod"); err == nil {
 		if data, err := readBlob(st, e.Hash); err == nil {
 			c.BaseModule = modulePath(data)
+			c.baseMod = readGoMod(data)
+			source := fileAt(st, sourceTree, "go.mod")
+			c.Dropped = droppedModules(data, source)
+			if source != nil {
+				c.sourceMod = readGoMod(source)
+			}
 		}
 	}
 	if c.Module == "" {
@@ -190,6 +232,9 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 		}
 	}
 	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
+	if c.baseMod != nil && c.sourceMod != nil && vetsFormats(c.baseMod.goVersion, c.sourceMod.goVersion) {
+		c.printfWrappers = printfWrappers(ctx, st, sourceTree)
+	}
 	readModules(c, st, sourceTree)
 	markMissingImports(c, sourceTree)
 	return c, nil
@@ -317,6 +362,39 @@ func readHead(st storer.EncodedObjectStorer, h plumbing.Hash, limit int64) ([]by
 	}
 	defer rd.Close()
 	return io.ReadAll(io.LimitReader(rd, limit))
+}
+
+// changedLines counts the lines added and removed between two versions of
+// a text file, or keeps the whole count when either is too big to read or
+// binary, or the diff takes too long.
+func changedLines(st storer.EncodedObjectStorer, from, to plumbing.Hash, whole int) int {
+	var text [2]string
+	for i, h := range []plumbing.Hash{from, to} {
+		if _, big, err := largeBlob(st, h); err != nil || big {
+			return whole
+		}
+		data, err := readBlob(st, h)
+		if err != nil {
+			return whole
+		}
+		if _, binary := countLines(data); binary {
+			return whole
+		}
+		text[i] = string(data)
+	}
+	return diffLines(text[0], text[1])
+}
+
+// diffLines counts the lines added and removed from a to b.
+func diffLines(a, b string) int {
+	n := 0
+	for _, d := range diff.DoWithTimeout(a, b, 2*time.Second) {
+		if d.Type != diffmatchpatch.DiffEqual {
+			lines, _ := countLines([]byte(d.Text))
+			n += lines
+		}
+	}
+	return n
 }
 
 // maxBlobRead is the largest file ReadChange reads whole (to parse a Go

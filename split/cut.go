@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path"
 	"sort"
 	"strings"
 )
@@ -17,82 +18,168 @@ import (
 // (an external _test package after all of it), and embedded files go with
 // the file that embeds them. It returns no parts, and why, when the
 // package cannot be cut safely.
-func cutPackage(u *unit, opts Options) (parts [][]File, why string) {
-	if len(u.dirs) != 1 {
-		return nil, "packages in an import cycle are not cut"
-	}
+func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []string, why string) {
 	// A package's test unit is cut as code is: a test file after the
 	// test files whose helpers it uses.
 	_, onlyTests := strings.CutSuffix(u.name, testsSuffix)
-	g := fileGraph{deps: map[string][]string{}, test: map[string]bool{}, extra: map[string][]File{}, decl: map[string][]string{}, onlyTests: onlyTests}
+	g := fileGraph{deps: map[string][]string{}, test: map[string]bool{}, extra: map[string][]File{}, decl: map[string][]string{}, onlyTests: onlyTests,
+		gone: map[string]bool{}}
+	inUnit := map[string]bool{}
+	for _, d := range u.dirs {
+		inUnit[d] = true
+	}
+	old := map[string]bool{} // package folders that have Go files at the base
 	var code, tail []File
 	for _, f := range u.files {
 		switch {
-		case f.Kind != "added":
-			return nil, fmt.Sprintf("%s is %s, and only a package of new files is cut (its old files could clash with the new ones)", f.Path, f.Kind)
-		case f.isGoCode() && f.Dir() == u.dirs[0]:
+		case f.isGoCode() && inUnit[f.Dir()]:
 			code = append(code, f)
+			if f.Kind != "added" {
+				old[f.Dir()] = true
+			}
 		default:
 			tail = append(tail, f)
 		}
 	}
+	g.old = old
 	files, why := g.parse(code)
 	if why != "" {
-		return nil, why
+		return nil, nil, why
 	}
-	// Embedded files travel with the file that embeds them; the rest
-	// (test data, docs) with the last part, beside the tests.
-	var rest []File
+	// A modified go.mod is ordered as the module edges say, as one of
+	// the files (go.sum and vendor/modules.txt with it); a new one comes
+	// with the first part, which every package needs.
+	modNode := c.goModChanged() && len(c.needs) > 0
+	var rest, first []File
 	for _, f := range tail {
-		if by := g.embedder(files, u.name, f.Path); by != "" {
-			g.extra[by] = append(g.extra[by], f)
-		} else {
-			rest = append(rest, f)
+		if modNode && f.Path == moduleUnit {
+			files[f.Path] = parsedFile{f, &ast.File{Name: &ast.Ident{Name: ""}}}
+		}
+	}
+	g.link(files, c, inUnit)
+	// Embedded files travel with the file that embeds them; module files
+	// with go.mod; the rest (test data, docs) after the code, beside the
+	// tests.
+	for _, f := range tail {
+		_, isNode := files[f.Path]
+		switch {
+		case isNode:
+		case isModuleFile(f.Path) || path.Base(f.Path) == "modules.txt":
+			if _, ok := files[moduleUnit]; ok && (isRootModuleFile(f.Path) || path.Base(f.Path) == "modules.txt") {
+				g.extra[moduleUnit] = append(g.extra[moduleUnit], f)
+			} else {
+				first = append(first, f)
+			}
+		default:
+			if by := g.embedder(files, u.name, f.Path); by != "" {
+				g.extra[by] = append(g.extra[by], f)
+			} else {
+				rest = append(rest, f)
+			}
 		}
 	}
 	lines := func(name string) int {
-		n := files[name].Lines
-		for _, f := range g.extra[name] {
-			n += f.Lines
-		}
-		return n
+		return weigh(append([]File{files[name].File}, g.extra[name]...)).lines
 	}
 	blocks := g.blocks(sortedKeys(files), lines, opts.MaxLines)
-	var cur []File
-	curLines := 0
+	cur := first
+	curSize := weigh(first)
+	curWhy := ""
 	flush := func() {
 		if len(cur) > 0 {
 			parts = append(parts, cur)
-			cur, curLines = nil, 0
+			partWhy = append(partWhy, curWhy)
+			cur, curSize, curWhy = nil, size{}, ""
 		}
 	}
 	for _, b := range blocks {
 		var bf []File
-		bl := 0
 		for _, name := range b.files {
 			for _, f := range append([]File{files[name].File}, g.extra[name]...) {
 				f.Reason = b.reason(name, f)
+				if g.gone[f.Dir()] && f.Path == name {
+					f.Reason = files[name].Reason + "; deleted with its package, no later than the files whose declarations it used"
+				}
 				bf = append(bf, f)
-				bl += f.Lines
 			}
 		}
-		if len(cur) > 0 && (curLines+bl > opts.MaxLines || len(cur)+len(bf) > opts.MaxFiles) {
+		bs := weigh(bf)
+		if len(cur) > 0 && curSize.plus(bs).over(opts) {
 			flush()
 		}
+		if bs.over(opts) && len(b.cycle) > 1 {
+			curWhy = g.tied(b.cycle, bs, c)
+		}
 		cur = append(cur, bf...)
-		curLines += bl
+		curSize = curSize.plus(bs)
 	}
-	cur = append(cur, rest...)
+	for _, f := range rest {
+		fs := weigh([]File{f})
+		if len(cur) > 0 && curSize.plus(fs).over(opts) {
+			flush()
+		}
+		cur = append(cur, f)
+		curSize = curSize.plus(fs)
+	}
 	flush()
 	if len(parts) < 2 {
-		return nil, "its files use each other too closely to cut"
+		if partWhy[0] != "" {
+			return nil, nil, partWhy[0]
+		}
+		return nil, nil, "its files use each other too closely to cut"
 	}
 	for i, p := range parts {
 		for j := range p {
 			p[j].Reason = fmt.Sprintf("%s; part %d of %d of package %s, cut because it is over the budget", p[j].Reason, i+1, len(parts), u.name)
 		}
 	}
-	return parts, ""
+	return parts, partWhy, ""
+}
+
+// tied says why a cycle of files over the budget cannot be cut: each
+// needs another of them, by the reasons of (at most) four of its ties,
+// those of go.mod first.
+func (g *fileGraph) tied(cycle []string, s size, c *Change) string {
+	in := map[string]bool{}
+	for _, f := range cycle {
+		in[f] = true
+	}
+	var from, to, other []string
+	for _, f := range cycle {
+		for _, e := range c.needs[f] {
+			switch {
+			case !in[e.to]:
+			case f == moduleUnit:
+				from = append(from, f+" → "+e.to+": "+e.why)
+			case e.to == moduleUnit:
+				to = append(to, f+" → "+e.to+": "+e.why)
+			default:
+				other = append(other, f+" → "+e.to+": "+e.why)
+			}
+		}
+	}
+	var ties []string
+	for len(from)+len(to)+len(other) > 0 {
+		for _, list := range []*[]string{&from, &to, &other} {
+			if len(*list) > 0 {
+				ties = append(ties, (*list)[0])
+				*list = (*list)[1:]
+			}
+		}
+	}
+	more := ""
+	if len(ties) > 4 {
+		more = fmt.Sprintf("; and %d more ties", len(ties)-4)
+		ties = ties[:4]
+	}
+	lines := fmt.Sprintf("%d lines", s.lines)
+	if s.rawLines > s.lines {
+		lines += fmt.Sprintf(", and %d set apart", s.rawLines-s.lines)
+	}
+	if len(ties) == 0 {
+		return fmt.Sprintf("%d files (%s) use each other's declarations in a cycle: %s", len(cycle), lines, strings.Join(cycle, ", "))
+	}
+	return fmt.Sprintf("%d files (%s) must land in one PR, each needing another of them, as the compiler sees them at each tip: %s%s", len(cycle), lines, strings.Join(ties, "; "), more)
 }
 
 // parsedFile is a Go file of a package being cut.
@@ -110,6 +197,35 @@ type fileGraph struct {
 	// onlyTests is a package's external tests, whose files are all the
 	// code there is to order.
 	onlyTests bool
+	// old are the package folders that have Go files at the base; gone
+	// those whose Go files the change deletes, every one.
+	old, gone map[string]bool
+}
+
+// link adds what the declarations of the two versions say (symbolEdges)
+// and, for a file that imports a new package of the unit, that package's
+// code, which must exist before anything imports it.
+func (g *fileGraph) link(files map[string]parsedFile, c *Change, inUnit map[string]bool) {
+	codeOf := map[string][]string{} // a new package's folder → its code files
+	for _, name := range sortedKeys(files) {
+		if f := files[name]; !g.test[name] && !g.old[f.Dir()] && !strings.HasSuffix(f.pkg, "_test") && path.Ext(name) == ".go" {
+			codeOf[f.Dir()] = append(codeOf[f.Dir()], name)
+		}
+	}
+	for name, f := range files {
+		for _, e := range c.needs[name] {
+			if _, ok := files[e.to]; ok {
+				g.deps[name] = append(g.deps[name], e.to)
+			}
+		}
+		for _, imp := range f.Imports {
+			if d := c.packageDir(imp); d != f.Dir() && inUnit[d] {
+				g.deps[name] = append(g.deps[name], codeOf[d]...)
+			}
+		}
+		sort.Strings(g.deps[name])
+		g.deps[name] = dedupe(g.deps[name], name)
+	}
 }
 
 // parse reads the package's files and links each to the files it uses.
@@ -117,22 +233,61 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 	fset := token.NewFileSet()
 	files := map[string]parsedFile{}
 	methods := map[string][]string{} // package.type → files with its methods
+	// A package the change deletes whole is deleted along what its old
+	// files use of each other, the other way round: a file goes no
+	// later than the files whose declarations it uses.
+	gone := map[string]bool{}
 	for _, f := range code {
-		if f.src == nil {
+		gone[f.Dir()] = true
+	}
+	for _, f := range code {
+		gone[f.Dir()] = gone[f.Dir()] && f.Kind == "deleted"
+	}
+	for dir := range gone {
+		if gone[dir] {
+			g.old[dir], g.gone[dir] = false, true
+		}
+	}
+	var mains []string // files of deleted main packages that declare func main
+	for _, f := range code {
+		src := f.src
+		if gone[f.Dir()] {
+			src = f.baseSrc
+		} else if f.Kind == "deleted" {
+			// Gone at the source: it declares nothing there, and what
+			// its old version declared orders it (symbolEdges).
+			if src = f.baseSrc; src != nil {
+				if a, err := parser.ParseFile(fset, f.Path, src, parser.PackageClauseOnly); err == nil {
+					files[f.Path] = parsedFile{f, &ast.File{Name: a.Name}}
+					g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
+					continue
+				}
+			}
+		}
+		if src == nil {
 			// Not read whole (over maxBlobRead); a nil source would have
 			// the parser read the path from the working directory.
 			return nil, fmt.Sprintf("%s is over %d MiB, too big to read along its declarations", f.Path, maxBlobRead>>20)
 		}
-		a, err := parser.ParseFile(fset, f.Path, f.src, parser.ParseComments)
+		a, err := parser.ParseFile(fset, f.Path, src, parser.ParseComments)
 		if err != nil {
 			return nil, fmt.Sprintf("%s does not parse: %s", f.Path, firstLine(err.Error()))
 		}
-		if a.Name.Name == "main" {
-			return nil, "a main package needs its func main in every part"
+		if a.Name.Name == "main" && !g.old[f.Dir()] && !gone[f.Dir()] {
+			return nil, "a new main package needs its func main in every part"
+		}
+		if a.Name.Name == "main" && gone[f.Dir()] {
+			for _, d := range a.Decls {
+				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "main" {
+					mains = append(mains, f.Path)
+				}
+			}
 		}
 		files[f.Path] = parsedFile{f, a}
-		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
-		pkg := a.Name.Name
+		// The tests of a deleted package go first, as any file that
+		// uses others: they are ordered as code.
+		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests && !gone[f.Dir()]
+		pkg := f.Dir() + ":" + a.Name.Name
 		for _, d := range a.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
@@ -163,15 +318,31 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 	}
 	sort.Strings(codeFiles)
 	byPackage := map[string][]string{} // in a test unit: package name → its files
+	codeIn := map[string][]string{}    // folder → its code files
 	for name, f := range files {
-		byPackage[f.ast.Name.Name] = append(byPackage[f.ast.Name.Name], name)
+		byPackage[f.Dir()+":"+f.ast.Name.Name] = append(byPackage[f.Dir()+":"+f.ast.Name.Name], name)
+	}
+	for _, name := range codeFiles {
+		codeIn[files[name].Dir()] = append(codeIn[files[name].Dir()], name)
 	}
 	for name, f := range files {
-		pkg := f.ast.Name.Name
+		pkg := f.Dir() + ":" + f.ast.Name.Name
+		if strings.HasSuffix(name, "_test.go") {
+			// go vet checks that ExampleT_M names a T with a method M:
+			// the name refers to T as much as code does.
+			for _, id := range exampleSubjects(f.ast) {
+				g.deps[name] = append(g.deps[name], g.decl[strings.TrimSuffix(pkg, "_test")+"."+id]...)
+			}
+		}
+		if g.old[f.Dir()] {
+			// A package the base has: what its files keep declaring as
+			// it was orders nothing; what changes, symbolEdges orders.
+			continue
+		}
 		switch {
 		case strings.HasSuffix(pkg, "_test") && !g.onlyTests:
 			// An external test imports the whole package.
-			g.deps[name] = append(g.deps[name], codeFiles...)
+			g.deps[name] = append(g.deps[name], codeIn[f.Dir()]...)
 		case strings.HasSuffix(pkg, "_test"):
 			// Beside the package's own test files (export_test.go), an
 			// external test may use what they declare.
@@ -180,24 +351,39 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 		for _, id := range f.ast.Unresolved {
 			g.deps[name] = append(g.deps[name], g.decl[pkg+"."+id.Name]...)
 		}
-		if strings.HasSuffix(name, "_test.go") {
-			// go vet checks that ExampleT_M names a T with a method M:
-			// the name refers to T as much as code does.
-			for _, id := range exampleSubjects(f.ast) {
-				g.deps[name] = append(g.deps[name], g.decl[strings.TrimSuffix(pkg, "_test")+"."+id]...)
-			}
-		}
 	}
 	// A type and its methods stay together: a value of the type must
 	// have its whole method set wherever it is used (methods that tests
 	// declare only come with the tests).
 	for typ, ms := range methods {
 		for _, m := range ms {
+			if g.old[files[m].Dir()] {
+				continue
+			}
 			for _, t := range g.decl[typ] {
 				g.deps[m] = append(g.deps[m], t)
 				if !g.test[m] {
 					g.deps[t] = append(g.deps[t], m)
 				}
+			}
+		}
+	}
+	reversed := map[string][]string{}
+	for name, deps := range g.deps {
+		for _, d := range deps {
+			if gone[files[name].Dir()] && gone[files[d].Dir()] {
+				reversed[d] = append(reversed[d], name)
+			} else {
+				reversed[name] = append(reversed[name], d)
+			}
+		}
+	}
+	g.deps = reversed
+	for _, m := range mains {
+		// Its package needs a func main until its last file goes.
+		for name, f := range files {
+			if f.Dir() == path.Dir(m) && name != m {
+				g.deps[m] = append(g.deps[m], name)
 			}
 		}
 	}
@@ -319,21 +505,30 @@ func (g *fileGraph) blocks(names []string, lines func(string) int, budget int) [
 	}
 	var ordered []block
 	for i, b := range out {
-		code := 0
+		size := 0
 		for _, n := range b.files {
-			code += lines(n)
+			size += lines(n)
 		}
-		if code > budget {
-			ordered = append(append(ordered, b), tests[i]...)
-			continue
-		}
+		// The tests that complete this code join its block while it
+		// stays within the budget; the rest are blocks of their own
+		// right after it, so that no part is larger than it must be.
+		var after []block
 		for _, t := range tests[i] {
+			tl := 0
+			for _, n := range t.files {
+				tl += lines(n)
+			}
+			if size+tl > budget {
+				after = append(after, t)
+				continue
+			}
+			size += tl
 			b.files = append(b.files, t.files...)
 			for n := range t.test {
 				b.test[n] = true
 			}
 		}
-		ordered = append(ordered, b)
+		ordered = append(append(ordered, b), after...)
 	}
 	return ordered
 }

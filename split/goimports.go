@@ -270,6 +270,30 @@ func hasGoFile(root *object.Tree, dir string) bool {
 	return false
 }
 
+// droppedModules are the modules that the base go.mod requires and the
+// source one does not.
+func droppedModules(base, source []byte) []string {
+	b, err := modfile.ParseLax("go.mod", base, nil)
+	if err != nil || source == nil {
+		return nil
+	}
+	s, err := modfile.ParseLax("go.mod", source, nil)
+	if err != nil {
+		return nil
+	}
+	kept := map[string]bool{}
+	for _, r := range s.Require {
+		kept[r.Mod.Path] = true
+	}
+	var out []string
+	for _, r := range b.Require {
+		if !kept[r.Mod.Path] {
+			out = append(out, r.Mod.Path)
+		}
+	}
+	return out
+}
+
 // modulePath reads the module path of a go.mod file.
 func modulePath(gomod []byte) string {
 	return modfile.ModulePath(gomod)

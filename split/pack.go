@@ -12,38 +12,60 @@ type piece struct {
 	unit        *unit
 	part, parts int
 	files       []File
-	lines       int
+	lines       int      // what counts against the budget (not what is set apart)
+	size        size     // lines and files, reviewed and all
 	deps        []*piece // what must be in this PR or an earlier one
 	dir         string   // where it sits in the directory tree
 	rank        int      // its place in tree order
 	oversize    string   // why an over-budget piece was not cut
+	placed      bool     // packed into a PR
 }
 
 func (p *piece) name() string {
-	if p.parts > 1 {
-		return fmt.Sprintf("%s (part %d of %d)", p.unit.name, p.part, p.parts)
+	name := p.unit.name
+	if isPlainUnit(name) {
+		name = displayUnit(name)
 	}
-	return p.unit.name
+	if p.parts > 1 {
+		return fmt.Sprintf("%s (part %d of %d)", name, p.part, p.parts)
+	}
+	return name
+}
+
+// shortName names a piece for a message: a cycle of many packages by
+// its first three.
+func (p *piece) shortName() string {
+	if m := p.unit.members; len(m) > 3 {
+		name := fmt.Sprintf("the cycle of %d packages %s and %d more", len(m), strings.Join(m[:3], ", "), len(m)-3)
+		if p.parts > 1 {
+			name += fmt.Sprintf(" (part %d of %d)", p.part, p.parts)
+		}
+		return name
+	}
+	return p.name()
 }
 
 // makePieces turns units into pieces, cutting oversize packages when asked.
-func makePieces(units map[string]*unit, opts Options, goModule bool) []*piece {
+func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) []*piece {
 	var pieces []*piece
 	last := map[string]*piece{}
 	first := map[string]*piece{}
 	for _, name := range sortedKeys(units) {
 		u := units[name]
 		parts := [][]File{u.files}
+		var partWhy []string
 		why := ""
-		if over(u.lines, len(u.files), opts) {
+		if weigh(u.files).over(opts) {
 			switch {
+			case isPlainUnit(u.name):
+				parts = cutPlain(u.files, opts)
 			case !goModule || !hasGoCode(u.files):
 				why = "only Go packages are cut"
 			case !opts.SplitLarge:
 				why = "--split-large is off"
 			default:
-				if cut, whyNot := cutPackage(u, opts); cut != nil {
-					parts = cut
+				if cut, whys, whyNot := cutPackage(u, opts, c); cut != nil {
+					parts, partWhy = cut, whys
 				} else {
 					why = whyNot
 				}
@@ -53,12 +75,14 @@ func makePieces(units map[string]*unit, opts Options, goModule bool) []*piece {
 		var prev *piece
 		for i, files := range parts {
 			p := &piece{unit: u, part: i + 1, parts: len(parts), files: files, dir: dir}
-			for _, f := range files {
-				p.lines += f.Lines
-			}
-			if over(p.lines, len(p.files), opts) {
+			p.size = weigh(files)
+			p.lines = p.size.lines
+			if p.size.over(opts) {
 				p.oversize = why
-				if why == "" {
+				if i < len(partWhy) && partWhy[i] != "" {
+					p.oversize = partWhy[i]
+				}
+				if p.oversize == "" {
 					p.oversize = "its files use each other too closely to cut further"
 				}
 			}
@@ -85,6 +109,31 @@ func makePieces(units map[string]*unit, opts Options, goModule bool) []*piece {
 }
 
 func (p *piece) goCode() bool { return hasGoCode(p.files) }
+
+// plain says the piece is plain files by folder (isPlainUnit), which
+// share a PR only with other plain files.
+func (p *piece) plain() bool { return isPlainUnit(p.unit.name) }
+
+// cutPlain cuts plain files, which need nothing of each other, in the
+// order of their paths (a folder's files together) into parts within
+// the budget.
+func cutPlain(files []File, opts Options) [][]File {
+	sorted := append([]File(nil), files...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Path < sorted[j].Path })
+	var parts [][]File
+	var cur []File
+	var s size
+	for _, f := range sorted {
+		fs := weigh([]File{f})
+		if len(cur) > 0 && s.plus(fs).over(opts) {
+			parts = append(parts, cur)
+			cur, s = nil, size{}
+		}
+		cur = append(cur, f)
+		s = s.plus(fs)
+	}
+	return append(parts, cur)
+}
 
 // hasGoCode reports whether files hold a package that go build ./...
 // builds: Go files outside vendor/ and testdata/ and the folders the go
@@ -173,22 +222,23 @@ func depth(d string) int {
 
 // draft is a PR while packing.
 type draft struct {
-	pieces       []*piece
-	lines, files int
-	near         *neighbourhood
-	joined       []string // small PRs that joined this one
-	goCode       bool
+	pieces []*piece
+	lines  int  // reviewed lines
+	size   size // lines and files, reviewed and all
+	near   *neighbourhood
+	joined []string // small PRs that joined this one
+	themed []string // neighbours merged into it, and why (mergeNeighbours)
+	goCode bool
+	plain  bool // its pieces are plain files (piece.plain)
 }
-
-// oversize says the PR is one piece over the budget that could not be cut.
-func (d *draft) oversize() bool { return len(d.pieces) == 1 && d.pieces[0].oversize != "" }
 
 func (d *draft) add(p *piece) {
 	d.pieces = append(d.pieces, p)
 	d.lines += p.lines
-	d.files += len(p.files)
+	d.size = d.size.plus(p.size)
 	d.near.add(p)
 	d.goCode = d.goCode || p.goCode()
+	d.plain = len(d.pieces) == 1 && p.plain() || d.plain && p.plain()
 }
 
 // pack lays the pieces out in one order where every piece comes after
@@ -199,37 +249,54 @@ func (d *draft) add(p *piece) {
 func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 	waiting := map[*piece]int{}
 	dependents := map[*piece][]*piece{}
+	// ready is kept in tree order (rank): the pieces closest to the last
+	// one placed are its neighbours there, so a step looks at a window
+	// around it and at what the PR's own pieces made ready, and scans
+	// everything only when none of those fits. Scanning every ready
+	// piece at every step made packing quadratic.
 	var ready []*piece
+	insert := func(p *piece) {
+		i := sort.Search(len(ready), func(i int) bool { return ready[i].rank >= p.rank })
+		ready = append(ready, nil)
+		copy(ready[i+1:], ready[i:])
+		ready[i] = p
+	}
 	for _, p := range pieces {
 		waiting[p] = len(p.deps)
 		for _, d := range p.deps {
 			dependents[d] = append(dependents[d], p)
 		}
 		if len(p.deps) == 0 {
-			ready = append(ready, p)
+			insert(p)
 		}
 	}
 	var drafts []*draft
 	cur := &draft{near: newNeighbourhood()}
 	near := cur.near
-	var open *piece // a part of a cut package whose next part must come next
+	var open *piece    // a part of a cut package whose next part must come next
+	var fresh []*piece // pieces that the current PR's pieces made ready
+	lastRank := -1     // the rank of the piece placed last
+	const window = 64
 	for len(ready) > 0 {
-		best := -1
+		var best *piece
 		bestScore := 0
-		// In a Go module a PR holds a package, whatever the budget:
-		// go.mod or test data alone is no PR to build or review.
-		needsCode := goModule && !cur.goCode
-		for i, p := range ready {
+		// In a Go module a PR holds a package where the budget allows:
+		// go.mod or test data alone is a poor PR to review.
+		needsCode := goModule && !cur.goCode && !cur.plain
+		consider := func(p *piece) {
+			if len(cur.pieces) > 0 && cur.plain != p.plain() {
+				return // plain files and code do not share a PR
+			}
 			if open != nil && (p.unit != open.unit || p.part != open.part+1) {
 				// A cut package's parts are consecutive: a reviewer
 				// reads it part after part, nothing else between.
-				continue
+				return
 			}
-			if len(cur.pieces) > 0 && !needsCode && over(cur.lines+p.lines, cur.files+len(p.files), opts) {
-				continue
+			if len(cur.pieces) > 0 && cur.size.plus(p.size).over(opts) {
+				return // never over the budget: a reviewer was promised it
 			}
 			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode {
-				continue // a cut package starts a PR of its own
+				return // a cut package starts a PR of its own
 			}
 			s := near.closeness(p)
 			if needsCode && p.goCode() {
@@ -240,17 +307,35 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 					s -= 500
 				}
 			}
-			if best < 0 || s > bestScore || (s == bestScore && p.rank < ready[best].rank) {
-				best, bestScore = i, s
+			if best == nil || s > bestScore || (s == bestScore && p.rank < best.rank) {
+				best, bestScore = p, s
 			}
 		}
-		if best < 0 {
+		at := sort.Search(len(ready), func(i int) bool { return ready[i].rank >= lastRank })
+		for i := max(0, at-window); i < min(len(ready), at+window); i++ {
+			consider(ready[i])
+		}
+		for _, p := range fresh {
+			if !p.placed {
+				consider(p)
+			}
+		}
+		if best == nil || (needsCode && !best.goCode()) {
+			for _, p := range ready {
+				consider(p)
+			}
+		}
+		if best == nil {
 			drafts = append(drafts, cur)
 			near, cur = cur.near, &draft{near: newNeighbourhood()}
+			fresh = nil
 			continue
 		}
-		p := ready[best]
-		ready = append(ready[:best], ready[best+1:]...)
+		p := best
+		i := sort.Search(len(ready), func(i int) bool { return ready[i].rank >= p.rank })
+		ready = append(ready[:i], ready[i+1:]...)
+		p.placed = true
+		lastRank = p.rank
 		cur.add(p)
 		near = cur.near
 		open = nil
@@ -261,17 +346,71 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 			// package that was cut.
 			drafts = append(drafts, cur)
 			near, cur = cur.near, &draft{near: newNeighbourhood()}
+			fresh = nil
 		}
 		for _, d := range dependents[p] {
 			if waiting[d]--; waiting[d] == 0 {
-				ready = append(ready, d)
+				insert(d)
+				fresh = append(fresh, d)
 			}
 		}
 	}
 	if len(cur.pieces) > 0 {
 		drafts = append(drafts, cur)
 	}
-	return joinSmall(drafts, opts)
+	return mergeNeighbours(joinSmall(drafts, opts), opts)
+}
+
+// mergeNeighbours merges two PRs next to each other in the series into
+// one where both fit the budget together and they are about one thing:
+// one needs what the other holds, or they share a folder that says what
+// they do (not the root, not internal); plain files go with plain files.
+// Only neighbours merge, so the series keeps its dependency order, and
+// each PR costs a review, so fewer PRs within the budget cost less.
+func mergeNeighbours(drafts []*draft, opts Options) []*draft {
+	for i := 0; i+1 < len(drafts); {
+		a, b := drafts[i], drafts[i+1]
+		why := ""
+		if a.plain == b.plain && !a.size.plus(b.size).over(opts) {
+			why = related(a, b)
+		}
+		if why == "" {
+			i++
+			continue
+		}
+		merged := &draft{near: newNeighbourhood(), joined: append(append([]string{}, a.joined...), b.joined...), themed: append(append([]string{}, a.themed...), b.themed...)}
+		merged.themed = append(merged.themed, fmt.Sprintf("%s (%s)", names(b.pieces), why))
+		for _, p := range append(append([]*piece{}, a.pieces...), b.pieces...) {
+			merged.add(p)
+		}
+		drafts[i] = merged
+		drafts = append(drafts[:i+1], drafts[i+2:]...)
+		i = max(0, i-1)
+	}
+	return drafts
+}
+
+// related says what two neighbouring PRs have to do with each other, or
+// "".
+func related(a, b *draft) string {
+	if a.plain && b.plain {
+		return "plain files too"
+	}
+	for _, p := range b.pieces {
+		for _, d := range p.deps {
+			if a.near.pieces[d] && d.unit != p.unit {
+				return fmt.Sprintf("it needs %s", d.name())
+			}
+		}
+	}
+	var dirs []string
+	for _, p := range append(append([]*piece{}, a.pieces...), b.pieces...) {
+		dirs = append(dirs, unitDir(p.unit.name))
+	}
+	if common := commonDir(dirs); !bareFolder(common) {
+		return "they share " + common
+	}
+	return ""
 }
 
 // joinSmall folds each PR under a tenth of the line budget into the
@@ -280,7 +419,7 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 // cut anyway; a small PR with no such neighbour stays. Only neighbours
 // join, so the series keeps its dependency order.
 func joinSmall(drafts []*draft, opts Options) []*draft {
-	limit := Options{MaxLines: opts.MaxLines + opts.MaxLines/10, MaxFiles: opts.MaxFiles + opts.MaxFiles/10}
+	limit := opts // never over the budget: a reviewer was promised it
 	for i := 0; i < len(drafts); {
 		d := drafts[i]
 		if d.lines*10 >= opts.MaxLines {
@@ -289,7 +428,7 @@ func joinSmall(drafts []*draft, opts Options) []*draft {
 		}
 		into, score := -1, -1
 		for _, j := range []int{i - 1, i + 1} {
-			if j < 0 || j >= len(drafts) || (over(d.lines+drafts[j].lines, d.files+drafts[j].files, limit) && !drafts[j].oversize()) {
+			if j < 0 || j >= len(drafts) || d.size.plus(drafts[j].size).over(limit) || d.plain != drafts[j].plain {
 				continue
 			}
 			s := 0
@@ -305,7 +444,7 @@ func joinSmall(drafts []*draft, opts Options) []*draft {
 			continue
 		}
 		first, second := drafts[min(i, into)], drafts[max(i, into)]
-		merged := &draft{near: newNeighbourhood(), joined: append(first.joined, second.joined...)}
+		merged := &draft{near: newNeighbourhood(), joined: append(first.joined, second.joined...), themed: append(first.themed, second.themed...)}
 		merged.joined = append(merged.joined, names(d.pieces))
 		for _, p := range append(first.pieces, second.pieces...) {
 			merged.add(p)

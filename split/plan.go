@@ -2,32 +2,77 @@ package split
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 )
 
+// The default budget is for a big change that a reviewer (or a review
+// bot) must read PR by PR: each PR costs a review, so fewer, fuller PRs
+// cost less; 8,000 lines stays well within what GitHub shows in one diff
+// (20,000 lines), 150 files is the most CodeRabbit reviews in one PR.
+const (
+	DefaultMaxLines = 8000
+	DefaultMaxFiles = 150
+	// DefaultReviewsPerHour is what a review bot on a paid plan takes
+	// from one developer (CodeRabbit: about five PRs an hour).
+	DefaultReviewsPerHour = 5
+)
+
+// ReviewsPerPR is what a PR costs the reviewer on average: its first
+// review and one more after the fixes it asks for.
+const ReviewsPerPR = 2
+
 // Options shape the plan.
 type Options struct {
-	MaxLines int    // budget per PR (default 400)
-	MaxFiles int    // budget per PR (default 30)
+	MaxLines int    // budget per PR (default DefaultMaxLines)
+	MaxFiles int    // budget per PR (default DefaultMaxFiles)
 	By       string // "package" (a directory, a Go package) or "dir" (a top-level directory)
 	// SplitLarge cuts a Go package over the budget across consecutive PRs
 	// along its declarations, instead of leaving it whole.
 	SplitLarge bool
+	// ReviewsPerHour is how many reviews the reviewer takes an hour; the
+	// plan turns it into an estimate of the review's length (0: none).
+	ReviewsPerHour float64
+}
+
+// Estimate is how long the plan's review takes at the reviewer's rate.
+type Estimate struct {
+	ReviewsPerHour float64 `json:"reviews_per_hour"`
+	// Reviews are ReviewsPerPR for each PR.
+	Reviews int     `json:"reviews"`
+	Hours   float64 `json:"hours"`
+}
+
+// String says it as --explain does.
+func (e *Estimate) String() string {
+	return fmt.Sprintf("about %.1f hours of review: %d reviews (%d a PR: the first, and one after its fixes) at %g an hour",
+		e.Hours, e.Reviews, ReviewsPerPR, e.ReviewsPerHour)
+}
+
+func estimate(prs int, perHour float64) *Estimate {
+	if perHour <= 0 {
+		return nil
+	}
+	reviews := prs * ReviewsPerPR
+	return &Estimate{ReviewsPerHour: perHour, Reviews: reviews, Hours: math.Round(float64(reviews)/perHour*10) / 10}
 }
 
 // PR is one planned review pull request.
 type PR struct {
-	Number    int      `json:"number"`
-	Title     string   `json:"title"`
-	Theme     string   `json:"theme"`
-	Slug      string   `json:"slug"`
-	Units     []string `json:"packages"`
-	Files     []File   `json:"files"`
-	Lines     int      `json:"lines"`
-	BlockedBy []int    `json:"blocked_by"`
-	Blocks    []int    `json:"blocks"`
-	Wave      int      `json:"wave"`
+	Number int      `json:"number"`
+	Title  string   `json:"title"`
+	Theme  string   `json:"theme"`
+	Slug   string   `json:"slug"`
+	Units  []string `json:"packages"`
+	Files  []File   `json:"files"`
+	// Lines are the lines a reviewer reads, which the budget counts;
+	// SetApartLines those of its files set apart (File.SetApart).
+	Lines         int   `json:"lines"`
+	SetApartLines int   `json:"set_apart_lines,omitempty"`
+	BlockedBy     []int `json:"blocked_by"`
+	Blocks        []int `json:"blocks"`
+	Wave          int   `json:"wave"`
 	// Why says how the PR came together: its theme, what joined it.
 	Why string `json:"why,omitempty"`
 
@@ -39,10 +84,16 @@ type PR struct {
 
 // Plan is the ordered series of PRs for a change.
 type Plan struct {
-	Change   *Change  `json:"-"`
+	Change *Change `json:"-"`
+	// Options are those the plan was made with, defaults filled in.
+	Options  Options  `json:"-"`
 	PRs      []*PR    `json:"prs"`
 	Excluded []string `json:"excluded,omitempty"`
 	Warnings []string `json:"warnings,omitempty"`
+	// SetApart says which files were set apart from the budget, and why.
+	SetApart []string `json:"set_apart,omitempty"`
+	// Estimate is the review's length at Options.ReviewsPerHour.
+	Estimate *Estimate `json:"estimate,omitempty"`
 }
 
 // Make plans the PRs: files grouped into units (packages with what they
@@ -50,10 +101,10 @@ type Plan struct {
 // dependency order, neighbours together, cut into PRs within the budget.
 func Make(c *Change, opts Options) (*Plan, error) {
 	if opts.MaxLines <= 0 {
-		opts.MaxLines = 400
+		opts.MaxLines = DefaultMaxLines
 	}
 	if opts.MaxFiles <= 0 {
-		opts.MaxFiles = 30
+		opts.MaxFiles = DefaultMaxFiles
 	}
 	if opts.By == "" {
 		opts.By = "package"
@@ -64,10 +115,15 @@ func Make(c *Change, opts Options) (*Plan, error) {
 	if len(c.Files) == 0 {
 		return nil, fmt.Errorf("%s and %s have the same content: there is nothing to review", c.BaseRef, c.SourceRef)
 	}
+	markSetApart(c)
 	goModule := opts.By == "package" && c.Module != ""
-	units := mergeCycles(groupUnits(c, opts.By))
-	drafts := pack(makePieces(units, opts, goModule), opts, goModule)
-	plan := &Plan{Change: c}
+	grouped := groupUnits(c, opts.By)
+	if goModule {
+		plainFilesOutOfCycles(grouped, c)
+	}
+	units := mergeCycles(grouped)
+	drafts := pack(makePieces(units, opts, goModule, c), opts, goModule)
+	plan := &Plan{Change: c, Options: opts, SetApart: setApartSummary(c)}
 	prOf := map[*piece]*PR{}
 	for i, d := range drafts {
 		pr := &PR{Number: i + 1}
@@ -76,10 +132,18 @@ func Make(c *Change, opts Options) (*Plan, error) {
 			pr.Units = append(pr.Units, p.name())
 			pr.Files = append(pr.Files, p.files...)
 			pr.Lines += p.lines
+			for _, f := range p.files {
+				if f.SetApart != "" {
+					pr.SetApartLines += f.Lines
+				}
+			}
 		}
 		pr.packages, pr.unitLines = packagesOf(d.pieces)
 		if len(d.joined) > 0 {
 			pr.Why = fmt.Sprintf("; %s joined it rather than stand alone under a tenth of the budget", strings.Join(d.joined, " and "))
+		}
+		if len(d.themed) > 0 {
+			pr.Why += fmt.Sprintf("; merged with the PR next to it, both within the budget: %s", strings.Join(d.themed, "; "))
 		}
 		plan.PRs = append(plan.PRs, pr)
 	}
@@ -89,12 +153,18 @@ func Make(c *Change, opts Options) (*Plan, error) {
 				addDependency(prOf[p], prOf[dep])
 			}
 			if p.oversize != "" {
-				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s alone has %d lines in %d files, over the budget of %d lines and %d files: it stays whole in PR #%d (%s)",
-					p.name(), p.lines, len(p.files), opts.MaxLines, opts.MaxFiles, prOf[p].Number, p.oversize))
+				limit := fmt.Sprintf("over the budget of %d lines and %d files", opts.MaxLines, opts.MaxFiles)
+				if !over(p.size.lines, p.size.files, opts) {
+					limit = fmt.Sprintf("with %d lines in %d files set apart, past what GitHub shows of a diff (%d lines, %d files)",
+						p.size.rawLines-p.size.lines, p.size.rawFiles-p.size.files, GitHubMaxLines, GitHubMaxFiles)
+				}
+				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s alone has %d lines in %d files, %s: it stays whole in PR #%d (%s)",
+					p.shortName(), p.lines, len(p.files), limit, prOf[p].Number, p.oversize))
 			}
 		}
 	}
 	finish(plan)
+	plan.Estimate = estimate(len(plan.PRs), opts.ReviewsPerHour)
 	return plan, nil
 }
 

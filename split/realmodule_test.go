@@ -56,8 +56,12 @@ func TestRealModuleSplitsIntoStackedPRsThatEachBuild(t *testing.T) {
 	}{
 		// The largest PR is go.mod's, with the README (1,000+ lines),
 		// licence and CI files, and the package that every other needs.
-		{"default budget", Options{MaxLines: 400, MaxFiles: 30, SplitLarge: true}, 25, 55, 3000, true},
-		{"budget 1500", Options{MaxLines: 1500, MaxFiles: 30, SplitLarge: true}, 10, 25, 3500, false},
+		// The stack is built at 1,500 lines (about 20 tips); at 400 many
+		// of gods' packages are cycles of code over the budget, which no
+		// small PR may join, so the plan is checked only.
+		{"budget 1500", Options{MaxLines: 1500, MaxFiles: 30, SplitLarge: true}, 10, 25, 3500, true},
+		{"budget 400", Options{MaxLines: 400, MaxFiles: 30, SplitLarge: true}, 25, 65, 3000, false},
+		{"the default budget", Options{SplitLarge: true}, 2, 6, DefaultMaxLines, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := planOf(t, r, tc.opts)
@@ -68,8 +72,8 @@ func TestRealModuleSplitsIntoStackedPRsThatEachBuild(t *testing.T) {
 				for _, f := range pr.Files {
 					goCode = goCode || strings.HasSuffix(f.Path, ".go") || f.Path == "go.mod"
 				}
-				if !goCode {
-					t.Errorf("PR #%d (%s) holds only folders without Go code: %v", pr.Number, pr.Title, pr.Units)
+				if !goCode && !plainPR(pr) {
+					t.Errorf("PR #%d (%s) holds only folders without Go code, and is not a PR of plain files by folder: %v", pr.Number, pr.Title, pr.Units)
 				}
 				if pr.Theme == "internal" || pr.Theme == "" {
 					t.Errorf("PR #%d has no theme: %q", pr.Number, pr.Title)

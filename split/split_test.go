@@ -291,8 +291,10 @@ func TestReadChangeKinds(t *testing.T) {
 	for _, f := range c.Files {
 		got[f.Path] = fmt.Sprintf("%s/%d/%v/%s", f.Kind, f.Lines, f.Binary, f.OldPath)
 	}
-	want := map[string]string{"keep.txt": "modified/3/false/", "gone.txt": "deleted/1/false/",
-		"new.txt": "renamed/20/false/old.txt", "blob.bin": "added/0/true/"}
+	// A modified or renamed file counts the lines added and removed, what
+	// a reviewer reads: keep.txt gains one, old.txt moves unchanged.
+	want := map[string]string{"keep.txt": "modified/1/false/", "gone.txt": "deleted/1/false/",
+		"new.txt": "renamed/0/false/old.txt", "blob.bin": "added/0/true/"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changes:\n got %v\nwant %v", got, want)
 	}
@@ -353,7 +355,7 @@ func TestThemesNameWhatThePRIsAbout(t *testing.T) {
 	if got := plan.PRs[0].Theme; got != "utils and go.mod" {
 		t.Errorf("go.mod with utils is themed %q", got)
 	}
-	if got := plan.PRs[1].Theme; got != "utils and 2 more" {
+	if got := plan.PRs[1].Theme; got != "utils, lists and go.mod" {
 		t.Errorf("go.mod with utils and lists is themed %q", got)
 	}
 	u := &unit{name: "plumbing"}

@@ -19,8 +19,12 @@ func name(plan *Plan) {
 		commons[i] = commonDir(unitDirs(pr.names()))
 		count[commons[i]]++
 	}
+	seen := map[string]int{}
 	for i, pr := range plan.PRs {
 		theme, why := themeOf(pr, commons[i], count[commons[i]] > 1)
+		if seen[theme]++; seen[theme] > 1 {
+			theme = fit(theme, fmt.Sprintf(" (%d)", seen[theme]))
+		}
 		pr.Theme = theme
 		pr.Why = why + pr.Why
 		pr.Title = SeriesTitle(pr.Number, len(plan.PRs), theme)
@@ -45,6 +49,21 @@ func themeOf(pr *PR, common string, shared bool) (theme, why string) {
 	if len(rest) == 1 {
 		if _, ok := moduleDir(rest[0]); ok {
 			more = " and " + rest[0] // go.mod, with the files of the module
+		}
+	}
+	if second := runnerUp(pr, top); second != "" && len(rest) > 1 {
+		// Two packages say more of what the PR is about than one, where
+		// both fit whole.
+		two := fmt.Sprintf(", %s and %d more", displayUnit(second), len(rest)-1)
+		if len(rest) == 2 {
+			third := others(rest, second)[0]
+			if _, ok := moduleDir(third); !ok {
+				third = displayUnit(third)
+			}
+			two = ", " + displayUnit(second) + " and " + third
+		}
+		if utf8.RuneCountInString(displayUnit(top)+two) <= maxTheme {
+			more = two
 		}
 	}
 	return fit(displayUnit(top), more),
@@ -77,6 +96,17 @@ func packagesOf(pieces []*piece) ([]string, map[string]int) {
 	lines := map[string]int{}
 	for i := 0; i < len(pieces); i++ {
 		p := pieces[i]
+		if len(p.unit.members) > 0 && p.parts > 1 {
+			// A part of a cycle of packages is about the packages of
+			// its own files.
+			for _, f := range p.files {
+				if _, seen := lines[f.Dir()]; !seen {
+					names = append(names, f.Dir())
+				}
+				lines[f.Dir()] += f.weight()
+			}
+			continue
+		}
 		if len(p.unit.members) > 0 {
 			for _, m := range p.unit.members {
 				names = append(names, m)
@@ -118,6 +148,12 @@ func bareFolder(dir string) bool { return bareFolders[dir] }
 func displayUnit(u string) string {
 	if base, ok := strings.CutSuffix(u, testsSuffix); ok {
 		return displayUnit(base) + testsSuffix
+	}
+	if base, ok := strings.CutSuffix(u, plainSuffix); ok {
+		if base == "." {
+			return "top-level files"
+		}
+		return base + " (files)"
 	}
 	if base, part, ok := strings.Cut(u, " (part"); ok && !strings.Contains(base, " + ") {
 		return displayUnit(base) + " (part" + part
@@ -171,6 +207,18 @@ func dominant(pr *PR) (string, int) {
 		}
 	}
 	return top, max(most, lines[top])
+}
+
+// runnerUp is the PR's largest package after top, not go.mod's; "" when
+// there is none.
+func runnerUp(pr *PR, top string) string {
+	best, most := "", -1
+	for _, u := range pr.names() {
+		if _, module := moduleDir(u); !module && u != top && pr.unitLines[u] > most {
+			best, most = u, pr.unitLines[u]
+		}
+	}
+	return best
 }
 
 func others(units []string, but string) []string {

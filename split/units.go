@@ -75,6 +75,17 @@ func workDir(unit string) (dir string, ok bool) {
 	return strings.CutSuffix(unit, "/"+workUnit)
 }
 
+// plainSuffix marks a unit of plain files by folder (no Go code): the
+// files of a folder without Go code at the top of the module, or those
+// of the packages of a cycle, which would make its PRs larger still. No
+// path holds "//", so no package's folder can take the name; it reads
+// "docs (files)" (displayUnit).
+const plainSuffix = "//files"
+
+func plainUnitOf(dir string) string { return dir + plainSuffix }
+
+func isPlainUnit(unit string) bool { return strings.HasSuffix(unit, plainSuffix) }
+
 // testsSuffix marks the unit of a package's tests that come after it:
 // "p (tests)" holds its external test package (p_test), and its own test
 // files when they would close a cycle.
@@ -85,7 +96,7 @@ func testsOf(unit string) string { return unit + testsSuffix }
 // unitDir is the folder a unit is about: its own, a module's root, or the
 // folder of the package whose external tests it holds.
 func unitDir(unit string) string {
-	unit = strings.TrimSuffix(unit, testsSuffix)
+	unit = strings.TrimSuffix(strings.TrimSuffix(unit, testsSuffix), plainSuffix)
 	if d, ok := moduleDir(unit); ok {
 		return d
 	}
@@ -141,7 +152,7 @@ func groupUnits(c *Change, by string) map[string]*unit {
 			units[name] = u
 		}
 		u.files = append(u.files, f)
-		u.lines += f.Lines
+		u.lines += f.weight()
 	}
 	dirUnit := map[string]string{} // a Go file's directory → its unit
 	for _, f := range c.Files {
@@ -149,6 +160,9 @@ func groupUnits(c *Change, by string) map[string]*unit {
 		f.Reason = o.why
 		if f.notCode != "" {
 			f.Reason = f.notCode + ", so a plain file; " + o.why
+		}
+		if f.SetApart != "" {
+			f.Reason += "; set apart from the budget: " + f.SetApart
 		}
 		if goModule && f.Kind != "deleted" && f.isGoCode() && f.externalTest() {
 			// Nothing imports an external test package, so it may import
@@ -165,61 +179,50 @@ func groupUnits(c *Change, by string) map[string]*unit {
 			dirUnit[f.Dir()] = o.unit
 		}
 	}
-	l := linker{change: c, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf}
+	l := linker{change: c, goModule: goModule, mods: modulesOf(c), units: units, dirUnit: dirUnit, ownerOf: ownerOf, fileUnit: map[string]string{},
+		modEdges: goModule && c.goModChanged()}
+	for name, u := range units {
+		for _, f := range u.files {
+			l.fileUnit[f.Path] = name
+		}
+	}
+	if goModule {
+		c.needs = c.symbolNeeds()
+		l.needs = c.needs
+	}
 	for _, u := range units {
 		l.link(u)
 	}
 	if goModule {
 		l.untangleTests()
-		linkBase(units, c)
+		l.explainNeeds()
 	}
 	return units
 }
 
-// linkBase orders what the change does to a package after the changes to
-// the packages that imported it at the base: their old versions may use
-// what it renames, removes or deletes, so it must not land under them.
-// Whether it does is a question of types the plan does not answer, so an
-// importer that still imports it at the source (an edge the other way)
-// makes a cycle, and the two share a PR; one that stops importing it (or
-// is deleted) comes first.
-func linkBase(units map[string]*unit, c *Change) {
-	changedAt := map[string][]string{} // a package folder at the base → the units changing its Go files
-	for _, name := range sortedKeys(units) {
-		for _, f := range units[name].files {
-			if f.Kind == "added" || !f.isGoCode() {
-				continue
-			}
-			dir := f.Dir()
-			if f.OldPath != "" {
-				dir = path.Dir(f.OldPath)
-			}
-			if n := len(changedAt[dir]); n == 0 || changedAt[dir][n-1] != name {
-				changedAt[dir] = append(changedAt[dir], name)
-			}
-		}
-	}
-	importers := map[string][]string{} // a changed unit → the changed units that imported it at the base
-	for _, name := range sortedKeys(units) {
-		for _, f := range units[name].files {
-			for _, imp := range f.BaseImports {
-				dir := c.packageDir(imp)
-				if dir == "" {
-					dir = packageDir(c.BaseModule, imp)
-				}
-				for _, changed := range changedAt[dir] {
-					if changed != name && !units[changed].deps[name] {
-						units[changed].deps[name] = true
-						importers[changed] = append(importers[changed], displayUnit(name))
-					}
+func moduleFileOf(unit string) string {
+	d, _ := moduleDir(unit)
+	return path.Join(d, "go.mod")
+}
+
+// explainNeeds adds to each file's reason the files of other units that
+// it must land with or after, and why (at most three).
+func (l *linker) explainNeeds() {
+	for _, name := range sortedKeys(l.units) {
+		u := l.units[name]
+		for i, f := range u.files {
+			var whys []string
+			for _, e := range l.needs[f.Path] {
+				if l.fileUnit[e.to] != "" {
+					whys = append(whys, e.why)
 				}
 			}
-		}
-	}
-	for name, by := range importers {
-		u := units[name]
-		for i := range u.files {
-			u.files[i].Reason += fmt.Sprintf("; imported at the base by %s, which change too: their changes come first or with it", strings.Join(by, ", "))
+			if len(whys) > 3 {
+				whys = append(whys[:3], fmt.Sprintf("%d more", len(whys)-3))
+			}
+			if len(whys) > 0 {
+				u.files[i].Reason += "; " + strings.Join(whys, "; ")
+			}
 		}
 	}
 }
@@ -232,6 +235,13 @@ type linker struct {
 	units    map[string]*unit
 	dirUnit  map[string]string
 	ownerOf  func(File) owner
+	// fileUnit is the unit of each changed file; needs are the changed
+	// files each Go file must land with or after (symbolEdges).
+	fileUnit map[string]string
+	needs    map[string][]fileEdge
+	// modEdges says that the module edges order the root go.mod (a
+	// modified one): a package needs it only as they say.
+	modEdges bool
 }
 
 // link sets the unit's dependencies from its files, and which of them
@@ -255,9 +265,6 @@ func (l *linker) link(u *unit) {
 		}
 	}
 	for _, f := range u.files {
-		if !f.isGoCode() {
-			continue // what the go command does not build imports nothing
-		}
 		code := !strings.HasSuffix(f.Path, "_test.go")
 		need := func(dep string) {
 			if dep != "" && dep != u.name && l.units[dep] != nil {
@@ -265,7 +272,13 @@ func (l *linker) link(u *unit) {
 				u.codeDeps[dep] = u.codeDeps[dep] || code
 			}
 		}
-		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name {
+		for _, e := range l.needs[f.Path] {
+			need(l.fileUnit[e.to]) // go.mod's needs among them
+		}
+		if !f.isGoCode() {
+			continue // what the go command does not build imports nothing
+		}
+		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name && !(mod == moduleUnit && l.modEdges) {
 			need(mod)
 		}
 		for _, pattern := range f.Embeds {
@@ -345,6 +358,9 @@ func (l *linker) untangleTests() {
 			best, most := "", 0
 			var closes []string
 			for _, n := range scc {
+				if strings.HasSuffix(n, testsSuffix) {
+					continue // its tests have moved already
+				}
 				var testOnly []string
 				for _, d := range sortedKeys(l.units[n].deps) {
 					if in[d] && !l.units[n].codeDeps[d] {
@@ -384,10 +400,11 @@ func (l *linker) moveTests(u *unit, closes []string) {
 			l.units[name] = t
 		}
 		t.files = append(t.files, f)
-		t.lines += f.Lines
-		u.lines -= f.Lines
+		t.lines += f.weight()
+		l.fileUnit[f.Path] = name
 	}
 	u.files = kept
+	u.lines = weigh(u.files).lines
 	l.link(u)
 	l.link(l.units[testsOf(u.name)])
 }
@@ -419,6 +436,7 @@ func dirOwner(by string) func(File) owner {
 func packageOwner(c *Change) func(File) owner {
 	mods := modulesOf(c)
 	packages := map[string]bool{}
+	gone := map[string]bool{} // folders of deleted Go code
 	type embed struct{ dir, pattern, file string }
 	var embedded []embed
 	for _, f := range c.Files {
@@ -427,6 +445,9 @@ func packageOwner(c *Change) func(File) owner {
 			for _, p := range f.Embeds {
 				embedded = append(embedded, embed{f.Dir(), p, f.Path})
 			}
+		}
+		if f.isGoCode() && f.Kind == "deleted" {
+			gone[f.Dir()] = true
 		}
 	}
 	return func(f File) owner {
@@ -454,31 +475,48 @@ func packageOwner(c *Change) func(File) owner {
 		if f.isGoCode() && packages[f.Dir()] {
 			return owner{f.Dir(), "package " + f.Dir()}
 		}
+		if f.isGoCode() {
+			// Deleted, with its whole package: the package's removal is
+			// a unit of its own, whose old code needs nothing new.
+			return owner{f.Dir(), "package " + f.Dir() + ", which the change deletes"}
+		}
 		for _, e := range embedded {
 			if embeds(e.dir, e.pattern, f.Path) {
 				return owner{e.dir, fmt.Sprintf("embedded by %s (//go:embed %s)", e.file, e.pattern)}
 			}
+		}
+		// A folder without Go code at the top of the module (a docs site,
+		// CI files, scripts) is a PR of its own, by folder: no package
+		// builds from it, and its reviewer is not the code's.
+		topFolder := func() (owner, bool) {
+			if f.Dir() == "." || testedDir(f.Dir()) != f.Dir() || mods.of(f.Dir()) != moduleUnit && mods.of(f.Dir()) != "" {
+				return owner{}, false
+			}
+			top, _, _ := strings.Cut(f.Dir(), "/")
+			return owner{plainUnitOf(top), fmt.Sprintf("in %s/, a folder without Go code at the top of the module: its files are a PR of their own", top)}, true
 		}
 		for d := testedDir(f.Dir()); ; d = path.Dir(d) {
 			if packages[d] {
 				if d == f.Dir() {
 					return owner{d, "in the folder of package " + d}
 				}
+				if o, ok := topFolder(); ok && d == "." {
+					return o
+				}
 				return owner{d, fmt.Sprintf("below package %s, the nearest package above it", d)}
+			}
+			if gone[d] {
+				return owner{d, fmt.Sprintf("below package %s, which the change deletes", d)}
 			}
 			if d == "." {
 				break
 			}
 		}
-		// A deleted Go file whose folder keeps no package, with none
-		// above it, is a unit of its own: with go.mod, which every
-		// package needs, its imports would make one cycle, and one PR,
-		// of the whole change.
-		if f.isGoCode() {
-			return owner{f.Dir(), "package " + f.Dir()}
+		if o, ok := topFolder(); ok {
+			return o
 		}
 		// No package above it: it belongs to the module as a whole
-		// (README, licence, CI files), and comes first with its go.mod.
+		// (README, licence), and comes first with its go.mod.
 		if mod := mods.of(f.Dir()); mod != "" && mod != moduleUnit {
 			return owner{mod, "no package above it: it belongs to the module in " + unitDir(mod) + ", with its go.mod"}
 		}
@@ -498,6 +536,57 @@ func testedDir(dir string) string {
 		}
 	}
 	return dir
+}
+
+// plainFilesOutOfCycles moves the plain files (neither Go code, nor
+// module files, nor test data, nor embedded) of the units that import
+// each other in a cycle to units of their own by folder: a cycle's PRs
+// are as large as the compiler makes them, and docs would make them
+// larger for nothing.
+func plainFilesOutOfCycles(units map[string]*unit, c *Change) {
+	var embedders []File
+	for _, f := range c.Files {
+		if len(f.Embeds) > 0 && f.Kind != "deleted" {
+			embedders = append(embedders, f)
+		}
+	}
+	embedded := func(name string) bool {
+		for _, e := range embedders {
+			for _, p := range e.Embeds {
+				if embeds(e.Dir(), p, name) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, scc := range components(sortedKeys(units), func(n string) []string { return sortedKeys(units[n].deps) }) {
+		if len(scc) < 2 {
+			continue
+		}
+		for _, name := range scc {
+			u := units[name]
+			var kept []File
+			for _, f := range u.files {
+				if path.Ext(f.Path) == ".go" || isModuleFile(f.Path) || path.Base(f.Path) == "modules.txt" ||
+					testedDir(f.Dir()) != f.Dir() || belowTestdata(f.Dir()) || embedded(f.Path) {
+					kept = append(kept, f)
+					continue
+				}
+				dest := plainUnitOf(f.Dir())
+				p := units[dest]
+				if p == nil {
+					p = &unit{name: dest, dirs: []string{f.Dir()}, deps: map[string]bool{}, codeDeps: map[string]bool{}}
+					units[dest] = p
+				}
+				f.Reason += fmt.Sprintf("; a plain file of %s, which is in a cycle of packages (%d of them): it is a PR of its own, by folder, so as not to make the cycle's PRs larger", displayUnit(name), len(scc))
+				p.files = append(p.files, f)
+				p.lines += f.weight()
+			}
+			u.files = kept
+			u.lines = weigh(kept).lines
+		}
+	}
 }
 
 // mergeCycles merges units that import each other in a cycle, so that the

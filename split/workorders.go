@@ -62,6 +62,12 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 		"split": map[string]any{"base": p.Change.BaseRef, "source": p.Change.SourceRef, "base_sha": p.Change.Base.String(),
 			"source_sha": p.Change.Source.String(), "mode": o.Mode, "prs": len(p.PRs), "excluded": workorder.AnyList(p.Excluded)},
 	}
+	if e := p.Estimate; e != nil {
+		// What wo status may show: how long the review takes at the
+		// reviewer's rate.
+		s := epic["split"].(map[string]any)
+		s["reviews_per_hour"], s["estimated_reviews"], s["estimated_hours"] = e.ReviewsPerHour, e.Reviews, e.Hours
+	}
 	// A stack is linear: each PR builds on the one before it in dependency
 	// order, so its branch holds everything it depends on (a PR with two
 	// blockers stacked on one of them would lack the other's files, and CI

@@ -1,0 +1,847 @@
+package split
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A tip of the series holds some changed files at the source and the rest
+// at the base. Go has no import cycles, so what orders the change is what
+// each file needs from the others at that tip: the declarations it uses.
+// A declaration the change keeps as it was (same name, same signature)
+// orders nothing; one it adds, removes, moves or changes does:
+//
+//   - added: a file that uses it at the source comes after (or with) the
+//     file that declares it;
+//   - removed: the file that declared it comes after (or with) every
+//     changed file that used it at the base, whose old code needs it;
+//   - changed (its signature, its type, a struct's field, an interface's
+//     methods): a file that uses it at both ends lands with it (a renamed
+//     identifier and its callers); one that uses only the old one goes
+//     first, only the new one after;
+//   - moved to another file: the two files land together, or the tip
+//     would declare it twice, or not at all.
+//
+// Names are matched as the parser sees them, without type checking:
+// package-level names of a file's own package, names selected from a
+// package of the module it imports, and fields and methods by their name
+// on the packages a file can see. That errs towards tying more files than
+// the compiler needs, never fewer, except where a change of one
+// declaration changes another's meaning without changing its text.
+
+// symbols is what one version of a Go file declares and uses, keyed
+// "dir:package.Name" for package-level names and "dir:package.T.M" for
+// fields and methods.
+type symbols struct {
+	decls   map[string]string // key → the declaration's signature text
+	refs    map[string]bool   // package-level keys used
+	members map[string]bool   // field and method names selected
+	scopes  map[string]bool   // the package folders whose members it can see
+	own     string            // its own package folder
+	imports []string          // folders of the module's packages it imports
+	// interfaces are the keys of the interface types it declares.
+	interfaces []string
+	// extImports are its imports from other modules; ext the names it
+	// selects from them ("import/path.Name"); extUnknown the imports
+	// whose names cannot be told (a dot import, a name not guessed).
+	extImports []string
+	ext        map[string]bool
+	extUnknown map[string]bool
+	// lang is the newest Go version its syntax needs, and langWhat what
+	// needs it (langNeed); generic are the keys of its generic
+	// declarations.
+	lang, langWhat string
+	generic        map[string]bool
+	// arity is "params/results" of each method it declares, and of each
+	// method of its interfaces.
+	arity map[string]string
+	// embeds maps each struct type it declares to the types it embeds,
+	// whose fields and methods it promotes.
+	embeds map[string][]string
+	// printf are the functions it declares that take a format and its
+	// arguments (format string, args ...any); constantFormat says why
+	// a call of its to such a function has a format that is not a
+	// constant (go vet refuses one from Go 1.24), or "".
+	printf []string
+	// formatCalls are the names of the functions it calls with one
+	// argument that is not a constant (Fprintf: two), as a format with
+	// nothing to format would be.
+	formatCalls map[string]bool
+}
+
+// parseSymbols reads one version of a Go file of package folder dir.
+// dirOf maps an import path to its package folder in the module ("" for
+// an import from outside); nameOf gives a folder's package name.
+func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(string) string, nameOf func(string) string) *symbols {
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil || f == nil || f.Name == nil {
+		return nil
+	}
+	pkg := f.Name.Name
+	s := &symbols{decls: map[string]string{}, refs: map[string]bool{}, members: map[string]bool{}, scopes: map[string]bool{dir: true}, own: dir,
+		ext: map[string]bool{}, extUnknown: map[string]bool{}, generic: map[string]bool{}, arity: map[string]string{},
+		embeds: map[string][]string{}, formatCalls: map[string]bool{}}
+	own := dir + ":" + pkg + "."
+	// text is a declaration's source with spaces normalized and array
+	// lengths left out ([20]byte and [hash.Size]byte are alike when the
+	// source builds; only a constant's value tells them apart).
+	text := func(n ast.Node) string {
+		if n == nil {
+			return ""
+		}
+		start, end := fset.Position(n.Pos()).Offset, fset.Position(n.End()).Offset
+		var b strings.Builder
+		at := start
+		ast.Inspect(n, func(x ast.Node) bool {
+			if a, ok := x.(*ast.ArrayType); ok && a.Len != nil {
+				if _, ellipsis := a.Len.(*ast.Ellipsis); !ellipsis {
+					from := fset.Position(a.Len.Pos()).Offset
+					if from >= at {
+						b.Write(src[at:from])
+						b.WriteString("N")
+						at = fset.Position(a.Len.End()).Offset
+					}
+				}
+			}
+			return true
+		})
+		b.Write(src[at:end])
+		return tokens(b.String())
+	}
+	// sig is a function type without its parameters' names, which
+	// callers do not see.
+	sig := func(ft *ast.FuncType) string {
+		var b strings.Builder
+		if ft.TypeParams != nil {
+			b.WriteString(text(ft.TypeParams))
+		}
+		for _, list := range []*ast.FieldList{ft.Params, ft.Results} {
+			b.WriteString("(")
+			if list != nil {
+				for _, field := range list.List {
+					for range max(1, len(field.Names)) {
+						b.WriteString(text(field.Type) + ",")
+					}
+				}
+			}
+			b.WriteString(")")
+		}
+		return b.String()
+	}
+	// fields declares a struct's fields as its members; a field of an
+	// anonymous struct type has members of its own (Config.Core.IsBare),
+	// so that adding one changes nothing for the users of the others.
+	type embedded struct {
+		in string
+		t  ast.Expr
+	}
+	var embeddings []embedded
+	var fields func(key string, t *ast.StructType)
+	fields = func(key string, t *ast.StructType) {
+		for _, field := range t.Fields.List {
+			names := field.Names
+			if len(names) == 0 {
+				names = []*ast.Ident{{Name: receiverType(field.Type)}}
+				embeddings = append(embeddings, embedded{key, field.Type})
+			}
+			for _, n := range names {
+				if inner, ok := field.Type.(*ast.StructType); ok {
+					s.decls[key+"."+n.Name] = "struct"
+					fields(key+"."+n.Name, inner)
+					continue
+				}
+				s.decls[key+"."+n.Name] = text(field.Type)
+			}
+		}
+	}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			sig := sig(d.Type)
+			if d.Recv != nil && len(d.Recv.List) == 1 {
+				t := receiverType(d.Recv.List[0].Type)
+				s.decls[own+t+"."+d.Name.Name] = text(d.Recv.List[0].Type) + " " + sig
+				s.arity[own+t+"."+d.Name.Name] = arity(d.Type)
+				if takesFormat(d.Type) {
+					s.printf = append(s.printf, d.Name.Name)
+				}
+			} else if d.Name.Name != "init" && d.Name.Name != "_" {
+				s.decls[own+d.Name.Name] = sig
+				if takesFormat(d.Type) {
+					s.printf = append(s.printf, d.Name.Name)
+				}
+			}
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch spec := spec.(type) {
+				case *ast.TypeSpec:
+					key := own + spec.Name.Name
+					shape := ""
+					if spec.TypeParams != nil {
+						shape = text(spec.TypeParams)
+					}
+					if spec.Assign.IsValid() {
+						shape += "="
+					}
+					switch t := spec.Type.(type) {
+					case *ast.StructType:
+						s.decls[key] = shape + "struct"
+						fields(key, t)
+					case *ast.InterfaceType:
+						var methods []string
+						for _, m := range t.Methods.List {
+							var names []string
+							mt := text(m.Type)
+							ft, isFunc := m.Type.(*ast.FuncType)
+							if isFunc {
+								mt = sig(ft)
+							}
+							for _, n := range m.Names {
+								names = append(names, n.Name)
+								s.decls[key+"."+n.Name] = mt
+								if isFunc {
+									s.arity[key+"."+n.Name] = arity(ft)
+								}
+							}
+							methods = append(methods, strings.Join(names, ",")+" "+mt)
+						}
+						// Its methods are members: what it gains orders
+						// the types that implement it, not its users.
+						s.decls[key] = shape + "interface"
+						s.interfaces = append(s.interfaces, key)
+					default:
+						s.decls[key] = shape + text(spec.Type)
+					}
+				case *ast.ValueSpec:
+					for _, n := range spec.Names {
+						if n.Name != "_" {
+							s.decls[own+n.Name] = d.Tok.String() + " " + text(spec.Type)
+						}
+					}
+				}
+			}
+		}
+	}
+	imported := map[string]string{} // the name a file gives an import → its folder
+	var dotted []string
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			continue
+		}
+		d := dirOf(p)
+		if d == "" {
+			continue
+		}
+		s.imports = append(s.imports, d)
+		s.scopes[d] = true
+		n := ""
+		if imp.Name != nil {
+			n = imp.Name.Name
+		}
+		switch n {
+		case "_":
+		case ".":
+			dotted = append(dotted, d)
+		case "":
+			imported[nameOf(d)] = d
+		default:
+			imported[n] = d
+		}
+	}
+	unresolved := map[*ast.Ident]bool{}
+	for _, id := range f.Unresolved {
+		unresolved[id] = true
+		s.refs[own+id.Name] = true
+		for _, d := range dotted {
+			s.refs[d+":"+nameOf(d)+"."+id.Name] = true
+		}
+	}
+	for _, e := range embeddings {
+		switch t := unstar(e.t).(type) {
+		case *ast.Ident:
+			s.embeds[e.in] = append(s.embeds[e.in], own+t.Name)
+		case *ast.SelectorExpr:
+			if x, ok := t.X.(*ast.Ident); ok {
+				if d, ok := imported[x.Name]; ok {
+					s.embeds[e.in] = append(s.embeds[e.in], d+":"+nameOf(d)+"."+t.Sel.Name)
+				}
+			}
+		}
+	}
+	externalRefs(f, s, dirOf, unresolved)
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || call.Ellipsis.IsValid() {
+			return true
+		}
+		name := ""
+		switch fn := call.Fun.(type) {
+		case *ast.Ident:
+			name = fn.Name
+		case *ast.SelectorExpr:
+			name = fn.Sel.Name
+		}
+		switch {
+		case len(call.Args) == 1 && !constant(call.Args[0]):
+			s.formatCalls[name] = true
+		case len(call.Args) == 2 && name == "Fprintf" && !constant(call.Args[1]):
+			s.formatCalls[name] = true
+		}
+		return true
+	})
+	s.lang, s.langWhat = langNeed(f, src)
+	genericDecls(f, own, s.generic)
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if x, ok := n.X.(*ast.Ident); ok && unresolved[x] {
+				if d, ok := imported[x.Name]; ok {
+					s.refs[d+":"+nameOf(d)+"."+n.Sel.Name] = true
+					return false
+				}
+			}
+			s.members[n.Sel.Name] = true
+		case *ast.KeyValueExpr:
+			if k, ok := n.Key.(*ast.Ident); ok {
+				s.members[k.Name] = true
+			}
+		}
+		return true
+	})
+	return s
+}
+
+// fileEdge says that a file must land in the same PR as another file or
+// after it, and why.
+type fileEdge struct {
+	to  string // the path of the file it needs
+	why string
+}
+
+// symbolEdges works out, for every changed Go file, the changed files it
+// must land with or after, from the declarations each version of each
+// uses (see above). Files whose versions do not parse order nothing here.
+func (c *Change) symbolNeeds() map[string][]fileEdge {
+	if c.goModChanged() {
+		return symbolEdges(c)
+	}
+	for _, f := range c.Files {
+		if f.baseSrc != nil {
+			return symbolEdges(c)
+		}
+	}
+	return nil // all new: the imports and the cut of a package order it
+}
+
+// fileVersion is one version of a changed Go file, parsed.
+type fileVersion struct {
+	file string // the changed file's path
+	dir  string
+	syms *symbols
+}
+
+func symbolEdges(c *Change) map[string][]fileEdge {
+	names := map[string]string{} // package folder → package name (source first)
+	for _, f := range c.Files {
+		if f.pkg != "" && !strings.HasSuffix(f.pkg, "_test") {
+			names[f.Dir()] = f.pkg
+		}
+	}
+	nameOf := func(dir string) string {
+		if n, ok := names[dir]; ok {
+			return n
+		}
+		return path.Base(dir)
+	}
+	sourceDir := c.packageDir
+	baseDir := func(imp string) string {
+		if d := c.packageDir(imp); d != "" {
+			return d
+		}
+		return packageDir(c.BaseModule, imp)
+	}
+	fset := token.NewFileSet()
+	var base, source []fileVersion
+	for _, f := range c.Files {
+		if path.Ext(f.Path) != ".go" || belowTestdata(f.Dir()) {
+			continue
+		}
+		if f.baseSrc != nil {
+			dir := f.Dir()
+			if f.OldPath != "" {
+				dir = path.Dir(f.OldPath)
+			}
+			if s := parseSymbols(fset, f.Path, dir, f.baseSrc, baseDir, nameOf); s != nil {
+				base = append(base, fileVersion{f.Path, dir, s})
+			}
+		}
+		if f.src != nil && f.isGoCode() && f.Kind != "deleted" {
+			if s := parseSymbols(fset, f.Path, f.Dir(), f.src, sourceDir, nameOf); s != nil {
+				source = append(source, fileVersion{f.Path, f.Dir(), s})
+			}
+		}
+	}
+	// What each key is declared as, in which changed file, at each end.
+	type decl struct{ file, text string }
+	declared := [2]map[string][]decl{{}, {}}
+	for side, versions := range [][]fileVersion{base, source} {
+		for _, v := range versions {
+			for k, t := range v.syms.decls {
+				declared[side][k] = append(declared[side][k], decl{v.file, t})
+			}
+		}
+	}
+	changed := map[string]bool{}
+	for side := range declared {
+		for k := range declared[side] {
+			if !sameDecls(declared[0][k], declared[1][k]) {
+				changed[k] = true
+			}
+		}
+	}
+	// The types that embed each type, at either end: a file that
+	// names them may use the fields and methods they promote.
+	embeddedBy := map[string][]string{}
+	for _, versions := range [][]fileVersion{base, source} {
+		for _, v := range versions {
+			for in, ts := range v.syms.embeds {
+				for _, t := range ts {
+					embeddedBy[t] = append(embeddedBy[t], in)
+				}
+			}
+		}
+	}
+	namesType := func(s *symbols, t string) bool {
+		if s.refs[t] {
+			return true
+		}
+		if len(embeddedBy[t]) == 0 {
+			return false
+		}
+		seen := map[string]bool{}
+		var walk func(string) bool
+		walk = func(t string) bool {
+			if seen[t] {
+				return false
+			}
+			seen[t] = true
+			if s.refs[t] {
+				return true
+			}
+			for _, e := range embeddedBy[t] {
+				if walk(e) {
+					return true
+				}
+			}
+			return false
+		}
+		return walk(t)
+	}
+	// The declarations whose type names a type: a function that returns
+	// it, a field or method of another type that holds it. A file that
+	// uses one of them may use the type's members without naming it.
+	// An index of the names each declaration's text holds: a name alone
+	// ("T", of its own package) or selected from a package ("pkg.T").
+	named := map[string][]string{}
+	for side := range declared {
+		for k, ds := range declared[side] {
+			for _, d := range ds {
+				for _, w := range wordsOf(d.text) {
+					named[w] = append(named[w], k)
+				}
+			}
+		}
+	}
+	mentions := map[string][]string{}
+	mentionsOf := func(t string) []string {
+		if m, ok := mentions[t]; ok {
+			return m
+		}
+		colon := strings.IndexByte(t, ':')
+		pkg, name, _ := strings.Cut(t[colon+1:], ".")
+		own := t[:colon+1] + pkg + "."
+		var out []string
+		for _, k := range named[name] {
+			if strings.HasPrefix(k, own) {
+				out = append(out, k)
+			}
+		}
+		for _, k := range named[pkg+"."+name] {
+			if !strings.HasPrefix(k, own) {
+				out = append(out, k)
+			}
+		}
+		sort.Strings(out)
+		mentions[t] = dedupe(out, t)
+		return mentions[t]
+	}
+	reached := map[*symbols]map[string]bool{}
+	reaches := func(s *symbols, t string) bool {
+		if r, ok := reached[s][t]; ok {
+			return r
+		}
+		r := namesType(s, t)
+		for _, k := range mentionsOf(t) {
+			if r {
+				break
+			}
+			owner, member, ok := splitMember(k)
+			r = s.refs[k] || ok && s.members[member] && namesType(s, owner)
+		}
+		if reached[s] == nil {
+			reached[s] = map[string]bool{}
+		}
+		reached[s][t] = r
+		return r
+	}
+	// usesKey says whether a file uses k: names it, or selects a field
+	// or method by its name where the file reaches its type (names it,
+	// or what returns or holds it); a field of a field by both names.
+	type keyParts struct {
+		typ     string   // the package-level type, for a member
+		members []string // the member's names below it
+	}
+	split := func(k string) keyParts {
+		colon := strings.IndexByte(k, ':')
+		parts := strings.Split(k[colon+1:], ".")
+		if len(parts) < 3 {
+			return keyParts{}
+		}
+		return keyParts{k[:colon+1] + parts[0] + "." + parts[1], parts[2:]}
+	}
+	usesKey := func(s *symbols, k string, p keyParts) bool {
+		if s.refs[k] {
+			return true
+		}
+		if p.typ == "" {
+			return false
+		}
+		for _, m := range p.members {
+			if !s.members[m] {
+				return false
+			}
+		}
+		return reaches(s, p.typ)
+	}
+	out := map[string][]fileEdge{}
+	seen := map[[2]string]bool{}
+	need := func(from, to, why string) {
+		if from != to && !seen[[2]string{from, to}] {
+			seen[[2]string{from, to}] = true
+			out[from] = append(out[from], fileEdge{to, why})
+		}
+	}
+	usersAt := func(versions []fileVersion, k string) map[string]bool {
+		users := map[string]bool{}
+		p := split(k)
+		for _, v := range versions {
+			if usesKey(v.syms, k, p) {
+				users[v.file] = true
+			}
+		}
+		return users
+	}
+	isInterface := map[string]bool{}
+	for _, v := range source {
+		for _, k := range v.syms.interfaces {
+			isInterface[k] = true
+		}
+	}
+	// Methods that an interface may ask for, by name and by the number
+	// of their parameters and results: those of the interfaces of the
+	// change, and of the standard library's common ones.
+	satisfies := map[string]bool{}
+	for m, arities := range commonInterfaceMethods {
+		for _, a := range strings.Fields(arities) {
+			satisfies[m+" "+a] = true
+		}
+	}
+	arityOf := map[string]string{}
+	for _, v := range source {
+		for k, a := range v.syms.arity {
+			arityOf[k] = a
+			if owner, member, ok := splitMember(k); ok && isInterface[owner] {
+				satisfies[member+" "+a] = true
+			}
+		}
+	}
+	// Files that give some type a new method, by the method's name.
+	newMethods := map[string][]string{}
+	for _, k := range sortedKeys(changed) {
+		if owner, member, ok := splitMember(k); ok && !isInterface[owner] && declared[0][k] == nil {
+			for _, d := range declared[1][k] {
+				newMethods[member] = append(newMethods[member], d.file)
+			}
+		}
+	}
+	keys := sortedKeys(changed)
+	for _, k := range keys {
+		b, s := declared[0][k], declared[1][k]
+		name := displayKey(k)
+		// Moved: from the files that declared it only at the base to
+		// those that declare it only at the source (files for other
+		// platforms may declare it side by side, at either end).
+		at := [2]map[string]bool{{}, {}}
+		for side, ds := range [][]decl{b, s} {
+			for _, d := range ds {
+				at[side][d.file] = true
+			}
+		}
+		for _, from := range sortedKeys(at[0]) {
+			for _, to := range sortedKeys(at[1]) {
+				if !at[1][from] && !at[0][to] {
+					why := fmt.Sprintf("%s moves from %s to %s, which land together so that it is declared once", name, from, to)
+					need(from, to, why)
+					need(to, from, why)
+				}
+			}
+		}
+		sameText := len(b) > 0 && len(s) > 0
+		for _, d := range append(append([]decl{}, b...), s...) {
+			sameText = sameText && d.text == b[0].text
+		}
+		if sameText {
+			continue // moved, not changed: its users need nothing
+		}
+		oldUsers, newUsers := usersAt(base, k), usersAt(source, k)
+		for _, u := range sortedKeys(oldUsers) {
+			for _, d := range b {
+				if newUsers[u] && len(s) > 0 {
+					why := fmt.Sprintf("uses %s, which %s changes: they land together", name, d.file)
+					need(u, d.file, why)
+					need(d.file, u, why)
+				} else {
+					need(d.file, u, fmt.Sprintf("%s drops or changes %s, which %s used: that comes first", d.file, name, u))
+				}
+			}
+		}
+		for _, u := range sortedKeys(newUsers) {
+			for _, d := range s {
+				need(u, d.file, fmt.Sprintf("uses %s as %s declares it", name, d.file))
+			}
+		}
+		// A type's users need its methods that are new or changed: a
+		// value used as an interface needs its whole method set.
+		if owner, member, ok := splitMember(k); ok && isInterface[owner] && len(s) > 0 {
+			// An interface that gains a method needs it of the types
+			// that implement it: the files that add a method of that
+			// name come first (or with it).
+			for _, d := range s {
+				for _, m := range newMethods[member] {
+					need(d.file, m, fmt.Sprintf("%s gains %s, which the types that implement it need first", displayKey(owner), member))
+				}
+			}
+		} else if ok && len(s) > 0 && declared[1][owner] != nil && satisfies[member+" "+arityOf[k]] {
+			for _, u := range sortedKeys(usersAt(source, owner)) {
+				for _, d := range s {
+					need(u, d.file, fmt.Sprintf("uses %s, whose method or field %s comes with %s", displayKey(owner), name, d.file))
+				}
+			}
+			// A new type and its methods stay together.
+			if declared[0][owner] == nil {
+				for _, t := range declared[1][owner] {
+					for _, d := range s {
+						if !strings.HasSuffix(d.file, "_test.go") {
+							why := fmt.Sprintf("%s is a new type, and its method %s comes with it", displayKey(owner), name)
+							need(t.file, d.file, why)
+							need(d.file, t.file, why)
+						}
+					}
+				}
+			}
+		}
+	}
+	if c.goModChanged() {
+		moduleEdges(c, base, source, need)
+	}
+	return out
+}
+
+// commonInterfaceMethods are the methods of the standard library's most
+// used interfaces (error, fmt.Stringer, io, sort, heap, http.Handler,
+// encoding's marshalers, context.Context, flag.Value, io/fs), with the
+// number of their parameters and results ("params/results"; a method
+// two interfaces name alike may have two).
+var commonInterfaceMethods = map[string]string{"Error": "0/1", "String": "0/1", "GoString": "0/1", "Format": "2/0",
+	"Read": "1/2", "Write": "1/2", "Close": "0/1", "Seek": "2/2", "ReadAt": "2/2", "WriteAt": "2/2", "ReadFrom": "1/2",
+	"WriteTo": "1/2", "ReadByte": "0/2", "ReadRune": "0/3", "WriteString": "1/2", "Len": "0/1", "Less": "2/1", "Swap": "2/0",
+	"Push": "1/0", "Pop": "0/1", "ServeHTTP": "2/0", "RoundTrip": "1/2", "MarshalJSON": "0/2", "UnmarshalJSON": "1/1",
+	"MarshalText": "0/2", "UnmarshalText": "1/1", "MarshalBinary": "0/2", "UnmarshalBinary": "1/1", "Deadline": "0/2",
+	"Done": "0/1", "Err": "0/1", "Value": "1/1 0/2", "Set": "1/1", "Get": "0/1", "Is": "1/1", "As": "1/1", "Unwrap": "0/1",
+	"Scan": "1/1 2/1", "Sum": "1/1", "Reset": "0/0", "Size": "0/1", "BlockSize": "0/1", "Lock": "0/0", "Unlock": "0/0",
+	"Name": "0/1", "Mode": "0/1", "ModTime": "0/1", "IsDir": "0/1", "Sys": "0/1", "Stat": "0/2", "ReadDir": "1/2",
+	"Open": "1/2", "Info": "0/2", "Type": "0/1"}
+
+// arity is "params/results" of a function type.
+func arity(ft *ast.FuncType) string {
+	count := func(l *ast.FieldList) int {
+		n := 0
+		if l != nil {
+			for _, f := range l.List {
+				n += max(1, len(f.Names))
+			}
+		}
+		return n
+	}
+	return fmt.Sprintf("%d/%d", count(ft.Params), count(ft.Results))
+}
+
+// sameDecls says whether a name is declared alike, in the same files, at
+// both ends (files for different platforms may each declare it).
+func sameDecls[D comparable](a, b []D) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			found = found || x == y
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// constant says whether an expression is a constant string as the
+// parser sees it: a literal, a sum of literals, a constant of the file.
+func constant(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.BasicLit:
+		return x.Kind == token.STRING
+	case *ast.ParenExpr:
+		return constant(x.X)
+	case *ast.BinaryExpr:
+		return x.Op == token.ADD && constant(x.X) && constant(x.Y)
+	case *ast.Ident:
+		return x.Obj != nil && x.Obj.Kind == ast.Con
+	}
+	return false
+}
+
+// wordsOf are the identifiers of a declaration's text, as a word alone
+// ("T") or, after a selector, with what it is selected from ("pkg.T").
+func wordsOf(text string) []string {
+	ident := func(b byte) bool {
+		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
+	}
+	var out []string
+	prev := ""
+	for i := 0; i < len(text); {
+		if !ident(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && ident(text[j]) {
+			j++
+		}
+		w := text[i:j]
+		if i > 1 && text[i-1] == '.' && ident(text[i-2]) && prev != "" {
+			out = append(out, prev+"."+w)
+		} else {
+			out = append(out, w)
+		}
+		prev, i = w, j
+	}
+	return out
+}
+
+// unstar is a type without its pointer and type arguments.
+func unstar(e ast.Expr) ast.Expr {
+	for {
+		switch x := e.(type) {
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.IndexListExpr:
+			e = x.X
+		default:
+			return e
+		}
+	}
+}
+
+// takesFormat says whether a function's last two parameters are a
+// format and its arguments (format string, args ...any), as go vet's
+// printf check finds its wrappers.
+func takesFormat(ft *ast.FuncType) bool {
+	var types []ast.Expr
+	for _, f := range ft.Params.List {
+		for range max(1, len(f.Names)) {
+			types = append(types, f.Type)
+		}
+	}
+	if len(types) < 2 {
+		return false
+	}
+	last, ok := types[len(types)-1].(*ast.Ellipsis)
+	if !ok {
+		return false
+	}
+	empty := false
+	switch t := last.Elt.(type) {
+	case *ast.Ident:
+		empty = t.Name == "any"
+	case *ast.InterfaceType:
+		empty = len(t.Methods.List) == 0
+	}
+	format, ok := types[len(types)-2].(*ast.Ident)
+	return empty && ok && format.Name == "string"
+}
+
+// tokens is Go source as its tokens, one space apart: without comments
+// or layout.
+func tokens(src string) string {
+	var sc scanner.Scanner
+	fset := token.NewFileSet()
+	data := []byte(src)
+	sc.Init(fset.AddFile("", -1, len(data)), data, nil, 0)
+	var b strings.Builder
+	for {
+		_, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			break
+		}
+		if tok == token.SEMICOLON && lit == "\n" {
+			continue // inserted at a line's end
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if lit != "" {
+			b.WriteString(lit)
+		} else {
+			b.WriteString(tok.String())
+		}
+	}
+	return b.String()
+}
+
+// splitMember splits "dir:pkg.T.M" into "dir:pkg.T" and "M".
+func splitMember(k string) (owner, member string, ok bool) {
+	colon := strings.IndexByte(k, ':')
+	rest := k[colon+1:]
+	first := strings.IndexByte(rest, '.')
+	last := strings.LastIndexByte(rest, '.')
+	if first < 0 || first == last {
+		return "", "", false
+	}
+	return k[:colon+1+last], rest[last+1:], true
+}
+
+// displayKey names a key as Go code would: pkg.Name, pkg.T.M.
+func displayKey(k string) string {
+	_, rest, _ := strings.Cut(k, ":")
+	return rest
+}
