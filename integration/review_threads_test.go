@@ -40,13 +40,14 @@ func TestGitHubReviewThreadLeftOpenKeepsThePersonWaiting(t *testing.T) {
 	writeFile(t, filepath.Join(wt, "foundation/new1.go"), "package foundation\n\n// Count1 counts.\nconst Count1 = 1\n")
 	git(t, wt, "commit", "-q", "-am", "Address the second comment")
 	// Each rerun: the fix pass reads the conversation and the head's
-	// statuses before it pushes (no review in progress), reads the threads
+	// statuses and check runs before it pushes (no review in progress), reads the threads
 	// afresh (1 point) and replies in the one its commit addressed; the
 	// wait looks; the check reads the reviews, comments and conversation
 	// and the threads (1 point). wo's login is learnt once a process; the
 	// last run also reads the PR for the criterion "PR created and
 	// targeting code-review-base".
-	fixRun := map[string]int{"GET /user": 1, "GET /pulls/1/comments": 1, "GET /issues/1/comments": 2, "GET /commits/{sha}/statuses": 1, "POST /graphql": 3}
+	fixRun := map[string]int{"GET /user": 1, "GET /pulls/1/comments": 1, "GET /issues/1/comments": 2, "GET /commits/{sha}/statuses": 1,
+		"GET /commits/{sha}/check-runs": 1, "POST /graphql": 3}
 	runTraffic(t, gh, before, gqlBefore, r, maps.Clone(fixRun), 2, 2, 1)
 	before, gqlBefore = len(gh.Requests()), gh.GraphQL()
 	if r = f.wo(env, "run", "task_cr_01", "--json"); r.code != 0 {
@@ -187,7 +188,8 @@ func TestRepliesOnceAcrossASIGKILL(t *testing.T) {
 				"conditional_loop:after_reply": 3, "conditional_loop:after_resolve": 2}[point]
 			pushes := map[string]int{"conditional_loop:after_commit": 1, "conditional_loop:after_push": 1}[point]
 			runTraffic(t, gh, before, gqlBefore, r, map[string]int{"GET /user": 1, "GET /pulls/1": 1, "GET /pulls/1/comments": 1,
-				"GET /issues/1/comments": 1 + pushes, "GET /commits/{sha}/statuses": pushes, "POST /graphql": 2 + mutations}, 2, 2, mutations)
+				"GET /issues/1/comments": 1 + pushes, "GET /commits/{sha}/statuses": pushes, "GET /commits/{sha}/check-runs": pushes,
+				"POST /graphql": 2 + mutations}, 2, 2, mutations)
 			for _, v := range gh.Violations() {
 				t.Errorf("the stand-in refused what wo sent: %v", v)
 			}

@@ -405,6 +405,9 @@ func TestAnEpicPacesItsRateLimitedReviewer(t *testing.T) {
 		task["parent_key"] = "task_epic"
 		inputs := task["work_order"].(map[string]any)["inputs"].(map[string]any)
 		inputs["branch_name"], inputs["worktree_name"], inputs["file_manifest"] = fmt.Sprintf("review/part-%d", i), fmt.Sprintf("part-%d", i), []any{file}
+		// The reviewer comments on the foundation's files, which the fix
+		// may touch whichever part it is.
+		contextOf(task)["fix_paths"] = []any{"foundation/*"}
 		f.importTask(task)
 	}
 	r := f.wo(reviewEnv(t, f, env), "run", "--epic", "task_epic", "--json")
