@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -262,6 +263,9 @@ type StatusRow struct {
 	// request again, while that is ahead: an epic run opens no more pull
 	// requests until then.
 	LimitedUntil string `json:"reviewer_limited_until,omitempty"`
+	// ReviewEstimate is, for an epic wo split made, how long its review
+	// takes at the reviewer's rate (split --reviews-per-hour).
+	ReviewEstimate string `json:"review_estimate,omitempty"`
 }
 
 // statusRow reads what status shows of a task: its status, its typed
@@ -275,6 +279,10 @@ func statusRow(d map[string]any, known map[string]map[string]any, graph *workord
 		if dep, ok := known[b]; !ok || !workorder.BlockerSatisfied(d, dep) {
 			r.WaitingFor = append(r.WaitingFor, b)
 		}
+	}
+	if hours := number(workorder.Get(d, "split.estimated_hours")); hours > 0 {
+		reviews, rate := number(workorder.Get(d, "split.estimated_reviews")), number(workorder.Get(d, "split.reviews_per_hour"))
+		r.ReviewEstimate = fmt.Sprintf("about %.0f reviews at %.4g an hour: %.1f hours of the reviewer's time", reviews, rate, hours)
 	}
 	wo, ok := d["work_order"].(map[string]any)
 	if !ok {
@@ -444,8 +452,26 @@ func tableStatus(rows []StatusRow, colour bool) string {
 		if line := paceLine(rows[1:]); line != "" {
 			b.WriteString(line + "\n")
 		}
+		if rows[0].ReviewEstimate != "" {
+			b.WriteString("review estimate: " + termtext.Line(rows[0].ReviewEstimate) + "\n")
+		}
 	}
 	return b.String()
+}
+
+// number reads a JSON number as the store gives it (json.Number) or as Go
+// built it; anything else is 0.
+func number(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case int:
+		return float64(n)
+	case json.Number:
+		f, _ := n.Float64()
+		return f
+	}
+	return 0
 }
 
 // paceLine says when an epic's reviewer is rate limited: its run opens no

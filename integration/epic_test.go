@@ -76,6 +76,12 @@ func TestSplitAndRunAnEpicInWaves(t *testing.T) {
 	if len(split.Data.Matrix.Include) == 0 {
 		t.Error("the matrix has nothing to run")
 	}
+	// wo status says how long the review takes at the reviewer's rate
+	// (two reviews a PR, five an hour by default).
+	want := fmt.Sprintf("review estimate: about %d reviews at 5 an hour", 2*len(prs))
+	if st := f.wo(env, "status", "task_big"); !strings.Contains(st.stdout, want) {
+		t.Errorf("wo status does not say %q:\n%s", want, st.stdout)
+	}
 
 	r = f.wo(env, "run", "--epic", "task_big", "--parallel", "3")
 	if r.code != 0 {
