@@ -5,7 +5,7 @@ WO      := $(CURDIR)/bin/wo
 export GOFLAGS := -buildvcs=false
 WOENV   := XDG_STATE_HOME=$(DEMO)/state WO_STORE=
 
-.PHONY: build demo test test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs lint-workflows
+.PHONY: build demo test test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs lint-workflows mutate
 
 # wo --version: the checkout's git describe (GOFLAGS above turns off Go's
 # own VCS stamping, which a build outside make uses instead).
@@ -124,3 +124,13 @@ cross:
 	done
 	@echo "== gitops with the os.Root fallback (-tags wo_osroot)"
 	$(GO) test -count=1 -tags wo_osroot ./gitops
+
+# Mutation testing with gremlins (pinned in tools/go.mod), one package at a
+# time: make mutate PKG=./reviewer. A package's unit tests run in well
+# under a second, so the timeout coefficient is raised: at gremlins' default
+# a loaded machine calls mutants "timed out" that the tests would kill.
+PKG ?= ./workorder
+MUTATE_WORKERS ?= 2
+mutate:
+	cd tools && $(GO) build -o ../bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
+	bin/gremlins unleash --workers $(MUTATE_WORKERS) --timeout-coefficient 30 $(PKG)

@@ -30,6 +30,9 @@ var (
 	reEntry          = regexp.MustCompile("^\\s*`(\\d+)(?:\\s*-\\s*(\\d+))?`\\s*:\\s*(.*)$")
 	reDetailsOpen    = regexp.MustCompile(`(?i)<details\b[^>]*>`)
 	reDetailsClose   = regexp.MustCompile(`(?i)</details\s*>`)
+	// reMarkupLine is a line of the sections' own markup, which is not
+	// the finding's text.
+	reMarkupLine = regexp.MustCompile(`(?mi)^\s*(?:</?(?:blockquote|details)\s*>\s*)+$`)
 )
 
 // maxBody bounds the body read (GitHub's own limit is 65,536 characters),
@@ -78,7 +81,7 @@ func ParseBody(body string) []Finding {
 		if cur == nil {
 			return
 		}
-		cur.Body = strings.TrimSpace(text.String())
+		cur.Body = strings.TrimSpace(reMarkupLine.ReplaceAllString(text.String(), ""))
 		if len(cur.Body) > maxFindingBody {
 			cur.Body = clipText(cur.Body, maxFindingBody)
 		}

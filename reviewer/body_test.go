@@ -133,3 +133,32 @@ func unquote(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Edges of the reading, each found by a mutant that lived.
+func TestParseBodyEdges(t *testing.T) {
+	// Two closes on one line end the file and the section: what follows
+	// is outside any section.
+	closedTwice := "<details>\n<summary>🧹 Nitpick comments (1)</summary><blockquote>\n<details>\n<summary>a.go (1)</summary><blockquote>\n`1`: **one**\n" +
+		"</blockquote></details></blockquote></details>\n<details>\n<summary>notes.md (1)</summary><blockquote>\n`2`: **not a finding**\n</blockquote></details>\n"
+	if got := ParseBody(closedTwice); len(got) != 1 || got[0].Path != "a.go" {
+		t.Errorf("findings %+v, want only a.go's", got)
+	}
+	// Summaries with no <details> around them are text.
+	for _, body := range []string{"<summary>🧹 Nitpick comments (1)</summary>\n`1`: x", "<summary>a.go (1)</summary>\n`1`: x", "<summary>x</summary>"} {
+		if got := ParseBody(body); len(got) != 0 {
+			t.Errorf("ParseBody(%q) = %+v", body, got)
+		}
+	}
+	// A finding's text goes on after details of its own.
+	nested := "<details>\n<summary>♻️ Duplicate comments (1)</summary><blockquote>\n<details>\n<summary>a.go (1)</summary><blockquote>\n`5`: **Fix it.**\n" +
+		"<details>\n<summary>🤖 Prompt for AI Agents</summary>\nIn a.go line 5.\n</details>\nAnd say why.\n</blockquote></details>\n</blockquote></details>\n"
+	if got := ParseBody(nested); len(got) != 1 || !strings.Contains(got[0].Body, "In a.go line 5.") || !strings.HasSuffix(got[0].Body, "And say why.") {
+		t.Errorf("findings %+v, want the text after the nested details kept", got)
+	}
+	// A finding of exactly the bound is kept whole.
+	exact := "<details>\n<summary>♻️ Duplicate comments (1)</summary><blockquote>\n<details>\n<summary>a.go (1)</summary><blockquote>\n`1`: " +
+		strings.Repeat("x", maxFindingBody) + "\n</blockquote></details></blockquote></details>"
+	if got := ParseBody(exact); len(got) != 1 || len(got[0].Body) != maxFindingBody {
+		t.Errorf("a finding of %d bytes became %d", maxFindingBody, len(got[0].Body))
+	}
+}

@@ -317,3 +317,22 @@ func FuzzParseBody(f *testing.F) {
 		waitIn(body)
 	})
 }
+
+// Edges of CodeRabbit's reading, each found by a mutant that lived.
+func TestCodeRabbitReadingEdges(t *testing.T) {
+	marker := `<!-- final_review_risk_coverage:{"coveredCommitId":"` + head + `","kind":"reviewed"} -->`
+	s := Signals{Head: head, Since: t0, Comments: []github.Comment{summaryWith(marker+"\n"+cleanStanza, t0.Add(time.Minute))}}
+	if r := (CodeRabbit{}).Read(s); r.Kind != Reviewed {
+		t.Errorf("a coverage marker for the head with a clean stanza: %s, want reviewed", r.Kind)
+	}
+	walkFirst := "<!-- walkthrough_start -->\n## Review skipped\n<!-- walkthrough_end -->"
+	if k := stanza(walkFirst); k != Waiting {
+		t.Errorf("a walkthrough at the very start read as %s", k)
+	}
+	if d, ok := waitIn("Please wait 100000 seconds"); !ok || d != maxLimitWait {
+		t.Errorf("100000 seconds: %s %v, want the bound", d, ok)
+	}
+	if d, ok := waitIn("Please wait 0 minutes"); ok {
+		t.Errorf("a wait of nothing read as %s", d)
+	}
+}
