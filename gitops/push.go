@@ -44,7 +44,11 @@ type PushOptions struct {
 	GitHubAPI string
 	// Timeout bounds the whole push (DefaultNetworkTimeout when zero), so a
 	// remote that accepts the connection and never answers cannot hang wo.
-	Timeout  time.Duration
+	Timeout time.Duration
+	// Stall bounds how long an HTTP(S) push may move no byte
+	// (DefaultStall when zero): a stalled remote ends the push well before
+	// Timeout, a slow but moving one does not.
+	Stall    time.Duration
 	Progress io.Writer
 }
 
@@ -122,8 +126,14 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	if !opts.Lease.IsZero() {
 		lease = &opts.Lease
 	}
-	err = r.sendBranch(ctx, remote.Config(), rawURL, auth, opts.Branch, local, lease, opts.Progress)
+	stall := opts.Stall
+	if stall <= 0 {
+		stall = DefaultStall
+	}
+	err = r.sendBranch(ctx, remote.Config(), rawURL, auth, opts.Branch, local, lease, opts.Progress, stall)
 	switch {
+	case errors.Is(err, ErrStalled):
+		return PushResult{}, fmt.Errorf("pushing %s to %s: the remote moved nothing for %s; check that it answers, and run again", opts.Branch, shown, stall)
 	case errors.Is(err, errUpToDate):
 		return PushResult{Hash: local, UpToDate: true, RemoteURL: shown, Withheld: withheld}, nil
 	case errors.Is(err, errNotFastForward) || err != nil && strings.Contains(err.Error(), "non-fast-forward"):

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -16,7 +17,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
-	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
 
 // errUpToDate says the remote branch is at the local commit already.
@@ -34,12 +34,27 @@ var errNotFastForward = errors.New("non-fast-forward")
 // lists every object reachable from every remote branch, a walk over the
 // remote's whole history at every push.
 func (r *Repo) sendBranch(ctx context.Context, remote *config.RemoteConfig, url string, auth transport.AuthMethod,
-	branch string, local plumbing.Hash, lease *plumbing.Hash, progress io.Writer) error {
+	branch string, local plumbing.Hash, lease *plumbing.Hash, progress io.Writer, stall time.Duration) error {
+	// A remote that stops moving bytes is given up on after stall, however
+	// long the whole push may take.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watch := &stallWatch{limit: stall, cancel: cancel}
+	go watch.watch(ctx)
+	err := r.sendBranchWatched(ctx, remote, url, auth, branch, local, lease, progress, watch)
+	if err != nil && errors.Is(context.Cause(ctx), ErrStalled) {
+		return context.Cause(ctx)
+	}
+	return err
+}
+
+func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfig, url string, auth transport.AuthMethod,
+	branch string, local plumbing.Hash, lease *plumbing.Hash, progress io.Writer, watch *stallWatch) error {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
 		return err
 	}
-	cl, err := client.NewClient(ep)
+	cl, err := transportFor(ep, watch)
 	if err != nil {
 		return err
 	}
@@ -97,7 +112,13 @@ func (r *Repo) sendBranch(ctx context.Context, remote *config.RemoteConfig, url 
 	}
 
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
-	if progress != nil {
+	// The server's progress (resolving deltas, checking objects) is asked
+	// for even when nobody reads it: on a large push it is what shows the
+	// stall watch that the server is still at work.
+	if progress == nil {
+		progress = io.Discard
+	}
+	{
 		req.Progress = progress
 		if ar.Capabilities.Supports(capability.Sideband64k) {
 			req.Capabilities.Set(capability.Sideband64k)
