@@ -2,13 +2,16 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 )
 
 func newSyncCommand(f *Factory) *cli.Command { return syncCommand(f, runSync) }
@@ -18,6 +21,8 @@ type syncOptions struct {
 	Store     StoreConfig
 	Key       string
 	GitHubAPI string
+	// OntoBase and Continue are for an epic's stack (see Restack).
+	OntoBase, Continue bool
 }
 
 func syncCommand(f *Factory, run func(context.Context, *Factory, *syncOptions) (result, error)) *cli.Command {
@@ -33,9 +38,25 @@ Then, for the task's epic, it brings the stack section of each open PR's
 description up to date (every PR of the epic in order, with its number,
 link and state, the PR itself marked, and what it depends on), editing
 only the descriptions whose section changed and only the text between
-the <!-- wo:stack --> markers.`,
+the <!-- wo:stack --> markers.
+
+For an epic split in stacked mode it also restacks: each open PR targets
+the branch under it (the base once everything under it merged), and its
+branch is rebuilt to be its own change on top of that branch's head, by
+construction from what it changed since the parent it was built on, so a
+squash merge below it causes no phantom conflict. A fix in a lower PR
+rebuilds every PR above it. A base moved by an unrelated push rebuilds
+nothing unless the push touched a PR's own files or --onto-base asks. Only
+what changed is pushed, with a lease on what wo pushed last; a branch
+someone else pushed to is left alone and reported, with the PRs above it
+(exit 3). A rebuilt PR goes back to its review wait: the next wo run asks
+for a review of the new head. A conflict (a person's commit that the new
+parent also changes) blocks that PR and those above, naming the files;
+rebase it yourself, push, and run wo sync EPIC --continue.`,
 		Flags: append(storeFlags(),
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL`"},
+			&cli.BoolFlag{Name: "onto-base", Usage: "rebuild the bottom of a stack onto a base that moved by an unrelated push"},
+			&cli.BoolFlag{Name: "continue", Usage: "go on with a restack after a person rebased the branch it stopped at"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := syncOptionsFrom(c, f)
@@ -53,23 +74,42 @@ func syncOptionsFrom(c *cli.Context, f *Factory) (*syncOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &syncOptions{Store: f.storeConfig(c), Key: key, GitHubAPI: c.String("github-api")}, nil
+	return &syncOptions{Store: f.storeConfig(c), Key: key, GitHubAPI: c.String("github-api"), OntoBase: c.Bool("onto-base"), Continue: c.Bool("continue")}, nil
 }
 
 func runSync(ctx context.Context, f *Factory, o *syncOptions) (result, error) {
 	var out []*procedure.SyncResult
+	var restack *procedure.RestackResult
+	var restackErr error
 	err := f.useStore(ctx, o.Store, func(s store.Store) error {
 		e := f.engine(s, engineOptions{GitHubAPI: o.GitHubAPI})
 		var err error
 		if out, err = syncWith(ctx, e, s, o.Key); err != nil {
 			return err
 		}
+		if children, err := s.List(ctx, store.Filter{ParentKey: o.Key}); err != nil || len(children) == 0 {
+			return errors.Join(err, syncStack(ctx, e, o.Key, out))
+		}
+		restack, restackErr = e.Restack(ctx, o.Key, procedure.RestackOptions{OntoBase: o.OntoBase, Continue: o.Continue})
+		var stopped *procedure.RestackError
+		if restackErr != nil && !errors.As(restackErr, &stopped) {
+			return restackErr
+		}
 		return syncStack(ctx, e, o.Key, out)
 	})
 	if err != nil {
 		return result{}, err
 	}
-	return result{data: out, human: func(w io.Writer) error {
+	if restack != nil {
+		for _, s := range restack.Steps {
+			for _, r := range out {
+				if r.Key == s.Key {
+					r.Restack = &s
+				}
+			}
+		}
+	}
+	res := result{data: out, human: func(w io.Writer) error {
 		for _, r := range out {
 			if r.Warning != "" {
 				fmt.Fprintf(f.Stderr, "warning: %s\n", r.Warning)
@@ -87,8 +127,32 @@ func runSync(ctx context.Context, f *Factory, o *syncOptions) (result, error) {
 			}
 			fmt.Fprintf(w, "%s: pull request #%d is %s; task %s%s\n", r.Key, r.PR, r.PRState, change, stack)
 		}
+		if restack != nil {
+			writeRestack(w, restack)
+		}
 		return nil
-	}}, nil
+	}}
+	return res, restackErr
+}
+
+// writeRestack prints what a restack did, a line a PR.
+func writeRestack(w io.Writer, r *procedure.RestackResult) {
+	for _, s := range r.Steps {
+		line := fmt.Sprintf("  %s (#%d) %s: %s", s.Key, s.PR, termtext.Line(s.Branch), strings.ReplaceAll(s.Outcome, "_", " "))
+		switch {
+		case s.Outcome == "restacked":
+			line += fmt.Sprintf(" at %s, onto %s", shortSHA(s.Head), termtext.Line(s.Base))
+		case len(s.Conflicts) > 0:
+			line += ": " + termtext.Line(strings.Join(s.Conflicts, ", "))
+		}
+		if s.Reason != "" && s.Outcome != "conflict" {
+			line += " (" + termtext.Line(s.Reason) + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	if r.Stopped != "" {
+		fmt.Fprintf(w, "restack stopped: %s\n", termtext.Line(r.Stopped))
+	}
 }
 
 // syncTree syncs a task and its children, reading GitHub at githubAPI

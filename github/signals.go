@@ -106,3 +106,16 @@ func (c *Client) Comment(ctx context.Context, number int, body string) (Comment,
 	return Comment{ID: made.GetID(), Author: made.GetUser().GetLogin(), Association: made.GetAuthorAssociation(), Body: made.GetBody(),
 		URL: made.GetHTMLURL(), CreatedAt: made.GetCreatedAt().Time, UpdatedAt: made.GetUpdatedAt().Time}, nil
 }
+
+// EditPRBase changes the branch a pull request targets: a stacked pull
+// request whose base was merged moves to the merged one's base.
+func (c *Client) EditPRBase(ctx context.Context, number int, base string) error {
+	err := c.call(ctx, func() (resp *gh.Response, err error) {
+		_, resp, err = c.gh.PullRequests.Edit(ctx, c.owner, c.name, number, &gh.PullRequest{Base: &gh.PullRequestBranch{Ref: gh.String(base)}})
+		return resp, err
+	})
+	if err != nil {
+		return fmt.Errorf("retargeting #%d onto %s: %w", number, base, err)
+	}
+	return nil
+}

@@ -62,6 +62,7 @@ var classes = []struct {
 	{is[*WaitingError], Classification{OutcomeWaiting, "WAITING"}},
 	{is[*ApprovalRequiredError], Classification{OutcomeWaiting, "APPROVAL_REQUIRED"}},
 	{is[*UndoUnfinishedError], Classification{OutcomeWaiting, "UNDO_UNFINISHED"}},
+	{is[*RestackError], Classification{OutcomeWaiting, "RESTACK_STOPPED"}},
 	{is[*RetriesExhaustedError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*UndoRetryLaterError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},

@@ -23,6 +23,8 @@ type SyncResult struct {
 	// Warning is a loss that did not stop the sync: the activity log
 	// entry that could not be written.
 	Warning string `json:"warning,omitempty"`
+	// Restack is what the restack of its epic's stack did to its PR.
+	Restack *RestackStep `json:"restack,omitempty"`
 }
 
 // Sync reads the task's pull request on GitHub: a merged PR closes the task

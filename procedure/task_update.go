@@ -182,6 +182,9 @@ func prCheck(ctx context.Context, sc *StepContext) (bool, string) {
 		return false, err.Error()
 	}
 	base := sc.BaseBranch()
+	if restacked := sc.State().StackBase; restacked != "" {
+		base = restacked // wo sync retargeted it when the PR under it merged
+	}
 	if pr.State != github.PROpen || pr.Base != base {
 		return false, fmt.Sprintf("pull request #%d is %s against %s, not open against %s", n, pr.State, pr.Base, base)
 	}

@@ -56,6 +56,15 @@ type State struct {
 	// elsewhere.
 	PushedTo string `json:"pushed_to,omitempty" wo:"reset=create_branch"`
 
+	// A stacked branch: StackParent is the commit it was last built on
+	// (its parent branch's head, or the base's) and StackBase the branch
+	// its pull request targets; empty until the first restack, when the
+	// branch was built on BaseSHA against context.base_branch. Restack is
+	// the last restack of the branch: what wo found and did.
+	StackParent string   `json:"stack_parent,omitempty"`
+	StackBase   string   `json:"stack_base,omitempty"`
+	Restack     *Restack `json:"restack,omitempty"`
+
 	// The review loop.
 	ReviewDeadline string `json:"review_deadline,omitempty"` // when the current wait ends
 	// ReviewWaitingSince is when a run stopped to wait for a review event
@@ -194,6 +203,19 @@ type ReviewComment struct {
 	// Section is where a finding kept in a review's body came from
 	// (outside_diff, duplicate, nitpick); empty for threads and comments.
 	Section string `json:"section,omitempty"`
+}
+
+// Restack is what wo sync did to a stacked branch whose lower neighbour
+// merged, moved or changed.
+type Restack struct {
+	At      string `json:"at"`
+	Outcome string `json:"outcome"`        // pushing, restacked, unchanged, conflict, left
+	From    string `json:"from,omitempty"` // the branch's head before
+	To      string `json:"to,omitempty"`   // the rebuilt head (pushing, restacked)
+	Onto    string `json:"onto,omitempty"` // the new parent
+	// Conflicts are the files a person must settle (outcome conflict).
+	Conflicts []string `json:"conflicts,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
 }
 
 // ReviewerStand is where one awaited reviewer stood on a head.

@@ -159,6 +159,7 @@ type pr struct {
 	headSeen     string // the head the threads were last compared with
 	baseSeen     bool   // the base branch was seen in the remote
 	bot          botState
+	mergeSHA     string // the commit MergeAs made
 }
 
 // New returns a stand-in with a token and the defaults of github.com:
@@ -461,8 +462,15 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 			return s.errorJSON(w, http.StatusNotFound, "Not Found")
 		}
 		if r.Method == http.MethodPatch {
-			var in struct{ State, Title, Body *string }
+			var in struct{ State, Title, Body, Base *string }
 			json.NewDecoder(r.Body).Decode(&in)
+			if in.Base != nil {
+				// GitHub refuses a base that does not exist.
+				if s.headSHA(m[1]+"/"+m[2], *in.Base) == "" {
+					return s.errorJSON(w, http.StatusUnprocessableEntity, "Validation Failed: base "+*in.Base+" does not exist")
+				}
+				p.Base = *in.Base
+			}
 			if in.State != nil {
 				p.State = *in.State
 			}

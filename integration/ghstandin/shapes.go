@@ -162,9 +162,16 @@ func (s *Server) prSimpleJSON(repo string, p *pr) map[string]any {
 	issue := s.api("repos/%s/issues/%d", repo, p.Number)
 	html := fmt.Sprintf("%s%s/pull/%d", webBase, repo, p.Number)
 	headSHA := s.headSHA(repo, p.Head)
+	if headSHA == "" {
+		headSHA = p.headSeen // a deleted head branch: GitHub keeps the PR's last head
+	}
 	statuses := s.api("repos/%s/statuses/%s", repo, headSHA)
 	side := func(ref string) map[string]any {
-		return map[string]any{"label": owner + ":" + ref, "ref": ref, "sha": s.headSHA(repo, ref),
+		sha := s.headSHA(repo, ref)
+		if ref == p.Head {
+			sha = headSHA
+		}
+		return map[string]any{"label": owner + ":" + ref, "ref": ref, "sha": sha,
 			"user": s.userJSON(owner), "repo": s.repoJSON(repo)}
 	}
 	id := int64(p.Number) + 1_000_000
@@ -175,6 +182,9 @@ func (s *Server) prSimpleJSON(repo string, p *pr) map[string]any {
 	}
 	if p.Merged {
 		mergedAt, mergeSHA = stamp(p.UpdatedAt), headSHA
+		if p.mergeSHA != "" {
+			mergeSHA = p.mergeSHA
+		}
 	}
 	var body any
 	if p.Body != "" {

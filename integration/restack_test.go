@@ -1,0 +1,282 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/store"
+)
+
+// stackPart is one PR of a stacked epic, as its work order records it.
+type stackPart struct {
+	key, branch string
+	files       []string
+	pr          int
+}
+
+// restackFixture is a stacked epic of review PRs, all opened and reviewed,
+// over a Go module whose every tip builds.
+type restackFixture struct {
+	t     *testing.T
+	f     *fixture
+	gh    *ghstandin.Server
+	env   []string
+	parts []stackPart
+}
+
+func newRestackFixture(t *testing.T) *restackFixture {
+	t.Helper()
+	f := goModuleFixture(t, 16)
+	gh := ghstandin.New(secretToken)
+	gh.Remotes["acme/big"] = f.origin
+	gh.ReviewDelay = 50 * time.Millisecond // approves at once
+	if err := gh.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gh.Close)
+	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+	if r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
+		"--github-repo", "acme/big", "--worktree-root", f.wtRoot, "--max-lines", "40", "--epic-key", "task_big"); r.code != 0 {
+		t.Fatalf("split: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := f.wo(env, "run", "--epic", "task_big"); r.code != 0 {
+		t.Fatalf("run --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	x := &restackFixture{t: t, f: f, gh: gh, env: env}
+	for i := 1; ; i++ {
+		key := fmt.Sprintf("task_big_pr%02d", i)
+		r := f.wo(nil, "show", key, "--json")
+		if r.code != 0 {
+			break
+		}
+		doc := f.doc(key)
+		wo := doc["work_order"].(map[string]any)
+		inputs := wo["inputs"].(map[string]any)
+		p := stackPart{key: key, branch: inputs["branch_name"].(string)}
+		for _, m := range inputs["file_manifest"].([]any) {
+			p.files = append(p.files, m.(string))
+		}
+		sort.Strings(p.files)
+		n, _ := stateOf(doc)["pr_number"].(float64)
+		p.pr = int(n)
+		x.parts = append(x.parts, p)
+	}
+	if len(x.parts) < 5 {
+		t.Fatalf("%d PRs: a stack of at least five is needed", len(x.parts))
+	}
+	return x
+}
+
+// heads are the remote's branch tips, by branch.
+func (x *restackFixture) heads() map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(git(x.t, x.f.origin, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/"), "\n") {
+		if name, sha, ok := strings.Cut(line, " "); ok {
+			out[name] = sha
+		}
+	}
+	return out
+}
+
+// sync runs wo sync on the epic and reads what it did to each PR.
+func (x *restackFixture) sync(want int, args ...string) map[string]string {
+	x.t.Helper()
+	r := x.f.wo(x.env, append([]string{"sync", "task_big", "--json"}, args...)...)
+	if r.code != want {
+		x.t.Fatalf("wo sync %v: exit %d, want %d\n%s\n%s", args, r.code, want, r.stdout, r.stderr)
+	}
+	var env struct {
+		Data []struct {
+			Key     string
+			Restack *struct{ Outcome string }
+		}
+		Error *struct{ Details json.RawMessage }
+	}
+	out := map[string]string{}
+	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil {
+		x.t.Fatalf("wo sync --json: %v\n%s", err, r.stdout)
+	}
+	for _, d := range env.Data {
+		if d.Restack != nil {
+			out[d.Key] = d.Restack.Outcome
+		}
+	}
+	return out
+}
+
+// check asserts what must hold after every sync: each open PR targets the
+// branch of the open PR under it (the base when none is), its branch's
+// diff against that base is exactly its part's files, no PR was closed,
+// and, with build, every open tip builds.
+func (x *restackFixture) check(when string, merged map[int]bool, build bool) {
+	t := x.t
+	t.Helper()
+	prs := map[int]map[string]any{}
+	for _, p := range x.gh.PullRequests("acme/big") {
+		prs[int(p["number"].(int))] = p
+	}
+	below := "base"
+	var tips []string
+	for i, p := range x.parts {
+		pr := prs[p.pr]
+		if merged[i+1] {
+			if pr["merged"] != true {
+				t.Errorf("%s: part %d (#%d) is not merged", when, i+1, p.pr)
+			}
+			continue
+		}
+		if pr["state"] != "open" {
+			t.Errorf("%s: part %d (#%d) is %v, want open", when, i+1, p.pr, pr["state"])
+			continue
+		}
+		if got := pr["base"].(map[string]any)["ref"]; got != below {
+			t.Errorf("%s: part %d (#%d) targets %v, want %s", when, i+1, p.pr, got, below)
+		}
+		// What GitHub shows of a PR: the branch's change since it left
+		// its base.
+		diff := strings.Fields(git(t, x.f.origin, "diff", "--name-only", "refs/heads/"+below+"...refs/heads/"+p.branch))
+		sort.Strings(diff)
+		if strings.Join(diff, " ") != strings.Join(p.files, " ") {
+			t.Errorf("%s: part %d's diff against %s is %v, want its files %v", when, i+1, below, diff, p.files)
+		}
+		below = p.branch
+		tips = append(tips, p.branch)
+	}
+	if !build {
+		return
+	}
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, filepath.Dir(clone), "clone", "-q", x.f.origin, clone)
+	for _, b := range tips {
+		git(t, clone, "checkout", "-q", "origin/"+b)
+		cmd := exec.Command("go", "build", "./...")
+		cmd.Dir = clone
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: the tip of %s does not build: %v\n%s", when, b, err, out)
+		}
+	}
+}
+
+// recordPush stands in for wo's review loop pushing a fix to a part: the
+// commit goes to the remote and the work order records it as its push.
+func (x *restackFixture) recordPush(part int, file, line string) string {
+	t := x.t
+	t.Helper()
+	p := x.parts[part-1]
+	wt := filepath.Join(x.f.root, "fix-"+p.branch[strings.LastIndex(p.branch, "/")+1:])
+	git(t, x.f.repo, "fetch", "-q", "origin", "+refs/heads/"+p.branch+":refs/remotes/origin/"+p.branch)
+	git(t, x.f.repo, "worktree", "add", "-q", "--detach", wt, "origin/"+p.branch)
+	old, err := os.ReadFile(filepath.Join(wt, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(wt, file), string(old)+line)
+	git(t, wt, "commit", "-q", "-am", "Fix review comments (by hand)")
+	sha := git(t, wt, "rev-parse", "HEAD")
+	git(t, wt, "push", "-q", "origin", "HEAD:refs/heads/"+p.branch)
+	git(t, x.f.repo, "worktree", "remove", "--force", wt)
+	ctx := context.Background()
+	s, err := store.OpenSQLite(ctx, x.f.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	doc, err := s.Get(ctx, p.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, p.key, doc["_rev"].(string), map[string]any{"work_order": map[string]any{"state": map[string]any{
+		"pushed_sha": sha, "commit_sha": sha}}}); err != nil {
+		t.Fatal(err)
+	}
+	return sha
+}
+
+// TestAStackSurvivesItsMerges: a stack of review PRs through its life. The
+// bottom PR is squash-merged (its branch deleted, as GitHub's setting does),
+// the next gets a merge commit (its branch kept), someone pushes to the
+// base, a fix lands in a lower PR. After each wo sync every open PR targets
+// the right base, its diff against it is exactly its part, no PR is
+// closed, nothing unchanged is pushed, and every tip builds.
+func TestAStackSurvivesItsMerges(t *testing.T) {
+	x := newRestackFixture(t)
+	n := len(x.parts)
+	x.check("after the epic run", nil, false)
+
+	// The bottom PR is squash-merged; GitHub deletes its branch and
+	// retargets the PR above to the base.
+	if _, err := x.gh.MergeAs("acme/big", x.parts[0].pr, ghstandin.MergeSquash, true); err != nil {
+		t.Fatal(err)
+	}
+	got := x.sync(0)
+	if got[x.parts[0].key] != "merged" || got[x.parts[1].key] != "restacked" || got[x.parts[n-1].key] != "restacked" {
+		t.Errorf("after the squash merge: %v", got)
+	}
+	if doc := x.f.doc(x.parts[0].key); doc["status"] != "closed" {
+		t.Errorf("the merged part's task is %v, want closed", doc["status"])
+	}
+	x.check("after the squash merge", map[int]bool{1: true}, true)
+
+	// The next is merged with a merge commit; its branch stays, so its
+	// PR above still targets it until wo retargets it.
+	if _, err := x.gh.MergeAs("acme/big", x.parts[1].pr, ghstandin.MergeCommit, false); err != nil {
+		t.Fatal(err)
+	}
+	x.sync(0)
+	x.check("after the merge commit", map[int]bool{1: true, 2: true}, false)
+
+	// Someone pushes an unrelated commit to the base: nothing is rebuilt,
+	// nothing pushed.
+	before := x.heads()
+	git(t, x.f.repo, "fetch", "-q", "origin", "+refs/heads/base:refs/remotes/origin/base")
+	wt := filepath.Join(x.f.root, "base-push")
+	git(t, x.f.repo, "worktree", "add", "-q", "--detach", wt, "origin/base")
+	writeFile(t, filepath.Join(wt, "NOTES.md"), "unrelated\n")
+	git(t, wt, "add", "NOTES.md")
+	git(t, wt, "commit", "-q", "-m", "an unrelated change to the base")
+	git(t, wt, "push", "-q", "origin", "HEAD:refs/heads/base")
+	got = x.sync(0)
+	after := x.heads()
+	for _, p := range x.parts[2:] {
+		if after[p.branch] != before[p.branch] || got[p.key] != "unchanged" {
+			t.Errorf("a push to the base moved %s (%s → %s, %s)", p.branch, before[p.branch], after[p.branch], got[p.key])
+		}
+	}
+
+	// A fix lands in the lowest open PR: every PR above it is rebuilt on
+	// it; the fixed one is not pushed again.
+	low := x.parts[2]
+	x.recordPush(3, low.files[0], "// fixed by a review\n")
+	before = x.heads()
+	got = x.sync(0)
+	after = x.heads()
+	if after[low.branch] != before[low.branch] || got[low.key] != "unchanged" {
+		t.Errorf("the fixed PR was pushed again: %v", got)
+	}
+	for _, p := range x.parts[3:] {
+		if after[p.branch] == before[p.branch] || got[p.key] != "restacked" {
+			t.Errorf("%s was not rebuilt on the fix: %s", p.branch, got[p.key])
+		}
+	}
+	x.check("after a fix in a lower PR", map[int]bool{1: true, 2: true}, false)
+	// The fix is in the tips above it.
+	if body := git(t, x.f.origin, "show", "refs/heads/"+x.parts[n-1].branch+":"+low.files[0]); !strings.Contains(body, "fixed by a review") {
+		t.Errorf("the top of the stack lacks the lower fix:\n%s", body)
+	}
+	// A restacked PR goes back to its review wait, and its next run
+	// finishes its review.
+	if r := x.f.wo(x.env, "run", "--epic", "task_big"); r.code != 0 {
+		t.Errorf("the epic run after the restacks: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	x.check("at the end", map[int]bool{1: true, 2: true}, true)
+}
