@@ -263,6 +263,10 @@ type StatusRow struct {
 	// request again, while that is ahead: an epic run opens no more pull
 	// requests until then.
 	LimitedUntil string `json:"reviewer_limited_until,omitempty"`
+	// Stack is, for a PR of a stack, what the last wo sync did to it:
+	// merged, restacked at <sha> onto <branch>, blocked by a conflict in
+	// <files>, left (someone else pushed).
+	Stack string `json:"stack,omitempty"`
 	// ReviewEstimate is, for an epic wo split made, how long its review
 	// takes at the reviewer's rate (split --reviews-per-hour).
 	ReviewEstimate string `json:"review_estimate,omitempty"`
@@ -313,6 +317,19 @@ func statusRow(d map[string]any, known map[string]map[string]any, graph *workord
 	if until, err := time.Parse(time.RFC3339Nano, st.ReviewNotBefore); err == nil && until.After(now) {
 		r.WaitingFor = append(r.WaitingFor, "the reviewer's rate limit until "+until.UTC().Format(time.RFC3339))
 		r.LimitedUntil = until.UTC().Format(time.RFC3339)
+	}
+	switch rs := st.Restack; {
+	case st.PRState == workorder.PRStateMerged:
+		r.Stack = "merged"
+	case rs == nil:
+	case rs.Outcome == "restacked":
+		r.Stack = fmt.Sprintf("restacked at %s onto %s", shortSHA(rs.To), orDash(st.StackBase))
+	case rs.Outcome == "conflict":
+		r.Stack = "blocked by a conflict in " + strings.Join(rs.Conflicts, ", ")
+	case rs.Outcome == "left":
+		r.Stack = "left as it is: someone else pushed to it"
+	case rs.Outcome == "pushing":
+		r.Stack = "restack interrupted: wo sync finishes it"
 	}
 	if st.Skipped != nil && r.Status == workorder.StatusOpen {
 		r.WaitingFor = append(r.WaitingFor, "skipped: "+st.Skipped.Reason)
@@ -451,6 +468,11 @@ func tableStatus(rows []StatusRow, colour bool) string {
 		b.WriteString(progressLine(rows[1:]) + "\n")
 		if line := paceLine(rows[1:]); line != "" {
 			b.WriteString(line + "\n")
+		}
+		for _, r := range rows[1:] {
+			if r.Stack != "" && r.Stack != "merged" {
+				b.WriteString(termtext.Line(fmt.Sprintf("stack: %s %s", r.Key, r.Stack)) + "\n")
+			}
 		}
 		if rows[0].ReviewEstimate != "" {
 			b.WriteString("review estimate: " + termtext.Line(rows[0].ReviewEstimate) + "\n")

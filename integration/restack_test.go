@@ -279,4 +279,80 @@ func TestAStackSurvivesItsMerges(t *testing.T) {
 		t.Errorf("the epic run after the restacks: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	x.check("at the end", map[int]bool{1: true, 2: true}, true)
+	// wo status says what the last sync did to each PR of the stack.
+	st := x.f.wo(nil, "status", "task_big")
+	if !strings.Contains(st.stdout, "stack: "+x.parts[n-1].key+" restacked at ") {
+		t.Errorf("wo status does not say the top PR was restacked:\n%s", st.stdout)
+	}
+}
+
+// TestARestackConflictStopsThatBranchAndThoseAbove: a person's commit on
+// a middle branch changed a file the PR under it then changes too. That
+// branch and those above stop with the file named; the ones under it go
+// on; once the person rebased the branch, wo sync --continue finishes.
+func TestARestackConflictStopsThatBranchAndThoseAbove(t *testing.T) {
+	x := newRestackFixture(t)
+	n := len(x.parts)
+	mid, under := x.parts[3], x.parts[2] // parts 4 and 3
+	shared := under.files[0]
+	x.recordPush(4, shared, "// a person's note on part 3, made on part 4\n")
+	x.recordPush(3, shared, "// part 3's own fix\n")
+	before := x.heads()
+	r := x.f.wo(x.env, "sync", "task_big")
+	if r.code != 3 || !strings.Contains(r.stdout+r.stderr, shared) || !strings.Contains(r.stdout+r.stderr, "wo sync --continue") {
+		t.Fatalf("a conflicting restack: exit %d, want 3 naming %s and how to go on\n%s%s", r.code, shared, r.stdout, r.stderr)
+	}
+	after := x.heads()
+	for _, p := range x.parts[3:] {
+		if after[p.branch] != before[p.branch] {
+			t.Errorf("%s was pushed although the restack stopped under it", p.branch)
+		}
+	}
+	if doc := x.f.doc(mid.key); doc["status"] != "blocked" || !strings.Contains(fmt.Sprint(doc["block_reason"]), shared) {
+		t.Errorf("part 4: status %v, reason %v", doc["status"], doc["block_reason"])
+	}
+	if st := x.f.wo(nil, "status", "task_big"); !strings.Contains(st.stdout, "stack: "+mid.key+" blocked by a conflict in "+shared) {
+		t.Errorf("wo status does not name the conflict:\n%s", st.stdout)
+	}
+	// The person rebuilds part 4 on part 3's fix, keeping both notes.
+	git(t, x.f.repo, "fetch", "-q", "origin")
+	wt := filepath.Join(x.f.root, "settle")
+	git(t, x.f.repo, "worktree", "add", "-q", "--detach", wt, "origin/"+under.branch)
+	git(t, wt, "checkout", "origin/"+mid.branch, "--", ".")
+	writeFile(t, filepath.Join(wt, shared), git(t, wt, "show", "origin/"+under.branch+":"+shared)+"\n// a person's note on part 3, made on part 4\n")
+	git(t, wt, "add", "-A")
+	git(t, wt, "commit", "-q", "-m", "Part 4 on part 3's fix")
+	git(t, wt, "push", "-q", "-f", "origin", "HEAD:refs/heads/"+mid.branch)
+	got := x.sync(0, "--continue")
+	if got[mid.key] != "restacked" || got[x.parts[n-1].key] != "restacked" {
+		t.Errorf("after --continue: %v", got)
+	}
+	if d := git(t, x.f.origin, "diff", "--name-only", "refs/heads/"+mid.branch+"...refs/heads/"+x.parts[4].branch); strings.Contains(d, shared) {
+		t.Errorf("part 5 carries part 3's file after the restack:\n%s", d)
+	}
+}
+
+// TestARestackKilledAtEachPointFinishesOnRerun: wo sync killed inside a
+// restack (after recording what it will push, after the push, after
+// recording it) reruns to the same end as a sync that was not killed.
+func TestARestackKilledAtEachPointFinishesOnRerun(t *testing.T) {
+	for _, point := range []string{"restack:after_intent", "restack:after_push", "restack:after_record"} {
+		t.Run(point, func(t *testing.T) {
+			x := newRestackFixture(t)
+			if _, err := x.gh.MergeAs("acme/big", x.parts[0].pr, ghstandin.MergeSquash, true); err != nil {
+				t.Fatal(err)
+			}
+			if r := x.f.wo(append(x.env, "WO_FAULT="+point), "sync", "task_big"); !r.killed {
+				t.Fatalf("not killed at %s: exit %d\n%s%s", point, r.code, r.stdout, r.stderr)
+			}
+			x.sync(0)
+			x.check("after the rerun", map[int]bool{1: true}, true)
+			for _, p := range x.parts[1:] {
+				st := stateOf(x.f.doc(p.key))
+				if head := git(t, x.f.origin, "rev-parse", "refs/heads/"+p.branch); st["pushed_sha"] != head {
+					t.Errorf("%s: the state records %v, the remote is at %s", p.key, st["pushed_sha"], head)
+				}
+			}
+		})
+	}
 }
