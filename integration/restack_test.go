@@ -279,6 +279,18 @@ func TestAStackSurvivesItsMerges(t *testing.T) {
 		t.Errorf("the epic run after the restacks: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	x.check("at the end", map[int]bool{1: true, 2: true}, true)
+	// Asked to, wo rebuilds the stack onto a base that moved.
+	git(t, wt, "fetch", "-q", "origin")
+	git(t, wt, "checkout", "-q", "--detach", "origin/base")
+	writeFile(t, filepath.Join(wt, "NOTES.md"), "unrelated, again\n")
+	git(t, wt, "commit", "-q", "-am", "another unrelated change to the base")
+	git(t, wt, "push", "-q", "origin", "HEAD:refs/heads/base")
+	if got := x.sync(0, "--onto-base"); got[x.parts[2].key] != "restacked" || got[x.parts[n-1].key] != "restacked" {
+		t.Errorf("--onto-base: %v", got)
+	}
+	if base, low := git(t, x.f.origin, "rev-parse", "refs/heads/base"), git(t, x.f.origin, "rev-parse", "refs/heads/"+x.parts[2].branch+"^"); base != low {
+		t.Errorf("the bottom PR is built on %s, the base is at %s", low, base)
+	}
 	// wo status says what the last sync did to each PR of the stack.
 	st := x.f.wo(nil, "status", "task_big")
 	if !strings.Contains(st.stdout, "stack: "+x.parts[n-1].key+" restacked at ") {

@@ -25,8 +25,12 @@ const (
 // new commit on the base holding the whole change: git cannot tell it
 // equals the branch's commits) or a rebase (the branch's commits copied
 // onto the base). With deleteHead, the head branch is deleted as GitHub's
-// "Automatically delete head branches" does, and, as GitHub does then, the
-// open pull requests based on it are retargeted to the merged one's base.
+// "Automatically delete head branches" setting (or the merged PR's
+// "Delete branch" button) does, and, as GitHub does then, the open pull
+// requests based on it are retargeted to the merged one's base. A branch
+// deleted any other way (a push, the refs API: DeleteBranch) closes them
+// instead, and they cannot be reopened (GitHub's documentation on the
+// automatic deletion of branches; cli/cli#14223 shows the API case).
 // It returns the base's new tip.
 func (s *Server) MergeAs(repo string, number int, method string, deleteHead bool) (string, error) {
 	s.mu.Lock()
