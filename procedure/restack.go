@@ -91,7 +91,10 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 	remote := workorder.String(first, "work_order.context.remote")
 	repo, err := gitops.Open(repoPath)
 	if err != nil {
-		return nil, fmt.Errorf("epic %s: opening %s: %w", epicKey, repoPath, err)
+		// A sync from a machine without the repository still syncs the
+		// tasks and the stack tables; the branches wait for one that has it.
+		res.Stopped = fmt.Sprintf("the stack was not restacked: the repository %s cannot be opened here (%v); run wo sync %s where it is", repoPath, err, epicKey)
+		return res, nil
 	}
 	defer repo.Close()
 	client, err := e.githubFor(workorder.String(first, "work_order.context.repo"))
