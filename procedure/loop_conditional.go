@@ -134,7 +134,11 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		return "", false, Outcome{}, err
 	}
 	if !w.Complete() {
-		return "", false, Outcome{}, fmt.Errorf("worktree %s is gone: the fixes need it; wo reset %s --to-step 0 to start over", w.Path, sc.Key())
+		// Gone since the review (a restack sent the task back to its
+		// review wait after its cleanup): made again at the branch.
+		if err := remakeWorktree(ctx, sc, repo, w); err != nil {
+			return "", false, Outcome{}, fmt.Errorf("worktree %s is gone and could not be made again at the branch (%v): the fixes need it; wo reset %s --to-step 0 to start over", w.Path, err, sc.Key())
+		}
 	}
 	author, err := repo.Identity(sc.Getenv)
 	if err != nil {
@@ -215,6 +219,28 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	byAgent := sc.run.Agent != "" && ours[agentFrom.String()] && head != agentFrom && res.Hash == head
 	bySuggestions := suggested && !res.Created && head.String() != st.PushedSHA && ours[head.String()]
 	return res.Hash.String(), res.Created || byAgent || bySuggestions, Outcome{}, nil
+}
+
+// remakeWorktree makes the work order's worktree again, on its branch at
+// the branch's commit.
+func remakeWorktree(ctx context.Context, sc *StepContext, repo *gitops.Repo, w *gitops.Worktree) error {
+	branch, err := sc.Branch()
+	if err != nil {
+		return err
+	}
+	tip, ok, err := repo.BranchHash(branch)
+	if err != nil {
+		return err
+	}
+	if !ok || tip.String() != sc.State().PushedSHA {
+		return fmt.Errorf("branch %s is not at the pushed commit %s", branch, short(sc.State().PushedSHA))
+	}
+	w.Owner = sc.Key()
+	if err := w.Create(ctx, tip, nil); err != nil {
+		return err
+	}
+	_, err = w.SwitchBranch(branch)
+	return err
 }
 
 // withoutThreads are the comments and threads left once the threads done

@@ -1,6 +1,7 @@
 package procedure
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -279,5 +280,28 @@ func TestABareReviewerNameThatMatchesAnAppIsSaid(t *testing.T) {
 	out := h.must("wait_for_review")
 	if !strings.Contains(out.Note, "the bare name somebot matched the app somebot[bot]") {
 		t.Errorf("note %q does not say the bare name matched an app", out.Note)
+	}
+}
+
+// A task sent back to its review wait after its worktree was cleaned up
+// (a restack) gets its worktree made again, on its branch, for a fix.
+func TestAFixAfterCleanupMakesTheWorktreeAgain(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound, Agent: "echo '// fixed' >> foundation/new.go\n"})
+	h.upTo("wait_for_review")
+	reviewRound(t, h)
+	h.must("cleanup_worktree")
+	if _, err := os.Stat(h.Worktree); !os.IsNotExist(err) {
+		t.Fatalf("the worktree is still there: %v", err)
+	}
+	out := h.must("conditional_loop")
+	if !strings.HasPrefix(out.Note, "fixed 1 review comment(s)") {
+		t.Errorf("note %q", out.Note)
+	}
+	branch := h.r.state.Branch
+	if got := gitIn(t, h.Remote, "show", "refs/heads/"+branch+":foundation/new.go"); !strings.HasSuffix(got, "// fixed") {
+		t.Errorf("the fix made in the worktree made again is not pushed:\n%s", got)
+	}
+	if b := gitIn(t, h.Worktree, "rev-parse", "--abbrev-ref", "HEAD"); b != branch {
+		t.Errorf("the worktree made again is on %q, want %s", b, branch)
 	}
 }
