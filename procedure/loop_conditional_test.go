@@ -201,10 +201,22 @@ func TestLoopConditionalStopsAtItsBound(t *testing.T) {
 
 func TestLoopConditionalErrors(t *testing.T) {
 	t.Run("the worktree is gone", func(t *testing.T) {
+		// Made again at the branch, and the person asked for the fix.
 		h := loopReady(t, stepOpts{})
 		gitIn(t, h.Repo, "worktree", "remove", h.Worktree)
 		_, err := h.run("conditional_loop")
-		errContains(t, err, "worktree "+h.Worktree+" is gone: the fixes need it; wo reset "+fixKey+" --to-step 0 to start over")
+		errContains(t, waiting(t, err), "to address in "+h.Worktree)
+		if b := gitIn(t, h.Worktree, "rev-parse", "--abbrev-ref", "HEAD"); b != fixBranch {
+			t.Errorf("the worktree made again is on %q", b)
+		}
+	})
+	t.Run("the worktree is gone and its branch moved", func(t *testing.T) {
+		h := loopReady(t, stepOpts{})
+		gitIn(t, h.Repo, "worktree", "remove", h.Worktree)
+		gitIn(t, h.Repo, "branch", "-f", fixBranch, fixBase)
+		_, err := h.run("conditional_loop")
+		errContains(t, err, "worktree "+h.Worktree+" is gone and could not be made again at the branch (branch "+fixBranch+" is not at the pushed commit")
+		errContains(t, err, "wo reset "+fixKey+" --to-step 0 to start over")
 	})
 	t.Run("an unknown condition", func(t *testing.T) {
 		h := loopReady(t, stepOpts{})
