@@ -226,11 +226,11 @@ func TestBadDocumentsAreRejectedAndChangeNothing(t *testing.T) {
 		{"timestamp not RFC 3339", set("created_at", "yesterday"), "created_at"},
 		{"description too short", set("description", "Fix bug"), "description"},
 		{"unsupported work order version", set("work_order.version", "2.0"), "work_order.version"},
-		{"steps out of order", step(1, "step", 3), "work_order.procedure[1].step"},
-		{"unknown action", step(0, "action", "deploy_rocket"), "work_order.procedure[0].action"},
-		{"loop_to pointing forward", step(8, "loop_to", 10), "work_order.procedure[8].loop_to"},
-		{"conditional_loop without condition", step(8, "condition", nil), "work_order.procedure[8].condition"},
-		{"unknown placeholder in a command", step(3, "command", "git commit -m '<no_such_field>'"), "work_order.procedure[3].command"},
+		{"steps out of order", step(1, "step", 3), "step 2 step"},
+		{"unknown action", step(0, "action", "deploy_rocket"), "step 1 action"},
+		{"loop_to pointing forward", step(8, "loop_to", 10), "step 9 loop_to"},
+		{"conditional_loop without condition", step(8, "condition", nil), "step 9 condition"},
+		{"unknown placeholder in a command", step(3, "command", "git commit -m '<no_such_field>'"), "step 4 command"},
 		{"manifest path climbing out", set("work_order.inputs.file_manifest", []any{"../../etc/passwd"}), "work_order.inputs.file_manifest[0]"},
 		{"absolute manifest path", set("work_order.inputs.file_manifest", []any{"/etc/passwd"}), "work_order.inputs.file_manifest[0]"},
 		{"pr_number not positive", set("work_order.inputs.pr_number", -1), "work_order.inputs.pr_number"},
@@ -293,7 +293,7 @@ func TestEveryProblemIsListedNotJustTheFirst(t *testing.T) {
 	if env.Success || env.Error == nil || env.Error.Code != "INVALID_DOCUMENT" {
 		t.Fatalf("envelope: %+v", env)
 	}
-	for _, field := range []string{"status:", "priority:", "work_order.procedure[0].action:"} {
+	for _, field := range []string{"status:", "priority:", "step 1 action:"} {
 		if !strings.Contains(env.Error.Message, field) {
 			t.Errorf("error lacks %s: %s", field, env.Error.Message)
 		}

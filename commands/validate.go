@@ -103,10 +103,7 @@ func invalid(reports []workorder.Report) error { return intake.Invalid(reports) 
 func writeReports(w io.Writer, reports []workorder.Report) error {
 	for _, r := range reports {
 		errs, warns := r.Errors(), r.Warnings()
-		key := r.Key
-		if key == "" {
-			key = "(no _key)"
-		}
+		key := r.Name()
 		switch {
 		case len(errs) > 0:
 			fmt.Fprintf(w, "%s: invalid, %d error(s), %d warning(s)\n", key, len(errs), len(warns))

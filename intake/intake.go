@@ -91,7 +91,12 @@ func DependenciesOf(doc workorder.Document) workorder.Dependencies {
 func (in *Intake) Check(ctx context.Context, docs []workorder.Document, source string) []workorder.Report {
 	batch := map[string]workorder.Document{}
 	var reports []workorder.Report
-	for _, d := range docs {
+	unkeyed := map[int]string{}
+	for i, d := range docs {
+		if _, ok := d["_key"]; !ok {
+			title, _ := d["title"].(string)
+			unkeyed[i] = workorder.Unkeyed(source, i, len(docs), title)
+		}
 		workorder.ApplyDefaults(d)
 		key := workorder.Key(d)
 		if _, seen := batch[key]; seen {
@@ -101,8 +106,10 @@ func (in *Intake) Check(ctx context.Context, docs []workorder.Document, source s
 		batch[key] = d
 	}
 	opts := in.Options(ctx, batch)
-	for _, d := range docs {
-		reports = append(reports, workorder.Validate(d, opts))
+	for i, d := range docs {
+		r := workorder.Validate(d, opts)
+		r.Document = unkeyed[i]
+		reports = append(reports, r)
 	}
 	return reports
 }
@@ -163,7 +170,7 @@ func withWarnings(reports []workorder.Report) []workorder.Report {
 	var out []workorder.Report
 	for _, r := range reports {
 		if w := r.Warnings(); len(w) > 0 {
-			out = append(out, workorder.Report{Key: r.Key, Problems: w})
+			out = append(out, workorder.Report{Key: r.Key, Document: r.Document, Problems: w})
 		}
 	}
 	return out
