@@ -104,10 +104,13 @@ clean:
 lint-workflows:
 	cd tools && $(GO) tool actionlint ../docs/ci/*.yml
 
-# docs/cli.md is generated from the commands' own definitions; a test in
-# commands/ fails when it is out of date.
+# docs/cli.md is generated from the commands' own definitions, and the
+# field and action reference in docs/work-order.md from the table the
+# validator checks documents against; tests in commands/ fail when either
+# is out of date.
 docs:
 	$(GO) run ./scripts/gencli > docs/cli.md
+	$(GO) run ./scripts/gencli -fields docs/work-order.md
 
 # Build and vet for every release target. The end-to-end tests (integration/)
 # need a unix host (signals, process groups) and are not vetted for Windows.
