@@ -61,9 +61,12 @@ func TestImportValidateShowList(t *testing.T) {
 	if !strings.Contains(r.stdout, "imported 4 task(s)") {
 		t.Errorf("import said %q", r.stdout)
 	}
-	r = mustRun(t, db, "", "validate", "task_cr_01")
-	if !strings.HasPrefix(r.stdout, "task_cr_01: valid") {
-		t.Errorf("validate said %q", r.stdout)
+	// The document is valid, but its repository is not on this machine:
+	// wo run would refuse it, and so does wo validate.
+	r = runWo(t, db, "", "validate", "task_cr_01")
+	if r.code != ExitInvalid || !strings.Contains(r.stderr, "task_cr_01 step 1: wo run would refuse: opening repository /home/todd/olympus/Hermes") ||
+		!strings.Contains(r.stderr, "(steps 2, 3, 4, 5, 10 too)") || !strings.Contains(r.stderr, "step 6: wo run would refuse: no GitHub token") {
+		t.Errorf("validate: exit %d\n%s", r.code, r.stderr)
 	}
 	r = mustRun(t, db, "", "show", "task_cr_01")
 	for _, want := range []string{

@@ -207,12 +207,13 @@ func runRun(ctx context.Context, f *Factory, o *runOptions) (result, error) {
 			return err
 		}
 		if o.DryRun {
+			// A plan that a run could not start is still shown, and the
+			// dry run fails as the run would (exit 2).
 			plan, err := eng.Plan(ctx, o.Task)
-			if err != nil {
-				return err
+			if plan != nil {
+				res, human = plan, func(w io.Writer) error { return writePlan(w, plan) }
 			}
-			res, human = plan, func(w io.Writer) error { return writePlan(w, plan) }
-			return nil
+			return err
 		}
 		progress := newProgress(f, o.JSON)
 		eng.Events = progress.event
@@ -224,7 +225,7 @@ func runRun(ctx context.Context, f *Factory, o *runOptions) (result, error) {
 		}
 		return err
 	})
-	return result{data: res, human: human, compact: o.JSON}, err
+	return result{data: res, human: human, compact: o.JSON, always: o.DryRun}, err
 }
 
 // runEpic runs an epic's children in waves and reports each one.

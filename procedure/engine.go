@@ -372,6 +372,7 @@ func (r *run) preflight(ctx context.Context) error {
 		from = r.opts.FromStep
 	}
 	var problems []string
+	var steps []int
 	scope := workorder.NewScope(r.doc)
 	for _, step := range r.procedure() {
 		if step.Step < from || (r.opts.UntilStep > 0 && step.Step > r.opts.UntilStep) {
@@ -387,10 +388,11 @@ func (r *run) preflight(ctx context.Context) error {
 		}
 		if err := checker.Check(ctx, &StepContext{run: r, Step: step, Scope: scope}); err != nil {
 			problems = append(problems, fmt.Sprintf("step %d (%s): %v", step.Step, step.Action, err))
+			steps = append(steps, step.Step)
 		}
 	}
 	if len(problems) > 0 {
-		return &PreflightError{Key: r.key(), Problems: problems}
+		return &PreflightError{Key: r.key(), Problems: problems, Steps: steps}
 	}
 	return nil
 }

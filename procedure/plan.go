@@ -34,7 +34,9 @@ type Plan struct {
 }
 
 // Plan renders every step from where a run would start. It reads the store
-// and the repository and writes to neither.
+// and the repository and writes to neither. When a run could not start
+// (the checks before a run found problems), the plan comes back with the
+// *PreflightError that wo run would give.
 func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 	e.defaults()
 	doc, task, err := e.Load(ctx, opts.Key)
@@ -84,7 +86,33 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 		}
 		p.Steps = append(p.Steps, ps)
 	}
+	if !r.finished() {
+		return p, r.preflight(ctx)
+	}
 	return p, nil
+}
+
+// Preflight makes the checks wo run makes before it changes anything — the
+// checks of the steps still to run: a repository, branches and files that
+// exist, a worktree folder that is free, a reviewer setting wo knows — on
+// a document that need not be stored (wo validate -f). It returns the
+// *PreflightError wo run would give, or nil.
+func (e *Engine) Preflight(ctx context.Context, doc workorder.Document, opts RunOptions) error {
+	e.defaults()
+	task, err := workorder.Parse(doc)
+	if err != nil || task.WorkOrder == nil {
+		return err
+	}
+	r, err := newRun(e, opts, doc, task)
+	if err != nil || r.finished() {
+		return err
+	}
+	defer func() {
+		if r.repo != nil {
+			r.repo.Close()
+		}
+	}()
+	return r.preflight(ctx)
 }
 
 // Reset rewinds a task's state to just after step toStep (0: not started),
