@@ -34,7 +34,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	// action ran: one line and a hint, or one envelope with --json.
 	usage := &usageError{msg: err.Error()}
 	errors.As(err, &usage)
-	return printResult(f, usage.command, jsonRequested(args), started, "", result{}, usage)
+	return printResult(f, usage.command, output{json: jsonRequested(args)}, started, "", result{}, usage)
 }
 
 // jsonRequested reports whether --json is among the flags, for errors found
@@ -163,6 +163,7 @@ func storeFlags() []cli.Flag {
 		&cli.StringFlag{Name: "collection", EnvVars: []string{"WO_COLLECTION"}, Value: "persephone_tasks", Usage: "ArangoDB tasks `COLLECTION`; edges and logs are named after it"},
 		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION` (0: the default, 30s)"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON envelope on stdout"},
+		&cli.StringFlag{Name: "jq", Usage: "print what the jq `EXPRESSION` makes of the --json envelope (strings without quotes); implies --json"},
 	}
 }
 
@@ -179,9 +180,13 @@ func globalFlags() []cli.Flag {
 func (f *Factory) action(run func(c *cli.Context) (result, error)) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		started := time.Now()
-		res, err := run(c)
+		jq, err := parseJQ(c.String("jq"))
+		var res result
+		if err == nil {
+			res, err = run(c)
+		}
 		err = f.secrets().Error(err) // whatever a server echoed, the token is not printed
-		code := printResult(f, c.Command.Name, c.Bool("json"), started, f.describeStore(c), res, err)
+		code := printResult(f, c.Command.Name, output{json: c.Bool("json"), jq: jq}, started, f.describeStore(c), res, err)
 		if code == ExitOK {
 			return nil
 		}

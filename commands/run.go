@@ -127,7 +127,7 @@ finishes the epic.
 // runOptionsFrom reads the flags.
 func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 	o := &runOptions{
-		Store: f.storeConfig(c), JSON: c.Bool("json"), DryRun: c.Bool("dry-run"),
+		Store: f.storeConfig(c), JSON: c.Bool("json") && c.String("jq") == "", DryRun: c.Bool("dry-run"),
 		Task: procedure.RunOptions{FromStep: c.Int("from-step"), UntilStep: c.Int("until-step"), RepoPath: c.String("repo")},
 		Epic: c.String("epic"), Parallel: c.Int("parallel"), Wait: epicWait(c, f), WaitTimeout: c.Duration("wait-timeout"),
 		Engine: engineOptionsFrom(c),

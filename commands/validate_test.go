@@ -140,3 +140,37 @@ func TestAProblemInADocumentWithoutAKeyNamesItsFileAndTitle(t *testing.T) {
 		t.Errorf("exit %d, want 2 saying %q and no made-up key:\n%s", r.code, want, r.stderr)
 	}
 }
+
+// wo reset never guesses how far back: without --to-step or --to-start it
+// changes nothing; with --dry-run it says what it would forget and
+// changes nothing; then it does what it said.
+func TestResetSaysWhatItForgetsAndNeedsATarget(t *testing.T) {
+	repo := gitRepo(t)
+	db := newDB(t)
+	mustRun(t, db, "", "import", writeDoc(t, localOrder(t, repo, "hello.go")))
+	mustRun(t, db, "", "run", "local_01")
+	before := mustRun(t, db, "", "export").stdout
+
+	r := runWo(t, db, "", "reset", "local_01")
+	if r.code != ExitInvalid || !strings.Contains(r.stderr, "say how far back") {
+		t.Errorf("reset without a target: exit %d %s", r.code, r.stderr)
+	}
+	dry := mustRun(t, db, "", "reset", "local_01", "--to-step", "2", "--dry-run")
+	for _, want := range []string{"local_01: rewinding from step 5/5 to step 2 would forget:", "steps done: 3, 4, 5 (they run again)",
+		"source_sha: ", "dry run: nothing changed"} {
+		if !strings.Contains(dry.stdout, want) {
+			t.Errorf("the dry run does not say %q:\n%s", want, dry.stdout)
+		}
+	}
+	if after := mustRun(t, db, "", "export").stdout; after != before {
+		t.Error("a refused reset or a dry run changed the task")
+	}
+	done := mustRun(t, db, "", "reset", "local_01", "--to-step", "2")
+	if !strings.Contains(done.stdout, "steps done: 3, 4, 5") || !strings.Contains(done.stdout, "local_01: reset to step 2/5, status in_progress") {
+		t.Errorf("reset --to-step 2:\n%s", done.stdout)
+	}
+	start := mustRun(t, db, "", "reset", "local_01", "--to-start", "--json", "--jq", ".data.plan.not_done")
+	if strings.TrimSpace(start.stdout) != "[\n  1,\n  2\n]" && strings.TrimSpace(start.stdout) != "[1,2]" {
+		t.Errorf("reset --to-start: %q", start.stdout)
+	}
+}

@@ -468,6 +468,9 @@ func StatePatch(before, after State) map[string]any {
 	return map[string]any{"work_order": map[string]any{"state": diff}}
 }
 
+// StateMap is a state as a document holds it.
+func StateMap(s State) map[string]any { return stateMap(s) }
+
 func stateMap(s State) map[string]any {
 	s.Lease = nil
 	s.normalize()
