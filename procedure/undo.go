@@ -872,6 +872,9 @@ func (u *undo) otherTask(ctx context.Context, match func(*workorder.Task, workor
 				continue
 			}
 			st, _ := workorder.StateOf(d)
+			if t.Status == workorder.StatusClosed && st.NeverRan() {
+				continue // closed before it ran: it made nothing and will make nothing
+			}
 			u.others = append(u.others, otherWorkOrder{t, st})
 		}
 	}

@@ -129,6 +129,13 @@ type State struct {
 	Undo *UndoRecord `json:"undo,omitempty"`
 }
 
+// NeverRan reports whether the state records no step and nothing a step
+// makes: the work order has not run, or was undone since.
+func (s State) NeverRan() bool {
+	return s.CurrentStep == 0 && len(s.CompletedSteps) == 0 && s.Branch == "" && s.WorktreeName == "" &&
+		s.CommitSHA == "" && s.PushedSHA == "" && s.PRNumber == 0 && s.Undo == nil
+}
+
 // UndoRecord is what wo undo has done so far.
 type UndoRecord struct {
 	By      string     `json:"by"`
