@@ -11,7 +11,7 @@ import (
 )
 
 // everyCommand is what a user can type after wo; the scripts must offer all.
-var everyCommand = []string{"init", "create", "import", "export", "show", "list", "validate", "run", "reset", "log",
+var everyCommand = []string{"init", "create", "import", "export", "show", "list", "validate", "run", "reset", "delete", "log",
 	"status", "sync", "event", "split", "prompt", "approve", "revise", "cancel", "completion"}
 
 func completionScript(t *testing.T, shell string) string {

@@ -51,9 +51,12 @@ func classify(err error) (exit int, code string) {
 	var foreign *store.ForeignError
 	var missing *store.MissingError
 	var perm *store.PermissionError
+	var refused *refusedError
 	switch {
 	case errors.As(err, &usage):
 		return ExitInvalid, "USAGE"
+	case errors.As(err, &refused):
+		return ExitInvalid, "REFUSED" // a task with a run history, dependents or children
 	case errors.As(err, &database):
 		return ExitInvalid, "NO_DATABASE" // --database names none, or a wrong one
 	case errors.As(err, &foreign):

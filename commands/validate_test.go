@@ -174,3 +174,20 @@ func TestResetSaysWhatItForgetsAndNeedsATarget(t *testing.T) {
 		t.Errorf("reset --to-start: %q", start.stdout)
 	}
 }
+
+func writeDocs(t *testing.T, docs ...map[string]any) string {
+	t.Helper()
+	list := make([]any, len(docs))
+	for i, d := range docs {
+		list[i] = d
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "docs.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

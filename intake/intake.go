@@ -125,6 +125,40 @@ func (in *Intake) Create(ctx context.Context, docs []workorder.Document, from Or
 	return res, nothingImported(err, from)
 }
 
+// Replace is Create for documents some of which take the place of stored
+// tasks (remove: key → the revision each must still be at), in one
+// transaction: the stored ones go, with their edges, and all the
+// documents come, or nothing changes. Their activity logs stay, and each
+// replaced task's gets a task_replaced entry.
+func (in *Intake) Replace(ctx context.Context, docs []workorder.Document, remove map[string]string, from Origin) (*Created, error) {
+	r, ok := in.Store.(store.Replacer)
+	if !ok {
+		return nil, fmt.Errorf("this store cannot remove tasks, so it cannot replace them")
+	}
+	reports := in.Check(ctx, docs, from.Source)
+	if err := Invalid(reports); err != nil {
+		return nil, err
+	}
+	if err := r.Replace(ctx, remove, docs); err != nil {
+		return nil, nothingImported(err, from)
+	}
+	res := &Created{Validation: withWarnings(reports)}
+	for _, d := range docs {
+		key := workorder.Key(d)
+		res.Keys = append(res.Keys, key)
+		action := "task_created"
+		if _, replaced := remove[key]; replaced {
+			action = "task_replaced"
+		}
+		entry := store.LogEntry{Action: action, TaskKey: key, SessionKey: in.Session,
+			Details: map[string]any{"source": from.Source, "command": from.Command}}
+		if err := in.Store.AppendLog(ctx, entry); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s was written but its activity log entry was not: %v", key, err))
+		}
+	}
+	return res, nil
+}
+
 // nothingImported explains a taken key to someone who gave documents.
 func nothingImported(err error, from Origin) error {
 	if store.IsExists(err) {
