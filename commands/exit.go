@@ -16,6 +16,9 @@ const (
 	ExitWaiting     = 3 // comments to fix without an agent, approval, blockers
 	ExitLeaseHeld   = 4 // another runner holds the task
 	ExitUnavailable = 5 // a transient outside failure outlasted its retries
+	// ExitInterrupted is what shells expect of a command a SIGINT stopped
+	// (128 + 2); wo before 0.x exited 1.
+	ExitInterrupted = 130
 )
 
 // usageError is a mistake in the command line.
@@ -38,7 +41,7 @@ var exitCodes = map[procedure.RunOutcome]int{
 	procedure.OutcomeElsewhere:   ExitWaiting,
 	procedure.OutcomeLeaseHeld:   ExitLeaseHeld,
 	procedure.OutcomeRetryLater:  ExitUnavailable,
-	procedure.OutcomeInterrupted: ExitFailed,
+	procedure.OutcomeInterrupted: ExitInterrupted,
 	procedure.OutcomeInvalid:     ExitInvalid,
 	procedure.OutcomeFailed:      ExitFailed,
 }

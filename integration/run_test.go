@@ -517,8 +517,8 @@ func TestCtrlCReleasesTheLease(t *testing.T) {
 	})
 	cmd.Process.Signal(syscall.SIGINT)
 	r := result(cmd, cmd.Wait(), "", errb.String())
-	if r.code != 1 || !strings.Contains(r.stderr, "interrupted during step 1") {
-		t.Fatalf("exit %d, want 1 (interrupted):\n%s", r.code, r.stderr)
+	if r.code != 130 || !strings.Contains(r.stderr, "interrupted during step 1") {
+		t.Fatalf("exit %d, want 130 (interrupted):\n%s", r.code, r.stderr)
 	}
 	doc := f.doc("task_int")
 	if st := stateOf(doc); st["lease"] != nil {

@@ -570,6 +570,12 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 			return r.result(), err
 		}
 		jump, err := r.runStep(ctx, step)
+		var stopped *InterruptedError
+		if err != nil && !errors.As(err, &stopped) && ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
+			// The signal came while the step's outcome was being written.
+			r.interrupted(ctx, step)
+			err = &InterruptedError{Key: r.key(), Step: step.Step}
+		}
 		if err != nil {
 			return r.result(), err
 		}
@@ -636,7 +642,7 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 			return 0, cause // the lease was lost
 		}
-		r.log(context.WithoutCancel(ctx), "step_interrupted", map[string]any{"step": step.Step, "action": step.Action})
+		r.interrupted(ctx, step)
 		return 0, &InterruptedError{Key: r.key(), Step: step.Step}
 	}
 	if err != nil {
@@ -647,6 +653,20 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 		return 0, r.fail(ctx, step, attempt, err)
 	}
 	return r.complete(ctx, step, out, elapsed)
+}
+
+// interrupted records that a signal stopped the run in a step: the phase
+// says so (not "running", with no runner behind it) and the timeline has
+// the entry, in one write made past the cancelled context and bounded on
+// its own. The lease is given back after it, as at every end of a run.
+func (r *run) interrupted(ctx context.Context, step workorder.Step) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	r.state.Phase = workorder.PhaseInterrupted
+	entry := r.entry("step_interrupted", map[string]any{"step": step.Step, "action": step.Action})
+	if err := r.saveLogged(wctx, nil, entry); err != nil {
+		r.warnings = append(r.warnings, fmt.Sprintf("the interruption of step %d was not recorded: %v", step.Step, err))
+	}
 }
 
 // currentDoc is the document with the state as this run knows it.
