@@ -57,7 +57,7 @@ func jsonRequested(args []string) bool {
 func guardUsage(cmd *cli.Command) {
 	name := cmd.Name
 	cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return &usageError{command: name, msg: err.Error()}
+		return &usageError{command: name, msg: unknownFlag(cmd.Flags, err)}
 	}
 	var required []string
 	for _, fl := range cmd.Flags {
@@ -113,16 +113,16 @@ Time limits: --store-timeout / WO_STORE_TIMEOUT bounds each ArangoDB operation
 
 Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 4 another runner holds the task, 5 transient failure (rerun later).`,
-		HideHelpCommand:      true,
+		HideHelpCommand:      false,
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // Run maps errors to exit codes
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usagef(err.Error())
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usagef(unknownFlag(c.App.Flags, err))
 		},
 		Flags: globalFlags(),
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usagef(fmt.Sprintf("unknown command %q", c.Args().First()))
+				return unknownCommand(c.App, c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -148,6 +148,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newDecisionCommand(f, reviseDecision),
 			newDecisionCommand(f, cancelDecision),
 			newCompletionCommand(f),
+			newVersionCommand(f),
 		},
 	}
 	for _, cmd := range app.Commands {
@@ -156,13 +157,16 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 	return app
 }
 
-// storeFlags are accepted by every command that reads the store.
-func storeFlags() []cli.Flag {
+// storeFlags are accepted by every command that reads the store; its
+// help lists them once, after the command's own, as inherited.
+func storeFlags() []cli.Flag { return inherited(sharedFlags()) }
+
+func sharedFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "store", EnvVars: []string{"WO_STORE"}, Usage: "`URL` of the store: a SQLite file path, or arangodb+http://HOST:8529, arangodb+https://…, arangodb+unix:///PATH.sock (default: $XDG_STATE_HOME/wo/wo.db; ARANGO_URL also works)"},
+		&cli.StringFlag{Name: "store", EnvVars: []string{"WO_STORE"}, Usage: "`URL` of the store: a SQLite file path (or sqlite:PATH), arangodb+http://HOST:8529, arangodb+https://…, arangodb+unix:///PATH.sock (ARANGO_URL also works)", DefaultText: "$XDG_STATE_HOME/wo/wo.db"},
 		&cli.StringFlag{Name: "database", EnvVars: []string{"WO_DATABASE"}, Usage: "ArangoDB `NAME` (HADES_DATABASE also works)"},
 		&cli.StringFlag{Name: "collection", EnvVars: []string{"WO_COLLECTION"}, Value: "persephone_tasks", Usage: "ArangoDB tasks `COLLECTION`; edges and logs are named after it"},
-		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION` (0: the default, 30s)"},
+		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION`", DefaultText: "30s"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON envelope on stdout"},
 		&cli.StringFlag{Name: "jq", Usage: "print what the jq `EXPRESSION` makes of the --json envelope (strings without quotes); implies --json"},
 	}
@@ -173,7 +177,7 @@ func storeFlags() []cli.Flag {
 // command takes them, so the command's own flag, environment and default
 // rules apply unchanged, and a flag given after the verb still wins.
 func globalFlags() []cli.Flag {
-	return storeFlags()
+	return sharedFlags()
 }
 
 // action times a command, prints its outcome once (human or --json), and

@@ -400,7 +400,7 @@ func TestClearErrors(t *testing.T) {
 		{"malformed JSON", "[\n  {\"_key\": \"task_x\",\n   \"status\": open}\n]", []string{"import", "-"}, ExitInvalid, []string{"stdin: malformed JSON at line 3, column"}},
 		{"unreadable file", "", []string{"import", "/nonexistent/tasks.json"}, ExitInvalid, []string{"cannot read /nonexistent/tasks.json: no such file or directory"}},
 		{"not an object", `[1]`, []string{"import", "-"}, ExitInvalid, []string{"element 0 is a number"}},
-		{"unknown flag", "", []string{"list", "--colour"}, ExitInvalid, []string{"flag provided but not defined: -colour"}},
+		{"unknown flag", "", []string{"list", "--colour"}, ExitInvalid, []string{"unknown flag --colour"}},
 		{"bad status filter", "", []string{"list", "--status", "done"}, ExitInvalid, []string{`--status "done": use one of open, in_progress`}},
 		{"create without -f", "", []string{"create"}, ExitInvalid, []string{"give -f FILE"}},
 	}

@@ -34,8 +34,20 @@ func CLIReference() string {
 		if c.Description != "" {
 			b.WriteString(c.Description + "\n\n")
 		}
-		if len(c.Flags) > 0 {
-			writeFlagTable(&b, c.Flags)
+		var own []cli.Flag
+		shared := false
+		for _, fl := range c.Flags {
+			if cf, ok := fl.(cli.CategorizableFlag); ok && cf.GetCategory() == inheritedCategory {
+				shared = true
+				continue
+			}
+			own = append(own, fl)
+		}
+		if len(own) > 0 {
+			writeFlagTable(&b, own)
+		}
+		if shared {
+			b.WriteString("\nAnd the [global options](#global-options).\n")
 		}
 	}
 	return b.String()
@@ -60,13 +72,8 @@ func writeFlagTable(b *strings.Builder, flags []cli.Flag) {
 		for _, e := range df.GetEnvVars() {
 			env = append(env, "`"+e+"`")
 		}
-		def := strings.Trim(df.GetDefaultText(), `"`)
-		if def == "" {
-			def = df.GetValue()
-		}
-		if _, isBool := fl.(*cli.BoolFlag); isBool || def == "" || def == "0s" {
-			def = ""
-		} else {
+		def := flagDefault(fl)
+		if def != "" {
 			def = "`" + def + "`"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", strings.Join(names, ", "), strings.Join(env, ", "), def,

@@ -43,7 +43,7 @@ func TestCLIDocsDescribeEveryCommandAndFlag(t *testing.T) {
 		}
 	}
 	for _, row := range []string{
-		"| `--store URL` | `WO_STORE` |  | URL of the store",
+		"| `--store URL` | `WO_STORE` | `$XDG_STATE_HOME/wo/wo.db` | URL of the store",
 		"| `--from-step N` |",
 		"| `--verbose` |  |  | every detail of each entry, and the runner that wrote it |",
 		"| `--base REF` |  |  | the REF the PRs are reviewed against (required) |",

@@ -329,7 +329,7 @@ func TestDecisionFlags(t *testing.T) {
 	}{
 		{reviseDecision, []string{"task_cr_01"}, "missing required --note"},
 		{cancelDecision, []string{"task_cr_01"}, "missing required --reason"},
-		{approveDecision, []string{"task_cr_01", "--note", "ok"}, "flag provided but not defined: -note"},
+		{approveDecision, []string{"task_cr_01", "--note", "ok"}, "unknown flag --note"},
 		{approveDecision, nil, "missing task KEY: usage: wo approve KEY"},
 		{cancelDecision, []string{"--reason", "dup", "task_a", "task_b"}, "expected one task KEY, got 2 arguments: task_a task_b"},
 	} {
