@@ -21,7 +21,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 func Run(ctx context.Context, f *Factory, args []string) int {
 	started := time.Now()
 	app := NewApp(f)
-	args = permuteArgs(app, args)
+	if len(args) < 2 || args[1] != "__complete" { // the completion scripts' words go as typed
+		args = permuteArgs(app, args)
+	}
 	err := app.RunContext(ctx, args)
 	var done exitCode
 	switch {
@@ -149,6 +151,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newDecisionCommand(f, cancelDecision),
 			newCompletionCommand(f),
 			newVersionCommand(f),
+			completeCommand(f),
 		},
 	}
 	for _, cmd := range app.Commands {

@@ -212,6 +212,7 @@ func TestTheTourAndTheGuidesRunAsWritten(t *testing.T) {
 	checkTourPullRequest(t, T)
 	checkTourBranch(t, T)
 	checkTourState(t, T)
+	checkKeyCompletion(t, env, T)
 
 	guides, _ := filepath.Glob("../docs/*.md")
 	sort.Strings(guides)
@@ -322,5 +323,18 @@ func checkTourState(t *testing.T, T string) {
 	st := task.WorkOrder.State
 	if task.Status != "in_review" || st.CurrentStep != 11 || st.PRNumber != 1 || st.ReviewIterations != 1 {
 		t.Errorf("hello_01: status %s, step %d, PR #%d, %d fix round(s); want in_review, 11, #1, 1", task.Status, st.CurrentStep, st.PRNumber, st.ReviewIterations)
+	}
+}
+
+// checkKeyCompletion presses TAB after "wo show hel" in bash with wo's
+// completion loaded: the tour's task key comes from the store.
+func checkKeyCompletion(t *testing.T, env []string, T string) {
+	t.Helper()
+	prog := `source <(wo completion bash); COMP_WORDS=(wo show hel); COMP_CWORD=2; _wo; printf '%s\n' "${COMPREPLY[@]}"`
+	cmd := exec.Command("bash", "-c", prog)
+	cmd.Env = append(env, "WO_STORE="+filepath.Join(T, "wo.db"))
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "hello_01" {
+		t.Errorf("wo show hel<TAB> in bash: %q (%v), want hello_01", out, err)
 	}
 }
