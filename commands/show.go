@@ -111,7 +111,7 @@ func planSteps(doc map[string]any) []StepView {
 		does, _ := procedure.Describe(s.Action)
 		v := StepView{Step: s.Step, Action: s.Action, Does: does, Command: s.Command, Description: s.Description, Mark: "pending"}
 		if s.Command != "" {
-			if r, err := scope.Render(s.Command); err != nil {
+			if r, err := scope.RenderLeaving(s.Command, procedure.LaterNames()); err != nil {
 				v.TemplateError = err.Error()
 			} else {
 				v.Rendered = r

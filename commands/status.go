@@ -523,6 +523,9 @@ func nextText(r StatusRow) string {
 	if r.Steps > 0 && r.Step == r.Steps {
 		return "done"
 	}
+	if r.Phase == workorder.PhaseInterrupted {
+		return r.NextAction + " (interrupted)"
+	}
 	return r.NextAction
 }
 

@@ -44,6 +44,9 @@ func TestAnInterruptedRunSaysSoAndResumes(t *testing.T) {
 	if !strings.Contains(status.stdout, "interrupted") {
 		t.Errorf("wo status does not say interrupted: %s %s", status.stdout, status.stderr)
 	}
+	if table := f.wo(nil, "status", "task_sig"); !strings.Contains(table.stdout, "create_branch (interrupted)") {
+		t.Errorf("wo status does not say the next step was interrupted:\n%s", table.stdout)
+	}
 	log := f.wo(nil, "log", "task_sig")
 	if !regexp.MustCompile(`(?m)^\S+ \S+\s+2\s+create_branch\s+interrupted`).MatchString(log.stdout) {
 		t.Errorf("the timeline has no interruption:\n%s", log.stdout)

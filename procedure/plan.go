@@ -68,7 +68,9 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 		spec, _ := lookupAction(step.Action)
 		ps := PlannedStep{Step: step.Step, Action: step.Action, Does: spec.Does, Runnable: spec.New != nil}
 		if step.Command != "" {
-			if s, err := scope.Render(step.Command); err != nil {
+			// A name a step fills in as it runs (<pr_number>) stays a
+			// name until then: not an error.
+			if s, err := scope.RenderLeaving(step.Command, LaterNames()); err != nil {
 				ps.TemplateError = err.Error()
 			} else {
 				ps.Command = s

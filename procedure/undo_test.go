@@ -1017,18 +1017,21 @@ func TestUndoProvenanceLeavesOutAFixThePersonCommitted(t *testing.T) {
 }
 
 // Another task that names the same branch keeps it from being undone,
-// unless it was closed before it ever ran: it made nothing and will make
-// nothing. One that ran, or may still run, keeps the branch.
+// unless it was closed before it ever ran (it made nothing and will make
+// nothing) or works in another repository. One that ran, or may still
+// run in this repository, keeps the branch.
 func TestAClosedTaskThatNeverRanStandsInNoUndosWay(t *testing.T) {
 	for _, c := range []struct {
-		name   string
-		status string
-		state  map[string]any
-		kept   bool
+		name     string
+		status   string
+		state    map[string]any
+		repoPath string
+		kept     bool
 	}{
-		{"closed, never ran", "closed", map[string]any{"current_step": 0, "completed_steps": []any{}}, false},
-		{"open, may run", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, true},
-		{"closed after a run", "closed", map[string]any{"current_step": 2, "completed_steps": []any{1, 2}, "branch": fixBranch}, true},
+		{"closed, never ran", "closed", map[string]any{"current_step": 0, "completed_steps": []any{}}, "", false},
+		{"open, may run", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, "", true},
+		{"closed after a run", "closed", map[string]any{"current_step": 2, "completed_steps": []any{1, 2}, "branch": fixBranch}, "", true},
+		{"open, in another repository", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, "/elsewhere/repo", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := undoHarness(t)
@@ -1040,6 +1043,9 @@ func TestAClosedTaskThatNeverRanStandsInNoUndosWay(t *testing.T) {
 			other["_key"], other["status"] = "task_twin", c.status
 			delete(other, "_rev")
 			other["work_order"].(map[string]any)["state"] = c.state
+			if c.repoPath != "" {
+				other["work_order"].(map[string]any)["context"].(map[string]any)["repo_path"] = c.repoPath
+			}
 			if err := h.store.Create(h.ctx, other); err != nil {
 				t.Fatal(err)
 			}

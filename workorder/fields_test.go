@@ -174,3 +174,14 @@ func TestStepOf(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderLeavingKeepsNamesStepsFillInLater(t *testing.T) {
+	scope := NewScope(patched(t, `{"work_order": {"inputs": {"repo_name": "acme/x"}}}`))
+	got, err := scope.RenderLeaving("gh api repos/<repo_name>/pulls/<pr_number>/comments", []string{"pr_number"})
+	if err != nil || got != "gh api repos/acme/x/pulls/<pr_number>/comments" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if _, err := scope.RenderLeaving("<nowhere> <pr_number>", []string{"pr_number"}); err == nil || !strings.Contains(err.Error(), "<nowhere>") || strings.Contains(err.Error(), "<pr_number>,") {
+		t.Errorf("an unknown name: %v", err)
+	}
+}
