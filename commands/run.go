@@ -518,7 +518,7 @@ func (p *progress) event(ev procedure.Event) {
 	case "run_finished":
 		fmt.Fprintf(w, "%s: %s\n", ev.Key, ev.Outcome)
 	case "log_failed":
-		fmt.Fprintf(w, "%swarning: the activity log was not written: %s\n", clear, ev.Error)
+		fmt.Fprintf(w, "%swarning: %s\n", clear, ev.Error) // it says what was not written
 	case "warning":
 		fmt.Fprintf(w, "%swarning: %s\n", clear, ev.Error)
 	}

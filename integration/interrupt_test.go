@@ -59,3 +59,33 @@ func TestAnInterruptedRunSaysSoAndResumes(t *testing.T) {
 		t.Error("the finished run still says interrupted")
 	}
 }
+
+// An agent interrupted mid-run: what it did is in the timeline (its
+// agent_finished entry, without a made-up exit status), and no warning
+// says an entry was lost.
+func TestAnInterruptedAgentStepKeepsItsTimeline(t *testing.T) {
+	f := newFixture(t, 2)
+	f.importTask(map[string]any{"_key": "task_think", "title": "Think", "status": "open",
+		"work_order": map[string]any{"version": "1.0", "objective": "Let an agent think for a while",
+			"procedure": []any{map[string]any{"step": 1, "action": "agent", "delivery": []any{map[string]any{"target": "task_note"}}}}}})
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "agent.sh")
+	started := filepath.Join(dir, "started")
+	os.WriteFile(agent, []byte("#!/bin/sh\ntouch "+started+"\nsleep 30\n"), 0o755)
+	cmd := f.cmd([]string{"WO_AGENT=" + agent}, "run", "task_think")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the agent to start", 10*time.Second, func() bool { _, err := os.Stat(started); return err == nil })
+	cmd.Process.Signal(syscall.SIGINT)
+	r := result(cmd, cmd.Wait(), "", errb.String())
+	if r.code != 130 || strings.Contains(r.stderr, "was not written") {
+		t.Fatalf("exit %d, want 130 and no lost entry:\n%s", r.code, r.stderr)
+	}
+	log := f.wo(nil, "log", "task_think").stdout
+	if !regexp.MustCompile(`agent_finished\s+-\s+\S+\s+exit_code=-1`).MatchString(log) || !strings.Contains(log, "interrupted") {
+		t.Errorf("the timeline of the interrupted agent step:\n%s", log)
+	}
+}

@@ -813,7 +813,12 @@ func (r *run) appendLogs(ctx context.Context, entries []store.LogEntry) {
 }
 
 func (r *run) appendLog(ctx context.Context, e store.LogEntry) {
-	err := r.Store.AppendLog(ctx, e)
+	// An entry says what happened (an agent that ran, a step that
+	// stopped): a signal that ends the run must not lose it. The write is
+	// bounded on its own.
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err := r.Store.AppendLog(lctx, e)
 	if err == nil || r.logFailed {
 		return
 	}
