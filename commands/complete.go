@@ -172,7 +172,9 @@ func (f *Factory) taskKeys(ctx context.Context, given map[string]string, prefix 
 	}
 	var keys []string
 	for _, d := range docs {
-		if k := workorder.Key(d); k != "" && strings.HasPrefix(k, prefix) && !strings.ContainsAny(k, " \t\n") {
+		// A key another tool wrote may hold anything: only a valid one is
+		// handed to the shell.
+		if k := workorder.Key(d); strings.HasPrefix(k, prefix) && workorder.CheckKey(k) == nil && !strings.ContainsAny(k, " \t\n") {
 			keys = append(keys, k)
 			if len(keys) == maxKeys {
 				break

@@ -12,6 +12,7 @@ import (
 	"github.com/wo-runner/wo/intake"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -167,17 +168,17 @@ func writeReports(w io.Writer, reports []workorder.Report) error {
 		key := r.Name()
 		switch {
 		case len(errs) > 0:
-			fmt.Fprintf(w, "%s: invalid, %d error(s), %d warning(s)\n", key, len(errs), len(warns))
+			fmt.Fprintf(w, "%s: invalid, %d error(s), %d warning(s)\n", termtext.Line(key), len(errs), len(warns))
 		case len(warns) > 0:
-			fmt.Fprintf(w, "%s: valid, %d warning(s)\n", key, len(warns))
+			fmt.Fprintf(w, "%s: valid, %d warning(s)\n", termtext.Line(key), len(warns))
 		default:
-			fmt.Fprintf(w, "%s: valid\n", key)
+			fmt.Fprintf(w, "%s: valid\n", termtext.Line(key))
 		}
 		for _, p := range errs {
-			fmt.Fprintf(w, "  error   %s\n", p)
+			fmt.Fprintf(w, "  error   %s\n", termtext.Line(p.String()))
 		}
 		for _, p := range warns {
-			fmt.Fprintf(w, "  warning %s\n", p)
+			fmt.Fprintf(w, "  warning %s\n", termtext.Line(p.String()))
 		}
 	}
 	return nil

@@ -417,7 +417,7 @@ func (v *validator) unknownFields() {
 				if slices.Contains(names, name) || parent == "" && strings.HasPrefix(name, "_") {
 					continue // known, or the store's own (_id, _rev)
 				}
-				path := join(in.path, name)
+				path := fieldPath(in.path, name)
 				hint := didYouMean(name, names)
 				if hint == "" {
 					hint = elsewhere(name, parent)
@@ -559,8 +559,20 @@ func meant(name string, known []string) string {
 	return ""
 }
 
+// fieldPath is the path of a field whose name comes from the document:
+// an odd or long name is quoted, escaped and cut short.
+func fieldPath(base, name string) string {
+	if p := pathKey(name); !strings.HasPrefix(p, ".") {
+		return base + p
+	}
+	return join(base, name)
+}
+
 // Suggest returns the known name that name most likely meant, or "".
 func Suggest(name string, known []string) string {
+	if len(name) > quoteLimit {
+		return "" // nothing wo knows is that long, and comparing costs
+	}
 	lower := strings.ToLower(name)
 	if a, ok := aliases[lower]; ok && slices.Contains(known, a) && a != name {
 		return a

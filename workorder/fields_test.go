@@ -185,3 +185,18 @@ func TestRenderLeavingKeepsNamesStepsFillInLater(t *testing.T) {
 		t.Errorf("an unknown name: %v", err)
 	}
 }
+
+// A field's name comes from the document: an odd one is quoted and
+// escaped in the path, a huge one cut short and not compared.
+func TestAnUnknownFieldsNameIsQuotedInItsPath(t *testing.T) {
+	d := patched(t, `{"work_order": {"procedure": [{"step": 1, "action": "commit", "\u001b[31mred": 1}]}}`)
+	d["work_order"].(map[string]any)["procedure"].([]any)[0].(map[string]any)[strings.Repeat("x", 100000)] = 1
+	var paths []string
+	for _, p := range Validate(d, fieldOptions).Warnings() {
+		paths = append(paths, p.Path)
+	}
+	joined := strings.Join(paths, "\n")
+	if strings.Contains(joined, "\x1b") || len(joined) > 1000 || !strings.Contains(joined, `work_order.procedure[0]["\x1b[31mred"]`[:len(`work_order.procedure[0]["`)]) {
+		t.Errorf("paths: %q", paths)
+	}
+}
