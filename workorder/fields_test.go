@@ -123,7 +123,7 @@ func TestMisspeltFieldsAreNamedWithWhatWasMeant(t *testing.T) {
 		{`{"work_order": {"procedure": [{"step": 1, "action": "commit", "loop": 1}]}}`, "work_order.procedure[0].loop", "is not a field of a step: wo ignores it"},
 		{`{"objective": "Do the thing for real"}`, "objective", "it belongs in work_order"},
 		{`{"statuss": "open"}`, "statuss", "did you mean status?"},
-		{`{"work_order": {"dependencies": {"blocked-by": ["x"]}}}`, "work_order.dependencies.blocked-by", "did you mean blocked_by?"},
+		{`{"work_order": {"dependencies": {"blocked-by": ["x"]}}}`, `work_order.dependencies["blocked-by"]`, "did you mean blocked_by?"},
 	} {
 		r := Validate(patched(t, c.patch), fieldOptions)
 		var got []string
