@@ -203,6 +203,9 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
 	st := wo.State
 	p.line("\nState: step %d/%d done · review iterations %d · PR %s · worktree %s",
 		st.CurrentStep, len(wo.Procedure), st.ReviewIterations, orDash(deref(st.PRURL)), orDash(deref(st.WorktreePath)))
+	if st.Phase == workorder.PhaseInterrupted {
+		p.line("  interrupted: the last run was stopped by a signal in step %d; wo run %s goes on from there", st.CurrentStep+1, termtext.Line(workorder.Key(doc)))
+	}
 	if st.Lease != nil {
 		p.line("  lease: %s until %s", st.Lease.Holder, st.Lease.ExpiresAt.Format("2006-01-02 15:04:05Z07:00"))
 	}

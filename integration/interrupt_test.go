@@ -47,6 +47,9 @@ func TestAnInterruptedRunSaysSoAndResumes(t *testing.T) {
 	if table := f.wo(nil, "status", "task_sig"); !strings.Contains(table.stdout, "create_branch (interrupted)") {
 		t.Errorf("wo status does not say the next step was interrupted:\n%s", table.stdout)
 	}
+	if show := f.wo(nil, "show", "task_sig"); !strings.Contains(show.stdout, "interrupted: the last run was stopped by a signal in step 2; wo run task_sig goes on from there") {
+		t.Errorf("wo show does not say the run was interrupted:\n%s", show.stdout)
+	}
 	log := f.wo(nil, "log", "task_sig")
 	if !regexp.MustCompile(`(?m)^\S+ \S+\s+2\s+create_branch\s+interrupted`).MatchString(log.stdout) {
 		t.Errorf("the timeline has no interruption:\n%s", log.stdout)
