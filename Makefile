@@ -5,7 +5,7 @@ WO      := $(CURDIR)/bin/wo
 export GOFLAGS := -buildvcs=false
 WOENV   := XDG_STATE_HOME=$(DEMO)/state WO_STORE=
 
-.PHONY: build demo test test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs lint-workflows mutate
+.PHONY: build demo tour test test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs lint-workflows mutate
 
 # wo --version: the checkout's git describe (GOFLAGS above turns off Go's
 # own VCS stamping, which a build outside make uses instead).
@@ -16,20 +16,27 @@ build:
 	$(GO) build -o bin/gh-standin ./integration/ghstandin/cmd/gh-standin
 
 # The main job on the embedded store, in a throw-away folder: import the
-# fixture epic, validate, show and list the seed's task_cr_01; then run the
-# seed's whole procedure for real, against a local repository and bare
-# remote that it makes and the GitHub stand-in (a test double of GitHub).
+# fixture epic, show task_cr_01 and list the epic; then run a review
+# procedure for real (scripts/demo-review.sh), against a local repository
+# and bare remote that it makes and the GitHub stand-in (a test double of
+# GitHub): the plan, an interrupt and the resume, the pull request with its
+# stack table and the review's comments, the fix, the log, the epic's
+# status and what wo undo would take back.
 demo: build
-	rm -rf $(DEMO) && mkdir -p $(DEMO)
-	@echo "== wo import fixtures/hermes-review.json"
-	$(WOENV) $(WO) import fixtures/hermes-review.json
-	@echo "== wo validate task_cr_01"
-	$(WOENV) $(WO) validate task_cr_01
-	@echo "== wo show task_cr_01"
-	$(WOENV) $(WO) show task_cr_01
-	@echo "== wo list --parent task_cr_epic"
-	$(WOENV) $(WO) list --parent task_cr_epic
-	./scripts/demo-review.sh $(DEMO) $(WO) $(CURDIR)/bin/gh-standin
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@$(GO) build -o $(DEMO)/prview ./scripts/prview
+	@echo "== wo import fixtures/hermes-review.json: an example epic"
+	@$(WOENV) $(WO) import fixtures/hermes-review.json
+	@echo; echo "== wo show task_cr_01: its work order, every value filled in"
+	@$(WOENV) $(WO) show task_cr_01
+	@echo; echo "== wo list --parent task_cr_epic"
+	@$(WOENV) $(WO) list --parent task_cr_epic
+	@./scripts/demo-review.sh $(DEMO) $(WO) $(CURDIR)/bin/gh-standin $(DEMO)/prview
+
+# The README's tour and every guide's runnable example, as a reader
+# would run them (integration/tour_test.go; make test runs it too).
+tour:
+	$(GO) test -count=1 -run '^TestTheTourAndTheGuidesRunAsWritten$$' ./integration/
 
 # Every test; then the ArangoDB conformance run once more in verbose mode so
 # that its skip reason (or its results) is printed.
@@ -104,10 +111,13 @@ clean:
 lint-workflows:
 	cd tools && $(GO) tool actionlint ../docs/ci/*.yml
 
-# docs/cli.md is generated from the commands' own definitions; a test in
-# commands/ fails when it is out of date.
+# docs/cli.md is generated from the commands' own definitions, and the
+# field and action reference in docs/work-order.md from the table the
+# validator checks documents against; tests in commands/ fail when either
+# is out of date.
 docs:
 	$(GO) run ./scripts/gencli > docs/cli.md
+	$(GO) run ./scripts/gencli -fields docs/work-order.md
 
 # Build and vet for every release target. The end-to-end tests (integration/)
 # need a unix host (signals, process groups) and are not vetted for Windows.

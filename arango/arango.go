@@ -286,6 +286,10 @@ FOR c IN created RETURN c`
 	// changed since stays), and the edges of the tasks it took back.
 	queryCompensate = `LET removed = (FOR d IN @created REMOVE d IN @@tasks OPTIONS { ignoreRevs: false, ignoreErrors: true } RETURN OLD._key)
 FOR e IN @edges FILTER PARSE_IDENTIFIER(e._from).key IN removed REMOVE e._key IN @@edges OPTIONS { ignoreErrors: true }`
+	// queryRemove removes a task at a revision (a moved one is a
+	// conflict, a missing one not found); queryRemoveEdges its edges.
+	queryRemove         = `REMOVE { _key: @key, _rev: @rev } IN @@tasks OPTIONS { ignoreRevs: false }`
+	queryRemoveEdges    = `FOR e IN @@edges FILTER e._from == @from REMOVE e IN @@edges`
 	queryExisting       = `FOR k IN @keys FILTER DOCUMENT(@@tasks, k) != null RETURN k`
 	queryByParent       = `FOR d IN @@tasks FILTER d.parent_key == @parent SORT d._key RETURN d`
 	queryByStatus       = `FOR d IN @@tasks FILTER d.status == @status SORT d._key RETURN d`
@@ -382,6 +386,54 @@ func (s *Store) Create(ctx context.Context, docs ...map[string]any) error {
 	}
 	if err := trx.Commit(ctx, nil); err != nil {
 		return errors.Join(fmt.Errorf("committing the new tasks: %w", s.mapErr("", err)), s.compensate(ctx, created, edges))
+	}
+	return nil
+}
+
+// Replace removes tasks at their revisions, with their blocked_by edges,
+// and inserts docs, in one stream transaction (see store.Replacer): a
+// failure before the commit writes nothing. Like Create, a commit that
+// fails part way in a sharded cluster can leave part of it written.
+func (s *Store) Replace(ctx context.Context, remove map[string]string, docs []map[string]any) error {
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	trx, err := s.db.BeginTransaction(ctx, arangodb.TransactionCollections{Write: []string{s.cols.Tasks, s.cols.Edges}}, nil)
+	if err != nil {
+		return s.mapErr("", err)
+	}
+	for key, rev := range remove {
+		_, err = s.queryIn(ctx, trx, queryRemove, map[string]any{"@tasks": s.cols.Tasks, "key": key, "rev": rev})
+		if err == nil {
+			_, err = s.queryIn(ctx, trx, queryRemoveEdges, map[string]any{"@edges": s.cols.Edges, "from": s.cols.Tasks + "/" + key})
+		}
+		if err != nil {
+			return errors.Join(s.mapErr(key, err), s.abort(ctx, trx))
+		}
+	}
+	var edges []map[string]any
+	clean := make([]map[string]any, 0, len(docs))
+	for _, doc := range docs {
+		key, _ := doc["_key"].(string)
+		c := make(map[string]any, len(doc))
+		for k, v := range doc {
+			if k != "_rev" && k != "_id" {
+				c[k] = v
+			}
+		}
+		clean = append(clean, c)
+		edges = append(edges, s.edges(key, store.BlockedByOf(doc))...)
+	}
+	if len(clean) > 0 {
+		query, bind := queryCreate, map[string]any{"docs": clean, "@tasks": s.cols.Tasks}
+		if len(edges) > 0 {
+			query, bind["edges"], bind["@edges"] = queryCreateWithEdges, edges, s.cols.Edges
+		}
+		if _, err = s.queryIn(ctx, trx, query, bind); err != nil {
+			return errors.Join(s.mapErr("", err), s.abort(ctx, trx))
+		}
+	}
+	if err := trx.Commit(ctx, nil); err != nil {
+		return s.mapErr("", err)
 	}
 	return nil
 }

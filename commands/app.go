@@ -21,7 +21,9 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 func Run(ctx context.Context, f *Factory, args []string) int {
 	started := time.Now()
 	app := NewApp(f)
-	args = permuteArgs(app, args)
+	if len(args) < 2 || args[1] != "__complete" { // the completion scripts' words go as typed
+		args = permuteArgs(app, args)
+	}
 	err := app.RunContext(ctx, args)
 	var done exitCode
 	switch {
@@ -34,7 +36,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	// action ran: one line and a hint, or one envelope with --json.
 	usage := &usageError{msg: err.Error()}
 	errors.As(err, &usage)
-	return printResult(f, usage.command, jsonRequested(args), started, "", result{}, usage)
+	return printResult(f, usage.command, output{json: jsonRequested(args)}, started, "", result{}, usage)
 }
 
 // jsonRequested reports whether --json is among the flags, for errors found
@@ -57,7 +59,7 @@ func jsonRequested(args []string) bool {
 func guardUsage(cmd *cli.Command) {
 	name := cmd.Name
 	cmd.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
-		return &usageError{command: name, msg: err.Error()}
+		return &usageError{command: name, msg: unknownFlag(cmd.Flags, err)}
 	}
 	var required []string
 	for _, fl := range cmd.Flags {
@@ -113,16 +115,16 @@ Time limits: --store-timeout / WO_STORE_TIMEOUT bounds each ArangoDB operation
 
 Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 4 another runner holds the task, 5 transient failure (rerun later).`,
-		HideHelpCommand:      true,
+		HideHelpCommand:      false,
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // Run maps errors to exit codes
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usagef(err.Error())
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usagef(unknownFlag(c.App.Flags, err))
 		},
 		Flags: globalFlags(),
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return usagef(fmt.Sprintf("unknown command %q", c.Args().First()))
+				return unknownCommand(c.App, c.Args().First())
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -136,6 +138,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newValidateCommand(f),
 			newRunCommand(f),
 			newResetCommand(f),
+			newDeleteCommand(f),
 			newUndoCommand(f),
 			newLogCommand(f),
 			newStatusCommand(f),
@@ -147,6 +150,8 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newDecisionCommand(f, reviseDecision),
 			newDecisionCommand(f, cancelDecision),
 			newCompletionCommand(f),
+			newVersionCommand(f),
+			completeCommand(f),
 		},
 	}
 	for _, cmd := range app.Commands {
@@ -155,14 +160,18 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 	return app
 }
 
-// storeFlags are accepted by every command that reads the store.
-func storeFlags() []cli.Flag {
+// storeFlags are accepted by every command that reads the store; its
+// help lists them once, after the command's own, as inherited.
+func storeFlags() []cli.Flag { return inherited(sharedFlags()) }
+
+func sharedFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "store", EnvVars: []string{"WO_STORE"}, Usage: "`URL` of the store: a SQLite file path, or arangodb+http://HOST:8529, arangodb+https://…, arangodb+unix:///PATH.sock (default: $XDG_STATE_HOME/wo/wo.db; ARANGO_URL also works)"},
+		&cli.StringFlag{Name: "store", EnvVars: []string{"WO_STORE"}, Usage: "`URL` of the store: a SQLite file path (or sqlite:PATH), arangodb+http://HOST:8529, arangodb+https://…, arangodb+unix:///PATH.sock (ARANGO_URL also works)", DefaultText: "$XDG_STATE_HOME/wo/wo.db"},
 		&cli.StringFlag{Name: "database", EnvVars: []string{"WO_DATABASE"}, Usage: "ArangoDB `NAME` (HADES_DATABASE also works)"},
 		&cli.StringFlag{Name: "collection", EnvVars: []string{"WO_COLLECTION"}, Value: "persephone_tasks", Usage: "ArangoDB tasks `COLLECTION`; edges and logs are named after it"},
-		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION` (0: the default, 30s)"},
+		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION`", DefaultText: "30s"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON envelope on stdout"},
+		&cli.StringFlag{Name: "jq", Usage: "print what the jq `EXPRESSION` makes of the --json envelope (strings without quotes); implies --json"},
 	}
 }
 
@@ -171,7 +180,7 @@ func storeFlags() []cli.Flag {
 // command takes them, so the command's own flag, environment and default
 // rules apply unchanged, and a flag given after the verb still wins.
 func globalFlags() []cli.Flag {
-	return storeFlags()
+	return sharedFlags()
 }
 
 // action times a command, prints its outcome once (human or --json), and
@@ -179,9 +188,13 @@ func globalFlags() []cli.Flag {
 func (f *Factory) action(run func(c *cli.Context) (result, error)) cli.ActionFunc {
 	return func(c *cli.Context) error {
 		started := time.Now()
-		res, err := run(c)
+		jq, err := parseJQ(c.String("jq"))
+		var res result
+		if err == nil {
+			res, err = run(c)
+		}
 		err = f.secrets().Error(err) // whatever a server echoed, the token is not printed
-		code := printResult(f, c.Command.Name, c.Bool("json"), started, f.describeStore(c), res, err)
+		code := printResult(f, c.Command.Name, output{json: c.Bool("json"), jq: jq}, started, f.describeStore(c), res, err)
 		if code == ExitOK {
 			return nil
 		}

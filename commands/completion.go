@@ -158,6 +158,10 @@ _wo() {
     esac
     if [[ -z "$cmd" || "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
+    else
+        # Task keys from the store and the values of flags: wo knows them.
+        local IFS=$'\n'
+        COMPREPLY=($(wo __complete "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
     fi
 }
 complete -o default -F _wo wo
@@ -226,7 +230,14 @@ _wo() {
     if [[ $PREFIX == -* ]]; then
         _describe -t flags "wo $cmd flag" flags
     else
-        _files
+        # Task keys from the store and the values of flags: wo knows them.
+        local -a values
+        values=(${(f)"$(wo __complete ${words[2,CURRENT]} 2>/dev/null)"})
+        if (( $#values )); then
+            compadd -a values
+        else
+            _files
+        fi
     fi
 }
 if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
@@ -274,6 +285,9 @@ func writeFishCompletion(w io.Writer, t completionTree) error {
 			fishFlag(&b, "__fish_seen_subcommand_from "+c.Name, fl)
 		}
 	}
+	// Task keys from the store and the values of flags: wo knows them.
+	b.WriteString("function __wo_complete\n    set -l tokens (commandline -opc)\n    wo __complete $tokens[2..-1] (commandline -ct) 2>/dev/null\nend\n")
+	fmt.Fprintf(&b, "complete -c wo -n %s -a '(__wo_complete)'\n", fishQuote("__fish_seen_subcommand_from "+names))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // everyCommand is what a user can type after wo; the scripts must offer all.
-var everyCommand = []string{"init", "create", "import", "export", "show", "list", "validate", "run", "reset", "log",
+var everyCommand = []string{"init", "create", "import", "export", "show", "list", "validate", "run", "reset", "delete", "log",
 	"status", "sync", "event", "split", "prompt", "approve", "revise", "cancel", "completion"}
 
 func completionScript(t *testing.T, shell string) string {
@@ -103,6 +103,46 @@ func TestCompletionNeedsAKnownShell(t *testing.T) {
 		r := runWo(t, "", "", append([]string{"completion"}, strings.Fields(args)...)...)
 		if r.code != ExitInvalid || r.stdout != "" || r.stderr != want {
 			t.Errorf("wo completion %s: exit %d, stdout %q, stderr %q", args, r.code, r.stdout, r.stderr)
+		}
+	}
+}
+
+// What the scripts ask wo: task keys of the store the command line names,
+// the values of flags that take one of a few, and nothing (so the shell
+// offers files) where wo knows nothing better.
+func TestCompletionOfKeysAndValuesComesFromWo(t *testing.T) {
+	db := newDB(t)
+	mustRun(t, db, "", "import", fixture)
+	t.Setenv("WO_STORE", db)
+	for _, c := range []struct {
+		words []string
+		want  string
+	}{
+		{[]string{"show", "task_cr_0"}, "task_cr_01 task_cr_04 task_cr_05"},
+		{[]string{"run", "--epic", "task_cr_e"}, "task_cr_epic"},
+		{[]string{"--store", db, "undo", "task_cr_05"}, "task_cr_05"},
+		{[]string{"status", "--format", "m"}, "markdown mermaid"},
+		{[]string{"list", "--status", "in_"}, "in_progress in_review"},
+		{[]string{"split", "--mode", ""}, "independent stacked"},
+		{[]string{"event", "task_cr_01", "c"}, "clarify"},
+		{[]string{"completion", ""}, "bash zsh fish"},
+		{[]string{"show", "task_cr_01", ""}, ""},                // one KEY only
+		{[]string{"import", ""}, ""},                            // a file: the shell's
+		{[]string{"show", "--st"}, ""},                          // flags are the script's
+		{[]string{"--store", "/nowhere/wo.db", "show", ""}, ""}, // no store: nothing, and no error
+	} {
+		r := runWo(t, "", "", append([]string{"__complete"}, c.words...)...)
+		if got := strings.Join(strings.Fields(r.stdout), " "); r.code != 0 || got != c.want || r.stderr != "" {
+			t.Errorf("wo %s<TAB>: exit %d %q (stderr %q), want %q", strings.Join(c.words, " "), r.code, got, r.stderr, c.want)
+		}
+	}
+	if strings.Contains(runWo(t, "", "", "--help").stdout, "__complete") {
+		t.Error("the completion verb is listed in the help")
+	}
+	for shell, call := range map[string]string{"bash": `wo __complete "${COMP_WORDS[@]:1:COMP_CWORD}"`, "zsh": "wo __complete ${words[2,CURRENT]}",
+		"fish": "wo __complete $tokens[2..-1] (commandline -ct)"} {
+		if !strings.Contains(completionScript(t, shell), call) {
+			t.Errorf("wo completion %s does not ask wo for keys and values (%s)", shell, call)
 		}
 	}
 }

@@ -3,8 +3,12 @@ package commands
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/workorder"
 )
 
 func TestCLIDocsAreUpToDate(t *testing.T) {
@@ -39,7 +43,7 @@ func TestCLIDocsDescribeEveryCommandAndFlag(t *testing.T) {
 		}
 	}
 	for _, row := range []string{
-		"| `--store URL` | `WO_STORE` |  | URL of the store",
+		"| `--store URL` | `WO_STORE` | `$XDG_STATE_HOME/wo/wo.db` | URL of the store",
 		"| `--from-step N` |",
 		"| `--verbose` |  |  | every detail of each entry, and the runner that wrote it |",
 		"| `--base REF` |  |  | the REF the PRs are reviewed against (required) |",
@@ -68,6 +72,45 @@ func TestUserFacingTextNeverMentionsTheDesignSeeds(t *testing.T) {
 		}
 		if loc := seed.FindStringIndex(text); loc != nil {
 			t.Errorf("%s mentions %q", where, text[max(0, loc[0]-40):min(len(text), loc[1]+40)])
+		}
+	}
+}
+
+func TestTheFieldReferenceIsUpToDate(t *testing.T) {
+	const path = "../docs/work-order.md"
+	onDisk, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, ok := WithFieldReference(string(onDisk))
+	if !ok {
+		t.Fatalf("%s has lost the markers of its generated part:\n%s\n%s", path, FieldsBegin, FieldsEnd)
+	}
+	if string(onDisk) != want {
+		t.Fatalf("the field reference in docs/work-order.md is out of date with workorder.Fields; regenerate it with: make docs")
+	}
+}
+
+// Every action the table names is one the engine runs, and every action
+// the engine runs is in the reference.
+func TestTheFieldReferenceNamesTheEnginesActions(t *testing.T) {
+	actions := procedure.ActionNames()
+	for _, f := range workorder.Fields {
+		for _, a := range f.Actions {
+			if !slices.Contains(actions, a) {
+				t.Errorf("%s is read by %q, which is not an action", f.Path, a)
+			}
+		}
+	}
+	ref := FieldReference()
+	for _, a := range actions {
+		if !strings.Contains(ref, "| `"+a+"` |") {
+			t.Errorf("the reference has no row for the action %s", a)
+		}
+	}
+	for _, f := range workorder.Fields {
+		if !strings.Contains(ref, "| `"+f.Name()+"` |") {
+			t.Errorf("the reference has no row for %s", f.Path)
 		}
 	}
 }

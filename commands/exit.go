@@ -16,6 +16,9 @@ const (
 	ExitWaiting     = 3 // comments to fix without an agent, approval, blockers
 	ExitLeaseHeld   = 4 // another runner holds the task
 	ExitUnavailable = 5 // a transient outside failure outlasted its retries
+	// ExitInterrupted is what shells expect of a command a SIGINT stopped
+	// (128 + 2); wo before 0.x exited 1.
+	ExitInterrupted = 130
 )
 
 // usageError is a mistake in the command line.
@@ -38,7 +41,7 @@ var exitCodes = map[procedure.RunOutcome]int{
 	procedure.OutcomeElsewhere:   ExitWaiting,
 	procedure.OutcomeLeaseHeld:   ExitLeaseHeld,
 	procedure.OutcomeRetryLater:  ExitUnavailable,
-	procedure.OutcomeInterrupted: ExitFailed,
+	procedure.OutcomeInterrupted: ExitInterrupted,
 	procedure.OutcomeInvalid:     ExitInvalid,
 	procedure.OutcomeFailed:      ExitFailed,
 }
@@ -51,9 +54,12 @@ func classify(err error) (exit int, code string) {
 	var foreign *store.ForeignError
 	var missing *store.MissingError
 	var perm *store.PermissionError
+	var refused *refusedError
 	switch {
 	case errors.As(err, &usage):
 		return ExitInvalid, "USAGE"
+	case errors.As(err, &refused):
+		return ExitInvalid, "REFUSED" // a task with a run history, dependents or children
 	case errors.As(err, &database):
 		return ExitInvalid, "NO_DATABASE" // --database names none, or a wrong one
 	case errors.As(err, &foreign):

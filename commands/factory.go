@@ -6,8 +6,10 @@ package commands
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 
@@ -78,9 +80,29 @@ func IsArangoURL(u string) bool {
 	return false
 }
 
+// schemeLike is the start of a URL: a scheme and "://".
+var schemeLike = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+
+// checkStoreURL refuses a store URL whose scheme wo does not know, which
+// would otherwise be taken for a file name (arango://db:8529 made a
+// SQLite file named "arango:").
+func checkStoreURL(u string) error {
+	m := schemeLike.FindStringSubmatch(u)
+	if m == nil || IsArangoURL(u) || strings.HasPrefix(u, "sqlite://") {
+		return nil
+	}
+	return usagef(fmt.Sprintf("the store %q: wo does not know the scheme %s://; a store is one of:\n"+
+		"  a SQLite file: ./wo.db, /path/to/wo.db, sqlite:./wo.db\n"+
+		"  ArangoDB: arangodb+http://HOST:PORT, arangodb+https://HOST:PORT, arangodb+unix:///PATH.sock (with --database)",
+		u, m[1]))
+}
+
 // OpenStore opens ArangoDB for an arangodb+… URL, else the SQLite file at
 // the path given (sqlite: prefix optional), else the default SQLite file.
 func OpenStore(ctx context.Context, cfg StoreConfig) (store.Store, error) {
+	if err := checkStoreURL(cfg.URL); err != nil {
+		return nil, err
+	}
 	if IsArangoURL(cfg.URL) {
 		return arango.Open(ctx, arango.Config{
 			URL: cfg.URL, Database: cfg.Database, Collection: cfg.Collection,

@@ -285,8 +285,17 @@ func TestResetFlags(t *testing.T) {
 	if want := (&resetOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01", ToStep: 3}); !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
-	if got, msg := parseOptions(t, resetCommand, "task_cr_01"); !reflect.DeepEqual(got, &resetOptions{Store: sqlite(""), Key: "task_cr_01"}) {
-		t.Errorf("defaults: %+v (%s)", got, msg)
+	if got, msg := parseOptions(t, resetCommand, "task_cr_01", "--to-start", "--dry-run"); !reflect.DeepEqual(got, &resetOptions{Store: sqlite(""), Key: "task_cr_01", DryRun: true}) {
+		t.Errorf("--to-start --dry-run: %+v (%s)", got, msg)
+	}
+	// How far back is never a default: without one, nothing is reset.
+	for _, args := range [][]string{{"task_cr_01"}, {"task_cr_01", "--dry-run"}} {
+		if got, msg := parseOptions(t, resetCommand, args...); got != nil || !strings.Contains(msg, "say how far back: --to-step N keeps steps 1..N done, --to-start keeps none") {
+			t.Errorf("%q: %+v %q", args, got, msg)
+		}
+	}
+	if got, msg := parseOptions(t, resetCommand, "task_cr_01", "--to-step", "2", "--to-start"); got != nil || !strings.Contains(msg, "not both") {
+		t.Errorf("both: %+v %q", got, msg)
 	}
 	if got, msg := parseOptions(t, resetCommand, "--to-step", "1"); got != nil || !strings.Contains(msg, "missing task KEY: usage: wo reset KEY") {
 		t.Errorf("no key: %+v %q", got, msg)
@@ -320,7 +329,7 @@ func TestDecisionFlags(t *testing.T) {
 	}{
 		{reviseDecision, []string{"task_cr_01"}, "missing required --note"},
 		{cancelDecision, []string{"task_cr_01"}, "missing required --reason"},
-		{approveDecision, []string{"task_cr_01", "--note", "ok"}, "flag provided but not defined: -note"},
+		{approveDecision, []string{"task_cr_01", "--note", "ok"}, "unknown flag --note"},
 		{approveDecision, nil, "missing task KEY: usage: wo approve KEY"},
 		{cancelDecision, []string{"--reason", "dup", "task_a", "task_b"}, "expected one task KEY, got 2 arguments: task_a task_b"},
 	} {

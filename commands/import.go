@@ -23,6 +23,9 @@ type importOptions struct {
 	Format string // documents or tasks-json
 	// MaxSize bounds the bytes read from File; 0 is DefaultMaxInputSize.
 	MaxSize int64
+	// Replace lets documents take the place of stored tasks that never
+	// ran.
+	Replace bool
 }
 
 func importCommand(f *Factory, run func(context.Context, *Factory, *importOptions) (result, error)) *cli.Command {
@@ -38,11 +41,17 @@ and the rest of the file, and stores them all in one transaction. If any
 document is invalid or its key exists, nothing is stored and the culprits
 are named. wo export | wo import - round-trips.
 
+--replace lets a document take the place of a stored task with its key,
+when that task never ran (or its runs were undone): in the same
+transaction, the old one goes and the new one comes. A task with a run
+history is refused (wo undo it first).
+
 wo reads at most 32 MiB (--max-size raises it) and refuses documents
 nested deeper than 64 levels, duplicate keys and invalid UTF-8.`,
 		Flags: append(storeFlags(),
 			&cli.StringFlag{Name: "max-size", Value: "32MiB", Usage: "read at most `SIZE` bytes of input (K, M, G or KiB, MiB, GiB suffixes)"},
 			&cli.StringFlag{Name: "format", Value: "documents", Usage: "documents (a JSON array of tasks) or tasks-json (a team's tasks.json: an epic and one agent work order per task)"},
+			&cli.BoolFlag{Name: "replace", Usage: "replace stored tasks of the same keys that never ran (refused for one with a run history)"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := importOptionsFrom(c, f)
@@ -63,7 +72,7 @@ func importOptionsFrom(c *cli.Context, f *Factory) (*importOptions, error) {
 	if format := c.String("format"); format != "documents" && format != "tasks-json" {
 		return nil, usagef(fmt.Sprintf("--format %q: use documents or tasks-json", format))
 	}
-	o := &importOptions{Store: f.storeConfig(c), File: file, Format: c.String("format")}
+	o := &importOptions{Store: f.storeConfig(c), File: file, Format: c.String("format"), Replace: c.Bool("replace")}
 	if c.IsSet("max-size") {
 		if o.MaxSize, err = parseSize(c.String("max-size")); err != nil {
 			return nil, usagef("--max-size: " + err.Error())
@@ -96,8 +105,30 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 		return result{}, err
 	}
 	var res *intake.Created
+	var replaced []string
 	err = f.useStore(ctx, o.Store, func(s store.Store) error {
-		res, err = newIntake(s).Create(ctx, docs, intake.Origin{Source: source, Command: "import"})
+		from := intake.Origin{Source: source, Command: "import"}
+		if !o.Replace {
+			res, err = newIntake(s).Create(ctx, docs, from)
+			return err
+		}
+		remove := map[string]string{}
+		for _, d := range docs {
+			key := workorder.Key(d)
+			old, err := s.Get(ctx, key)
+			if store.IsNotFound(err) || key == "" {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if err := neverRan(ctx, s, old); err != nil {
+				return err
+			}
+			remove[key], _ = old["_rev"].(string)
+			replaced = append(replaced, key)
+		}
+		res, err = newIntake(s).Replace(ctx, docs, remove, from)
 		return err
 	})
 	if err != nil {
@@ -106,9 +137,12 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 	writeNotes(f, res.Warnings)
 	writeWarnings(f, res.Validation)
 	return result{
-		data: map[string]any{"imported": res.Keys, "count": len(res.Keys), "warnings": res.Validation},
+		data: map[string]any{"imported": res.Keys, "count": len(res.Keys), "replaced": replaced, "warnings": res.Validation},
 		human: func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, "imported %d task(s): %s\n", len(res.Keys), joinKeys(res.Keys, 10))
+			if err == nil && len(replaced) > 0 {
+				_, err = fmt.Fprintf(w, "replaced %d that never ran: %s\n", len(replaced), joinKeys(replaced, 10))
+			}
 			return err
 		},
 	}, nil

@@ -59,12 +59,18 @@ func logOptionsFrom(c *cli.Context, f *Factory) (*logOptions, error) {
 func runLog(ctx context.Context, f *Factory, o *logOptions) (result, error) {
 	var entries []store.LogEntry
 	err := f.useStore(ctx, readOnly(o.Store), func(s store.Store) error {
-		if _, err := s.Get(ctx, o.Key); err != nil {
-			return err
+		_, missing := s.Get(ctx, o.Key)
+		if missing != nil && !store.IsNotFound(missing) {
+			return missing
 		}
 		var err error
-		entries, err = s.Logs(ctx, o.Key)
-		return err
+		if entries, err = s.Logs(ctx, o.Key); err != nil {
+			return err
+		}
+		if missing != nil && len(entries) == 0 {
+			return missing // no such task, and never was one
+		}
+		return nil // a deleted task's history outlives it
 	})
 	if err != nil {
 		return result{}, err

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/itchyny/gojq"
+	"github.com/urfave/cli/v2"
+
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -41,10 +44,18 @@ type result struct {
 	always bool
 }
 
+// output is the form a command prints its outcome in.
+type output struct {
+	json bool
+	// jq filters the envelope (--jq), which implies json.
+	jq *gojq.Code
+}
+
 // printResult writes the command's outcome to stdout (data) and stderr
 // (errors), once, in the requested form.
-func printResult(f *Factory, name string, asJSON bool, started time.Time, storeName string, res result, err error) int {
+func printResult(f *Factory, name string, out output, started time.Time, storeName string, res result, err error) int {
 	exit, code := classify(err)
+	asJSON := out.json || out.jq != nil
 	if asJSON {
 		env := Envelope{
 			Success: err == nil,
@@ -64,6 +75,16 @@ func printResult(f *Factory, name string, asJSON bool, started time.Time, storeN
 			env.Error = &EnvelopeError{Code: code, Message: clipLines(err.Error()), Details: errorDetails(err)}
 		}
 		var werr error
+		if out.jq != nil {
+			if jqErr := printJQ(f.Stdout, out.jq, env); jqErr != nil {
+				fmt.Fprintf(f.Stderr, "wo %s: --jq: %s\n", name, termtext.Line(jqErr.Error()))
+				return cmp.Or(exit, ExitInvalid)
+			}
+			if err != nil {
+				fmt.Fprintf(f.Stderr, "wo %s: %s\n", name, termtext.Block(clipLines(err.Error())))
+			}
+			return exit
+		}
 		if res.compact {
 			var b []byte
 			if b, werr = json.Marshal(env); werr == nil {
@@ -134,4 +155,69 @@ func asSyntax(err error) (*workorder.SyntaxError, bool) {
 	var se *workorder.SyntaxError
 	ok := errors.As(err, &se)
 	return se, ok
+}
+
+// parseJQ compiles a --jq expression, or says why it is not one.
+func parseJQ(expr string) (*gojq.Code, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return nil, usagef(fmt.Sprintf("--jq %q: %v", expr, err))
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return nil, usagef(fmt.Sprintf("--jq %q: %v", expr, err))
+	}
+	return code, nil
+}
+
+// printJQ prints what a jq expression makes of the envelope, one result a
+// line: strings as they are, other values as indented JSON (as gh --jq).
+func printJQ(w io.Writer, code *gojq.Code, env Envelope) error {
+	b, err := json.Marshal(env)
+	if err != nil {
+		return err
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	iter := code.Run(v)
+	for {
+		x, ok := iter.Next()
+		if !ok {
+			return nil
+		}
+		if err, isErr := x.(error); isErr {
+			var halt *gojq.HaltError
+			if errors.As(err, &halt) && halt.Value() == nil {
+				return nil
+			}
+			return err
+		}
+		if s, isString := x.(string); isString {
+			fmt.Fprintln(w, s)
+			continue
+		}
+		if err := workorder.Encode(w, x); err != nil {
+			return err
+		}
+	}
+}
+
+// oneOutput refuses a --format that is not the plain one together with
+// --json or --jq: each asks for the whole of stdout, and quietly printing
+// one of them would leave the user wondering where the other went.
+func oneOutput(c *cli.Context, flag, plain string) error {
+	v := c.String(flag)
+	if v == plain || !c.Bool("json") && c.String("jq") == "" {
+		return nil
+	}
+	other := "--json"
+	if !c.Bool("json") {
+		other = "--jq"
+	}
+	return usagef(fmt.Sprintf("--%s %s and %s both ask for the output: give one of them", flag, v, other))
 }

@@ -54,6 +54,9 @@ func promptOptionsFrom(c *cli.Context, f *Factory) (*promptOptions, error) {
 	if format != "text" && format != "markdown" && format != "json" {
 		return nil, usagef(fmt.Sprintf("--format %q: use text, markdown or json", format))
 	}
+	if err := oneOutput(c, "format", "text"); err != nil {
+		return nil, err
+	}
 	return &promptOptions{Store: f.storeConfig(c), Key: key, Format: format}, nil
 }
 

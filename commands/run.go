@@ -96,20 +96,20 @@ finishes the epic.
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be done; change nothing"},
 			&cli.StringFlag{Name: "epic", Usage: "run the children of epic `KEY` in dependency waves"},
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "with --epic: run up to `N` tasks at a time"},
-			&cli.BoolFlag{Name: "wait", Usage: "with --epic: wait for children other runners hold, then go on with their dependents (default when CI=true)"},
+			&cli.BoolFlag{Name: "wait", Usage: "with --epic: wait for children other runners hold, then go on with their dependents", DefaultText: "on when CI=true"},
 			&cli.DurationFlag{Name: "wait-timeout", Value: 30 * time.Minute, Usage: "with --epic --wait: stop waiting for another runner after this `DURATION`"},
 			&cli.IntFlag{Name: "from-step", Usage: "start at step `N` instead of after current_step"},
 			&cli.IntFlag{Name: "until-step", Usage: "stop after step `N`"},
-			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH` (default: context.repo_path)"},
+			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH`", DefaultText: "context.repo_path"},
 			&cli.StringFlag{Name: "agent", EnvVars: []string{"WO_AGENT"}, Usage: "`COMMAND` that fixes review comments (run in the worktree, prompt on stdin)"},
-			&cli.IntFlag{Name: "max-iterations", Usage: "bound on review-fix iterations when a step sets none (default 5)"},
+			&cli.IntFlag{Name: "max-iterations", Usage: "bound on review-fix iterations when a step sets none", DefaultText: "5"},
 			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
-			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes; with none by then the run stops (exit 3) and the next run waits again; 0 looks once and stops until a review event resumes the run"},
+			&cli.DurationFlag{Name: "review-wait", EnvVars: []string{"WO_REVIEW_WAIT"}, Usage: "wait this long for a review instead of the step's duration_minutes; with none by then the run stops (exit 3) and the next run waits again; 0 looks once and stops until a review event resumes the run", DefaultText: "the step's duration_minutes"},
 			&cli.BoolFlag{Name: "continue-epic", Usage: "with --github-event: then run the epic of the event's task, so that a merge starts what waited for it"},
-			&cli.StringSliceFlag{Name: "reviewer", Usage: "wait for a review by this `LOGIN`, and count only its comments and writers' (repeat for several; default: context.reviewers, else the review bots wo knows that show up)"},
-			&cli.BoolFlag{Name: "resolve-threads", Usage: "resolve the review threads a fix addressed (default: context.resolve_threads)"},
-			&cli.StringFlag{Name: "github-event", Usage: "resume the work order a GitHub event payload `FILE` names (default: $GITHUB_EVENT_PATH for pull_request_review, pull_request_review_comment, pull_request and issue_comment events)"},
-			&cli.DurationFlag{Name: "poll-interval", EnvVars: []string{"WO_POLL_INTERVAL"}, Usage: "how often to poll GitHub while waiting (default 30s)"},
+			&cli.StringSliceFlag{Name: "reviewer", Usage: "wait for a review by this `LOGIN`, and count only its comments and writers' (repeat for several)", DefaultText: "context.reviewers, else the review bots wo knows that show up"},
+			&cli.BoolFlag{Name: "resolve-threads", Usage: "resolve the review threads a fix addressed", DefaultText: "context.resolve_threads"},
+			&cli.StringFlag{Name: "github-event", Usage: "resume the work order a GitHub event payload `FILE` names", DefaultText: "$GITHUB_EVENT_PATH for pull_request_review, pull_request_review_comment, pull_request and issue_comment events"},
+			&cli.DurationFlag{Name: "poll-interval", EnvVars: []string{"WO_POLL_INTERVAL"}, Usage: "how often to poll GitHub while waiting", DefaultText: "30s"},
 			&cli.StringSliceFlag{Name: "agent-env", EnvVars: []string{"WO_AGENT_ENV"}, Usage: "also pass the environment variable `NAME` to the agent (repeat, or comma-separate in WO_AGENT_ENV; the agent gets only PATH, LANG, LC_*, TERM, TMPDIR, a temporary HOME, WO_TASK_KEY, WO_WORKTREE, WO_PROMPT_FILE and these)"},
 			&cli.DurationFlag{Name: "agent-timeout", EnvVars: []string{"WO_AGENT_TIMEOUT"}, Value: 30 * time.Minute, Usage: "stop an agent run (and its child processes) after this `DURATION`"},
 			&cli.DurationFlag{Name: "git-timeout", EnvVars: []string{"WO_GIT_TIMEOUT"}, Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git push that takes longer than this `DURATION`"},
@@ -127,7 +127,7 @@ finishes the epic.
 // runOptionsFrom reads the flags.
 func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 	o := &runOptions{
-		Store: f.storeConfig(c), JSON: c.Bool("json"), DryRun: c.Bool("dry-run"),
+		Store: f.storeConfig(c), JSON: c.Bool("json") && c.String("jq") == "", DryRun: c.Bool("dry-run"),
 		Task: procedure.RunOptions{FromStep: c.Int("from-step"), UntilStep: c.Int("until-step"), RepoPath: c.String("repo")},
 		Epic: c.String("epic"), Parallel: c.Int("parallel"), Wait: epicWait(c, f), WaitTimeout: c.Duration("wait-timeout"),
 		Engine: engineOptionsFrom(c),
@@ -207,12 +207,13 @@ func runRun(ctx context.Context, f *Factory, o *runOptions) (result, error) {
 			return err
 		}
 		if o.DryRun {
+			// A plan that a run could not start is still shown, and the
+			// dry run fails as the run would (exit 2).
 			plan, err := eng.Plan(ctx, o.Task)
-			if err != nil {
-				return err
+			if plan != nil {
+				res, human = plan, func(w io.Writer) error { return writePlan(w, plan) }
 			}
-			res, human = plan, func(w io.Writer) error { return writePlan(w, plan) }
-			return nil
+			return err
 		}
 		progress := newProgress(f, o.JSON)
 		eng.Events = progress.event
@@ -224,7 +225,7 @@ func runRun(ctx context.Context, f *Factory, o *runOptions) (result, error) {
 		}
 		return err
 	})
-	return result{data: res, human: human, compact: o.JSON}, err
+	return result{data: res, human: human, compact: o.JSON, always: o.DryRun}, err
 }
 
 // runEpic runs an epic's children in waves and reports each one.
@@ -517,7 +518,7 @@ func (p *progress) event(ev procedure.Event) {
 	case "run_finished":
 		fmt.Fprintf(w, "%s: %s\n", ev.Key, ev.Outcome)
 	case "log_failed":
-		fmt.Fprintf(w, "%swarning: the activity log was not written: %s\n", clear, ev.Error)
+		fmt.Fprintf(w, "%swarning: %s\n", clear, ev.Error) // it says what was not written
 	case "warning":
 		fmt.Fprintf(w, "%swarning: %s\n", clear, ev.Error)
 	}

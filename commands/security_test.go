@@ -277,7 +277,7 @@ func TestReadOnlyCommandsLeaveAForeignSQLiteFileAlone(t *testing.T) {
 	db.Close()
 	before, _ := os.ReadFile(path)
 	for _, args := range [][]string{{"list"}, {"show", "task_a"}, {"status", "task_a"}, {"export"}, {"log", "task_a"},
-		{"import", fixture}, {"reset", "task_a"}} {
+		{"import", fixture}, {"reset", "task_a", "--to-start"}} {
 		r := runWo(t, path, "", args...)
 		if r.code != ExitInvalid || !strings.Contains(r.stderr, path+" is not a wo store: it is a SQLite database without wo's tables") {
 			t.Errorf("wo %s: exit %d: %s", args[0], r.code, r.stderr)
@@ -349,7 +349,7 @@ func TestReadOnlyStoreFile(t *testing.T) {
 		t.Errorf("list on a read-only store: %s", r.stdout)
 	}
 	mustRun(t, db, "", "show", "task_cr_01")
-	r = runWo(t, db, "", "reset", "task_cr_01")
+	r = runWo(t, db, "", "reset", "task_cr_01", "--to-start")
 	if r.code != ExitFailed || !strings.Contains(r.stderr, "permission denied") {
 		t.Errorf("a write to a read-only store: exit %d: %s", r.code, r.stderr)
 	}

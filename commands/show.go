@@ -111,7 +111,7 @@ func planSteps(doc map[string]any) []StepView {
 		does, _ := procedure.Describe(s.Action)
 		v := StepView{Step: s.Step, Action: s.Action, Does: does, Command: s.Command, Description: s.Description, Mark: "pending"}
 		if s.Command != "" {
-			if r, err := scope.Render(s.Command); err != nil {
+			if r, err := scope.RenderLeaving(s.Command, procedure.LaterNames()); err != nil {
 				v.TemplateError = err.Error()
 			} else {
 				v.Rendered = r
@@ -203,6 +203,9 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
 	st := wo.State
 	p.line("\nState: step %d/%d done · review iterations %d · PR %s · worktree %s",
 		st.CurrentStep, len(wo.Procedure), st.ReviewIterations, orDash(deref(st.PRURL)), orDash(deref(st.WorktreePath)))
+	if st.Phase == workorder.PhaseInterrupted {
+		p.line("  interrupted: the last run was stopped by a signal in step %d; wo run %s goes on from there", st.CurrentStep+1, termtext.Line(workorder.Key(doc)))
+	}
 	if st.Lease != nil {
 		p.line("  lease: %s until %s", st.Lease.Holder, st.Lease.ExpiresAt.Format("2006-01-02 15:04:05Z07:00"))
 	}

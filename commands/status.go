@@ -94,6 +94,12 @@ func statusOptionsFrom(c *cli.Context, f *Factory) (*statusOptions, error) {
 	default:
 		return nil, usagef(fmt.Sprintf("--format %q: use table, markdown, mermaid or dot", format))
 	}
+	if err := oneOutput(c, "format", "table"); err != nil {
+		return nil, err
+	}
+	if c.Bool("watch") && (c.Bool("json") || c.String("jq") != "") {
+		return nil, usagef("--watch redraws the table on the terminal and --json prints one envelope: give one of them")
+	}
 	return &statusOptions{Store: f.storeConfig(c), Key: key, Format: format, AllEdges: c.Bool("all-edges"), Watch: c.Bool("watch"), Interval: c.Duration("interval"),
 		Refresh: c.Bool("refresh"), GitHubAPI: c.String("github-api")}, nil
 }
@@ -538,6 +544,9 @@ func stepText(r StatusRow) string {
 func nextText(r StatusRow) string {
 	if r.Steps > 0 && r.Step == r.Steps {
 		return "done"
+	}
+	if r.Phase == workorder.PhaseInterrupted {
+		return r.NextAction + " (interrupted)"
 	}
 	return r.NextAction
 }

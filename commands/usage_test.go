@@ -91,14 +91,14 @@ func TestUsageErrorsAreOneLineAndExit2(t *testing.T) {
 		command string
 		message string
 	}{
-		{[]string{"run", "--bogus"}, "run", "flag provided but not defined: -bogus"},
-		{[]string{"list", "--bogus"}, "list", "flag provided but not defined: -bogus"},
+		{[]string{"run", "--bogus"}, "run", "unknown flag --bogus"},
+		{[]string{"list", "--bogus"}, "list", "unknown flag --bogus"},
 		{[]string{"run", "task_x", "--from-step", "abc"}, "run", `invalid value "abc" for flag -from-step: parse error`},
 		{[]string{"revise", "task_x"}, "revise", "missing required --note"},
 		{[]string{"split"}, "split", "missing required --base and --source"},
 		{[]string{"split", "--base", "main"}, "split", "missing required --source"},
 		{[]string{"show"}, "show", "missing task KEY: usage: wo show KEY"},
-		{[]string{"--bogus", "list"}, "", "flag provided but not defined: -bogus"},
+		{[]string{"--bogus", "list"}, "", "unknown flag --bogus"},
 		{[]string{"frob"}, "", `unknown command "frob"`},
 	} {
 		name := strings.Join(tc.args, " ")

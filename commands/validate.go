@@ -2,13 +2,17 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/intake"
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -79,15 +83,23 @@ func runValidate(ctx context.Context, f *Factory, o *validateOptions) (result, e
 			if err != nil {
 				return err
 			}
-			// What an import would say, defaults and all.
+			// What an import would say, defaults and all; then what a
+			// run of each valid one would refuse.
 			reports = in.Check(ctx, docs, source)
+			for i := range reports {
+				if i < len(docs) && len(reports) == len(docs) {
+					f.preflight(ctx, s, docs[i], &reports[i])
+				}
+			}
 			return nil
 		}
 		doc, err := s.Get(ctx, o.Key)
 		if err != nil {
 			return err
 		}
-		reports = []workorder.Report{workorder.Validate(doc, in.Options(ctx, nil))}
+		r := workorder.Validate(doc, in.Options(ctx, nil))
+		f.preflight(ctx, s, doc, &r)
+		reports = []workorder.Report{r}
 		return nil
 	})
 	if err != nil {
@@ -97,29 +109,76 @@ func runValidate(ctx context.Context, f *Factory, o *validateOptions) (result, e
 	return res, invalid(reports)
 }
 
+// preflight adds to a valid document's report what wo run would refuse
+// before changing anything (the repository, branches, files, the worktree
+// folder), each as an error in the step it is about: a document wo
+// validate passes is one wo run starts.
+func (f *Factory) preflight(ctx context.Context, s store.Store, doc workorder.Document, r *workorder.Report) {
+	if !r.Valid() {
+		return
+	}
+	eng := f.engine(s, engineOptions{GitHubAPI: f.Getenv("GITHUB_API_URL")})
+	err := eng.Preflight(ctx, doc, procedure.RunOptions{Key: workorder.Key(doc)})
+	var pf *procedure.PreflightError
+	if !errors.As(err, &pf) {
+		if err != nil {
+			r.Problems = append(r.Problems, workorder.Problem{Path: "work_order", Message: err.Error(), Severity: workorder.SeverityError})
+		}
+		return
+	}
+	// One problem per cause: a missing repository is every git step's.
+	var order []string
+	steps := map[string][]int{}
+	for i, msg := range pf.Problems {
+		step := 0
+		if i < len(pf.Steps) {
+			step = pf.Steps[i]
+			if _, rest, ok := strings.Cut(msg, "): "); ok {
+				msg = strings.TrimPrefix(rest, "task "+pf.Key+": ")
+			}
+		}
+		if _, seen := steps[msg]; !seen {
+			order = append(order, msg)
+		}
+		steps[msg] = append(steps[msg], step)
+	}
+	for _, msg := range order {
+		at := steps[msg]
+		path := "work_order.procedure"
+		if at[0] > 0 {
+			path = fmt.Sprintf("work_order.procedure[%d]", at[0]-1)
+		}
+		if len(at) > 1 {
+			var more []string
+			for _, n := range at[1:] {
+				more = append(more, fmt.Sprint(n))
+			}
+			msg += " (steps " + strings.Join(more, ", ") + " too)"
+		}
+		r.Problems = append(r.Problems, workorder.Problem{Path: path, Message: "wo run would refuse: " + msg, Severity: workorder.SeverityError})
+	}
+}
+
 // invalid returns the error for reports that contain errors, or nil.
 func invalid(reports []workorder.Report) error { return intake.Invalid(reports) }
 
 func writeReports(w io.Writer, reports []workorder.Report) error {
 	for _, r := range reports {
 		errs, warns := r.Errors(), r.Warnings()
-		key := r.Key
-		if key == "" {
-			key = "(no _key)"
-		}
+		key := r.Name()
 		switch {
 		case len(errs) > 0:
-			fmt.Fprintf(w, "%s: invalid, %d error(s), %d warning(s)\n", key, len(errs), len(warns))
+			fmt.Fprintf(w, "%s: invalid, %d error(s), %d warning(s)\n", termtext.Line(key), len(errs), len(warns))
 		case len(warns) > 0:
-			fmt.Fprintf(w, "%s: valid, %d warning(s)\n", key, len(warns))
+			fmt.Fprintf(w, "%s: valid, %d warning(s)\n", termtext.Line(key), len(warns))
 		default:
-			fmt.Fprintf(w, "%s: valid\n", key)
+			fmt.Fprintf(w, "%s: valid\n", termtext.Line(key))
 		}
 		for _, p := range errs {
-			fmt.Fprintf(w, "  error   %s\n", p)
+			fmt.Fprintf(w, "  error   %s\n", termtext.Line(p.String()))
 		}
 		for _, p := range warns {
-			fmt.Fprintf(w, "  warning %s\n", p)
+			fmt.Fprintf(w, "  warning %s\n", termtext.Line(p.String()))
 		}
 	}
 	return nil

@@ -91,7 +91,12 @@ func DependenciesOf(doc workorder.Document) workorder.Dependencies {
 func (in *Intake) Check(ctx context.Context, docs []workorder.Document, source string) []workorder.Report {
 	batch := map[string]workorder.Document{}
 	var reports []workorder.Report
-	for _, d := range docs {
+	unkeyed := map[int]string{}
+	for i, d := range docs {
+		if _, ok := d["_key"]; !ok {
+			title, _ := d["title"].(string)
+			unkeyed[i] = workorder.Unkeyed(source, i, len(docs), title)
+		}
 		workorder.ApplyDefaults(d)
 		key := workorder.Key(d)
 		if _, seen := batch[key]; seen {
@@ -101,8 +106,10 @@ func (in *Intake) Check(ctx context.Context, docs []workorder.Document, source s
 		batch[key] = d
 	}
 	opts := in.Options(ctx, batch)
-	for _, d := range docs {
-		reports = append(reports, workorder.Validate(d, opts))
+	for i, d := range docs {
+		r := workorder.Validate(d, opts)
+		r.Document = unkeyed[i]
+		reports = append(reports, r)
 	}
 	return reports
 }
@@ -116,6 +123,40 @@ func (in *Intake) Create(ctx context.Context, docs []workorder.Document, from Or
 	}
 	res, err := in.store(ctx, docs, withWarnings(reports), from)
 	return res, nothingImported(err, from)
+}
+
+// Replace is Create for documents some of which take the place of stored
+// tasks (remove: key → the revision each must still be at), in one
+// transaction: the stored ones go, with their edges, and all the
+// documents come, or nothing changes. Their activity logs stay, and each
+// replaced task's gets a task_replaced entry.
+func (in *Intake) Replace(ctx context.Context, docs []workorder.Document, remove map[string]string, from Origin) (*Created, error) {
+	r, ok := in.Store.(store.Replacer)
+	if !ok {
+		return nil, fmt.Errorf("this store cannot remove tasks, so it cannot replace them")
+	}
+	reports := in.Check(ctx, docs, from.Source)
+	if err := Invalid(reports); err != nil {
+		return nil, err
+	}
+	if err := r.Replace(ctx, remove, docs); err != nil {
+		return nil, nothingImported(err, from)
+	}
+	res := &Created{Validation: withWarnings(reports)}
+	for _, d := range docs {
+		key := workorder.Key(d)
+		res.Keys = append(res.Keys, key)
+		action := "task_created"
+		if _, replaced := remove[key]; replaced {
+			action = "task_replaced"
+		}
+		entry := store.LogEntry{Action: action, TaskKey: key, SessionKey: in.Session,
+			Details: map[string]any{"source": from.Source, "command": from.Command}}
+		if err := in.Store.AppendLog(ctx, entry); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s was written but its activity log entry was not: %v", key, err))
+		}
+	}
+	return res, nil
 }
 
 // nothingImported explains a taken key to someone who gave documents.
@@ -163,7 +204,7 @@ func withWarnings(reports []workorder.Report) []workorder.Report {
 	var out []workorder.Report
 	for _, r := range reports {
 		if w := r.Warnings(); len(w) > 0 {
-			out = append(out, workorder.Report{Key: r.Key, Problems: w})
+			out = append(out, workorder.Report{Key: r.Key, Document: r.Document, Problems: w})
 		}
 	}
 	return out

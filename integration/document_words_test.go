@@ -41,7 +41,7 @@ func TestTheExampleWorkOrderAsWritten(t *testing.T) {
 	delete(doc, "parent_key")
 	f.importTask(doc)
 
-	r = f.wo(nil, "run", "task_cr_01", "--dry-run")
+	r = f.wo(nil, "run", "task_cr_01", "--dry-run", "--until-step", "5") // no GitHub token here: the plan of the git steps
 	want := filepath.Join(f.wtRoot, "pr-01-foundation")
 	if r.code != 0 || !strings.Contains(r.stdout, "create linked worktree "+want) || strings.Contains(r.stdout, "review-01-foundation") {
 		t.Fatalf("the dry run does not plan the worktree the command names (%s):\n%s%s", want, r.stdout, r.stderr)

@@ -129,7 +129,7 @@ func TestEphemeralResearchDeliversToAPRComment(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	// A rerun after a reset posts nothing twice.
-	f.wo(nil, "reset", "task_research")
+	f.wo(nil, "reset", "task_research", "--to-start")
 	if r := f.wo(env, "run", "task_research"); r.code != 0 {
 		t.Fatalf("rerun: exit %d\n%s", r.code, r.stderr)
 	}

@@ -157,9 +157,11 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	run := AgentRun{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
 	var exit *exec.ExitError
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		run.ExitCode = -1 // stopped: no exit status of its own (as Go says of a signalled process)
 		return run, fmt.Errorf("agent command %s ran longer than its limit of %s and was stopped with its child processes; raise --agent-timeout (WO_AGENT_TIMEOUT) if it needs longer", words[0], timeout)
 	case ctx.Err() != nil:
+		run.ExitCode = -1
 		return run, fmt.Errorf("agent command %s was stopped with its child processes: %w", words[0], ctx.Err())
 	case errors.As(waitErr, &exit):
 		run.ExitCode = exit.ExitCode()

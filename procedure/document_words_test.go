@@ -89,7 +89,8 @@ func TestTheApprovalRequestShowsSummaryConfidenceEvidenceAndRollback(t *testing.
 		t.Fatal(err)
 	}
 	p, perr := h.engine().Plan(h.ctx, RunOptions{Key: fixKey})
-	if perr != nil || strings.Join(p.RollbackHints, ";") != "git push origin :review/01-foundation" {
+	var pf *PreflightError
+	if perr != nil && !errors.As(perr, &pf) || strings.Join(p.RollbackHints, ";") != "git push origin :review/01-foundation" {
 		t.Errorf("the plan's rollback hints: %q (%v)", p.RollbackHints, perr)
 	}
 }

@@ -372,6 +372,7 @@ func (r *run) preflight(ctx context.Context) error {
 		from = r.opts.FromStep
 	}
 	var problems []string
+	var steps []int
 	scope := workorder.NewScope(r.doc)
 	for _, step := range r.procedure() {
 		if step.Step < from || (r.opts.UntilStep > 0 && step.Step > r.opts.UntilStep) {
@@ -387,10 +388,11 @@ func (r *run) preflight(ctx context.Context) error {
 		}
 		if err := checker.Check(ctx, &StepContext{run: r, Step: step, Scope: scope}); err != nil {
 			problems = append(problems, fmt.Sprintf("step %d (%s): %v", step.Step, step.Action, err))
+			steps = append(steps, step.Step)
 		}
 	}
 	if len(problems) > 0 {
-		return &PreflightError{Key: r.key(), Problems: problems}
+		return &PreflightError{Key: r.key(), Problems: problems, Steps: steps}
 	}
 	return nil
 }
@@ -568,6 +570,12 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 			return r.result(), err
 		}
 		jump, err := r.runStep(ctx, step)
+		var stopped *InterruptedError
+		if err != nil && !errors.As(err, &stopped) && ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
+			// The signal came while the step's outcome was being written.
+			r.interrupted(ctx, step)
+			err = &InterruptedError{Key: r.key(), Step: step.Step}
+		}
 		if err != nil {
 			return r.result(), err
 		}
@@ -634,7 +642,7 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 			return 0, cause // the lease was lost
 		}
-		r.log(context.WithoutCancel(ctx), "step_interrupted", map[string]any{"step": step.Step, "action": step.Action})
+		r.interrupted(ctx, step)
 		return 0, &InterruptedError{Key: r.key(), Step: step.Step}
 	}
 	if err != nil {
@@ -645,6 +653,20 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 		return 0, r.fail(ctx, step, attempt, err)
 	}
 	return r.complete(ctx, step, out, elapsed)
+}
+
+// interrupted records that a signal stopped the run in a step: the phase
+// says so (not "running", with no runner behind it) and the timeline has
+// the entry, in one write made past the cancelled context and bounded on
+// its own. The lease is given back after it, as at every end of a run.
+func (r *run) interrupted(ctx context.Context, step workorder.Step) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	r.state.Phase = workorder.PhaseInterrupted
+	entry := r.entry("step_interrupted", map[string]any{"step": step.Step, "action": step.Action})
+	if err := r.saveLogged(wctx, nil, entry); err != nil {
+		r.warnings = append(r.warnings, fmt.Sprintf("the interruption of step %d was not recorded: %v", step.Step, err))
+	}
 }
 
 // currentDoc is the document with the state as this run knows it.
@@ -791,7 +813,12 @@ func (r *run) appendLogs(ctx context.Context, entries []store.LogEntry) {
 }
 
 func (r *run) appendLog(ctx context.Context, e store.LogEntry) {
-	err := r.Store.AppendLog(ctx, e)
+	// An entry says what happened (an agent that ran, a step that
+	// stopped): a signal that ends the run must not lose it. The write is
+	// bounded on its own.
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err := r.Store.AppendLog(lctx, e)
 	if err == nil || r.logFailed {
 		return
 	}

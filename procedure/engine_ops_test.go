@@ -17,9 +17,12 @@ import (
 func TestPlanShowsEveryStepAndChangesNothing(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	before, _ := h.store.Get(h.ctx, fixKey)
+	// Without a GitHub token the run would not start: the plan says so
+	// with the run's own error, and is still the whole plan.
 	p, err := h.engine().Plan(h.ctx, RunOptions{Key: fixKey})
-	if err != nil {
-		t.Fatal(err)
+	var pf *PreflightError
+	if !errors.As(err, &pf) || len(pf.Steps) != 1 || pf.Steps[0] != 6 || !strings.Contains(err.Error(), "no GitHub token") {
+		t.Fatalf("the plan of a run that cannot start: %v", err)
 	}
 	if len(p.Steps) != 11 || p.FromStep != 1 || p.LeaseHeld != "" || p.WaitsFor != "" {
 		t.Fatalf("plan %+v", p)
@@ -40,8 +43,12 @@ func TestPlanShowsEveryStepAndChangesNothing(t *testing.T) {
 	}
 	// From a later step, and up to one.
 	p, err = h.engine().Plan(h.ctx, RunOptions{Key: fixKey, FromStep: 5, UntilStep: 6})
-	if err != nil || len(p.Steps) != 2 || p.Steps[0].Action != "push" {
+	if !errors.As(err, &pf) || len(p.Steps) != 2 || p.Steps[0].Action != "push" {
 		t.Errorf("plan of steps 5..6: %+v, %v", p, err)
+	}
+	// Up to a step before the one that cannot run, the plan is whole.
+	if p, err = h.engine().Plan(h.ctx, RunOptions{Key: fixKey, FromStep: 4, UntilStep: 5}); err != nil || len(p.Steps) != 2 {
+		t.Errorf("plan of steps 4..5: %+v, %v", p, err)
 	}
 }
 

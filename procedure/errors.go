@@ -113,6 +113,8 @@ func (e *InterruptedError) Error() string {
 type PreflightError struct {
 	Key      string
 	Problems []string
+	// Steps are the step number of each problem, in order.
+	Steps []int
 }
 
 func (e *PreflightError) Error() string {

@@ -34,7 +34,9 @@ type Plan struct {
 }
 
 // Plan renders every step from where a run would start. It reads the store
-// and the repository and writes to neither.
+// and the repository and writes to neither. When a run could not start
+// (the checks before a run found problems), the plan comes back with the
+// *PreflightError that wo run would give.
 func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 	e.defaults()
 	doc, task, err := e.Load(ctx, opts.Key)
@@ -66,7 +68,9 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 		spec, _ := lookupAction(step.Action)
 		ps := PlannedStep{Step: step.Step, Action: step.Action, Does: spec.Does, Runnable: spec.New != nil}
 		if step.Command != "" {
-			if s, err := scope.Render(step.Command); err != nil {
+			// A name a step fills in as it runs (<pr_number>) stays a
+			// name until then: not an error.
+			if s, err := scope.RenderLeaving(step.Command, LaterNames()); err != nil {
 				ps.TemplateError = err.Error()
 			} else {
 				ps.Command = s
@@ -84,29 +88,72 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 		}
 		p.Steps = append(p.Steps, ps)
 	}
+	if !r.finished() {
+		return p, r.preflight(ctx)
+	}
 	return p, nil
 }
 
-// Reset rewinds a task's state to just after step toStep (0: not started),
-// keeping the history in the activity log. It takes the lease for the write,
-// so it cannot run under a working runner. The fields that the rewound
-// steps record are forgotten (the state registry says which), so those
-// steps resolve them afresh.
-func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, error) {
+// Preflight makes the checks wo run makes before it changes anything — the
+// checks of the steps still to run: a repository, branches and files that
+// exist, a worktree folder that is free, a reviewer setting wo knows — on
+// a document that need not be stored (wo validate -f). It returns the
+// *PreflightError wo run would give, or nil.
+func (e *Engine) Preflight(ctx context.Context, doc workorder.Document, opts RunOptions) error {
+	e.defaults()
+	task, err := workorder.Parse(doc)
+	if err != nil || task.WorkOrder == nil {
+		return err
+	}
+	r, err := newRun(e, opts, doc, task)
+	if err != nil || r.finished() {
+		return err
+	}
+	defer func() {
+		if r.repo != nil {
+			r.repo.Close()
+		}
+	}()
+	return r.preflight(ctx)
+}
+
+// ResetPlan is what a reset would change, for wo reset to say before it
+// does it (and instead of it, with --dry-run).
+type ResetPlan struct {
+	Key        string           `json:"key"`
+	FromStep   int              `json:"from_step"`
+	ToStep     int              `json:"to_step"`
+	Steps      int              `json:"steps"`
+	StatusFrom workorder.Status `json:"status_from"`
+	StatusTo   workorder.Status `json:"status_to"`
+	// NotDone are the steps that are done now and will not be.
+	NotDone []int `json:"not_done"`
+	// Forgets are the state fields whose recorded value goes, with it.
+	Forgets map[string]any `json:"forgets"`
+}
+
+// PlanReset says what Reset would change, without changing anything.
+func (e *Engine) PlanReset(ctx context.Context, key string, toStep int) (*ResetPlan, error) {
 	e.defaults()
 	doc, task, err := e.Load(ctx, key)
 	if err != nil {
 		return nil, err
 	}
+	r, err := newRun(e, RunOptions{Key: key}, doc, task)
+	if err != nil {
+		return nil, err
+	}
+	return e.rewind(ctx, r, toStep)
+}
+
+// rewind checks the target step and rewinds r's state to it in memory,
+// returning what that changes.
+func (e *Engine) rewind(ctx context.Context, r *run, toStep int) (*ResetPlan, error) {
+	key, task := r.key(), r.task
 	n := len(task.WorkOrder.Procedure)
 	if toStep < 0 || toStep > n {
 		return nil, &RewindError{Key: key, Msg: fmt.Sprintf("has steps 1..%d: --to-step must be 0..%d", n, n)}
 	}
-	r, release, err := e.hold(ctx, doc, task)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	fromStep := r.state.CurrentStep
 	if toStep > fromStep {
 		return nil, &RewindError{Key: key, Msg: fmt.Sprintf("is at step %d: wo reset only rewinds, and step %d has not run; use wo run %s --from-step %d to start later",
@@ -124,11 +171,14 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 	} else if err != nil {
 		return nil, err
 	}
-	from := task.Status
-	if err := r.moveStatus(ctx, target); err != nil {
-		return nil, err
-	}
+	before := r.state.Clone()
 	st := &r.state
+	plan := &ResetPlan{Key: key, FromStep: fromStep, ToStep: toStep, Steps: n, StatusFrom: task.Status, StatusTo: target, Forgets: map[string]any{}}
+	for _, s := range st.CompletedSteps {
+		if s > toStep {
+			plan.NotDone = append(plan.NotDone, s)
+		}
+	}
 	st.CompletedSteps = slices.DeleteFunc(st.CompletedSteps, func(s int) bool { return s > toStep })
 	st.CurrentStep, st.LastError, st.Phase = toStep, nil, workorder.PhaseReady
 	if toStep == 0 {
@@ -139,10 +189,47 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 			st.ForgetAfterRewind(s.Action)
 		}
 	}
+	old := workorder.StateMap(before)
+	diff, _ := workorder.Get(workorder.StatePatch(before, *st), "work_order.state").(map[string]any)
+	for name, v := range diff {
+		if v == nil && old[name] != nil && name != "last_error" && name != "phase" {
+			plan.Forgets[name] = old[name]
+		}
+	}
+	return plan, nil
+}
+
+// Reset rewinds a task's state to just after step toStep (0: not started),
+// keeping the history in the activity log. It takes the lease for the write,
+// so it cannot run under a working runner. The fields that the rewound
+// steps record are forgotten (the state registry says which), so those
+// steps resolve them afresh.
+func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, error) {
+	e.defaults()
+	doc, task, err := e.Load(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(task.WorkOrder.Procedure); toStep < 0 || toStep > n {
+		return nil, &RewindError{Key: key, Msg: fmt.Sprintf("has steps 1..%d: --to-step must be 0..%d", n, n)}
+	}
+	r, release, err := e.hold(ctx, doc, task)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	from := task.Status
+	plan, err := e.rewind(ctx, r, toStep)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.moveStatus(ctx, plan.StatusTo); err != nil {
+		return nil, err
+	}
 	if err := r.save(ctx, nil); err != nil {
 		return nil, err
 	}
-	r.log(ctx, "reset", map[string]any{"to_step": toStep, "from_step": fromStep, "status_from": string(from), "status_to": string(workorder.StatusOf(r.doc))})
+	r.log(ctx, "reset", map[string]any{"to_step": toStep, "from_step": plan.FromStep, "status_from": string(from), "status_to": string(workorder.StatusOf(r.doc))})
 	return r.result(), nil
 }
 

@@ -822,7 +822,7 @@ func (u *undo) whyShared(ctx context.Context) (string, error) {
 	}
 	other, err := u.otherTask(ctx, func(t *workorder.Task, st workorder.State) bool {
 		named, _ := t.WorkOrder.Inputs["branch_name"].(string)
-		return named == branch || st.Branch == branch
+		return (named == branch || st.Branch == branch) && u.sameRepository(t)
 	})
 	if err != nil || other == "" {
 		return "", err
@@ -840,7 +840,7 @@ func (u *undo) whyShared(ctx context.Context) (string, error) {
 func (u *undo) stackedOn(ctx context.Context, branch string) (string, error) {
 	other, err := u.otherTask(ctx, func(t *workorder.Task, st workorder.State) bool {
 		base, _ := t.WorkOrder.Context["base_branch"].(string)
-		return base == branch && !pristine(st) && !u.opts.plannedUndone[t.Key]
+		return base == branch && !pristine(st) && !u.opts.plannedUndone[t.Key] && u.sameRepository(t)
 	})
 	if err != nil || other == "" {
 		return "", err
@@ -852,6 +852,34 @@ func (u *undo) stackedOn(ctx context.Context, branch string) (string, error) {
 	}
 	return fmt.Sprintf("branch %s is the base of task %s (its context.base_branch), which has not been undone: deleting it would close that task's pull request for good, so wo keeps it; %s, then wo undo %s again",
 		branch, other, instead, u.key()), nil
+}
+
+// sameRepository reports whether another task may work in this task's
+// repository: a branch of the same name in another repository (another
+// checkout, another GitHub repository) is not this one's. When either
+// side names no repository, it may be the same.
+func (u *undo) sameRepository(t *workorder.Task) bool {
+	for _, field := range []string{"repo_path", "repo"} {
+		mine := u.sc.Context(field)
+		if field == "repo_path" && u.sc.run.opts.RepoPath != "" {
+			mine = u.sc.run.opts.RepoPath
+		}
+		theirs, _ := t.WorkOrder.Context[field].(string)
+		if field == "repo_path" {
+			mine, theirs = cleanPath(mine), cleanPath(theirs)
+		}
+		if mine != "" && theirs != "" && mine != theirs {
+			return false
+		}
+	}
+	return true
+}
+
+func cleanPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	return filepath.Clean(p)
 }
 
 // otherTask is the key of another task in the store that match says names
@@ -872,6 +900,9 @@ func (u *undo) otherTask(ctx context.Context, match func(*workorder.Task, workor
 				continue
 			}
 			st, _ := workorder.StateOf(d)
+			if t.Status == workorder.StatusClosed && st.NeverRan() {
+				continue // closed before it ran: it made nothing and will make nothing
+			}
 			u.others = append(u.others, otherWorkOrder{t, st})
 		}
 	}

@@ -21,8 +21,8 @@ import (
 // wo's only when the log says so.
 type Provenance struct {
 	// Commits and Pushed are the first 12 hex digits of the commits the
-	// commit step and the review loop made, and those the push step
-	// pushed.
+	// commit step and the review loop made, and those the push step and
+	// the review loop pushed.
 	Commits []string
 	Pushed  []string
 	// Branches maps each branch create_branch switched to onto the commit
@@ -72,8 +72,11 @@ func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
 				p.Commits = append(p.Commits, m[1])
 			}
 		case "conditional_loop":
+			// A pass of the loop is complete once its fix is pushed: the
+			// commit it made is one it pushed.
 			if m := notedFix.FindStringSubmatch(note); m != nil {
 				p.Commits = append(p.Commits, m[1])
+				p.Pushed = append(p.Pushed, m[1])
 			}
 		case "push":
 			if m := notedPush.FindStringSubmatch(note); m != nil {

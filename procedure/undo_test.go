@@ -407,8 +407,9 @@ func TestProvenanceReadsTheTasksOwnSteps(t *testing.T) {
 	if got := strings.Join(p.Commits, ","); got != c+","+d {
 		t.Errorf("commits %s, want %s,%s", got, c, d)
 	}
-	if got := strings.Join(p.Pushed, ","); got != c {
-		t.Errorf("pushed %s, want %s", got, c)
+	// The review loop's pass is complete once its fix is pushed.
+	if got := strings.Join(p.Pushed, ","); got != c+","+d {
+		t.Errorf("pushed %s, want %s,%s", got, c, d)
 	}
 	if len(p.Branches) != 3 || p.Branches["review/01"] != a || p.Branches["feature/x"] != b || p.Branches["review/02"] != "" || !p.Branch("review/02") || p.Branch("review/03") {
 		t.Errorf("branches %v", p.Branches)
@@ -432,7 +433,8 @@ func TestProvenanceReadsTheTasksOwnSteps(t *testing.T) {
 		{"a fix commit", p.Made(hash(d)), true},
 		{"a commit wo found", p.Made(hash(e)), false},
 		{"a pushed commit", p.PushedIt(hash(c)), true},
-		{"a fix, not logged as pushed", p.PushedIt(hash(d)), false},
+		{"a fix the loop pushed", p.PushedIt(hash(d)), true},
+		{"a commit wo found, not pushed", p.PushedIt(hash(e)), false},
 		{"where wo started its branch", p.Started("review/01", hash(a)), true},
 		{"another commit on its branch", p.Started("review/01", hash(b)), false},
 		{"a branch wo found existing", p.Started("feature/x", hash(b)), false},
@@ -1011,5 +1013,47 @@ func TestUndoProvenanceLeavesOutAFixThePersonCommitted(t *testing.T) {
 	entry := store.LogEntry{Action: "step_completed", TaskKey: fixKey, Details: map[string]any{"action": "conditional_loop", "note": out.Note}}
 	if p := ProvenanceOf(fixKey, []store.LogEntry{entry}); len(p.Commits) != 0 {
 		t.Errorf("note %q claims the person's commit %v as wo's", out.Note, p.Commits)
+	}
+}
+
+// Another task that names the same branch keeps it from being undone,
+// unless it was closed before it ever ran (it made nothing and will make
+// nothing) or works in another repository. One that ran, or may still
+// run in this repository, keeps the branch.
+func TestAClosedTaskThatNeverRanStandsInNoUndosWay(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		status   string
+		state    map[string]any
+		repoPath string
+		kept     bool
+	}{
+		{"closed, never ran", "closed", map[string]any{"current_step": 0, "completed_steps": []any{}}, "", false},
+		{"open, may run", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, "", true},
+		{"closed after a run", "closed", map[string]any{"current_step": 2, "completed_steps": []any{1, 2}, "branch": fixBranch}, "", true},
+		{"open, in another repository", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, "/elsewhere/repo", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := undoHarness(t)
+			doc, err := h.store.Get(h.ctx, fixKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			other := workorder.Clone(doc).(map[string]any)
+			other["_key"], other["status"] = "task_twin", c.status
+			delete(other, "_rev")
+			other["work_order"].(map[string]any)["state"] = c.state
+			if c.repoPath != "" {
+				other["work_order"].(map[string]any)["context"].(map[string]any)["repo_path"] = c.repoPath
+			}
+			if err := h.store.Create(h.ctx, other); err != nil {
+				t.Fatal(err)
+			}
+			res := h.mustUndo(UndoOptions{Key: fixKey, DryRun: true})
+			got := stepsOf(res)["remote_branch"]
+			if kept := strings.Contains(got, "is named by task task_twin too"); kept != c.kept {
+				t.Errorf("remote branch: %q; kept for task_twin: %v, want %v", got, kept, c.kept)
+			}
+		})
 	}
 }

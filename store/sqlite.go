@@ -325,7 +325,38 @@ func (s *SQLite) Get(ctx context.Context, key string) (map[string]any, error) {
 
 // Create stores documents all or none.
 func (s *SQLite) Create(ctx context.Context, docs ...map[string]any) error {
+	return s.tx(ctx, func(tx *sql.Tx) error { return s.create(ctx, tx, docs) })
+}
+
+// Replace removes tasks at their revisions and creates docs, in one
+// transaction (see Replacer).
+func (s *SQLite) Replace(ctx context.Context, remove map[string]string, docs []map[string]any) error {
 	return s.tx(ctx, func(tx *sql.Tx) error {
+		for key, ifRev := range remove {
+			var rev int64
+			err := tx.QueryRowContext(ctx, `SELECT rev FROM persephone_tasks WHERE key = ?`, key).Scan(&rev)
+			if errors.Is(err, sql.ErrNoRows) {
+				return NotFound(key)
+			}
+			if err != nil {
+				return s.wrap(err)
+			}
+			if strconv.FormatInt(rev, 10) != ifRev {
+				return Conflict(key)
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM persephone_edges WHERE from_key = ?`, key); err != nil {
+				return s.wrap(err)
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM persephone_tasks WHERE key = ?`, key); err != nil {
+				return s.wrap(err)
+			}
+		}
+		return s.create(ctx, tx, docs)
+	})
+}
+
+func (s *SQLite) create(ctx context.Context, tx *sql.Tx, docs []map[string]any) error {
+	{
 		for _, doc := range docs {
 			key, _ := doc["_key"].(string)
 			if key == "" {
@@ -357,7 +388,7 @@ func (s *SQLite) Create(ctx context.Context, docs ...map[string]any) error {
 			}
 		}
 		return nil
-	})
+	}
 }
 
 // Update merges patch into the document at revision ifRev and, when the

@@ -109,6 +109,18 @@ type LoggedUpdater interface {
 	UpdateLogged(ctx context.Context, key, ifRev string, patch map[string]any, entries []LogEntry) (rev string, err error)
 }
 
+// Replacer is a Store that can remove tasks (wo delete, wo import
+// --replace).
+//
+// Replace removes each task in remove (key → the revision it must still
+// be at) with its blocked_by edges, and creates docs as Create does, in
+// one transaction: all or none. A task whose revision moved is a
+// conflict, one that is gone is not found, and then nothing changes. The
+// tasks' activity-log entries stay: the history of a task outlives it.
+type Replacer interface {
+	Replace(ctx context.Context, remove map[string]string, docs []map[string]any) error
+}
+
 // SummaryLister is a Store that can list documents cut to what a summary
 // of them reads (wo status of an epic): see Summary. A task's procedure, inputs
 // and context are most of its size, and decoding a thousand whole

@@ -30,13 +30,13 @@ func TestWorktreeRootMustBeASeparateAbsoluteFolder(t *testing.T) {
 }
 
 func TestStepsAreNumberedAndNameKnownActionsAndConditions(t *testing.T) {
-	known := "commit, push, agent, conditional_loop"
+	known := "commit, push, agent, conditional_loop, wait_for_review"
 	checkFieldCases(t, []fieldCase{
 		{steps(`{"action": "push"}`), []string{"error work_order.procedure[1].step: required: steps are numbered 1..n in order (this is step 2)"}},
 		{steps(`{"step": 3, "action": "push"}`), []string{"error work_order.procedure[1].step: is 3 but steps must be numbered 1..n in order: expected 2"}},
 		{steps(`{"step": 2}`), []string{"error work_order.procedure[1].action: required: one of " + known}},
-		{steps(`{"step": 2, "action": "deploy"}`), []string{`error work_order.procedure[1].action: unknown action "deploy": known actions are ` + known}},
-		{steps(`{"step": 2, "action": "push", "condition": "sunny"}`), []string{`error work_order.procedure[1].condition: unknown condition "sunny": known conditions are has_comments`}},
+		{steps(`{"step": 2, "action": "deploy"}`), []string{`error work_order.procedure[1].action: unknown action "deploy"; known actions are ` + known}},
+		{steps(`{"step": 2, "action": "conditional_loop", "condition": "sunny", "loop_to": 1}`), []string{`error work_order.procedure[1].condition: unknown condition "sunny"; known conditions are has_comments`}},
 		{steps(`{"step": 2, "action": "conditional_loop"}`), []string{
 			"error work_order.procedure[1].condition: required for conditional_loop: one of has_comments",
 			"error work_order.procedure[1].loop_to: required for conditional_loop: the earlier step to go back to"}},

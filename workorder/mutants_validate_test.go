@@ -19,7 +19,7 @@ const baseTask = `{"_key": "task_base", "title": "Base task", "status": "open",
 		"procedure": [{"step": 1, "action": "commit", "message": "m"}, {"step": 2, "action": "push"}]}}`
 
 var baseOptions = Options{
-	Actions:    []string{"commit", "push", "agent", "conditional_loop"},
+	Actions:    []string{"commit", "push", "agent", "conditional_loop", "wait_for_review"},
 	Conditions: []string{"has_comments"},
 }
 
@@ -50,7 +50,7 @@ func mergeJSON(dst, patch map[string]any) {
 func findings(r Report) []string {
 	out := []string{}
 	for _, p := range r.Problems {
-		out = append(out, string(p.Severity)+" "+p.String())
+		out = append(out, string(p.Severity)+" "+p.Path+": "+p.Message)
 	}
 	slices.Sort(out)
 	return out
@@ -182,15 +182,17 @@ func TestStepFieldsAtTheirLimits(t *testing.T) {
 		{loop(`, "loop_to": 0`), []string{"error work_order.procedure[1].loop_to: is 0 but must point to an earlier existing step (1..1)"}},
 		{loop(`, "loop_to": 2`), []string{"error work_order.procedure[1].loop_to: is 2 but must point to an earlier existing step (1..1)"}},
 		{steps(`{"step": 2, "action": "push", "duration_minutes": null}`), nil},
-		{steps(`{"step": 2, "action": "push", "duration_minutes": 0.5}`), nil},
-		{steps(`{"step": 2, "action": "push", "duration_minutes": 0}`), []string{"error work_order.procedure[1].duration_minutes: must be a positive number of minutes, not 0"}},
-		{steps(`{"step": 2, "action": "push", "duration_minutes": "5"}`), []string{`error work_order.procedure[1].duration_minutes: must be a positive number of minutes, not "5"`}},
+		{steps(`{"step": 2, "action": "wait_for_review", "duration_minutes": 0.5}`), nil},
+		{steps(`{"step": 2, "action": "wait_for_review", "duration_minutes": 0}`), []string{"error work_order.procedure[1].duration_minutes: must be a positive number of minutes, not 0"}},
+		{steps(`{"step": 2, "action": "wait_for_review", "duration_minutes": "5"}`), []string{`error work_order.procedure[1].duration_minutes: must be a positive number of minutes, not "5"`}},
+		// A field the step's action does not read is pointed out.
+		{steps(`{"step": 2, "action": "push", "duration_minutes": 5}`), []string{"warning work_order.procedure[1].duration_minutes: a push step does not read duration_minutes (only wait_for_review steps do): it is ignored"}},
 		{steps(`{"step": 2, "action": "agent", "delivery": null}`), nil},
 		{steps(`{"step": 2, "action": "agent", "delivery": [{"target": "pr_comment", "content": "done"}]}`), nil},
 		{steps(`{"step": 2, "action": "agent", "delivery": [{"target": "slack"}]}`), []string{`error work_order.procedure[1].delivery[0].target: "slack" is not a delivery target: use pr_body, pr_comment, task_note`}},
 		{steps(`{"step": 2, "action": "push", "max_iterations": null}`), nil},
-		{steps(`{"step": 2, "action": "push", "max_iterations": 1}`), nil},
-		{steps(`{"step": 2, "action": "push", "max_iterations": 0}`), []string{"error work_order.procedure[1].max_iterations: must be at least 1"}},
+		{loop(`, "loop_to": 1, "max_iterations": 1`), nil},
+		{loop(`, "loop_to": 1, "max_iterations": 0`), []string{"error work_order.procedure[1].max_iterations: must be at least 1"}},
 		// A whole number written with a fraction is still that number.
 		{steps(`{"step": 2.0, "action": "push"}`), nil},
 		{steps(`{"step": 2.5, "action": "push"}`), []string{"error work_order.procedure[1].step: must be a whole number, not 2.5"}},
@@ -219,7 +221,7 @@ func TestApprovalFieldsAreChecked(t *testing.T) {
 }
 
 func TestStepTextMayUseNamesThatStepsFillInLater(t *testing.T) {
-	d := patched(t, steps(`{"step": 2, "action": "push", "message": "pushed <pr_number>"}`))
+	d := patched(t, steps(`{"step": 2, "action": "commit", "message": "pushed <pr_number>"}`))
 	if got := findings(Validate(d, baseOptions)); len(got) != 1 || !strings.Contains(got[0], "<pr_number>") {
 		t.Errorf("an unknown name without LaterNames: %q", got)
 	}

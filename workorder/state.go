@@ -138,6 +138,13 @@ type State struct {
 	Undo *UndoRecord `json:"undo,omitempty"`
 }
 
+// NeverRan reports whether the state records no step and nothing a step
+// makes: the work order has not run, or was undone since.
+func (s State) NeverRan() bool {
+	return s.CurrentStep == 0 && len(s.CompletedSteps) == 0 && s.Branch == "" && s.WorktreeName == "" &&
+		s.CommitSHA == "" && s.PushedSHA == "" && s.PRNumber == 0 && s.Undo == nil
+}
+
 // UndoRecord is what wo undo has done so far.
 type UndoRecord struct {
 	By      string     `json:"by"`
@@ -489,6 +496,9 @@ func StatePatch(before, after State) map[string]any {
 	}
 	return map[string]any{"work_order": map[string]any{"state": diff}}
 }
+
+// StateMap is a state as a document holds it.
+func StateMap(s State) map[string]any { return stateMap(s) }
 
 func stateMap(s State) map[string]any {
 	s.Lease = nil

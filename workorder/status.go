@@ -94,12 +94,13 @@ const (
 	PhaseNeedsAgent       Phase = "needs_agent"        // an agent step with no agent configured
 	PhaseNeedsReview      Phase = "needs_review"       // an agent's deliverable failed its gate
 	PhaseFailed           Phase = "failed"
+	PhaseInterrupted      Phase = "interrupted" // a signal stopped the run; wo run goes on
 	PhaseDone             Phase = "done"
 )
 
 // Phases lists every phase wo writes.
 var Phases = []Phase{PhaseReady, PhaseRunning, PhaseWaitingForReview, PhaseAwaitingApproval, PhaseApproved, PhaseFormation, PhaseCancelled,
-	PhaseNeedsFix, PhaseNeedsAgent, PhaseNeedsReview, PhaseFailed, PhaseDone}
+	PhaseNeedsFix, PhaseNeedsAgent, PhaseNeedsReview, PhaseFailed, PhaseInterrupted, PhaseDone}
 
 // Decision is an approval decision.
 type Decision string

@@ -111,6 +111,31 @@ func (s Scope) Render(tmpl string) (string, error) {
 	return out, nil
 }
 
+// RenderLeaving is Render, except that the names in later (state fields
+// that steps fill in as they run) are left as <name> when they have no
+// value yet: what a plan shows before the run gets there.
+func (s Scope) RenderLeaving(tmpl string, later []string) (string, error) {
+	var unknown []string
+	out := placeholderPattern.ReplaceAllStringFunc(tmpl, func(m string) string {
+		name := m[1 : len(m)-1]
+		if v, ok := s.Value(name); ok {
+			return v
+		}
+		for _, l := range later {
+			if l == name {
+				return m
+			}
+		}
+		unknown = appendUnique(unknown, name)
+		return m
+	})
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return "", &UnknownPlaceholderError{Template: tmpl, Names: unknown}
+	}
+	return out, nil
+}
+
 func formatValue(v any) string {
 	switch t := v.(type) {
 	case string:

@@ -1,6 +1,7 @@
 package workorder
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -30,12 +31,61 @@ type Problem struct {
 	Severity Severity `json:"severity"`
 }
 
-func (p Problem) String() string { return p.Path + ": " + p.Message }
+// String names the field, a step's by its step number (the number a
+// person reads in wo show), not by its place in the array.
+func (p Problem) String() string {
+	if n := StepOf(p.Path); n > 0 {
+		where := fmt.Sprintf("step %d", n)
+		if rest := strings.TrimPrefix(stepPath.ReplaceAllString(p.Path, ""), "."); rest != "" {
+			where += " " + rest
+		}
+		return where + ": " + p.Message
+	}
+	return p.Path + ": " + p.Message
+}
+
+// MarshalJSON adds the step number of a step's problem, as "step".
+func (p Problem) MarshalJSON() ([]byte, error) {
+	type plain Problem
+	return json.Marshal(struct {
+		plain
+		Step int `json:"step,omitempty"`
+	}{plain(p), StepOf(p.Path)})
+}
 
 // Report is every problem found in one document.
 type Report struct {
-	Key      string    `json:"key"`
+	Key string `json:"key"`
+	// Document names a document that came without a _key (the key in Key
+	// is the one an import would give it, new at every try): its file,
+	// place and title.
+	Document string    `json:"document,omitempty"`
 	Problems []Problem `json:"problems"`
+}
+
+// Name is how messages name the document: its key, or, for one that came
+// without a key, where it is.
+func (r Report) Name() string {
+	switch {
+	case r.Document != "":
+		return r.Document
+	case r.Key == "":
+		return "(no _key)"
+	}
+	return r.Key
+}
+
+// Unkeyed names a document that has no _key yet: its place in its source
+// and its title.
+func Unkeyed(source string, index, of int, title string) string {
+	name := source
+	if of > 1 {
+		name = fmt.Sprintf("%s, document %d", source, index+1)
+	}
+	if title != "" {
+		name += fmt.Sprintf(" (%s)", quote(title))
+	}
+	return name
 }
 
 // Errors returns the problems that make the document invalid.
@@ -72,11 +122,14 @@ func (e *InvalidError) Error() string {
 	fmt.Fprintf(&b, "invalid document: %d problem(s)", n)
 	for _, r := range e.Reports {
 		for _, p := range r.Errors() {
-			key := r.Key
-			if key == "" {
-				key = "(no _key)"
-			}
-			fmt.Fprintf(&b, "\n  %s %s", key, p)
+			fmt.Fprintf(&b, "\n  %s %s", r.Name(), p)
+		}
+	}
+	// The warnings of the same documents often say what was meant (a
+	// misspelt field): they come after the errors, marked.
+	for _, r := range e.Reports {
+		for _, p := range r.Warnings() {
+			fmt.Fprintf(&b, "\n  warning: %s %s", r.Name(), p)
 		}
 	}
 	return b.String()
@@ -122,6 +175,7 @@ func Validate(doc Document, opts Options) Report {
 			v.taskContext(m)
 		}
 	}
+	v.fields()
 	if opts.Advice != nil {
 		v.problems = append(v.problems, opts.Advice(doc)...)
 	}
@@ -607,7 +661,7 @@ func (v *validator) step(path string, want int, s map[string]any) {
 	} else if a, ok := v.str(path+".action", x); ok {
 		action = a
 		if !slices.Contains(v.opts.Actions, a) {
-			v.errorf(path+".action", "unknown action %q: known actions are %s", a, strings.Join(v.opts.Actions, ", "))
+			v.errorf(path+".action", "unknown action %q%s; known actions are %s", a, meant(a, v.opts.Actions), strings.Join(v.opts.Actions, ", "))
 		}
 	}
 	for _, f := range []string{"command", "description", "fix_action"} {
@@ -626,7 +680,7 @@ func (v *validator) step(path string, want int, s map[string]any) {
 	}
 	cond, hasCond := v.optString(s, path, "condition")
 	if hasCond && !slices.Contains(v.opts.Conditions, cond) {
-		v.errorf(path+".condition", "unknown condition %q: known conditions are %s", cond, strings.Join(v.opts.Conditions, ", "))
+		v.errorf(path+".condition", "unknown condition %q%s; known conditions are %s", cond, meant(cond, v.opts.Conditions), strings.Join(v.opts.Conditions, ", "))
 	}
 	_, hasLoop := s["loop_to"]
 	if action == "conditional_loop" {

@@ -113,6 +113,7 @@ func Run(t *testing.T, newStore NewFunc) {
 		{"UpdateLoggedWritesBothOrNeither", testUpdateLogged},
 		{"ListSummariesIsListCut", testListSummaries},
 		{"LogDetailsIsLogsByActionCut", testLogDetails},
+		{"ReplaceIsAllOrNothingAndKeepsTheLog", testReplace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore) })
@@ -996,4 +997,64 @@ func lookup(doc map[string]any, path string) (any, bool) {
 		}
 	}
 	return cur, true
+}
+
+// testReplace is wo delete and wo import --replace: tasks go at their
+// revision with their edges, new ones come, all or none, and the log of
+// a task that went stays.
+func testReplace(t *testing.T, newStore NewFunc) {
+	ctx := context.Background()
+	s, _ := newStore(t)
+	r, ok := s.(store.Replacer)
+	if !ok {
+		t.Skip("this store cannot remove tasks (it is not a store.Replacer)")
+	}
+	if err := s.Create(ctx, Doc("task_old"), Doc("task_keep")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendLog(ctx, store.LogEntry{Action: "task_created", TaskKey: "task_old"}); err != nil {
+		t.Fatal(err)
+	}
+	old := mustGet(t, s, "task_old")
+	fresh := Doc("task_old")
+	fresh["title"] = "Replaced"
+	store.Merge(fresh, map[string]any{"work_order": map[string]any{"dependencies": map[string]any{"blocked_by": []any{"task_dep_c"}}}})
+	// A stale revision changes nothing.
+	if err := r.Replace(ctx, map[string]string{"task_old": rev(old) + "0"}, []map[string]any{fresh}); !store.IsConflict(err) {
+		t.Fatalf("a stale revision: %v, want a conflict", err)
+	}
+	// A key taken by another task undoes the removal too.
+	if err := r.Replace(ctx, map[string]string{"task_old": rev(old)}, []map[string]any{fresh, Doc("task_keep")}); err == nil {
+		t.Fatal("a replace that creates a key already taken succeeded")
+	}
+	if got := mustGet(t, s, "task_old"); got["title"] != "PR #1: Foundation" {
+		t.Fatalf("a failed replace changed the task: %v", got["title"])
+	}
+	if err := r.Replace(ctx, map[string]string{"task_old": rev(old)}, []map[string]any{fresh}); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustGet(t, s, "task_old"); got["title"] != "Replaced" {
+		t.Errorf("after the replace: %v", got["title"])
+	}
+	if deps, err := s.BlockedBy(ctx, "task_old"); err != nil || !reflect.DeepEqual(deps, []string{"task_dep_c"}) {
+		t.Errorf("the replaced task's edges: %v, %v; want only the new one", deps, err)
+	}
+	// Removing alone: the task and its edges go, its log stays.
+	cur := mustGet(t, s, "task_old")
+	if err := r.Replace(ctx, map[string]string{"task_old": rev(cur)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, "task_old"); !store.IsNotFound(err) {
+		t.Errorf("the removed task: %v", err)
+	}
+	if deps, _ := s.BlockedBy(ctx, "task_old"); len(deps) != 0 {
+		t.Errorf("the removed task's edges stayed: %v", deps)
+	}
+	if logs, err := s.Logs(ctx, "task_old"); err != nil || len(logs) != 1 {
+		t.Errorf("the removed task's log: %d entries, %v; want the one it had", len(logs), err)
+	}
+	if err := r.Replace(ctx, map[string]string{"task_old": rev(cur)}, nil); !store.IsNotFound(err) {
+		t.Errorf("removing a task that is gone: %v, want not found", err)
+	}
+	mustGet(t, s, "task_keep")
 }

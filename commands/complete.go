@@ -1,0 +1,185 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// Dynamic completion: the completion scripts ask wo itself, with the words
+// typed so far, for the values of a flag and for task keys from the store
+// the command line (or the environment) names. Commands and flag names
+// are in the scripts; this answers what only a running wo knows.
+
+// completeCommand is the hidden verb the scripts call:
+//
+//	wo __complete WORD… CURRENT
+//
+// It prints one candidate a line, and nothing (exit 0) when it has none,
+// so that the shell falls back to file names. It never prints an error.
+func completeCommand(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:            "__complete",
+		Hidden:          true,
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			words := c.Args().Slice()
+			if len(words) == 0 {
+				return nil
+			}
+			for _, w := range f.complete(c.Context, c.App, words[:len(words)-1], words[len(words)-1]) {
+				fmt.Fprintln(f.Stdout, w)
+			}
+			return nil
+		},
+	}
+}
+
+// flagValues are the values of flags that take one of a few.
+var flagValues = map[string][]string{
+	"status.format": {"table", "markdown", "mermaid", "dot"},
+	"prompt.format": {"text", "markdown", "json"},
+	"export.format": {"documents", "tasks-json"},
+	"import.format": {"documents", "tasks-json"},
+	"list.status":   workorder.StatusNames(),
+	"split.mode":    {"independent", "stacked"},
+	"split.by":      {"package", "dir"},
+}
+
+// argValues are the values of a command's positional arguments after the
+// first, or of its first when it takes no KEY.
+var argValues = map[string][][]string{
+	"completion": {{"bash", "zsh", "fish"}},
+	"event":      {nil, {"clarify", "plan_progress"}},
+}
+
+// maxKeys bounds how many task keys one completion lists.
+const maxKeys = 2000
+
+func (f *Factory) complete(ctx context.Context, app *cli.App, before []string, cur string) []string {
+	var cmd *cli.Command
+	var positional []string
+	flagsOf := func() []cli.Flag {
+		if cmd != nil {
+			return cmd.Flags
+		}
+		return app.Flags
+	}
+	given := map[string]string{} // store flags given so far
+	var pending cli.Flag         // a flag whose value comes next
+	for _, w := range before {
+		if pending != nil {
+			given[pending.Names()[0]] = w
+			pending = nil
+			continue
+		}
+		if strings.HasPrefix(w, "-") && w != "-" {
+			name, inline := flagName(w)
+			if fl := findFlag(flagsOf(), name); fl != nil {
+				if df, ok := fl.(cli.DocGenerationFlag); ok && df.TakesValue() {
+					if !inline {
+						pending = fl
+					} else {
+						given[fl.Names()[0]] = w[strings.IndexByte(w, '=')+1:]
+					}
+				}
+			}
+			continue
+		}
+		if cmd == nil {
+			if cmd = app.Command(w); cmd == nil {
+				return nil
+			}
+			continue
+		}
+		positional = append(positional, w)
+	}
+	if strings.HasPrefix(cur, "-") {
+		return nil // the scripts list flags themselves
+	}
+	var out []string
+	switch {
+	case pending != nil:
+		name := pending.Names()[0]
+		if cmd != nil {
+			out = flagValues[cmd.Name+"."+name]
+		}
+		if out == nil && takesKey(pending) {
+			out = f.taskKeys(ctx, given, cur)
+		}
+	case cmd == nil:
+		return nil
+	case strings.HasPrefix(cmd.ArgsUsage, "KEY") && len(positional) == 0:
+		out = f.taskKeys(ctx, given, cur)
+	default:
+		if lists := argValues[cmd.Name]; len(positional) < len(lists) {
+			out = lists[len(positional)]
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(out), func(s string) bool { return !strings.HasPrefix(s, cur) })
+}
+
+func findFlag(flags []cli.Flag, name string) cli.Flag {
+	for _, fl := range flags {
+		if slices.Contains(fl.Names(), name) {
+			return fl
+		}
+	}
+	return nil
+}
+
+// takesKey reports whether a flag's value is a task key: its placeholder
+// says KEY.
+func takesKey(fl cli.Flag) bool {
+	df, ok := fl.(cli.DocGenerationFlag)
+	return ok && placeholder(fl, df.GetUsage()) == "KEY"
+}
+
+// taskKeys lists the keys of the store the command line names (else the
+// environment's, else the default), read-only and briefly.
+func (f *Factory) taskKeys(ctx context.Context, given map[string]string, prefix string) []string {
+	cfg := StoreConfig{
+		URL:        firstNonEmpty(given["store"], f.Getenv("WO_STORE"), f.Getenv("ARANGO_URL")),
+		Database:   firstNonEmpty(given["database"], f.Getenv("WO_DATABASE"), f.Getenv("HADES_DATABASE")),
+		Collection: firstNonEmpty(given["collection"], f.Getenv("WO_COLLECTION"), "persephone_tasks"),
+		User:       firstNonEmpty(f.Getenv("ARANGO_USER"), f.Getenv("ARANGO_USERNAME")),
+		Password:   f.Getenv("ARANGO_PASSWORD"),
+		Timeout:    2 * time.Second,
+		ReadOnly:   true,
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	s, err := f.OpenStore(ctx, cfg)
+	if err != nil {
+		return nil
+	}
+	defer s.Close()
+	var docs []map[string]any
+	if sl, ok := s.(store.SummaryLister); ok {
+		docs, err = sl.ListSummaries(ctx, store.Filter{})
+	} else {
+		docs, err = s.List(ctx, store.Filter{})
+	}
+	if err != nil {
+		return nil
+	}
+	var keys []string
+	for _, d := range docs {
+		// A key another tool wrote may hold anything: only a valid one is
+		// handed to the shell.
+		if k := workorder.Key(d); strings.HasPrefix(k, prefix) && workorder.CheckKey(k) == nil && !strings.ContainsAny(k, " \t\n") {
+			keys = append(keys, k)
+			if len(keys) == maxKeys {
+				break
+			}
+		}
+	}
+	return keys
+}
