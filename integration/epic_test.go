@@ -41,6 +41,7 @@ func goModuleFixture(t *testing.T, n int) *fixture {
 }
 
 func TestSplitAndRunAnEpicInWaves(t *testing.T) {
+	t.Parallel()
 	f := goModuleFixture(t, 40)
 	gh := ghstandin.New(secretToken)
 	gh.Remotes["acme/big"] = f.origin
@@ -147,6 +148,7 @@ type StatusRowJSON struct {
 }
 
 func TestIndependentEpicWaitsForMergesAndSkipsAfterFailure(t *testing.T) {
+	t.Parallel()
 	f := goModuleFixture(t, 6)
 	r := f.wo(nil, "split", "--repo", f.repo, "--base", "base", "--source", "main",
 		"--worktree-root", f.wtRoot, "--max-lines", "12", "--epic-key", "task_ind")

@@ -108,6 +108,7 @@ func typedState(t *testing.T, doc map[string]any) workorder.State {
 // request, one fix round, no request for review posted twice, and without
 // waiting out the review wait.
 func TestCodeRabbitSituationsEndInReview(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		cfg      func(*ghstandin.CodeRabbitBot)
