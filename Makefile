@@ -5,7 +5,7 @@ WO      := $(CURDIR)/bin/wo
 export GOFLAGS := -buildvcs=false
 WOENV   := XDG_STATE_HOME=$(DEMO)/state WO_STORE=
 
-.PHONY: build demo tour test test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs lint-workflows mutate
+.PHONY: build demo tour test test-long test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs lint-workflows mutate
 
 # wo --version: the checkout's git describe (GOFLAGS above turns off Go's
 # own VCS stamping, which a build outside make uses instead).
@@ -38,12 +38,26 @@ demo: build
 tour:
 	$(GO) test -count=1 -run '^TestTheTourAndTheGuidesRunAsWritten$$' ./integration/
 
-# Every test; then the ArangoDB conformance run once more in verbose mode so
-# that its skip reason (or its results) is printed.
+# Every test but the long checks; then the ArangoDB conformance run once
+# more in verbose mode so that its skip reason (or its results) is printed.
+# The integration tests run several at a time per core (their TestMain sets
+# -parallel unless given): most of their time is spent waiting on wo, git
+# and the GitHub stand-in.
 test:
 	$(GO) test -count=1 ./...
 	$(MAKE) --no-print-directory test-arango
 	$(MAKE) --no-print-directory fuzz-brief
+	@echo "== make test left out the long checks ($(LONG_TESTS)): make test-long runs them"
+
+# The long checks: tests that call longTest skip, saying why, unless
+# WO_TEST_LONG is set. A test that calls it is added here; CI runs
+# make test, then make test-long.
+LONG_TESTS := TestRealModuleSplitsIntoStackedPRsThatEachBuild
+empty :=
+space := $(empty) $(empty)
+LONG_PKGS  := ./split/
+test-long:
+	WO_TEST_LONG=1 $(GO) test -count=1 -v -run '^($(subst $(space),|,$(strip $(LONG_TESTS))))$$' $(LONG_PKGS)
 
 # Fuzz targets (package:function) over what wo reads from outside: the
 # document decoder and validator, templates, agent output, hand-written
@@ -139,8 +153,15 @@ cross:
 # time: make mutate PKG=./reviewer. A package's unit tests run in well
 # under a second, so the timeout coefficient is raised: at gremlins' default
 # a loaded machine calls mutants "timed out" that the tests would kill.
+# Each mutant is a build of the package's tests and a run of them, and on
+# a large package the build is most of it: the mutated package is compiled
+# without inlining or debug information and linked without symbols, and go
+# vet (which go test runs first) is left out, so that a mutant must be
+# caught by the tests alone. On procedure that is 3.1 s of CPU a mutant
+# for the build, was 5.0 s. The long checks stay out (WO_TEST_LONG unset).
 PKG ?= ./workorder
 MUTATE_WORKERS ?= 2
+MUTATE_GOFLAGS := $(GOFLAGS) -vet=off "-gcflags=-l -dwarf=false" "-ldflags=-s -w"
 mutate:
 	cd tools && $(GO) build -o ../bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
-	bin/gremlins unleash --workers $(MUTATE_WORKERS) --timeout-coefficient 30 $(PKG)
+	GOFLAGS='$(MUTATE_GOFLAGS)' WO_TEST_LONG= bin/gremlins unleash --workers $(MUTATE_WORKERS) --timeout-coefficient 30 $(PKG)

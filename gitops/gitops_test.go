@@ -87,6 +87,7 @@ func plannedWorktree(t *testing.T, name string) (*Repo, plumbing.Hash, *Worktree
 }
 
 func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r, base, w, origin := plannedWorktree(t, "pr-01-foundation")
 	repoPath, wtPath := r.Path, w.Path
@@ -187,6 +188,7 @@ func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
 }
 
 func TestWorktreeRefusals(t *testing.T) {
+	t.Parallel()
 	repoPath, _ := fixtureRepo(t)
 	r, err := Open(repoPath)
 	if err != nil {
@@ -218,6 +220,7 @@ func TestWorktreeRefusals(t *testing.T) {
 }
 
 func TestCreateResumesAfterPartialWorktree(t *testing.T) {
+	t.Parallel()
 	r, base, w, _ := plannedWorktree(t, "wt")
 	repoPath, wtPath := r.Path, w.Path
 	// A crash after the .git file and some files, before the index and gitdir.
@@ -239,6 +242,7 @@ func TestCreateResumesAfterPartialWorktree(t *testing.T) {
 }
 
 func TestPushRewritesOnlyWithLease(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r, base, w, origin := plannedWorktree(t, "wt")
 	if err := w.Create(ctx, base, nil); err != nil {
@@ -302,6 +306,7 @@ func TestAuthForEachKindOfRemote(t *testing.T) {
 }
 
 func TestCreateAfterACrashWritingTheGitFile(t *testing.T) {
+	t.Parallel()
 	r, base, w, _ := plannedWorktree(t, "wt")
 	wtPath := w.Path
 	// Killed between creating .git.tmp and renaming it to .git.
@@ -329,6 +334,7 @@ func TestCreateAfterACrashWritingTheGitFile(t *testing.T) {
 // Concurrent big checkouts lower the collector's headroom once and put
 // back what was there when the last one ends, in whatever order they end.
 func TestTightHeapRestoresAfterTheLastOfSeveral(t *testing.T) {
+	t.Parallel()
 	before := debug.SetGCPercent(137)
 	defer debug.SetGCPercent(before)
 	a := tightHeap()

@@ -46,6 +46,7 @@ func describeChanges(changes []PathChange, commits map[plumbing.Hash]string) str
 }
 
 func TestLineChangesListsEveryCommitsPathsOldestFirst(t *testing.T) {
+	t.Parallel()
 	r, dir, base := lineRepo(t)
 	write(t, filepath.Join(dir, "a.txt"), "a, changed\n")
 	write(t, filepath.Join(dir, "sub/new.txt"), "12345")
@@ -92,6 +93,7 @@ func TestLineChangesListsEveryCommitsPathsOldestFirst(t *testing.T) {
 }
 
 func TestLineChangesRefusesARewriteAMergeAndAnotherHistory(t *testing.T) {
+	t.Parallel()
 	r, dir, base := lineRepo(t)
 	write(t, filepath.Join(dir, "a.txt"), "pushed\n")
 	runGit(t, dir, "commit", "-qam", "pushed")
@@ -126,6 +128,7 @@ func TestLineChangesRefusesARewriteAMergeAndAnotherHistory(t *testing.T) {
 }
 
 func TestLineChangesRefusesACraftedTreeOnTheWayToAPath(t *testing.T) {
+	t.Parallel()
 	r, dir, base := lineRepo(t)
 	blob := gitStdin(t, dir, []byte("[core]\n"), "hash-object", "-w", "--stdin")
 	for name, entries := range map[string][][3]string{
@@ -154,6 +157,7 @@ func TestLineChangesRefusesACraftedTreeOnTheWayToAPath(t *testing.T) {
 // A push with Expect sends the commit that was checked, or nothing: a
 // branch moved since the check is refused.
 func TestPushWithExpectRefusesABranchThatMoved(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r, base, w, origin := plannedWorktree(t, "wt")
 	if err := w.Create(ctx, base, nil); err != nil {

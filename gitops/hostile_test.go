@@ -82,6 +82,7 @@ func linkRepo(t *testing.T, link, target string, main map[string]string) (*Repo,
 
 // Attack 1: checkout_files wrote through a link at the target path.
 func TestCheckoutReplacesALinkAtTheTargetAsGitDoes(t *testing.T) {
+	t.Parallel()
 	_, victim := outsideFile(t, "outside, keep me\n")
 	r, w := linkRepo(t, "cfg.txt", victim, map[string]string{"cfg.txt": "from the source\n"})
 	main, _ := r.Resolve("main")
@@ -103,6 +104,7 @@ func TestCheckoutReplacesALinkAtTheTargetAsGitDoes(t *testing.T) {
 // Attack 2: delete_manifest deleted through a linked directory, and a
 // manifest entry below a linked directory made directories outside.
 func TestNothingIsWrittenOrDeletedBelowALinkedDirectory(t *testing.T) {
+	t.Parallel()
 	outside, victim := outsideFile(t, "outside, keep me\n")
 	r, w := linkRepo(t, "evil", outside, map[string]string{"evil/sub/new.txt": "new\n", "evil/victim.txt": "x\n"})
 
@@ -138,6 +140,7 @@ func TestNothingIsWrittenOrDeletedBelowALinkedDirectory(t *testing.T) {
 
 // Attack 3: cleanup deleted a folder that was not this task's worktree.
 func TestRemoveDeletesOnlyWhatItProvesIsThisWorktree(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r, base, other, _ := plannedWorktree(t, "wt")
 	if err := other.Create(ctx, base, nil); err != nil {
@@ -238,6 +241,7 @@ func craftedCommit(t *testing.T, repo, name, tree string) string {
 // Attack 4: a tree with a link a and a directory a/ wrote a/pwn.txt
 // through the link. Such trees, and other unsafe entries, are refused.
 func TestCraftedTreesAreRefusedByName(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	outside, victim := outsideFile(t, "outside, keep me\n")
 	r, base, w, _ := plannedWorktree(t, "wt")
@@ -312,6 +316,7 @@ func TestCraftedTreesAreRefusedByName(t *testing.T) {
 // is staged as git add -A stages it: the link, never the files it leads
 // to, which would be committed and pushed.
 func TestStageAllStagesALinkNotWhatItLeadsTo(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, base, w, _ := plannedWorktree(t, "wt")
 	if err := w.Create(ctx, base, nil); err != nil {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestLinesTouched(t *testing.T) {
+	t.Parallel()
 	before := "a\nb\nc\nd\ne\nf\ng\n"
 	cases := []struct {
 		name, after string
@@ -27,6 +28,7 @@ func TestLinesTouched(t *testing.T) {
 }
 
 func TestTouchedLinesNear(t *testing.T) {
+	t.Parallel()
 	touched := LinesTouched("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n", "1\n2\n3\n4\n5\n6\n7\n8\n9\nten\n")
 	for line, want := range map[int]bool{10: true, 7: true, 6: false, 1: false} {
 		if got := touched.Near(line, 3); got != want {

@@ -43,6 +43,7 @@ func httpRemoteRepo(t *testing.T, url string) *Repo {
 }
 
 func TestPushToAnEchoingRemoteNeverShowsTheToken(t *testing.T) {
+	t.Parallel()
 	srv, seen := echoRemote(t)
 	r := httpRemoteRepo(t, srv.URL)
 	// The remote is the GitHub the token belongs to (loopback, plain http:
@@ -61,6 +62,7 @@ func TestPushToAnEchoingRemoteNeverShowsTheToken(t *testing.T) {
 }
 
 func TestPushSendsNoTokenToAnotherHost(t *testing.T) {
+	t.Parallel()
 	srv, seen := echoRemote(t)
 	r := httpRemoteRepo(t, srv.URL)
 	for _, api := range []string{"", "https://ghe.example.com/api/v3/", "http://127.0.0.1:1/"} {
@@ -77,6 +79,7 @@ func TestPushSendsNoTokenToAnotherHost(t *testing.T) {
 }
 
 func TestCredentialsForEachRemote(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		remote, api string
 		send        bool
@@ -108,6 +111,7 @@ func TestCredentialsForEachRemote(t *testing.T) {
 // A remote that accepts the connection and never answers fails the push
 // within its time limit, naming the flag to raise.
 func TestPushToAHungRemoteTimesOut(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

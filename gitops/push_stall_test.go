@@ -50,6 +50,7 @@ func (b slowBody) Read(p []byte) (int, error) {
 // A remote that takes the push and then never answers ends the push
 // within the stall limit, long before the push's own time limit.
 func TestAPushToARemoteThatStallsEndsWithinTheStallLimit(t *testing.T) {
+	t.Parallel()
 	url, _ := gitHTTPRemote(t, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
@@ -74,6 +75,7 @@ func TestAPushToARemoteThatStallsEndsWithinTheStallLimit(t *testing.T) {
 // A large push that keeps moving is not cut off by the stall limit, even
 // when it takes many times that limit.
 func TestASlowPushThatMovesIsNotCutOff(t *testing.T) {
+	t.Parallel()
 	url, bare := gitHTTPRemote(t, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {

@@ -71,6 +71,7 @@ func checkRemote(t *testing.T, origin, clone, branch string) {
 // 1980, merged) is what the newest-first walk can get wrong: it must
 // never send too little.
 func TestPushWithClockSkewAndMergesSendsEverything(t *testing.T) {
+	t.Parallel()
 	origin, clone := remoteAndClone(t)
 	now := "@1700000000 +0000"
 	commitAt(t, clone, now, "a.txt", "a\n")
@@ -107,6 +108,7 @@ func TestPushWithClockSkewAndMergesSendsEverything(t *testing.T) {
 // A remote with hundreds of refs, some naming objects this clone never
 // saw, an annotated tag, and HEAD as a symbolic ref.
 func TestPushToARemoteWithManyRefsAndUnknownObjects(t *testing.T) {
+	t.Parallel()
 	origin, clone := remoteAndClone(t)
 	commitAt(t, clone, "@1700000000 +0000", "a.txt", "a\n")
 	runGit(t, clone, "push", "-q", "origin", "main")
@@ -138,6 +140,7 @@ func TestPushToARemoteWithManyRefsAndUnknownObjects(t *testing.T) {
 // on since: the push of a branch on the shallow tip must still work, as
 // git push does, or fail naming the cause and the fix.
 func TestPushFromAShallowCloneAfterTheRemoteMoved(t *testing.T) {
+	t.Parallel()
 	origin, seedClone := remoteAndClone(t)
 	for i := 0; i < 3; i++ {
 		commitAt(t, seedClone, fmt.Sprintf("@%d +0000", 1700000000+i), fmt.Sprintf("f%d.txt", i), "x\n")
@@ -175,6 +178,7 @@ func TestPushFromAShallowCloneAfterTheRemoteMoved(t *testing.T) {
 // A remote branch that was force-pushed since the lease was taken: the
 // push must refuse, and must not replace what the other writer pushed.
 func TestPushWithAStaleLeaseRefuses(t *testing.T) {
+	t.Parallel()
 	origin, clone := remoteAndClone(t)
 	commitAt(t, clone, "@1700000000 +0000", "a.txt", "a\n")
 	runGit(t, clone, "push", "-q", "origin", "main")

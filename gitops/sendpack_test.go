@@ -15,6 +15,7 @@ import (
 // branch; and the second push's pack carried only the new commit, its
 // changed trees and its one new blob.
 func TestPushSendsOnlyWhatTheRemoteLacks(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	r, base, w, origin := plannedWorktree(t, "wt")
 	if err := w.Create(ctx, base, nil); err != nil {

@@ -75,6 +75,7 @@ func gitWouldAdd(t *testing.T, w *Worktree, excludes string) []string {
 }
 
 func TestStageLeavesOutWhatTheIgnoreFilesName(t *testing.T) {
+	t.Parallel()
 	r, w := stagedWorktree(t)
 	global := filepath.Join(t.TempDir(), "global-ignore")
 	write(t, global, "*.bak\n")
@@ -122,6 +123,7 @@ func TestStageLeavesOutWhatTheIgnoreFilesName(t *testing.T) {
 }
 
 func TestStageTakesATrackedFileEvenWhenIgnored(t *testing.T) {
+	t.Parallel()
 	_, w := stagedWorktree(t)
 	write(t, filepath.Join(w.Path, ".gitignore"), "internal/\nREADME.md\n")
 	write(t, filepath.Join(w.Path, "internal/a/a.go"), "package a // changed\n")
@@ -161,6 +163,7 @@ func refusedPaths(t *testing.T, err error) map[string]string {
 }
 
 func TestStageRefusesWhatIsNotAFileAndStagesNothing(t *testing.T) {
+	t.Parallel()
 	r, w := stagedWorktree(t)
 	write(t, filepath.Join(w.Path, "fine.go"), "package fine\n")
 	if err := syscall.Mkfifo(filepath.Join(w.Path, "pipe"), 0o644); err != nil {
@@ -240,6 +243,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestStageSizeLimitIsInclusive(t *testing.T) {
+	t.Parallel()
 	_, w := stagedWorktree(t)
 	write(t, filepath.Join(w.Path, "at.txt"), strings.Repeat("a", 100))
 	if _, err := w.Stage(StageOptions{MaxFileSize: 100}); err != nil {
@@ -260,6 +264,7 @@ func TestStageSizeLimitIsInclusive(t *testing.T) {
 }
 
 func TestStageAsksThePolicyAboutEveryChangeDeletionsToo(t *testing.T) {
+	t.Parallel()
 	_, w := stagedWorktree(t)
 	write(t, filepath.Join(w.Path, "internal/a/a.go"), "package a // allowed\n")
 	write(t, filepath.Join(w.Path, "docs/new.md"), "not allowed\n")
@@ -298,6 +303,7 @@ func TestStageAsksThePolicyAboutEveryChangeDeletionsToo(t *testing.T) {
 }
 
 func TestARefusalListIsBoundedAndCounted(t *testing.T) {
+	t.Parallel()
 	_, w := stagedWorktree(t)
 	for i := 0; i < maxRefusalsListed+7; i++ {
 		write(t, filepath.Join(w.Path, "junk", strings.Repeat("x", i+1)), "x")
@@ -313,6 +319,7 @@ func TestARefusalListIsBoundedAndCounted(t *testing.T) {
 }
 
 func TestAnIgnoreFileThatIsNotAFileIsNotWaitedOn(t *testing.T) {
+	t.Parallel()
 	r, w := stagedWorktree(t)
 	// The shared .git is the agent's to write: a pipe or a huge file as
 	// info/exclude must neither hang nor be read whole.
@@ -347,6 +354,7 @@ func TestAnIgnoreFileThatIsNotAFileIsNotWaitedOn(t *testing.T) {
 }
 
 func TestExcludesFileIsWhereGitLooks(t *testing.T) {
+	t.Parallel()
 	r, _ := stagedWorktree(t)
 	home := t.TempDir()
 	env := map[string]string{"HOME": home, "GIT_CONFIG_NOSYSTEM": "1"}
@@ -398,6 +406,7 @@ func TestExcludesFileIsWhereGitLooks(t *testing.T) {
 // change; a changed file keeps its executable bit; a file replaced by a
 // folder is gone; a gitlink's folder is not walked.
 func TestStageStagesWhatChangedAsGitDoes(t *testing.T) {
+	t.Parallel()
 	r, w := stagedWorktree(t)
 	later := time.Now().Add(time.Hour)
 	for _, p := range []string{"README.md", "bin/run.sh"} {

@@ -11,6 +11,7 @@ import (
 // Create names the task that made the worktree in its admin files, which
 // git ignores and deletes with them; a worktree that git made has no name.
 func TestCreateMarksTheWorktreeWithItsOwner(t *testing.T) {
+	t.Parallel()
 	repoPath, _ := fixtureRepo(t)
 	r, err := Open(repoPath)
 	if err != nil {

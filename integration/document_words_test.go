@@ -12,6 +12,7 @@ import (
 // of its shortened lists removed), validates, and, run on a copy of the
 // repository layout it names, works where its own commands say.
 func TestTheExampleWorkOrderAsWritten(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 4)
 	raw, err := os.ReadFile("../fixtures/task_cr_01.json")
 	if err != nil {

@@ -3,14 +3,9 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/wo-runner/wo/integration/ghstandin"
 )
 
 // goModuleFixture builds a Go module whose base branch has only go.mod and
@@ -40,106 +35,6 @@ func goModuleFixture(t *testing.T, n int) *fixture {
 	return f
 }
 
-func TestSplitAndRunAnEpicInWaves(t *testing.T) {
-	f := goModuleFixture(t, 40)
-	gh := ghstandin.New(secretToken)
-	gh.Remotes["acme/big"] = f.origin
-	gh.ReviewDelay = 50 * time.Millisecond // approves at once: no rounds
-	if err := gh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer gh.Close()
-	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
-
-	r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
-		"--github-repo", "acme/big", "--worktree-root", f.wtRoot, "--max-lines", "40", "--epic-key", "task_big", "--json")
-	if r.code != 0 {
-		t.Fatalf("split: exit %d\n%s", r.code, r.stderr)
-	}
-	var split struct {
-		Data struct {
-			PRs []struct {
-				Number    int
-				BlockedBy []int `json:"blocked_by"`
-				Files     []struct{ Path string }
-			} `json:"prs"`
-			Matrix struct{ Include []struct{ Key string } } `json:"matrix"`
-		}
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &split); err != nil {
-		t.Fatal(err)
-	}
-	prs := split.Data.PRs
-	if len(prs) < 5 {
-		t.Fatalf("%d PRs for 40 packages at 40 lines each", len(prs))
-	}
-	if len(split.Data.Matrix.Include) == 0 {
-		t.Error("the matrix has nothing to run")
-	}
-	// wo status says how long the review takes at the reviewer's rate
-	// (two reviews a PR, five an hour by default).
-	want := fmt.Sprintf("review estimate: about %d reviews at 5 an hour", 2*len(prs))
-	if st := f.wo(env, "status", "task_big"); !strings.Contains(st.stdout, want) {
-		t.Errorf("wo status does not say %q:\n%s", want, st.stdout)
-	}
-
-	r = f.wo(env, "run", "--epic", "task_big", "--parallel", "3")
-	if r.code != 0 {
-		t.Fatalf("run --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-
-	// Every PR's branch holds exactly its manifest on top of its base.
-	for _, pr := range prs {
-		doc := f.doc(fmt.Sprintf("task_big_pr%02d", pr.Number))
-		wo := doc["work_order"].(map[string]any)
-		branch := wo["inputs"].(map[string]any)["branch_name"].(string)
-		base := wo["context"].(map[string]any)["base_branch"].(string)
-		got := strings.Split(git(t, f.origin, "diff", "--name-only", "refs/heads/"+base, "refs/heads/"+branch), "\n")
-		var want []string
-		for _, file := range pr.Files {
-			want = append(want, file.Path)
-		}
-		sort.Strings(want)
-		if strings.Join(got, ",") != strings.Join(want, ",") {
-			t.Errorf("PR #%d (%s on %s) holds %v, want %v", pr.Number, branch, base, got, want)
-		}
-		if n := git(t, f.origin, "rev-list", "--count", "refs/heads/"+base+"..refs/heads/"+branch); n != "1" {
-			t.Errorf("PR #%d: %s commits on top of %s, want 1", pr.Number, n, base)
-		}
-	}
-	if n := len(gh.PullRequests("acme/big")); n != len(prs) {
-		t.Errorf("%d pull requests on the stand-in for %d work orders", n, len(prs))
-	}
-	// The stack is linear: every branch holds the files of every PR it
-	// depends on, and the top of the stack is the whole change.
-	branchOf := func(n int) string {
-		return f.doc(fmt.Sprintf("task_big_pr%02d", n))["work_order"].(map[string]any)["inputs"].(map[string]any)["branch_name"].(string)
-	}
-	for _, pr := range prs {
-		for _, dep := range pr.BlockedBy {
-			for _, dp := range prs[dep-1].Files {
-				if _, err := exec.Command("git", "-C", f.origin, "cat-file", "-e", "refs/heads/"+branchOf(pr.Number)+":"+dp.Path).CombinedOutput(); err != nil {
-					t.Errorf("PR #%d's branch lacks %s of PR #%d, which it depends on", pr.Number, dp.Path, dep)
-				}
-			}
-		}
-	}
-	top := branchOf(prs[len(prs)-1].Number)
-	if diff := git(t, f.repo, "diff", "--name-only", "refs/heads/"+top, "main"); diff != "" {
-		t.Errorf("the top of the stack (%s) differs from the source tree in:\n%s", top, diff)
-	}
-	st := f.wo(nil, "status", "task_big", "--json")
-	var status struct{ Data []StatusRowJSON }
-	if err := json.Unmarshal([]byte(st.stdout), &status); err != nil {
-		t.Fatal(err)
-	}
-	for _, row := range status.Data[1:] {
-		if row.Status != "in_review" {
-			t.Errorf("%s is %s, want in_review", row.Key, row.Status)
-		}
-	}
-}
-
 // StatusRowJSON is the part of wo status --json the tests read.
 type StatusRowJSON struct {
 	Key    string `json:"key"`
@@ -147,6 +42,7 @@ type StatusRowJSON struct {
 }
 
 func TestIndependentEpicWaitsForMergesAndSkipsAfterFailure(t *testing.T) {
+	t.Parallel()
 	f := goModuleFixture(t, 6)
 	r := f.wo(nil, "split", "--repo", f.repo, "--base", "base", "--source", "main",
 		"--worktree-root", f.wtRoot, "--max-lines", "12", "--epic-key", "task_ind")

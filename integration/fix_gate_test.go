@@ -55,6 +55,7 @@ func remoteRefs(t *testing.T, f *fixture) string {
 }
 
 func TestAnAgentsLeftoversBlockTheTaskWithNothingPushed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, agent, path string }{
 		{".env", "echo 'AWS_SECRET_ACCESS_KEY=abc' > .env\n", ".env"},
 		{"node_modules", "mkdir -p node_modules/left-pad && echo 'module.exports=1' > node_modules/left-pad/index.js\n", "node_modules/left-pad/index.js"},
@@ -105,6 +106,7 @@ func lastLine(s string) string {
 }
 
 func TestAnAgentThatRewritesHistoryOrSwitchesBranchIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, agent, says string }{
 		{"amend", "git commit -qa --amend -m 'rewritten'\n", "its history was rewritten or merged"},
 		{"reset and recommit", "git reset -q --hard HEAD~1 && echo x > README.md && git add -A && git commit -qm 'other history'\n", "its history was rewritten or merged"},
@@ -146,6 +148,7 @@ func TestAnAgentThatRewritesHistoryOrSwitchesBranchIsRefused(t *testing.T) {
 // The repository's own ignore files keep an agent's leftovers out of the
 // fix, and the fix goes through.
 func TestIgnoredLeftoversStayOutOfAFixThatIsPushed(t *testing.T) {
+	t.Parallel()
 	key := "task_ignored"
 	f, agent := loopTask(t, key)
 	writeFile(t, filepath.Join(f.repo, ".git/info/exclude"), ".env\nnode_modules/\n")
@@ -162,6 +165,7 @@ func TestIgnoredLeftoversStayOutOfAFixThatIsPushed(t *testing.T) {
 // The agent's environment, seen from inside the agent run by the wo
 // binary: nothing beyond the allow-list and what --agent-env names.
 func TestTheAgentsEnvironmentIsItsAllowList(t *testing.T) {
+	t.Parallel()
 	key := "task_env"
 	f, agent := loopTask(t, key)
 	dump := filepath.Join(f.root, "agent-env")

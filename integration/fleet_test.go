@@ -120,6 +120,7 @@ type runner struct {
 }
 
 func TestManyRunnersOnOneEpicDoEveryStepOnce(t *testing.T) {
+	t.Parallel()
 	f := emptyFixture(t)
 	keys := fleetEpic(t, f, 5, 4)
 	runners := startRunners(t, f, 4)
@@ -139,6 +140,7 @@ func TestManyRunnersOnOneEpicDoEveryStepOnce(t *testing.T) {
 }
 
 func TestRunnersKilledMidEpicAndRestartedStillDoEveryStepOnce(t *testing.T) {
+	t.Parallel()
 	f := emptyFixture(t)
 	keys := fleetEpic(t, f, 4, 4)
 	rnd := rand.New(rand.NewPCG(7, 11))

@@ -12,6 +12,7 @@ import (
 )
 
 func TestSourceEventRaceMakesOneTask(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 1)
 	f.wo(nil, "init")
 	for round := 0; round < 8; round++ {
@@ -51,6 +52,7 @@ func TestSourceEventRaceMakesOneTask(t *testing.T) {
 }
 
 func TestApprovalGate(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 10)
 	f.importTask(f.task("task_gate", gitProcedure(), func(d map[string]any) {
 		d["work_order"].(map[string]any)["approval"] = map[string]any{"required": true}
@@ -105,6 +107,7 @@ func TestApprovalGate(t *testing.T) {
 }
 
 func TestEphemeralResearchDeliversToAPRComment(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 5)
 	gh, env := withGitHub(t, f)
 	gh.ReviewRounds = nil

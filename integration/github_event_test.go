@@ -44,10 +44,11 @@ func fromFork(payload map[string]any, repo string) map[string]any {
 }
 
 func TestReviewEventsResumeInsteadOfPolling(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 5)
 	gh, env := withGitHub(t, f)
 	gh.ReviewRounds = nil // the reviewer approves
-	gh.ReviewDelay = 1500 * time.Millisecond
+	gh.HoldReviews(true)  // until the run has stopped, however long it takes
 	f.importTask(f.seedTask("task_ev"))
 	noWait := append(env, "WO_REVIEW_WAIT=0")
 
@@ -65,6 +66,7 @@ func TestReviewEventsResumeInsteadOfPolling(t *testing.T) {
 	if s := f.wo(nil, "status", "task_ev").stdout; !strings.Contains(s, "a review since") {
 		t.Errorf("wo status does not say it waits for a review:\n%s", s)
 	}
+	gh.HoldReviews(false)
 	waitFor(t, "the stand-in's review", 20*time.Second, func() bool {
 		rv, _ := ghClient(t, gh).Reviews(testContext(), 1)
 		return len(rv) > 0
@@ -123,6 +125,7 @@ func TestReviewEventsResumeInsteadOfPolling(t *testing.T) {
 // dependents wait; a merge closes its task (wo sync, or the merge event)
 // and rerunning the epic starts what waited for it.
 func TestIndependentEpicGoesOnAfterMerges(t *testing.T) {
+	t.Parallel()
 	f := goModuleFixture(t, 6)
 	gh := ghstandin.New(secretToken)
 	gh.Remotes["acme/big"] = f.origin

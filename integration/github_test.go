@@ -72,6 +72,7 @@ func noSecret(t *testing.T, where, text string) {
 }
 
 func TestSeedProcedureWithReviewerAndAgent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 20)
 	gh, env := withGitHub(t, f)
 	f.importTask(f.seedTask("task_cr_01"))
@@ -129,6 +130,7 @@ func TestSeedProcedureWithReviewerAndAgent(t *testing.T) {
 }
 
 func TestSeedProcedureWithAPerson(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 20)
 	gh, env := withGitHub(t, f)
 	f.importTask(f.seedTask("task_cr_01"))
@@ -158,10 +160,12 @@ func TestSeedProcedureWithAPerson(t *testing.T) {
 }
 
 func TestCrashAcrossGitHubStepsNeverMakesTwoPRs(t *testing.T) {
+	t.Parallel()
 	for _, point := range []string{"create_pr:after_create", "create_pr:before_writeback", "create_pr:after_writeback",
 		"wait_for_review:after_checkpoint", "wait_for_review:before_writeback", "check_review:before_writeback",
 		"conditional_loop:before_writeback", "update_task:before_writeback"} {
 		t.Run(point, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t, 10)
 			gh, env := withGitHub(t, f)
 			f.importTask(f.seedTask("task_cr_01"))
@@ -193,7 +197,9 @@ func seedWithAgent(t *testing.T) (*fixture, *ghstandin.Server, []string) {
 }
 
 func TestGitHubFaults(t *testing.T) {
+	t.Parallel()
 	t.Run("5xx burst is retried", func(t *testing.T) {
+		t.Parallel()
 		f, gh, env := seedWithAgent(t)
 		gh.Inject5xx(3)
 		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
@@ -204,6 +210,7 @@ func TestGitHubFaults(t *testing.T) {
 		}
 	})
 	t.Run("secondary limit is waited out", func(t *testing.T) {
+		t.Parallel()
 		f, gh, env := seedWithAgent(t)
 		gh.InjectSecondaryLimit(2, time.Second)
 		start := time.Now()
@@ -218,6 +225,7 @@ func TestGitHubFaults(t *testing.T) {
 		}
 	})
 	t.Run("primary limit resetting soon is waited out", func(t *testing.T) {
+		t.Parallel()
 		f, gh, env := seedWithAgent(t)
 		gh.ExhaustPrimaryLimit(2 * time.Second)
 		if r := f.wo(env, "run", "task_cr_01"); r.code != 0 {
@@ -225,6 +233,7 @@ func TestGitHubFaults(t *testing.T) {
 		}
 	})
 	t.Run("primary limit resetting late exits 5, rerun completes", func(t *testing.T) {
+		t.Parallel()
 		f, gh, env := seedWithAgent(t)
 		gh.ExhaustPrimaryLimit(time.Hour)
 		r := f.wo(env, "run", "task_cr_01")
@@ -244,6 +253,7 @@ func TestGitHubFaults(t *testing.T) {
 		}
 	})
 	t.Run("401 names the variable, rerun completes", func(t *testing.T) {
+		t.Parallel()
 		f, gh, env := seedWithAgent(t)
 		gh.BreakToken()
 		r := f.wo(env, "run", "task_cr_01")
@@ -258,6 +268,7 @@ func TestGitHubFaults(t *testing.T) {
 		}
 	})
 	t.Run("no token", func(t *testing.T) {
+		t.Parallel()
 		f := newFixture(t, 10)
 		_, env := withGitHub(t, f)
 		f.importTask(f.seedTask("task_cr_01"))
@@ -273,6 +284,7 @@ func TestGitHubFaults(t *testing.T) {
 }
 
 func TestMergedPRClosesTaskAndFreesDependents(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 10)
 	gh, env := withGitHub(t, f)
 	gh.ReviewRounds = nil // the reviewer approves at once

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -75,35 +76,123 @@ func emptyFixture(t testing.TB) *fixture {
 	return f
 }
 
-// newFixture builds the repository: n files on the base branch, and on
-// main a change to some and new files, all listed in the manifest.
+// newFixture is the repository that buildFixture makes for n, and its bare
+// remote: built once per n with the git command, then copied for each
+// test (a dozen git processes each, otherwise).
 func newFixture(t testing.TB, n int) *fixture {
 	t.Helper()
-	f := emptyFixture(t)
-	for i := 0; i < n; i++ {
-		writeFile(t, filepath.Join(f.repo, fmt.Sprintf("pkg%02d/file%04d.go", i%20, i)), fmt.Sprintf("package pkg%02d\n\n// File %d.\n", i%20, i))
+	v, _ := fixtureTemplates.LoadOrStore(n, &fixtureTemplate{})
+	tpl := v.(*fixtureTemplate)
+	tpl.once.Do(func() { tpl.dir, tpl.files, tpl.err = buildFixtureTemplate(n) })
+	if tpl.err != nil {
+		t.Fatalf("building the fixture repository of %d files: %v", n, tpl.err)
 	}
-	writeFile(t, filepath.Join(f.repo, "README.md"), "# fixture\n")
-	git(t, f.repo, "add", "-A")
-	git(t, f.repo, "commit", "-q", "-m", "base")
-	git(t, f.repo, "branch", "code-review-base")
+	root := t.TempDir()
+	f := &fixture{t: t, root: root, repo: filepath.Join(root, "repo"), origin: filepath.Join(root, "origin.git"),
+		store: filepath.Join(root, "wo.db"), wtRoot: filepath.Join(root, "worktrees"), files: append([]string(nil), tpl.files...)}
+	if err := os.CopyFS(root, os.DirFS(tpl.dir)); err != nil {
+		t.Fatal(err)
+	}
+	// origin is the template's remote until the configuration names this one.
+	config := filepath.Join(f.repo, ".git", "config")
+	b, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(config, bytes.ReplaceAll(b, []byte(filepath.Join(tpl.dir, "origin.git")), []byte(f.origin)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := git(t, f.repo, "remote", "get-url", "origin"); got != f.origin {
+		t.Fatalf("the copied repository's origin is %s, want %s", got, f.origin)
+	}
+	return f
+}
+
+type fixtureTemplate struct {
+	once  sync.Once
+	dir   string
+	files []string
+	err   error
+}
+
+// fixtureTemplates are the repositories newFixture copies, by n; TestMain
+// removes them.
+var fixtureTemplates sync.Map
+
+func removeFixtureTemplates() {
+	fixtureTemplates.Range(func(_, v any) bool {
+		if dir := v.(*fixtureTemplate).dir; dir != "" {
+			os.RemoveAll(dir)
+		}
+		return true
+	})
+}
+
+// buildFixtureTemplate makes, in a new folder, the repository: n files on
+// the base branch, and on main a change to some and new files, all listed
+// in the manifest; and its bare remote, which has the base branch. Both
+// are packed, as a clone is, so that a copy is a few files.
+func buildFixtureTemplate(n int) (dir string, files []string, err error) {
+	dir, err = os.MkdirTemp("", "wo-integration-fixture-")
+	if err != nil {
+		return "", nil, err
+	}
+	repo, origin := filepath.Join(dir, "repo"), filepath.Join(dir, "origin.git")
+	run := func(in string, args ...string) {
+		if err != nil {
+			return
+		}
+		cmd := exec.Command("git", args...)
+		cmd.Dir = in
+		cmd.Env = append(os.Environ(), gitEnv...)
+		if out, e := cmd.CombinedOutput(); e != nil {
+			err = fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), e, out)
+		}
+	}
+	write := func(rel, content string) {
+		if err != nil {
+			return
+		}
+		path := filepath.Join(repo, rel)
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			err = os.WriteFile(path, []byte(content), 0o644)
+		}
+	}
+	run(dir, "init", "-q", "--template=", "-b", "main", repo)
+	run(repo, "config", "user.name", "Wo Runner")
+	run(repo, "config", "user.email", "wo@example.com")
+	for i := 0; i < n; i++ {
+		write(fmt.Sprintf("pkg%02d/file%04d.go", i%20, i), fmt.Sprintf("package pkg%02d\n\n// File %d.\n", i%20, i))
+	}
+	write("README.md", "# fixture\n")
+	run(repo, "add", "-A")
+	run(repo, "commit", "-q", "-m", "base")
+	run(repo, "branch", "code-review-base")
 	for i := 0; i < 3; i++ {
 		p := fmt.Sprintf("pkg%02d/file%04d.go", i%20, i)
-		writeFile(t, filepath.Join(f.repo, p), "package changed\n")
-		f.files = append(f.files, p)
+		write(p, "package changed\n")
+		files = append(files, p)
 	}
 	for i := 0; i < 3; i++ {
 		p := fmt.Sprintf("foundation/new%d.go", i)
-		writeFile(t, filepath.Join(f.repo, p), fmt.Sprintf("package foundation\n\nconst N%d = %d\n", i, i))
-		f.files = append(f.files, p)
+		write(p, fmt.Sprintf("package foundation\n\nconst N%d = %d\n", i, i))
+		files = append(files, p)
 	}
-	writeFile(t, filepath.Join(f.repo, "unrelated.txt"), "not in the manifest\n")
-	git(t, f.repo, "add", "-A")
-	git(t, f.repo, "commit", "-q", "-m", "the big change")
-	git(t, f.root, "init", "-q", "--bare", f.origin)
-	git(t, f.repo, "remote", "add", "origin", f.origin)
-	git(t, f.repo, "push", "-q", "origin", "code-review-base")
-	return f
+	write("unrelated.txt", "not in the manifest\n")
+	run(repo, "add", "-A")
+	run(repo, "commit", "-q", "-m", "the big change")
+	run(dir, "init", "-q", "--bare", "--template=", origin)
+	run(repo, "remote", "add", "origin", origin)
+	run(repo, "push", "-q", "origin", "code-review-base")
+	run(repo, "-c", "repack.writeBitmaps=false", "gc", "-q", "--prune=now")
+	run(origin, "-c", "repack.writeBitmaps=false", "gc", "-q", "--prune=now")
+	run(repo, "fsck", "--strict", "--no-progress")
+	run(origin, "fsck", "--strict", "--no-progress")
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, err
+	}
+	return dir, files, nil
 }
 
 func writeFile(t testing.TB, path, content string) {

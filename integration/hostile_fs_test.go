@@ -76,6 +76,7 @@ func setInputs(doc map[string]any, inputs map[string]any) {
 // link into the file it points to. Like git checkout main -- cfg.txt, wo
 // replaces the link with the file.
 func TestHostileLinkAtACheckedOutPathIsReplaced(t *testing.T) {
+	t.Parallel()
 	v := newVictim(t)
 	f := linkFixture(t, v)
 	f.importTask(f.task("task_link", gitProcedure(), func(doc map[string]any) {
@@ -97,6 +98,7 @@ func TestHostileLinkAtACheckedOutPathIsReplaced(t *testing.T) {
 // folder link; a manifest file below that link made folders outside
 // before it was refused.
 func TestHostileNothingIsDeletedOrMadeBelowALinkedFolder(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name   string
 		inputs map[string]any
@@ -106,6 +108,7 @@ func TestHostileNothingIsDeletedOrMadeBelowALinkedFolder(t *testing.T) {
 		{"write", map[string]any{"file_manifest": []any{"cfg.txt", "evil/sub/new.txt"}}, "refusing to write evil/sub/new.txt: evil is a symbolic link"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			v := newVictim(t)
 			f := linkFixture(t, v)
 			f.importTask(f.task("task_evil", gitProcedure(), func(doc map[string]any) { setInputs(doc, c.inputs) }))
@@ -131,6 +134,7 @@ func TestHostileNothingIsDeletedOrMadeBelowALinkedFolder(t *testing.T) {
 // worktree path, and the admin files of another task's worktree of the
 // same name.
 func TestHostileCleanupLeavesWhatIsNotThisTasksWorktree(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 10)
 	f.importTask(f.task("task_a", gitProcedure(), nil))
 	if r := f.wo(nil, "run", "task_a", "--until-step", "5"); r.code != 0 {
@@ -206,6 +210,7 @@ func gitIn(t *testing.T, dir string, stdin []byte, args ...string) string {
 // directory a/ with pwn.txt wrote pwn.txt outside. git fsck calls it
 // duplicateEntries; wo refuses it, naming the entry.
 func TestHostileTreeWithDuplicateEntriesIsRefused(t *testing.T) {
+	t.Parallel()
 	v := newVictim(t)
 	f := newFixture(t, 5)
 	pwn := gitIn(t, f.repo, []byte("pwned\n"), "hash-object", "-w", "--stdin")
@@ -254,6 +259,7 @@ func TestHostileTreeWithDuplicateEntriesIsRefused(t *testing.T) {
 // a branch name. The document is refused, and so is a run of one that
 // another tool changed in the store after validation.
 func TestHostileWorkBranchMustNotBeTheBase(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 5)
 	baseBefore := git(t, f.origin, "rev-parse", "refs/heads/code-review-base")
 	for _, branch := range []string{"code-review-base", "main", "HEAD"} {

@@ -92,6 +92,7 @@ func (f *fixture) everything(key string, r woResult) map[string]string {
 
 // Item 6: a GitHub API that echoes the Authorization header in its 401.
 func TestEchoedGitHubTokenLeaksNowhere(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 5)
 	api, seen := echoServer(t)
 	f.importTask(f.seedTask("task_cr_01"))
@@ -120,7 +121,9 @@ func TestEchoedGitHubTokenLeaksNowhere(t *testing.T) {
 // the token's GitHub host (sent, then echoed) and on another host (not
 // sent at all).
 func TestPushCredentialsGoOnlyToTheGitHubHost(t *testing.T) {
+	t.Parallel()
 	t.Run("same host echoes", func(t *testing.T) {
+		t.Parallel()
 		f := newFixture(t, 5)
 		remote, seen := echoServer(t)
 		git(t, f.repo, "remote", "set-url", "origin", remote.URL+"/acme/hermes.git")
@@ -137,6 +140,7 @@ func TestPushCredentialsGoOnlyToTheGitHubHost(t *testing.T) {
 		}
 	})
 	t.Run("another host gets nothing", func(t *testing.T) {
+		t.Parallel()
 		f := newFixture(t, 5)
 		remote, seen := echoServer(t)
 		git(t, f.repo, "remote", "set-url", "origin", remote.URL+"/acme/hermes.git")
@@ -158,6 +162,7 @@ func TestPushCredentialsGoOnlyToTheGitHubHost(t *testing.T) {
 
 // Item 7: an ArangoDB that accepts connections and never answers.
 func TestHungArangoFailsWithinTheStoreTimeout(t *testing.T) {
+	t.Parallel()
 	addr := silentListener(t)
 	cmd := exec.Command(woBin, "list", "--store", "arangodb+http://"+addr, "--database", "hades")
 	cmd.Env = append(os.Environ(), "WO_STORE_TIMEOUT=1s")
@@ -181,6 +186,7 @@ func TestHungArangoFailsWithinTheStoreTimeout(t *testing.T) {
 
 // Item 7: a git remote over http that accepts and never answers.
 func TestHungGitRemoteFailsWithinTheGitTimeout(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 5)
 	addr := silentListener(t)
 	git(t, f.repo, "remote", "set-url", "origin", "http://"+addr+"/acme/hermes.git")
@@ -262,8 +268,14 @@ func startAgentRun(t *testing.T, f *fixture, dir string, env ...string) (*exec.C
 	done := make(chan woResult, 1)
 	go func() { err := cmd.Wait(); done <- result(cmd, err, out.String(), errb.String()) }()
 	t.Cleanup(func() {
+		// Only a process that still has this run's worktree in its
+		// environment: a pid whose process ended may be another
+		// program's by now (pid_max is 32768 here).
 		for _, p := range append(pids(t, filepath.Join(dir, "agents")), pids(t, filepath.Join(dir, "children"))...) {
-			syscall.Kill(p, syscall.SIGKILL)
+			if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p)); err == nil &&
+				bytes.Contains(append([]byte{0}, env...), []byte("\x00WO_WORKTREE="+f.wtRoot+string(filepath.Separator))) {
+				syscall.Kill(p, syscall.SIGKILL)
+			}
 		}
 	})
 	waitFor(t, "the agent's child", 30*time.Second, func() bool { return len(pids(t, filepath.Join(dir, "children"))) > 0 })
@@ -289,6 +301,7 @@ func assertAllGone(t *testing.T, dir string) {
 }
 
 func TestInterruptStopsTheAgentAndItsChildren(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 3)
 	f.importTask(agentTask(f))
 	dir := t.TempDir()
@@ -305,6 +318,7 @@ func TestInterruptStopsTheAgentAndItsChildren(t *testing.T) {
 }
 
 func TestAgentTimeoutStopsItsChildren(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 3)
 	f.importTask(agentTask(f))
 	dir := t.TempDir()
@@ -317,6 +331,7 @@ func TestAgentTimeoutStopsItsChildren(t *testing.T) {
 }
 
 func TestRerunAfterKillNeverRunsTwoAgents(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 3)
 	f.importTask(agentTask(f))
 	dir := t.TempDir()

@@ -15,6 +15,7 @@ import (
 // running, with nobody running it), the timeline has the entry, the lease
 // is given back, the exit code is the shell's 130; and wo run goes on.
 func TestAnInterruptedRunSaysSoAndResumes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 5)
 	f.importTask(f.task("task_sig", gitProcedure(), nil))
 	signal := filepath.Join(t.TempDir(), "paused")
@@ -67,6 +68,7 @@ func TestAnInterruptedRunSaysSoAndResumes(t *testing.T) {
 // agent_finished entry, without a made-up exit status), and no warning
 // says an entry was lost.
 func TestAnInterruptedAgentStepKeepsItsTimeline(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 2)
 	f.importTask(map[string]any{"_key": "task_think", "title": "Think", "status": "open",
 		"work_order": map[string]any{"version": "1.0", "objective": "Let an agent think for a while",

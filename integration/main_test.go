@@ -4,9 +4,12 @@
 package integration
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/testcontainers/testcontainers-go"
@@ -16,6 +19,15 @@ import (
 
 func TestMain(m *testing.M) {
 	storetest.WorkerMain(openArangoWorker)
+	// These tests spend most of their time waiting on the processes they
+	// start (wo, git, the stand-in's reviewer), not on the CPU: more of
+	// them run at once than there are cores, unless -parallel says.
+	flag.Parse()
+	parallelGiven := false
+	flag.Visit(func(f *flag.Flag) { parallelGiven = parallelGiven || f.Name == "test.parallel" })
+	if !parallelGiven {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
 	cleanup, err := buildWo()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -23,6 +35,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	cleanup()
+	removeFixtureTemplates()
 	for _, repo := range []string{bigRepo, splitRepo, realDir, plainWo} {
 		if repo != "" {
 			os.RemoveAll(filepath.Dir(repo))

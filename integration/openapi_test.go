@@ -28,6 +28,7 @@ func loadContract(t testing.TB) *ghstandin.Contract {
 // TestOpenAPIVendoredSubsetCoversWo makes sure the vendored description
 // is GitHub's, loads, and holds the operations wo sends and no others.
 func TestOpenAPIVendoredSubsetCoversWo(t *testing.T) {
+	t.Parallel()
 	doc := loadContract(t).Doc()
 	if doc.Info == nil || !strings.Contains(doc.Info.Title, "GitHub") {
 		t.Fatalf("not GitHub's description: %+v", doc.Info)
@@ -53,6 +54,7 @@ func TestOpenAPIVendoredSubsetCoversWo(t *testing.T) {
 // handles included, and checks each request and each answer against
 // GitHub's OpenAPI description with kin-openapi.
 func TestOpenAPIContractThroughWosClient(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 4)
 	git(t, f.repo, "push", "-q", "origin", "HEAD:refs/heads/review/01-openapi")
 	contract := loadContract(t)
@@ -218,6 +220,7 @@ func TestOpenAPIContractThroughWosClient(t *testing.T) {
 // GitHub does not document are refused, and an answer that lacks what
 // GitHub documents is reported.
 func TestOpenAPIContractCatchesDrift(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 1)
 	gh, _ := withGitHub(t, f)
 	if gh.Contract == nil {

@@ -209,6 +209,7 @@ func (x *restackFixture) recordPush(part int, file, line string) string {
 // the right base, its diff against it is exactly its part, no PR is
 // closed, nothing unchanged is pushed, and every tip builds.
 func TestAStackSurvivesItsMerges(t *testing.T) {
+	t.Parallel()
 	x := newRestackFixture(t)
 	n := len(x.parts)
 	x.check("after the epic run", nil, false)
@@ -303,6 +304,7 @@ func TestAStackSurvivesItsMerges(t *testing.T) {
 // branch and those above stop with the file named; the ones under it go
 // on; once the person rebased the branch, wo sync --continue finishes.
 func TestARestackConflictStopsThatBranchAndThoseAbove(t *testing.T) {
+	t.Parallel()
 	x := newRestackFixture(t)
 	n := len(x.parts)
 	mid, under := x.parts[3], x.parts[2] // parts 4 and 3
@@ -348,8 +350,10 @@ func TestARestackConflictStopsThatBranchAndThoseAbove(t *testing.T) {
 // restack (after recording what it will push, after the push, after
 // recording it) reruns to the same end as a sync that was not killed.
 func TestARestackKilledAtEachPointFinishesOnRerun(t *testing.T) {
+	t.Parallel()
 	for _, point := range []string{"restack:after_intent", "restack:after_push", "restack:after_record"} {
 		t.Run(point, func(t *testing.T) {
+			t.Parallel()
 			x := newRestackFixture(t)
 			if _, err := x.gh.MergeAs("acme/big", x.parts[0].pr, ghstandin.MergeSquash, true); err != nil {
 				t.Fatal(err)

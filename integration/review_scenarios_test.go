@@ -46,6 +46,7 @@ type reviewScenario struct {
 // cost in requests and GraphQL points, as its --json envelope reports
 // them and the stand-in counted them.
 func TestReviewScenariosAcrossASIGKILL(t *testing.T) {
+	t.Parallel()
 	twoComments := []ghstandin.Comment{
 		{Path: "foundation/new0.go", Line: 3, Body: "Export a comment on N0."},
 		{Path: "foundation/new1.go", Line: 3, Body: "Name N1 after what it counts."},

@@ -16,6 +16,7 @@ import (
 // wo answered the thread it addressed once, across the reruns; once both
 // are fixed the task goes to review.
 func TestGitHubReviewThreadLeftOpenKeepsThePersonWaiting(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 20)
 	gh, env := withGitHub(t, f)
 	f.importTask(f.seedTask("task_cr_01"))
@@ -143,9 +144,11 @@ func runTraffic(t *testing.T, gh *ghstandin.Server, before int, gqlBefore ghstan
 // then reruns it: every thread the fix addressed has exactly one
 // "Addressed in" reply, naming the one fix commit, and was resolved once.
 func TestRepliesOnceAcrossASIGKILL(t *testing.T) {
+	t.Parallel()
 	for _, point := range []string{"conditional_loop:after_commit", "conditional_loop:after_push",
 		"conditional_loop:after_reply", "conditional_loop:after_resolve"} {
 		t.Run(point, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t, 20)
 			gh, env := withGitHub(t, f)
 			f.importTask(f.seedTask("task_cr_01"))

@@ -19,6 +19,7 @@ import (
 )
 
 func TestGitStepsEndToEnd(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 40)
 	f.importTask(f.task("task_git", gitProcedure(), nil))
 
@@ -77,6 +78,7 @@ func TestGitStepsEndToEnd(t *testing.T) {
 }
 
 func TestGitWorktreeRemoveAcceptsOurWorktree(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 10)
 	f.importTask(f.task("task_rm", gitProcedure(), nil))
 	if r := f.wo(nil, "run", "task_rm", "--until-step", "4"); r.code != 0 {
@@ -103,8 +105,10 @@ var crashPoints = []string{
 }
 
 func TestCrashAtEveryPointThenRerun(t *testing.T) {
+	t.Parallel()
 	for _, point := range crashPoints {
 		t.Run(point, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t, 30)
 			f.importTask(f.task("task_crash", gitProcedure(), nil))
 			r := f.wo([]string{"WO_FAULT=" + point}, "run", "task_crash")
@@ -122,6 +126,7 @@ func TestCrashAtEveryPointThenRerun(t *testing.T) {
 }
 
 func TestSIGKILLAtRandomMoments(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 300)
 	f.importTask(f.task("task_kill", gitProcedure(), nil))
 	// Time one clean run, so that the kills spread over a whole run.
@@ -174,6 +179,7 @@ func TestSIGKILLAtRandomMoments(t *testing.T) {
 }
 
 func TestTwoRunnersOnOneKey(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 20)
 	f.importTask(f.task("task_two", gitProcedure(), nil))
 	pause := []string{"WO_FAULT_PAUSE=create_worktree:before_create=1500ms"}
@@ -203,6 +209,7 @@ func TestTwoRunnersOnOneKey(t *testing.T) {
 }
 
 func TestBadInputFailsBeforeAnythingChanges(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		change func(f *fixture, doc map[string]any)
@@ -230,6 +237,7 @@ func TestBadInputFailsBeforeAnythingChanges(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFixture(t, 10)
 			f.wo(nil, "init")
 			doc := f.task("task_bad", gitProcedure(), nil)
@@ -313,6 +321,7 @@ func treeHash(t *testing.T, root string) string {
 }
 
 func TestDryRunChangesNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 30)
 	f.importTask(f.task("task_dry", gitProcedure(), nil))
 	// Half-way, so the plan starts in the middle.
@@ -337,6 +346,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 }
 
 func TestResetRewindsAndKeepsHistory(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 10)
 	f.importTask(f.task("task_reset", gitProcedure(), nil))
 	if r := f.wo(nil, "run", "task_reset"); r.code != 0 {
@@ -374,6 +384,7 @@ func TestResetRewindsAndKeepsHistory(t *testing.T) {
 }
 
 func TestBlockerNotClosedStopsRun(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 10)
 	blocker := map[string]any{"_key": "task_first", "title": "First", "status": "in_review",
 		"description": "A task that must be closed first"}
@@ -395,6 +406,7 @@ func TestBlockerNotClosedStopsRun(t *testing.T) {
 }
 
 func TestReviewLoopWithAgentAndWithoutOne(t *testing.T) {
+	t.Parallel()
 	procedure := []any{
 		map[string]any{"step": 1, "action": "create_worktree"},
 		map[string]any{"step": 2, "action": "create_branch"},
@@ -418,6 +430,7 @@ func TestReviewLoopWithAgentAndWithoutOne(t *testing.T) {
 	}
 
 	t.Run("agent", func(t *testing.T) {
+		t.Parallel()
 		f := pushedWithComments(t, "task_loop")
 		agent := filepath.Join(f.root, "agent.sh")
 		// The agent checks what wo promised it: the prompt on stdin and in
@@ -439,6 +452,7 @@ func TestReviewLoopWithAgentAndWithoutOne(t *testing.T) {
 	})
 
 	t.Run("person", func(t *testing.T) {
+		t.Parallel()
 		f := pushedWithComments(t, "task_person")
 		r := f.wo(nil, "run", "task_person")
 		if r.code != 3 || !strings.Contains(r.stderr, "Name this constant.") {
@@ -466,6 +480,7 @@ func TestReviewLoopWithAgentAndWithoutOne(t *testing.T) {
 	})
 
 	t.Run("bound", func(t *testing.T) {
+		t.Parallel()
 		f := pushedWithComments(t, "task_bound")
 		setState(t, f, "task_bound", map[string]any{"loop_iterations": map[string]any{"6": 2}})
 		r := f.wo(nil, "run", "task_bound", "--max-iterations", "2")
@@ -504,6 +519,7 @@ func setState(t *testing.T, f *fixture, key string, fields map[string]any) {
 }
 
 func TestCtrlCReleasesTheLease(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 20)
 	f.importTask(f.task("task_int", gitProcedure(), nil))
 	cmd := f.cmd([]string{"WO_FAULT_PAUSE=create_worktree:before_create=1500ms"}, "run", "task_int")

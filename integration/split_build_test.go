@@ -21,6 +21,7 @@ import (
 // stand-in, and then checks out each pushed PR branch and runs the real
 // go build ./... and go vet ./... there, as CI on that PR would.
 func TestEveryStackedPRBranchBuilds(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Fatalf("the go command is needed to build the PR branches: %v", err)
 	}

@@ -42,6 +42,7 @@ func patchesSince(gh *ghstandin.Server, n int) map[string]int {
 }
 
 func TestStackTablesInPRDescriptionsAfterSplitRunAndSync(t *testing.T) {
+	t.Parallel()
 	f := goModuleFixture(t, 12)
 	gh := ghstandin.New(secretToken)
 	gh.Remotes["acme/big"] = f.origin

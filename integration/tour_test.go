@@ -170,6 +170,7 @@ func buildStandin(t *testing.T) string {
 // every guide's runnable examples, in the same shell, as a reader who did
 // the tour would.
 func TestTheTourAndTheGuidesRunAsWritten(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("the tour is written for bash, which this machine lacks")
 	}

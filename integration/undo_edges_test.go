@@ -40,6 +40,7 @@ func theirPush(t *testing.T, f *fixture, name string) (push func(), commit strin
 }
 
 func TestUndoTakesBackAPROpenedButNotRecorded(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	r := f.wo(append(env, "WO_FAULT=create_pr:before_writeback"), "run", "task_undo")
 	if !r.killed {
@@ -70,6 +71,7 @@ func TestUndoTakesBackAPROpenedButNotRecorded(t *testing.T) {
 // since: undo finds it among the closed ones too, and takes nothing back
 // that the merge depends on.
 func TestUndoNeverTouchesAnUnrecordedPRThatWasMerged(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	if r := f.wo(append(env, "WO_FAULT=create_pr:before_writeback"), "run", "task_undo"); !r.killed {
 		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
@@ -98,6 +100,7 @@ func TestUndoNeverTouchesAnUnrecordedPRThatWasMerged(t *testing.T) {
 }
 
 func TestUndoTakesBackAPushLandedButNotRecorded(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	r := f.wo(append(env, "WO_FAULT=push:after_push"), "run", "task_undo")
 	if !r.killed {
@@ -131,7 +134,9 @@ func TestUndoTakesBackAPushLandedButNotRecorded(t *testing.T) {
 // wo's unrecorded one, and a pull request someone else opened from wo's
 // branch.
 func TestUndoKeepsWhatItCannotProveItMade(t *testing.T) {
+	t.Parallel()
 	t.Run("a commit on top of an unrecorded push", func(t *testing.T) {
+		t.Parallel()
 		f, _, env := undoFixture(t, "task_undo")
 		if r := f.wo(append(env, "WO_FAULT=push:after_push"), "run", "task_undo"); !r.killed {
 			t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
@@ -151,6 +156,7 @@ func TestUndoKeepsWhatItCannotProveItMade(t *testing.T) {
 		assertLocalGone(t, f)
 	})
 	t.Run("a pull request someone else opened", func(t *testing.T) {
+		t.Parallel()
 		f, gh, env := undoFixture(t, "task_undo")
 		if r := f.wo(append(env, "WO_FAULT=push:after_push"), "run", "task_undo"); !r.killed {
 			t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
@@ -179,6 +185,7 @@ func TestUndoKeepsWhatItCannotProveItMade(t *testing.T) {
 }
 
 func TestUndoKeepsABranchPushedBetweenCheckAndDelete(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
 	wos := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
@@ -215,6 +222,7 @@ func TestUndoKeepsABranchPushedBetweenCheckAndDelete(t *testing.T) {
 }
 
 func TestUndoWhileARunnerHoldsTheLease(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	signal := filepath.Join(f.root, "paused")
 	run := f.cmd(append(env, "WO_FAULT_PAUSE=create_pr:after_writeback=3s", "WO_FAULT_SIGNAL="+signal), "run", "task_undo")
@@ -260,6 +268,7 @@ func TestUndoWhileARunnerHoldsTheLease(t *testing.T) {
 }
 
 func TestUndoExitCodes(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	runToTheEnd(t, f, env, "task_undo")
 	for _, c := range []struct {
@@ -303,6 +312,7 @@ func TestUndoExitCodes(t *testing.T) {
 }
 
 func TestUndoCommentsDeletesWosRepliesInReviewThreads(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, 20)
 	gh, env := withGitHub(t, f) // a reviewer with two comments, then approval
 	env = append(env, "WO_AGENT="+fixingAgent(t, f))
@@ -365,6 +375,7 @@ func TestUndoCommentsDeletesWosRepliesInReviewThreads(t *testing.T) {
 // to reopen it (as git town undo does nothing after a command that changed
 // nothing).
 func TestUndoLeavesATaskNoRunTouched(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	doc := f.seedTask("task_done")
 	doc["status"] = "closed"
@@ -384,6 +395,7 @@ func TestUndoLeavesATaskNoRunTouched(t *testing.T) {
 // An undo that GitHub stops is not complete: the data says so (a CI job
 // checks jq -e .data.complete), and the human output never says undone.
 func TestUndoStoppedByAnErrorIsNotComplete(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
 
@@ -423,6 +435,7 @@ func TestUndoStoppedByAnErrorIsNotComplete(t *testing.T) {
 // person discards them and runs undo again, which finishes the job (git
 // town's undo, too, can be continued after a conflict is resolved).
 func TestUndoLeftForChangesFinishesWhenRunAgain(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	if r := f.wo(append(env, "WO_FAULT=check_review:after_writeback"), "run", "task_undo"); !r.killed {
 		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
@@ -467,6 +480,7 @@ func TestUndoLeftForChangesFinishesWhenRunAgain(t *testing.T) {
 // task closed; an undo after it has nothing to undo and leaves it closed.
 // Killed between the status and the state, the rerun ends closed too.
 func TestUndoClose(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
 	plan := f.wo(env, "undo", "task_undo", "--close", "--dry-run")

@@ -73,6 +73,7 @@ func assertLeft(t *testing.T, r woResult, want string, steps ...string) {
 // pushed and switched to must not make wo undo delete the base branch,
 // on the remote or here.
 func TestUndoDeletesTheBaseBranchNamedInAState(t *testing.T) {
+	t.Parallel()
 	f, _, env := undoFixture(t, "task_undo")
 	base := git(t, f.repo, "rev-parse", "code-review-base")
 	craftedUndoTask(f, "task_evil", map[string]any{"branch": "code-review-base", "pushed_sha": base, "base_sha": base, "commit_sha": base})
@@ -89,6 +90,7 @@ func TestUndoDeletesTheBaseBranchNamedInAState(t *testing.T) {
 // A state that names another task's pull request must not make wo undo
 // close it: the pull request's head is not this task's branch.
 func TestUndoClosesAnotherTasksPRNamedInAState(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
 	craftedUndoTask(f, "task_evil", map[string]any{"pr_number": pr})
@@ -107,6 +109,7 @@ func TestUndoClosesAnotherTasksPRNamedInAState(t *testing.T) {
 // A state that names another task's branch at the commit that task pushed
 // must not make wo undo delete that branch.
 func TestUndoDeletesAnotherTasksBranchNamedInAState(t *testing.T) {
+	t.Parallel()
 	f, _, env := undoFixture(t, "task_undo")
 	runToTheEnd(t, f, env, "task_undo")
 	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
@@ -128,6 +131,7 @@ func TestUndoDeletesAnotherTasksBranchNamedInAState(t *testing.T) {
 // A state that names another task's worktree (path, name and branch) must
 // not make wo undo remove it: that task may still be running in it.
 func TestUndoRemovesAnotherTasksWorktreeNamedInAState(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	if r := f.wo(append(env, "WO_FAULT=check_review:after_writeback"), "run", "task_undo"); !r.killed {
 		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
@@ -154,6 +158,7 @@ func TestUndoRemovesAnotherTasksWorktreeNamedInAState(t *testing.T) {
 // (so the pull request's head matches) must not make wo undo close it or
 // delete wo's comments on it: the branch is not provably this task's.
 func TestUndoClosesAnotherTasksPRAndBranchNamedInAState(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
 	gh.CommentAs("acme/hermes", pr, "wo-bot", "delivered\n\n<!-- wo:task_evil:step:9 -->")
@@ -191,6 +196,7 @@ func TestUndoClosesAnotherTasksPRAndBranchNamedInAState(t *testing.T) {
 // or here: the state is document text, and this task's runs never logged
 // making that commit or switching to that branch.
 func TestUndoDeletesAPersonsBranchNamedInAState(t *testing.T) {
+	t.Parallel()
 	f, _, env := undoFixture(t, "task_undo")
 	clone := filepath.Join(f.root, "alice")
 	git(t, f.root, "clone", "-q", f.origin, clone)
@@ -218,6 +224,7 @@ func TestUndoDeletesAPersonsBranchNamedInAState(t *testing.T) {
 // own linked worktree must not make wo undo remove it: wo did not create
 // it (no mark of wo's in its admin files, nothing in the task's log).
 func TestUndoRemovesAPersonsWorktreeNamedInAState(t *testing.T) {
+	t.Parallel()
 	f, _, env := undoFixture(t, "task_undo")
 	wt := filepath.Join(f.root, "alice-wt")
 	git(t, f.repo, "worktree", "add", "-q", "-b", "feature/alice", wt, undoBase)
@@ -246,6 +253,7 @@ func TestUndoRemovesAPersonsWorktreeNamedInAState(t *testing.T) {
 // wo could have made: undo leaves it, with the reason, and finishes; it
 // does not fail on every rerun with its record half written.
 func TestUndoOfAWorktreePathOutsideTheRoot(t *testing.T) {
+	t.Parallel()
 	f, _, env := undoFixture(t, "task_undo")
 	outside := filepath.Join(f.root, "elsewhere")
 	writeFile(t, filepath.Join(outside, "keep.txt"), "someone's\n")
@@ -291,6 +299,7 @@ func lyingGitHub(t *testing.T, gh *ghstandin.Server, env []string, lie func(*htt
 // the undo complete: undo checks, stops with exit 5, and a later undo
 // finishes.
 func TestUndoBelievesAServerThatSaysThePRIsClosed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		lie  func(*http.Request) bool
@@ -305,6 +314,7 @@ func TestUndoBelievesAServerThatSaysThePRIsClosed(t *testing.T) {
 		}, "wo closed pull request #1, but GitHub still shows it open"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			f, gh, env := undoFixture(t, "task_undo")
 			pr := runToTheEnd(t, f, env, "task_undo")
 			r := f.wo(lyingGitHub(t, gh, env, c.lie), "undo", "task_undo", "--json")
@@ -329,6 +339,7 @@ func TestUndoBelievesAServerThatSaysThePRIsClosed(t *testing.T) {
 // the stack is planned undone, nothing stacks on the branches below, so
 // the plan deletes them as the real undo does, not LEFT and pending.
 func TestUndoEpicDryRunPlansWhatTheUndoDoes(t *testing.T) {
+	t.Parallel()
 	f, gh, env := stackedEpic(t)
 	r := f.wo(env, "undo", "--epic", "task_stack", "--dry-run", "--json")
 	if r.code != 0 {

@@ -150,6 +150,7 @@ func assertUndone(t *testing.T, f *fixture, gh *ghstandin.Server, key string, pr
 }
 
 func TestUndoAfterACompleteRun(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo", "git revert the foundation commit on code-review-base")
 	pr := runToTheEnd(t, f, env, "task_undo")
 	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
@@ -211,6 +212,7 @@ func TestUndoAfterACompleteRun(t *testing.T) {
 }
 
 func TestUndoLeavesABranchSomeoneElsePushed(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
 	// A person clones, commits on the branch and pushes.
@@ -245,6 +247,7 @@ func TestUndoLeavesABranchSomeoneElsePushed(t *testing.T) {
 }
 
 func TestUndoNeverTouchesAMergedPR(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
 	gh.Merge("acme/hermes", pr)
@@ -289,6 +292,7 @@ func TestUndoNeverTouchesAMergedPR(t *testing.T) {
 }
 
 func TestUndoAfterACrashMidRun(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	r := f.wo(append(env, "WO_FAULT=create_pr:after_writeback"), "run", "task_undo")
 	if !r.killed {
@@ -319,6 +323,7 @@ var undoCrashPoints = []string{
 }
 
 func TestUndoCrashAtEveryPointThenRerun(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	for _, point := range undoCrashPoints {
 		// A run that stops before cleanup leaves every kind of thing.
@@ -344,6 +349,7 @@ func TestUndoCrashAtEveryPointThenRerun(t *testing.T) {
 }
 
 func TestUndoSIGKILLAtRandomMomentsThenRerun(t *testing.T) {
+	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
 	start := time.Now()
@@ -477,6 +483,7 @@ func assertStackUndone(t *testing.T, f *fixture, gh *ghstandin.Server) {
 }
 
 func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
+	t.Parallel()
 	f, gh, env := stackedEpic(t)
 	r := f.wo(env, "undo", "--epic", "task_stack", "--json")
 	if r.code != 0 {
@@ -504,6 +511,7 @@ func TestUndoAnEpicOfThreeStackedPRs(t *testing.T) {
 // good. The branch is left, with what to run instead, and the task's
 // state kept; the undo of the epic then finishes it.
 func TestUndoTheBottomOfAStackAlone(t *testing.T) {
+	t.Parallel()
 	f, gh, env := stackedEpic(t)
 	prs := gh.PullRequests("acme/big")
 	bottom := prs[0]["head"].(map[string]any)["ref"].(string)
@@ -541,6 +549,7 @@ func TestUndoTheBottomOfAStackAlone(t *testing.T) {
 // exits 3 with EPIC_RUNNING_ELSEWHERE, as wo run --epic does; once the
 // runner lets go, the epic's undo finishes.
 func TestUndoAnEpicWithAChildHeldElsewhere(t *testing.T) {
+	t.Parallel()
 	f, gh, env := stackedEpic(t)
 	setState(t, f, "task_stack_pr02", map[string]any{"lease": map[string]any{"holder": "ci@another-host:42",
 		"expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}})

@@ -15,6 +15,7 @@ import (
 // The example workflows in docs/ci pass actionlint, which the tools module
 // pins (go tool runs it from the module cache).
 func TestExampleWorkflowsPassActionlint(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("../docs/ci/*.yml")
 	if err != nil || len(files) < 2 {
 		t.Fatalf("workflows in docs/ci: %v (%v)", files, err)
@@ -33,12 +34,14 @@ func TestExampleWorkflowsPassActionlint(t *testing.T) {
 // The example workflows follow GitHub's guidance for workflows that
 // untrusted events start (issue 24, finding 4): read from the YAML itself.
 func TestExampleWorkflowsKeepSecretsFromUntrustedEvents(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("../docs/ci/*.yml")
 	if err != nil || len(files) < 2 {
 		t.Fatalf("workflows in docs/ci: %v (%v)", files, err)
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			t.Parallel()
 			b, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)

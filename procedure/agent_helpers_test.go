@@ -5,6 +5,8 @@ package procedure
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -138,18 +140,52 @@ func TestStoppingAGroupEndsEveryMemberEvenOneIgnoringTERM(t *testing.T) {
 }
 
 func TestAnAgentRecordedOnAnotherHostIsNeverSignalledHere(t *testing.T) {
-	agent := startGroup(t, "sleep 30 & sleep 30", "WO_TASK_KEY="+fixKey)
+	// The group notes every TERM, INT or HUP it gets, and wo stops a group
+	// with SIGTERM before anything else: a note is the proof that wo
+	// signalled it. Its survival alone is no proof either way on a shared
+	// machine: pid_max is 32768, and another program's late
+	// kill -KILL -- -pgid, meant for a group that ended, can land on it.
+	mark := filepath.Join(t.TempDir(), "signals")
+	agent := startGroup(t, `for s in TERM INT HUP; do trap "echo $s >> \"\$MARK\"" $s; done
+sleep 30 & while kill -0 $! 2>/dev/null; do wait; done`, "WO_TASK_KEY="+fixKey, "MARK="+mark)
 	pid := agent.Process.Pid
-	time.Sleep(100 * time.Millisecond)
+	waitForGroupMembers(t, pid, 2)
 	h := newStepContext(t, stepOpts{Procedure: agentSteps("task_note"), Agent: "echo '<deliverable>fine</deliverable>'\n"})
 	h.setState(func(s *workorder.State) {
 		s.Agent = &workorder.AgentProcess{PID: pid, Host: "another-machine", StartTicks: startTicks(pid), Step: 1}
 	})
 	h.must("agent")
+	if got, err := os.ReadFile(mark); err == nil {
+		t.Fatalf("a process group recorded on another machine was signalled here: %q", got)
+	}
 	if !groupExists(pid) {
-		t.Fatal("a process group recorded on another machine was stopped here")
+		// No TERM came, so not from wo: something outside killed it.
+		t.Logf("process group %d ended without a TERM from wo: killed from outside this test", pid)
 	}
 	if h.stored().Agent != nil {
 		t.Errorf("the other machine's record was not cleared: %+v", h.stored().Agent)
+	}
+}
+
+// waitForGroupMembers waits until the process group has n live members,
+// so that a test acts on a group whose shell has started its children.
+func waitForGroupMembers(t *testing.T, pgid, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		members := 0
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			if pid, err := strconv.Atoi(e.Name()); err == nil {
+				if state, group, ok := procStat(pid); ok && group == pgid && state != "Z" {
+					members++
+				}
+			}
+		}
+		if members >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process group %d has %d live members after 10s, want %d", pgid, members, n)
+		}
 	}
 }

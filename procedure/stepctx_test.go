@@ -117,7 +117,9 @@ func buildTemplate() (string, error) {
 			return nil
 		}
 		steps := []func() error{
-			func() error { return gitErr(dir, "init", "-q", "-b", "main", repo) },
+			// No template: no sample hooks, no info/exclude to copy for
+			// every test.
+			func() error { return gitErr(dir, "init", "-q", "--template=", "-b", "main", repo) },
 			func() error { return gitErr(repo, "config", "user.name", "Wo Runner") },
 			func() error { return gitErr(repo, "config", "user.email", "wo@example.com") },
 			func() error { return files(map[string]string{"README.md": readme, "pkg/a.go": baseA}) },
@@ -129,9 +131,26 @@ func buildTemplate() (string, error) {
 			},
 			func() error { return gitErr(repo, "add", "-A") },
 			func() error { return gitErr(repo, "commit", "-q", "-m", "the big change") },
-			func() error { return gitErr(dir, "init", "-q", "--bare", remote) },
+			func() error { return gitErr(dir, "init", "-q", "--bare", "--template=", remote) },
 			func() error { return gitErr(repo, "remote", "add", "origin", remote) },
 			func() error { return gitErr(repo, "push", "-q", "origin", fixBase) },
+			// One pack and one packed-refs file in each, not a folder per
+			// object: fewer files for every test to copy.
+			func() error { return gitErr(repo, "-c", "repack.writeBitmaps=false", "gc", "-q", "--prune=now") },
+			func() error { return gitErr(remote, "-c", "repack.writeBitmaps=false", "gc", "-q", "--prune=now") },
+			func() error {
+				// Reflogs and the folders git makes again when it needs
+				// them; git fsck below proves both still repositories.
+				for _, p := range []string{"repo/.git/logs", "repo/.git/info", "repo/.git/COMMIT_EDITMSG", "repo/.git/refs/tags",
+					"repo/.git/refs/remotes", "repo/.git/objects/info", "origin.git/info", "origin.git/refs/tags", "origin.git/objects/info"} {
+					if err := os.RemoveAll(filepath.Join(dir, p)); err != nil {
+						return err
+					}
+				}
+				return nil
+			},
+			func() error { return gitErr(repo, "fsck", "--strict", "--no-progress") },
+			func() error { return gitErr(remote, "fsck", "--strict", "--no-progress") },
 		}
 		for _, step := range steps {
 			if templateErr = step(); templateErr != nil {

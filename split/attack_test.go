@@ -105,11 +105,13 @@ func goWith(dir, goflags string, args ...string) (string, error) {
 // it names must be in the PR of the package that embeds it, even when it
 // sits in the folder of another package that comes later.
 func TestQuotedEmbedPatternKeepsTheFileWithItsEmbedder(t *testing.T) {
+	t.Parallel()
 	for name, directive := range map[string]string{
 		"double quotes": `//go:embed "sub/my data.txt"`,
 		"back quotes":   "//go:embed `sub/my data.txt`",
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			r := repoWithFiles(t, map[string]string{
 				"go.mod":            "module example.com/r\n\ngo 1.21\n",
 				"p/p.go":            padded("p", "import _ \"embed\"\n\n"+directive+"\nvar S string\n", 60),
@@ -128,6 +130,7 @@ func TestQuotedEmbedPatternKeepsTheFileWithItsEmbedder(t *testing.T) {
 // A cut package: a file embedded through a quoted pattern must go into
 // the part of the file that embeds it, not the last part.
 func TestQuotedEmbedPatternInACutPackage(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"go.mod":          "module example.com/r\n\ngo 1.21\n",
 		"big/a.go":        padded("big", "import _ \"embed\"\n\n//go:embed \"my data.txt\"\nvar S string\n", 60),
@@ -149,6 +152,7 @@ func TestQuotedEmbedPatternInACutPackage(t *testing.T) {
 // go build ./... compiles them as its own (here under the root's older
 // language version), so its go.mod must come no later than they do.
 func TestNestedModuleGoModTravelsWithItsPackages(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, map[string]string{
 		"go.mod":            "module example.com/r\n\ngo 1.21\n",
 		"a/a.go":            padded("a", "", 60),
@@ -172,6 +176,7 @@ func TestNestedModuleGoModTravelsWithItsPackages(t *testing.T) {
 // go.mod, whose PR every package needs, which makes one cycle of the
 // whole change and one PR of it.
 func TestPackageInATestsFolderDoesNotCollapseThePlan(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, map[string]string{
 		"go.mod":                    "module example.com/r\n\ngo 1.21\n",
 		"a/a.go":                    padded("a", "func A() {}", 100),
@@ -194,6 +199,7 @@ func TestPackageInATestsFolderDoesNotCollapseThePlan(t *testing.T) {
 // tree the go command builds from vendor/, so a package must not land
 // before the vendored copy of what it imports.
 func TestVendoredPackageComesNoLaterThanItsImporter(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, map[string]string{
 		"go.mod":                      "module example.com/r\n\ngo 1.21\n\nrequire example.com/dep v1.0.0\n",
 		"vendor/modules.txt":          "# example.com/dep v1.0.0\n## explicit\nexample.com/dep\n",
@@ -211,6 +217,7 @@ func TestVendoredPackageComesNoLaterThanItsImporter(t *testing.T) {
 // must reach the work order's manifest as it is; a manifest that names
 // another file loses it.
 func TestOddPathsSurviveTheWorkOrderDocuments(t *testing.T) {
+	t.Parallel()
 	odd := []string{"docs/new\nline.txt", "docs/\x1b[31mred.txt", "docs/tab\there.txt"}
 	files := map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n", "a/a.go": padded("a", "", 5)}
 	for _, o := range odd {
@@ -260,6 +267,7 @@ func TestOddPathsSurviveTheWorkOrderDocuments(t *testing.T) {
 // A path that is not UTF-8 cannot travel in a JSON document (it would
 // come back with U+FFFD and name no file): the plan refuses it, naming it.
 func TestNonUTF8PathIsRefusedByName(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n", "docs/caf\xe9.txt": "x\n"})
 	_, err := ReadChange(context.Background(), r, "base", "main")
 	if err == nil || !strings.Contains(err.Error(), `"docs/caf\xe9.txt"`) || !strings.Contains(err.Error(), "rename") {
@@ -271,6 +279,7 @@ func TestNonUTF8PathIsRefusedByName(t *testing.T) {
 // lines as diff counts them, or binary by a NUL near its start; of a Go
 // file, only the header is read.
 func TestLargeFilesAreCountedNotHeld(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("0123456789abcdef0123456789abcdef0123456789abcdef012345678\n", maxBlobRead/58+100) + "no newline at the end"
 	r := repoWithFiles(t, map[string]string{
 		"go.mod":        "module example.com/r\n\ngo 1.21\n",
@@ -299,6 +308,7 @@ func TestLargeFilesAreCountedNotHeld(t *testing.T) {
 // own imports, that edge made one cycle, and one PR, of p and q; on
 // go-git it made one PR of sixteen packages and 60,000 lines.
 func TestExternalTestImportDoesNotMergePackages(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, map[string]string{
 		"go.mod": "module example.com/r\n\ngo 1.21\n",
 		"p/p.go": padded("p", "// P is p's.\nfunc P() int { return 1 }", 60),
@@ -329,6 +339,7 @@ func TestExternalTestImportDoesNotMergePackages(t *testing.T) {
 // it gave that package the helpers' importers as dependents: p's tests
 // import the helpers, the root imports p, and root and p became one cycle.
 func TestHelperPackageInATestFolderIsItsOwnUnit(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, map[string]string{
 		"go.mod":                 "module example.com/r\n\ngo 1.21\n",
 		"r.go":                   padded("r", "import \"example.com/r/p\"\n\n// R uses p.\nfunc R() int { return p.P() }", 60),
@@ -352,6 +363,7 @@ func TestHelperPackageInATestFolderIsItsOwnUnit(t *testing.T) {
 // (neither package imports the other), so the plan must not make one PR
 // of them. One package's tests come after both.
 func TestTestsThatImportEachOthersPackageDoNotMergeThem(t *testing.T) {
+	t.Parallel()
 	test := func(pkg, other string) string {
 		return fmt.Sprintf("package %s\n\nimport (\n\t\"testing\"\n\n\t\"example.com/r/%s\"\n)\n\n"+
 			"func TestWith(t *testing.T) {\n\tif %s.V() != V() {\n\t\tt.Fatal(\"no\")\n\t}\n}\n", pkg, other, other)
@@ -390,6 +402,7 @@ func TestTestsThatImportEachOthersPackageDoNotMergeThem(t *testing.T) {
 // packages' parts between them, because a part that did not fit left
 // room that the next ready piece (another package's part) filled.
 func TestCutPackagePartsAreConsecutivePRsOfTheirOwn(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n"}
 	for i := 0; i < 4; i++ {
 		files[fmt.Sprintf("a/f%d.go", i)] = padded("a", fmt.Sprintf("// A%d is a's.\nfunc A%d() {}", i, i), 55)
@@ -435,6 +448,7 @@ func cmpOr(a, b int) int {
 // package from being cut ("a main package needs its func main in every
 // part"). It goes with its folder's package as a plain file.
 func TestIgnoredGeneratorIsAPlainFileOfItsPackage(t *testing.T) {
+	t.Parallel()
 	files := map[string]string{
 		"go.mod":         "module example.com/r\n\ngo 1.21\n",
 		"user/user.go":   padded("user", "import \"example.com/r/tbl\"\n\n// U uses the table.\nfunc U() int { return tbl.T0() }", 20),
@@ -473,6 +487,7 @@ func TestIgnoredGeneratorIsAPlainFileOfItsPackage(t *testing.T) {
 }
 
 func TestExcludedFromEveryBuild(t *testing.T) {
+	t.Parallel()
 	for src, excluded := range map[string]bool{
 		"//go:build ignore\n\npackage main\n":                               true,
 		"// Copyright.\n\n// +build ignore\n\npackage main\n":               true,
@@ -495,6 +510,7 @@ func TestExcludedFromEveryBuild(t *testing.T) {
 // looks each folder up by path and refuses such a name, which stopped wo
 // split with "directory not found". The change is read whole.
 func TestFolderNamesWithControlCharactersAreRead(t *testing.T) {
+	t.Parallel()
 	odd := []string{"docs/\x1b[31mred/a.txt", "bell\x07/b.txt", "bell\x07/deeper/c.txt"}
 	files := map[string]string{"go.mod": "module example.com/r\n\ngo 1.21\n", "a/a.go": padded("a", "", 5)}
 	for _, o := range odd {
@@ -539,6 +555,7 @@ func TestFolderNamesWithControlCharactersAreRead(t *testing.T) {
 // parsed as Go, it gave a false "cannot build" warning. It goes with its
 // folder's package as a plain file.
 func TestSymlinkedGoFileIsAPlainFile(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, map[string]string{
 		"go.mod":        "module example.com/r\n\ngo 1.21\n",
 		"p/p.go":        padded("p", "// P is p's.\nfunc P() int { return Alias }", 20),
@@ -569,6 +586,7 @@ func TestSymlinkedGoFileIsAPlainFile(t *testing.T) {
 // would take its part over the budget, and no part is over it unless it is
 // one file or one cycle.
 func TestTestsOfAnOversizeCycleOfCodeComeInTheNextParts(t *testing.T) {
+	t.Parallel()
 	test := func(pkg, fn string, n int) string {
 		return padded(pkg, fmt.Sprintf("import \"testing\"\n\nfunc Test%s%d(t *testing.T) {\n\tif !%s(2) {\n\t\tt.Fatal(\"no\")\n\t}\n}", fn, n, fn), n)
 	}

@@ -186,6 +186,7 @@ func reasonOf(p *Plan, path string) string {
 }
 
 func TestFoldersWithoutGoCodeGoWithTheirPackage(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, splittest.GoModule())
 	p := planOf(t, r, Options{MaxLines: 150, MaxFiles: 30, SplitLarge: true})
 	// Test data at any depth goes with its package, embedded files with
@@ -218,6 +219,7 @@ func TestFoldersWithoutGoCodeGoWithTheirPackage(t *testing.T) {
 }
 
 func TestOversizePackageIsCutIntoPRsThatEachBuild(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, splittest.GoModule())
 	p := planOf(t, r, Options{MaxLines: 150, MaxFiles: 30, SplitLarge: true})
 	parts := map[int]bool{}
@@ -263,6 +265,7 @@ func TestOversizePackageIsCutIntoPRsThatEachBuild(t *testing.T) {
 }
 
 func TestSmallPackagesArePackedByTheme(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, splittest.GoModule())
 	p := planOf(t, r, Options{MaxLines: 200, MaxFiles: 30, SplitLarge: true})
 	adapters := prHolding(p, "internal/adapters/claudecode/adapter.go")
@@ -333,6 +336,7 @@ func countedFiles(pr *PR) int {
 // At the default budget, small sibling packages that fall between two
 // packages near the budget join one of them rather than stand alone.
 func TestSmallPRsJoinANeighbourAtTheDefaultBudget(t *testing.T) {
+	t.Parallel()
 	var pkgs []goPkg
 	prev := ""
 	for i := 0; i < 3; i++ {
@@ -364,6 +368,7 @@ func TestSmallPRsJoinANeighbourAtTheDefaultBudget(t *testing.T) {
 // not see it change (an API renamed, the package deleted or moved) before
 // they change themselves.
 func TestChangesToWhatTheBaseImportsBuildAtEveryTip(t *testing.T) {
+	t.Parallel()
 	gomod := "module example.com/m\n\ngo 1.22\n"
 	for _, tc := range []struct {
 		name         string
@@ -398,6 +403,7 @@ func TestChangesToWhatTheBaseImportsBuildAtEveryTip(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := repoFromTo(t, tc.base, tc.source)
 			p := planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true})
 			buildEveryTip(t, r, p)
@@ -409,6 +415,7 @@ func TestChangesToWhatTheBaseImportsBuildAtEveryTip(t *testing.T) {
 // replaces another with a local folder, a go.work that uses a nested
 // module, a nested module's packages importing each other.
 func TestImportsAcrossModulesBuildAtEveryTip(t *testing.T) {
+	t.Parallel()
 	gomod := "module example.com/m\n\ngo 1.22\n"
 	tools := map[string]string{
 		"tools/go.mod":     "module example.com/tools\n\ngo 1.22\n",
@@ -435,6 +442,7 @@ func TestImportsAcrossModulesBuildAtEveryTip(t *testing.T) {
 		{"a nested module", nested},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			r := repoFromTo(t, nil, tc.source)
 			p := planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true})
 			buildEveryTip(t, r, p)
@@ -445,6 +453,7 @@ func TestImportsAcrossModulesBuildAtEveryTip(t *testing.T) {
 // vendor/modules.txt must agree with go.mod before anything is built from
 // vendor/: it comes with go.mod, not after the vendored code.
 func TestVendoredModulesBuildAtEveryTip(t *testing.T) {
+	t.Parallel()
 	r := repoFromTo(t, nil, map[string]string{
 		"go.mod":                        "module example.com/m\n\ngo 1.22\n\nrequire example.org/dep v1.0.0\n",
 		"vendor/modules.txt":            "# example.org/dep v1.0.0\n## explicit\nexample.org/dep\n",
@@ -462,6 +471,7 @@ func TestVendoredModulesBuildAtEveryTip(t *testing.T) {
 // A folder that a package embeds may be a Go package itself: its files
 // come no later than the package that embeds them.
 func TestEmbeddedPackageBuildsAtEveryTip(t *testing.T) {
+	t.Parallel()
 	r := repoFromTo(t, nil, map[string]string{
 		"go.mod":                "module example.com/m\n\ngo 1.22\n",
 		"scaffold/s.go":         "package scaffold\n\nimport \"embed\"\n\n//go:embed tmpl\nvar T embed.FS\n" + filler("S", 15),
@@ -473,6 +483,7 @@ func TestEmbeddedPackageBuildsAtEveryTip(t *testing.T) {
 // go vet checks that an Example function names something the package
 // declares: in a cut package, ExampleZed comes with or after Zed.
 func TestExampleComesWithWhatItIsNamedAfter(t *testing.T) {
+	t.Parallel()
 	r := repoFromTo(t, nil, map[string]string{
 		"go.mod": "module example.com/m\n\ngo 1.22\n",
 		"a/a.go": "package a\n" + filler("A", 30),
@@ -486,6 +497,7 @@ func TestExampleComesWithWhatItIsNamedAfter(t *testing.T) {
 // A Go file too big to read whole still has its imports read from its
 // header: it comes after the package it imports.
 func TestGoFileOverTheReadLimitIsOrderedByItsImports(t *testing.T) {
+	t.Parallel()
 	var big strings.Builder
 	big.WriteString("package big\n\nimport \"example.com/m/low\"\n\nvar X = low.L0()\n")
 	for big.Len() <= maxBlobRead {

@@ -14,6 +14,15 @@ import (
 // download` puts it in the module cache.
 const godsModule = "github.com/emirpasic/gods@v1.18.1"
 
+// longTest skips t, saying why, unless WO_TEST_LONG is set: make
+// test-long sets it, and CI runs make test-long after make test.
+func longTest(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("WO_TEST_LONG") == "" {
+		t.Skipf("a long check, run by make test-long (WO_TEST_LONG=1): %s", why)
+	}
+}
+
 // realModuleFiles reads a module from the module cache, or skips saying why.
 func realModuleFiles(t *testing.T, module string) map[string]string {
 	t.Helper()
@@ -43,9 +52,10 @@ func realModuleFiles(t *testing.T, module string) map[string]string {
 
 // TestRealModuleSplitsIntoStackedPRsThatEachBuild splits a whole real
 // module, added on an empty base, at the default budget, checks the
-// plan's shape, and builds and vets every tip of the stack; at a larger
-// budget it checks the shape only.
+// plan's shape, and builds and vets every tip of the stack (a long check:
+// make test-long); at a larger budget it checks the shape only.
 func TestRealModuleSplitsIntoStackedPRsThatEachBuild(t *testing.T) {
+	t.Parallel()
 	r := repoWithFiles(t, realModuleFiles(t, godsModule))
 	for _, tc := range []struct {
 		name           string
@@ -88,7 +98,10 @@ func TestRealModuleSplitsIntoStackedPRsThatEachBuild(t *testing.T) {
 			}
 			noStrandedSmallPR(t, p, tc.opts)
 			if tc.build {
-				buildEveryTip(t, r, p)
+				t.Run("every tip builds", func(t *testing.T) {
+					longTest(t, "building and vetting each of the twenty-odd tips of a real module takes a minute or more")
+					buildEveryTip(t, r, p)
+				})
 			}
 		})
 	}

@@ -102,6 +102,7 @@ func prOf(p *Plan, dir string) *PR {
 }
 
 func TestPlanKeepsPackagesWholeAndOrdersByImports(t *testing.T) {
+	t.Parallel()
 	r := repoWithChange(t, []goPkg{
 		{dir: "internal/config", files: 3, lines: 60},
 		{dir: "internal/store", files: 2, lines: 80, imports: []string{"internal/config"}},
@@ -170,6 +171,7 @@ func TestPlanKeepsPackagesWholeAndOrdersByImports(t *testing.T) {
 }
 
 func TestImportCyclesAreMergedIntoOnePR(t *testing.T) {
+	t.Parallel()
 	r := repoWithChange(t, []goPkg{
 		{dir: "a", files: 1, lines: 10, imports: []string{"b"}},
 		{dir: "b", files: 1, lines: 10, imports: []string{"c"}},
@@ -187,6 +189,7 @@ func TestImportCyclesAreMergedIntoOnePR(t *testing.T) {
 }
 
 func TestHandPlanIsChecked(t *testing.T) {
+	t.Parallel()
 	r := repoWithChange(t, []goPkg{
 		{dir: "lib", files: 1, lines: 10},
 		{dir: "app", files: 1, lines: 10, imports: []string{"lib"}},
@@ -226,6 +229,7 @@ func TestHandPlanIsChecked(t *testing.T) {
 }
 
 func TestReviseChangesOnlyWorkOrdersThatHaveNotStarted(t *testing.T) {
+	t.Parallel()
 	r := repoWithChange(t, []goPkg{{dir: "lib", files: 2, lines: 10}, {dir: "app", files: 1, lines: 10, imports: []string{"lib"}}}, nil)
 	_, tasks, err := Documents(plan(t, r, Options{MaxLines: 12}), DocOptions{RepoPath: r.Path, WorktreeRoot: "/tmp/wt"})
 	if err != nil {
@@ -267,6 +271,7 @@ func TestReviseChangesOnlyWorkOrdersThatHaveNotStarted(t *testing.T) {
 }
 
 func TestReadChangeKinds(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
 	git(t, root, "init", "-q", "-b", "main", repo)
@@ -301,6 +306,7 @@ func TestReadChangeKinds(t *testing.T) {
 }
 
 func TestPRsAreNamedApartAndNumberedAsASeries(t *testing.T) {
+	t.Parallel()
 	plan := &Plan{PRs: []*PR{
 		{Number: 1, Units: []string{"internal/msg", "internal/event"}, unitLines: map[string]int{"internal/msg": 27, "internal/event": 305}},
 		{Number: 2, Units: []string{"internal/adapters/claudecode", "internal/adapters/codex"}},
@@ -321,6 +327,7 @@ func TestPRsAreNamedApartAndNumberedAsASeries(t *testing.T) {
 // (390 characters on go-git; GitHub refuses a title over 256): the theme
 // is capped and names the dominant package, "and N more".
 func TestCycleTitleIsCappedAndNamesItsDominantPackage(t *testing.T) {
+	t.Parallel()
 	var pkgs []goPkg
 	for i := 0; i < 12; i++ {
 		lines := 10
@@ -347,6 +354,7 @@ func TestCycleTitleIsCappedAndNamesItsDominantPackage(t *testing.T) {
 // but "module and 1 more" says nothing: the PR is named after its
 // package. Consecutive parts of one package read as one range.
 func TestThemesNameWhatThePRIsAbout(t *testing.T) {
+	t.Parallel()
 	plan := &Plan{PRs: []*PR{
 		{Number: 1, Units: []string{"go.mod", "utils"}, unitLines: map[string]int{"go.mod": 1200, "utils": 300}},
 		{Number: 2, Units: []string{"go.mod", "utils", "lists"}, unitLines: map[string]int{"go.mod": 1200, "utils": 300, "lists": 200}},

@@ -195,9 +195,9 @@ func (s *Server) requestReviewers(w http.ResponseWriter, r *http.Request, repo s
 	return s.reply(w, r, http.StatusCreated, s.prJSON(repo, p))
 }
 
-// HoldReviews stops (true) or lets go (false) the bot's reviews: a head
-// it would review waits, so that a test can act on the pull request
-// before the review lands.
+// HoldReviews stops (true) or lets go (false) the bot's reviews, in every
+// mode: a head it would review waits, so that a test can act on the pull
+// request before the review lands, however slow the machine.
 func (s *Server) HoldReviews(hold bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

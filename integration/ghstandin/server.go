@@ -738,6 +738,9 @@ func (s *Server) refreshHeads() {
 				}
 				continue
 			}
+			if s.hold {
+				continue
+			}
 			if sha != "" && sha != p.reviewedSHA && sha != p.pendingSHA {
 				p.pendingSHA, p.pendingSince = sha, time.Now()
 			}
