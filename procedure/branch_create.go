@@ -33,6 +33,7 @@ func (BranchCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}
 	return Outcome{
 		Note:   fmt.Sprintf("on branch %s at %s", branch, tip.String()[:12]),
+		Facts:  []Fact{{Kind: FactBranch, Branch: branch, SHA: tip.String()}},
 		Record: func(s *workorder.State) { s.Branch = branch },
 	}, nil
 }

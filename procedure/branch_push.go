@@ -52,15 +52,15 @@ func branchPush(ctx context.Context, sc *StepContext, lease bool, expect plumbin
 		return Outcome{}, err
 	}
 	sc.Fault("after_push")
-	note := fmt.Sprintf("pushed %s to %s (%s)", branch, res.RemoteURL, res.Hash.String()[:12])
+	note, facts := fmt.Sprintf("pushed %s to %s (%s)", branch, res.RemoteURL, res.Hash.String()[:12]), []Fact{{Kind: FactPushed, Branch: branch, SHA: res.Hash.String()}}
 	if res.UpToDate {
-		note = fmt.Sprintf("%s already at %s on %s", branch, res.Hash.String()[:12], res.RemoteURL)
+		note, facts = fmt.Sprintf("%s already at %s on %s", branch, res.Hash.String()[:12], res.RemoteURL), nil
 	}
 	if res.Withheld != "" {
 		note += "; " + res.Withheld
 	}
 	now := workorder.Timestamp(sc.run.Now())
-	return Outcome{Note: note, Record: func(s *workorder.State) {
+	return Outcome{Note: note, Facts: facts, Record: func(s *workorder.State) {
 		if s.PushedSHA != res.Hash.String() || s.PushedAt == "" {
 			s.PushedAt = now
 		}

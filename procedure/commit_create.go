@@ -40,11 +40,11 @@ func (CommitCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		return Outcome{}, err
 	}
 	sc.Fault("after_commit")
-	note := fmt.Sprintf("committed %s: %s", res.Hash.String()[:12], firstLine(msg))
+	note, facts := fmt.Sprintf("committed %s: %s", res.Hash.String()[:12], firstLine(msg)), []Fact{{Kind: FactCommit, SHA: res.Hash.String()}}
 	if !res.Created {
-		note = fmt.Sprintf("nothing to commit: the branch is at %s", res.Hash.String()[:12])
+		note, facts = fmt.Sprintf("nothing to commit: the branch is at %s", res.Hash.String()[:12]), nil
 	}
-	return Outcome{Note: note, Record: func(s *workorder.State) { s.CommitSHA = res.Hash.String() }}, nil
+	return Outcome{Note: note, Facts: facts, Record: func(s *workorder.State) { s.CommitSHA = res.Hash.String() }}, nil
 }
 
 // Check makes sure there is a message and an author to commit with.

@@ -48,7 +48,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		return Outcome{}, err
 	}
 	// made is the fix commit when wo itself created it in this pass: only
-	// then does the note claim it (undo takes the note as proof that the
+	// then do the step's facts claim it (undo takes them as proof that the
 	// commit is wo's). A commit the state names (document text), or one a
 	// person made in the worktree, is pushed but not claimed.
 	from, to, made := st.PushedSHA, "", false
@@ -108,8 +108,12 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		// The comments handled are behind the watermark now.
 		s.ReviewWatermark = s.ReviewSeen
 	}
-	note := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo)
+	// A pass of the loop is complete once its fix is pushed: a commit it
+	// made is one it pushed.
+	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo),
+		[]Fact{{Kind: FactCommit, SHA: to}, {Kind: FactPushed, Branch: sc.BranchName(), SHA: to}}
 	if !made {
+		facts = nil
 		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo)
 	}
 	if answered != "" {
@@ -117,6 +121,7 @@ func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	}
 	return Outcome{
 		Note:   note,
+		Facts:  facts,
 		Record: record,
 		JumpTo: sc.Step.LoopTo,
 	}, nil

@@ -68,7 +68,7 @@ func (PullRequestCreate) Run(ctx context.Context, sc *StepContext) (Outcome, err
 }
 
 func prOutcome(format string, number int, url string) Outcome {
-	return Outcome{Note: fmt.Sprintf(format, number, url), Record: func(s *workorder.State) { s.PRNumber, s.PRURL = number, &url }}
+	return Outcome{Note: fmt.Sprintf(format, number, url), Facts: []Fact{{Kind: FactPullRequest, Number: number}}, Record: func(s *workorder.State) { s.PRNumber, s.PRURL = number, &url }}
 }
 
 // Plan names head, base and title.

@@ -33,7 +33,10 @@ type Checker interface {
 
 // Outcome is what a step reports back to the engine.
 type Outcome struct {
-	Note string // a line for state.notes
+	Note string // a line for state.notes, for people: nothing parses it
+	// Facts are what the step made or took up (see Fact): the engine logs
+	// them with the step's end, and wo undo proves what wo made by them.
+	Facts []Fact
 	// Record changes the state when the step completes (or waits); the
 	// engine writes what it changed in the same write as the step's end.
 	Record      func(*workorder.State)

@@ -1,9 +1,7 @@
 package procedure
 
 import (
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -40,69 +38,57 @@ type Provenance struct {
 	PRs []int
 }
 
-// The notes of the steps that make things (see each action's Outcome).
-var (
-	notedBranch   = regexp.MustCompile(`^on branch (\S+) at ([0-9a-f]{12})$`)
-	notedCommit   = regexp.MustCompile(`^committed ([0-9a-f]{12}):`)
-	notedFix      = regexp.MustCompile(`^fixed \d+ review comment\(s\) in ([0-9a-f]{12}) `)
-	notedPush     = regexp.MustCompile(`^pushed (\S+) to .*? \(([0-9a-f]{12})\)`)
-	notedWorktree = regexp.MustCompile(`^worktree (.+) created from .* \([0-9a-f]{12}\)$`)
-	notedAdopted  = regexp.MustCompile(`(?:from|at) the existing branch (\S+) \(([0-9a-f]{12})\)`)
-	notedPR       = regexp.MustCompile(`^(?:opened pull request|pull request|found the open pull request) #(\d+)[: ]`)
-)
-
-// ProvenanceOf reads the step_completed entries of a task's activity log.
-// Entries of another task, and entries that are not a finished step, say
-// nothing.
+// ProvenanceOf reads the step_completed entries of a task's activity log,
+// oldest first: the facts each finished step recorded. Entries of another
+// task, and entries that are not a finished step, say nothing. An entry
+// written before steps recorded facts is read by the legacy reader
+// (undo_legacy.go), so that a task run by an older wo keeps its undo.
 func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
 	p := Provenance{Branches: map[string]string{}, Adopted: map[string]string{}}
 	for _, e := range entries {
 		if e.Action != "step_completed" || e.TaskKey != key {
 			continue
 		}
-		note, _ := e.Details["note"].(string)
-		action, _ := e.Details["action"].(string)
-		switch action {
-		case "create_branch":
-			if m := notedBranch.FindStringSubmatch(note); m != nil {
-				p.Branches[m[1]] = m[2]
-			}
-		case "commit":
-			if m := notedCommit.FindStringSubmatch(note); m != nil {
-				p.Commits = append(p.Commits, m[1])
-			}
-		case "conditional_loop":
-			// A pass of the loop is complete once its fix is pushed: the
-			// commit it made is one it pushed.
-			if m := notedFix.FindStringSubmatch(note); m != nil {
-				p.Commits = append(p.Commits, m[1])
-				p.Pushed = append(p.Pushed, m[1])
-			}
-		case "push":
-			if m := notedPush.FindStringSubmatch(note); m != nil {
-				if _, ok := p.Branches[m[1]]; !ok {
-					p.Branches[m[1]] = ""
-				}
-				p.Pushed = append(p.Pushed, m[2])
-			}
-		case "create_worktree":
-			if m := notedWorktree.FindStringSubmatch(note); m != nil {
-				p.Worktrees = append(p.Worktrees, m[1])
-			}
-			// Also when it found the worktree already there: the branch
-			// in it is someone's all the same, unless an earlier run of
-			// this task left it there (a rerun after wo reset).
-			if m := notedAdopted.FindStringSubmatch(note); m != nil && !p.earlier(m[1], m[2]) {
-				p.Adopted[m[1]] = m[2]
-			}
-		case "create_pr":
-			if m := notedPR.FindStringSubmatch(note); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				p.PRs = append(p.PRs, n)
-			}
+		facts, ok, err := factsOf(e.Details)
+		switch {
+		case !ok:
+			facts = legacyFacts(e.Details)
+		case err != nil:
+			// Unreadable facts prove nothing: undo then leaves what
+			// it cannot prove wo's, which is the safe side.
+			continue
+		}
+		for _, f := range facts {
+			p.add(f)
 		}
 	}
 	return p
+}
+
+// add takes one fact into the provenance.
+func (p *Provenance) add(f Fact) {
+	switch f.Kind {
+	case FactBranch:
+		p.Branches[f.Branch] = short(f.SHA)
+	case FactCommit:
+		p.Commits = append(p.Commits, short(f.SHA))
+	case FactPushed:
+		if _, ok := p.Branches[f.Branch]; !ok && f.Branch != "" {
+			p.Branches[f.Branch] = ""
+		}
+		p.Pushed = append(p.Pushed, short(f.SHA))
+	case FactWorktree:
+		p.Worktrees = append(p.Worktrees, f.Path)
+	case FactAdopted:
+		// Also when the worktree was found already there: the branch in
+		// it is someone's all the same, unless an earlier run of this
+		// task left it there (a rerun after wo reset).
+		if !p.earlier(f.Branch, short(f.SHA)) {
+			p.Adopted[f.Branch] = short(f.SHA)
+		}
+	case FactPullRequest:
+		p.PRs = append(p.PRs, f.Number)
+	}
 }
 
 // earlier reports whether the log so far shows the branch at the commit

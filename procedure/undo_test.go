@@ -373,9 +373,10 @@ func TestUndoStoppedByGitHubIsNotComplete(t *testing.T) {
 	}
 }
 
-// ProvenanceOf reads only this task's finished steps, and each note as the
-// action that wrote it words it.
-func TestProvenanceReadsTheTasksOwnSteps(t *testing.T) {
+// The legacy reader (undo_legacy.go) reads a prose-only log: only this
+// task's finished steps, and each note as the action that wrote it worded
+// it then.
+func TestLegacyProvenanceReadsTheNotesOfTheTasksOwnSteps(t *testing.T) {
 	const a, b, c, d, e = "aaaaaaaaaaaa", "bbbbbbbbbbbb", "cccccccccccc", "dddddddddddd", "eeeeeeeeeeee"
 	step := func(key, action, note string) store.LogEntry {
 		return store.LogEntry{Action: "step_completed", TaskKey: key, Details: map[string]any{"action": action, "note": note}}
@@ -999,7 +1000,7 @@ func TestUndoLeavesAPullRequestNotInTheLog(t *testing.T) {
 }
 
 // A fix a person committed in the worktree is pushed, but the review
-// loop's note (undo's proof of what wo made) must not claim it as wo's.
+// loop's facts (undo's proof of what wo made) must not claim it as wo's.
 func TestUndoProvenanceLeavesOutAFixThePersonCommitted(t *testing.T) {
 	h := loopReady(t, stepOpts{Context: map[string]any{"fix_paths": []any{"pkg/*_test.go"}}}) // a new test beside the manifest's file
 	h.setState(func(s *stateT) { s.FixRequested = true })
@@ -1010,7 +1011,12 @@ func TestUndoProvenanceLeavesOutAFixThePersonCommitted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry := store.LogEntry{Action: "step_completed", TaskKey: fixKey, Details: map[string]any{"action": "conditional_loop", "note": out.Note}}
+	entry := store.LogEntry{Action: "step_completed", TaskKey: fixKey, Details: map[string]any{"action": "conditional_loop", "note": out.Note, factsKey: out.Facts}}
+	if p := ProvenanceOf(fixKey, []store.LogEntry{entry}); len(p.Commits) != 0 || len(p.Pushed) != 0 {
+		t.Errorf("facts %+v claim the person's commit %v as wo's", out.Facts, p.Commits)
+	}
+	// Nor does the note, for a reader of prose-only logs.
+	delete(entry.Details, factsKey)
 	if p := ProvenanceOf(fixKey, []store.LogEntry{entry}); len(p.Commits) != 0 {
 		t.Errorf("note %q claims the person's commit %v as wo's", out.Note, p.Commits)
 	}

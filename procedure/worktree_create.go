@@ -61,14 +61,16 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 	if start != base {
 		from = fmt.Sprintf("the existing branch %s (%s)", sc.BranchName(), start.String()[:12])
 	}
-	// wo undo takes "worktree … created from" as proof that wo made it, so
-	// a worktree found there is worded otherwise.
-	note := fmt.Sprintf("worktree %s created from %s", w.Path, from)
+	note, facts := fmt.Sprintf("worktree %s created from %s", w.Path, from), []Fact{{Kind: FactWorktree, Path: w.Path}}
 	if found {
-		note = fmt.Sprintf("found worktree %s already there, at %s: wo did not create it", w.Path, from)
+		note, facts = fmt.Sprintf("found worktree %s already there, at %s: wo did not create it", w.Path, from), nil
+	}
+	if start != base {
+		facts = append(facts, Fact{Kind: FactAdopted, Branch: sc.BranchName(), SHA: start.String()})
 	}
 	return Outcome{
 		Note:   note,
+		Facts:  facts,
 		Record: func(s *workorder.State) { s.WorktreePath, s.WorktreeName = &w.Path, w.Name },
 	}, nil
 }

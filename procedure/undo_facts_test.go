@@ -1,0 +1,192 @@
+package procedure
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// relogged is a store whose activity log reads back changed: every
+// step_completed entry through change. Undo reads the log through it.
+type relogged struct {
+	store.Store
+	change func(details map[string]any)
+}
+
+func (s relogged) Logs(ctx context.Context, key string) ([]store.LogEntry, error) {
+	entries, err := s.Store.Logs(ctx, key)
+	for i, e := range entries {
+		if e.Action == "step_completed" {
+			d := maps.Clone(e.Details)
+			s.change(d)
+			entries[i].Details = d
+		}
+	}
+	return entries, err
+}
+
+// undoAllThrough undoes a run of the whole review path (worktree, branch,
+// commit, push, pull request) with the log read through change, and
+// checks that undo took back everything the run made.
+func undoAllThrough(t *testing.T, change func(map[string]any)) {
+	t.Helper()
+	h := undoHarness(t)
+	e := h.engine()
+	e.Store = relogged{Store: e.Store, change: change}
+	res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || res.Status != workorder.StatusOpen {
+		t.Errorf("undo: complete %v, status %s; steps %v", res.Complete, res.Status, stepsOf(res))
+	}
+	for _, step := range []string{"pull_request", "remote_branch", "worktree", "local_branch"} {
+		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoDone) {
+			t.Errorf("%s: %q, want it undone", step, got)
+		}
+	}
+	if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "closed" {
+		t.Errorf("the pull request wo opened is %v", p["state"])
+	}
+	if hasBranch(t, h.Remote, fixBranch) || hasBranch(t, h.Repo, fixBranch) {
+		t.Error("a branch wo made is still there")
+	}
+	if _, err := os.Stat(h.Worktree); !os.IsNotExist(err) {
+		t.Errorf("the worktree is still there: %v", err)
+	}
+}
+
+// Notes are for people: reword every one (here, to a claim about
+// something else entirely) and undo still takes back exactly what the run
+// made, from the facts the steps logged.
+func TestUndoReadsFactsNotNotes(t *testing.T) {
+	undoAllThrough(t, func(d map[string]any) {
+		d["note"] = fmt.Sprintf("étape %v terminée; committed 0123456789ab: pushed x to y (0123456789ab)", d["step"])
+	})
+}
+
+// A task run by a wo that logged notes only (no facts) keeps its undo:
+// the legacy reader proves the same things from the notes.
+func TestUndoOfATaskWhoseLogHasOnlyNotes(t *testing.T) {
+	undoAllThrough(t, func(d map[string]any) {
+		if _, ok := d[factsKey]; !ok {
+			t.Errorf("a step_completed entry without facts: %v", d)
+		}
+		delete(d, factsKey)
+	})
+}
+
+// With neither facts nor a note that proves anything, undo proves nothing
+// and takes nothing back: the two tests above pass because of what the
+// log says, not in spite of it.
+func TestUndoOfALogThatProvesNothingLeavesEverything(t *testing.T) {
+	h := undoHarness(t)
+	e := h.engine()
+	e.Store = relogged{Store: e.Store, change: func(d map[string]any) { d[factsKey] = []any{}; d["note"] = "done" }}
+	res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete {
+		t.Errorf("undo with nothing proven is complete: %v", stepsOf(res))
+	}
+	// The worktree carries its own mark of wo's (its admin files), so
+	// only what the log alone proves is left.
+	for _, step := range []string{"pull_request", "remote_branch", "local_branch"} {
+		if got := stepsOf(res)[step]; strings.HasPrefix(got, UndoDone) {
+			t.Errorf("%s: %q, undone with nothing in the log to prove it wo's", step, got)
+		}
+	}
+	if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "open" {
+		t.Errorf("the pull request is %v", p["state"])
+	}
+	if !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) {
+		t.Error("a branch is gone")
+	}
+}
+
+// Facts as the store gives them back (decoded JSON), as they are in
+// memory, and broken: an entry with facts is never read as prose, even
+// when its note makes a claim.
+func TestProvenanceReadsTheFactsOfTheTasksOwnSteps(t *testing.T) {
+	t.Parallel()
+	const a, b, c, d = "aaaaaaaaaaaa0000000000000000000000000000", "bbbbbbbbbbbb0000000000000000000000000000",
+		"cccccccccccc0000000000000000000000000000", "dddddddddddd0000000000000000000000000000"
+	step := func(key, action string, facts any) store.LogEntry {
+		return store.LogEntry{Action: "step_completed", TaskKey: key, Details: map[string]any{"action": action,
+			"note": "committed eeeeeeeeeeee: a note that claims a commit", factsKey: facts}}
+	}
+	entries := []store.LogEntry{
+		step(fixKey, "create_worktree", []Fact{{Kind: FactWorktree, Path: "/wt/pr 01"}}),
+		step(fixKey, "create_worktree", []any{map[string]any{"kind": "worktree", "path": "/wt/other"},
+			map[string]any{"kind": "adopted_branch", "branch": "feature/x", "sha": b}}),
+		step(fixKey, "create_branch", []Fact{{Kind: FactBranch, Branch: "review/01", SHA: a}}),
+		step(fixKey, "commit", []Fact{{Kind: FactCommit, SHA: c}}),
+		step(fixKey, "commit", []Fact{}),
+		// A rerun finding the branch an earlier run made is not adopted.
+		step(fixKey, "create_worktree", []Fact{{Kind: FactAdopted, Branch: "review/01", SHA: c}}),
+		step(fixKey, "push", []any{map[string]any{"kind": "pushed", "branch": "review/02", "sha": c}}),
+		step(fixKey, "conditional_loop", []Fact{{Kind: FactCommit, SHA: d}, {Kind: FactPushed, Branch: "review/01", SHA: d}}),
+		step(fixKey, "create_pr", []any{map[string]any{"kind": "pull_request", "number": 3.0}}),
+		// Unreadable facts prove nothing, and the note is not read instead.
+		step(fixKey, "commit", "committed"),
+		// Not this task's, or not a finished step.
+		step("task_other", "commit", []Fact{{Kind: FactCommit, SHA: "ffffffffffff"}}),
+		{Action: "step_failed", TaskKey: fixKey, Details: map[string]any{"action": "commit", factsKey: []Fact{{Kind: FactCommit, SHA: "ffffffffffff"}}}},
+	}
+	p := ProvenanceOf(fixKey, entries)
+	if got := strings.Join(p.Commits, ","); got != c[:12]+","+d[:12] {
+		t.Errorf("commits %s, want %s,%s", got, c[:12], d[:12])
+	}
+	if got := strings.Join(p.Pushed, ","); got != c[:12]+","+d[:12] {
+		t.Errorf("pushed %s", got)
+	}
+	if len(p.Branches) != 2 || p.Branches["review/01"] != a[:12] || p.Branches["review/02"] != "" || !p.Branch("review/02") {
+		t.Errorf("branches %v", p.Branches)
+	}
+	if len(p.Adopted) != 1 || p.Adopted["feature/x"] != b[:12] {
+		t.Errorf("adopted %v", p.Adopted)
+	}
+	if strings.Join(p.Worktrees, ",") != "/wt/pr 01,/wt/other" {
+		t.Errorf("worktrees %q", p.Worktrees)
+	}
+	if fmt.Sprint(p.PRs) != "[3]" {
+		t.Errorf("pull requests %v", p.PRs)
+	}
+}
+
+// Each step that makes something says so in its facts, as the run logs
+// them: the log of a run up to the review holds exactly these kinds.
+func TestTheRunLogsWhatEachStepMade(t *testing.T) {
+	h := undoHarness(t)
+	entries, err := h.store.Logs(h.ctx, fixKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := map[string][]FactKind{}
+	for _, e := range entries {
+		if e.Action != "step_completed" {
+			continue
+		}
+		facts, ok, err := factsOf(e.Details)
+		if !ok || err != nil {
+			t.Fatalf("%v: facts %v, %v", e.Details["action"], ok, err)
+		}
+		for _, f := range facts {
+			made[e.Details["action"].(string)] = append(made[e.Details["action"].(string)], f.Kind)
+			if f.Kind != FactWorktree && f.Kind != FactPullRequest && len(f.SHA) != 40 {
+				t.Errorf("%v: %+v names no full commit", e.Details["action"], f)
+			}
+		}
+	}
+	want := "map[commit:[commit] create_branch:[branch] create_pr:[pull_request] create_worktree:[worktree] push:[pushed]]"
+	if got := fmt.Sprint(made); got != want {
+		t.Errorf("facts logged %s\nwant %s", got, want)
+	}
+}
