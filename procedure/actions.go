@@ -15,23 +15,67 @@ type ActionSpec struct {
 	// Mutates is true for actions that change git or GitHub: they make a
 	// work order stateful, and wait behind its approval gate.
 	Mutates bool
+	// Forgets names the work_order.state fields (JSON names) the action
+	// records and must resolve afresh when it runs again: wo reset to a
+	// step before one of this action clears them.
+	Forgets []string
 }
 
-// actions is the one list of what a procedure can do. Validation, wo show
-// and the engine all read it.
-var actions = []ActionSpec{
-	{"create_worktree", "create a linked git worktree at <worktree_root>/<name> from base_branch", newWorktreeCreate, true},
-	{"create_branch", "create branch inputs.branch_name in the worktree", newBranchCreate, true},
-	{"checkout_files", "copy inputs.file_manifest from source_branch into the worktree and stage it", newFilesCheckout, true},
-	{"commit", "commit the staged changes with the templated message", newCommitCreate, true},
-	{"push", "push the branch to the remote", newBranchPush, true},
-	{"create_pr", "find the open pull request for head→base, else create it", newPullRequestCreate, true},
-	{"wait_for_review", "wait up to duration_minutes for a review to arrive", newReviewWait, false},
-	{"check_review", "record the review comments that are new since the last check", newReviewCheck, false},
-	{"conditional_loop", "if the condition holds, run fix_action and go back to loop_to", newLoopConditional, true},
-	{"cleanup_worktree", "remove the worktree and its admin files; the branch stays", newWorktreeCleanup, true},
-	{"update_task", "set the task status, PR URL and review result", newTaskUpdate, false},
-	{"agent", "run the agent command with the task's prompt and deliver its <deliverable>", newAgentStep, false},
+// Actions is a table of the actions a procedure may name. An Engine runs
+// its own table (Engine.Actions); validation, wo show and the docs read
+// DefaultActions.
+type Actions []ActionSpec
+
+// defaultActions is the table of this build of wo. Adding an action is one
+// file (its runner) and one line here.
+var defaultActions = Actions{
+	{"create_worktree", "create a linked git worktree at <worktree_root>/<name> from base_branch", newWorktreeCreate, true, []string{"base_sha"}},
+	{"create_branch", "create branch inputs.branch_name in the worktree", newBranchCreate, true, []string{"branch", "pushed_to"}},
+	{"checkout_files", "copy inputs.file_manifest from source_branch into the worktree and stage it", newFilesCheckout, true, []string{"source_sha"}},
+	{"commit", "commit the staged changes with the templated message", newCommitCreate, true, nil},
+	{"push", "push the branch to the remote", newBranchPush, true, nil},
+	{"create_pr", "find the open pull request for head→base, else create it", newPullRequestCreate, true, nil},
+	{"wait_for_review", "wait up to duration_minutes for a review to arrive", newReviewWait, false, nil},
+	{"check_review", "record the review comments that are new since the last check", newReviewCheck, false, []string{"review_uncounted", "review_comments", "review_threads", "review_verdicts", "changes_requested_by", "review_checked_sha"}},
+	{"conditional_loop", "if the condition holds, run fix_action and go back to loop_to", newLoopConditional, true, []string{"fix_pushed", "loop_iterations"}},
+	{"cleanup_worktree", "remove the worktree and its admin files; the branch stays", newWorktreeCleanup, true, nil},
+	{"update_task", "set the task status, PR URL and review result", newTaskUpdate, false, nil},
+	{"agent", "run the agent command with the task's prompt and deliver its <deliverable>", newAgentStep, false, nil},
+}
+
+// DefaultActions returns a copy of this build's table, for an Engine that
+// runs more (or other) actions than wo's own.
+func DefaultActions() Actions { return append(Actions(nil), defaultActions...) }
+
+// Lookup finds the named action.
+func (t Actions) Lookup(name string) (ActionSpec, bool) {
+	for _, a := range t {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return ActionSpec{}, false
+}
+
+// Names lists the actions in table order.
+func (t Actions) Names() []string {
+	names := make([]string, len(t))
+	for i, a := range t {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// Ephemeral reports whether a procedure changes nothing in git or GitHub
+// (only reading, agent and report steps): such a work order never waits at
+// the approval gate and never takes a worktree.
+func (t Actions) Ephemeral(steps []workorder.Step) bool {
+	for _, s := range steps {
+		if a, ok := t.Lookup(s.Action); !ok || a.Mutates {
+			return false
+		}
+	}
+	return true
 }
 
 // LaterNames lists the placeholders that steps fill in while running, as
@@ -41,44 +85,18 @@ func LaterNames() []string { return workorder.LaterStateNames() }
 // conditions are the conditions a conditional_loop may test.
 var conditions = []string{"review_comments_exist"}
 
-// ActionNames lists the known actions in procedure order.
-func ActionNames() []string {
-	names := make([]string, len(actions))
-	for i, a := range actions {
-		names[i] = a.Name
-	}
-	return names
-}
+// ActionNames lists this build's actions in procedure order.
+func ActionNames() []string { return defaultActions.Names() }
 
-// Ephemeral reports whether a procedure changes nothing in git or GitHub
-// (only reading, agent and report steps): such a work order never waits at
-// the approval gate and never takes a worktree.
-func Ephemeral(steps []workorder.Step) bool {
-	for _, s := range steps {
-		if a, ok := lookupAction(s.Action); !ok || a.Mutates {
-			return false
-		}
-	}
-	return true
-}
+// Ephemeral reports whether a procedure of this build's actions changes
+// nothing in git or GitHub (see Actions.Ephemeral).
+func Ephemeral(steps []workorder.Step) bool { return defaultActions.Ephemeral(steps) }
 
-func lookupAction(name string) (ActionSpec, bool) {
-	for _, a := range actions {
-		if a.Name == name {
-			return a, true
-		}
-	}
-	return ActionSpec{}, false
-}
-
-// Describe returns what an action does, and whether it is known.
+// Describe returns what one of this build's actions does, and whether it
+// is known.
 func Describe(name string) (string, bool) {
-	for _, a := range actions {
-		if a.Name == name {
-			return a.Does, true
-		}
-	}
-	return "", false
+	a, ok := defaultActions.Lookup(name)
+	return a.Does, ok
 }
 
 // Conditions lists the known conditional_loop conditions.

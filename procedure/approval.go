@@ -37,10 +37,10 @@ func (e *ApprovalRequiredError) Error() string {
 // or one that needs no approval, else only once approved.
 func (r *run) gate(step workorder.Step) error {
 	wo := r.task.WorkOrder
-	if wo.Approval == nil || !wo.Approval.Required || Ephemeral(wo.Procedure) {
+	if wo.Approval == nil || !wo.Approval.Required || r.actions().Ephemeral(wo.Procedure) {
 		return nil
 	}
-	if spec, ok := lookupAction(step.Action); ok && !spec.Mutates {
+	if spec, ok := r.actions().Lookup(step.Action); ok && !spec.Mutates {
 		return nil
 	}
 	var decision workorder.Decision
@@ -59,7 +59,7 @@ func (r *run) gate(step workorder.Step) error {
 		if s.Step < step.Step {
 			continue
 		}
-		if spec, ok := lookupAction(s.Action); ok && spec.Mutates {
+		if spec, ok := r.actions().Lookup(s.Action); ok && spec.Mutates {
 			line := fmt.Sprintf("%d %s", s.Step, s.Action)
 			if cmd, err := workorder.NewScope(r.currentDoc()).Render(s.Command); err == nil && cmd != "" {
 				line += ": " + cmd

@@ -19,7 +19,10 @@ import (
 // Engine runs work orders step by step, writing state back after every
 // step so that any runner can resume.
 type Engine struct {
-	Store  store.Store
+	Store store.Store
+	// Actions are the actions this engine runs; nil means this build's
+	// (DefaultActions).
+	Actions Actions
 	Runner string              // identity in leases and logs; Identity() by default
 	Getenv func(string) string // configuration and secrets
 	Events func(Event)         // progress; may be nil
@@ -158,6 +161,14 @@ func (e *Engine) defaults() {
 	}
 }
 
+// actions is the table the engine runs.
+func (e *Engine) actions() Actions {
+	if e.Actions == nil {
+		return defaultActions
+	}
+	return e.Actions
+}
+
 func (e *Engine) emit(ev Event) {
 	if e.Events == nil {
 		return
@@ -180,7 +191,7 @@ func (e *Engine) Load(ctx context.Context, key string) (workorder.Document, *wor
 	if err != nil {
 		return nil, nil, err
 	}
-	report := workorder.Validate(doc, workorder.Options{Actions: ActionNames(), Conditions: Conditions(), LaterNames: LaterNames()})
+	report := workorder.Validate(doc, workorder.Options{Actions: e.actions().Names(), Conditions: Conditions(), LaterNames: LaterNames()})
 	if !report.Valid() {
 		return nil, nil, &workorder.InvalidError{Reports: []workorder.Report{report}}
 	}
@@ -378,7 +389,7 @@ func (r *run) preflight(ctx context.Context) error {
 		if step.Step < from || (r.opts.UntilStep > 0 && step.Step > r.opts.UntilStep) {
 			continue
 		}
-		spec, _ := lookupAction(step.Action)
+		spec, _ := r.actions().Lookup(step.Action)
 		if spec.New == nil {
 			continue // reported when the step is reached
 		}
@@ -608,7 +619,7 @@ func (r *run) execute(ctx context.Context) (*Result, error) {
 // runStep runs one step with retries and writes its outcome back. It
 // returns the step to jump to (0: the next one).
 func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
-	spec, ok := lookupAction(step.Action)
+	spec, ok := r.actions().Lookup(step.Action)
 	if !ok || spec.New == nil {
 		err := fmt.Errorf("action %s cannot run in this build of wo", step.Action)
 		return 0, r.fail(ctx, step, 1, err)

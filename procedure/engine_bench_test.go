@@ -17,7 +17,7 @@ import (
 func BenchmarkEngineStepOverhead(b *testing.B) {
 	const steps = 20
 	noop := func(context.Context, *StepContext) (Outcome, error) { return Outcome{}, nil }
-	withActions(b, map[string]func(context.Context, *StepContext) (Outcome, error){"commit": noop})
+	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){"commit": noop})
 	s, err := store.OpenSQLite(context.Background(), filepath.Join(b.TempDir(), "wo.db"))
 	if err != nil {
 		b.Fatal(err)
@@ -35,7 +35,7 @@ func BenchmarkEngineStepOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	e := &Engine{Store: s, Runner: "bench@host:1"}
+	e := &Engine{Store: s, Runner: "bench@host:1", Actions: acts}
 	b.ResetTimer()
 	start := time.Now()
 	for i := 0; i < b.N; i++ {

@@ -28,20 +28,21 @@ func (c checked) Check(_ context.Context, sc *StepContext) error {
 	return nil
 }
 
-func withChecked(t *testing.T, seen *[]int, refuse bool) {
-	saved := append([]ActionSpec(nil), actions...)
-	t.Cleanup(func() { actions = saved })
-	for i, a := range actions {
+func checkedActions(seen *[]int, refuse bool) Actions {
+	t := DefaultActions()
+	for i, a := range t {
 		if a.Name == "commit" {
-			actions[i].New = func() Action { return checked{scripted: scripted{run: pushed("c")}, seen: seen, refuse: refuse} }
+			t[i].New = func() Action { return checked{scripted: scripted{run: pushed("c")}, seen: seen, refuse: refuse} }
 		}
 	}
+	return t
 }
 
 func TestStepRangesAreBoundedAndChecksCoverOnlyWhatWillRun(t *testing.T) {
+	t.Parallel()
 	var seen []int
-	withChecked(t, &seen, false)
 	e, _ := newTestEngine(t, "commit", "commit", "commit", "commit")
+	e.Actions = checkedActions(&seen, false)
 	for _, o := range []RunOptions{{FromStep: 5}, {UntilStep: 5}, {FromStep: -1}, {UntilStep: -1}} {
 		o.Key = "task_e"
 		if _, err := e.Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "steps 1..4") {
@@ -69,9 +70,10 @@ func TestStepRangesAreBoundedAndChecksCoverOnlyWhatWillRun(t *testing.T) {
 }
 
 func TestAFailedCheckChangesNothing(t *testing.T) {
+	t.Parallel()
 	var seen []int
-	withChecked(t, &seen, true)
 	e, s := newTestEngine(t, "commit", "commit")
+	e.Actions = checkedActions(&seen, true)
 	before, _ := s.Get(context.Background(), "task_e")
 	_, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
 	var pf *PreflightError
@@ -85,8 +87,9 @@ func TestAFailedCheckChangesNothing(t *testing.T) {
 }
 
 func TestNotesOnlyForStepsThatSaySomethingAndRetriesBackOff(t *testing.T) {
+	t.Parallel()
 	fails := 2
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
 		"commit": ok(""),
 		"push": func(ctx context.Context, sc *StepContext) (Outcome, error) {
 			if fails > 0 {
@@ -97,6 +100,7 @@ func TestNotesOnlyForStepsThatSaySomethingAndRetriesBackOff(t *testing.T) {
 		},
 	})
 	e, s := newTestEngine(t, "commit", "push")
+	e.Actions = acts
 	e.Backoff = 20 * time.Millisecond
 	var retries []time.Duration
 	e.Events = func(ev Event) {
@@ -118,6 +122,7 @@ func TestNotesOnlyForStepsThatSaySomethingAndRetriesBackOff(t *testing.T) {
 }
 
 func TestEngineDefaults(t *testing.T) {
+	t.Parallel()
 	e := &Engine{}
 	e.defaults()
 	if e.LeaseTTL != 2*time.Minute || e.MaxLoopIterations != 5 || e.Attempts != 4 || e.Backoff != 500*time.Millisecond ||
@@ -140,8 +145,10 @@ func (failingLogs) AppendLog(context.Context, store.LogEntry) error {
 }
 
 func TestALostLogIsReportedOnce(t *testing.T) {
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){"push": pushed("p")})
+	t.Parallel()
+	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){"push": pushed("p")})
 	e, s := newTestEngine(t, "push", "push")
+	e.Actions = acts
 	e.Store = failingLogs{s}
 	var warned int
 	e.Events = func(ev Event) {
@@ -158,5 +165,49 @@ func TestALostLogIsReportedOnce(t *testing.T) {
 	}
 	if st, _ := workorder.StateOf(func() map[string]any { d, _ := s.Get(context.Background(), "task_e"); return d }()); st.CurrentStep != 2 {
 		t.Errorf("the run stopped at step %d: a lost log entry must not stop it", st.CurrentStep)
+	}
+}
+
+// What a rewind forgets is said by each action: every name is a field of
+// the state, and rewinding past a step forgets what its action records and
+// nothing another action records.
+func TestEachActionForgetsWhatItRecords(t *testing.T) {
+	t.Parallel()
+	for _, a := range DefaultActions() {
+		var st workorder.State
+		if unknown := st.Forget(a.Forgets...); len(unknown) != 0 {
+			t.Errorf("%s forgets %v, which are no state fields", a.Name, unknown)
+		}
+	}
+	full := func() workorder.State {
+		s := workorder.NewState()
+		s.BaseSHA, s.SourceSHA, s.Branch, s.PushedTo = "b", "s", "br", "https://x"
+		s.ReviewComments, s.ReviewCheckedSHA = []workorder.ReviewComment{{ID: 1}}, "c"
+		s.LoopIterations, s.FixPushed = map[string]int{"9": 1}, &workorder.FixPush{From: "a", To: "b"}
+		return s
+	}
+	forgets := func(action string) workorder.State {
+		s := full()
+		spec, _ := DefaultActions().Lookup(action)
+		s.Forget(spec.Forgets...)
+		return s
+	}
+	if s := forgets("checkout_files"); s.SourceSHA != "" || s.BaseSHA != "b" || len(s.ReviewComments) != 1 {
+		t.Errorf("rewinding past checkout_files: %+v", s)
+	}
+	if s := forgets("conditional_loop"); s.LoopIterations != nil || s.FixPushed != nil {
+		t.Errorf("rewinding past the loop kept its iterations, so its bound would stop it again: %+v", s)
+	}
+	if s := forgets("create_worktree"); s.BaseSHA != "" || s.SourceSHA != "s" {
+		t.Errorf("rewinding past create_worktree: %+v", s)
+	}
+	if s := forgets("check_review"); s.ReviewComments != nil || s.ReviewCheckedSHA != "" || s.Branch != "br" {
+		t.Errorf("rewinding past check_review: %+v", s)
+	}
+	if s := forgets("create_branch"); s.Branch != "" || s.PushedTo != "" || s.BaseSHA != "b" {
+		t.Errorf("rewinding past create_branch: %+v", s)
+	}
+	if s := forgets("commit"); s.BaseSHA != "b" || s.Branch != "br" || s.SourceSHA != "s" {
+		t.Errorf("rewinding past commit forgot what others record: %+v", s)
 	}
 }

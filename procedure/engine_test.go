@@ -20,16 +20,17 @@ type scripted struct {
 
 func (s scripted) Run(ctx context.Context, sc *StepContext) (Outcome, error) { return s.run(ctx, sc) }
 
-// withActions replaces the named actions' runners for one test.
-func withActions(t testing.TB, runs map[string]func(context.Context, *StepContext) (Outcome, error)) {
-	saved := append([]ActionSpec(nil), actions...)
-	t.Cleanup(func() { actions = saved })
-	for i, a := range actions {
+// scriptedActions is this build's table with the named actions' runners
+// replaced, for one engine (Engine.Actions): tests that script actions run
+// in parallel, each with its own table.
+func scriptedActions(runs map[string]func(context.Context, *StepContext) (Outcome, error)) Actions {
+	t := DefaultActions()
+	for i, a := range t {
 		if fn, ok := runs[a.Name]; ok {
-			fn := fn
-			actions[i].New = func() Action { return scripted{run: fn} }
+			t[i].New = func() Action { return scripted{run: fn} }
 		}
 	}
+	return t
 }
 
 func ok(note string) func(context.Context, *StepContext) (Outcome, error) {
@@ -77,8 +78,9 @@ func get(t testing.TB, s store.Store) (map[string]any, map[string]any) {
 }
 
 func TestRunWritesStateAfterEveryStep(t *testing.T) {
+	t.Parallel()
 	var seen []string
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
 		"commit": func(ctx context.Context, sc *StepContext) (Outcome, error) {
 			// The previous step's write-back is visible in the store.
 			_, st := get(t, sc.run.Store)
@@ -88,6 +90,7 @@ func TestRunWritesStateAfterEveryStep(t *testing.T) {
 		"push": pushed("p"),
 	})
 	e, s := newTestEngine(t, "commit", "push", "commit")
+	e.Actions = acts
 	res, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
 	if err != nil {
 		t.Fatal(err)
@@ -118,8 +121,9 @@ func TestRunWritesStateAfterEveryStep(t *testing.T) {
 }
 
 func TestTransientFailuresAreRetriedThenLeftForLater(t *testing.T) {
+	t.Parallel()
 	calls := 0
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
 		"push": func(context.Context, *StepContext) (Outcome, error) {
 			calls++
 			return Outcome{}, Transient(&net.OpError{Op: "dial", Err: errors.New("connection refused")})
@@ -127,6 +131,7 @@ func TestTransientFailuresAreRetriedThenLeftForLater(t *testing.T) {
 		"commit": ok("c"),
 	})
 	e, s := newTestEngine(t, "commit", "push")
+	e.Actions = acts
 	_, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
 	var exhausted *RetriesExhaustedError
 	if !errors.As(err, &exhausted) || calls != 3 {
@@ -145,7 +150,7 @@ func TestTransientFailuresAreRetriedThenLeftForLater(t *testing.T) {
 
 	// Succeeds on the second attempt: the run goes on.
 	calls = 0
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+	e.Actions = scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
 		"push": func(context.Context, *StepContext) (Outcome, error) {
 			calls++
 			if calls < 2 {
@@ -163,8 +168,9 @@ func TestTransientFailuresAreRetriedThenLeftForLater(t *testing.T) {
 }
 
 func TestFailedStepBlocksAndRerunRetriesIt(t *testing.T) {
+	t.Parallel()
 	fail := true
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
 		"commit": ok("c"),
 		"push": func(ctx context.Context, sc *StepContext) (Outcome, error) {
 			if fail {
@@ -174,6 +180,7 @@ func TestFailedStepBlocksAndRerunRetriesIt(t *testing.T) {
 		},
 	})
 	e, s := newTestEngine(t, "commit", "push")
+	e.Actions = acts
 	_, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
 	var failed *StepFailedError
 	if !errors.As(err, &failed) || failed.Step != 2 {
@@ -197,7 +204,8 @@ func TestFailedStepBlocksAndRerunRetriesIt(t *testing.T) {
 }
 
 func TestAnotherWriterDuringARunIsKept(t *testing.T) {
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+	t.Parallel()
+	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
 		"commit": func(ctx context.Context, sc *StepContext) (Outcome, error) {
 			// A Persephone tool edits the task while the step runs.
 			doc, _ := get(t, sc.run.Store)
@@ -208,6 +216,7 @@ func TestAnotherWriterDuringARunIsKept(t *testing.T) {
 		},
 	})
 	e, s := newTestEngine(t, "commit")
+	e.Actions = acts
 	if _, err := e.Run(context.Background(), RunOptions{Key: "task_e"}); err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +227,8 @@ func TestAnotherWriterDuringARunIsKept(t *testing.T) {
 }
 
 func TestLostLeaseStopsTheRun(t *testing.T) {
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){
+	t.Parallel()
+	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
 		"commit": func(ctx context.Context, sc *StepContext) (Outcome, error) {
 			doc, _ := get(t, sc.run.Store)
 			sc.run.Store.Update(ctx, "task_e", doc["_rev"].(string), store.Nest("work_order.state.lease",
@@ -227,6 +237,7 @@ func TestLostLeaseStopsTheRun(t *testing.T) {
 		},
 	})
 	e, _ := newTestEngine(t, "commit", "commit")
+	e.Actions = acts
 	_, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
 	var lost *store.LeaseLostError
 	if !errors.As(err, &lost) || lost.Holder != "thief@elsewhere:9" {
@@ -235,8 +246,10 @@ func TestLostLeaseStopsTheRun(t *testing.T) {
 }
 
 func TestLeaseOfADeadLocalProcessIsTakenOver(t *testing.T) {
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){"push": pushed("p")})
+	t.Parallel()
+	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){"push": pushed("p")})
 	e, s := newTestEngine(t, "push")
+	e.Actions = acts
 	doc, _ := get(t, s)
 	dead := fmt.Sprintf("someone@%s:%d", hostname(), 999999) // no such pid
 	s.Update(context.Background(), "task_e", doc["_rev"].(string), store.Nest("work_order.state.lease",

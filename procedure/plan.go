@@ -65,7 +65,7 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 		if step.Step < p.FromStep || (opts.UntilStep > 0 && step.Step > opts.UntilStep) {
 			continue
 		}
-		spec, _ := lookupAction(step.Action)
+		spec, _ := e.actions().Lookup(step.Action)
 		ps := PlannedStep{Step: step.Step, Action: step.Action, Does: spec.Does, Runnable: spec.New != nil}
 		if step.Command != "" {
 			// A name a step fills in as it runs (<pr_number>) stays a
@@ -186,7 +186,8 @@ func (e *Engine) rewind(ctx context.Context, r *run, toStep int) (*ResetPlan, er
 	}
 	for _, s := range task.WorkOrder.Procedure {
 		if s.Step > toStep {
-			st.ForgetAfterRewind(s.Action)
+			spec, _ := e.actions().Lookup(s.Action)
+			st.Forget(spec.Forgets...)
 		}
 	}
 	old := workorder.StateMap(before)

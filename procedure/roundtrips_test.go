@@ -71,7 +71,7 @@ func (c loggedCounter) UpdateLogged(ctx context.Context, key, rev string, patch 
 // requests of the run, and its activity log.
 func runCounting(t *testing.T, n int, logged bool) ([]string, []string) {
 	t.Helper()
-	withActions(t, map[string]func(context.Context, *StepContext) (Outcome, error){"commit": ok("done")})
+	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){"commit": ok("done")})
 	s, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "wo.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func runCounting(t *testing.T, n int, logged bool) ([]string, []string) {
 	if logged {
 		st = loggedCounter{c}
 	}
-	if _, err := (&Engine{Store: st, Runner: "counter@host:1"}).Run(context.Background(), RunOptions{Key: "task_rt"}); err != nil {
+	if _, err := (&Engine{Store: st, Runner: "counter@host:1", Actions: acts}).Run(context.Background(), RunOptions{Key: "task_rt"}); err != nil {
 		t.Fatal(err)
 	}
 	logs, err := s.Logs(context.Background(), "task_rt")
@@ -113,6 +113,7 @@ func runCounting(t *testing.T, n int, logged bool) ([]string, []string) {
 // lease, release) drop out. The activity log is the same as when every
 // entry is a request of its own.
 func TestAStepCostsTwoStoreRequests(t *testing.T) {
+	t.Parallel()
 	five, _ := runCounting(t, 5, true)
 	ten, logs := runCounting(t, 10, true)
 	perStep := float64(len(ten)-len(five)) / 5

@@ -404,7 +404,7 @@ func (h *stepHarness) sc(action string) *StepContext {
 
 func (h *stepHarness) action(name string) Action {
 	h.t.Helper()
-	spec, ok := lookupAction(name)
+	spec, ok := h.r.actions().Lookup(name)
 	if !ok || spec.New == nil {
 		h.t.Fatalf("no runnable action %s", name)
 	}

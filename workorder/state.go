@@ -19,12 +19,12 @@ import (
 // The `wo` struct tag is the one registry of what the fields mean to wo:
 //
 //	later          command templates may name the field before a step fills it
-//	reset=ACTION   rewinding past a step of that action forgets the field, so
-//	               the step resolves it afresh
 //	lease          written only by the lease (store.Leases), never by a patch
 //
-// wo reset, template validation, the state validator and the patch builder
-// all read this registry; no other list of state fields exists.
+// Template validation, the state validator and the patch builder all read
+// this registry; no other list of state fields exists. Which fields a
+// rewind forgets is said by each action (procedure.ActionSpec.Forgets),
+// not here: this package names no action.
 type State struct {
 	Version          int              `json:"version,omitempty"`
 	CurrentStep      int              `json:"current_step"`
@@ -42,9 +42,9 @@ type State struct {
 
 	// What the git steps produced, so a resumed run uses the same inputs.
 	WorktreeName string `json:"worktree_name,omitempty" wo:"later"`
-	Branch       string `json:"branch,omitempty" wo:"later,reset=create_branch"`
-	BaseSHA      string `json:"base_sha,omitempty" wo:"later,reset=create_worktree"`
-	SourceSHA    string `json:"source_sha,omitempty" wo:"later,reset=checkout_files"`
+	Branch       string `json:"branch,omitempty" wo:"later"`
+	BaseSHA      string `json:"base_sha,omitempty" wo:"later"`
+	SourceSHA    string `json:"source_sha,omitempty" wo:"later"`
 	CommitSHA    string `json:"commit_sha,omitempty" wo:"later"`
 	PushedSHA    string `json:"pushed_sha,omitempty" wo:"later"`
 	// PushedAt is when wo pushed PushedSHA, by its clock: a reviewer's
@@ -54,7 +54,7 @@ type State struct {
 	// push: a later push goes there or nowhere, so that an agent that
 	// edits the shared .git/config cannot send the branch, and the token,
 	// elsewhere.
-	PushedTo string `json:"pushed_to,omitempty" wo:"reset=create_branch"`
+	PushedTo string `json:"pushed_to,omitempty"`
 
 	// A stacked branch: StackParent is the commit it was last built on
 	// (its parent branch's head, or the base's) and StackBase the branch
@@ -83,10 +83,10 @@ type State struct {
 	// ReviewUncounted are comments and reviews wo did not count and did
 	// not send to the agent, with why (an outsider wrote them, a nitpick
 	// the settings only report): shown, never silently dropped.
-	ReviewUncounted []UncountedComment `json:"review_uncounted,omitempty" wo:"reset=check_review"`
+	ReviewUncounted []UncountedComment `json:"review_uncounted,omitempty"`
 	// ReviewComments are the actionable comments found at the last check;
 	// nil until a check ran, empty when it found none.
-	ReviewComments []ReviewComment `json:"review_comments,omitzero" wo:"reset=check_review"`
+	ReviewComments []ReviewComment `json:"review_comments,omitzero"`
 	// ReviewWatermark is the newest comment of each kind already handled;
 	// ReviewSeen the newest seen at the last check, which becomes the
 	// watermark once the comments are fixed.
@@ -95,28 +95,28 @@ type State struct {
 	// ReviewThreads are the unresolved review threads at the last check,
 	// outdated ones included (marked), each with its conversation, bounded
 	// in size; nil until a check read them.
-	ReviewThreads []ReviewThread `json:"review_threads,omitzero" wo:"reset=check_review"`
+	ReviewThreads []ReviewThread `json:"review_threads,omitzero"`
 	// ReviewVerdicts is each reviewer's latest verdict (APPROVED,
 	// CHANGES_REQUESTED, COMMENTED, DISMISSED) on the pushed head at the
 	// last check, by login.
-	ReviewVerdicts map[string]string `json:"review_verdicts,omitempty" wo:"reset=check_review"`
+	ReviewVerdicts map[string]string `json:"review_verdicts,omitempty"`
 	// ChangesRequestedBy are the awaited reviewers whose latest verdict on
 	// the pushed head asks for changes: the loop goes on while one does.
-	ChangesRequestedBy []string `json:"changes_requested_by,omitempty" wo:"reset=check_review"`
+	ChangesRequestedBy []string `json:"changes_requested_by,omitempty"`
 	// ReviewCheckedSHA is the pushed head the last check read: a fix
 	// pushed since makes what the check found (threads, verdicts) about an
 	// older commit.
-	ReviewCheckedSHA string `json:"review_checked_sha,omitempty" wo:"reset=check_review"`
+	ReviewCheckedSHA string `json:"review_checked_sha,omitempty"`
 	// FixPushed is the review fix of a pass of the loop that has not
 	// finished, recorded once committed: a rerun pushes it (when PushedSHA
 	// is still From) or goes on from the replies in the review threads
 	// (when PushedSHA is To) instead of running the agent again.
-	FixPushed *FixPush `json:"fix_pushed,omitempty" wo:"reset=conditional_loop"`
+	FixPushed *FixPush `json:"fix_pushed,omitempty"`
 	// FixRequested is set once a person was asked to fix the comments.
 	FixRequested bool `json:"fix_requested,omitempty"`
 	// LoopIterations counts the passes of each conditional_loop step, by
 	// step number, to bound them.
-	LoopIterations  map[string]int    `json:"loop_iterations,omitempty" wo:"reset=conditional_loop"`
+	LoopIterations  map[string]int    `json:"loop_iterations,omitempty"`
 	ReviewResult    string            `json:"review_result,omitempty" wo:"later"`
 	CriteriaResults []CriterionResult `json:"criteria_results,omitempty"`
 
@@ -375,7 +375,6 @@ func StateOf(doc Document) (State, error) {
 type StateField struct {
 	Name    string   // the JSON name in work_order.state
 	Later   bool     // templates may name it before it is set
-	ResetBy []string // actions whose rewind forgets it
 	Lease   bool     // owned by the lease, not by patches
 	typ     reflect.Type
 }
@@ -393,8 +392,6 @@ var registry = sync.OnceValue(func() []StateField {
 				sf.Later = true
 			case opt == "lease":
 				sf.Lease = true
-			case strings.HasPrefix(opt, "reset="):
-				sf.ResetBy = append(sf.ResetBy, strings.TrimPrefix(opt, "reset="))
 			}
 		}
 		out = append(out, sf)
@@ -417,15 +414,20 @@ func LaterStateNames() []string {
 	return out
 }
 
-// ForgetAfterRewind clears the fields that a step of the given action
-// records, so that running the step again resolves them afresh.
-func (s *State) ForgetAfterRewind(action string) {
+// Forget clears the named fields (JSON names), so that a step that
+// records them resolves them afresh when it runs again; it reports the
+// names that are no field of the state.
+func (s *State) Forget(names ...string) (unknown []string) {
 	v := reflect.ValueOf(s).Elem()
-	for i, f := range registry() {
-		if slices.Contains(f.ResetBy, action) {
-			v.Field(i).SetZero()
+	for _, name := range names {
+		i := slices.IndexFunc(registry(), func(f StateField) bool { return f.Name == name })
+		if i < 0 {
+			unknown = append(unknown, name)
+			continue
 		}
+		v.Field(i).SetZero()
 	}
+	return unknown
 }
 
 // checkStateTypes reports the known state fields whose value does not fit

@@ -93,19 +93,13 @@ func TestStateRegistry(t *testing.T) {
 	}
 	s := NewState()
 	s.BaseSHA, s.SourceSHA, s.ReviewComments = "b", "s", []ReviewComment{{ID: 1}}
-	s.ForgetAfterRewind("checkout_files")
-	if s.SourceSHA != "" || s.BaseSHA != "b" || len(s.ReviewComments) != 1 {
-		t.Errorf("rewinding past checkout_files: %+v", s)
+	if unknown := s.Forget("source_sha", "no_such_field"); s.SourceSHA != "" || s.BaseSHA != "b" || len(s.ReviewComments) != 1 ||
+		!reflect.DeepEqual(unknown, []string{"no_such_field"}) {
+		t.Errorf("forgetting source_sha: %+v, unknown %v", s, unknown)
 	}
 	s.LoopIterations = map[string]int{"9": 1}
-	s.ForgetAfterRewind("conditional_loop")
-	if s.LoopIterations != nil {
-		t.Errorf("rewinding past the loop kept its iterations, so its bound would stop it again: %v", s.LoopIterations)
-	}
-	s.ForgetAfterRewind("create_worktree")
-	s.ForgetAfterRewind("check_review")
-	if s.BaseSHA != "" || s.ReviewComments != nil {
-		t.Errorf("rewinding past create_worktree and check_review: %+v", s)
+	if unknown := s.Forget("loop_iterations", "base_sha", "review_comments"); len(unknown) != 0 || s.LoopIterations != nil || s.BaseSHA != "" || s.ReviewComments != nil {
+		t.Errorf("forgetting three fields: %+v, unknown %v", s, unknown)
 	}
 	// Every field of the struct is in the registry under its JSON name.
 	var names []string
