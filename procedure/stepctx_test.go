@@ -73,6 +73,8 @@ type stepOpts struct {
 	ReviewerLogin string
 	// Agent is the body of a shell script used as the agent command.
 	Agent string
+	// Actions is the engine's table; nil means this build's.
+	Actions Actions
 	// Env is what Engine.Getenv answers (GITHUB_TOKEN is set when GitHub).
 	Env map[string]string
 	// Serial keeps the test out of the parallel ones: it changes the
@@ -291,7 +293,7 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 		h.env[k] = v
 	}
 	e := &Engine{Runner: "tester@host:1", Attempts: 1, Backoff: time.Millisecond, PollInterval: time.Millisecond,
-		Getenv: func(k string) string { return h.env[k] }}
+		Getenv: func(k string) string { return h.env[k] }, Actions: opts.Actions}
 	if opts.GitHub {
 		gh := ghstandin.New(standinToken)
 		gh.Remotes[fixRepo] = h.Remote
