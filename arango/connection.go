@@ -153,7 +153,7 @@ func redact(raw string) string {
 // operation does, and maps a failure to a clear error.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Database == "" {
-		return nil, &DatabaseError{Endpoint: redact(cfg.URL)}
+		return nil, noDatabase(redact(cfg.URL), "")
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout

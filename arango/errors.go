@@ -5,10 +5,14 @@ package arango
 // through it.
 //
 //   - Callers classify with package store (IsNotFound, IsExists,
-//     IsConflict, IsUnavailable), never by comparing messages.
+//     IsConflict, IsUnavailable, IsNoDatabase), never by comparing
+//     messages or by importing this package.
 //   - A failure that rerunning may cure (no answer in time, a refused
 //     connection, a lost cursor, a write concern not met) is
-//     store.Unavailable; a configuration mistake is not.
+//     store.Unavailable. A configuration mistake is not: a database not
+//     named or not there is store.IsNoDatabase (from Open too), bad
+//     credentials or a missing collection a plain error that says what to
+//     set or run.
 //   - The messages of the failures mapErr knows name the endpoint, the
 //     cause and, where there is one, the fix; never a credential.
 
@@ -25,18 +29,14 @@ import (
 	"github.com/wo-runner/wo/store"
 )
 
-// DatabaseError is a configuration mistake, not an outage: no database
-// named, or one the server does not have.
-type DatabaseError struct {
-	Endpoint string
-	Database string // "" when none was given
-}
-
-func (e *DatabaseError) Error() string {
-	if e.Database == "" {
-		return fmt.Sprintf("ArangoDB store %s: no database given: pass --database or set WO_DATABASE (or HADES_DATABASE)", e.Endpoint)
+// noDatabase is a configuration mistake, not an outage
+// (store.IsNoDatabase): no database named (database ""), or one the server
+// does not have.
+func noDatabase(endpoint, database string) error {
+	if database == "" {
+		return store.NoDatabase(fmt.Sprintf("ArangoDB store %s: no database given: pass --database or set WO_DATABASE (or HADES_DATABASE)", endpoint))
 	}
-	return fmt.Sprintf("ArangoDB at %s has no database %q: create it, or set --database / WO_DATABASE", e.Endpoint, e.Database)
+	return store.NoDatabase(fmt.Sprintf("ArangoDB at %s has no database %q: create it, or set --database / WO_DATABASE", endpoint, database))
 }
 
 // cursorError is a failure to fetch a query's next batch: a 404 there
@@ -76,7 +76,7 @@ func (s *Store) mapErr(key string, err error) error {
 		case ae.ErrorNum == shared.ErrArangoUniqueConstraintViolated:
 			return store.Exists(key)
 		case ae.ErrorNum == shared.ErrArangoDatabaseNotFound:
-			return &DatabaseError{Endpoint: s.endpoint, Database: s.database}
+			return noDatabase(s.endpoint, s.database)
 		case ae.ErrorNum == shared.ErrArangoDataSourceNotFound:
 			return fmt.Errorf("ArangoDB database %s lacks a collection wo uses (%s): run wo init (%s)", s.database, strings.Join([]string{s.cols.Tasks, s.cols.Edges, s.cols.Logs}, ", "), ae.ErrorMessage)
 		case ae.ErrorNum == shared.ErrArangoDocumentNotFound:
