@@ -273,11 +273,11 @@ func TestUnauthorizedAndMissingDatabase(t *testing.T) {
 	f.expect("POST", db+"/_api/cursor", 404, arangoError(404, 1228, "database not found"), nil)
 	s := open(t, f.url())
 	_, err := s.Get(context.Background(), "task_x")
-	if err == nil || !strings.Contains(err.Error(), "ARANGO_PASSWORD") || strings.Contains(err.Error(), "s3cret-pw") {
+	if err == nil || store.IsNoDatabase(err) || !strings.Contains(err.Error(), "ARANGO_PASSWORD") || strings.Contains(err.Error(), "s3cret-pw") {
 		t.Errorf("401: %v", err)
 	}
 	_, err = s.Get(context.Background(), "task_y")
-	if err == nil || store.IsNotFound(err) || !strings.Contains(err.Error(), `no database "hades"`) {
+	if !store.IsNoDatabase(err) || store.IsNotFound(err) || store.IsUnavailable(err) || !strings.Contains(err.Error(), `no database "hades"`) {
 		t.Errorf("missing database must not look like a missing task: %v", err)
 	}
 }
@@ -291,7 +291,7 @@ func TestBadStoreURLs(t *testing.T) {
 			t.Errorf("%s: error shows the password: %v", u, err)
 		}
 	}
-	if _, err := Open(context.Background(), Config{URL: "arangodb+http://h:8529"}); err == nil || !strings.Contains(err.Error(), "WO_DATABASE") {
+	if _, err := Open(context.Background(), Config{URL: "arangodb+http://h:8529"}); !store.IsNoDatabase(err) || !strings.Contains(err.Error(), "WO_DATABASE") {
 		t.Errorf("missing database: %v", err)
 	}
 }

@@ -3,12 +3,13 @@ package commands
 import (
 	"errors"
 
-	"github.com/wo-runner/wo/arango"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 )
 
-// Exit codes: the contract scripts and CI rely on (DESIGN.md).
+// Exit codes: the contract scripts and CI rely on. The design fixes them
+// (DESIGN.md, section "Configuration (contract: tests and scripts rely on
+// these names)"); docs/running.md, section "Exit codes", tells users.
 const (
 	ExitOK          = 0
 	ExitFailed      = 1
@@ -50,7 +51,6 @@ var exitCodes = map[procedure.RunOutcome]int{
 // place: a mistake in the command line, else what the error means to a run.
 func classify(err error) (exit int, code string) {
 	var usage *usageError
-	var database *arango.DatabaseError
 	var foreign *store.ForeignError
 	var missing *store.MissingError
 	var perm *store.PermissionError
@@ -60,8 +60,8 @@ func classify(err error) (exit int, code string) {
 		return ExitInvalid, "USAGE"
 	case errors.As(err, &refused):
 		return ExitInvalid, "REFUSED" // a task with a run history, dependents or children
-	case errors.As(err, &database):
-		return ExitInvalid, "NO_DATABASE" // --database names none, or a wrong one
+	case store.IsNoDatabase(err):
+		return ExitInvalid, "NO_DATABASE" // --database names none, or a wrong one (docs/security.md, "The store")
 	case errors.As(err, &foreign):
 		return ExitInvalid, "NOT_A_STORE" // --store names some other file
 	case errors.As(err, &missing):

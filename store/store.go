@@ -265,6 +265,7 @@ const (
 	KindConflict                    // the revision moved on: reread and retry
 	KindUnavailable                 // the store cannot be reached: retry later
 	KindWarning                     // done, but read the message: the store is weaker than expected
+	KindNoDatabase                  // the store's database is not named, or not there: fix the configuration
 )
 
 // Error is a store failure of a known kind.
@@ -287,6 +288,8 @@ func (e *Error) Error() string {
 			msg = "the task was changed by another writer since it was read"
 		case KindUnavailable:
 			msg = "store unavailable"
+		case KindNoDatabase:
+			msg = "the store has no such database"
 		}
 	}
 	if e.Key != "" {
@@ -321,6 +324,13 @@ func IsConflict(err error) bool { return kindOf(err) == KindConflict }
 // IsUnavailable reports whether the store could not be reached.
 func IsUnavailable(err error) bool { return kindOf(err) == KindUnavailable }
 
+// IsNoDatabase reports whether err says that the store's database is not
+// named, or that the server has no database of that name: a mistake in the
+// configuration, not an outage, so a rerun with the same settings fails the
+// same way. A backend whose store is a single file (SQLite) has no database
+// name to miss; a missing or foreign file is MissingError or ForeignError.
+func IsNoDatabase(err error) bool { return kindOf(err) == KindNoDatabase }
+
 // IsWarning reports whether err only warns: the operation was done.
 func IsWarning(err error) bool { return kindOf(err) == KindWarning }
 
@@ -353,6 +363,11 @@ func Conflict(key string) error { return &Error{Kind: KindConflict, Key: key} }
 func Unavailable(where string, err error) error {
 	return &Error{Kind: KindUnavailable, Msg: "cannot reach the store at " + where, Err: err}
 }
+
+// NoDatabase builds the error of a store whose database is not named or
+// not there (IsNoDatabase); msg names the store and the database and says
+// how to fix the setting.
+func NoDatabase(msg string) error { return &Error{Kind: KindNoDatabase, Msg: msg} }
 
 // EdgeKey is the persephone_edges key of "task is blocked by dep".
 func EdgeKey(task, dep string) string { return task + "__blocked_by__" + dep }
