@@ -19,13 +19,13 @@ import (
 // Engine runs work orders step by step, writing state back after every
 // step so that any runner can resume.
 type Engine struct {
-	Store store.Store
-	// Actions are the actions this engine runs; nil means this build's
-	// (DefaultActions).
-	Actions Actions
+	Store  store.Store
 	Runner string              // identity in leases and logs; Identity() by default
 	Getenv func(string) string // configuration and secrets
 	Events func(Event)         // progress; may be nil
+	// Actions are the actions this engine runs; nil means this build's
+	// (DefaultActions).
+	Actions Actions
 
 	// Agent is the command that fixes review comments (--agent, WO_AGENT);
 	// empty means a person does, and the run waits for them.

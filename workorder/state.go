@@ -373,10 +373,10 @@ func StateOf(doc Document) (State, error) {
 
 // StateField is one entry of the state registry.
 type StateField struct {
-	Name    string   // the JSON name in work_order.state
-	Later   bool     // templates may name it before it is set
-	Lease   bool     // owned by the lease, not by patches
-	typ     reflect.Type
+	Name  string // the JSON name in work_order.state
+	Later bool   // templates may name it before it is set
+	Lease bool   // owned by the lease, not by patches
+	typ   reflect.Type
 }
 
 var registry = sync.OnceValue(func() []StateField {
