@@ -29,18 +29,18 @@ type Actions []ActionSpec
 // defaultActions is the table of this build of wo. Adding an action is one
 // file (its runner) and one line here.
 var defaultActions = Actions{
-	{"create_worktree", "create a linked git worktree at <worktree_root>/<name> from base_branch", newWorktreeCreate, true, []string{"base_sha"}},
-	{"create_branch", "create branch inputs.branch_name in the worktree", newBranchCreate, true, []string{"branch", "pushed_to"}},
-	{"checkout_files", "copy inputs.file_manifest from source_branch into the worktree and stage it", newFilesCheckout, true, []string{"source_sha"}},
-	{"commit", "commit the staged changes with the templated message", newCommitCreate, true, nil},
-	{"push", "push the branch to the remote", newBranchPush, true, nil},
-	{"create_pr", "find the open pull request for head→base, else create it", newPullRequestCreate, true, nil},
-	{"wait_for_review", "wait up to duration_minutes for a review to arrive", newReviewWait, false, nil},
-	{"check_review", "record the review comments that are new since the last check", newReviewCheck, false, []string{"review_uncounted", "review_comments", "review_threads", "review_verdicts", "changes_requested_by", "review_checked_sha"}},
-	{"conditional_loop", "if the condition holds, run fix_action and go back to loop_to", newLoopConditional, true, []string{"fix_pushed", "loop_iterations"}},
-	{"cleanup_worktree", "remove the worktree and its admin files; the branch stays", newWorktreeCleanup, true, nil},
-	{"update_task", "set the task status, PR URL and review result", newTaskUpdate, false, nil},
-	{"agent", "run the agent command with the task's prompt and deliver its <deliverable>", newAgentStep, false, nil},
+	{"create_worktree", "create a linked git worktree at <worktree_root>/<name> from base_branch", newCreateWorktree, true, []string{"base_sha"}},
+	{"create_branch", "create branch inputs.branch_name in the worktree", newCreateBranch, true, []string{"branch", "pushed_to"}},
+	{"checkout_files", "copy inputs.file_manifest from source_branch into the worktree and stage it", newCheckoutFiles, true, []string{"source_sha"}},
+	{"commit", "commit the staged changes with the templated message", newCommit, true, nil},
+	{"push", "push the branch to the remote", newPush, true, nil},
+	{"create_pr", "find the open pull request for head→base, else create it", newCreatePR, true, nil},
+	{"wait_for_review", "wait up to duration_minutes for a review to arrive", newWaitForReview, false, nil},
+	{"check_review", "record the review comments that are new since the last check", newCheckReview, false, []string{"review_uncounted", "review_comments", "review_threads", "review_verdicts", "changes_requested_by", "review_checked_sha"}},
+	{"conditional_loop", "if the condition holds, run fix_action and go back to loop_to", newConditionalLoop, true, []string{"fix_pushed", "loop_iterations"}},
+	{"cleanup_worktree", "remove the worktree and its admin files; the branch stays", newCleanupWorktree, true, nil},
+	{"update_task", "set the task status, PR URL and review result", newUpdateTask, false, nil},
+	{"agent", "run the agent command with the task's prompt and deliver its <deliverable>", newAgent, false, nil},
 }
 
 // DefaultActions returns a copy of this build's table, for an Engine that

@@ -31,7 +31,7 @@ func TestPlanShowsEveryStepAndChangesNothing(t *testing.T) {
 	if first.Command != "git worktree add "+h.WtRoot+"/"+fixWorktree+" "+fixBase || !strings.HasPrefix(first.Would, "create linked worktree "+h.Worktree) {
 		t.Errorf("step 1: command %q would %q", first.Command, first.Would)
 	}
-	if p.Steps[4].Would != "push "+fixBranch+" to origin" || p.Steps[10].Would != (TaskUpdate{}).Plan(nil) {
+	if p.Steps[4].Would != "push "+fixBranch+" to origin" || p.Steps[10].Would != (UpdateTask{}).Plan(nil) {
 		t.Errorf("step 5 would %q, step 11 would %q", p.Steps[4].Would, p.Steps[10].Would)
 	}
 	after, _ := h.store.Get(h.ctx, fixKey)

@@ -11,15 +11,15 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// BranchPush pushes the work order's branch to its remote.
-type BranchPush struct{}
+// Push pushes the work order's branch to its remote.
+type Push struct{}
 
-func newBranchPush() Action { return BranchPush{} }
+func newPush() Action { return Push{} }
 
 // Run pushes; a remote already at the commit is a no-op. A remote branch
 // that moved to commits wo did not push is never overwritten; a rewrite of
 // wo's own push goes out with a lease on what wo pushed last.
-func (BranchPush) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (Push) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	return branchPush(ctx, sc, true, plumbing.ZeroHash)
 }
 
@@ -72,7 +72,7 @@ func branchPush(ctx context.Context, sc *StepContext, lease bool, expect plumbin
 }
 
 // Check makes sure the remote exists.
-func (BranchPush) Check(ctx context.Context, sc *StepContext) error {
+func (Push) Check(ctx context.Context, sc *StepContext) error {
 	repo, err := sc.Repo()
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (BranchPush) Check(ctx context.Context, sc *StepContext) error {
 }
 
 // Plan names the remote.
-func (BranchPush) Plan(sc *StepContext) string {
+func (Push) Plan(sc *StepContext) string {
 	remote := sc.Remote()
 	if remote == "" {
 		remote = "origin"

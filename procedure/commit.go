@@ -8,14 +8,14 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// CommitCreate commits what is staged in the worktree.
-type CommitCreate struct{}
+// Commit commits what is staged in the worktree.
+type Commit struct{}
 
-func newCommitCreate() Action { return CommitCreate{} }
+func newCommit() Action { return Commit{} }
 
 // Run commits; an index equal to HEAD is "nothing to commit", which is
 // success (after a crash the commit is already there).
-func (CommitCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (Commit) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	w, err := sc.Worktree()
 	if err != nil {
 		return Outcome{}, err
@@ -48,7 +48,7 @@ func (CommitCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 }
 
 // Check makes sure there is a message and an author to commit with.
-func (CommitCreate) Check(ctx context.Context, sc *StepContext) error {
+func (Commit) Check(ctx context.Context, sc *StepContext) error {
 	if _, err := commitMessage(sc); err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (CommitCreate) Check(ctx context.Context, sc *StepContext) error {
 }
 
 // Plan shows the message.
-func (CommitCreate) Plan(sc *StepContext) string {
+func (Commit) Plan(sc *StepContext) string {
 	msg, err := commitMessage(sc)
 	if err != nil {
 		return "cannot plan: " + err.Error()

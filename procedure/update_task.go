@@ -11,17 +11,17 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// TaskUpdate finishes a work order: it moves the task to in_review, records
+// UpdateTask finishes a work order: it moves the task to in_review, records
 // the review result, and checks the success criteria that wo can check.
-type TaskUpdate struct{}
+type UpdateTask struct{}
 
-func newTaskUpdate() Action { return TaskUpdate{} }
+func newUpdateTask() Action { return UpdateTask{} }
 
 // CriterionResult is one success criterion and what wo found.
 type CriterionResult = workorder.CriterionResult
 
 // Run checks the criteria and sets the status.
-func (TaskUpdate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (UpdateTask) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	results := checkCriteria(ctx, sc)
 	var failed []string
 	checked := 0
@@ -50,7 +50,7 @@ func (TaskUpdate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 }
 
 // Plan says what would be set.
-func (TaskUpdate) Plan(sc *StepContext) string {
+func (UpdateTask) Plan(sc *StepContext) string {
 	return "set status in_review, record the PR URL and the review result, check the success criteria"
 }
 

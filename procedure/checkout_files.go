@@ -8,14 +8,14 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// FilesCheckout brings inputs.file_manifest in from context.source_branch,
+// CheckoutFiles brings inputs.file_manifest in from context.source_branch,
 // at the commit recorded when the step first ran, and stages it.
-type FilesCheckout struct{}
+type CheckoutFiles struct{}
 
-func newFilesCheckout() Action { return FilesCheckout{} }
+func newCheckoutFiles() Action { return CheckoutFiles{} }
 
 // Run copies and stages the files.
-func (FilesCheckout) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	files := manifest(sc)
 	if len(files) == 0 && len(stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])) == 0 {
 		return Outcome{}, fmt.Errorf("task %s: work_order.inputs.file_manifest is empty: list the files to bring in", sc.Key())
@@ -53,7 +53,7 @@ func (FilesCheckout) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 
 // Check makes sure every manifest file exists at the source commit (the
 // recorded one, else the branch's tip) and stays inside the repository.
-func (FilesCheckout) Check(ctx context.Context, sc *StepContext) error {
+func (CheckoutFiles) Check(ctx context.Context, sc *StepContext) error {
 	files := manifest(sc)
 	if len(files) == 0 && len(stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])) == 0 {
 		return fmt.Errorf("work_order.inputs.file_manifest is empty: list the files to bring in")
@@ -84,7 +84,7 @@ func (FilesCheckout) Check(ctx context.Context, sc *StepContext) error {
 }
 
 // Plan lists the files.
-func (FilesCheckout) Plan(sc *StepContext) string {
+func (CheckoutFiles) Plan(sc *StepContext) string {
 	files := manifest(sc)
 	shown := files
 	if len(shown) > 5 {

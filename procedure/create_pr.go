@@ -8,18 +8,18 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// PullRequestCreate opens the work order's pull request, or finds it: an
+// CreatePR opens the work order's pull request, or finds it: an
 // open PR from the branch into the base is always looked for first, so a
 // crash between GitHub creating the PR and wo recording it still ends with
 // one PR. A child of an epic opens its PR with the stack section in the
 // description, and then brings the stack sections of its open siblings up
 // to date with its number.
-type PullRequestCreate struct{}
+type CreatePR struct{}
 
-func newPullRequestCreate() Action { return PullRequestCreate{} }
+func newCreatePR() Action { return CreatePR{} }
 
 // Run finds or creates the PR and records its number and URL.
-func (PullRequestCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (CreatePR) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	head, err := sc.Branch()
 	if err != nil {
 		return Outcome{}, err
@@ -72,7 +72,7 @@ func prOutcome(format string, number int, url string) Outcome {
 }
 
 // Plan names head, base and title.
-func (PullRequestCreate) Plan(sc *StepContext) string {
+func (CreatePR) Plan(sc *StepContext) string {
 	title, _, err := prText(sc)
 	if err != nil {
 		return "cannot plan: " + err.Error()
@@ -81,7 +81,7 @@ func (PullRequestCreate) Plan(sc *StepContext) string {
 }
 
 // Check needs a repository name and a token before anything changes.
-func (PullRequestCreate) Check(ctx context.Context, sc *StepContext) error {
+func (CreatePR) Check(ctx context.Context, sc *StepContext) error {
 	_, err := sc.GitHub()
 	return err
 }

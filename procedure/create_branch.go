@@ -7,14 +7,14 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// BranchCreate puts the worktree on inputs.branch_name, creating the
+// CreateBranch puts the worktree on inputs.branch_name, creating the
 // branch at the worktree's commit.
-type BranchCreate struct{}
+type CreateBranch struct{}
 
-func newBranchCreate() Action { return BranchCreate{} }
+func newCreateBranch() Action { return CreateBranch{} }
 
 // Run creates or reuses the branch.
-func (BranchCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (CreateBranch) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	branch, err := sc.Branch()
 	if err != nil {
 		return Outcome{}, err
@@ -41,7 +41,7 @@ func (BranchCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 // Check refuses a name git would not take for a branch, the base or the
 // source branch (the change would go onto them unreviewed), and a branch
 // that another worktree has checked out.
-func (BranchCreate) Check(ctx context.Context, sc *StepContext) error {
+func (CreateBranch) Check(ctx context.Context, sc *StepContext) error {
 	branch, err := sc.Branch()
 	if err != nil {
 		return err
@@ -70,6 +70,6 @@ func (BranchCreate) Check(ctx context.Context, sc *StepContext) error {
 }
 
 // Plan names the branch.
-func (BranchCreate) Plan(sc *StepContext) string {
+func (CreateBranch) Plan(sc *StepContext) string {
 	return fmt.Sprintf("create branch %s in the worktree and switch to it", sc.BranchName())
 }

@@ -16,15 +16,15 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// LoopConditional goes back to loop_to while its condition holds, running
+// ConditionalLoop goes back to loop_to while its condition holds, running
 // fix_action each time: through the agent command when one is configured,
 // else by waiting for a person to change the worktree.
-type LoopConditional struct{}
+type ConditionalLoop struct{}
 
-func newLoopConditional() Action { return LoopConditional{} }
+func newConditionalLoop() Action { return ConditionalLoop{} }
 
 // Run evaluates the condition and fixes, commits and pushes when it holds.
-func (LoopConditional) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if sc.Step.Condition != "review_comments_exist" {
 		return Outcome{}, fmt.Errorf("unknown condition %q", sc.Step.Condition)
 	}
@@ -511,7 +511,7 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 }
 
 // Plan says what the loop would do now.
-func (LoopConditional) Plan(sc *StepContext) string {
+func (ConditionalLoop) Plan(sc *StepContext) string {
 	who := "wait for a person to fix them"
 	if sc.run.Agent != "" {
 		who = "run the agent " + strings.Fields(sc.run.Agent)[0]

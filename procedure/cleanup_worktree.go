@@ -8,14 +8,14 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// WorktreeCleanup removes the worktree and its admin files; the branch
+// CleanupWorktree removes the worktree and its admin files; the branch
 // stays.
-type WorktreeCleanup struct{}
+type CleanupWorktree struct{}
 
-func newWorktreeCleanup() Action { return WorktreeCleanup{} }
+func newCleanupWorktree() Action { return CleanupWorktree{} }
 
 // Run removes the worktree; one that is gone already is fine.
-func (WorktreeCleanup) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (CleanupWorktree) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	w, err := sc.Worktree()
 	if err != nil {
 		return Outcome{}, err
@@ -33,7 +33,7 @@ func (WorktreeCleanup) Run(ctx context.Context, sc *StepContext) (Outcome, error
 // Check refuses, before anything changes, to remove what is not provably
 // this task's worktree: a folder of the user's at its path, another
 // task's worktree of the same name, a worktree on another branch.
-func (WorktreeCleanup) Check(ctx context.Context, sc *StepContext) error {
+func (CleanupWorktree) Check(ctx context.Context, sc *StepContext) error {
 	w, err := sc.Worktree()
 	if err != nil {
 		return err
@@ -52,7 +52,7 @@ func checkRemove(sc *StepContext, w *gitops.Worktree) error {
 }
 
 // Plan names the worktree.
-func (WorktreeCleanup) Plan(sc *StepContext) string {
+func (CleanupWorktree) Plan(sc *StepContext) string {
 	w, err := sc.Worktree()
 	if err != nil {
 		return "cannot plan: " + err.Error()

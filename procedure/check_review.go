@@ -13,7 +13,7 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// ReviewCheck reads where the review stands and keeps it in state, so
+// CheckReview reads where the review stands and keeps it in state, so
 // that an agent reading only the task document has it: every unresolved
 // review thread with its conversation, each reviewer's latest verdict on
 // the pushed head, the findings a reviewer kept in its review's body, and
@@ -25,9 +25,9 @@ import (
 // the body's findings outside the diff and its duplicates (and nitpicks
 // when context.review.nitpicks is "fix"), the new conversation comments,
 // and an awaited reviewer's request for changes on the head.
-type ReviewCheck struct{}
+type CheckReview struct{}
 
-func newReviewCheck() Action { return ReviewCheck{} }
+func newCheckReview() Action { return CheckReview{} }
 
 // Bounds on what the document keeps of a review.
 const (
@@ -46,7 +46,7 @@ const (
 
 // Run reads the review threads and reviews (GraphQL) and the conversation
 // comments (REST).
-func (ReviewCheck) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (CheckReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	nitpicks, err := nitpickSetting(sc)
 	if err != nil {
 		return Outcome{}, err
@@ -200,7 +200,7 @@ func nitpickSetting(sc *StepContext) (string, error) {
 }
 
 // Check refuses a nitpick setting wo does not know before the run starts.
-func (ReviewCheck) Check(ctx context.Context, sc *StepContext) error {
+func (CheckReview) Check(ctx context.Context, sc *StepContext) error {
 	_, err := nitpickSetting(sc)
 	return err
 }
@@ -329,7 +329,7 @@ func resolveThreads(sc *StepContext) bool {
 }
 
 // Plan names the PR.
-func (ReviewCheck) Plan(sc *StepContext) string {
+func (CheckReview) Plan(sc *StepContext) string {
 	return "read the review threads, the reviewers' verdicts and review bodies on the pushed head and the conversation of the pull request; keep the unresolved threads and the new comments by awaited reviewers and repository writers"
 }
 

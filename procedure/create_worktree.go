@@ -10,13 +10,13 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// WorktreeCreate makes the work order's linked worktree at the base branch.
-type WorktreeCreate struct{}
+// CreateWorktree makes the work order's linked worktree at the base branch.
+type CreateWorktree struct{}
 
-func newWorktreeCreate() Action { return WorktreeCreate{} }
+func newCreateWorktree() Action { return CreateWorktree{} }
 
 // Run creates the worktree, or finds it complete from an earlier run.
-func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (CreateWorktree) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	repo, err := sc.Repo()
 	if err != nil {
 		return Outcome{}, err
@@ -77,7 +77,7 @@ func (WorktreeCreate) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 
 // Check makes sure the repository, the base branch and the worktree path
 // are usable before anything changes.
-func (WorktreeCreate) Check(ctx context.Context, sc *StepContext) error {
+func (CreateWorktree) Check(ctx context.Context, sc *StepContext) error {
 	repo, err := sc.Repo()
 	if err != nil {
 		return err
@@ -110,7 +110,7 @@ func (WorktreeCreate) Check(ctx context.Context, sc *StepContext) error {
 }
 
 // Plan says where the worktree would go.
-func (WorktreeCreate) Plan(sc *StepContext) string {
+func (CreateWorktree) Plan(sc *StepContext) string {
 	w, err := sc.Worktree()
 	if err != nil {
 		return "cannot plan: " + err.Error()

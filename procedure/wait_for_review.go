@@ -12,16 +12,16 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// ReviewWait waits until the awaited reviewers are done with the pushed
+// WaitForReview waits until the awaited reviewers are done with the pushed
 // commit, or the step's time is up. Done means what each reviewer's
 // profile says: a review of the head, a status that says the review
 // completed, or a summary that says so. A reviewer that withholds its
 // review (skipped, paused, rate limited, aborted) is asked for it, once
 // for each time it says so. The deadline is kept in state, so a resumed
 // run waits only what is left.
-type ReviewWait struct{}
+type WaitForReview struct{}
 
-func newReviewWait() Action { return ReviewWait{} }
+func newWaitForReview() Action { return WaitForReview{} }
 
 // maxLimitWaitInProcess is the longest wo waits in the run itself for a
 // rate-limited reviewer to take requests again; past it the run stops
@@ -31,7 +31,7 @@ const maxLimitWaitInProcess = 10 * time.Minute
 
 // Run polls the PR's reviews, conversation and the head's statuses; an
 // unchanged poll is three or four free 304s.
-func (ReviewWait) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	client, n, me, err := prContext(ctx, sc)
 	if err != nil {
 		return Outcome{}, err
@@ -210,7 +210,7 @@ func reviewWaitFor(sc *StepContext) time.Duration {
 }
 
 // Plan says how long it would wait.
-func (ReviewWait) Plan(sc *StepContext) string {
+func (WaitForReview) Plan(sc *StepContext) string {
 	named := awaitedReviewers(sc)
 	var askable []string
 	for _, name := range named {
