@@ -2,7 +2,11 @@
 // loops and writes state back, and the table of actions it knows.
 package procedure
 
-import "github.com/wo-runner/wo/workorder"
+import (
+	"slices"
+
+	"github.com/wo-runner/wo/workorder"
+)
 
 // ActionSpec describes one action a procedure step may name.
 type ActionSpec struct {
@@ -19,7 +23,17 @@ type ActionSpec struct {
 	// records and must resolve afresh when it runs again: wo reset to a
 	// step before one of this action clears them.
 	Forgets []string
+	// Makes lists the kinds of facts the action may record (see Fact):
+	// wo undo looks for a thing, and wo status counts a task in a stack,
+	// only when the procedure has a step that makes it.
+	Makes []FactKind
+	// AwaitsReview marks the step a restacked task goes back to, to wait
+	// for a review of its new head.
+	AwaitsReview bool
 }
+
+// makes reports whether the action may record facts of the kind.
+func (a ActionSpec) makes(kind FactKind) bool { return slices.Contains(a.Makes, kind) }
 
 // Actions is a table of the actions a procedure may name. An Engine runs
 // its own table (Engine.Actions); validation, wo show and the docs read
@@ -29,18 +43,27 @@ type Actions []ActionSpec
 // defaultActions is the table of this build of wo. Adding an action is one
 // file (its runner) and one line here.
 var defaultActions = Actions{
-	{"create_worktree", "create a linked git worktree at <worktree_root>/<name> from base_branch", newCreateWorktree, true, []string{"base_sha"}},
-	{"create_branch", "create branch inputs.branch_name in the worktree", newCreateBranch, true, []string{"branch", "pushed_to"}},
-	{"checkout_files", "copy inputs.file_manifest from source_branch into the worktree and stage it", newCheckoutFiles, true, []string{"source_sha"}},
-	{"commit", "commit the staged changes with the templated message", newCommit, true, nil},
-	{"push", "push the branch to the remote", newPush, true, nil},
-	{"create_pr", "find the open pull request for head→base, else create it", newCreatePR, true, nil},
-	{"wait_for_review", "wait up to duration_minutes for a review to arrive", newWaitForReview, false, nil},
-	{"check_review", "record the review comments that are new since the last check", newCheckReview, false, []string{"review_uncounted", "review_comments", "review_threads", "review_verdicts", "changes_requested_by", "review_checked_sha"}},
-	{"conditional_loop", "if the condition holds, run fix_action and go back to loop_to", newConditionalLoop, true, []string{"fix_pushed", "loop_iterations"}},
-	{"cleanup_worktree", "remove the worktree and its admin files; the branch stays", newCleanupWorktree, true, nil},
-	{"update_task", "set the task status, PR URL and review result", newUpdateTask, false, nil},
-	{"agent", "run the agent command with the task's prompt and deliver its <deliverable>", newAgent, false, nil},
+	{Name: "create_worktree", Does: "create a linked git worktree at <worktree_root>/<name> from base_branch", New: newCreateWorktree,
+		Mutates: true, Forgets: []string{"base_sha"}, Makes: []FactKind{FactWorktree, FactAdopted}},
+	{Name: "create_branch", Does: "create branch inputs.branch_name in the worktree", New: newCreateBranch,
+		Mutates: true, Forgets: []string{"branch", "pushed_to"}, Makes: []FactKind{FactBranch}},
+	{Name: "checkout_files", Does: "copy inputs.file_manifest from source_branch into the worktree and stage it", New: newCheckoutFiles,
+		Mutates: true, Forgets: []string{"source_sha"}},
+	{Name: "commit", Does: "commit the staged changes with the templated message", New: newCommit,
+		Mutates: true, Makes: []FactKind{FactCommit}},
+	{Name: "push", Does: "push the branch to the remote", New: newPush,
+		Mutates: true, Makes: []FactKind{FactPushed}},
+	{Name: "create_pr", Does: "find the open pull request for head→base, else create it", New: newCreatePR,
+		Mutates: true, Makes: []FactKind{FactPullRequest}},
+	{Name: "wait_for_review", Does: "wait up to duration_minutes for a review to arrive", New: newWaitForReview,
+		AwaitsReview: true},
+	{Name: "check_review", Does: "record the review comments that are new since the last check", New: newCheckReview,
+		Forgets: []string{"review_uncounted", "review_comments", "review_threads", "review_verdicts", "changes_requested_by", "review_checked_sha"}},
+	{Name: "conditional_loop", Does: "if the condition holds, run fix_action and go back to loop_to", New: newConditionalLoop,
+		Mutates: true, Forgets: []string{"fix_pushed", "loop_iterations"}, Makes: []FactKind{FactCommit, FactPushed}},
+	{Name: "cleanup_worktree", Does: "remove the worktree and its admin files; the branch stays", New: newCleanupWorktree, Mutates: true},
+	{Name: "update_task", Does: "set the task status, PR URL and review result", New: newUpdateTask},
+	{Name: "agent", Does: "run the agent command with the task's prompt and deliver its <deliverable>", New: newAgent},
 }
 
 // DefaultActions returns a copy of this build's table, for an Engine that
@@ -64,6 +87,26 @@ func (t Actions) Names() []string {
 		names[i] = a.Name
 	}
 	return names
+}
+
+// Makes reports whether a procedure has a step whose action may record
+// facts of the kind.
+func (t Actions) Makes(steps []workorder.Step, kind FactKind) bool {
+	return slices.ContainsFunc(steps, func(s workorder.Step) bool {
+		a, _ := t.Lookup(s.Action)
+		return a.makes(kind)
+	})
+}
+
+// AwaitingReview returns the first step a restacked task goes back to, to
+// wait for a review of its new head.
+func (t Actions) AwaitingReview(steps []workorder.Step) (workorder.Step, bool) {
+	for _, s := range steps {
+		if a, _ := t.Lookup(s.Action); a.AwaitsReview {
+			return s, true
+		}
+	}
+	return workorder.Step{}, false
 }
 
 // Ephemeral reports whether a procedure changes nothing in git or GitHub

@@ -8,35 +8,49 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
+// Adviser is an action that can warn about a step that validation's rules
+// accept but that will likely not do what its author meant; wo validate
+// and wo import show the warnings.
+type Adviser interface {
+	Advise(task *workorder.Task, path string, step workorder.Step) []workorder.Problem
+}
+
 // Advice is what the engine knows about a document that its shape does not
-// say: a wait_for_review step whose duration_minutes is shorter than a
-// named reviewer usually takes keeps its own words, but gets a warning.
+// say: each step's action advises on its own step (see Adviser).
 func Advice(doc workorder.Document) []workorder.Problem {
 	task, err := workorder.Parse(doc)
 	if err != nil || task.WorkOrder == nil {
 		return nil
 	}
+	var out []workorder.Problem
+	for i, s := range task.WorkOrder.Procedure {
+		a, ok := defaultActions.Lookup(s.Action)
+		if !ok || a.New == nil {
+			continue
+		}
+		if adviser, ok := a.New().(Adviser); ok {
+			out = append(out, adviser.Advise(task, fmt.Sprintf("work_order.procedure[%d]", i), s)...)
+		}
+	}
+	return out
+}
+
+// Advise warns when duration_minutes is shorter than a named reviewer
+// usually takes: the step keeps its own words, but gets a warning.
+func (WaitForReview) Advise(task *workorder.Task, path string, s workorder.Step) []workorder.Problem {
 	var slowest reviewer.Profile
-	names := reviewerNames(task.WorkOrder.Context["reviewers"])
-	for _, name := range names {
+	for _, name := range reviewerNames(task.WorkOrder.Context["reviewers"]) {
 		if p := reviewer.For(name); slowest == nil || p.Latency() > slowest.Latency() {
 			slowest = p
 		}
 	}
-	if slowest == nil || slowest.Latency() == 0 {
+	wait := time.Duration(s.DurationMinutes * float64(time.Minute))
+	if slowest == nil || slowest.Latency() == 0 || s.DurationMinutes <= 0 || wait >= slowest.Latency() {
 		return nil
 	}
-	var out []workorder.Problem
-	for i, s := range task.WorkOrder.Procedure {
-		wait := time.Duration(s.DurationMinutes * float64(time.Minute))
-		if s.Action != "wait_for_review" || s.DurationMinutes <= 0 || wait >= slowest.Latency() {
-			continue
-		}
-		out = append(out, workorder.Problem{Path: fmt.Sprintf("work_order.procedure[%d].duration_minutes", i), Severity: workorder.SeverityWarning,
-			Message: fmt.Sprintf("step %d waits %s, shorter than %s usually takes to review a push (up to %s); the run waits what the document says, then stops (exit 3) while the review is in progress: %s suits it",
-				s.Step, wait, slowest.Login(), slowest.Latency(), slowest.Wait())})
-	}
-	return out
+	return []workorder.Problem{{Path: path + ".duration_minutes", Severity: workorder.SeverityWarning,
+		Message: fmt.Sprintf("step %d waits %s, shorter than %s usually takes to review a push (up to %s); the run waits what the document says, then stops (exit 3) while the review is in progress: %s suits it",
+			s.Step, wait, slowest.Login(), slowest.Latency(), slowest.Wait())}}
 }
 
 // reviewerNames reads context.reviewers: a login or a list of them.

@@ -126,6 +126,15 @@ func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Ou
 	return Outcome{Note: fmt.Sprintf("delivered %s to %s", what, strings.Join(done, ", ")), Record: record}, nil
 }
 
+// Prompter is an action that asks an agent: wo prompt shows, for its
+// step, the prompt the agent gets instead of the task's general one.
+type Prompter interface {
+	Prompt(doc workorder.Document, step workorder.Step) string
+}
+
+// Prompt is the prompt the agent gets.
+func (Agent) Prompt(doc workorder.Document, step workorder.Step) string { return AgentPrompt(doc, step) }
+
 // Plan says what the step would do.
 func (Agent) Plan(sc *StepContext) string {
 	var targets []string

@@ -47,9 +47,13 @@ func Prompt(doc workorder.Document) (*PromptView, error) {
 			v.Remaining = append(v.Remaining, line)
 		}
 	}
-	if step, ok := wo.StepByNumber(next); ok && step.Action == "agent" {
-		v.Text = AgentPrompt(doc, step)
-		return v, nil
+	if step, ok := wo.StepByNumber(next); ok {
+		if a, ok := defaultActions.Lookup(step.Action); ok && a.New != nil {
+			if p, ok := a.New().(Prompter); ok {
+				v.Text = p.Prompt(doc, step)
+				return v, nil
+			}
+		}
 	}
 	var b strings.Builder
 	b.WriteString(v.ContextSection)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -327,12 +326,12 @@ func (e *Engine) rewaitReview(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	wait := slices.IndexFunc(task.WorkOrder.Procedure, func(s workorder.Step) bool { return s.Action == "wait_for_review" })
-	if wait < 0 {
+	wait, ok := e.actions().AwaitingReview(task.WorkOrder.Procedure)
+	if !ok {
 		return nil
 	}
 	st, _ := workorder.StateOf(doc)
-	to := task.WorkOrder.Procedure[wait].Step - 1
+	to := wait.Step - 1
 	if st.CurrentStep <= to {
 		return nil
 	}

@@ -81,11 +81,14 @@ func StackOf(children []workorder.Document, edges map[string][]string) Stack {
 	return out
 }
 
-// opensPR reports whether a task's procedure has a create_pr step.
+// opensPR reports whether a task's procedure has a step that opens a pull
+// request.
 func opensPR(d workorder.Document) bool {
 	steps, _ := workorder.Get(d, "work_order.procedure").([]any)
 	for _, s := range steps {
-		if m, ok := s.(map[string]any); ok && m["action"] == "create_pr" {
+		m, _ := s.(map[string]any)
+		name, _ := m["action"].(string)
+		if a, _ := defaultActions.Lookup(name); a.makes(FactPullRequest) {
 			return true
 		}
 	}

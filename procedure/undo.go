@@ -410,12 +410,12 @@ func (u *undo) pullRequest(ctx context.Context) (*github.PR, error) {
 // without recording it: the procedure opens one and the task's branch is
 // recorded (create_branch records it before anything is pushed).
 func (u *undo) mayHaveUnrecordedPR() bool {
-	return u.st.PRNumber == 0 && u.st.Branch != "" && u.hasAction("create_pr")
+	return u.st.PRNumber == 0 && u.st.Branch != "" && u.procedureMakes(FactPullRequest)
 }
 
-func (u *undo) hasAction(name string) bool {
-	return slices.ContainsFunc(u.procedure(), func(s workorder.Step) bool { return s.Action == name })
-}
+// procedureMakes reports whether the task's procedure has a step that may
+// make things of the kind.
+func (u *undo) procedureMakes(kind FactKind) bool { return u.actions().Makes(u.procedure(), kind) }
 
 // unrecordedPR finds the pull request a run opened but stopped before
 // recording (create_pr writes its number back after GitHub made it). It
@@ -643,7 +643,7 @@ func (u *undo) branch() string {
 func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
 	pushed := u.st.PushedSHA
 	recorded := plumbing.IsHash(pushed)
-	if !recorded && (u.st.Branch == "" || !u.hasAction("push")) {
+	if !recorded && (u.st.Branch == "" || !u.procedureMakes(FactPushed)) {
 		return nil, nil // wo recorded neither a push nor a branch it would push
 	}
 	remote := cmpOr(u.sc.Remote(), "origin")
@@ -1004,7 +1004,7 @@ func cmpOr(a, b string) string {
 }
 
 func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
-	if !slices.ContainsFunc(u.procedure(), func(s workorder.Step) bool { return s.Action == "create_worktree" }) {
+	if !u.procedureMakes(FactWorktree) {
 		return nil, nil
 	}
 	if _, err := u.sc.Repo(); err != nil {
