@@ -133,7 +133,9 @@ type Prompter interface {
 }
 
 // Prompt is the prompt the agent gets.
-func (Agent) Prompt(doc workorder.Document, step workorder.Step) string { return AgentPrompt(doc, step) }
+func (Agent) Prompt(doc workorder.Document, step workorder.Step) string {
+	return AgentPrompt(doc, step)
+}
 
 // Plan says what the step would do.
 func (Agent) Plan(sc *StepContext) string {
