@@ -8,23 +8,29 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// Adviser is an action that can warn about a step that validation's rules
-// accept but that will likely not do what its author meant; wo validate
-// and wo import show the warnings.
+// Adviser is an action with rules of its own for its step, beyond the
+// shape of the step's fields that package workorder checks: fields it
+// cannot run without (errors), or a step that validation's rules accept
+// but that will likely not do what its author meant (warnings). wo
+// validate, wo import and every run apply them.
 type Adviser interface {
 	Advise(task *workorder.Task, path string, step workorder.Step) []workorder.Problem
 }
 
-// Advice is what the engine knows about a document that its shape does not
-// say: each step's action advises on its own step (see Adviser).
-func Advice(doc workorder.Document) []workorder.Problem {
+// Advice is what this build's actions say about a document's steps (see
+// Adviser), for workorder.Options.Advice.
+func Advice(doc workorder.Document) []workorder.Problem { return defaultActions.Advice(doc) }
+
+// Advice is what the table's actions say about a document's steps that the
+// document's shape does not: each step's action advises on its own step.
+func (t Actions) Advice(doc workorder.Document) []workorder.Problem {
 	task, err := workorder.Parse(doc)
 	if err != nil || task.WorkOrder == nil {
 		return nil
 	}
 	var out []workorder.Problem
 	for i, s := range task.WorkOrder.Procedure {
-		a, ok := defaultActions.Lookup(s.Action)
+		a, ok := t.Lookup(s.Action)
 		if !ok || a.New == nil {
 			continue
 		}

@@ -69,10 +69,17 @@ func (Commit) Plan(sc *StepContext) string {
 	return fmt.Sprintf("commit the staged files as %q", firstLine(msg))
 }
 
+// Advise warns when the commit message would silently come from elsewhere
+// because the command that seems to give it cannot be read.
+func (Commit) Advise(_ *workorder.Task, path string, s workorder.Step) []workorder.Problem {
+	return unreadable(path, s, s.Message, commandMessage,
+		"no -m '…' could be read from the command, so the commit message will be inputs.pr_title or the task title; set the step's \"message\" to choose it")
+}
+
 // commitMessage is the step's message (or the -m of its command), else
 // inputs.pr_title, else the task title; rendered.
 func commitMessage(sc *StepContext) (string, error) {
-	tmpl := sc.Step.CommitMessage()
+	tmpl := typedOrCommand(sc.Step.Message, commandMessage, sc.Step.Command)
 	if tmpl == "" {
 		tmpl = sc.Input("pr_title")
 	}

@@ -23,6 +23,21 @@ type ConditionalLoop struct{}
 
 func newConditionalLoop() Action { return ConditionalLoop{} }
 
+// Advise requires what the loop cannot run without: its condition and the
+// step it goes back to.
+func (ConditionalLoop) Advise(_ *workorder.Task, path string, s workorder.Step) []workorder.Problem {
+	var out []workorder.Problem
+	if s.Condition == "" {
+		out = append(out, workorder.Problem{Path: path + ".condition", Severity: workorder.SeverityError,
+			Message: "required for conditional_loop: one of " + strings.Join(conditions, ", ")})
+	}
+	if s.LoopTo == 0 {
+		out = append(out, workorder.Problem{Path: path + ".loop_to", Severity: workorder.SeverityError,
+			Message: "required for conditional_loop: the earlier step to go back to"})
+	}
+	return out
+}
+
 // Run evaluates the condition and fixes, commits and pushes when it holds.
 func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if sc.Step.Condition != "review_comments_exist" {

@@ -86,11 +86,18 @@ func (CreatePR) Check(ctx context.Context, sc *StepContext) error {
 	return err
 }
 
+// Advise warns when the title would silently come from elsewhere because
+// the command that seems to give it cannot be read.
+func (CreatePR) Advise(_ *workorder.Task, path string, s workorder.Step) []workorder.Problem {
+	return unreadable(path, s, s.Title, commandTitle,
+		"no --title '…' could be read from the command, so the pull request title will be inputs.pr_title or the task title; set the step's \"title\" to choose it")
+}
+
 // prText renders the title and body: the step's title and body (or the
 // --title/--body of its command), else inputs.pr_title (or the task title)
 // and the derived body.
 func prText(sc *StepContext) (string, string, error) {
-	title, body := sc.Step.PRTitle(), sc.Step.PRBody()
+	title, body := typedOrCommand(sc.Step.Title, commandTitle, sc.Step.Command), typedOrCommand(sc.Step.Body, commandBody, sc.Step.Command)
 	if title == "" {
 		title = sc.Input("pr_title")
 	}

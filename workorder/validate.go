@@ -655,11 +655,9 @@ func (v *validator) step(path string, want int, s map[string]any) {
 	} else if ok {
 		num = n
 	}
-	action := ""
 	if x, ok := s["action"]; !ok {
 		v.errorf(path+".action", "required: one of %s", strings.Join(v.opts.Actions, ", "))
 	} else if a, ok := v.str(path+".action", x); ok {
-		action = a
 		if !slices.Contains(v.opts.Actions, a) {
 			v.errorf(path+".action", "unknown action %q%s; known actions are %s", a, meant(a, v.opts.Actions), strings.Join(v.opts.Actions, ", "))
 		}
@@ -667,7 +665,7 @@ func (v *validator) step(path string, want int, s map[string]any) {
 	for _, f := range []string{"command", "description", "fix_action"} {
 		v.optString(s, path, f)
 	}
-	v.stepText(path, action, s)
+	v.stepText(path, s)
 	if cmd, ok := s["command"].(string); ok {
 		// Placeholders must resolve against this document.
 		var unknown *UnknownPlaceholderError
@@ -682,16 +680,7 @@ func (v *validator) step(path string, want int, s map[string]any) {
 	if hasCond && !slices.Contains(v.opts.Conditions, cond) {
 		v.errorf(path+".condition", "unknown condition %q%s; known conditions are %s", cond, meant(cond, v.opts.Conditions), strings.Join(v.opts.Conditions, ", "))
 	}
-	_, hasLoop := s["loop_to"]
-	if action == "conditional_loop" {
-		if !hasCond {
-			v.errorf(path+".condition", "required for conditional_loop: one of %s", strings.Join(v.opts.Conditions, ", "))
-		}
-		if !hasLoop {
-			v.errorf(path+".loop_to", "required for conditional_loop: the earlier step to go back to")
-		}
-	}
-	if hasLoop {
+	if _, hasLoop := s["loop_to"]; hasLoop {
 		if n, ok := v.integer(path+".loop_to", s["loop_to"]); ok && (n < 1 || n >= num) {
 			v.errorf(path+".loop_to", "is %d but must point to an earlier existing step (1..%d)", n, num-1)
 		}
