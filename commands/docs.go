@@ -152,12 +152,12 @@ func FieldReference() string {
 			if len(f.Values) > 0 {
 				kind = "one of " + codeList(f.Values)
 			}
-			meaning := f.Doc
-			if len(f.Actions) > 0 && sec.parent != "work_order.procedure[]" && !strings.HasPrefix(sec.parent, "work_order.procedure[].") {
-				meaning = strings.TrimSpace(meaning + " Read by " + codeList(f.Actions) + ".")
+			meaning, readers := f.Doc, procedure.ReadBy(f.Path)
+			if len(readers) > 0 && sec.parent != "work_order.procedure[]" && !strings.HasPrefix(sec.parent, "work_order.procedure[].") {
+				meaning = strings.TrimSpace(meaning + " Read by " + codeList(readers) + ".")
 			}
-			if len(f.Actions) > 0 && sec.parent == "work_order.procedure[]" {
-				meaning = strings.TrimSpace("`" + strings.Join(f.Actions, "`, `") + "` only. " + meaning)
+			if len(readers) > 0 && sec.parent == "work_order.procedure[]" {
+				meaning = strings.TrimSpace("`" + strings.Join(readers, "`, `") + "` only. " + meaning)
 			}
 			if f.Writer != "" {
 				meaning = strings.TrimSpace(meaning + " Written by " + f.Writer + ".")
@@ -172,7 +172,7 @@ func FieldReference() string {
 		does, _ := procedure.Describe(name)
 		var stepFields, reads []string
 		for _, f := range workorder.Fields {
-			if !slices.Contains(f.Actions, name) {
+			if !slices.Contains(procedure.ReadBy(f.Path), name) {
 				continue
 			}
 			if strings.HasPrefix(f.Path, "work_order.procedure[]") {

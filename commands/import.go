@@ -152,7 +152,7 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 // the engine runs.
 func newIntake(s store.Store) *intake.Intake {
 	return &intake.Intake{Store: s, Session: procedure.Identity(), Vocabulary: intake.Vocabulary{
-		Actions: procedure.ActionNames(), Conditions: procedure.Conditions(), LaterNames: procedure.LaterNames(), Advice: procedure.Advice}}
+		Actions: procedure.ActionNames(), Conditions: procedure.Conditions(), LaterNames: procedure.LaterNames(), ReadBy: procedure.ReadBy, Advice: procedure.Advice}}
 }
 
 // writeNotes prints what went wrong after a write to stderr.

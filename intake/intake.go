@@ -20,6 +20,8 @@ type Vocabulary struct {
 	Actions    []string
 	Conditions []string
 	LaterNames []string
+	// ReadBy names the actions that read a field (workorder.Options.ReadBy).
+	ReadBy func(path string) []string
 	// Advice adds the engine's warnings (workorder.Options.Advice).
 	Advice func(workorder.Document) []workorder.Problem
 }
@@ -57,6 +59,7 @@ func (in *Intake) Options(ctx context.Context, batch map[string]workorder.Docume
 		Actions:    in.Vocabulary.Actions,
 		Conditions: in.Vocabulary.Conditions,
 		LaterNames: in.Vocabulary.LaterNames,
+		ReadBy:     in.Vocabulary.ReadBy,
 		Advice:     in.Vocabulary.Advice,
 		Lookup: func(key string) (workorder.Dependencies, bool) {
 			doc, ok := batch[key]

@@ -4,6 +4,7 @@ package procedure
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/wo-runner/wo/workorder"
 )
@@ -27,6 +28,11 @@ type ActionSpec struct {
 	// wo undo looks for a thing, and wo status counts a task in a stack,
 	// only when the procedure has a step that makes it.
 	Makes []FactKind
+	// Reads lists the document fields the action reads, as paths under
+	// work_order ("context.repo", "procedure[].title"; see
+	// workorder.Fields): the reference says who reads a field, and
+	// validation warns of a step field the step's action does not read.
+	Reads []string
 	// AwaitsReview marks the step a restacked task goes back to, to wait
 	// for a review of its new head.
 	AwaitsReview bool
@@ -44,27 +50,54 @@ type Actions []ActionSpec
 // file (its runner) and one line here.
 var defaultActions = Actions{
 	{Name: "create_worktree", Does: "create a linked git worktree at <worktree_root>/<name> from base_branch", New: newCreateWorktree,
-		Mutates: true, Forgets: []string{"base_sha"}, Makes: []FactKind{FactWorktree, FactAdopted}},
+		Mutates: true, Forgets: []string{"base_sha"}, Makes: []FactKind{FactWorktree, FactAdopted},
+		Reads: []string{"context.repo_path", "context.base_branch", "context.base_commit", "context.worktree_root", "inputs.worktree_name"}},
 	{Name: "create_branch", Does: "create branch inputs.branch_name in the worktree", New: newCreateBranch,
-		Mutates: true, Forgets: []string{"branch", "pushed_to"}, Makes: []FactKind{FactBranch}},
+		Mutates: true, Forgets: []string{"branch", "pushed_to"}, Makes: []FactKind{FactBranch},
+		Reads: []string{"context.repo_path", "inputs.branch_name"}},
 	{Name: "checkout_files", Does: "copy inputs.file_manifest from source_branch into the worktree and stage it", New: newCheckoutFiles,
-		Mutates: true, Forgets: []string{"source_sha"}},
+		Mutates: true, Forgets: []string{"source_sha"},
+		Reads: []string{"context.repo_path", "context.source_branch", "inputs.file_manifest", "inputs.delete_manifest"}},
 	{Name: "commit", Does: "commit the staged changes with the templated message", New: newCommit,
-		Mutates: true, Makes: []FactKind{FactCommit}},
+		Mutates: true, Makes: []FactKind{FactCommit},
+		Reads: []string{"context.repo_path", "inputs.pr_title", "procedure[].message"}},
 	{Name: "push", Does: "push the branch to the remote", New: newPush,
-		Mutates: true, Makes: []FactKind{FactPushed}},
+		Mutates: true, Makes: []FactKind{FactPushed},
+		Reads: []string{"context.repo_path", "context.remote", "inputs.branch_name"}},
 	{Name: "create_pr", Does: "find the open pull request for head→base, else create it", New: newCreatePR,
-		Mutates: true, Makes: []FactKind{FactPullRequest}},
+		Mutates: true, Makes: []FactKind{FactPullRequest},
+		Reads: []string{"context.repo", "context.base_branch", "inputs.branch_name", "inputs.pr_title", "procedure[].title", "procedure[].body"}},
 	{Name: "wait_for_review", Does: "wait up to duration_minutes for a review to arrive", New: newWaitForReview,
-		AwaitsReview: true},
+		AwaitsReview: true,
+		Reads:        []string{"context.repo", "context.reviewers", "procedure[].duration_minutes"}},
 	{Name: "check_review", Does: "record the review comments that are new since the last check", New: newCheckReview,
-		Forgets: []string{"review_uncounted", "review_comments", "review_threads", "review_verdicts", "changes_requested_by", "review_checked_sha"}},
+		Forgets: []string{"review_uncounted", "review_comments", "review_threads", "review_verdicts", "changes_requested_by", "review_checked_sha"},
+		Reads:   []string{"context.repo", "context.reviewers", "context.review", "context.review.nitpicks", "context.outdated_threads_count"}},
 	{Name: "conditional_loop", Does: "if the condition holds, run fix_action and go back to loop_to", New: newConditionalLoop,
-		Mutates: true, Forgets: []string{"fix_pushed", "loop_iterations"}, Makes: []FactKind{FactCommit, FactPushed}},
-	{Name: "cleanup_worktree", Does: "remove the worktree and its admin files; the branch stays", New: newCleanupWorktree, Mutates: true},
-	{Name: "update_task", Does: "set the task status, PR URL and review result", New: newUpdateTask},
-	{Name: "agent", Does: "run the agent command with the task's prompt and deliver its <deliverable>", New: newAgent},
+		Mutates: true, Forgets: []string{"fix_pushed", "loop_iterations"}, Makes: []FactKind{FactCommit, FactPushed},
+		Reads: []string{"context.repo", "context.reviewers", "context.resolve_threads", "context.fix_paths", "context.fix_max_file_bytes", "inputs.file_manifest", "procedure[].condition", "procedure[].loop_to", "procedure[].fix_action", "procedure[].max_iterations"}},
+	{Name: "cleanup_worktree", Does: "remove the worktree and its admin files; the branch stays", New: newCleanupWorktree, Mutates: true,
+		Reads: []string{"context.repo_path", "context.worktree_root", "inputs.branch_name", "inputs.worktree_name"}},
+	{Name: "update_task", Does: "set the task status, PR URL and review result", New: newUpdateTask,
+		Reads: []string{"context.repo", "context.base_branch"}},
+	{Name: "agent", Does: "run the agent command with the task's prompt and deliver its <deliverable>", New: newAgent,
+		Reads: []string{"context.repo_path", "context.repo", "context.target_pr", "procedure[].delivery", "procedure[].delivery[].target", "procedure[].delivery[].content"}},
 }
+
+// ReadBy names the actions that read the document field at path (a path
+// of workorder.Fields), in table order.
+func (t Actions) ReadBy(path string) []string {
+	var names []string
+	for _, a := range t {
+		if slices.Contains(a.Reads, strings.TrimPrefix(path, "work_order.")) {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
+// ReadBy names this build's actions that read the document field at path.
+func ReadBy(path string) []string { return defaultActions.ReadBy(path) }
 
 // DefaultActions returns a copy of this build's table, for an Engine that
 // runs more (or other) actions than wo's own.

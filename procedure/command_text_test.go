@@ -92,3 +92,20 @@ func TestALoopNeedsItsConditionAndItsStep(t *testing.T) {
 		t.Errorf("a run of a loop without its condition loads: %v (%v)", err, workorder.Get(doc, "work_order.procedure"))
 	}
 }
+
+// Each action says which fields it reads (ActionSpec.Reads): a step field
+// on a step whose action does not read it is pointed out, with who does.
+func TestAStepFieldItsActionDoesNotReadIsPointedOut(t *testing.T) {
+	t.Parallel()
+	ps := validate(t, `{"step": 1, "action": "push", "title": "x"}, {"step": 2, "action": "create_pr", "title": "y", "max_iterations": 2}`)
+	if !has(ps, workorder.SeverityWarning, "work_order.procedure[0].title", "a push step does not read title (only create_pr steps do)") ||
+		!has(ps, workorder.SeverityWarning, "work_order.procedure[1].max_iterations", "only conditional_loop steps do") {
+		t.Errorf("problems %v", ps)
+	}
+	if has(ps, workorder.SeverityWarning, "work_order.procedure[1].title", "") {
+		t.Errorf("create_pr reads its title: %v", ps)
+	}
+	if got := ReadBy("work_order.context.base_branch"); strings.Join(got, ",") != "create_worktree,create_pr,update_task" {
+		t.Errorf("base_branch is read by %v", got)
+	}
+}

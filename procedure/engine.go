@@ -191,7 +191,7 @@ func (e *Engine) Load(ctx context.Context, key string) (workorder.Document, *wor
 	if err != nil {
 		return nil, nil, err
 	}
-	report := workorder.Validate(doc, workorder.Options{Actions: e.actions().Names(), Conditions: Conditions(), LaterNames: LaterNames(), Advice: e.actions().Advice})
+	report := workorder.Validate(doc, workorder.Options{Actions: e.actions().Names(), Conditions: Conditions(), LaterNames: LaterNames(), ReadBy: e.actions().ReadBy, Advice: e.actions().Advice})
 	if !report.Valid() {
 		return nil, nil, &workorder.InvalidError{Reports: []workorder.Report{report}}
 	}

@@ -43,9 +43,6 @@ type Field struct {
 	Required string
 	// Default is what an absent field means.
 	Default string
-	// Actions are the actions that read the field; for a step field, the
-	// only actions whose steps may carry it.
-	Actions []string
 	// Writer names who writes the field when the author does not ("wo
 	// import", "wo split", "wo run"): a field wo writes is not the
 	// author's to set.
@@ -74,12 +71,6 @@ func (f Field) Parent() string {
 	}
 	return f.Path[:i]
 }
-
-var (
-	gitActions    = []string{"create_worktree", "create_branch", "checkout_files", "commit", "push", "cleanup_worktree"}
-	githubActions = []string{"create_pr", "wait_for_review", "check_review", "conditional_loop", "update_task", "agent"}
-	reviewActions = []string{"wait_for_review", "check_review", "conditional_loop"}
-)
 
 // Fields is every field of a task document that wo knows, in the order
 // the reference lists them.
@@ -135,47 +126,47 @@ var Fields = []Field{
 		Doc: "How far the work order got: current_step, completed_steps, review_iterations, pr_url, pr_number, worktree_path, notes, and what a resumed run needs. Fields other tools keep here are left alone."},
 
 	// work_order.context
-	{Path: "work_order.context.repo_path", Kind: KindString, Actions: append(slices.Clone(gitActions), "agent"), Default: "wo run --repo",
+	{Path: "work_order.context.repo_path", Kind: KindString, Default: "wo run --repo",
 		Doc: "The repository's main checkout, an absolute path. Every git step needs it."},
-	{Path: "work_order.context.repo", Kind: KindString, Actions: githubActions,
+	{Path: "work_order.context.repo", Kind: KindString,
 		Doc: "The GitHub repository, owner/name. Without it the GitHub steps have nowhere to go."},
-	{Path: "work_order.context.base_branch", Kind: KindString, Actions: []string{"create_worktree", "create_pr", "update_task"}, Default: "the base of the create_worktree step's command",
+	{Path: "work_order.context.base_branch", Kind: KindString, Default: "the base of the create_worktree step's command",
 		Doc: "The branch the pull request targets and the worktree starts from."},
-	{Path: "work_order.context.base_commit", Kind: KindString, Actions: []string{"create_worktree"},
+	{Path: "work_order.context.base_commit", Kind: KindString,
 		Doc: "Pin the worktree's start to this commit; it must be on base_branch, else the run stops before anything changes."},
-	{Path: "work_order.context.source_branch", Kind: KindString, Actions: []string{"checkout_files"},
+	{Path: "work_order.context.source_branch", Kind: KindString,
 		Doc: "The branch checkout_files copies the manifest's files from."},
-	{Path: "work_order.context.worktree_root", Kind: KindString, Actions: []string{"create_worktree", "cleanup_worktree"},
+	{Path: "work_order.context.worktree_root", Kind: KindString,
 		Doc: "The absolute folder the worktree goes in, outside the repository and its .git; the worktree is <worktree_root>/<worktree_name>."},
-	{Path: "work_order.context.remote", Kind: KindString, Actions: []string{"push"}, Default: "origin", Doc: "The remote to push to."},
-	{Path: "work_order.context.target_pr", Kind: KindInteger, Actions: []string{"agent"},
+	{Path: "work_order.context.remote", Kind: KindString, Default: "origin", Doc: "The remote to push to."},
+	{Path: "work_order.context.target_pr", Kind: KindInteger,
 		Doc: "The pull request an agent step's pr_body and pr_comment deliveries go to when the work order opened none."},
-	{Path: "work_order.context.reviewers", Kind: KindStringOrList, Actions: reviewActions, Default: "the review bots wo knows that show up, or a repository writer",
+	{Path: "work_order.context.reviewers", Kind: KindStringOrList, Default: "the review bots wo knows that show up, or a repository writer",
 		Doc: "The GitHub logins whose review the loop waits for (coderabbitai[bot], alice); wo run --reviewer replaces them."},
-	{Path: "work_order.context.review", Kind: KindObject, Actions: []string{"check_review"}, Doc: "How review findings count."},
-	{Path: "work_order.context.review.nitpicks", Kind: KindString, Values: []string{"fix", "report", "ignore"}, Actions: []string{"check_review"}, Default: "report",
+	{Path: "work_order.context.review", Kind: KindObject, Doc: "How review findings count."},
+	{Path: "work_order.context.review.nitpicks", Kind: KindString, Values: []string{"fix", "report", "ignore"}, Default: "report",
 		Doc: "A reviewer's nitpicks: fix (counted and sent to the agent), report (shown, not counted) or ignore."},
-	{Path: "work_order.context.resolve_threads", Kind: KindBool, Actions: []string{"conditional_loop"}, Default: "false",
+	{Path: "work_order.context.resolve_threads", Kind: KindBool, Default: "false",
 		Doc: "Resolve the review threads a fix addressed (by default the reviewer resolves them)."},
-	{Path: "work_order.context.outdated_threads_count", Kind: KindBool, Actions: []string{"check_review"}, Default: "false",
+	{Path: "work_order.context.outdated_threads_count", Kind: KindBool, Default: "false",
 		Doc: "Count outdated unresolved threads as comments to fix."},
-	{Path: "work_order.context.fix_paths", Kind: KindStringOrList, Actions: []string{"conditional_loop"},
+	{Path: "work_order.context.fix_paths", Kind: KindStringOrList,
 		Doc: "Glob patterns from the repository's top (pkg/**/*_test.go) of files a review fix may change beyond the manifest."},
-	{Path: "work_order.context.fix_max_file_bytes", Kind: KindInteger, Actions: []string{"conditional_loop"}, Default: "10 MiB",
+	{Path: "work_order.context.fix_max_file_bytes", Kind: KindInteger, Default: "10 MiB",
 		Doc: "The largest file a review fix may push."},
 	{Path: "work_order.context.split_mode", Kind: KindString, Values: []string{"independent", "stacked"}, Writer: "wo split",
 		Doc: "stacked: the task may start once its blocker has pushed, not merged."},
 
 	// work_order.inputs
-	{Path: "work_order.inputs.branch_name", Kind: KindString, Actions: []string{"create_branch", "push", "create_pr", "cleanup_worktree"},
+	{Path: "work_order.inputs.branch_name", Kind: KindString,
 		Default: "the branch of the create_branch step's command (git checkout -b NAME)", Doc: "The review branch wo creates and pushes."},
-	{Path: "work_order.inputs.worktree_name", Kind: KindString, Actions: []string{"create_worktree", "cleanup_worktree"},
+	{Path: "work_order.inputs.worktree_name", Kind: KindString,
 		Default: "the path in the create_worktree step's command, else the branch with / turned into -", Doc: "The worktree's folder under worktree_root."},
-	{Path: "work_order.inputs.file_manifest", Kind: KindStrings, Actions: []string{"checkout_files", "conditional_loop"},
+	{Path: "work_order.inputs.file_manifest", Kind: KindStrings,
 		Doc: "The files checkout_files copies from source_branch: clean paths relative to the repository's top. A review fix may change these (and context.fix_paths)."},
-	{Path: "work_order.inputs.delete_manifest", Kind: KindStrings, Actions: []string{"checkout_files"}, Writer: "wo split",
+	{Path: "work_order.inputs.delete_manifest", Kind: KindStrings, Writer: "wo split",
 		Doc: "Files the change deletes (and old names of renamed files): checkout_files removes them."},
-	{Path: "work_order.inputs.pr_title", Kind: KindString, Actions: []string{"commit", "create_pr"}, Default: "the task's title",
+	{Path: "work_order.inputs.pr_title", Kind: KindString, Default: "the task's title",
 		Doc: "The commit message and pull request title when the steps give none."},
 	{Path: "work_order.inputs.pr_number", Kind: KindInteger, Writer: "wo split",
 		Doc: "The PR's place in a split series, never GitHub's number."},
@@ -195,27 +186,27 @@ var Fields = []Field{
 	{Path: "work_order.procedure[].description", Kind: KindString, Doc: "What the step is for, in words, for wo show and the log."},
 	{Path: "work_order.procedure[].command", Kind: KindString,
 		Doc: "The command a person would type, a template. wo never runs it: it is shown by wo show and the dry run, and read for what the step leaves out (the worktree path, base, branch, remote, -m, --title, --body)."},
-	{Path: "work_order.procedure[].message", Kind: KindString, Actions: []string{"commit"}, Default: "the command's -m '…', else inputs.pr_title, else the title",
+	{Path: "work_order.procedure[].message", Kind: KindString, Default: "the command's -m '…', else inputs.pr_title, else the title",
 		Doc: "The commit message, a template."},
-	{Path: "work_order.procedure[].title", Kind: KindString, Actions: []string{"create_pr"}, Default: "the command's --title '…', else inputs.pr_title, else the title",
+	{Path: "work_order.procedure[].title", Kind: KindString, Default: "the command's --title '…', else inputs.pr_title, else the title",
 		Doc: "The pull request's title, a template."},
-	{Path: "work_order.procedure[].body", Kind: KindString, Actions: []string{"create_pr"}, Default: "the command's --body '…', else <body>: the objective and the file list",
+	{Path: "work_order.procedure[].body", Kind: KindString, Default: "the command's --body '…', else <body>: the objective and the file list",
 		Doc: "The pull request's body, a template."},
-	{Path: "work_order.procedure[].duration_minutes", Kind: KindNumber, Actions: []string{"wait_for_review"}, Default: "the reviewer's usual time (CodeRabbit: 25)",
+	{Path: "work_order.procedure[].duration_minutes", Kind: KindNumber, Default: "the reviewer's usual time (CodeRabbit: 25)",
 		Doc: "How long to wait for a review of the pushed commit; wo run --review-wait replaces it."},
-	{Path: "work_order.procedure[].condition", Kind: KindString, Actions: []string{"conditional_loop"}, Required: "for conditional_loop",
+	{Path: "work_order.procedure[].condition", Kind: KindString, Required: "for conditional_loop",
 		Doc: "What the loop tests: review_comments_exist holds while a counted comment, finding or request for changes is open."},
-	{Path: "work_order.procedure[].loop_to", Kind: KindInteger, Actions: []string{"conditional_loop"}, Required: "for conditional_loop",
+	{Path: "work_order.procedure[].loop_to", Kind: KindInteger, Required: "for conditional_loop",
 		Doc: "The earlier step to go back to after a fix (usually the wait_for_review step)."},
-	{Path: "work_order.procedure[].fix_action", Kind: KindString, Actions: []string{"conditional_loop"},
+	{Path: "work_order.procedure[].fix_action", Kind: KindString,
 		Doc: "What the fix should do, in words: it goes into the agent's prompt."},
-	{Path: "work_order.procedure[].max_iterations", Kind: KindInteger, Actions: []string{"conditional_loop"}, Default: "wo run --max-iterations (5)",
+	{Path: "work_order.procedure[].max_iterations", Kind: KindInteger, Default: "wo run --max-iterations (5)",
 		Doc: "The most fix rounds before the run stops (exit 3)."},
-	{Path: "work_order.procedure[].delivery", Kind: KindArray, Actions: []string{"agent"},
+	{Path: "work_order.procedure[].delivery", Kind: KindArray,
 		Doc: "Where an agent step's <deliverable> goes; with none, the agent's output goes to the log only."},
-	{Path: "work_order.procedure[].delivery[].target", Kind: KindString, Values: DeliveryTargets, Actions: []string{"agent"}, Required: "yes",
+	{Path: "work_order.procedure[].delivery[].target", Kind: KindString, Values: DeliveryTargets, Required: "yes",
 		Doc: "pr_body (the pull request's description), pr_comment (one comment, posted once) or task_note (the state's notes)."},
-	{Path: "work_order.procedure[].delivery[].content", Kind: KindString, Actions: []string{"agent"},
+	{Path: "work_order.procedure[].delivery[].content", Kind: KindString,
 		Doc: "Deliver this text instead of asking the agent."},
 
 	// work_order.approval
@@ -384,15 +375,16 @@ func (v *validator) stepFields() {
 			continue
 		}
 		action, _ := s["action"].(string)
-		if !slices.Contains(v.opts.Actions, action) {
+		if !slices.Contains(v.opts.Actions, action) || v.opts.ReadBy == nil {
 			continue
 		}
 		for _, f := range childrenOf("work_order.procedure[]") {
-			if s[f.Name()] == nil || len(f.Actions) == 0 || slices.Contains(f.Actions, action) {
+			readers := v.opts.ReadBy(f.Path)
+			if s[f.Name()] == nil || len(readers) == 0 || slices.Contains(readers, action) {
 				continue
 			}
 			v.warnf(fmt.Sprintf("work_order.procedure[%d].%s", i, f.Name()), "a %s step does not read %s (only %s steps do): it is ignored",
-				action, f.Name(), strings.Join(f.Actions, ", "))
+				action, f.Name(), strings.Join(readers, ", "))
 		}
 	}
 }

@@ -21,6 +21,11 @@ const baseTask = `{"_key": "task_base", "title": "Base task", "status": "open",
 var baseOptions = Options{
 	Actions:    []string{"commit", "push", "agent", "conditional_loop", "wait_for_review"},
 	Conditions: []string{"has_comments"},
+	// The engine says which actions read a field; two of its answers.
+	ReadBy: func(path string) []string {
+		return map[string][]string{"work_order.procedure[].duration_minutes": {"wait_for_review"},
+			"work_order.procedure[].message": {"commit"}}[path]
+	},
 }
 
 // patched is baseTask with patch merged in: objects merge field by field,
@@ -187,6 +192,9 @@ func TestStepFieldsAtTheirLimits(t *testing.T) {
 		{steps(`{"step": 2, "action": "wait_for_review", "duration_minutes": "5"}`), []string{`error work_order.procedure[1].duration_minutes: must be a positive number of minutes, not "5"`}},
 		// A field the step's action does not read is pointed out.
 		{steps(`{"step": 2, "action": "push", "duration_minutes": 5}`), []string{"warning work_order.procedure[1].duration_minutes: a push step does not read duration_minutes (only wait_for_review steps do): it is ignored"}},
+		{steps(`{"step": 2, "action": "wait_for_review", "duration_minutes": 5}`), nil},
+		// A field no action is said to read may be on any step.
+		{steps(`{"step": 2, "action": "push", "description": "the push"}`), nil},
 		{steps(`{"step": 2, "action": "agent", "delivery": null}`), nil},
 		{steps(`{"step": 2, "action": "agent", "delivery": [{"target": "pr_comment", "content": "done"}]}`), nil},
 		{steps(`{"step": 2, "action": "agent", "delivery": [{"target": "slack"}]}`), []string{`error work_order.procedure[1].delivery[0].target: "slack" is not a delivery target: use pr_body, pr_comment, task_note`}},

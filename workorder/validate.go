@@ -150,6 +150,10 @@ type Options struct {
 	// BaseDir resolves relative relevant_files when the document has no
 	// repo_path or client_cwd of its own.
 	BaseDir string
+	// ReadBy names the actions that read the field at a path of Fields
+	// (none: any step may carry it); a step field on a step whose action
+	// does not read it gets a warning. Nil turns that check off.
+	ReadBy func(path string) []string
 	// Advice adds what the engine knows of a document that its shape does
 	// not say (a wait shorter than its reviewer usually takes); nil adds
 	// nothing.
