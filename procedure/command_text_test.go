@@ -36,7 +36,7 @@ func validate(t *testing.T, steps string) []workorder.Problem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return workorder.Validate(d, workorder.Options{Actions: ActionNames(), Conditions: Conditions(), LaterNames: LaterNames(), Advice: Advice}).Problems
+	return workorder.Validate(d, workorder.Options{Actions: ActionNames(), Conditions: Conditions(), LaterNames: LaterNames(), ReadBy: ReadBy, Advice: Advice}).Problems
 }
 
 func has(ps []workorder.Problem, severity workorder.Severity, field, words string) bool {
