@@ -156,6 +156,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 	}
 	for _, cmd := range app.Commands {
 		guardUsage(cmd)
+		f.bindEnv(cmd)
 	}
 	return app
 }
@@ -166,10 +167,10 @@ func storeFlags() []cli.Flag { return inherited(sharedFlags()) }
 
 func sharedFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "store", EnvVars: []string{"WO_STORE"}, Usage: "`URL` of the store: a SQLite file path (or sqlite:PATH), arangodb+http://HOST:8529, arangodb+https://…, arangodb+unix:///PATH.sock (ARANGO_URL also works)", DefaultText: "$XDG_STATE_HOME/wo/wo.db"},
-		&cli.StringFlag{Name: "database", EnvVars: []string{"WO_DATABASE"}, Usage: "ArangoDB `NAME` (HADES_DATABASE also works)"},
-		&cli.StringFlag{Name: "collection", EnvVars: []string{"WO_COLLECTION"}, Value: "persephone_tasks", Usage: "ArangoDB tasks `COLLECTION`; edges and logs are named after it"},
-		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION`", DefaultText: "30s"},
+		&cli.StringFlag{Name: "store", Usage: "`URL` of the store: a SQLite file path (or sqlite:PATH), arangodb+http://HOST:8529, arangodb+https://…, arangodb+unix:///PATH.sock (ARANGO_URL also works)", DefaultText: "$XDG_STATE_HOME/wo/wo.db"},
+		&cli.StringFlag{Name: "database", Usage: "ArangoDB `NAME` (HADES_DATABASE also works)"},
+		&cli.StringFlag{Name: "collection", Value: "persephone_tasks", Usage: "ArangoDB tasks `COLLECTION`; edges and logs are named after it"},
+		&cli.DurationFlag{Name: "store-timeout", Usage: "give up on an ArangoDB operation that takes longer than this `DURATION`", DefaultText: "30s"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON envelope on stdout"},
 		&cli.StringFlag{Name: "jq", Usage: "print what the jq `EXPRESSION` makes of the --json envelope (strings without quotes); implies --json"},
 	}

@@ -23,14 +23,17 @@ type woRun struct {
 
 func runWo(t *testing.T, dbPath string, stdin string, args ...string) woRun {
 	t.Helper()
+	return runWoEnv(t, nil, dbPath, stdin, args...)
+}
+
+// runWoEnv is runWo in the environment env, which is all the command sees:
+// not the process's (a developer's WO_STORE or ArangoDB stays out of
+// tests), so tests that run wo can run in parallel.
+func runWoEnv(t *testing.T, env map[string]string, dbPath string, stdin string, args ...string) woRun {
+	t.Helper()
 	var out, errb bytes.Buffer
 	f := NewFactory(strings.NewReader(stdin), &out, &errb)
-	f.Getenv = func(k string) string {
-		if k == "ARANGO_URL" || k == "HADES_DATABASE" {
-			return "" // never reach a developer's real ArangoDB from tests
-		}
-		return os.Getenv(k)
-	}
+	f.Getenv = func(k string) string { return env[k] }
 	full := append([]string{"wo"}, args...)
 	if dbPath != "" {
 		full = append(full, "--store", dbPath)
@@ -40,7 +43,6 @@ func runWo(t *testing.T, dbPath string, stdin string, args ...string) woRun {
 }
 
 func newDB(t *testing.T) string {
-	t.Setenv("WO_STORE", "")
 	return filepath.Join(t.TempDir(), "wo.db")
 }
 
@@ -48,7 +50,12 @@ const fixture = "../fixtures/hermes-review.json"
 
 func mustRun(t *testing.T, db, stdin string, args ...string) woRun {
 	t.Helper()
-	r := runWo(t, db, stdin, args...)
+	return mustRunEnv(t, nil, db, stdin, args...)
+}
+
+func mustRunEnv(t *testing.T, env map[string]string, db, stdin string, args ...string) woRun {
+	t.Helper()
+	r := runWoEnv(t, env, db, stdin, args...)
 	if r.code != 0 {
 		t.Fatalf("wo %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 	}
@@ -423,8 +430,7 @@ func TestClearErrors(t *testing.T) {
 }
 
 func TestUnreachableArangoExits5AndNamesURL(t *testing.T) {
-	t.Setenv("ARANGO_PASSWORD", "hunter2-secret")
-	r := runWo(t, "", "", "show", "task_cr_01", "--store", "arangodb+http://127.0.0.1:1", "--database", "hades", "--json")
+	r := runWoEnv(t, map[string]string{"ARANGO_PASSWORD": "hunter2-secret"}, "", "", "show", "task_cr_01", "--store", "arangodb+http://127.0.0.1:1", "--database", "hades", "--json")
 	if r.code != ExitUnavailable {
 		t.Fatalf("exit %d, want 5: %s %s", r.code, r.stdout, r.stderr)
 	}
@@ -468,9 +474,8 @@ func TestStatusFormats(t *testing.T) {
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	summary := filepath.Join(t.TempDir(), "summary.md")
-	t.Setenv("GITHUB_STEP_SUMMARY", summary)
-	t.Setenv("NO_COLOR", "1")
-	table := mustRun(t, db, "", "status", "task_cr_epic").stdout
+	env := map[string]string{"GITHUB_STEP_SUMMARY": summary, "NO_COLOR": "1"}
+	table := mustRunEnv(t, env, db, "", "status", "task_cr_epic").stdout
 	for _, want := range []string{"task_cr_04    open    0/11  create_worktree  -   0           0         -             task_cr_01", "3 tasks: 0 done · 0 in review · 0 running · 0 blocked · 3 not started"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
@@ -479,26 +484,26 @@ func TestStatusFormats(t *testing.T) {
 	if strings.Contains(table, "\033[") {
 		t.Error("colour codes with NO_COLOR set and no terminal")
 	}
-	md := mustRun(t, db, "", "status", "--epic", "task_cr_epic", "--format", "markdown").stdout
+	md := mustRunEnv(t, env, db, "", "status", "--epic", "task_cr_epic", "--format", "markdown").stdout
 	if !strings.Contains(md, "| `task_cr_04` PR #4: Adapters | open | 0/11 | — | 0 | 0 | task_cr_01 |") {
 		t.Errorf("markdown:\n%s", md)
 	}
 	if b, err := os.ReadFile(summary); err != nil || string(b) != md {
 		t.Errorf("$GITHUB_STEP_SUMMARY holds %q (%v)", b, err)
 	}
-	mermaid := mustRun(t, db, "", "status", "task_cr_epic", "--format", "mermaid").stdout
+	mermaid := mustRunEnv(t, env, db, "", "status", "task_cr_epic", "--format", "mermaid").stdout
 	if !strings.Contains(mermaid, "task_cr_01 --> task_cr_04") || !strings.Contains(mermaid, "task_cr_01 --> task_cr_05") {
 		t.Errorf("mermaid:\n%s", mermaid)
 	}
-	dot := mustRun(t, db, "", "status", "task_cr_epic", "--format", "dot").stdout
+	dot := mustRunEnv(t, env, db, "", "status", "task_cr_epic", "--format", "dot").stdout
 	if !strings.Contains(dot, `"task_cr_01" -> "task_cr_05";`) {
 		t.Errorf("dot:\n%s", dot)
 	}
-	var env struct{ Data []StatusRow }
-	if err := json.Unmarshal([]byte(mustRun(t, db, "", "status", "task_cr_epic", "--json").stdout), &env); err != nil || len(env.Data) != 4 {
+	var envelope struct{ Data []StatusRow }
+	if err := json.Unmarshal([]byte(mustRunEnv(t, env, db, "", "status", "task_cr_epic", "--json").stdout), &envelope); err != nil || len(envelope.Data) != 4 {
 		t.Fatalf("json: %v", err)
 	}
-	if r := runWo(t, db, "", "status", "task_cr_epic", "--format", "pdf"); r.code != ExitInvalid {
+	if r := runWoEnv(t, env, db, "", "status", "task_cr_epic", "--format", "pdf"); r.code != ExitInvalid {
 		t.Errorf("bad format: exit %d", r.code)
 	}
 }

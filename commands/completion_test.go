@@ -113,7 +113,7 @@ func TestCompletionNeedsAKnownShell(t *testing.T) {
 func TestCompletionOfKeysAndValuesComesFromWo(t *testing.T) {
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
-	t.Setenv("WO_STORE", db)
+	env := map[string]string{"WO_STORE": db}
 	for _, c := range []struct {
 		words []string
 		want  string
@@ -131,7 +131,7 @@ func TestCompletionOfKeysAndValuesComesFromWo(t *testing.T) {
 		{[]string{"show", "--st"}, ""},                          // flags are the script's
 		{[]string{"--store", "/nowhere/wo.db", "show", ""}, ""}, // no store: nothing, and no error
 	} {
-		r := runWo(t, "", "", append([]string{"__complete"}, c.words...)...)
+		r := runWoEnv(t, env, "", "", append([]string{"__complete"}, c.words...)...)
 		if got := strings.Join(strings.Fields(r.stdout), " "); r.code != 0 || got != c.want || r.stderr != "" {
 			t.Errorf("wo %s<TAB>: exit %d %q (stderr %q), want %q", strings.Join(c.words, " "), r.code, got, r.stderr, c.want)
 		}

@@ -110,7 +110,7 @@ func TestImportSaysWhenTheActivityLogWasNotWritten(t *testing.T) {
 	var out, errb strings.Builder
 	f := NewFactory(strings.NewReader(string(mustJSON(t, standalone(t)))), &out, &errb)
 	f.OpenStore = func(ctx context.Context, cfg StoreConfig) (store.Store, error) {
-		s, err := OpenStore(ctx, cfg)
+		s, err := openStore(ctx, cfg, f.Getenv)
 		return failingLogStore{s}, err
 	}
 	if code := Run(context.Background(), f, []string{"wo", "import", "-", "--store", db}); code != ExitOK {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,23 +27,12 @@ func parseOptions[T any](t *testing.T, build func(*Factory, func(context.Context
 	return parseOptionsEnv(t, nil, build, args...)
 }
 
-// flagEnv are the environment variables that flags fall back to: unset
-// while a test parses, unless it gives them to parseOptionsEnv.
-var flagEnv = []string{"WO_STORE", "WO_DATABASE", "WO_COLLECTION", "WO_STORE_TIMEOUT", "WO_AGENT", "GITHUB_API_URL",
-	"WO_REVIEW_WAIT", "WO_POLL_INTERVAL", "WO_AGENT_TIMEOUT", "WO_GIT_TIMEOUT", "WO_AGENT_ENV"}
-
-// parseOptionsEnv is parseOptions in the environment env: set in the
-// process, where flags read their fallbacks (WO_AGENT), and in the
-// Factory's Getenv, where commands read theirs (CI).
+// parseOptionsEnv is parseOptions in the environment env, given to the
+// Factory's Getenv: the process environment is not read.
 func parseOptionsEnv[T any](t *testing.T, env map[string]string, build func(*Factory, func(context.Context, *Factory, *T) (result, error)) *cli.Command, args ...string) (*T, string) {
 	t.Helper()
-	for _, k := range flagEnv {
-		t.Setenv(k, "") // restored after the test
-		os.Unsetenv(k)
-	}
 	getenv := map[string]string{"ARANGO_USER": "ci", "ARANGO_PASSWORD": "pw"}
 	for k, v := range env {
-		t.Setenv(k, v)
 		getenv[k] = v
 	}
 	var errb bytes.Buffer
@@ -56,6 +44,7 @@ func parseOptionsEnv[T any](t *testing.T, env map[string]string, build func(*Fac
 		return result{}, nil
 	})
 	guardUsage(cmd)
+	f.bindEnv(cmd)
 	app := &cli.App{Name: "wo", Commands: []*cli.Command{cmd}, Writer: io.Discard, ErrWriter: &errb,
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   func(_ *cli.Context, err error, _ bool) error { return err }}

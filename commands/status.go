@@ -65,7 +65,7 @@ few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).`,
 			&cli.BoolFlag{Name: "watch", Usage: "redraw every few seconds"},
 			&cli.DurationFlag{Name: "interval", Value: 3 * time.Second, Usage: "with --watch: how often"},
 			&cli.BoolFlag{Name: "refresh", Usage: "first read the pull requests on GitHub, as wo sync does"},
-			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL`"},
+			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := statusOptionsFrom(c, f)

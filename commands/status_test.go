@@ -39,8 +39,7 @@ func TestStatusSaysWhatEachTaskWaitsForAndWhoRunsIt(t *testing.T) {
 	if got := strings.Join(rows["task_cr_05"].WaitingFor, "; "); !strings.Contains(got, "skipped: blocker task_cr_01 is waiting") {
 		t.Errorf("task_cr_05 waits for %q, want the skip and its reason", got)
 	}
-	t.Setenv("NO_COLOR", "1")
-	table := mustRun(t, db, "", "status", "task_cr_epic").stdout
+	table := mustRunEnv(t, map[string]string{"NO_COLOR": "1"}, db, "", "status", "task_cr_epic").stdout
 	for _, want := range []string{"RUNNER", "ci@runner-7:4242", "#42"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table lacks %q:\n%s", want, table)

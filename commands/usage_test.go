@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,13 +17,6 @@ import (
 // command would open, without opening anything.
 func storeConfigOf(t *testing.T, env map[string]string, args ...string) (StoreConfig, woRun) {
 	t.Helper()
-	for _, k := range flagEnv {
-		t.Setenv(k, "") // restored after the test
-		os.Unsetenv(k)
-	}
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
 	var out, errb bytes.Buffer
 	f := NewFactory(strings.NewReader(""), &out, &errb)
 	f.Getenv = func(k string) string { return env[k] }
