@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -24,7 +25,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	if len(args) < 2 || args[1] != "__complete" { // the completion scripts' words go as typed
 		args = permuteArgs(app, args)
 	}
-	err := app.RunContext(ctx, args)
+	err := runApp(ctx, app, args)
 	var done exitCode
 	switch {
 	case err == nil:
@@ -37,6 +38,38 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	usage := &usageError{msg: err.Error()}
 	errors.As(err, &usage)
 	return printResult(f, usage.command, output{json: jsonRequested(args)}, started, "", result{}, usage)
+}
+
+// urfave/cli v2 writes to its package globals (the help flag, the version
+// flag, the help command) while it sets an app up and parses the command
+// line, so apps that run at once in one process (the command tests, in
+// parallel) take turns until their command's action starts; the actions
+// themselves run at the same time.
+var cliSetup sync.Mutex
+
+type setupDoneKey struct{}
+
+// runApp runs app, holding cliSetup until a command's action starts
+// (afterSetup) or, when none does (help, a usage error), until app ends.
+func runApp(ctx context.Context, app *cli.App, args []string) error {
+	cliSetup.Lock()
+	release := sync.OnceFunc(cliSetup.Unlock)
+	defer release()
+	return app.RunContext(context.WithValue(ctx, setupDoneKey{}, release), args)
+}
+
+// afterSetup makes cmd's action first let the next app set up.
+func afterSetup(cmd *cli.Command) {
+	if cmd.Action == nil {
+		return
+	}
+	action := cmd.Action
+	cmd.Action = func(c *cli.Context) error {
+		if release, ok := c.Context.Value(setupDoneKey{}).(func()); ok {
+			release()
+		}
+		return action(c)
+	}
 }
 
 // jsonRequested reports whether --json is among the flags, for errors found
@@ -157,6 +190,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 	for _, cmd := range app.Commands {
 		guardUsage(cmd)
 		f.bindEnv(cmd)
+		afterSetup(cmd)
 	}
 	return app
 }

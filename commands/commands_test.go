@@ -63,6 +63,7 @@ func mustRunEnv(t *testing.T, env map[string]string, db, stdin string, args ...s
 }
 
 func TestImportValidateShowList(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	r := mustRun(t, db, "", "import", fixture)
 	if !strings.Contains(r.stdout, "imported 4 task(s)") {
@@ -106,6 +107,7 @@ func TestImportValidateShowList(t *testing.T) {
 }
 
 func TestShowMarksProgressFromState(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	updateState(t, db, "task_cr_01", map[string]any{"current_step": 2, "completed_steps": []any{1, 2},
@@ -137,6 +139,7 @@ func updateState(t *testing.T, db, key string, state map[string]any) {
 }
 
 func TestUnknownFieldsSurviveStateWrites(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	doc := fixtureDoc(t, "task_cr_01")
 	doc["x_persephone_owner"] = map[string]any{"team": "platform", "seats": []any{1, 2}}
@@ -209,6 +212,7 @@ func standalone(t *testing.T) map[string]any {
 }
 
 func TestBadDocumentsAreRejectedAndChangeNothing(t *testing.T) {
+	t.Parallel()
 	set := func(path string, v any) func(map[string]any) {
 		return func(d map[string]any) { store.Merge(d, store.Nest(path, v)) }
 	}
@@ -287,6 +291,7 @@ func manyCriteria(n int) []any {
 }
 
 func TestEveryProblemIsListedNotJustTheFirst(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	doc := standalone(t)
 	doc["status"] = "done"
@@ -314,6 +319,7 @@ func TestEveryProblemIsListedNotJustTheFirst(t *testing.T) {
 }
 
 func TestDependencyCycleIsRejected(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	a, b := standalone(t), standalone(t)
 	a["_key"], b["_key"] = "task_a", "task_b"
@@ -326,6 +332,7 @@ func TestDependencyCycleIsRejected(t *testing.T) {
 }
 
 func TestCreateGeneratesKeyAndNormalisesPriority(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	doc := `{"title": "Rotate the signing keys", "description": "Rotate the release signing keys before they expire", "priority": "p1",
 	         "task_context": {"constraints": {"rules": ["Be quick"]}}}`
@@ -361,6 +368,7 @@ func TestCreateGeneratesKeyAndNormalisesPriority(t *testing.T) {
 }
 
 func TestImportIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	fresh := standalone(t)
@@ -376,6 +384,7 @@ func TestImportIsAllOrNothing(t *testing.T) {
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	db1, db2 := newDB(t), filepath.Join(t.TempDir(), "other.db")
 	mustRun(t, db1, "", "import", fixture)
 	updateState(t, db1, "task_cr_01", map[string]any{"current_step": 3, "completed_steps": []any{1, 2, 3}})
@@ -393,6 +402,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func TestClearErrors(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "init") // show reads a store, it does not create one
 	cases := []struct {
@@ -430,6 +440,7 @@ func TestClearErrors(t *testing.T) {
 }
 
 func TestUnreachableArangoExits5AndNamesURL(t *testing.T) {
+	t.Parallel()
 	r := runWoEnv(t, map[string]string{"ARANGO_PASSWORD": "hunter2-secret"}, "", "", "show", "task_cr_01", "--store", "arangodb+http://127.0.0.1:1", "--database", "hades", "--json")
 	if r.code != ExitUnavailable {
 		t.Fatalf("exit %d, want 5: %s %s", r.code, r.stdout, r.stderr)
@@ -447,6 +458,7 @@ func TestUnreachableArangoExits5AndNamesURL(t *testing.T) {
 }
 
 func TestFlagsMayFollowArguments(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	r := mustRun(t, db, "", "show", "task_cr_01", "--json")
@@ -462,6 +474,7 @@ func TestFlagsMayFollowArguments(t *testing.T) {
 }
 
 func TestInitIsIdempotent(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "init")
 	r := mustRun(t, db, "", "init")
@@ -471,6 +484,7 @@ func TestInitIsIdempotent(t *testing.T) {
 }
 
 func TestStatusFormats(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	summary := filepath.Join(t.TempDir(), "summary.md")
@@ -509,6 +523,7 @@ func TestStatusFormats(t *testing.T) {
 }
 
 func TestTasksJSONRoundTripThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	db1, db2 := newDB(t), filepath.Join(t.TempDir(), "two.db")
 	mustRun(t, db1, "", "import", fixture)
 	out := mustRun(t, db1, "", "export", "--format", "tasks-json", "--epic", "task_cr_epic").stdout
@@ -529,6 +544,7 @@ func TestTasksJSONRoundTripThroughTheCLI(t *testing.T) {
 }
 
 func TestCreateFromSeed000FlagsAndPrompt(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	dir := t.TempDir()
 	var fileFlags []string
@@ -586,6 +602,7 @@ func TestCreateFromSeed000FlagsAndPrompt(t *testing.T) {
 }
 
 func TestCreateWithSourceEventIsIdempotent(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	a := mustRun(t, db, "", "create", "--description", "Triage the failing nightly build", "--source-event-id", "evt-42", "--json").stdout
 	b := mustRun(t, db, "", "create", "--description", "Triage the failing nightly build", "--source-event-id", "evt-42", "--json").stdout

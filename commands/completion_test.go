@@ -33,6 +33,7 @@ func assertNamesEveryCommand(t *testing.T, shell, script string, entry func(name
 }
 
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	script := completionScript(t, "bash")
 	assertNamesEveryCommand(t, "bash", script, func(n string) string { return "        " + n + ") words=" })
 	if _, err := exec.LookPath("bash"); err != nil {
@@ -69,6 +70,7 @@ func TestCompletionBash(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestCompletionZsh(t *testing.T) {
+	t.Parallel()
 	script := completionScript(t, "zsh")
 	if !strings.HasPrefix(script, "#compdef wo\n") {
 		t.Errorf("wo completion zsh does not start with #compdef wo:\n%.80s", script)
@@ -82,6 +84,7 @@ func TestCompletionZsh(t *testing.T) {
 }
 
 func TestCompletionFish(t *testing.T) {
+	t.Parallel()
 	script := completionScript(t, "fish")
 	assertNamesEveryCommand(t, "fish", script, func(n string) string { return " -f -a " + n + " -d " })
 	for _, want := range []string{
@@ -96,6 +99,7 @@ func TestCompletionFish(t *testing.T) {
 }
 
 func TestCompletionNeedsAKnownShell(t *testing.T) {
+	t.Parallel()
 	for args, want := range map[string]string{
 		"":           "wo completion: name one shell: bash, zsh or fish\nRun 'wo completion --help' for usage.\n",
 		"powershell": "wo completion: no completion for \"powershell\": use bash, zsh or fish\nRun 'wo completion --help' for usage.\n",
@@ -111,6 +115,7 @@ func TestCompletionNeedsAKnownShell(t *testing.T) {
 // the values of flags that take one of a few, and nothing (so the shell
 // offers files) where wo knows nothing better.
 func TestCompletionOfKeysAndValuesComesFromWo(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	env := map[string]string{"WO_STORE": db}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestCLIDocsAreUpToDate(t *testing.T) {
+	t.Parallel()
 	const path = "../docs/cli.md"
 	onDisk, err := os.ReadFile(path)
 	if err != nil {
@@ -36,6 +37,7 @@ func TestCLIDocsAreUpToDate(t *testing.T) {
 }
 
 func TestCLIDocsDescribeEveryCommandAndFlag(t *testing.T) {
+	t.Parallel()
 	doc := CLIReference()
 	for _, name := range everyCommand {
 		if !strings.Contains(doc, "\n## wo "+name+"\n") {
@@ -58,6 +60,7 @@ func TestCLIDocsDescribeEveryCommandAndFlag(t *testing.T) {
 // The internal design documents are not the user's: no help text, reference
 // or completion names them.
 func TestUserFacingTextNeverMentionsTheDesignSeeds(t *testing.T) {
+	t.Parallel()
 	texts := map[string]string{"docs/cli.md": CLIReference(), "wo --help": runWo(t, "", "", "--help").stdout}
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		texts["wo completion "+shell] = runWo(t, "", "", "completion", shell).stdout
@@ -77,6 +80,7 @@ func TestUserFacingTextNeverMentionsTheDesignSeeds(t *testing.T) {
 }
 
 func TestTheFieldReferenceIsUpToDate(t *testing.T) {
+	t.Parallel()
 	const path = "../docs/work-order.md"
 	onDisk, err := os.ReadFile(path)
 	if err != nil {
@@ -94,6 +98,7 @@ func TestTheFieldReferenceIsUpToDate(t *testing.T) {
 // Every action the table names is one the engine runs, and every action
 // the engine runs is in the reference.
 func TestTheFieldReferenceNamesTheEnginesActions(t *testing.T) {
+	t.Parallel()
 	actions := procedure.ActionNames()
 	for _, f := range workorder.Fields {
 		for _, a := range f.Actions {

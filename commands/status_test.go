@@ -11,6 +11,7 @@ import (
 )
 
 func TestStatusSaysWhatEachTaskWaitsForAndWhoRunsIt(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	// task_cr_01: its PR known only by URL, and a runner on it now.
@@ -48,6 +49,7 @@ func TestStatusSaysWhatEachTaskWaitsForAndWhoRunsIt(t *testing.T) {
 }
 
 func TestStatusDrawsDependenciesWrittenAsBlocks(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	// The fixture's task_cr_01 says it blocks task_cr_04 and task_cr_05;
@@ -83,6 +85,7 @@ func TestStatusDrawsDependenciesWrittenAsBlocks(t *testing.T) {
 // headers say so in every format: a reviewed PR with no fix to make is 0
 // fix rounds, which "REVIEWS 0" misreported.
 func TestStatusColumnsSayWhatTheyCount(t *testing.T) {
+	t.Parallel()
 	rows := []StatusRow{{Key: "task_cr_01", Title: "t", Status: "in_review", PRNumber: 3, ReviewIterations: 2, OpenComments: 5}}
 	table := tableStatus(rows, false)
 	if !strings.Contains(table, "FIX ROUNDS") || !strings.Contains(table, "COMMENTS") || strings.Contains(table, "REVIEWS") {
