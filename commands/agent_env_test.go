@@ -6,6 +6,7 @@ import (
 )
 
 func TestRunAgentEnvFlag(t *testing.T) {
+	t.Parallel()
 	o, msg := parseOptions(t, runCommand, "task_a", "--agent-env", "ANTHROPIC_API_KEY", "--agent-env", "HOME")
 	if o == nil || strings.Join(o.Engine.AgentEnv, ",") != "ANTHROPIC_API_KEY,HOME" {
 		t.Fatalf("options %+v (%s)", o, msg)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -24,7 +25,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	if len(args) < 2 || args[1] != "__complete" { // the completion scripts' words go as typed
 		args = permuteArgs(app, args)
 	}
-	err := app.RunContext(ctx, args)
+	err := runApp(ctx, app, args)
 	var done exitCode
 	switch {
 	case err == nil:
@@ -37,6 +38,38 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	usage := &usageError{msg: err.Error()}
 	errors.As(err, &usage)
 	return printResult(f, usage.command, output{json: jsonRequested(args)}, started, "", result{}, usage)
+}
+
+// urfave/cli v2 writes to its package globals (the help flag, the version
+// flag, the help command) while it sets an app up and parses the command
+// line, so apps that run at once in one process (the command tests, in
+// parallel) take turns until their command's action starts; the actions
+// themselves run at the same time.
+var cliSetup sync.Mutex
+
+type setupDoneKey struct{}
+
+// runApp runs app, holding cliSetup until a command's action starts
+// (afterSetup) or, when none does (help, a usage error), until app ends.
+func runApp(ctx context.Context, app *cli.App, args []string) error {
+	cliSetup.Lock()
+	release := sync.OnceFunc(cliSetup.Unlock)
+	defer release()
+	return app.RunContext(context.WithValue(ctx, setupDoneKey{}, release), args)
+}
+
+// afterSetup makes cmd's action first let the next app set up.
+func afterSetup(cmd *cli.Command) {
+	if cmd.Action == nil {
+		return
+	}
+	action := cmd.Action
+	cmd.Action = func(c *cli.Context) error {
+		if release, ok := c.Context.Value(setupDoneKey{}).(func()); ok {
+			release()
+		}
+		return action(c)
+	}
 }
 
 // jsonRequested reports whether --json is among the flags, for errors found
@@ -156,6 +189,8 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 	}
 	for _, cmd := range app.Commands {
 		guardUsage(cmd)
+		f.bindEnv(cmd)
+		afterSetup(cmd)
 	}
 	return app
 }
@@ -166,10 +201,10 @@ func storeFlags() []cli.Flag { return inherited(sharedFlags()) }
 
 func sharedFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "store", EnvVars: []string{"WO_STORE"}, Usage: "`URL` of the store: a SQLite file path (or sqlite:PATH), arangodb+http://HOST:8529, arangodb+https://…, arangodb+unix:///PATH.sock (ARANGO_URL also works)", DefaultText: "$XDG_STATE_HOME/wo/wo.db"},
-		&cli.StringFlag{Name: "database", EnvVars: []string{"WO_DATABASE"}, Usage: "ArangoDB `NAME` (HADES_DATABASE also works)"},
-		&cli.StringFlag{Name: "collection", EnvVars: []string{"WO_COLLECTION"}, Value: "persephone_tasks", Usage: "ArangoDB tasks `COLLECTION`; edges and logs are named after it"},
-		&cli.DurationFlag{Name: "store-timeout", EnvVars: []string{"WO_STORE_TIMEOUT"}, Usage: "give up on an ArangoDB operation that takes longer than this `DURATION`", DefaultText: "30s"},
+		&cli.StringFlag{Name: "store", Usage: "`URL` of the store: a SQLite file path (or sqlite:PATH), arangodb+http://HOST:8529, arangodb+https://…, arangodb+unix:///PATH.sock (ARANGO_URL also works)", DefaultText: "$XDG_STATE_HOME/wo/wo.db"},
+		&cli.StringFlag{Name: "database", Usage: "ArangoDB `NAME` (HADES_DATABASE also works)"},
+		&cli.StringFlag{Name: "collection", Value: "persephone_tasks", Usage: "ArangoDB tasks `COLLECTION`; edges and logs are named after it"},
+		&cli.DurationFlag{Name: "store-timeout", Usage: "give up on an ArangoDB operation that takes longer than this `DURATION`", DefaultText: "30s"},
 		&cli.BoolFlag{Name: "json", Usage: "print one JSON envelope on stdout"},
 		&cli.StringFlag{Name: "jq", Usage: "print what the jq `EXPRESSION` makes of the --json envelope (strings without quotes); implies --json"},
 	}

@@ -23,14 +23,17 @@ type woRun struct {
 
 func runWo(t *testing.T, dbPath string, stdin string, args ...string) woRun {
 	t.Helper()
+	return runWoEnv(t, nil, dbPath, stdin, args...)
+}
+
+// runWoEnv is runWo in the environment env, which is all the command sees:
+// not the process's (a developer's WO_STORE or ArangoDB stays out of
+// tests), so tests that run wo can run in parallel.
+func runWoEnv(t *testing.T, env map[string]string, dbPath string, stdin string, args ...string) woRun {
+	t.Helper()
 	var out, errb bytes.Buffer
 	f := NewFactory(strings.NewReader(stdin), &out, &errb)
-	f.Getenv = func(k string) string {
-		if k == "ARANGO_URL" || k == "HADES_DATABASE" {
-			return "" // never reach a developer's real ArangoDB from tests
-		}
-		return os.Getenv(k)
-	}
+	f.Getenv = func(k string) string { return env[k] }
 	full := append([]string{"wo"}, args...)
 	if dbPath != "" {
 		full = append(full, "--store", dbPath)
@@ -40,7 +43,6 @@ func runWo(t *testing.T, dbPath string, stdin string, args ...string) woRun {
 }
 
 func newDB(t *testing.T) string {
-	t.Setenv("WO_STORE", "")
 	return filepath.Join(t.TempDir(), "wo.db")
 }
 
@@ -48,7 +50,12 @@ const fixture = "../fixtures/hermes-review.json"
 
 func mustRun(t *testing.T, db, stdin string, args ...string) woRun {
 	t.Helper()
-	r := runWo(t, db, stdin, args...)
+	return mustRunEnv(t, nil, db, stdin, args...)
+}
+
+func mustRunEnv(t *testing.T, env map[string]string, db, stdin string, args ...string) woRun {
+	t.Helper()
+	r := runWoEnv(t, env, db, stdin, args...)
 	if r.code != 0 {
 		t.Fatalf("wo %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
 	}
@@ -56,6 +63,7 @@ func mustRun(t *testing.T, db, stdin string, args ...string) woRun {
 }
 
 func TestImportValidateShowList(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	r := mustRun(t, db, "", "import", fixture)
 	if !strings.Contains(r.stdout, "imported 4 task(s)") {
@@ -99,6 +107,7 @@ func TestImportValidateShowList(t *testing.T) {
 }
 
 func TestShowMarksProgressFromState(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	updateState(t, db, "task_cr_01", map[string]any{"current_step": 2, "completed_steps": []any{1, 2},
@@ -130,6 +139,7 @@ func updateState(t *testing.T, db, key string, state map[string]any) {
 }
 
 func TestUnknownFieldsSurviveStateWrites(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	doc := fixtureDoc(t, "task_cr_01")
 	doc["x_persephone_owner"] = map[string]any{"team": "platform", "seats": []any{1, 2}}
@@ -202,6 +212,7 @@ func standalone(t *testing.T) map[string]any {
 }
 
 func TestBadDocumentsAreRejectedAndChangeNothing(t *testing.T) {
+	t.Parallel()
 	set := func(path string, v any) func(map[string]any) {
 		return func(d map[string]any) { store.Merge(d, store.Nest(path, v)) }
 	}
@@ -280,6 +291,7 @@ func manyCriteria(n int) []any {
 }
 
 func TestEveryProblemIsListedNotJustTheFirst(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	doc := standalone(t)
 	doc["status"] = "done"
@@ -307,6 +319,7 @@ func TestEveryProblemIsListedNotJustTheFirst(t *testing.T) {
 }
 
 func TestDependencyCycleIsRejected(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	a, b := standalone(t), standalone(t)
 	a["_key"], b["_key"] = "task_a", "task_b"
@@ -319,6 +332,7 @@ func TestDependencyCycleIsRejected(t *testing.T) {
 }
 
 func TestCreateGeneratesKeyAndNormalisesPriority(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	doc := `{"title": "Rotate the signing keys", "description": "Rotate the release signing keys before they expire", "priority": "p1",
 	         "task_context": {"constraints": {"rules": ["Be quick"]}}}`
@@ -354,6 +368,7 @@ func TestCreateGeneratesKeyAndNormalisesPriority(t *testing.T) {
 }
 
 func TestImportIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	fresh := standalone(t)
@@ -369,6 +384,7 @@ func TestImportIsAllOrNothing(t *testing.T) {
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	db1, db2 := newDB(t), filepath.Join(t.TempDir(), "other.db")
 	mustRun(t, db1, "", "import", fixture)
 	updateState(t, db1, "task_cr_01", map[string]any{"current_step": 3, "completed_steps": []any{1, 2, 3}})
@@ -386,6 +402,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func TestClearErrors(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "init") // show reads a store, it does not create one
 	cases := []struct {
@@ -423,8 +440,8 @@ func TestClearErrors(t *testing.T) {
 }
 
 func TestUnreachableArangoExits5AndNamesURL(t *testing.T) {
-	t.Setenv("ARANGO_PASSWORD", "hunter2-secret")
-	r := runWo(t, "", "", "show", "task_cr_01", "--store", "arangodb+http://127.0.0.1:1", "--database", "hades", "--json")
+	t.Parallel()
+	r := runWoEnv(t, map[string]string{"ARANGO_PASSWORD": "hunter2-secret"}, "", "", "show", "task_cr_01", "--store", "arangodb+http://127.0.0.1:1", "--database", "hades", "--json")
 	if r.code != ExitUnavailable {
 		t.Fatalf("exit %d, want 5: %s %s", r.code, r.stdout, r.stderr)
 	}
@@ -441,6 +458,7 @@ func TestUnreachableArangoExits5AndNamesURL(t *testing.T) {
 }
 
 func TestFlagsMayFollowArguments(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	r := mustRun(t, db, "", "show", "task_cr_01", "--json")
@@ -456,6 +474,7 @@ func TestFlagsMayFollowArguments(t *testing.T) {
 }
 
 func TestInitIsIdempotent(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "init")
 	r := mustRun(t, db, "", "init")
@@ -465,12 +484,12 @@ func TestInitIsIdempotent(t *testing.T) {
 }
 
 func TestStatusFormats(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	summary := filepath.Join(t.TempDir(), "summary.md")
-	t.Setenv("GITHUB_STEP_SUMMARY", summary)
-	t.Setenv("NO_COLOR", "1")
-	table := mustRun(t, db, "", "status", "task_cr_epic").stdout
+	env := map[string]string{"GITHUB_STEP_SUMMARY": summary, "NO_COLOR": "1"}
+	table := mustRunEnv(t, env, db, "", "status", "task_cr_epic").stdout
 	for _, want := range []string{"task_cr_04    open    0/11  create_worktree  -   0           0         -             task_cr_01", "3 tasks: 0 done · 0 in review · 0 running · 0 blocked · 3 not started"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)
@@ -479,31 +498,32 @@ func TestStatusFormats(t *testing.T) {
 	if strings.Contains(table, "\033[") {
 		t.Error("colour codes with NO_COLOR set and no terminal")
 	}
-	md := mustRun(t, db, "", "status", "--epic", "task_cr_epic", "--format", "markdown").stdout
+	md := mustRunEnv(t, env, db, "", "status", "--epic", "task_cr_epic", "--format", "markdown").stdout
 	if !strings.Contains(md, "| `task_cr_04` PR #4: Adapters | open | 0/11 | — | 0 | 0 | task_cr_01 |") {
 		t.Errorf("markdown:\n%s", md)
 	}
 	if b, err := os.ReadFile(summary); err != nil || string(b) != md {
 		t.Errorf("$GITHUB_STEP_SUMMARY holds %q (%v)", b, err)
 	}
-	mermaid := mustRun(t, db, "", "status", "task_cr_epic", "--format", "mermaid").stdout
+	mermaid := mustRunEnv(t, env, db, "", "status", "task_cr_epic", "--format", "mermaid").stdout
 	if !strings.Contains(mermaid, "task_cr_01 --> task_cr_04") || !strings.Contains(mermaid, "task_cr_01 --> task_cr_05") {
 		t.Errorf("mermaid:\n%s", mermaid)
 	}
-	dot := mustRun(t, db, "", "status", "task_cr_epic", "--format", "dot").stdout
+	dot := mustRunEnv(t, env, db, "", "status", "task_cr_epic", "--format", "dot").stdout
 	if !strings.Contains(dot, `"task_cr_01" -> "task_cr_05";`) {
 		t.Errorf("dot:\n%s", dot)
 	}
-	var env struct{ Data []StatusRow }
-	if err := json.Unmarshal([]byte(mustRun(t, db, "", "status", "task_cr_epic", "--json").stdout), &env); err != nil || len(env.Data) != 4 {
+	var envelope struct{ Data []StatusRow }
+	if err := json.Unmarshal([]byte(mustRunEnv(t, env, db, "", "status", "task_cr_epic", "--json").stdout), &envelope); err != nil || len(envelope.Data) != 4 {
 		t.Fatalf("json: %v", err)
 	}
-	if r := runWo(t, db, "", "status", "task_cr_epic", "--format", "pdf"); r.code != ExitInvalid {
+	if r := runWoEnv(t, env, db, "", "status", "task_cr_epic", "--format", "pdf"); r.code != ExitInvalid {
 		t.Errorf("bad format: exit %d", r.code)
 	}
 }
 
 func TestTasksJSONRoundTripThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	db1, db2 := newDB(t), filepath.Join(t.TempDir(), "two.db")
 	mustRun(t, db1, "", "import", fixture)
 	out := mustRun(t, db1, "", "export", "--format", "tasks-json", "--epic", "task_cr_epic").stdout
@@ -524,6 +544,7 @@ func TestTasksJSONRoundTripThroughTheCLI(t *testing.T) {
 }
 
 func TestCreateFromSeed000FlagsAndPrompt(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	dir := t.TempDir()
 	var fileFlags []string
@@ -581,6 +602,7 @@ func TestCreateFromSeed000FlagsAndPrompt(t *testing.T) {
 }
 
 func TestCreateWithSourceEventIsIdempotent(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	a := mustRun(t, db, "", "create", "--description", "Triage the failing nightly build", "--source-event-id", "evt-42", "--json").stdout
 	b := mustRun(t, db, "", "create", "--description", "Triage the failing nightly build", "--source-event-id", "evt-42", "--json").stdout

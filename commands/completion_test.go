@@ -33,6 +33,7 @@ func assertNamesEveryCommand(t *testing.T, shell, script string, entry func(name
 }
 
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	script := completionScript(t, "bash")
 	assertNamesEveryCommand(t, "bash", script, func(n string) string { return "        " + n + ") words=" })
 	if _, err := exec.LookPath("bash"); err != nil {
@@ -69,6 +70,7 @@ func TestCompletionBash(t *testing.T) {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestCompletionZsh(t *testing.T) {
+	t.Parallel()
 	script := completionScript(t, "zsh")
 	if !strings.HasPrefix(script, "#compdef wo\n") {
 		t.Errorf("wo completion zsh does not start with #compdef wo:\n%.80s", script)
@@ -82,6 +84,7 @@ func TestCompletionZsh(t *testing.T) {
 }
 
 func TestCompletionFish(t *testing.T) {
+	t.Parallel()
 	script := completionScript(t, "fish")
 	assertNamesEveryCommand(t, "fish", script, func(n string) string { return " -f -a " + n + " -d " })
 	for _, want := range []string{
@@ -96,6 +99,7 @@ func TestCompletionFish(t *testing.T) {
 }
 
 func TestCompletionNeedsAKnownShell(t *testing.T) {
+	t.Parallel()
 	for args, want := range map[string]string{
 		"":           "wo completion: name one shell: bash, zsh or fish\nRun 'wo completion --help' for usage.\n",
 		"powershell": "wo completion: no completion for \"powershell\": use bash, zsh or fish\nRun 'wo completion --help' for usage.\n",
@@ -111,9 +115,10 @@ func TestCompletionNeedsAKnownShell(t *testing.T) {
 // the values of flags that take one of a few, and nothing (so the shell
 // offers files) where wo knows nothing better.
 func TestCompletionOfKeysAndValuesComesFromWo(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
-	t.Setenv("WO_STORE", db)
+	env := map[string]string{"WO_STORE": db}
 	for _, c := range []struct {
 		words []string
 		want  string
@@ -131,7 +136,7 @@ func TestCompletionOfKeysAndValuesComesFromWo(t *testing.T) {
 		{[]string{"show", "--st"}, ""},                          // flags are the script's
 		{[]string{"--store", "/nowhere/wo.db", "show", ""}, ""}, // no store: nothing, and no error
 	} {
-		r := runWo(t, "", "", append([]string{"__complete"}, c.words...)...)
+		r := runWoEnv(t, env, "", "", append([]string{"__complete"}, c.words...)...)
 		if got := strings.Join(strings.Fields(r.stdout), " "); r.code != 0 || got != c.want || r.stderr != "" {
 			t.Errorf("wo %s<TAB>: exit %d %q (stderr %q), want %q", strings.Join(c.words, " "), r.code, got, r.stderr, c.want)
 		}

@@ -16,6 +16,7 @@ import (
 // Quoting follows wo validate's messages, which escape what the user
 // wrote ("Fix it"); the parameter's name stays the field.
 func TestCreateFromParamsFile(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	params := `{"description": "Fix the authentication bug in the login flow", "priority": "p0",
 	  "expected_deliverables": ["Fix it", "Regression test for the login flow in tests/test_login.py"],
@@ -47,6 +48,7 @@ func TestCreateFromParamsFile(t *testing.T) {
 // wo create and wo validate judge the same task with the same rules and
 // say the same thing about it.
 func TestCreateAndValidateGiveTheSameMessages(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	dir := t.TempDir()
 	params := map[string]any{"description": "Fix bug", "priority": "P9", "client_cwd": dir,
@@ -106,11 +108,12 @@ func (failingLogStore) AppendLog(context.Context, store.LogEntry) error {
 }
 
 func TestImportSaysWhenTheActivityLogWasNotWritten(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	var out, errb strings.Builder
 	f := NewFactory(strings.NewReader(string(mustJSON(t, standalone(t)))), &out, &errb)
 	f.OpenStore = func(ctx context.Context, cfg StoreConfig) (store.Store, error) {
-		s, err := OpenStore(ctx, cfg)
+		s, err := openStore(ctx, cfg, f.Getenv)
 		return failingLogStore{s}, err
 	}
 	if code := Run(context.Background(), f, []string{"wo", "import", "-", "--store", db}); code != ExitOK {
@@ -123,6 +126,7 @@ func TestImportSaysWhenTheActivityLogWasNotWritten(t *testing.T) {
 }
 
 func TestSplitWritesThroughTheSameValidatorAsImport(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")

@@ -6,6 +6,7 @@ import (
 )
 
 func TestDeleteRemovesATaskThatNeverRanAndKeepsItsLog(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	before := mustRun(t, db, "", "export").stdout
@@ -27,6 +28,7 @@ func TestDeleteRemovesATaskThatNeverRanAndKeepsItsLog(t *testing.T) {
 }
 
 func TestDeleteRefusesWhatOthersNeedOrARunMade(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	for key, want := range map[string]string{
@@ -51,6 +53,7 @@ func TestDeleteRefusesWhatOthersNeedOrARunMade(t *testing.T) {
 }
 
 func TestImportReplaceTakesThePlaceOfTasksThatNeverRan(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	repo := gitRepo(t)
 	first := localOrder(t, repo, "hello.go")

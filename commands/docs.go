@@ -69,7 +69,7 @@ func writeFlagTable(b *strings.Builder, flags []cli.Flag) {
 			names = append(names, "`"+spelled+"`")
 		}
 		var env []string
-		for _, e := range df.GetEnvVars() {
+		for _, e := range envVarsOf(fl) {
 			env = append(env, "`"+e+"`")
 		}
 		def := flagDefault(fl)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCLIDocsAreUpToDate(t *testing.T) {
+	t.Parallel()
 	const path = "../docs/cli.md"
 	onDisk, err := os.ReadFile(path)
 	if err != nil {
@@ -35,6 +36,7 @@ func TestCLIDocsAreUpToDate(t *testing.T) {
 }
 
 func TestCLIDocsDescribeEveryCommandAndFlag(t *testing.T) {
+	t.Parallel()
 	doc := CLIReference()
 	for _, name := range everyCommand {
 		if !strings.Contains(doc, "\n## wo "+name+"\n") {
@@ -57,6 +59,7 @@ func TestCLIDocsDescribeEveryCommandAndFlag(t *testing.T) {
 // The internal design documents are not the user's: no help text, reference
 // or completion names them.
 func TestUserFacingTextNeverMentionsTheDesignSeeds(t *testing.T) {
+	t.Parallel()
 	texts := map[string]string{"docs/cli.md": CLIReference(), "wo --help": runWo(t, "", "", "--help").stdout}
 	for _, shell := range []string{"bash", "zsh", "fish"} {
 		texts["wo completion "+shell] = runWo(t, "", "", "completion", shell).stdout
@@ -76,6 +79,7 @@ func TestUserFacingTextNeverMentionsTheDesignSeeds(t *testing.T) {
 }
 
 func TestTheFieldReferenceIsUpToDate(t *testing.T) {
+	t.Parallel()
 	const path = "../docs/work-order.md"
 	onDisk, err := os.ReadFile(path)
 	if err != nil {
@@ -93,6 +97,7 @@ func TestTheFieldReferenceIsUpToDate(t *testing.T) {
 // Every action the table names is one the engine runs, and every action
 // the engine runs is in the reference.
 func TestTheFieldReferenceNamesTheEnginesActions(t *testing.T) {
+	t.Parallel()
 	actions := procedure.ActionNames()
 	paths := map[string]bool{}
 	for _, f := range workorder.Fields {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestFormationEventsGoOnTheTimeline(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	mustRun(t, db, "", "event", "task_cr_01", "clarify", "--message", "Which branch is the base: main or code-review-base?")
@@ -40,6 +41,7 @@ func TestFormationEventsGoOnTheTimeline(t *testing.T) {
 }
 
 func TestNegativeTimesAndCountsAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	for _, args := range [][]string{
 		{"run", "task_x", "--agent-timeout", "-1s"},
@@ -54,6 +56,7 @@ func TestNegativeTimesAndCountsAreUsageErrors(t *testing.T) {
 }
 
 func TestShowDisplaysFormationApprovalAndRollback(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	doc := `[{"_key": "task_f", "title": "A formed task", "status": "open", "description": "Formed from a chat message",
 		"source_event_id": "chat-4711", "task_type": "stateful", "project_id": "hermes", "systems_affected": ["api", "db"],

@@ -26,6 +26,8 @@ type Factory struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Getenv is wo's only way to its environment (env.go): os.Getenv in
+	// the real process, a test's own map in a test.
 	Getenv func(string) string
 
 	// OpenStore opens the store the flags and environment name.
@@ -34,7 +36,9 @@ type Factory struct {
 
 // NewFactory returns the factory of a real process.
 func NewFactory(stdin io.Reader, stdout, stderr io.Writer) *Factory {
-	return &Factory{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, OpenStore: OpenStore}
+	f := &Factory{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
+	f.OpenStore = func(ctx context.Context, cfg StoreConfig) (store.Store, error) { return openStore(ctx, cfg, f.Getenv) }
+	return f
 }
 
 // StoreConfig is what the --store, --database and --collection flags and
@@ -97,9 +101,10 @@ func checkStoreURL(u string) error {
 		u, m[1]))
 }
 
-// OpenStore opens ArangoDB for an arangodb+… URL, else the SQLite file at
-// the path given (sqlite: prefix optional), else the default SQLite file.
-func OpenStore(ctx context.Context, cfg StoreConfig) (store.Store, error) {
+// openStore opens ArangoDB for an arangodb+… URL, else the SQLite file at
+// the path given (sqlite: prefix optional), else the default SQLite file
+// (XDG_STATE_HOME, HOME) of getenv, the factory's environment.
+func openStore(ctx context.Context, cfg StoreConfig, getenv func(string) string) (store.Store, error) {
 	if err := checkStoreURL(cfg.URL); err != nil {
 		return nil, err
 	}
@@ -112,7 +117,7 @@ func OpenStore(ctx context.Context, cfg StoreConfig) (store.Store, error) {
 	path := strings.TrimPrefix(strings.TrimPrefix(cfg.URL, "sqlite://"), "sqlite:")
 	if path == "" {
 		var err error
-		if path, err = store.DefaultPath(); err != nil {
+		if path, err = defaultStorePath(getenv); err != nil {
 			return nil, err
 		}
 	}

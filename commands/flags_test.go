@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,23 +27,12 @@ func parseOptions[T any](t *testing.T, build func(*Factory, func(context.Context
 	return parseOptionsEnv(t, nil, build, args...)
 }
 
-// flagEnv are the environment variables that flags fall back to: unset
-// while a test parses, unless it gives them to parseOptionsEnv.
-var flagEnv = []string{"WO_STORE", "WO_DATABASE", "WO_COLLECTION", "WO_STORE_TIMEOUT", "WO_AGENT", "GITHUB_API_URL",
-	"WO_REVIEW_WAIT", "WO_POLL_INTERVAL", "WO_AGENT_TIMEOUT", "WO_GIT_TIMEOUT", "WO_AGENT_ENV"}
-
-// parseOptionsEnv is parseOptions in the environment env: set in the
-// process, where flags read their fallbacks (WO_AGENT), and in the
-// Factory's Getenv, where commands read theirs (CI).
+// parseOptionsEnv is parseOptions in the environment env, given to the
+// Factory's Getenv: the process environment is not read.
 func parseOptionsEnv[T any](t *testing.T, env map[string]string, build func(*Factory, func(context.Context, *Factory, *T) (result, error)) *cli.Command, args ...string) (*T, string) {
 	t.Helper()
-	for _, k := range flagEnv {
-		t.Setenv(k, "") // restored after the test
-		os.Unsetenv(k)
-	}
 	getenv := map[string]string{"ARANGO_USER": "ci", "ARANGO_PASSWORD": "pw"}
 	for k, v := range env {
-		t.Setenv(k, v)
 		getenv[k] = v
 	}
 	var errb bytes.Buffer
@@ -56,10 +44,12 @@ func parseOptionsEnv[T any](t *testing.T, env map[string]string, build func(*Fac
 		return result{}, nil
 	})
 	guardUsage(cmd)
+	f.bindEnv(cmd)
+	afterSetup(cmd)
 	app := &cli.App{Name: "wo", Commands: []*cli.Command{cmd}, Writer: io.Discard, ErrWriter: &errb,
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError:   func(_ *cli.Context, err error, _ bool) error { return err }}
-	if err := app.RunContext(context.Background(), permuteArgs(app, append([]string{"wo", cmd.Name}, args...))); err != nil && errb.Len() == 0 {
+	if err := runApp(context.Background(), app, permuteArgs(app, append([]string{"wo", cmd.Name}, args...))); err != nil && errb.Len() == 0 {
 		errb.WriteString(err.Error())
 	}
 	return got, errb.String()
@@ -72,6 +62,7 @@ func sqlite(path string) StoreConfig {
 }
 
 func TestCreateFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, createCommand, "--description", "Implement JWT token authentication", "--priority", "P1",
 		"--title", "JWT", "--cwd", "/src", "--background-context", "Tokens expire.", "--expected-deliverable", "Handler",
 		"--expected-deliverable", "Tests", "--success-criterion", "All tests pass", "--constraint", "Do not touch legacy.py",
@@ -106,6 +97,7 @@ func TestCreateFlags(t *testing.T) {
 }
 
 func TestImportFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, importCommand, "tasks.json", "--format", "tasks-json", "--store", "/tmp/wo.db")
 	want := &importOptions{Store: sqlite("/tmp/wo.db"), File: "tasks.json", Format: "tasks-json"}
 	if !reflect.DeepEqual(got, want) {
@@ -123,6 +115,7 @@ func TestImportFlags(t *testing.T) {
 }
 
 func TestSplitFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, splitCommand, "--repo", "/src/big", "--base", "main", "--source", "feature", "--epic-key", "task_e",
 		"--key-prefix", "task_p", "--max-lines", "200", "--max-files", "9", "--by", "dir", "--plan", "plan.json", "--mode", "stacked",
 		"--github-repo", "acme/big", "--worktree-root", "/wt", "--source-event-id", "push-7", "--dry-run", "--emit-matrix",
@@ -156,6 +149,7 @@ func TestSplitFlags(t *testing.T) {
 }
 
 func TestExportFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, exportCommand, "--epic", "task_e", "--format", "tasks-json", "--store", "/tmp/wo.db")
 	want := &exportOptions{Store: sqlite("/tmp/wo.db"), Parent: "task_e", Format: "tasks-json"}
 	if !reflect.DeepEqual(got, want) {
@@ -173,6 +167,7 @@ func TestExportFlags(t *testing.T) {
 }
 
 func TestValidateFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, validateCommand, "task_cr_01", "--store", "/tmp/wo.db")
 	if want := (&validateOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
@@ -189,6 +184,7 @@ func TestValidateFlags(t *testing.T) {
 }
 
 func TestListFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, listCommand, "--status", "in_review", "--parent", "task_e", "--store", "arangodb+http://db:8529", "--database", "hades")
 	want := &listOptions{Store: StoreConfig{URL: "arangodb+http://db:8529", Database: "hades", Collection: "persephone_tasks", User: "ci", Password: "pw"},
 		Filter: store.Filter{Status: string(workorder.StatusInReview), ParentKey: "task_e"}}
@@ -204,6 +200,7 @@ func TestListFlags(t *testing.T) {
 }
 
 func TestRunFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, runCommand, "task_cr_01", "--from-step", "2", "--until-step", "5", "--repo", "/src/app",
 		"--agent", "fixer --fast", "--max-iterations", "3", "--github-api", "https://ghe/api/v3/", "--review-wait", "90s",
 		"--poll-interval", "5s", "--agent-timeout", "10m", "--git-timeout", "1m", "--dry-run", "--json", "--store", "/tmp/wo.db")
@@ -254,6 +251,7 @@ func TestRunFlags(t *testing.T) {
 }
 
 func TestRunEpicFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, runCommand, "--epic", "task_e", "--parallel", "4", "--wait", "--wait-timeout", "5m", "--repo", "/src/app")
 	want := &runOptions{Store: sqlite(""), Epic: "task_e", Parallel: 4, Wait: true, WaitTimeout: 5 * time.Minute,
 		Task:   procedure.RunOptions{RepoPath: "/src/app"},
@@ -281,6 +279,7 @@ func TestRunEpicFlags(t *testing.T) {
 }
 
 func TestResetFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, resetCommand, "task_cr_01", "--to-step", "3", "--store", "/tmp/wo.db")
 	if want := (&resetOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01", ToStep: 3}); !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
@@ -310,6 +309,7 @@ func decision(d gateDecision) func(*Factory, func(context.Context, *Factory, *de
 }
 
 func TestDecisionFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, decision(approveDecision), "task_cr_01", "--store", "/tmp/wo.db")
 	if want := (&decisionOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01", Decision: workorder.DecisionApproved}); !reflect.DeepEqual(got, want) {
 		t.Errorf("approve\n got %+v\nwant %+v (%s)", got, want, msg)
@@ -340,6 +340,7 @@ func TestDecisionFlags(t *testing.T) {
 }
 
 func TestSyncFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, syncCommand, "task_e", "--github-api", "https://ghe/api/v3/", "--store", "/tmp/wo.db")
 	if want := (&syncOptions{Store: sqlite("/tmp/wo.db"), Key: "task_e", GitHubAPI: "https://ghe/api/v3/"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
@@ -354,6 +355,7 @@ func TestSyncFlags(t *testing.T) {
 }
 
 func TestStatusFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, statusCommand, "--epic", "task_e", "--format", "markdown", "--watch", "--interval", "10s",
 		"--refresh", "--github-api", "https://ghe/api/v3/", "--store", "/tmp/wo.db")
 	want := &statusOptions{Store: sqlite("/tmp/wo.db"), Key: "task_e", Format: "markdown", Watch: true, Interval: 10 * time.Second,
@@ -388,6 +390,7 @@ func TestStatusFlags(t *testing.T) {
 }
 
 func TestShowAndLogFlags(t *testing.T) {
+	t.Parallel()
 	arango := StoreConfig{URL: "arangodb+http://db:8529", Database: "hades", Collection: "tasks", User: "ci", Password: "pw", Timeout: 5 * time.Second}
 	args := []string{"task_cr_01", "--store", "arangodb+http://db:8529", "--database", "hades", "--collection", "tasks", "--store-timeout", "5s", "--json"}
 	if got, msg := parseOptions(t, showCommand, args...); !reflect.DeepEqual(got, &showOptions{Store: arango, Key: "task_cr_01"}) {
@@ -415,6 +418,7 @@ func TestShowAndLogFlags(t *testing.T) {
 }
 
 func TestPromptFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, promptCommand, "task_cr_01", "--format", "markdown", "--store", "/tmp/wo.db")
 	if want := (&promptOptions{Store: sqlite("/tmp/wo.db"), Key: "task_cr_01", Format: "markdown"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
@@ -434,6 +438,7 @@ func TestPromptFlags(t *testing.T) {
 }
 
 func TestInitFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, initCommand, "--store", "arangodb+http://db:8529", "--database", "hades", "--collection", "tasks")
 	want := &initOptions{Store: StoreConfig{URL: "arangodb+http://db:8529", Database: "hades", Collection: "tasks", User: "ci", Password: "pw"}}
 	if !reflect.DeepEqual(got, want) {
@@ -445,6 +450,7 @@ func TestInitFlags(t *testing.T) {
 }
 
 func TestRunReviewerAndThreadFlags(t *testing.T) {
+	t.Parallel()
 	o, _ := parseOptions(t, runCommand, "task_a", "--reviewer", "coderabbitai[bot]", "--reviewer", "ann", "--resolve-threads", "--review-wait", "0")
 	if strings.Join(o.Engine.Reviewers, ",") != "coderabbitai[bot],ann" || !o.Engine.ResolveThreads || !o.Engine.NoReviewWait {
 		t.Errorf("engine options %+v", o.Engine)
@@ -463,6 +469,7 @@ func TestRunReviewerAndThreadFlags(t *testing.T) {
 }
 
 func TestUndoFlags(t *testing.T) {
+	t.Parallel()
 	got, msg := parseOptions(t, undoCommand, "task_cr_01", "--reason", "wrong split", "--comments", "--close", "--dry-run",
 		"--repo", "/src/repo", "--github-api", "https://ghe.example.com/api/v3/", "--git-timeout", "1m", "--store", "/tmp/wo.db")
 	want := &undoOptions{Store: sqlite("/tmp/wo.db"),

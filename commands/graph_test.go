@@ -41,6 +41,7 @@ func edgeLines(out, arrow string) []string {
 }
 
 func TestStatusGraphDrawsTheTransitiveReduction(t *testing.T) {
+	t.Parallel()
 	db := diamondStore(t)
 	for _, tc := range []struct {
 		format, arrow string
@@ -65,6 +66,7 @@ func TestStatusGraphDrawsTheTransitiveReduction(t *testing.T) {
 }
 
 func TestStatusGraphMarksBlockedAndWaitingTasks(t *testing.T) {
+	t.Parallel()
 	db := diamondStore(t)
 	mermaid := mustRun(t, db, "", "status", "task_cr_epic", "--format", "mermaid").stdout
 	for _, want := range []string{
@@ -101,6 +103,7 @@ func TestStatusGraphMarksBlockedAndWaitingTasks(t *testing.T) {
 // the same reachability as every edge, and no drawn edge implied by the
 // others; --all-edges draws them all.
 func TestGraphEdgesAreTheTransitiveReduction(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewSource(18))
 	for round := 0; round < 200; round++ {
 		n := 2 + r.Intn(9)

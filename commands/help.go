@@ -55,7 +55,7 @@ func flagLine(fl cli.Flag) string {
 	if d := flagDefault(fl); d != "" {
 		text += " (default: " + d + ")"
 	}
-	if env := df.GetEnvVars(); len(env) > 0 {
+	if env := envVarsOf(fl); len(env) > 0 {
 		text += " [$" + strings.Join(env, ", $") + "]"
 	}
 	return strings.Join(names, ", ") + "\t" + text

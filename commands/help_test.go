@@ -13,6 +13,7 @@ var flagLinePattern = regexp.MustCompile(`(?m)^   (--?[a-z][-a-z]*.*)$`)
 // Each flag's default is said once in help, and a zero that says nothing
 // (0, 0s, false) is not said at all.
 func TestHelpSaysEachDefaultOnce(t *testing.T) {
+	t.Parallel()
 	for _, name := range everyCommand {
 		r := runWo(t, "", "", name, "--help")
 		if r.code != 0 {
@@ -47,6 +48,7 @@ func TestHelpSaysEachDefaultOnce(t *testing.T) {
 // The store flags every command shares come once, after the command's
 // own, under their own heading.
 func TestHelpListsInheritedFlagsOnceAfterTheCommandsOwn(t *testing.T) {
+	t.Parallel()
 	help := runWo(t, "", "", "show", "--help").stdout
 	own, inherited, found := strings.Cut(help, "INHERITED OPTIONS")
 	if !found || strings.Count(help, "--store URL") != 1 || !strings.Contains(inherited, "--store URL") || strings.Contains(own, "--store URL") {
@@ -58,6 +60,7 @@ func TestHelpListsInheritedFlagsOnceAfterTheCommandsOwn(t *testing.T) {
 }
 
 func TestHelpAndVersionAreVerbsToo(t *testing.T) {
+	t.Parallel()
 	if verb, flag := runWo(t, "", "", "help", "run"), runWo(t, "", "", "run", "--help"); verb.code != 0 || verb.stdout != flag.stdout {
 		t.Errorf("wo help run (exit %d) differs from wo run --help:\n%s", verb.code, verb.stdout)
 	}
@@ -71,6 +74,7 @@ func TestHelpAndVersionAreVerbsToo(t *testing.T) {
 }
 
 func TestMistypedCommandsAndFlagsNameTheOneMeant(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -93,6 +97,8 @@ func TestMistypedCommandsAndFlagsNameTheOneMeant(t *testing.T) {
 	}
 }
 
+// Serial: a refused URL would have been a file in the working directory,
+// which the test changes.
 func TestAStoreURLOfAnUnknownSchemeIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)

@@ -43,6 +43,7 @@ func logStore(t *testing.T) string {
 }
 
 func TestLogIsOneLinePerEntry(t *testing.T) {
+	t.Parallel()
 	db := logStore(t)
 	got := mustRun(t, db, "", "log", "task_cr_01").stdout
 	lines := strings.Split(got, "\n")
@@ -70,6 +71,7 @@ func TestLogIsOneLinePerEntry(t *testing.T) {
 }
 
 func TestLogVerboseShowsEveryDetail(t *testing.T) {
+	t.Parallel()
 	db := logStore(t)
 	got := mustRun(t, db, "", "log", "task_cr_01", "--verbose").stdout
 	// The runner column is as wide as the import's runner (host:pid), so
@@ -87,6 +89,7 @@ func TestLogVerboseShowsEveryDetail(t *testing.T) {
 }
 
 func TestLogJSONKeepsEveryDetail(t *testing.T) {
+	t.Parallel()
 	db := logStore(t)
 	var env struct {
 		Success bool

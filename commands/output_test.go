@@ -6,6 +6,7 @@ import (
 )
 
 func TestJQFiltersTheEnvelope(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	if r := mustRun(t, db, "", "show", "task_cr_01", "--json", "--jq", ".data.task.status"); r.stdout != "open\n" {
@@ -26,6 +27,7 @@ func TestJQFiltersTheEnvelope(t *testing.T) {
 }
 
 func TestABadJQExpressionStopsTheCommandBeforeItRuns(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	r := runWo(t, db, "", "import", fixture, "--jq", ".[")
 	if r.code != ExitInvalid || !strings.Contains(r.stderr, `--jq ".[":`) {
@@ -37,6 +39,7 @@ func TestABadJQExpressionStopsTheCommandBeforeItRuns(t *testing.T) {
 }
 
 func TestConflictingOutputFlagsAreRefused(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	for _, args := range [][]string{

@@ -24,6 +24,7 @@ func reviewedState() map[string]any {
 }
 
 func TestShowAndStatusShowTheReviewOutcome(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	updateState(t, db, "task_cr_01", reviewedState())

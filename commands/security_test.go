@@ -68,6 +68,7 @@ func hostileStore(t *testing.T) string {
 }
 
 func TestUntrustedTextIsEscapedOnTerminals(t *testing.T) {
+	t.Parallel()
 	db := hostileStore(t)
 	for _, args := range [][]string{
 		{"list"},
@@ -100,6 +101,7 @@ func TestUntrustedTextIsEscapedOnTerminals(t *testing.T) {
 }
 
 func TestJSONOutputKeepsUntrustedTextExact(t *testing.T) {
+	t.Parallel()
 	db := hostileStore(t)
 	r := mustRun(t, db, "", "list", "--json")
 	var env struct{ Data []TaskRow }
@@ -116,6 +118,7 @@ func TestJSONOutputKeepsUntrustedTextExact(t *testing.T) {
 }
 
 func TestErrorMessagesAreEscaped(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "init")
 	r := runWo(t, db, "", "show", "task_\x1b]52;c;eA==\x07")
@@ -138,6 +141,7 @@ func graphStore(t *testing.T, title string) string {
 }
 
 func TestMermaidTitleCannotAddAClickLine(t *testing.T) {
+	t.Parallel()
 	db := graphStore(t, "PR 1\"]\n  click task_cr_01 \"javascript:alert(1)\"\n  x[\"<img src=x onerror=alert(1)>")
 	r := mustRun(t, db, "", "status", "task_cr_epic", "--format", "mermaid")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
@@ -154,6 +158,7 @@ func TestMermaidTitleCannotAddAClickLine(t *testing.T) {
 }
 
 func TestMarkdownTitleStaysInItsCell(t *testing.T) {
+	t.Parallel()
 	db := graphStore(t, "a | b\n| injected | row |\n<script>x</script> [link](javascript:alert(1))")
 	r := mustRun(t, db, "", "status", "task_cr_epic", "--format", "markdown")
 	var rows []string
@@ -175,6 +180,7 @@ func TestMarkdownTitleStaysInItsCell(t *testing.T) {
 }
 
 func TestDotLabelsAreEscaped(t *testing.T) {
+	t.Parallel()
 	db := graphStore(t, `x", URL="javascript:alert(1)", label="pwned`+"\\l\n")
 	r := mustRun(t, db, "", "status", "task_cr_epic", "--format", "dot")
 	for _, l := range strings.Split(r.stdout, "\n") {
@@ -190,6 +196,7 @@ func TestDotLabelsAreEscaped(t *testing.T) {
 }
 
 func TestImportStopsReadingAtTheSizeLimit(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	started := time.Now()
 	r := runWo(t, db, "", "import", "/dev/zero")
@@ -218,6 +225,7 @@ func TestImportStopsReadingAtTheSizeLimit(t *testing.T) {
 }
 
 func TestImportRefusesAmbiguousOrHostileJSON(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, input, want string }{
 		{"duplicate key", `[{"_key": "task_a", "status": "open", "status": "closed"}]`, `duplicate key "status" in [0]`},
 		{"invalid UTF-8", "[{\"_key\": \"task_a\", \"title\": \"\xff\"}]", "invalid UTF-8 at byte offset 30"},
@@ -225,6 +233,7 @@ func TestImportRefusesAmbiguousOrHostileJSON(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			db := newDB(t)
 			r := runWo(t, db, tc.input, "import", "-")
 			if r.code != ExitInvalid || !strings.Contains(r.stderr, tc.want) {
@@ -238,6 +247,7 @@ func TestImportRefusesAmbiguousOrHostileJSON(t *testing.T) {
 }
 
 func TestHugeRejectedKeyIsNotEchoed(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	doc := `[{"_key": "` + strings.Repeat("k", 10<<20) + `", "title": "t"}]`
 	for _, asJSON := range []bool{false, true} {
@@ -253,6 +263,7 @@ func TestHugeRejectedKeyIsNotEchoed(t *testing.T) {
 }
 
 func TestReadOnlyCommandsNeverCreateAStore(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "nowhere")
 	db := filepath.Join(dir, "wo.db")
 	for _, args := range [][]string{{"list"}, {"show", "task_a"}, {"status", "task_a"}, {"export"},
@@ -268,6 +279,7 @@ func TestReadOnlyCommandsNeverCreateAStore(t *testing.T) {
 }
 
 func TestReadOnlyCommandsLeaveAForeignSQLiteFileAlone(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "app.db")
 	db, err := sql.Open("sqlite", path)
 	if err != nil {
@@ -319,6 +331,7 @@ func unwritableDir(t *testing.T) string {
 }
 
 func TestPermissionErrorsSayWhatAndExit1(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(unwritableDir(t), "wo.db")
 	data, _ := os.ReadFile(fixture)
 	r := runWo(t, db, string(data), "import", "-")
@@ -335,6 +348,7 @@ func TestPermissionErrorsSayWhatAndExit1(t *testing.T) {
 // TestReadOnlyStoreFile needs a user that file modes apply to; as root it
 // skips (run the test binary as another user to check it).
 func TestReadOnlyStoreFile(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("running as root, which file modes do not stop")
 	}
@@ -356,6 +370,7 @@ func TestReadOnlyStoreFile(t *testing.T) {
 }
 
 func TestFromStepOutOfRangeIsAUsageError(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	for _, args := range [][]string{
@@ -375,6 +390,7 @@ func TestFromStepOutOfRangeIsAUsageError(t *testing.T) {
 }
 
 func TestMissingArangoDatabaseIsAUsageError(t *testing.T) {
+	t.Parallel()
 	r := runWo(t, "", "", "show", "task_a", "--store", "arangodb+http://127.0.0.1:1", "--database", "")
 	if r.code != ExitInvalid || !strings.Contains(r.stderr, "pass --database or set WO_DATABASE") {
 		t.Errorf("no database: exit %d: %s", r.code, r.stderr)

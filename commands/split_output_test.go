@@ -16,6 +16,7 @@ import (
 // A repository's paths become PR titles, reasons and exclusions: a path
 // that carries terminal escapes must reach the terminal inert.
 func TestSplitOutputEscapesWhatTheRepositoryNamed(t *testing.T) {
+	t.Parallel()
 	const evil = "pkg/\x1b]52;c;cm0gLXJmIH4=\x07x\x1b[2J"
 	plan := &split.Plan{
 		Change:   &split.Change{Files: []split.File{{Path: evil + "/a.go", Reason: "package " + evil}}},
@@ -44,6 +45,7 @@ func TestSplitOutputEscapesWhatTheRepositoryNamed(t *testing.T) {
 // The help said "--split-large … (default: on in stacked mode) (default:
 // false)": it says its default once (on, in either mode).
 func TestSplitHelpStatesTheSplitLargeDefaultOnce(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	f := NewFactory(strings.NewReader(""), &out, &errb)
 	if code := Run(context.Background(), f, []string{"wo", "split", "--help"}); code != 0 {
@@ -64,6 +66,7 @@ func TestSplitHelpStatesTheSplitLargeDefaultOnce(t *testing.T) {
 // where: the package's test data, a generator no build compiles, and an
 // external test package that comes after what it imports.
 func TestSplitExplainSaysWhyEachFileWentWhere(t *testing.T) {
+	t.Parallel()
 	repo := t.TempDir()
 	splitGit(t, repo, "init", "-q", "-b", "main")
 	splitGit(t, repo, "commit", "-q", "--allow-empty", "-m", "base")

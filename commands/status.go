@@ -10,10 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/intake"
@@ -67,7 +65,7 @@ few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).`,
 			&cli.BoolFlag{Name: "watch", Usage: "redraw every few seconds"},
 			&cli.DurationFlag{Name: "interval", Value: 3 * time.Second, Usage: "with --watch: how often"},
 			&cli.BoolFlag{Name: "refresh", Usage: "first read the pull requests on GitHub, as wo sync does"},
-			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL`"},
+			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := statusOptionsFrom(c, f)
@@ -405,6 +403,10 @@ func intOf(v any) int {
 	return int(n)
 }
 
+// renderStatus and renderString draw the rows in one --format; each
+// format has its own file: status_table.go, status_markdown.go,
+// status_mermaid.go and status_dot.go (the last two draw the dependency
+// graph of status_graph.go).
 func renderStatus(f *Factory, format string, allEdges bool, rows []StatusRow) {
 	io.WriteString(f.Stdout, renderString(f, format, allEdges, rows))
 }
@@ -421,141 +423,12 @@ func renderString(f *Factory, format string, allEdges bool, rows []StatusRow) st
 	return tableStatus(rows, useColour(f))
 }
 
-// useColour is true on a terminal unless NO_COLOR is set.
-func useColour(f *Factory) bool {
-	if f.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	file, ok := f.Stdout.(*os.File)
-	return ok && isatty.IsTerminal(file.Fd())
-}
-
-var statusColour = map[workorder.Status]string{workorder.StatusClosed: "32", workorder.StatusInReview: "36",
-	workorder.StatusInProgress: "33", workorder.StatusBlocked: "31", workorder.StatusOpen: "37"}
-
-func tableStatus(rows []StatusRow, colour bool) string {
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	line := termtext.Line
-	header := "STATUS"
-	if colour {
-		// tabwriter counts the escape codes as width: give the header the
-		// same invisible bytes as the coloured cells so the columns line up.
-		header = fmt.Sprintf("\033[39m%-11s\033[0m", "STATUS")
-	}
-	held := false
-	for _, r := range rows {
-		held = held || r.HeldBy != ""
-	}
-	runner := func(r StatusRow) string {
-		if !held {
-			return ""
-		}
-		return line(orDash(r.HeldBy)) + "\t"
-	}
-	runnerHeader := ""
-	if held {
-		runnerHeader = "RUNNER\t"
-	}
-	fmt.Fprintf(tw, "KEY\t%s\tSTEP\tNEXT\t%sPR\tFIX ROUNDS\tCOMMENTS\tOPEN THREADS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE\n", header, runnerHeader)
-	for _, r := range rows {
-		status := line(string(r.Status))
-		if colour {
-			status = fmt.Sprintf("\033[%sm%-11s\033[0m", statusColour[r.Status], status)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", line(r.Key), status, stepText(r), line(orDash(nextText(r))),
-			runner(r), prText(r), r.ReviewIterations, r.OpenComments, threadsCell(r.Review), line(orDash(strings.Join(r.WaitingFor, ","))), age(r.UpdatedAt), line(estimateText(r)), line(r.Title))
-	}
-	tw.Flush() // into a strings.Builder, which cannot fail
-	if len(rows) == 1 {
-		writeReviewOutcome(&printer{w: &b}, rows[0].Review)
-	}
-	if len(rows) > 1 {
-		b.WriteString(progressLine(rows[1:]) + "\n")
-		if line := paceLine(rows[1:]); line != "" {
-			b.WriteString(line + "\n")
-		}
-		for _, r := range rows[1:] {
-			if r.Stack != "" && r.Stack != "merged" {
-				b.WriteString(termtext.Line(fmt.Sprintf("stack: %s %s", r.Key, r.Stack)) + "\n")
-			}
-		}
-		if rows[0].ReviewEstimate != "" {
-			b.WriteString("review estimate: " + termtext.Line(rows[0].ReviewEstimate) + "\n")
-		}
-	}
-	return b.String()
-}
-
-// number reads a JSON number as the store gives it (json.Number) or as Go
-// built it; anything else is 0.
-func number(v any) float64 {
-	switch n := v.(type) {
-	case float64:
-		return n
-	case int:
-		return float64(n)
-	case json.Number:
-		f, _ := n.Float64()
-		return f
-	}
-	return 0
-}
-
-// paceLine says when an epic's reviewer is rate limited: its run opens no
-// more pull requests until then.
-func paceLine(children []StatusRow) string {
-	until, by := "", ""
-	for _, r := range children {
-		if r.LimitedUntil > until {
-			until, by = r.LimitedUntil, r.Key
-		}
-	}
-	if until == "" {
-		return ""
-	}
-	opened := 0
-	for _, r := range children {
-		if r.PRNumber == 0 && r.Status != workorder.StatusClosed {
-			opened++
-		}
-	}
-	return termtext.Line(fmt.Sprintf("reviewer rate limited until %s (%s): wo run --epic opens none of the %d pull request(s) left until then", until, by, opened))
-}
-
-func estimateText(r StatusRow) string {
-	switch {
-	case r.Estimate == nil:
-		return "-"
-	case !r.Estimate.Known:
-		return "no estimate yet"
-	default:
-		return fmt.Sprintf("~%s (%s)", r.Estimate.Remaining.Round(time.Second), r.Estimate.Basis)
-	}
-}
-
+// stepText is the STEP cell of the table and of Markdown: done/all.
 func stepText(r StatusRow) string {
 	if r.Steps == 0 {
 		return "-"
 	}
 	return fmt.Sprintf("%d/%d", r.Step, r.Steps)
-}
-
-func nextText(r StatusRow) string {
-	if r.Steps > 0 && r.Step == r.Steps {
-		return "done"
-	}
-	if r.Phase == workorder.PhaseInterrupted {
-		return r.NextAction + " (interrupted)"
-	}
-	return r.NextAction
-}
-
-func prText(r StatusRow) string {
-	if r.PRNumber == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("#%d", r.PRNumber)
 }
 
 // progressLine counts the children: done, in review, running, blocked,
@@ -575,209 +448,22 @@ func progressLine(children []StatusRow) string {
 		n[workorder.StatusBlocked], n[workorder.StatusOpen])
 }
 
-func markdownStatus(rows []StatusRow) string {
-	var b strings.Builder
-	if len(rows) > 0 {
-		fmt.Fprintf(&b, "### %s — %s\n\n", mdEscape(rows[0].Key), mdEscape(rows[0].Title))
+// number reads a JSON number as the store gives it (json.Number) or as Go
+// built it; anything else is 0.
+func number(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case int:
+		return float64(n)
+	case json.Number:
+		f, _ := n.Float64()
+		return f
 	}
-	b.WriteString("| Task | Status | Step | PR | Fix rounds | Open comments | Waits for |\n|---|---|---|---|---|---|---|\n")
-	for _, r := range rows {
-		pr := "—"
-		if safeLink(r.PRURL) {
-			pr = fmt.Sprintf("[#%d](%s)", r.PRNumber, r.PRURL)
-		} else if r.PRNumber > 0 {
-			pr = fmt.Sprintf("#%d", r.PRNumber)
-		}
-		fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %d | %d | %s |\n", mdCode(r.Key), mdEscape(r.Title), mdEscape(string(r.Status)), stepText(r), pr,
-			r.ReviewIterations, r.OpenComments, mdEscape(orDash(strings.Join(r.WaitingFor, ", "))))
-	}
-	if len(rows) > 1 {
-		fmt.Fprintf(&b, "\n%s\n", progressLine(rows[1:]))
-	}
-	return b.String()
+	return 0
 }
 
-// mdEscape makes untrusted text one inert Markdown table cell.
-func mdEscape(s string) string { return termtext.MarkdownCell(s) }
-
-// mdCode is a key as inline code, or escaped text when it holds a backtick.
-func mdCode(s string) string {
-	if s == "" || strings.ContainsAny(s, "`\r\n|") {
-		return mdEscape(s)
-	}
-	return "`" + termtext.Line(s) + "`"
-}
-
-// safeLink is a URL that may become a Markdown link.
-func safeLink(u string) bool { return termtext.MarkdownLinkable(u) }
-
-// graphRows are the children when there are any, else the task itself.
-func graphRows(rows []StatusRow) []StatusRow {
-	if len(rows) > 1 {
-		return rows[1:]
-	}
-	return rows
-}
-
-// graphEdge is a dependency: From must be done before To.
-type graphEdge struct{ From, To string }
-
-// graphEdges are the dependencies among rows, in row and blocker order:
-// every one with all, else the transitive reduction, without an edge that
-// a longer path from the same blocker already implies.
-func graphEdges(rows []StatusRow, all bool) []graphEdge {
-	blockers := map[string][]string{}
-	for _, r := range rows {
-		blockers[r.Key] = r.BlockedBy
-	}
-	// ancestors[k]: every task k depends on, directly or not.
-	ancestors := map[string]map[string]bool{}
-	var visit func(k string, onPath map[string]bool) map[string]bool
-	visit = func(k string, onPath map[string]bool) map[string]bool {
-		if a, ok := ancestors[k]; ok {
-			return a
-		}
-		a := map[string]bool{}
-		if onPath[k] {
-			return a // a cycle (refused on import): stop here
-		}
-		onPath[k] = true
-		for _, b := range blockers[k] {
-			a[b] = true
-			for x := range visit(b, onPath) {
-				a[x] = true
-			}
-		}
-		delete(onPath, k)
-		ancestors[k] = a
-		return a
-	}
-	var edges []graphEdge
-	for _, r := range rows {
-		for _, d := range r.BlockedBy {
-			implied := false
-			for _, other := range r.BlockedBy {
-				if other != d && visit(other, map[string]bool{})[d] {
-					implied = true
-					break
-				}
-			}
-			if all || !implied {
-				edges = append(edges, graphEdge{From: d, To: r.Key})
-			}
-		}
-	}
-	return edges
-}
-
-// graphMark says whether a task is being run, waits for a blocker, or is
-// blocked ("" for none of these).
-func graphMark(r StatusRow) string {
-	switch {
-	case r.HeldBy != "":
-		return "running"
-	case r.Status == workorder.StatusBlocked:
-		return "blocked"
-	case len(r.WaitingFor) > 0:
-		return "waiting"
-	}
-	return ""
-}
-
-func graphLabelStatus(r StatusRow) string {
-	if m := graphMark(r); m != "" && m != string(r.Status) {
-		return string(r.Status) + ", " + m
-	}
-	return string(r.Status)
-}
-
-var mermaidMarks = map[string]string{"running": "stroke:#06c,stroke-width:3px", "waiting": "stroke-dasharray:4 3",
-	"blocked": "stroke:#c00,stroke-width:2px"}
-
-func mermaidStatus(rows []StatusRow, allEdges bool) string {
-	var b strings.Builder
-	b.WriteString("graph TD\n")
-	nodes := graphRows(rows)
-	for _, r := range nodes {
-		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]:::%s\n", mermaidID(r.Key), mermaidText(r.Title), mermaidText(graphLabelStatus(r)), mermaidID(string(r.Status)))
-	}
-	for _, e := range graphEdges(nodes, allEdges) {
-		fmt.Fprintf(&b, "  %s --> %s\n", mermaidID(e.From), mermaidID(e.To))
-	}
-	used := map[string]bool{}
-	for _, r := range nodes {
-		if m := graphMark(r); m != "" {
-			fmt.Fprintf(&b, "  class %s mark_%s\n", mermaidID(r.Key), m)
-			used[m] = true
-		}
-	}
-	b.WriteString("  classDef closed fill:#cfc\n  classDef in_review fill:#cef\n  classDef in_progress fill:#ffc\n  classDef blocked fill:#fcc\n  classDef open fill:#eee\n")
-	for _, m := range []string{"running", "waiting", "blocked"} {
-		if used[m] {
-			fmt.Fprintf(&b, "  classDef mark_%s %s\n", m, mermaidMarks[m])
-		}
-	}
-	return b.String()
-}
-
-// mermaidID is a key as a Mermaid node id: kept when it is plain letters,
-// digits and _-, else a stable id made from its bytes, so that no key can
-// end the statement or start another one.
-func mermaidID(s string) string {
-	plain := s != ""
-	for _, r := range s {
-		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return s
-	}
-	return fmt.Sprintf("id_%x", s)
-}
-
-// mermaidText is untrusted text inside a quoted Mermaid label: one line,
-// with the characters Mermaid and its HTML labels read as entity codes.
-func mermaidText(s string) string {
-	s = termtext.Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
-	return strings.NewReplacer("#", "#35;", `"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;",
-		"`", "#96;", "[", "#91;", "]", "#93;", "{", "#123;", "}", "#125;", "|", "#124;", ";", "#59;").Replace(s)
-}
-
-// dotString is untrusted text as a quoted Graphviz string: quotes and
-// backslashes escaped (a backslash would start \l, \N and friends), one
-// line.
-func dotString(s string) string { return `"` + dotInner(s) + `"` }
-
-func dotInner(s string) string {
-	s = termtext.Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
-}
-
-func dotStatus(rows []StatusRow, allEdges bool) string {
-	colours := map[workorder.Status]string{workorder.StatusClosed: "palegreen", workorder.StatusInReview: "lightblue",
-		workorder.StatusInProgress: "lightyellow", workorder.StatusBlocked: "pink", workorder.StatusOpen: "white"}
-	marks := map[string]string{"running": `, style="filled,bold", penwidth=3, color=blue`,
-		"waiting": `, style="filled,dashed"`, "blocked": `, penwidth=2, color=red`}
-	var b strings.Builder
-	b.WriteString("digraph epic {\n  rankdir=LR;\n  node [shape=box, style=filled];\n")
-	nodes := graphRows(rows)
-	for _, r := range nodes {
-		fill := colours[r.Status]
-		if fill == "" {
-			fill = "white"
-		}
-		label := dotInner(r.Key) + `\n` + dotInner(r.Title) + `\n` + dotInner(graphLabelStatus(r))
-		fmt.Fprintf(&b, "  %s [label=\"%s\", fillcolor=%s%s];\n", dotString(r.Key), label, fill, marks[graphMark(r)])
-	}
-	for _, e := range graphEdges(nodes, allEdges) {
-		fmt.Fprintf(&b, "  %s -> %s;\n", dotString(e.From), dotString(e.To))
-	}
-	b.WriteString("}\n")
-	return b.String()
-}
-
+// appendFile adds the Markdown to $GITHUB_STEP_SUMMARY.
 func appendFile(path, text string) error {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -788,23 +474,4 @@ func appendFile(path, text string) error {
 		return err
 	}
 	return f.Close()
-}
-
-// age says how long ago an RFC 3339 time was, roughly.
-func age(ts string) string {
-	t, err := time.Parse(time.RFC3339Nano, ts)
-	if err != nil {
-		return "-"
-	}
-	d := time.Since(t)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds ago", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	default:
-		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
-	}
 }

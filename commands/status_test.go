@@ -11,6 +11,7 @@ import (
 )
 
 func TestStatusSaysWhatEachTaskWaitsForAndWhoRunsIt(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	// task_cr_01: its PR known only by URL, and a runner on it now.
@@ -39,8 +40,7 @@ func TestStatusSaysWhatEachTaskWaitsForAndWhoRunsIt(t *testing.T) {
 	if got := strings.Join(rows["task_cr_05"].WaitingFor, "; "); !strings.Contains(got, "skipped: blocker task_cr_01 is waiting") {
 		t.Errorf("task_cr_05 waits for %q, want the skip and its reason", got)
 	}
-	t.Setenv("NO_COLOR", "1")
-	table := mustRun(t, db, "", "status", "task_cr_epic").stdout
+	table := mustRunEnv(t, map[string]string{"NO_COLOR": "1"}, db, "", "status", "task_cr_epic").stdout
 	for _, want := range []string{"RUNNER", "ci@runner-7:4242", "#42"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table lacks %q:\n%s", want, table)
@@ -49,6 +49,7 @@ func TestStatusSaysWhatEachTaskWaitsForAndWhoRunsIt(t *testing.T) {
 }
 
 func TestStatusDrawsDependenciesWrittenAsBlocks(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, db, "", "import", fixture)
 	// The fixture's task_cr_01 says it blocks task_cr_04 and task_cr_05;
@@ -84,6 +85,7 @@ func TestStatusDrawsDependenciesWrittenAsBlocks(t *testing.T) {
 // headers say so in every format: a reviewed PR with no fix to make is 0
 // fix rounds, which "REVIEWS 0" misreported.
 func TestStatusColumnsSayWhatTheyCount(t *testing.T) {
+	t.Parallel()
 	rows := []StatusRow{{Key: "task_cr_01", Title: "t", Status: "in_review", PRNumber: 3, ReviewIterations: 2, OpenComments: 5}}
 	table := tableStatus(rows, false)
 	if !strings.Contains(table, "FIX ROUNDS") || !strings.Contains(table, "COMMENTS") || strings.Contains(table, "REVIEWS") {

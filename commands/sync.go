@@ -54,7 +54,7 @@ for a review of the new head. A conflict (a person's commit that the new
 parent also changes) blocks that PR and those above, naming the files;
 rebase it yourself, push, and run wo sync EPIC --continue.`,
 		Flags: append(storeFlags(),
-			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL`"},
+			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL`"},
 			&cli.BoolFlag{Name: "onto-base", Usage: "rebuild the bottom of a stack onto a base that moved by an unrelated push"},
 			&cli.BoolFlag{Name: "continue", Usage: "go on with a restack after a person rebased the branch it stopped at"},
 		),

@@ -54,6 +54,7 @@ func exportTasksJSONOf(t *testing.T, db string, data []byte) []byte {
 }
 
 func TestTasksJSONExampleComesBackUnchanged(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(tasksExample)
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +78,7 @@ func TestTasksJSONExampleComesBackUnchanged(t *testing.T) {
 }
 
 func TestTasksJSONSchemaViolationsExit2AndStoreNothing(t *testing.T) {
+	t.Parallel()
 	var m map[string]any
 	data, _ := os.ReadFile(tasksExample)
 	json.Unmarshal(data, &m)
@@ -210,10 +212,12 @@ func generatedTasksFile(r *rand.Rand, n int) []byte {
 }
 
 func TestGeneratedTasksJSONFilesComeBackUnchanged(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(4, 2))
 	for n := 0; n < 25; n++ {
 		data := generatedTasksFile(r, n)
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
 			db := newDB(t)
 			res := runWo(t, db, string(data), "import", "--format", "tasks-json", "-")
 			if res.code != 0 {

@@ -94,8 +94,8 @@ order's rollback hints, and changes nothing.`,
 			&cli.BoolFlag{Name: "comments", Usage: "also delete the comments wo posted on the pull request"},
 			&cli.BoolFlag{Name: "close", Usage: "end with status closed instead of open"},
 			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH`", DefaultText: "context.repo_path"},
-			&cli.StringFlag{Name: "github-api", EnvVars: []string{"GITHUB_API_URL"}, Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
-			&cli.DurationFlag{Name: "git-timeout", EnvVars: []string{"WO_GIT_TIMEOUT"}, Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git network operation that takes longer than this `DURATION`"},
+			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
+			&cli.DurationFlag{Name: "git-timeout", Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git network operation that takes longer than this `DURATION`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := undoOptionsFrom(c, f)

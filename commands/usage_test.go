@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -18,13 +17,6 @@ import (
 // command would open, without opening anything.
 func storeConfigOf(t *testing.T, env map[string]string, args ...string) (StoreConfig, woRun) {
 	t.Helper()
-	for _, k := range flagEnv {
-		t.Setenv(k, "") // restored after the test
-		os.Unsetenv(k)
-	}
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
 	var out, errb bytes.Buffer
 	f := NewFactory(strings.NewReader(""), &out, &errb)
 	f.Getenv = func(k string) string { return env[k] }
@@ -38,6 +30,7 @@ func storeConfigOf(t *testing.T, env map[string]string, args ...string) (StoreCo
 }
 
 func TestStoreFlagsBeforeTheVerb(t *testing.T) {
+	t.Parallel()
 	arango := StoreConfig{URL: "arangodb+http://db:8529", Database: "hades", Collection: "tasks_b", Timeout: 7 * time.Second, ReadOnly: true}
 	for _, tc := range []struct {
 		name string
@@ -58,6 +51,7 @@ func TestStoreFlagsBeforeTheVerb(t *testing.T) {
 			StoreConfig{URL: "/tmp/env.db", Collection: "persephone_tasks", ReadOnly: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got, r := storeConfigOf(t, tc.env, tc.args...)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("wo %s: store config\n got %+v\nwant %+v\nstderr: %s", strings.Join(tc.args, " "), got, tc.want, r.stderr)
@@ -70,6 +64,7 @@ func TestStoreFlagsBeforeTheVerb(t *testing.T) {
 }
 
 func TestJSONBeforeTheVerb(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	mustRun(t, "", "", "--store", db, "import", fixture)
 	r := mustRun(t, "", "", "--json", "--store", db, "list", "--parent", "task_cr_epic")
@@ -86,6 +81,7 @@ func TestJSONBeforeTheVerb(t *testing.T) {
 }
 
 func TestUsageErrorsAreOneLineAndExit2(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args    []string
 		command string
@@ -103,6 +99,7 @@ func TestUsageErrorsAreOneLineAndExit2(t *testing.T) {
 	} {
 		name := strings.Join(tc.args, " ")
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			db := newDB(t)
 			r := runWo(t, db, "", tc.args...)
 			prog := strings.TrimSpace("wo " + tc.command)
@@ -136,6 +133,7 @@ func TestUsageErrorsAreOneLineAndExit2(t *testing.T) {
 }
 
 func TestPermuteArgs(t *testing.T) {
+	t.Parallel()
 	app := NewApp(NewFactory(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}))
 	for _, tc := range []struct{ in, want string }{
 		{"wo --store X list", "wo list --store X"},

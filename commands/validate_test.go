@@ -71,6 +71,7 @@ func writeDoc(t *testing.T, doc map[string]any) string {
 // What wo run refuses before it changes anything, wo validate refuses
 // too, with the same reason, by step number; and the dry run fails.
 func TestValidateRefusesWhatRunWouldRefuse(t *testing.T) {
+	t.Parallel()
 	repo := gitRepo(t)
 	for _, c := range []struct {
 		name string
@@ -109,6 +110,7 @@ func TestValidateRefusesWhatRunWouldRefuse(t *testing.T) {
 }
 
 func TestValidatePassesWhatRunStarts(t *testing.T) {
+	t.Parallel()
 	repo := gitRepo(t)
 	db := newDB(t)
 	file := writeDoc(t, localOrder(t, repo, "hello.go"))
@@ -127,6 +129,7 @@ func TestValidatePassesWhatRunStarts(t *testing.T) {
 // A document without a _key is named by its file, place and title, not
 // by the key an import would give it (new at every try).
 func TestAProblemInADocumentWithoutAKeyNamesItsFileAndTitle(t *testing.T) {
+	t.Parallel()
 	db := newDB(t)
 	doc := localOrder(t, "/nowhere", "hello.go")
 	delete(doc, "_key")
@@ -145,6 +148,7 @@ func TestAProblemInADocumentWithoutAKeyNamesItsFileAndTitle(t *testing.T) {
 // changes nothing; with --dry-run it says what it would forget and
 // changes nothing; then it does what it said.
 func TestResetSaysWhatItForgetsAndNeedsATarget(t *testing.T) {
+	t.Parallel()
 	repo := gitRepo(t)
 	db := newDB(t)
 	mustRun(t, db, "", "import", writeDoc(t, localOrder(t, repo, "hello.go")))

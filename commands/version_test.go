@@ -7,6 +7,7 @@ import (
 )
 
 func TestDescribeVersion(t *testing.T) {
+	t.Parallel()
 	vcs := []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "24f0fd59f64f8f3be4ae3c8862da0184b79a004a"},
 		{Key: "vcs.time", Value: "2026-11-23T16:24:13Z"}, {Key: "vcs.modified", Value: "false"}}
 	dirty := append(vcs[:3:3], debug.BuildSetting{Key: "vcs.modified", Value: "true"})
@@ -31,6 +32,7 @@ func TestDescribeVersion(t *testing.T) {
 }
 
 func TestVersionFlagAndEnvelopeAgree(t *testing.T) {
+	t.Parallel()
 	info, ok := debug.ReadBuildInfo()
 	want := describeVersion(Version, info, ok)
 	for _, flag := range []string{"--version", "-v"} {

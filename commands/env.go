@@ -1,0 +1,108 @@
+package commands
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// wo reads its environment only through Factory.Getenv: the real process
+// passes os.Getenv, a test its own map, so no test sees a developer's
+// WO_STORE and the command tests run in parallel. urfave/cli's EnvVars
+// would read the process environment behind the factory's back, so no flag
+// sets them (TestNoFlagReadsTheProcessEnvironment): flagEnv says which
+// variable a flag falls back to, the help and docs/cli.md print it from
+// there, and bindEnv applies it.
+
+// flagEnv is the environment variable each flag falls back to when the
+// command line does not give it: the names of the configuration table in
+// the design, the same for a flag in every command that has it.
+var flagEnv = map[string]string{
+	"store":         "WO_STORE",
+	"database":      "WO_DATABASE",
+	"collection":    "WO_COLLECTION",
+	"store-timeout": "WO_STORE_TIMEOUT",
+	"github-api":    "GITHUB_API_URL",
+	"agent":         "WO_AGENT",
+	"agent-env":     "WO_AGENT_ENV",
+	"agent-timeout": "WO_AGENT_TIMEOUT",
+	"review-wait":   "WO_REVIEW_WAIT",
+	"poll-interval": "WO_POLL_INTERVAL",
+	"git-timeout":   "WO_GIT_TIMEOUT",
+}
+
+// envVarsOf is the environment variable a flag falls back to, for help and
+// docs: none, or one.
+func envVarsOf(fl cli.Flag) []string {
+	if env, ok := flagEnv[fl.Names()[0]]; ok {
+		return []string{env}
+	}
+	return nil
+}
+
+// bindEnv makes cmd (and its subcommands) fill each flag the command line
+// left out from its environment variable, read through the factory, before
+// anything reads the flags. An empty variable counts as unset.
+func (f *Factory) bindEnv(cmd *cli.Command) {
+	for _, sub := range cmd.Subcommands {
+		f.bindEnv(sub)
+	}
+	if cmd.Action == nil {
+		return
+	}
+	action := cmd.Action
+	cmd.Action = func(c *cli.Context) error {
+		if err := f.applyEnv(c, cmd); err != nil {
+			return err
+		}
+		return action(c)
+	}
+}
+
+func (f *Factory) applyEnv(c *cli.Context, cmd *cli.Command) error {
+	for _, fl := range cmd.Flags {
+		name := fl.Names()[0]
+		env, ok := flagEnv[name]
+		if !ok || c.IsSet(name) {
+			continue
+		}
+		value := f.Getenv(env)
+		if value == "" {
+			continue
+		}
+		var err error
+		if _, isDuration := fl.(*cli.DurationFlag); isDuration {
+			if _, err = time.ParseDuration(value); err != nil {
+				err = fmt.Errorf("%w; give a duration such as 90s or 5m, or unset it", err)
+			}
+		}
+		if err == nil {
+			err = c.Set(name, value)
+		}
+		if err != nil {
+			return &usageError{command: cmd.Name, msg: fmt.Sprintf("environment variable %s (for --%s): %v", env, name, err)}
+		}
+	}
+	return nil
+}
+
+// defaultStorePath is the SQLite file wo uses when no store is named:
+// $XDG_STATE_HOME/wo/wo.db, else ~/.local/state/wo/wo.db (as
+// store.DefaultPath, but from the factory's environment).
+func defaultStorePath(getenv func(string) string) (string, error) {
+	if dir := getenv("XDG_STATE_HOME"); dir != "" {
+		return filepath.Join(dir, "wo", "wo.db"), nil
+	}
+	home := "HOME"
+	if runtime.GOOS == "windows" {
+		home = "USERPROFILE"
+	}
+	if dir := getenv(home); dir != "" {
+		return filepath.Join(dir, ".local", "state", "wo", "wo.db"), nil
+	}
+	return "", errors.New("finding the default store: neither XDG_STATE_HOME nor " + home + " is set (set WO_STORE or XDG_STATE_HOME)")
+}
