@@ -156,3 +156,46 @@ func TestTheFactsInTheLogKeepNoSecret(t *testing.T) {
 		t.Fatal("no step_completed entry of create_worktree in the log")
 	}
 }
+
+// A task run partly by a wo that logged notes only, then by this one:
+// the first steps' entries have no facts, the later ones have. Undo reads
+// both and takes back everything, as with a log of either kind alone.
+func TestUndoOfATaskRunPartlyByAnOlderWo(t *testing.T) {
+	undoAllThrough(t, func(d map[string]any) {
+		if a := d["action"]; a == "create_worktree" || a == "create_branch" || a == "commit" {
+			delete(d, factsKey)
+		}
+	})
+}
+
+// A rerun after wo reset finds the worktree and the branch its earlier
+// run made (create_worktree logs the branch as found, at a commit wo
+// made): read through facts or through the notes alone, undo still takes
+// back everything.
+func TestUndoAfterAResetAndARerun(t *testing.T) {
+	for _, notesOnly := range []bool{false, true} {
+		h := undoHarness(t)
+		e := h.engine()
+		if _, err := e.Reset(h.ctx, fixKey, 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Run(h.ctx, RunOptions{Key: fixKey, UntilStep: 6}); err != nil {
+			t.Fatal(err)
+		}
+		if notesOnly {
+			e.Store = relogged{Store: e.Store, change: func(d map[string]any) { delete(d, factsKey) }}
+		}
+		res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, step := range []string{"pull_request", "remote_branch", "worktree", "local_branch"} {
+			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoDone) {
+				t.Errorf("notes only %v: %s: %q, want it undone", notesOnly, step, got)
+			}
+		}
+		if hasBranch(t, h.Remote, fixBranch) || hasBranch(t, h.Repo, fixBranch) {
+			t.Errorf("notes only %v: a branch wo made is still there", notesOnly)
+		}
+	}
+}
