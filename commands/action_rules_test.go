@@ -32,6 +32,8 @@ func badLoop(t *testing.T, change func(doc, loop map[string]any)) string {
 // string (nothing else checks _rev) let wo import store a work order that
 // no run can run; a block_reason that is no string hid the loop's problem
 // from the list of every problem. Before, the validator reported both.
+// Suggested fix: Actions.Advice decodes each step (and the context) on its
+// own instead of workorder.Parse of the whole document.
 func TestImportRefusesALoopWithoutConditionWhateverElseTheDocumentHolds(t *testing.T) {
 	t.Parallel()
 	db := newDB(t)
@@ -56,6 +58,8 @@ func TestImportRefusesALoopWithoutConditionWhateverElseTheDocumentHolds(t *testi
 // where an empty condition and a loop_to of 0 (or null) read as missing:
 // they add "required" to the error the validator already gives for the
 // same field.
+// Suggested fix: workorder.Validate drops an Advice problem at a path that
+// already carries an error.
 func TestEachProblemOfTheLoopIsListedOnce(t *testing.T) {
 	t.Parallel()
 	db := newDB(t)

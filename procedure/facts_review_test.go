@@ -76,6 +76,8 @@ func TestUndoKeepsARemoteBranchAFactWithoutACommitWouldClaim(t *testing.T) {
 // agent made: its note never named the branch, so the branch was proven
 // this task's only by create_branch or push; its facts now do by
 // themselves (Provenance.Branch, which foreignBranch asks).
+// Suggested fix: leave Branch out of the loop's FactPushed (or, if meant,
+// say so here and in undo_legacy.go).
 func TestALoopPassProvesWhatItsNoteProved(t *testing.T) {
 	h := loopReady(t, stepOpts{Agent: "printf 'package foundation\\n\\n// N is exported.\\nconst N = 0\\n' > foundation/new.go\n"})
 	out, err := h.run("conditional_loop")
@@ -99,6 +101,8 @@ func TestALoopPassProvesWhatItsNoteProved(t *testing.T) {
 // same name that someone else pushed, which this task never pushed to, is
 // reported as left and the undo as incomplete, where before the undo was
 // complete and did not mention it.
+// Suggested fix: gate undoRemoteBranch on a step that makes FactPushed
+// having completed (state.completed_steps), not on the procedure having one.
 func TestUndoOfATaskThatNeverPushedIgnoresTheRemote(t *testing.T) {
 	h := newStepContext(t, stepOpts{Procedure: []any{
 		map[string]any{"step": 1, "action": "create_worktree"},
@@ -129,6 +133,8 @@ func TestUndoOfATaskThatNeverPushedIgnoresTheRemote(t *testing.T) {
 // redact.Secrets.Value), but Value walks only loosely typed data: the
 // typed facts go to the log as they are. A secret that reaches a note is
 // masked there, and must be masked in the facts beside it too.
+// Suggested fix: log the facts JSON-shaped ([]any of maps) so that Value
+// masks them; a masked path then proves nothing, the safe side.
 func TestTheFactsInTheLogKeepNoSecret(t *testing.T) {
 	const secret = "s3cr3tvalue42"
 	h := newStepContext(t, stepOpts{Inputs: map[string]any{"worktree_name": "pr-" + secret}})
