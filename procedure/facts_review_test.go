@@ -102,7 +102,9 @@ func TestALoopPassProvesWhatItsNoteProved(t *testing.T) {
 // reported as left and the undo as incomplete, where before the undo was
 // complete and did not mention it.
 // Suggested fix: gate undoRemoteBranch on a step that makes FactPushed
-// having completed (state.completed_steps), not on the procedure having one.
+// having started (its step_started entry in the task's log: a push that
+// stopped before its write-back still counts), not on the procedure
+// having one.
 func TestUndoOfATaskThatNeverPushedIgnoresTheRemote(t *testing.T) {
 	h := newStepContext(t, stepOpts{Procedure: []any{
 		map[string]any{"step": 1, "action": "create_worktree"},
