@@ -65,8 +65,13 @@ func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
 	return p
 }
 
-// add takes one fact into the provenance.
+// add takes one fact into the provenance. A fact about a commit that
+// names none (at least the 12 hex digits the notes gave) proves nothing:
+// an empty sha would be the prefix of every commit.
 func (p *Provenance) add(f Fact) {
+	if f.Kind != FactWorktree && f.Kind != FactPullRequest && (len(f.SHA) < 12 || strings.Trim(f.SHA, "0123456789abcdef") != "") {
+		return
+	}
 	switch f.Kind {
 	case FactBranch:
 		p.Branches[f.Branch] = short(f.SHA)
