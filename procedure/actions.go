@@ -33,6 +33,10 @@ type ActionSpec struct {
 	// workorder.Fields): the reference says who reads a field, and
 	// validation warns of a step field the step's action does not read.
 	Reads []string
+	// PushesBranch marks the step that publishes the work branch (not only
+	// a fix onto it): wo undo looks at the remote branch of a task whose
+	// procedure has one, or whose runs started any step that pushes.
+	PushesBranch bool
 	// AwaitsReview marks the step a restacked task goes back to, to wait
 	// for a review of its new head.
 	AwaitsReview bool
@@ -62,7 +66,7 @@ var defaultActions = Actions{
 		Mutates: true, Makes: []FactKind{FactCommit},
 		Reads: []string{"context.repo_path", "inputs.pr_title", "procedure[].message"}},
 	{Name: "push", Does: "push the branch to the remote", New: newPush,
-		Mutates: true, Makes: []FactKind{FactPushed},
+		Mutates: true, Makes: []FactKind{FactPushed}, PushesBranch: true,
 		Reads: []string{"context.repo_path", "context.remote", "inputs.branch_name"}},
 	{Name: "create_pr", Does: "find the open pull request for head→base, else create it", New: newCreatePR,
 		Mutates: true, Makes: []FactKind{FactPullRequest},

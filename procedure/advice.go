@@ -1,6 +1,7 @@
 package procedure
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 // but that will likely not do what its author meant (warnings). wo
 // validate, wo import and every run apply them.
 type Adviser interface {
-	Advise(task *workorder.Task, path string, step workorder.Step) []workorder.Problem
+	Advise(doc workorder.Document, path string, step workorder.Step) []workorder.Problem
 }
 
 // Advice is what this build's actions say about a document's steps (see
@@ -24,18 +25,21 @@ func Advice(doc workorder.Document) []workorder.Problem { return defaultActions.
 // Advice is what the table's actions say about a document's steps that the
 // document's shape does not: each step's action advises on its own step.
 func (t Actions) Advice(doc workorder.Document) []workorder.Problem {
-	task, err := workorder.Parse(doc)
-	if err != nil || task.WorkOrder == nil {
-		return nil
-	}
+	// Each step is read on its own, so that a field elsewhere that the
+	// typed view cannot read (a _rev that is no string) hides no rule.
+	steps, _ := workorder.Get(doc, "work_order.procedure").([]any)
 	var out []workorder.Problem
-	for i, s := range task.WorkOrder.Procedure {
+	for i, raw := range steps {
+		var s workorder.Step
+		if b, err := json.Marshal(raw); err != nil || json.Unmarshal(b, &s) != nil {
+			continue // the validator reports a step it cannot read
+		}
 		a, ok := t.Lookup(s.Action)
 		if !ok || a.New == nil {
 			continue
 		}
 		if adviser, ok := a.New().(Adviser); ok {
-			out = append(out, adviser.Advise(task, fmt.Sprintf("work_order.procedure[%d]", i), s)...)
+			out = append(out, adviser.Advise(doc, fmt.Sprintf("work_order.procedure[%d]", i), s)...)
 		}
 	}
 	return out
@@ -43,9 +47,9 @@ func (t Actions) Advice(doc workorder.Document) []workorder.Problem {
 
 // Advise warns when duration_minutes is shorter than a named reviewer
 // usually takes: the step keeps its own words, but gets a warning.
-func (WaitForReview) Advise(task *workorder.Task, path string, s workorder.Step) []workorder.Problem {
+func (WaitForReview) Advise(doc workorder.Document, path string, s workorder.Step) []workorder.Problem {
 	var slowest reviewer.Profile
-	for _, name := range reviewerNames(task.WorkOrder.Context["reviewers"]) {
+	for _, name := range reviewerNames(workorder.Get(doc, "work_order.context.reviewers")) {
 		if p := reviewer.For(name); slowest == nil || p.Latency() > slowest.Latency() {
 			slowest = p
 		}

@@ -71,7 +71,7 @@ func (Commit) Plan(sc *StepContext) string {
 
 // Advise warns when the commit message would silently come from elsewhere
 // because the command that seems to give it cannot be read.
-func (Commit) Advise(_ *workorder.Task, path string, s workorder.Step) []workorder.Problem {
+func (Commit) Advise(_ workorder.Document, path string, s workorder.Step) []workorder.Problem {
 	return unreadable(path, s, s.Message, commandMessage,
 		"no -m '…' could be read from the command, so the commit message will be inputs.pr_title or the task title; set the step's \"message\" to choose it")
 }

@@ -25,7 +25,7 @@ func newConditionalLoop() Action { return ConditionalLoop{} }
 
 // Advise requires what the loop cannot run without: its condition and the
 // step it goes back to.
-func (ConditionalLoop) Advise(_ *workorder.Task, path string, s workorder.Step) []workorder.Problem {
+func (ConditionalLoop) Advise(_ workorder.Document, path string, s workorder.Step) []workorder.Problem {
 	var out []workorder.Problem
 	if s.Condition == "" {
 		out = append(out, workorder.Problem{Path: path + ".condition", Severity: workorder.SeverityError,
@@ -126,7 +126,7 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	// A pass of the loop is complete once its fix is pushed: a commit it
 	// made is one it pushed.
 	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo),
-		[]Fact{{Kind: FactCommit, SHA: to}, {Kind: FactPushed, Branch: sc.BranchName(), SHA: to}}
+		[]Fact{{Kind: FactCommit, SHA: to}, {Kind: FactPushed, SHA: to}} // the branch is create_branch's or push's to prove
 	if !made {
 		facts = nil
 		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo)

@@ -88,7 +88,7 @@ func (CreatePR) Check(ctx context.Context, sc *StepContext) error {
 
 // Advise warns when the title would silently come from elsewhere because
 // the command that seems to give it cannot be read.
-func (CreatePR) Advise(_ *workorder.Task, path string, s workorder.Step) []workorder.Problem {
+func (CreatePR) Advise(_ workorder.Document, path string, s workorder.Step) []workorder.Problem {
 	return unreadable(path, s, s.Title, commandTitle,
 		"no --title '…' could be read from the command, so the pull request title will be inputs.pr_title or the task title; set the step's \"title\" to choose it")
 }

@@ -723,7 +723,7 @@ func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, el
 	}
 	r.fault(step.Action + ":before_writeback")
 	completed := r.entry("step_completed", map[string]any{"step": step.Step, "action": step.Action,
-		"duration_ms": elapsed.Milliseconds(), "outcome": "ok", "note": out.Note, factsKey: append([]Fact{}, out.Facts...),
+		"duration_ms": elapsed.Milliseconds(), "outcome": "ok", "note": out.Note, factsKey: factsData(out.Facts),
 		"repo": workorder.String(r.doc, "work_order.context.repo_path")})
 	if err := r.saveLogged(ctx, top, completed); err != nil {
 		return 0, err

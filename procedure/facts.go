@@ -76,3 +76,16 @@ func factsOf(details map[string]any) (facts []Fact, ok bool, err error) {
 	}
 	return facts, true, nil
 }
+
+// factsData is the facts as JSON-shaped data (a list of objects), the
+// form the log keeps and redaction walks: a secret in a path is masked in
+// the facts as in the note beside them (a masked path then proves
+// nothing, which is the safe side).
+func factsData(facts []Fact) []any {
+	out := []any{}
+	b, err := json.Marshal(facts)
+	if err == nil {
+		_ = json.Unmarshal(b, &out)
+	}
+	return out
+}

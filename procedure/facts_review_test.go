@@ -207,3 +207,31 @@ func TestUndoAfterAResetAndARerun(t *testing.T) {
 		}
 	}
 }
+
+// The other side of the test above: when the review loop, the only step
+// that pushes, started and was killed after its push and before its
+// write-back, the remote branch is looked at, and taken back when it holds
+// a commit wo made.
+func TestUndoOfALoopKilledAfterItsPushLooksAtTheRemote(t *testing.T) {
+	h := newStepContext(t, stepOpts{Procedure: []any{
+		map[string]any{"step": 1, "action": "create_worktree"},
+		map[string]any{"step": 2, "action": "create_branch"},
+		map[string]any{"step": 3, "action": "checkout_files"},
+		map[string]any{"step": 4, "action": "commit"},
+		map[string]any{"step": 5, "action": "check_review"},
+		map[string]any{"step": 6, "action": "conditional_loop", "condition": "review_comments_exist", "loop_to": 5},
+	}})
+	h.completeUpTo("check_review") // the steps between need GitHub; the log is what counts
+	if err := h.store.AppendLog(h.ctx, store.LogEntry{Action: "step_started", TaskKey: fixKey,
+		Details: map[string]any{"step": 6, "action": "conditional_loop"}}); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, h.Worktree, "push", "-q", "origin", fixBranch) // the loop's push, never recorded
+	res := h.mustUndo(UndoOptions{Key: fixKey})
+	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoDone) {
+		t.Errorf("remote_branch: %q, want it taken back: it holds the commit wo made", got)
+	}
+	if hasBranch(t, h.Remote, fixBranch) {
+		t.Error("the branch the loop pushed is still on the remote")
+	}
+}

@@ -413,6 +413,25 @@ func (u *undo) mayHaveUnrecordedPR() bool {
 	return u.st.PRNumber == 0 && u.st.Branch != "" && u.procedureMakes(FactPullRequest)
 }
 
+// startedPushing reports whether this task's runs pushed, or started a
+// step that pushes (one killed after its push and before its write-back
+// logged no fact of it).
+func (u *undo) startedPushing(ctx context.Context) (bool, error) {
+	prov, err := u.provenance(ctx)
+	if err != nil {
+		return false, err
+	}
+	if len(prov.Pushed) > 0 {
+		return true, nil
+	}
+	for action := range prov.StartedActions {
+		if a, _ := u.actions().Lookup(action); a.makes(FactPushed) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // procedureMakes reports whether the task's procedure has a step that may
 // make things of the kind.
 func (u *undo) procedureMakes(kind FactKind) bool { return u.actions().Makes(u.procedure(), kind) }
@@ -643,8 +662,16 @@ func (u *undo) branch() string {
 func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
 	pushed := u.st.PushedSHA
 	recorded := plumbing.IsHash(pushed)
-	if !recorded && (u.st.Branch == "" || !u.procedureMakes(FactPushed)) {
+	if !recorded && u.st.Branch == "" {
 		return nil, nil // wo recorded neither a push nor a branch it would push
+	}
+	if !recorded && !slices.ContainsFunc(u.procedure(), func(s workorder.Step) bool { a, _ := u.actions().Lookup(s.Action); return a.PushesBranch }) {
+		// Only a step that pushes fixes (the review loop) could have
+		// pushed: look only if one started.
+		pushing, err := u.startedPushing(ctx)
+		if err != nil || !pushing {
+			return nil, err
+		}
 	}
 	remote := cmpOr(u.sc.Remote(), "origin")
 	branch := u.branch()
@@ -763,7 +790,7 @@ func (u *undo) provenance(ctx context.Context) (Provenance, error) {
 		if err != nil {
 			return Provenance{}, err
 		}
-		p := ProvenanceOf(u.key(), entries)
+		p := u.actions().provenanceOf(u.key(), entries)
 		u.prov = &p
 	}
 	return *u.prov, nil

@@ -134,6 +134,9 @@ func TestProvenanceReadsTheFactsOfTheTasksOwnSteps(t *testing.T) {
 		step(fixKey, "push", []any{map[string]any{"kind": "pushed", "branch": "review/02", "sha": c}}),
 		step(fixKey, "conditional_loop", []Fact{{Kind: FactCommit, SHA: d}, {Kind: FactPushed, Branch: "review/01", SHA: d}}),
 		step(fixKey, "create_pr", []any{map[string]any{"kind": "pull_request", "number": 3.0}}),
+		// A fact of a kind its action never makes proves nothing.
+		step(fixKey, "update_task", []Fact{{Kind: FactCommit, SHA: "ffffffffffff0000000000000000000000000000"}}),
+		step(fixKey, "check_review", []Fact{{Kind: FactPullRequest, Number: 9}}),
 		// Unreadable facts prove nothing, and the note is not read instead.
 		step(fixKey, "commit", "committed"),
 		// Not this task's, or not a finished step.

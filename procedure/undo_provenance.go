@@ -36,6 +36,10 @@ type Provenance struct {
 	// PRs are the numbers of the pull requests create_pr opened or took
 	// up.
 	PRs []int
+	// StartedActions are the actions whose steps this task's runs started
+	// (step_started), finished or not: a step killed after its side
+	// effect and before its write-back may have made something.
+	StartedActions map[string]bool
 }
 
 // ProvenanceOf reads the step_completed entries of a task's activity log,
@@ -44,8 +48,19 @@ type Provenance struct {
 // written before steps recorded facts is read by the legacy reader
 // (undo_legacy.go), so that a task run by an older wo keeps its undo.
 func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
-	p := Provenance{Branches: map[string]string{}, Adopted: map[string]string{}}
+	return defaultActions.provenanceOf(key, entries)
+}
+
+// provenanceOf reads the log with the table's actions: a fact counts only
+// when the action that logged it may make such things (ActionSpec.Makes).
+func (t Actions) provenanceOf(key string, entries []store.LogEntry) Provenance {
+	p := Provenance{Branches: map[string]string{}, Adopted: map[string]string{}, StartedActions: map[string]bool{}}
 	for _, e := range entries {
+		if e.Action == "step_started" && e.TaskKey == key {
+			if action, ok := e.Details["action"].(string); ok {
+				p.StartedActions[action] = true
+			}
+		}
 		if e.Action != "step_completed" || e.TaskKey != key {
 			continue
 		}
@@ -58,8 +73,12 @@ func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
 			// it cannot prove wo's, which is the safe side.
 			continue
 		}
+		action, _ := e.Details["action"].(string)
+		spec, _ := t.Lookup(action)
 		for _, f := range facts {
-			p.add(f)
+			if spec.makes(f.Kind) {
+				p.add(f)
+			}
 		}
 	}
 	return p

@@ -181,7 +181,20 @@ func Validate(doc Document, opts Options) Report {
 	}
 	v.fields()
 	if opts.Advice != nil {
-		v.problems = append(v.problems, opts.Advice(doc)...)
+		// An action's rule that a field is required says nothing new
+		// where the field already has an error (a condition of "", a
+		// loop_to of null): each problem is listed once.
+		erred := map[string]bool{}
+		for _, p := range v.problems {
+			if p.Severity == SeverityError {
+				erred[p.Path] = true
+			}
+		}
+		for _, p := range opts.Advice(doc) {
+			if p.Severity != SeverityError || !erred[p.Path] {
+				v.problems = append(v.problems, p)
+			}
+		}
 	}
 	return Report{Key: Key(doc), Problems: v.problems}
 }
