@@ -150,6 +150,7 @@ func (x *restackFixture) check(when string, merged map[int]bool, build bool) {
 		}
 		below = p.branch
 		tips = append(tips, p.branch)
+		x.checkStackTable(when, i, pr, merged)
 	}
 	if !build {
 		return
@@ -163,6 +164,46 @@ func (x *restackFixture) check(when string, merged map[int]bool, build bool) {
 		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s: the tip of %s does not build: %v\n%s", when, b, err, out)
+		}
+	}
+}
+
+// checkStackTable checks the stack table in an open PR's description, as
+// wo sync left it: a row per part in order, each naming its PR (the
+// reader's own as "this pull request") and its state, merged or open.
+func (x *restackFixture) checkStackTable(when string, at int, pr map[string]any, merged map[int]bool) {
+	t := x.t
+	t.Helper()
+	body, _ := pr["body"].(string)
+	begin, end := strings.Index(body, "<!-- wo:stack -->"), strings.Index(body, "<!-- /wo:stack -->")
+	if begin < 0 || end < begin {
+		t.Errorf("%s: part %d (#%d) has no stack table:\n%s", when, at+1, x.parts[at].pr, body)
+		return
+	}
+	rows := map[int]string{}
+	for _, line := range strings.Split(body[begin:end], "\n") {
+		for j := range x.parts {
+			part := fmt.Sprintf("%d of %d", j+1, len(x.parts))
+			if strings.HasPrefix(line, "|") && (strings.Contains(line, "| "+part+" |") || strings.Contains(line, "| **"+part+"** |")) {
+				rows[j] = line
+			}
+		}
+	}
+	for j, q := range x.parts {
+		row, ok := rows[j]
+		want := "open"
+		if merged[j+1] {
+			want = "merged"
+		}
+		switch {
+		case !ok:
+			t.Errorf("%s: the stack table of part %d has no row for part %d", when, at+1, j+1)
+		case !strings.HasSuffix(strings.TrimSpace(row), "| "+want+" |"):
+			t.Errorf("%s: the stack table of part %d says of part %d: %s; want it %s", when, at+1, j+1, row, want)
+		case j == at && !strings.Contains(row, "this pull request"):
+			t.Errorf("%s: part %d's own row does not say so: %s", when, at+1, row)
+		case j != at && !strings.Contains(row, fmt.Sprintf("#%d", q.pr)):
+			t.Errorf("%s: the stack table of part %d does not name #%d: %s", when, at+1, q.pr, row)
 		}
 	}
 }
