@@ -359,21 +359,23 @@ func writeEpicResult(w io.Writer, r *procedure.EpicResult) error {
 // engine builds the step engine from the engine options and environment.
 func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 	return &procedure.Engine{
-		Store:             s,
-		Getenv:            f.Getenv,
-		Agent:             o.Agent,
-		MaxLoopIterations: o.MaxIterations,
-		GitHubAPI:         o.GitHubAPI,
-		ReviewWait:        o.ReviewWait,
-		NoReviewWait:      o.NoReviewWait,
-		Reviewers:         o.Reviewers,
-		ResolveThreads:    o.ResolveThreads,
-		PollInterval:      o.PollInterval,
-		AgentTimeout:      o.AgentTimeout,
-		AgentEnv:          o.AgentEnv,
-		GitTimeout:        o.GitTimeout,
-		Secrets:           f.secrets(),
-		Fault:             faultHook,
+		Store:     s,
+		Getenv:    f.Getenv,
+		GitHubAPI: o.GitHubAPI,
+		Secrets:   f.secrets(),
+		Fault:     faultHook,
+		ActionSettings: procedure.ActionSettings{
+			Agent:             o.Agent,
+			AgentTimeout:      o.AgentTimeout,
+			AgentEnv:          o.AgentEnv,
+			GitTimeout:        o.GitTimeout,
+			ReviewWait:        o.ReviewWait,
+			NoReviewWait:      o.NoReviewWait,
+			PollInterval:      o.PollInterval,
+			Reviewers:         o.Reviewers,
+			ResolveThreads:    o.ResolveThreads,
+			MaxLoopIterations: o.MaxIterations,
+		},
 	}
 }
 

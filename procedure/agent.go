@@ -32,7 +32,7 @@ func (Agent) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if precomposed {
 		return deliver(ctx, sc, "", "pre-composed content, no agent run")
 	}
-	if sc.run.Agent == "" {
+	if sc.Settings().Agent == "" {
 		reason := fmt.Sprintf("step %d (agent) needs an agent command: pass --agent or set WO_AGENT, then run wo run %s", sc.Step.Step, sc.Key())
 		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsAgent)},
 			&WaitingError{Key: sc.Key(), Reason: reason}
@@ -51,9 +51,9 @@ func (Agent) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		}
 		defer os.RemoveAll(dir)
 	}
-	res, err := runAgent(ctx, sc, dir, AgentPrompt(sc.run.currentDoc(), sc.Step))
+	res, err := runAgent(ctx, sc, dir, AgentPrompt(sc.Doc(), sc.Step))
 	ex := ExtractDeliverable(res.Stdout)
-	sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
+	sc.Log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
 		"duration_ms": res.Duration.Milliseconds(), "work_log": trim(ex.Work, maxKept), "stderr": trim(res.Stderr, maxKept)})
 	if err != nil {
 		return Outcome{}, err
@@ -100,7 +100,7 @@ func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Ou
 			}
 			// A pull request is read by more people than the task: an
 			// agent that printed the token does not publish it there.
-			content := sc.run.secrets().String(content)
+			content := sc.Redact(content)
 			if t.Target == "pr_body" {
 				err = client.EditPRBody(ctx, n, content)
 			} else {

@@ -50,7 +50,7 @@ const agentGrace = 5 * time.Second
 // it runs, so that a rerun after wo itself was killed stops the left-over
 // agent first: never two agents on one worktree.
 func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRun, error) {
-	command, key, timeout := sc.run.Agent, sc.Key(), sc.run.AgentTimeout
+	command, key, timeout := sc.Settings().Agent, sc.Key(), sc.Settings().AgentTimeout
 	words, err := shellquote.Split(command)
 	if err != nil || len(words) == 0 {
 		return AgentRun{}, fmt.Errorf("agent command %q cannot be split into words: %v", command, err)
@@ -59,13 +59,13 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		return AgentRun{}, err
 	}
 	// The agent never gets the token, not even quoted in a review comment.
-	prompt = sc.run.secrets().String(prompt)
+	prompt = sc.Redact(prompt)
 	promptFile := filepath.Join(os.TempDir(), fmt.Sprintf("wo-prompt-%s-%d.md", key, time.Now().UnixNano()))
 	if err := os.WriteFile(promptFile, []byte(prompt), 0o600); err != nil {
 		return AgentRun{}, err
 	}
 	defer os.Remove(promptFile)
-	env, removeHome, err := agentEnvironment(sc.Getenv, sc.run.AgentEnv, map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": promptFile})
+	env, removeHome, err := agentEnvironment(sc.Getenv, sc.Settings().AgentEnv, map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": promptFile})
 	if err != nil {
 		return AgentRun{}, err
 	}
@@ -126,7 +126,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	}()
 
 	rec := &workorder.AgentProcess{PID: pid, Host: hostname(), StartTicks: startTicks(pid),
-		StartedAt: workorder.Timestamp(sc.run.Now()), Step: sc.Step.Step}
+		StartedAt: workorder.Timestamp(sc.Now()), Step: sc.Step.Step}
 	if err := sc.Checkpoint(ctx, func(s *workorder.State) { s.Agent = rec }); err != nil {
 		return AgentRun{}, fmt.Errorf("agent command %s was stopped: its pid could not be recorded in task %s: %w", words[0], key, err)
 	}
@@ -184,7 +184,7 @@ func stopLeftoverAgent(ctx context.Context, sc *StepContext) error {
 		return clearAgentRecord(ctx, sc)
 	}
 	if agentAlive(prev, sc.Key()) {
-		sc.run.log(ctx, "agent_stopped", map[string]any{"step": sc.Step.Step, "pid": prev.PID,
+		sc.Log(ctx, "agent_stopped", map[string]any{"step": sc.Step.Step, "pid": prev.PID,
 			"reason": "an earlier run's agent was still running"})
 		if !stopGroup(prev.PID) {
 			return fmt.Errorf("task %s: the agent of an earlier run (pid %d, process group %d) is still running and did not stop; end it (kill -KILL -- -%d), then run wo run %s",
@@ -207,7 +207,7 @@ func clearAgent(ctx context.Context, sc *StepContext, pid int) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := clearAgentRecord(cctx, sc); err != nil {
-		sc.run.log(cctx, "agent_record_kept", map[string]any{"step": sc.Step.Step, "pid": pid, "error": err.Error()})
+		sc.Log(cctx, "agent_record_kept", map[string]any{"step": sc.Step.Step, "pid": pid, "error": err.Error()})
 	}
 }
 

@@ -58,7 +58,7 @@ func agentEngine(t *testing.T, script string, delivery []any) (*Engine, store.St
 	}
 	path := filepath.Join(t.TempDir(), "agent.sh")
 	os.WriteFile(path, []byte("#!/bin/sh\n"+script), 0o755)
-	return &Engine{Store: s, Runner: "tester@host:1", Agent: path, Attempts: 1}, s
+	return &Engine{Store: s, Runner: "tester@host:1", ActionSettings: ActionSettings{Agent: path}, Attempts: 1}, s
 }
 
 func TestAgentStepDeliversOnlyTheDeliverable(t *testing.T) {

@@ -325,7 +325,7 @@ func countOutdated(sc *StepContext) bool {
 // resolveThreads is --resolve-threads or context.resolve_threads.
 func resolveThreads(sc *StepContext) bool {
 	b, _ := sc.Task().WorkOrder.Context["resolve_threads"].(bool)
-	return b || sc.run.ResolveThreads
+	return b || sc.Settings().ResolveThreads
 }
 
 // Plan names the PR.

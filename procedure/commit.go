@@ -35,7 +35,7 @@ func (Commit) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	res, err := w.Commit(msg, author, sc.run.Now())
+	res, err := w.Commit(msg, author, sc.Now())
 	if err != nil {
 		return Outcome{}, err
 	}

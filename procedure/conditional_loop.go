@@ -101,7 +101,7 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		if err := pushFix(ctx, sc, repo, st.PushedSHA, to); err != nil {
 			return Outcome{}, err
 		}
-		now := workorder.Timestamp(sc.run.Now())
+		now := workorder.Timestamp(sc.Now())
 		if err := sc.Checkpoint(ctx, func(s *workorder.State) {
 			s.PushedSHA, s.CommitSHA, s.PushedAt = to, to, now
 		}); err != nil {
@@ -175,7 +175,7 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		if err := stageFix(sc, repo, w); err != nil {
 			return "", false, Outcome{}, err
 		}
-		res, err := w.Commit(fmt.Sprintf("Apply review suggestions (iteration %d)", n), author, sc.run.Now())
+		res, err := w.Commit(fmt.Sprintf("Apply review suggestions (iteration %d)", n), author, sc.Now())
 		if err != nil {
 			return "", false, Outcome{}, err
 		}
@@ -198,13 +198,13 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	// top of what wo pushed (or of wo's suggestions) is wo's too; a
 	// person's is not.
 	agentFrom := plumbing.ZeroHash
-	if sc.run.Agent != "" {
+	if sc.Settings().Agent != "" {
 		if agentFrom, _, err = w.Head(); err != nil {
 			return "", false, Outcome{}, err
 		}
-		prompt := fixPrompt(sc.run.currentDoc(), sc.Step.FixAction, comments, threads, w.Path, sugg.left)
+		prompt := fixPrompt(sc.Doc(), sc.Step.FixAction, comments, threads, w.Path, sugg.left)
 		res, err := runAgent(ctx, sc, w.Path, prompt)
-		sc.run.log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
+		sc.Log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
 			"duration_ms": res.Duration.Milliseconds(), "stdout": res.Stdout, "stderr": res.Stderr})
 		if err != nil {
 			return "", false, Outcome{}, err
@@ -228,7 +228,7 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	if err != nil {
 		return "", false, Outcome{}, err
 	}
-	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.run.Now())
+	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.Now())
 	if err != nil {
 		return "", false, Outcome{}, err
 	}
@@ -236,7 +236,7 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
 		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
-	byAgent := sc.run.Agent != "" && ours[agentFrom.String()] && head != agentFrom && res.Hash == head
+	byAgent := sc.Settings().Agent != "" && ours[agentFrom.String()] && head != agentFrom && res.Hash == head
 	bySuggestions := suggested && !res.Created && head.String() != st.PushedSHA && ours[head.String()]
 	return res.Hash.String(), res.Created || byAgent || bySuggestions, Outcome{}, nil
 }
@@ -490,9 +490,9 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 		return Outcome{}, err
 	}
 	head := sc.State().PushedSHA
-	deadline := sc.run.Now().Add(reviewWaitFor(sc))
+	deadline := sc.Now().Add(reviewWaitFor(sc))
 	for {
-		s := reviewer.Signals{Head: head, Now: sc.run.Now()}
+		s := reviewer.Signals{Head: head, Now: sc.Now()}
 		if s.Comments, err = client.IssueComments(ctx, n); err != nil {
 			return Outcome{}, err
 		}
@@ -513,13 +513,13 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 		if len(busy) == 0 {
 			return Outcome{}, nil
 		}
-		if sc.run.Now().After(deadline) {
+		if sc.Now().After(deadline) {
 			reason := fmt.Sprintf("review in progress: %s is still reviewing %s, and a push now would abort that review; the fix is committed and wo pushes it on the next run: wo run %s",
 				strings.Join(busy, ", "), short(head), sc.Key())
 			return Outcome{Record: setPhase(workorder.PhaseWaitingForReview)}, &WaitingError{Key: sc.Key(), Reason: reason}
 		}
 		sc.Say(fmt.Sprintf("%s is still reviewing %s: waiting to push the fix", strings.Join(busy, ", "), short(head)))
-		if err := sleepCtx(ctx, min(sc.run.PollInterval, deadline.Sub(sc.run.Now())+time.Millisecond)); err != nil {
+		if err := sleepCtx(ctx, min(sc.Settings().PollInterval, deadline.Sub(sc.Now())+time.Millisecond)); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -528,8 +528,8 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 // Plan says what the loop would do now.
 func (ConditionalLoop) Plan(sc *StepContext) string {
 	who := "wait for a person to fix them"
-	if sc.run.Agent != "" {
-		who = "run the agent " + strings.Fields(sc.run.Agent)[0]
+	if sc.Settings().Agent != "" {
+		who = "run the agent " + strings.Fields(sc.Settings().Agent)[0]
 	}
 	return fmt.Sprintf("if %s: %s, commit, push and go back to step %d (at most %d times)", sc.Step.Condition, who, sc.Step.LoopTo, loopBound(sc))
 }
@@ -563,5 +563,5 @@ func loopBound(sc *StepContext) int {
 	if sc.Step.MaxIterations > 0 {
 		return sc.Step.MaxIterations
 	}
-	return sc.run.MaxLoopIterations
+	return sc.Settings().MaxLoopIterations
 }

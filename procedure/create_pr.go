@@ -128,7 +128,7 @@ func (sc *StepContext) stackBody(ctx context.Context, body string) (string, erro
 	if epic == "" {
 		return body, nil
 	}
-	stack, err := sc.run.LoadStack(ctx, epic)
+	stack, err := sc.LoadStack(ctx, epic)
 	if err != nil {
 		return "", fmt.Errorf("reading the stack of epic %s: %w", epic, err)
 	}
@@ -151,15 +151,15 @@ func (sc *StepContext) withStack(ctx context.Context, o Outcome, pr *github.PR) 
 	}
 	if st := sc.State(); st.PRNumber != pr.Number || st.PRURL == nil || *st.PRURL != pr.URL {
 		if err := sc.Checkpoint(ctx, o.Record); err != nil {
-			sc.run.warnings = append(sc.run.warnings, fmt.Sprintf("%s: the stack tables were not updated (recording #%d: %v); run wo sync %s", sc.Key(), pr.Number, err, epic))
+			sc.Warn("%s: the stack tables were not updated (recording #%d: %v); run wo sync %s", sc.Key(), pr.Number, err, epic)
 			return o
 		}
 	}
-	if sc.run.stackDeferred(epic) {
+	if sc.StackDeferred(epic) {
 		o.Note += "; stack tables: updated by the epic run"
 		return o
 	}
-	ups, coalesced, err := sc.run.RefreshStack(ctx, epic)
+	ups, coalesced, err := sc.RefreshStack(ctx, epic)
 	switch {
 	case coalesced:
 		o.Note += "; stack tables: updated with another pull request's"
@@ -168,11 +168,11 @@ func (sc *StepContext) withStack(ctx context.Context, o Outcome, pr *github.PR) 
 	}
 	for _, u := range ups {
 		if u.Result == StackSkipped {
-			sc.run.warnings = append(sc.run.warnings, fmt.Sprintf("the stack table of %s was not updated: %s", u.Key, u.Reason))
+			sc.Warn("the stack table of %s was not updated: %s", u.Key, u.Reason)
 		}
 	}
 	if err != nil {
-		sc.run.warnings = append(sc.run.warnings, fmt.Sprintf("%s: %v; run wo sync %s to try again", sc.Key(), err, epic))
+		sc.Warn("%s: %v; run wo sync %s to try again", sc.Key(), err, epic)
 	}
 	return o
 }

@@ -24,23 +24,11 @@ type Engine struct {
 	Getenv func(string) string // configuration and secrets
 	Events func(Event)         // progress; may be nil
 	// Actions are the actions this engine runs; nil means this build's
-	// (DefaultActions).
+	// (DefaultActions). ActionSettings are what they read of the engine's
+	// configuration (StepContext.Settings).
 	Actions Actions
+	ActionSettings
 
-	// Agent is the command that fixes review comments (--agent, WO_AGENT);
-	// empty means a person does, and the run waits for them.
-	Agent string
-	// AgentTimeout bounds one agent run (--agent-timeout, WO_AGENT_TIMEOUT;
-	// default 30 minutes); its whole process group is stopped at the limit.
-	AgentTimeout time.Duration
-	// AgentEnv names variables of wo's environment that the agent gets
-	// beyond its allow-list (--agent-env, WO_AGENT_ENV): PATH, LANG, LC_*,
-	// TERM, TMPDIR, a temporary HOME, and wo's own WO_TASK_KEY,
-	// WO_WORKTREE and WO_PROMPT_FILE.
-	AgentEnv []string
-	// GitTimeout bounds a push (--git-timeout, WO_GIT_TIMEOUT; default
-	// gitops.DefaultNetworkTimeout).
-	GitTimeout time.Duration
 	// Secrets are removed from every activity-log entry, recorded error and
 	// failure reason; nil means the GitHub token from Getenv.
 	Secrets *redact.Secrets
@@ -48,22 +36,6 @@ type Engine struct {
 	// GitHubAPI is the API base URL (--github-api, GITHUB_API_URL); the
 	// token comes from GITHUB_TOKEN, then GH_TOKEN, through Getenv.
 	GitHubAPI string
-	// ReviewWait overrides a wait_for_review step's duration_minutes;
-	// PollInterval is how often it polls (default 30s).
-	ReviewWait time.Duration
-	// NoReviewWait (--review-wait 0) makes wait_for_review look once: with
-	// no review of the pushed commit yet, the run stops waiting (exit 3)
-	// and a review event resumes it (wo run --github-event), so that no CI
-	// runner sits idle.
-	NoReviewWait bool
-	PollInterval time.Duration
-	// Reviewers (--reviewer, repeatable) replaces context.reviewers: the
-	// logins whose review wait_for_review waits for and whose verdict
-	// check_review weighs; none means any reviewer but wo itself.
-	Reviewers []string
-	// ResolveThreads (--resolve-threads) resolves the review threads a fix
-	// addressed, as context.resolve_threads: true does.
-	ResolveThreads bool
 
 	LeaseTTL time.Duration // default 2 minutes; renewed every third of it
 	// EpicWait is how long an epic run waits for children that other
@@ -71,9 +43,6 @@ type Engine struct {
 	// at once. EpicPoll is the first pause between looks (default 1s).
 	EpicWait time.Duration
 	EpicPoll time.Duration
-	// MaxLoopIterations bounds a conditional_loop that does not set
-	// max_iterations itself (default 5).
-	MaxLoopIterations int
 	// Attempts and Backoff govern retries of transient failures inside a
 	// run (defaults 4 and 500ms, doubled each time, with jitter).
 	Attempts int

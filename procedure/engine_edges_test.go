@@ -129,8 +129,8 @@ func TestEngineDefaults(t *testing.T) {
 		e.AgentTimeout != 30*time.Minute || e.PollInterval != 30*time.Second || e.EpicPoll != time.Second || e.Runner == "" {
 		t.Errorf("defaults %+v", e)
 	}
-	set := &Engine{Runner: "r", LeaseTTL: time.Second, MaxLoopIterations: 1, Attempts: 1, Backoff: time.Millisecond,
-		AgentTimeout: time.Second, PollInterval: time.Millisecond, EpicPoll: time.Millisecond}
+	set := &Engine{Runner: "r", LeaseTTL: time.Second, Attempts: 1, Backoff: time.Millisecond, EpicPoll: time.Millisecond,
+		ActionSettings: ActionSettings{MaxLoopIterations: 1, AgentTimeout: time.Second, PollInterval: time.Millisecond}}
 	set.defaults()
 	if set.LeaseTTL != time.Second || set.Backoff != time.Millisecond || set.PollInterval != time.Millisecond || set.EpicPoll != time.Millisecond || set.Runner != "r" {
 		t.Errorf("given values were replaced: %+v", set)

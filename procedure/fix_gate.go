@@ -187,7 +187,7 @@ func pushFix(ctx context.Context, sc *StepContext, repo *gitops.Repo, from, to s
 	if err := checkFix(sc, repo, from, to); err != nil {
 		var refused *FixRefusedError
 		if errors.As(err, &refused) {
-			sc.run.log(ctx, "fix_refused", map[string]any{"step": sc.Step.Step, "from": from, "to": to,
+			sc.Log(ctx, "fix_refused", map[string]any{"step": sc.Step.Step, "from": from, "to": to,
 				"refused": refused.Refused, "more": refused.More})
 			// The next run starts the fix over (a new pass, or the
 			// person's cleaned-up worktree), never pushes this one.

@@ -36,7 +36,7 @@ func branchPush(ctx context.Context, sc *StepContext, lease bool, expect plumbin
 	if err != nil {
 		return Outcome{}, err
 	}
-	opts := gitops.PushOptions{Remote: sc.Remote(), Branch: branch, Token: githubToken(sc.Getenv), GitHubAPI: sc.run.GitHubAPI, Timeout: sc.run.GitTimeout,
+	opts := gitops.PushOptions{Remote: sc.Remote(), Branch: branch, Token: githubToken(sc.Getenv), GitHubAPI: sc.GitHubAPI(), Timeout: sc.Settings().GitTimeout,
 		Expect: expect, ExpectURL: sc.State().PushedTo}
 	res, err := repo.Push(ctx, opts)
 	var nff *gitops.NonFastForwardError
@@ -59,7 +59,7 @@ func branchPush(ctx context.Context, sc *StepContext, lease bool, expect plumbin
 	if res.Withheld != "" {
 		note += "; " + res.Withheld
 	}
-	now := workorder.Timestamp(sc.run.Now())
+	now := workorder.Timestamp(sc.Now())
 	return Outcome{Note: note, Facts: facts, Record: func(s *workorder.State) {
 		if s.PushedSHA != res.Hash.String() || s.PushedAt == "" {
 			s.PushedAt = now

@@ -25,8 +25,8 @@ type audience struct {
 // awaitedReviewers are the logins named by --reviewer, else by
 // context.reviewers; none means the review bots that show up.
 func awaitedReviewers(sc *StepContext) []string {
-	if len(sc.run.Reviewers) > 0 {
-		return sc.run.Reviewers
+	if len(sc.Settings().Reviewers) > 0 {
+		return sc.Settings().Reviewers
 	}
 	v := sc.Task().WorkOrder.Context["reviewers"]
 	if s, ok := v.(string); ok && s != "" {

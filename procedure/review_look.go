@@ -64,7 +64,7 @@ func (l look) limitedUntil(now time.Time) (time.Time, string) {
 func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n int, me string) (look, error) {
 	st := sc.State()
 	head := st.PushedSHA
-	s := reviewer.Signals{Head: head, Now: sc.run.Now()}
+	s := reviewer.Signals{Head: head, Now: sc.Now()}
 	if t, err := time.Parse(time.RFC3339Nano, st.PushedAt); err == nil {
 		s.Since = t
 	}
@@ -99,7 +99,7 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 		}
 		return l, nil
 	}
-	now := sc.run.Now()
+	now := sc.Now()
 	l.done = true
 	var parts []string
 	for _, p := range l.audience.awaited {
@@ -191,7 +191,7 @@ func (l *look) ask(ctx context.Context, sc *StepContext, client *github.Client, 
 	if !episodes[episode] && len(episodes) >= maxAsksPerHead {
 		return &TooManyAsksError{Reviewer: p.Login(), Head: l.head, Asks: len(episodes), Said: r.Said}
 	}
-	at := workorder.Timestamp(sc.run.Now())
+	at := workorder.Timestamp(sc.Now())
 	for i, a := range asks {
 		rec := workorder.ReviewAsk{Reviewer: p.Login(), Head: l.head, Kind: string(r.Kind), Signal: signal, At: at}
 		if len(a.Reviewers) > 0 {

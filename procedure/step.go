@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
@@ -65,6 +66,50 @@ func (sc *StepContext) State() workorder.State { return sc.run.state.Clone() }
 
 // Getenv reads configuration.
 func (sc *StepContext) Getenv(name string) string { return sc.run.Getenv(name) }
+
+// Settings are the engine's settings for actions, a copy.
+func (sc *StepContext) Settings() ActionSettings { return sc.run.ActionSettings }
+
+// Now is the engine's clock.
+func (sc *StepContext) Now() time.Time { return sc.run.Now() }
+
+// Warn records a loss that does not stop the run (the run's result and
+// wo's output list it).
+func (sc *StepContext) Warn(format string, args ...any) {
+	sc.run.warnings = append(sc.run.warnings, fmt.Sprintf(format, args...))
+}
+
+// Log appends an entry to the task's activity log, secrets removed; a log
+// that cannot be written becomes a warning, never the step's failure.
+func (sc *StepContext) Log(ctx context.Context, kind string, details map[string]any) {
+	sc.run.log(ctx, kind, details)
+}
+
+// Redact removes the run's secrets from text that leaves wo (a prompt, a
+// comment).
+func (sc *StepContext) Redact(text string) string { return sc.run.secrets().String(text) }
+
+// Doc is the task's document as last written, for templates and prompts.
+func (sc *StepContext) Doc() workorder.Document { return sc.run.currentDoc() }
+
+// LoadStack reads the stack of pull requests of the epic.
+func (sc *StepContext) LoadStack(ctx context.Context, epic string) (Stack, error) {
+	return sc.run.LoadStack(ctx, epic)
+}
+
+// RefreshStack rewrites the stack tables in the descriptions of the epic's
+// pull requests (see Engine.RefreshStack); StackDeferred says an epic run
+// of this engine refreshes them itself, once a wave.
+func (sc *StepContext) RefreshStack(ctx context.Context, epic string) ([]StackUpdate, bool, error) {
+	return sc.run.RefreshStack(ctx, epic)
+}
+
+// StackDeferred reports whether an epic run of this engine refreshes the
+// epic's stack tables itself.
+func (sc *StepContext) StackDeferred(epic string) bool { return sc.run.stackDeferred(epic) }
+
+// GitHubAPI is the GitHub API base URL the run uses ("" for github.com).
+func (sc *StepContext) GitHubAPI() string { return sc.run.GitHubAPI }
 
 // Fault marks a point where tests may crash the run.
 func (sc *StepContext) Fault(point string) { sc.run.fault(sc.Step.Action + ":" + point) }

@@ -292,7 +292,7 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 	for k, v := range opts.Env {
 		h.env[k] = v
 	}
-	e := &Engine{Runner: "tester@host:1", Attempts: 1, Backoff: time.Millisecond, PollInterval: time.Millisecond,
+	e := &Engine{Runner: "tester@host:1", Attempts: 1, Backoff: time.Millisecond, ActionSettings: ActionSettings{PollInterval: time.Millisecond},
 		Getenv: func(k string) string { return h.env[k] }, Actions: opts.Actions}
 	if opts.GitHub {
 		gh := ghstandin.New(standinToken)

@@ -37,7 +37,7 @@ func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 		return Outcome{}, err
 	}
 	var deadline time.Time
-	if !sc.run.NoReviewWait {
+	if !sc.Settings().NoReviewWait {
 		if deadline, err = reviewDeadline(ctx, sc); err != nil {
 			return Outcome{}, err
 		}
@@ -72,9 +72,9 @@ func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 				s.Phase, s.Reviewers, s.ReviewDeadline = workorder.PhaseWaitingForReview, l.stands, ""
 			}}, &WaitingError{Key: sc.Key(), Reason: reason}
 		}
-		now := sc.run.Now()
+		now := sc.Now()
 		if until, said := l.limitedUntil(now); !until.IsZero() {
-			if sc.run.NoReviewWait || until.After(deadline) || until.Sub(now) > maxLimitWaitInProcess {
+			if sc.Settings().NoReviewWait || until.After(deadline) || until.Sub(now) > maxLimitWaitInProcess {
 				reason := fmt.Sprintf("the reviewer is rate limited until %s (%s); wo asks again for the review of %s after that: run wo run %s then",
 					until.UTC().Format(time.RFC3339), said, short(pushed), sc.Key())
 				return Outcome{Record: func(s *workorder.State) {
@@ -91,14 +91,14 @@ func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 			continue
 		}
 		left := time.Until(deadline)
-		if sc.run.NoReviewWait || left <= 0 {
+		if sc.Settings().NoReviewWait || left <= 0 {
 			// Going on would check a review that is not there and call the
 			// pull request clean: the task waits for the review instead.
 			return notYet(sc, n, l, deadline)
 		}
 		total := reviewWaitFor(sc)
 		sc.Progress(int((total - left).Seconds()), int(total.Seconds()))
-		if err := sleepCtx(ctx, min(sc.run.PollInterval, left)); err != nil {
+		if err := sleepCtx(ctx, min(sc.Settings().PollInterval, left)); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -126,7 +126,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func notYet(sc *StepContext, n int, l look, deadline time.Time) (Outcome, error) {
 	since := sc.State().ReviewWaitingSince
 	if since == "" {
-		since = workorder.Timestamp(sc.run.Now())
+		since = workorder.Timestamp(sc.Now())
 	}
 	head := short(l.head)
 	named := by(awaitedReviewers(sc))
@@ -134,16 +134,16 @@ func notYet(sc *StepContext, n int, l look, deadline time.Time) (Outcome, error)
 	switch busy := l.with(reviewer.InProgress); {
 	case len(busy) > 0:
 		why = fmt.Sprintf("review in progress: %s is still reviewing %s", strings.Join(busy, ", "), head)
-	case sc.run.NoReviewWait:
+	case sc.Settings().NoReviewWait:
 		why = fmt.Sprintf("no review of %s%s yet", head, named)
 	default:
 		why = fmt.Sprintf("no review of %s%s arrived by %s", head, named, deadline.UTC().Format(time.RFC3339))
 	}
 	silent := l.with(reviewer.Waiting)
 	switch {
-	case len(l.audience.awaited) == 0 && !sc.run.NoReviewWait:
+	case len(l.audience.awaited) == 0 && !sc.Settings().NoReviewWait:
 		why += " on pull request #" + fmt.Sprint(n) + "; no reviewer said anything about it"
-	case len(silent) > 0 && !sc.run.NoReviewWait:
+	case len(silent) > 0 && !sc.Settings().NoReviewWait:
 		why += fmt.Sprintf(" on pull request #%d; %s said nothing about it (no review, status or summary of that commit)", n, strings.Join(silent, ", "))
 	default:
 		why += fmt.Sprintf(" on pull request #%d", n)
@@ -181,7 +181,7 @@ func reviewDeadline(ctx context.Context, sc *StepContext) (time.Time, error) {
 			return t, nil
 		}
 	}
-	d := sc.run.Now().Add(reviewWaitFor(sc))
+	d := sc.Now().Add(reviewWaitFor(sc))
 	if err := sc.Checkpoint(ctx, func(s *workorder.State) { s.ReviewDeadline = workorder.Timestamp(d) }); err != nil {
 		return d, err
 	}
@@ -194,8 +194,8 @@ func reviewDeadline(ctx context.Context, sc *StepContext) (time.Time, error) {
 // minutes), else 10 minutes.
 func reviewWaitFor(sc *StepContext) time.Duration {
 	switch {
-	case sc.run.ReviewWait > 0:
-		return sc.run.ReviewWait
+	case sc.Settings().ReviewWait > 0:
+		return sc.Settings().ReviewWait
 	case sc.Step.DurationMinutes > 0:
 		return time.Duration(sc.Step.DurationMinutes * float64(time.Minute))
 	}
@@ -222,10 +222,10 @@ func (WaitForReview) Plan(sc *StepContext) string {
 	if len(askable) > 0 {
 		asks = "; " + strings.Join(askable, ", ") + " is asked for the review when it withholds it"
 	}
-	if sc.run.NoReviewWait {
+	if sc.Settings().NoReviewWait {
 		return "look once for a review of the pushed commit" + by(named) + "; without one, stop (exit 3) until a review event resumes the run" + asks
 	}
-	return fmt.Sprintf("wait up to %s for a review of the pushed commit%s, polling every %s%s", reviewWaitFor(sc), by(named), sc.run.PollInterval, asks)
+	return fmt.Sprintf("wait up to %s for a review of the pushed commit%s, polling every %s%s", reviewWaitFor(sc), by(named), sc.Settings().PollInterval, asks)
 }
 
 func short(sha string) string {
