@@ -34,7 +34,7 @@ func (Agent) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}
 	if sc.Settings().Agent == "" {
 		reason := fmt.Sprintf("step %d (agent) needs an agent command: pass --agent or set WO_AGENT, then run wo run %s", sc.Step.Step, sc.Key())
-		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsAgent)},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: sc.withPhase(workorder.PhaseNeedsAgent)},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	dir := ""
@@ -63,7 +63,7 @@ func (Agent) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	}
 	if why := ex.Invalid(); why != "" {
 		reason := fmt.Sprintf("needs review: %s; nothing was delivered (the agent's work log is in wo log %s)", why, sc.Key())
-		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsReview)},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: sc.withPhase(workorder.PhaseNeedsReview)},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	return deliver(ctx, sc, ex.Deliverable, "agent's deliverable")
@@ -113,17 +113,16 @@ func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Ou
 		}
 		done = append(done, t.Target)
 	}
-	record := func(s *workorder.State) {
-		s.Notes = append(s.Notes, notes...)
-		if deliverable != "" {
-			if s.Deliverables == nil {
-				s.Deliverables = map[string]string{}
-			}
-			s.Deliverables[strconv.Itoa(sc.Step.Step)] = trim(deliverable, maxKept)
+	st := sc.State()
+	st.Notes = append(st.Notes, notes...)
+	if deliverable != "" {
+		if st.Deliverables == nil {
+			st.Deliverables = map[string]string{}
 		}
-		s.Phase = workorder.PhaseRunning
+		st.Deliverables[strconv.Itoa(sc.Step.Step)] = trim(deliverable, maxKept)
 	}
-	return Outcome{Note: fmt.Sprintf("delivered %s to %s", what, strings.Join(done, ", ")), Record: record}, nil
+	st.Phase = workorder.PhaseRunning
+	return Outcome{Note: fmt.Sprintf("delivered %s to %s", what, strings.Join(done, ", ")), State: &st}, nil
 }
 
 // Prompter is an action that asks an agent: wo prompt shows, for its

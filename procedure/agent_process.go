@@ -127,7 +127,9 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 
 	rec := &workorder.AgentProcess{PID: pid, Host: hostname(), StartTicks: startTicks(pid),
 		StartedAt: workorder.Timestamp(sc.Now()), Step: sc.Step.Step}
-	if err := sc.Checkpoint(ctx, func(s *workorder.State) { s.Agent = rec }); err != nil {
+	st := sc.State()
+	st.Agent = rec
+	if err := sc.Checkpoint(ctx, st); err != nil {
 		return AgentRun{}, fmt.Errorf("agent command %s was stopped: its pid could not be recorded in task %s: %w", words[0], key, err)
 	}
 
@@ -195,7 +197,9 @@ func stopLeftoverAgent(ctx context.Context, sc *StepContext) error {
 }
 
 func clearAgentRecord(ctx context.Context, sc *StepContext) error {
-	return sc.Checkpoint(ctx, func(s *workorder.State) { s.Agent = nil })
+	st := sc.State()
+	st.Agent = nil
+	return sc.Checkpoint(ctx, st)
 }
 
 // clearAgent forgets the agent's record once it and its group are gone,

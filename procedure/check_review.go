@@ -160,14 +160,11 @@ func (CheckReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if len(out.list) > 0 {
 		note += fmt.Sprintf("; %d not counted and not sent to an agent (wo show %s lists them)", out.total, sc.Key())
 	}
-	return Outcome{
-		Note: note,
-		Record: func(s *workorder.State) {
-			s.ReviewComments, s.ReviewSeen, s.ReviewThreads = found, seen, threads
-			s.ReviewVerdicts, s.ChangesRequestedBy, s.ReviewCheckedSHA = verdicts, changesBy, head
-			s.ReviewUncounted = out.list
-		},
-	}, nil
+	after := sc.State()
+	after.ReviewComments, after.ReviewSeen, after.ReviewThreads = found, seen, threads
+	after.ReviewVerdicts, after.ChangesRequestedBy, after.ReviewCheckedSHA = verdicts, changesBy, head
+	after.ReviewUncounted = out.list
+	return Outcome{Note: note, State: &after}, nil
 }
 
 // uncounted collects what the check did not count, bounded.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/wo-runner/wo/gitops"
-	"github.com/wo-runner/wo/workorder"
 )
 
 // CleanupWorktree removes the worktree and its admin files; the branch
@@ -27,7 +26,9 @@ func (CleanupWorktree) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		return Outcome{}, err
 	}
 	sc.Fault("after_remove")
-	return Outcome{Note: fmt.Sprintf("worktree %s removed", w.Path), Record: func(s *workorder.State) { s.WorktreePath = nil }}, nil
+	st := sc.State()
+	st.WorktreePath = nil
+	return Outcome{Note: fmt.Sprintf("worktree %s removed", w.Path), State: &st}, nil
 }
 
 // Check refuses, before anything changes, to remove what is not provably

@@ -44,7 +44,9 @@ func (Commit) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if !res.Created {
 		note, facts = fmt.Sprintf("nothing to commit: the branch is at %s", res.Hash.String()[:12]), nil
 	}
-	return Outcome{Note: note, Facts: facts, Record: func(s *workorder.State) { s.CommitSHA = res.Hash.String() }}, nil
+	st := sc.State()
+	st.CommitSHA = res.Hash.String()
+	return Outcome{Note: note, Facts: facts, State: &st}, nil
 }
 
 // Check makes sure there is a message and an author to commit with.

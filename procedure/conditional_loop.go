@@ -54,7 +54,7 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if iterations >= bound {
 		reason := fmt.Sprintf("the review loop reached its bound of %d iteration(s) with %d comment(s) still open; fix them by hand, then wo reset %s --to-step %d and wo run %s",
 			bound, len(comments), sc.Key(), sc.Step.Step-1, sc.Key())
-		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)},
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: sc.withPhase(workorder.PhaseNeedsFix)},
 			&WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	n := iterations + 1
@@ -83,9 +83,9 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 			return waiting, err
 		}
 		to, made = fixed, created
-		if err := sc.Checkpoint(ctx, func(s *workorder.State) {
-			s.FixPushed = &workorder.FixPush{From: from, To: to}
-		}); err != nil {
+		rec := sc.State()
+		rec.FixPushed = &workorder.FixPush{From: from, To: to}
+		if err := sc.Checkpoint(ctx, rec); err != nil {
 			return Outcome{}, err
 		}
 		sc.Fault("after_commit")
@@ -101,10 +101,9 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		if err := pushFix(ctx, sc, repo, st.PushedSHA, to); err != nil {
 			return Outcome{}, err
 		}
-		now := workorder.Timestamp(sc.Now())
-		if err := sc.Checkpoint(ctx, func(s *workorder.State) {
-			s.PushedSHA, s.CommitSHA, s.PushedAt = to, to, now
-		}); err != nil {
+		pushed := sc.State()
+		pushed.PushedSHA, pushed.CommitSHA, pushed.PushedAt = to, to, workorder.Timestamp(sc.Now())
+		if err := sc.Checkpoint(ctx, pushed); err != nil {
 			return Outcome{}, err
 		}
 	}
@@ -112,17 +111,16 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	record := func(s *workorder.State) {
-		s.PushedSHA, s.CommitSHA, s.FixPushed = to, to, nil
-		s.ReviewIterations++
-		if s.LoopIterations == nil {
-			s.LoopIterations = map[string]int{}
-		}
-		s.LoopIterations[stepKey] = n
-		s.ReviewComments, s.Phase, s.FixRequested = []workorder.ReviewComment{}, workorder.PhaseRunning, false
-		// The comments handled are behind the watermark now.
-		s.ReviewWatermark = s.ReviewSeen
+	after := sc.State()
+	after.PushedSHA, after.CommitSHA, after.FixPushed = to, to, nil
+	after.ReviewIterations++
+	if after.LoopIterations == nil {
+		after.LoopIterations = map[string]int{}
 	}
+	after.LoopIterations[stepKey] = n
+	after.ReviewComments, after.Phase, after.FixRequested = []workorder.ReviewComment{}, workorder.PhaseRunning, false
+	// The comments handled are behind the watermark now.
+	after.ReviewWatermark = after.ReviewSeen
 	// A pass of the loop is complete once its fix is pushed: a commit it
 	// made is one it pushed.
 	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo),
@@ -137,7 +135,7 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	return Outcome{
 		Note:   note,
 		Facts:  facts,
-		Record: record,
+		State:  &after,
 		JumpTo: sc.Step.LoopTo,
 	}, nil
 }
@@ -214,9 +212,9 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		if len(sugg.threads) > 0 {
 			reason = fmt.Sprintf("%d suggestion(s) applied and committed; ", len(sugg.threads)) + reason
 		}
-		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
-			s.Phase, s.FixRequested = workorder.PhaseNeedsFix, true
-		}}, &WaitingError{Key: sc.Key(), Reason: reason}
+		st := sc.State()
+		st.Phase, st.FixRequested = workorder.PhaseNeedsFix, true
+		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	// What the agent or a person changed, staged or not, or committed
 	// already, is the fix: stage the rest and commit what the index holds
@@ -234,7 +232,7 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	}
 	if !res.Created && head.String() == st.PushedSHA {
 		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
-		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: setPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
+		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: sc.withPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	byAgent := sc.Settings().Agent != "" && ours[agentFrom.String()] && head != agentFrom && res.Hash == head
 	bySuggestions := suggested && !res.Created && head.String() != st.PushedSHA && ours[head.String()]
@@ -516,7 +514,7 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 		if sc.Now().After(deadline) {
 			reason := fmt.Sprintf("review in progress: %s is still reviewing %s, and a push now would abort that review; the fix is committed and wo pushes it on the next run: wo run %s",
 				strings.Join(busy, ", "), short(head), sc.Key())
-			return Outcome{Record: setPhase(workorder.PhaseWaitingForReview)}, &WaitingError{Key: sc.Key(), Reason: reason}
+			return Outcome{State: sc.withPhase(workorder.PhaseWaitingForReview)}, &WaitingError{Key: sc.Key(), Reason: reason}
 		}
 		sc.Say(fmt.Sprintf("%s is still reviewing %s: waiting to push the fix", strings.Join(busy, ", "), short(head)))
 		if err := sleepCtx(ctx, min(sc.Settings().PollInterval, deadline.Sub(sc.Now())+time.Millisecond)); err != nil {

@@ -31,10 +31,12 @@ func (CreateBranch) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
+	st := sc.State()
+	st.Branch = branch
 	return Outcome{
-		Note:   fmt.Sprintf("on branch %s at %s", branch, tip.String()[:12]),
-		Facts:  []Fact{{Kind: FactBranch, Branch: branch, SHA: tip.String()}},
-		Record: func(s *workorder.State) { s.Branch = branch },
+		Note:  fmt.Sprintf("on branch %s at %s", branch, tip.String()[:12]),
+		Facts: []Fact{{Kind: FactBranch, Branch: branch, SHA: tip.String()}},
+		State: &st,
 	}, nil
 }
 

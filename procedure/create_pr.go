@@ -37,14 +37,14 @@ func (CreatePR) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		if pr.State != github.PROpen {
 			return Outcome{}, fmt.Errorf("pull request #%d (%s) is %s: reopen it on GitHub, or wo reset %s to start over", n, pr.URL, pr.Lifecycle(), sc.Key())
 		}
-		return sc.withStack(ctx, prOutcome("pull request #%d is open: %s", pr.Number, pr.URL), pr), nil
+		return sc.withStack(ctx, prOutcome(sc, "pull request #%d is open: %s", pr.Number, pr.URL), pr), nil
 	}
 	pr, err := client.FindOpenPR(ctx, head, base)
 	if err != nil {
 		return Outcome{}, err
 	}
 	if pr != nil {
-		return sc.withStack(ctx, prOutcome("found the open pull request #%d: %s", pr.Number, pr.URL), pr), nil
+		return sc.withStack(ctx, prOutcome(sc, "found the open pull request #%d: %s", pr.Number, pr.URL), pr), nil
 	}
 	// A branch with nothing on top of its base has nothing to review
 	// (GitHub refuses such a PR too): say so instead of opening one.
@@ -64,11 +64,13 @@ func (CreatePR) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		return Outcome{}, err
 	}
 	sc.Fault("after_create")
-	return sc.withStack(ctx, prOutcome("opened pull request #%d: %s", pr.Number, pr.URL), pr), nil
+	return sc.withStack(ctx, prOutcome(sc, "opened pull request #%d: %s", pr.Number, pr.URL), pr), nil
 }
 
-func prOutcome(format string, number int, url string) Outcome {
-	return Outcome{Note: fmt.Sprintf(format, number, url), Facts: []Fact{{Kind: FactPullRequest, Number: number}}, Record: func(s *workorder.State) { s.PRNumber, s.PRURL = number, &url }}
+func prOutcome(sc *StepContext, format string, number int, url string) Outcome {
+	st := sc.State()
+	st.PRNumber, st.PRURL = number, &url
+	return Outcome{Note: fmt.Sprintf(format, number, url), Facts: []Fact{{Kind: FactPullRequest, Number: number}}, State: &st}
 }
 
 // Plan names head, base and title.
@@ -150,7 +152,7 @@ func (sc *StepContext) withStack(ctx context.Context, o Outcome, pr *github.PR) 
 		return o
 	}
 	if st := sc.State(); st.PRNumber != pr.Number || st.PRURL == nil || *st.PRURL != pr.URL {
-		if err := sc.Checkpoint(ctx, o.Record); err != nil {
+		if err := sc.Checkpoint(ctx, *o.State); err != nil {
 			sc.Warn("%s: the stack tables were not updated (recording #%d: %v); run wo sync %s", sc.Key(), pr.Number, err, epic)
 			return o
 		}

@@ -68,11 +68,9 @@ func (CreateWorktree) Run(ctx context.Context, sc *StepContext) (Outcome, error)
 	if start != base {
 		facts = append(facts, Fact{Kind: FactAdopted, Branch: sc.BranchName(), SHA: start.String()})
 	}
-	return Outcome{
-		Note:   note,
-		Facts:  facts,
-		Record: func(s *workorder.State) { s.WorktreePath, s.WorktreeName = &w.Path, w.Name },
-	}, nil
+	st := sc.State()
+	st.WorktreePath, st.WorktreeName = &w.Path, w.Name
+	return Outcome{Note: note, Facts: facts, State: &st}, nil
 }
 
 // Check makes sure the repository, the base branch and the worktree path
@@ -185,7 +183,9 @@ func recordedCommit(ctx context.Context, sc *StepContext, field func(*workorder.
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("context.%s: %w", what, err)
 	}
-	if err := sc.Checkpoint(ctx, func(s *workorder.State) { *field(s) = h.String() }); err != nil {
+	rec := sc.State()
+	*field(&rec) = h.String()
+	if err := sc.Checkpoint(ctx, rec); err != nil {
 		return plumbing.ZeroHash, err
 	}
 	sc.Fault("after_checkpoint")

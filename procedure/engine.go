@@ -660,10 +660,10 @@ func (r *run) currentDoc() workorder.Document {
 
 // complete writes a finished step back: one conditional write.
 func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, elapsed time.Duration) (int, error) {
-	st := &r.state
-	if out.Record != nil {
-		out.Record(st)
+	if out.State != nil {
+		r.state = out.State.Clone()
 	}
+	st := &r.state
 	done := st.CompletedSteps
 	if !slices.Contains(done, step.Step) {
 		done = append(done, step.Step)
@@ -746,8 +746,8 @@ func (r *run) stepError(step workorder.Step, attempt int, err error) *workorder.
 // not complete, and the next run repeats it.
 func (r *run) wait(ctx context.Context, step workorder.Step, out Outcome, w *WaitingError) error {
 	ctx = context.WithoutCancel(ctx)
-	if out.Record != nil {
-		out.Record(&r.state)
+	if out.State != nil {
+		r.state = out.State.Clone()
 	}
 	top := map[string]any{}
 	if out.Status != "" {

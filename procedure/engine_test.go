@@ -40,8 +40,10 @@ func ok(note string) func(context.Context, *StepContext) (Outcome, error) {
 // pushed is a push step that records the commit it pushed: its work order
 // has a branch for someone to merge, so it is not closed when it completes.
 func pushed(note string) func(context.Context, *StepContext) (Outcome, error) {
-	return func(context.Context, *StepContext) (Outcome, error) {
-		return Outcome{Note: note, Record: func(s *workorder.State) { s.PushedSHA = "0123456789abcdef0123456789abcdef01234567" }}, nil
+	return func(_ context.Context, sc *StepContext) (Outcome, error) {
+		st := sc.State()
+		st.PushedSHA = "0123456789abcdef0123456789abcdef01234567"
+		return Outcome{Note: note, State: &st}, nil
 	}
 }
 
@@ -85,7 +87,9 @@ func TestRunWritesStateAfterEveryStep(t *testing.T) {
 			// The previous step's write-back is visible in the store.
 			_, st := get(t, sc.run.Store)
 			seen = append(seen, fmt.Sprint(st["current_step"], " ", st["completed_steps"]))
-			return Outcome{Note: "c", Record: func(s *workorder.State) { s.CommitSHA = "abc" }}, nil
+			after := sc.State()
+			after.CommitSHA = "abc"
+			return Outcome{Note: "c", State: &after}, nil
 		},
 		"push": pushed("p"),
 	})

@@ -191,7 +191,9 @@ func pushFix(ctx context.Context, sc *StepContext, repo *gitops.Repo, from, to s
 				"refused": refused.Refused, "more": refused.More})
 			// The next run starts the fix over (a new pass, or the
 			// person's cleaned-up worktree), never pushes this one.
-			if cerr := sc.Checkpoint(ctx, func(s *workorder.State) { s.FixPushed = nil }); cerr != nil {
+			rec := sc.State()
+			rec.FixPushed = nil
+			if cerr := sc.Checkpoint(ctx, rec); cerr != nil {
 				return fmt.Errorf("%w (and recording it failed: %v)", err, cerr)
 			}
 		}

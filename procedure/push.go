@@ -59,16 +59,15 @@ func branchPush(ctx context.Context, sc *StepContext, lease bool, expect plumbin
 	if res.Withheld != "" {
 		note += "; " + res.Withheld
 	}
-	now := workorder.Timestamp(sc.Now())
-	return Outcome{Note: note, Facts: facts, Record: func(s *workorder.State) {
-		if s.PushedSHA != res.Hash.String() || s.PushedAt == "" {
-			s.PushedAt = now
-		}
-		s.PushedSHA = res.Hash.String()
-		if s.PushedTo == "" {
-			s.PushedTo = res.RemoteURL
-		}
-	}}, nil
+	st := sc.State()
+	if st.PushedSHA != res.Hash.String() || st.PushedAt == "" {
+		st.PushedAt = workorder.Timestamp(sc.Now())
+	}
+	st.PushedSHA = res.Hash.String()
+	if st.PushedTo == "" {
+		st.PushedTo = res.RemoteURL
+	}
+	return Outcome{Note: note, Facts: facts, State: &st}, nil
 }
 
 // Check makes sure the remote exists.

@@ -218,7 +218,9 @@ func (l *look) ask(ctx context.Context, sc *StepContext, client *github.Client, 
 			rec.How = a.Comment
 		}
 		sc.Fault("after_ask")
-		if err := sc.Checkpoint(ctx, func(s *workorder.State) { s.ReviewAsks = appendAsk(s.ReviewAsks, rec) }); err != nil {
+		asked := sc.State()
+		asked.ReviewAsks = appendAsk(asked.ReviewAsks, rec)
+		if err := sc.Checkpoint(ctx, asked); err != nil {
 			return err
 		}
 		l.asks = append(l.asks, rec)

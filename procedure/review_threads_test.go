@@ -303,7 +303,7 @@ func TestRepliesArePostedOnceAcrossARerun(t *testing.T) {
 		Agent: "printf 'package foundation\\n\\n// N is exported.\\nconst N = 0\\n' > foundation/new.go\n"})
 	h.upTo("wait_for_review")
 	reviewRound(t, h)
-	first, err := h.run("conditional_loop") // its Record is lost, as in a crash
+	first, err := h.run("conditional_loop") // its state is lost, as in a crash
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +467,7 @@ func TestAQuotedMarkerDoesNotPassForWosReply(t *testing.T) {
 		Agent: "printf 'package foundation\\n\\n// N is exported.\\nconst N = 0\\n' > foundation/new.go\n"})
 	h.upTo("wait_for_review")
 	reviewRound(t, h)
-	if _, err := h.run("conditional_loop"); err != nil { // its Record is lost, as in a crash
+	if _, err := h.run("conditional_loop"); err != nil { // its state is lost, as in a crash
 		t.Fatal(err)
 	}
 	// wo's reply goes (deleted on GitHub), and alice quotes its marker.

@@ -38,9 +38,12 @@ type Outcome struct {
 	// Facts are what the step made or took up (see Fact): the engine logs
 	// them with the step's end, and wo undo proves what wo made by them.
 	Facts []Fact
-	// Record changes the state when the step completes (or waits); the
-	// engine writes what it changed in the same write as the step's end.
-	Record      func(*workorder.State)
+	// State is the work order's state as the step leaves it: a copy from
+	// StepContext.State, changed, taken after the step's last checkpoint;
+	// nil when the step changes nothing. The engine keeps it when the
+	// step completes (or waits) and writes what changed in the same write
+	// as the step's end.
+	State       *workorder.State
 	Status      workorder.Status // a Persephone status to move to, if any
 	BlockReason string
 	JumpTo      int // the step to continue at instead of the next one
@@ -60,7 +63,7 @@ func (sc *StepContext) Key() string { return sc.run.key() }
 func (sc *StepContext) Task() *workorder.Task { return sc.run.task }
 
 // State is work_order.state as this run knows it. It is the run's own
-// copy: an action changes the state only through Outcome.Record or
+// copy: an action changes the state only through Outcome.State or
 // Checkpoint, so that a step that fails leaves nothing half-recorded.
 func (sc *StepContext) State() workorder.State { return sc.run.state.Clone() }
 
@@ -116,8 +119,8 @@ func (sc *StepContext) Fault(point string) { sc.run.fault(sc.Step.Action + ":" +
 
 // Checkpoint records state at once, in the middle of a step, so that a
 // crash after it does not lose it (the source commit a checkout uses).
-func (sc *StepContext) Checkpoint(ctx context.Context, record func(*workorder.State)) error {
-	record(&sc.run.state)
+func (sc *StepContext) Checkpoint(ctx context.Context, st workorder.State) error {
+	sc.run.state = st.Clone()
 	return sc.run.save(ctx, nil)
 }
 
@@ -290,7 +293,10 @@ func (sc *StepContext) PRNumber() int { return sc.run.state.PRNumber }
 // Render renders a template against the task as it now stands.
 func (sc *StepContext) Render(tmpl string) (string, error) { return sc.Scope.Render(tmpl) }
 
-// setPhase records a run phase, for outcomes that only change the phase.
-func setPhase(p workorder.Phase) func(*workorder.State) {
-	return func(s *workorder.State) { s.Phase = p }
+// withPhase is the state as it stands, in the given run phase: for
+// outcomes that only change the phase.
+func (sc *StepContext) withPhase(p workorder.Phase) *workorder.State {
+	st := sc.State()
+	st.Phase = p
+	return &st
 }

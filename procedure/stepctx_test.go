@@ -431,11 +431,11 @@ func (h *stepHarness) must(action string) Outcome {
 	return out
 }
 
-// keep applies an outcome's Record to the run's state and saves it.
+// keep takes an outcome's state as the run's and saves it.
 func (h *stepHarness) keep(out Outcome) {
 	h.t.Helper()
-	if out.Record != nil {
-		out.Record(&h.r.state)
+	if out.State != nil {
+		h.r.state = out.State.Clone()
 	}
 	if err := h.r.save(h.ctx, nil); err != nil {
 		h.t.Fatal(err)
@@ -454,14 +454,13 @@ func (h *stepHarness) upTo(action string) {
 	}
 }
 
-// recorded is the run's state with the outcome's Record applied; the run
-// itself is left as it was.
+// recorded is the state the outcome leaves (the run's, when it changes
+// nothing); the run itself is left as it was.
 func (h *stepHarness) recorded(out Outcome) workorder.State {
-	st := h.r.state.Clone()
-	if out.Record != nil {
-		out.Record(&st)
+	if out.State != nil {
+		return out.State.Clone()
 	}
-	return st
+	return h.r.state.Clone()
 }
 
 // stored is work_order.state as the store holds it.

@@ -42,10 +42,12 @@ func (UpdateTask) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	} else if by := sc.State().ChangesRequestedBy; len(by) > 0 {
 		result = "changes requested by " + strings.Join(by, ", ") + " at the last check"
 	}
+	st := sc.State()
+	st.ReviewResult, st.CriteriaResults = result, results
 	return Outcome{
 		Note:   fmt.Sprintf("task in review: %s; %d of %d success criteria checked by wo, the rest listed as not machine-checked", result, checked, len(results)),
 		Status: workorder.StatusInReview,
-		Record: func(s *workorder.State) { s.ReviewResult, s.CriteriaResults = result, results },
+		State:  &st,
 	}, nil
 }
 

@@ -59,29 +59,31 @@ func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 			if len(asked) > 0 {
 				note += "; asked: " + strings.Join(asked, ", ")
 			}
-			return Outcome{Note: note, Record: func(s *workorder.State) {
-				s.ReviewDeadline, s.ReviewWaitingSince, s.ReviewNotBefore = "", "", ""
-				s.Reviewers = l.stands
-			}}, nil
+			st := sc.State()
+			st.ReviewDeadline, st.ReviewWaitingSince, st.ReviewNotBefore = "", "", ""
+			st.Reviewers = l.stands
+			return Outcome{Note: note, State: &st}, nil
 		}
 		if who := l.with(reviewer.Unavailable); len(who) > 0 {
 			r := l.readings[who[0]]
 			reason := fmt.Sprintf("%s cannot review %s (it says: %s); ask a person to review pull request #%d, or name another reviewer, then run wo run %s",
 				strings.Join(who, ", "), short(pushed), termtext.Line(r.Said), n, sc.Key())
-			return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
-				s.Phase, s.Reviewers, s.ReviewDeadline = workorder.PhaseWaitingForReview, l.stands, ""
-			}}, &WaitingError{Key: sc.Key(), Reason: reason}
+			st := sc.State()
+			st.Phase, st.Reviewers, st.ReviewDeadline = workorder.PhaseWaitingForReview, l.stands, ""
+			return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
 		}
 		now := sc.Now()
 		if until, said := l.limitedUntil(now); !until.IsZero() {
 			if sc.Settings().NoReviewWait || until.After(deadline) || until.Sub(now) > maxLimitWaitInProcess {
 				reason := fmt.Sprintf("the reviewer is rate limited until %s (%s); wo asks again for the review of %s after that: run wo run %s then",
 					until.UTC().Format(time.RFC3339), said, short(pushed), sc.Key())
-				return Outcome{Record: func(s *workorder.State) {
-					s.Phase, s.ReviewNotBefore, s.Reviewers, s.ReviewDeadline = workorder.PhaseWaitingForReview, workorder.Timestamp(until), l.stands, ""
-				}}, &WaitingError{Key: sc.Key(), Reason: reason}
+				st := sc.State()
+				st.Phase, st.ReviewNotBefore, st.Reviewers, st.ReviewDeadline = workorder.PhaseWaitingForReview, workorder.Timestamp(until), l.stands, ""
+				return Outcome{State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
 			}
-			if err := sc.Checkpoint(ctx, func(s *workorder.State) { s.ReviewNotBefore, s.Reviewers = workorder.Timestamp(until), l.stands }); err != nil {
+			st := sc.State()
+			st.ReviewNotBefore, st.Reviewers = workorder.Timestamp(until), l.stands
+			if err := sc.Checkpoint(ctx, st); err != nil {
 				return Outcome{}, err
 			}
 			sc.Say(fmt.Sprintf("rate limited until %s (%s): waiting", until.UTC().Format(time.RFC3339), said))
@@ -152,18 +154,18 @@ func notYet(sc *StepContext, n int, l look, deadline time.Time) (Outcome, error)
 		why += fmt.Sprintf(" (%s was asked and has not started)", strings.Join(asked, ", "))
 	}
 	reason := fmt.Sprintf("%s; a review event resumes it (wo run --github-event), or run wo run %s to wait again", why, sc.Key())
-	return Outcome{Record: func(s *workorder.State) {
-		s.Phase, s.ReviewWaitingSince, s.ReviewDeadline, s.Reviewers = workorder.PhaseWaitingForReview, since, "", l.stands
-	}}, &WaitingError{Key: sc.Key(), Reason: reason}
+	st := sc.State()
+	st.Phase, st.ReviewWaitingSince, st.ReviewDeadline, st.Reviewers = workorder.PhaseWaitingForReview, since, "", l.stands
+	return Outcome{State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
 }
 
 // stopWaiting stops the run with a reviewer that keeps withholding its
 // review: the task is blocked for a person to look.
 func stopWaiting(sc *StepContext, n int, l look, why string) (Outcome, error) {
 	reason := fmt.Sprintf("%s (pull request #%d)", why, n)
-	return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, Record: func(s *workorder.State) {
-		s.Phase, s.Reviewers, s.ReviewDeadline = workorder.PhaseWaitingForReview, l.stands, ""
-	}}, &WaitingError{Key: sc.Key(), Reason: reason}
+	st := sc.State()
+	st.Phase, st.Reviewers, st.ReviewDeadline = workorder.PhaseWaitingForReview, l.stands, ""
+	return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
 }
 
 // by names the awaited reviewers in a message.
@@ -182,7 +184,9 @@ func reviewDeadline(ctx context.Context, sc *StepContext) (time.Time, error) {
 		}
 	}
 	d := sc.Now().Add(reviewWaitFor(sc))
-	if err := sc.Checkpoint(ctx, func(s *workorder.State) { s.ReviewDeadline = workorder.Timestamp(d) }); err != nil {
+	st := sc.State()
+	st.ReviewDeadline = workorder.Timestamp(d)
+	if err := sc.Checkpoint(ctx, st); err != nil {
 		return d, err
 	}
 	sc.Fault("after_checkpoint")
