@@ -54,8 +54,9 @@ func (WaitForReview) Advise(doc workorder.Document, path string, s workorder.Ste
 			slowest = p
 		}
 	}
-	wait := time.Duration(s.DurationMinutes * float64(time.Minute))
-	if slowest == nil || slowest.Latency() == 0 || s.DurationMinutes <= 0 || wait >= slowest.Latency() {
+	minutes := paramsOf[waitParams](s).DurationMinutes
+	wait := time.Duration(minutes * float64(time.Minute))
+	if slowest == nil || slowest.Latency() == 0 || minutes <= 0 || wait >= slowest.Latency() {
 		return nil
 	}
 	return []workorder.Problem{{Path: path + ".duration_minutes", Severity: workorder.SeverityWarning,

@@ -24,7 +24,7 @@ const maxKept = 8 << 10
 
 // Run runs the agent, validates, delivers.
 func (Agent) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
-	targets := sc.Step.Delivery
+	targets := paramsOf[agentParams](sc.Step).Delivery
 	precomposed := len(targets) > 0
 	for _, t := range targets {
 		precomposed = precomposed && t.Content != ""
@@ -74,7 +74,7 @@ func (Agent) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 // and is not posted twice.
 func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Outcome, error) {
 	var done, notes []string
-	for _, t := range sc.Step.Delivery {
+	for _, t := range paramsOf[agentParams](sc.Step).Delivery {
 		content := deliverable
 		if t.Content != "" {
 			content = t.Content
@@ -125,6 +125,19 @@ func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Ou
 	return Outcome{Note: fmt.Sprintf("delivered %s to %s", what, strings.Join(done, ", ")), State: &st}, nil
 }
 
+// agentParams are an agent step's own fields.
+type agentParams struct {
+	Delivery []Delivery `json:"delivery"`
+}
+
+// Delivery is where an agent step's deliverable goes (the deliverable
+// format): typed, never guessed from text. Content, when set, is delivered
+// as it is and the agent is not asked.
+type Delivery struct {
+	Target  string `json:"target"` // one of workorder.DeliveryTargets
+	Content string `json:"content,omitempty"`
+}
+
 // Prompter is an action that asks an agent: wo prompt shows, for its
 // step, the prompt the agent gets instead of the task's general one.
 type Prompter interface {
@@ -139,7 +152,7 @@ func (Agent) Prompt(doc workorder.Document, step workorder.Step) string {
 // Plan says what the step would do.
 func (Agent) Plan(sc *StepContext) string {
 	var targets []string
-	for _, t := range sc.Step.Delivery {
+	for _, t := range paramsOf[agentParams](sc.Step).Delivery {
 		targets = append(targets, t.Target)
 	}
 	if len(targets) == 0 {

@@ -74,14 +74,21 @@ func (Commit) Plan(sc *StepContext) string {
 // Advise warns when the commit message would silently come from elsewhere
 // because the command that seems to give it cannot be read.
 func (Commit) Advise(_ workorder.Document, path string, s workorder.Step) []workorder.Problem {
-	return unreadable(path, s, s.Message, commandMessage,
+	return unreadable(path, s, paramsOf[commitParams](s).Message, commandMessage,
 		"no -m '…' could be read from the command, so the commit message will be inputs.pr_title or the task title; set the step's \"message\" to choose it")
+}
+
+// commitParams are a commit step's own fields.
+type commitParams struct {
+	// Message is the template of the commit message; else the -m '…' of
+	// the step's command.
+	Message string `json:"message"`
 }
 
 // commitMessage is the step's message (or the -m of its command), else
 // inputs.pr_title, else the task title; rendered.
 func commitMessage(sc *StepContext) (string, error) {
-	tmpl := typedOrCommand(sc.Step.Message, commandMessage, sc.Step.Command)
+	tmpl := typedOrCommand(paramsOf[commitParams](sc.Step).Message, commandMessage, sc.Step.Command)
 	if tmpl == "" {
 		tmpl = sc.Input("pr_title")
 	}

@@ -23,15 +23,24 @@ type ConditionalLoop struct{}
 
 func newConditionalLoop() Action { return ConditionalLoop{} }
 
+// loopParams are a conditional_loop step's own fields.
+type loopParams struct {
+	Condition     string `json:"condition"`      // what must hold to go round again
+	LoopTo        int    `json:"loop_to"`        // the earlier step to go back to
+	FixAction     string `json:"fix_action"`     // what the fix is asked to do
+	MaxIterations int    `json:"max_iterations"` // else the engine's bound
+}
+
 // Advise requires what the loop cannot run without: its condition and the
 // step it goes back to.
 func (ConditionalLoop) Advise(_ workorder.Document, path string, s workorder.Step) []workorder.Problem {
 	var out []workorder.Problem
-	if s.Condition == "" {
+	p := paramsOf[loopParams](s)
+	if p.Condition == "" {
 		out = append(out, workorder.Problem{Path: path + ".condition", Severity: workorder.SeverityError,
 			Message: "required for conditional_loop: one of " + strings.Join(conditions, ", ")})
 	}
-	if s.LoopTo == 0 {
+	if p.LoopTo == 0 {
 		out = append(out, workorder.Problem{Path: path + ".loop_to", Severity: workorder.SeverityError,
 			Message: "required for conditional_loop: the earlier step to go back to"})
 	}
@@ -40,8 +49,8 @@ func (ConditionalLoop) Advise(_ workorder.Document, path string, s workorder.Ste
 
 // Run evaluates the condition and fixes, commits and pushes when it holds.
 func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
-	if sc.Step.Condition != "review_comments_exist" {
-		return Outcome{}, fmt.Errorf("unknown condition %q", sc.Step.Condition)
+	if paramsOf[loopParams](sc.Step).Condition != "review_comments_exist" {
+		return Outcome{}, fmt.Errorf("unknown condition %q", paramsOf[loopParams](sc.Step).Condition)
 	}
 	st := sc.State()
 	comments := st.ReviewComments
@@ -123,11 +132,11 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	after.ReviewWatermark = after.ReviewSeen
 	// A pass of the loop is complete once its fix is pushed: a commit it
 	// made is one it pushed.
-	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo),
+	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), short(to), n, paramsOf[loopParams](sc.Step).LoopTo),
 		[]Fact{{Kind: FactCommit, SHA: to}, {Kind: FactPushed, SHA: to}} // the branch is create_branch's or push's to prove
 	if !made {
 		facts = nil
-		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), short(to), n, sc.Step.LoopTo)
+		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), short(to), n, paramsOf[loopParams](sc.Step).LoopTo)
 	}
 	if answered != "" {
 		note += "; " + answered
@@ -136,7 +145,7 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		Note:   note,
 		Facts:  facts,
 		State:  &after,
-		JumpTo: sc.Step.LoopTo,
+		JumpTo: paramsOf[loopParams](sc.Step).LoopTo,
 	}, nil
 }
 
@@ -200,7 +209,7 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		if agentFrom, _, err = w.Head(); err != nil {
 			return "", false, Outcome{}, err
 		}
-		prompt := fixPrompt(sc.Doc(), sc.Step.FixAction, comments, threads, w.Path, sugg.left)
+		prompt := fixPrompt(sc.Doc(), paramsOf[loopParams](sc.Step).FixAction, comments, threads, w.Path, sugg.left)
 		res, err := runAgent(ctx, sc, w.Path, prompt)
 		sc.Log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
 			"duration_ms": res.Duration.Milliseconds(), "stdout": res.Stdout, "stderr": res.Stderr})
@@ -529,7 +538,7 @@ func (ConditionalLoop) Plan(sc *StepContext) string {
 	if sc.Settings().Agent != "" {
 		who = "run the agent " + strings.Fields(sc.Settings().Agent)[0]
 	}
-	return fmt.Sprintf("if %s: %s, commit, push and go back to step %d (at most %d times)", sc.Step.Condition, who, sc.Step.LoopTo, loopBound(sc))
+	return fmt.Sprintf("if %s: %s, commit, push and go back to step %d (at most %d times)", paramsOf[loopParams](sc.Step).Condition, who, paramsOf[loopParams](sc.Step).LoopTo, loopBound(sc))
 }
 
 func summarizeComments(comments []workorder.ReviewComment) string {
@@ -558,8 +567,8 @@ func summarizeComments(comments []workorder.ReviewComment) string {
 
 // loopBound is the step's max_iterations, else the engine's default.
 func loopBound(sc *StepContext) int {
-	if sc.Step.MaxIterations > 0 {
-		return sc.Step.MaxIterations
+	if paramsOf[loopParams](sc.Step).MaxIterations > 0 {
+		return paramsOf[loopParams](sc.Step).MaxIterations
 	}
 	return sc.Settings().MaxLoopIterations
 }

@@ -221,7 +221,7 @@ func TestLoopConditionalErrors(t *testing.T) {
 	t.Run("an unknown condition", func(t *testing.T) {
 		h := loopReady(t, stepOpts{})
 		// Validation refuses it when the document loads; the action too.
-		h.r.task.WorkOrder.Procedure[8].Condition = "tests_fail"
+		h.r.task.WorkOrder.Procedure[8].Params["condition"] = "tests_fail"
 		_, err := h.run("conditional_loop")
 		errContains(t, err, `unknown condition "tests_fail"`)
 	})
@@ -238,7 +238,7 @@ func TestLoopConditionalPlan(t *testing.T) {
 	}
 	// The step's own bound is what the dry run promises, lower or higher.
 	for _, n := range []int{2, 9} {
-		h.r.task.WorkOrder.Procedure[8].MaxIterations = n
+		h.r.task.WorkOrder.Procedure[8].Params["max_iterations"] = n
 		if got, want := h.plan("conditional_loop"), fmt.Sprintf("(at most %d times)", n); !strings.HasSuffix(got, want) {
 			t.Errorf("max_iterations %d: plan %q", n, got)
 		}

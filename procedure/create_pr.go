@@ -91,15 +91,24 @@ func (CreatePR) Check(ctx context.Context, sc *StepContext) error {
 // Advise warns when the title would silently come from elsewhere because
 // the command that seems to give it cannot be read.
 func (CreatePR) Advise(_ workorder.Document, path string, s workorder.Step) []workorder.Problem {
-	return unreadable(path, s, s.Title, commandTitle,
+	return unreadable(path, s, paramsOf[createPRParams](s).Title, commandTitle,
 		"no --title '…' could be read from the command, so the pull request title will be inputs.pr_title or the task title; set the step's \"title\" to choose it")
+}
+
+// createPRParams are a create_pr step's own fields: the templates of the
+// pull request's title and body; else the --title '…' and --body '…' of
+// the step's command.
+type createPRParams struct {
+	Title string `json:"title"`
+	Body  string `json:"body"`
 }
 
 // prText renders the title and body: the step's title and body (or the
 // --title/--body of its command), else inputs.pr_title (or the task title)
 // and the derived body.
 func prText(sc *StepContext) (string, string, error) {
-	title, body := typedOrCommand(sc.Step.Title, commandTitle, sc.Step.Command), typedOrCommand(sc.Step.Body, commandBody, sc.Step.Command)
+	p := paramsOf[createPRParams](sc.Step)
+	title, body := typedOrCommand(p.Title, commandTitle, sc.Step.Command), typedOrCommand(p.Body, commandBody, sc.Step.Command)
 	if title == "" {
 		title = sc.Input("pr_title")
 	}

@@ -226,7 +226,7 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 	}
 	if !plumbing.IsHash(from) {
 		return fmt.Errorf("task %s: no push is recorded to check the fix against (state.pushed_sha is %q): wo reset %s --to-step %d, then wo run %s",
-			sc.Key(), from, sc.Key(), sc.Step.LoopTo-1, sc.Key())
+			sc.Key(), from, sc.Key(), paramsOf[loopParams](sc.Step).LoopTo-1, sc.Key())
 	}
 	why, _, err := headRefusal(w, branch)
 	if err != nil {

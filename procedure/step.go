@@ -300,3 +300,12 @@ func (sc *StepContext) withPhase(p workorder.Phase) *workorder.State {
 	st.Phase = p
 	return &st
 }
+
+// paramsOf decodes a step's own fields into the action's params type.
+// Validation has checked their types before any run; a field of another
+// type reads as its zero value.
+func paramsOf[T any](s workorder.Step) T {
+	var p T
+	_ = s.DecodeParams(&p)
+	return p
+}

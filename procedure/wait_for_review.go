@@ -12,6 +12,12 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
+// waitParams are a wait_for_review step's own fields.
+type waitParams struct {
+	// DurationMinutes is how long to wait; else the reviewer's usual time.
+	DurationMinutes float64 `json:"duration_minutes"`
+}
+
 // WaitForReview waits until the awaited reviewers are done with the pushed
 // commit, or the step's time is up. Done means what each reviewer's
 // profile says: a review of the head, a status that says the review
@@ -200,8 +206,8 @@ func reviewWaitFor(sc *StepContext) time.Duration {
 	switch {
 	case sc.Settings().ReviewWait > 0:
 		return sc.Settings().ReviewWait
-	case sc.Step.DurationMinutes > 0:
-		return time.Duration(sc.Step.DurationMinutes * float64(time.Minute))
+	case paramsOf[waitParams](sc.Step).DurationMinutes > 0:
+		return time.Duration(paramsOf[waitParams](sc.Step).DurationMinutes * float64(time.Minute))
 	}
 	wait := time.Duration(0)
 	for _, name := range awaitedReviewers(sc) {

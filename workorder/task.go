@@ -89,31 +89,54 @@ type Dependencies struct {
 	Parent string `json:"-"`
 }
 
-// Step is one entry of the procedure.
+// Step is one entry of the procedure: what every step has, and the
+// action's own fields (its params) as the document gives them. Each action
+// decodes and checks its params itself; this package names no action.
 type Step struct {
-	Step    int    `json:"step"`
-	Action  string `json:"action"`
-	Command string `json:"command,omitempty"` // shown, never run: wo runs its own steps
-	// Message (commit), Title and Body (create_pr) are the templates of the
-	// text those steps write; see Step.CommitMessage.
-	Message         string     `json:"message,omitempty"`
-	Title           string     `json:"title,omitempty"`
-	Body            string     `json:"body,omitempty"`
-	Description     string     `json:"description,omitempty"`
-	Condition       string     `json:"condition,omitempty"`
-	LoopTo          int        `json:"loop_to,omitempty"`
-	FixAction       string     `json:"fix_action,omitempty"`
-	DurationMinutes float64    `json:"duration_minutes,omitempty"`
-	MaxIterations   int        `json:"max_iterations,omitempty"`
-	Delivery        []Delivery `json:"delivery,omitempty"`
+	Step        int    `json:"step"`
+	Action      string `json:"action"`
+	Command     string `json:"command,omitempty"` // shown, never run: wo runs its own steps
+	Description string `json:"description,omitempty"`
+	// Params are the step's other fields ("title", "loop_to", …), as
+	// decoded JSON.
+	Params map[string]any `json:"-"`
 }
 
-// Delivery is where an agent step's deliverable goes (the deliverable format): typed,
-// never guessed from text. Content, when set, is delivered as it is and
-// the agent is not asked.
-type Delivery struct {
-	Target  string `json:"target"` // pr_body, pr_comment, task_note
-	Content string `json:"content,omitempty"`
+// UnmarshalJSON reads the fields every step has, and keeps the others in
+// Params.
+func (s *Step) UnmarshalJSON(b []byte) error {
+	type common Step
+	var c common
+	if err := json.Unmarshal(b, &c); err != nil {
+		return err
+	}
+	var all map[string]any
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for _, k := range []string{"step", "action", "command", "description"} {
+		delete(all, k)
+	}
+	*s = Step(c)
+	if len(all) > 0 {
+		s.Params = all
+	}
+	return nil
+}
+
+// DecodeParams decodes the step's params into v, a struct with JSON tags.
+func (s Step) DecodeParams(v any) error {
+	if len(s.Params) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(s.Params)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("step %d (%s): %w", s.Step, s.Action, err)
+	}
+	return nil
 }
 
 // DeliveryTargets are the places a deliverable can go.
