@@ -165,6 +165,11 @@ func (sc *StepContext) withStack(ctx context.Context, o Outcome, pr *github.PR) 
 			sc.Warn("%s: the stack tables were not updated (recording #%d: %v); run wo sync %s", sc.Key(), pr.Number, err, epic)
 			return o
 		}
+		// The state the step leaves is the one the checkpoint wrote,
+		// with what another writer changed meanwhile (its write rebased
+		// onto theirs): the copy taken before it would undo that.
+		after := sc.State()
+		o.State = &after
 	}
 	if sc.StackDeferred(epic) {
 		o.Note += "; stack tables: updated by the epic run"
