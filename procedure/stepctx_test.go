@@ -71,6 +71,9 @@ type stepOpts struct {
 	// ReviewerLogin is who the stand-in's reviewer is; its default is
 	// coderabbitai[bot], and wo's own login is wo-bot.
 	ReviewerLogin string
+	// StandIn, when set, configures the stand-in before it starts (a
+	// reviewer's mode, say).
+	StandIn func(*ghstandin.Server)
 	// Agent is the body of a shell script used as the agent command.
 	Agent string
 	// Actions is the engine's table; nil means this build's.
@@ -301,6 +304,9 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 		gh.ReviewDelay = opts.ReviewDelay
 		if opts.ReviewerLogin != "" {
 			gh.ReviewerLogin = opts.ReviewerLogin
+		}
+		if opts.StandIn != nil {
+			opts.StandIn(gh)
 		}
 		if err := gh.Start(); err != nil {
 			t.Fatal(err)
