@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/workorder"
 )
 
 // Regression tests for Outcome.State (a step's change of state as a whole
@@ -77,5 +79,65 @@ func TestReviewWaitLeavesTheAsksItRecordedOnTheWay(t *testing.T) {
 	h.keep(out)
 	if got := ask(h.stored()); got != want {
 		t.Errorf("after the step the store records %s; want %s", got, want)
+	}
+}
+
+// A pass of the review loop records the fix's push mid-step (pushed_sha
+// and the time of the push); the state the pass leaves keeps that time:
+// the next review wait reads only signals since it.
+func TestLoopPassLeavesTheTimeOfItsFixPush(t *testing.T) {
+	h := loopReady(t, stepOpts{Agent: "printf 'package foundation\\n\\n// N is exported.\\nconst N = 0\\n' > foundation/new.go\n"})
+	const before = "2020-01-02T03:04:05Z"
+	h.setState(func(s *stateT) { s.PushedAt = before })
+	started := time.Now().Add(-time.Second)
+
+	out, err := h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fix := gitIn(t, h.Remote, "rev-parse", fixBranch)
+	pushedAt := func(st stateT) string {
+		at, err := time.Parse(time.RFC3339Nano, st.PushedAt)
+		if err != nil || at.Before(started) || st.PushedSHA != fix {
+			return fmt.Sprintf("pushed_sha %s at %q", st.PushedSHA, st.PushedAt)
+		}
+		return "the fix, at its push"
+	}
+	if got := pushedAt(h.stored()); got != "the fix, at its push" {
+		t.Fatalf("mid-step the store records %s; want %s at the push", got, fix)
+	}
+	if got := pushedAt(h.recorded(out)); got != "the fix, at its push" {
+		t.Errorf("the loop pass leaves %s; want %s pushed now, not the earlier push's time %s", got, fix, before)
+	}
+}
+
+// A left-over agent record of an earlier run (on another host) is cleared
+// before the agent runs; an agent step that then stops for review must not
+// leave that record behind again.
+func TestAnAgentStepThatStopsForReviewLeavesNoAgentRecord(t *testing.T) {
+	h := newStepContext(t, stepOpts{Procedure: agentSteps("task_note"), Agent: "echo 'no tags here'\n"})
+	h.setState(func(s *stateT) { s.Agent = &workorder.AgentProcess{PID: 4242, Host: "another-host.example", Step: 2} })
+	out, err := h.run("agent")
+	waiting(t, err)
+	st := h.recorded(out)
+	if st.Phase != workorder.PhaseNeedsReview || st.Agent != nil {
+		t.Errorf("the agent step leaves phase %q agent %+v; want needs_review and no agent record", st.Phase, st.Agent)
+	}
+	h.keep(out)
+	if a := h.stored().Agent; a != nil {
+		t.Errorf("the store keeps the agent record %+v", a)
+	}
+}
+
+// Likewise for the review loop's agent that changed nothing: the pass
+// waits for a fix, with no agent record.
+func TestLoopPassWithAnAgentThatChangedNothingLeavesNoAgentRecord(t *testing.T) {
+	h := loopReady(t, stepOpts{Agent: "true\n"})
+	h.setState(func(s *stateT) { s.Agent = &workorder.AgentProcess{PID: 4242, Host: "another-host.example", Step: 9} })
+	out, err := h.run("conditional_loop")
+	waiting(t, err)
+	st := h.recorded(out)
+	if st.Phase != workorder.PhaseNeedsFix || st.Agent != nil {
+		t.Errorf("the loop pass leaves phase %q agent %+v; want needs_fix and no agent record", st.Phase, st.Agent)
 	}
 }
