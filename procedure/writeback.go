@@ -28,6 +28,12 @@ type StateWriteBack struct {
 	// output or an error may carry the token, and the document is read by
 	// every tool and person with access to the store.
 	secrets *redact.Secrets
+	// stale says a write that does not rebase (a lease renewal) went on
+	// over another writer's change: rev is theirs, but the run has not
+	// seen their change. The run's next write rebases on the document as
+	// it stands, as if its revision had moved, so it never overwrites
+	// what they did (a task closed, a note added) unseen.
+	stale bool
 }
 
 // Rebase turns a patch into one that keeps what another writer changed:
@@ -69,6 +75,7 @@ func (w *StateWriteBack) WriteLogged(ctx context.Context, patch map[string]any, 
 		}))
 		return out
 	}
+	strict := rebase != nil
 	if rebase == nil {
 		rebase = func(workorder.Document) (map[string]any, error) { return patch, nil }
 	}
@@ -78,7 +85,7 @@ func (w *StateWriteBack) WriteLogged(ctx context.Context, patch map[string]any, 
 			return nil, err
 		}
 		return full(p), nil
-	}, entries)
+	}, entries, strict)
 }
 
 // Release clears the lease if this runner still holds it; the lock keeps a
@@ -95,10 +102,14 @@ func (w *StateWriteBack) logged() bool {
 	return ok
 }
 
-func (w *StateWriteBack) write(ctx context.Context, patch map[string]any, rebase Rebase, entries []store.LogEntry) error {
+func (w *StateWriteBack) write(ctx context.Context, patch map[string]any, rebase Rebase, entries []store.LogEntry, strict bool) error {
 	lu, _ := w.store.(store.LoggedUpdater)
-	first := true
+	// A write that rebases starts from the document as it stands when a
+	// renewal went on over someone's change since the run last wrote.
+	first := !(strict && w.stale)
+	moved := false // this write went on over another writer's change
 	return store.RetryConflicts(ctx, func() error {
+		moved = !first
 		if !first {
 			doc, err := w.store.Get(ctx, w.key)
 			if err != nil {
@@ -126,6 +137,12 @@ func (w *StateWriteBack) write(ctx context.Context, patch map[string]any, rebase
 		}
 		if err == nil {
 			w.rev = rev
+			switch {
+			case strict:
+				w.stale = false // the run's write saw the document as it was
+			case moved:
+				w.stale = true
+			}
 		}
 		return err
 	})
