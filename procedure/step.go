@@ -92,7 +92,8 @@ func (sc *StepContext) Log(ctx context.Context, kind string, details map[string]
 // comment).
 func (sc *StepContext) Redact(text string) string { return sc.run.secrets().String(text) }
 
-// Doc is the task's document as last written, for templates and prompts.
+// Doc is the task's document with the run's state as it now stands
+// (saved or not), for templates and prompts.
 func (sc *StepContext) Doc() workorder.Document { return sc.run.currentDoc() }
 
 // LoadStack reads the stack of pull requests of the epic.
