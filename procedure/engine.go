@@ -160,18 +160,28 @@ func (e *Engine) Load(ctx context.Context, key string) (workorder.Document, *wor
 	if err != nil {
 		return nil, nil, err
 	}
-	report := workorder.Validate(doc, workorder.Options{Actions: e.actions().Names(), Conditions: Conditions(), LaterNames: LaterNames(), ReadBy: e.actions().ReadBy, Advice: e.actions().Advice})
-	if !report.Valid() {
-		return nil, nil, &workorder.InvalidError{Reports: []workorder.Report{report}}
-	}
-	task, err := workorder.Parse(doc)
+	task, err := e.runnable(doc)
 	if err != nil {
 		return nil, nil, err
 	}
-	if task.WorkOrder == nil {
-		return nil, nil, fmt.Errorf("task %s has no work_order: there is nothing to run", key)
-	}
 	return doc, task, nil
+}
+
+// runnable checks a document as Load does and returns its typed view: the
+// actions read their params trusting that validation checked them.
+func (e *Engine) runnable(doc workorder.Document) (*workorder.Task, error) {
+	report := workorder.Validate(doc, workorder.Options{Actions: e.actions().Names(), Conditions: Conditions(), LaterNames: LaterNames(), ReadBy: e.actions().ReadBy, Advice: e.actions().Advice})
+	if !report.Valid() {
+		return nil, &workorder.InvalidError{Reports: []workorder.Report{report}}
+	}
+	task, err := workorder.Parse(doc)
+	if err != nil {
+		return nil, err
+	}
+	if task.WorkOrder == nil {
+		return nil, fmt.Errorf("task %s has no work_order: there is nothing to run", workorder.Key(doc))
+	}
+	return task, nil
 }
 
 // Run executes the procedure from where it stopped.
@@ -232,10 +242,13 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	// Resume from the revision the lease was written against, not from the
 	// first read: another runner may have finished steps in between, and
 	// running them again from a stale snapshot would do them twice.
-	if r, err = r.resumeFrom(ctx, lease.Doc); err != nil || r.finished() {
-		if err != nil {
-			return nil, err
-		}
+	// r stays the run the deferred release gives the lease back through.
+	fresh, err := r.resumeFrom(ctx, lease.Doc)
+	if err != nil {
+		return nil, err
+	}
+	r = fresh
+	if r.finished() {
 		if r.unclosed() {
 			if err := r.moveStatus(ctx, workorder.StatusClosed); err != nil {
 				return nil, err
@@ -254,11 +267,12 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	return r.execute(runCtx)
 }
 
-// resumeFrom rebuilds the run from the document as the lease write left it.
+// resumeFrom rebuilds the run from the document as the lease write left it,
+// validated again: it is not the one Load checked when it changed since.
 // When another runner moved the procedure on since the first read, the
 // checks run again against what is left to do.
 func (r *run) resumeFrom(ctx context.Context, doc workorder.Document) (*run, error) {
-	task, err := workorder.Parse(doc)
+	task, err := r.runnable(doc)
 	if err != nil {
 		return nil, err
 	}

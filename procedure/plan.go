@@ -264,6 +264,11 @@ func (e *Engine) hold(ctx context.Context, doc workorder.Document, task *workord
 	if err != nil {
 		return nil, nil, err
 	}
-	r.wb = &StateWriteBack{store: e.Store, key: task.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now, secrets: e.secrets()}
+	// The lease write may have gone on over a change made since doc was
+	// read (a note, a close): the edit's first write rebases on the task
+	// as it stands, as a write after a renewal does, at the cost of one
+	// read.
+	r.wb = &StateWriteBack{store: e.Store, key: task.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now, secrets: e.secrets(),
+		stale: true}
 	return r, func() { r.release(context.WithoutCancel(ctx)) }, nil
 }

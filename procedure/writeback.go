@@ -110,6 +110,12 @@ func (w *StateWriteBack) write(ctx context.Context, patch map[string]any, rebase
 	moved := false // this write went on over another writer's change
 	return store.RetryConflicts(ctx, func() error {
 		moved = !first
+		// The revision this attempt writes on. It becomes w.rev only
+		// when the write succeeds: a rebase that refused another
+		// writer's change (a task they closed), or a write that failed,
+		// leaves w.rev at what the run last wrote, so that the next
+		// write (the record of the failure) meets their change again.
+		base := w.rev
 		if !first {
 			doc, err := w.store.Get(ctx, w.key)
 			if err != nil {
@@ -122,7 +128,7 @@ func (w *StateWriteBack) write(ctx context.Context, patch map[string]any, rebase
 				}
 				return &store.LeaseLostError{Key: w.key, Holder: holder}
 			}
-			w.rev, _ = doc["_rev"].(string)
+			base, _ = doc["_rev"].(string)
 			if patch, err = rebase(doc); err != nil {
 				return err
 			}
@@ -131,9 +137,9 @@ func (w *StateWriteBack) write(ctx context.Context, patch map[string]any, rebase
 		var rev string
 		var err error
 		if lu != nil && len(entries) > 0 {
-			rev, err = lu.UpdateLogged(ctx, w.key, w.rev, patch, entries)
+			rev, err = lu.UpdateLogged(ctx, w.key, base, patch, entries)
 		} else {
-			rev, err = w.store.Update(ctx, w.key, w.rev, patch)
+			rev, err = w.store.Update(ctx, w.key, base, patch)
 		}
 		if err == nil {
 			w.rev = rev

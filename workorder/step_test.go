@@ -46,3 +46,42 @@ func TestAStepKeepsItsActionsOwnFieldsAsParams(t *testing.T) {
 		t.Error("a step that is a list decoded")
 	}
 }
+
+// A step's params are read by their exact names, as validation reads them:
+// a field spelt in another case is no field of the step's, whatever
+// encoding/json would match it to.
+func TestAStepsParamsAreReadByTheirExactNames(t *testing.T) {
+	var s Step
+	raw := `{"step": 9, "action": "conditional_loop", "Loop_To": 50, "max_iterations": 3, "Skip": "x", "hidden": "y", "-": "z"}`
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		LoopTo int    `json:"loop_to"`
+		Max    int    `json:"max_iterations"`
+		Skip   string `json:"-"`
+		Plain  string
+		hidden string
+	}
+	if err := s.DecodeParams(&p); err != nil || p.LoopTo != 0 || p.Max != 3 || p.Skip != "" || p.hidden != "" {
+		t.Errorf("params %+v, %v: only max_iterations is named as the type names it", p, err)
+	}
+	s.Params["Plain"] = "kept"
+	if err := s.DecodeParams(&p); err != nil || p.Plain != "kept" {
+		t.Errorf("an untagged field is read by its Go name: %+v, %v", p, err)
+	}
+	// A target that is no struct gets every param.
+	var all map[string]any
+	if err := s.DecodeParams(&all); err != nil || len(all) != len(s.Params) || all["Loop_To"] != float64(50) {
+		t.Errorf("into a map: %v, %v", all, err)
+	}
+	// A struct that embeds another is decoded as encoding/json would.
+	type inner struct {
+		LoopTo int `json:"loop_to"`
+	}
+	var embeds struct{ inner }
+	s.Params["loop_to"] = 4
+	if err := s.DecodeParams(&embeds); err != nil || embeds.LoopTo != 4 {
+		t.Errorf("an embedding struct: %+v, %v", embeds, err)
+	}
+}

@@ -3,6 +3,7 @@ package workorder
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -125,11 +126,14 @@ func (s *Step) UnmarshalJSON(b []byte) error {
 }
 
 // DecodeParams decodes the step's params into v, a struct with JSON tags.
+// Only the fields named exactly as v's tags are read: encoding/json would
+// match "Loop_To" to loop_to, a field validation (which reads names
+// exactly) never checked and calls no field of a step.
 func (s Step) DecodeParams(v any) error {
 	if len(s.Params) == 0 {
 		return nil
 	}
-	b, err := json.Marshal(s.Params)
+	b, err := json.Marshal(exactly(s.Params, v))
 	if err != nil {
 		return err
 	}
@@ -137,6 +141,32 @@ func (s Step) DecodeParams(v any) error {
 		return fmt.Errorf("step %d (%s): %w", s.Step, s.Action, err)
 	}
 	return nil
+}
+
+// exactly is the params named exactly as the JSON names of the fields of
+// the struct v points to (all of them when v is no struct, or embeds one).
+func exactly(params map[string]any, v any) map[string]any {
+	t := reflect.TypeOf(v)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return params
+	}
+	out := map[string]any{}
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			return params // an embedded struct's fields: not read here
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if x, ok := params[name]; ok && name != "-" && f.IsExported() {
+			out[name] = x
+		}
+	}
+	return out
 }
 
 // DeliveryTargets are the places a deliverable can go.
