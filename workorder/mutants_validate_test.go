@@ -193,6 +193,9 @@ func TestStepFieldsAtTheirLimits(t *testing.T) {
 		// A field the step's action does not read is pointed out.
 		{steps(`{"step": 2, "action": "push", "duration_minutes": 5}`), []string{"warning work_order.procedure[1].duration_minutes: a push step does not read duration_minutes (only wait_for_review steps do): it is ignored"}},
 		{steps(`{"step": 2, "action": "wait_for_review", "duration_minutes": 5}`), nil},
+		{steps(`{"step": 2, "action": "wait_for_review", "duration_minutes": 10080}`), nil},
+		{steps(`{"step": 2, "action": "wait_for_review", "duration_minutes": 10080.5}`), []string{"error work_order.procedure[1].duration_minutes: is 10080.5 minutes, more than a week (10080): wait that long with wo run --review-wait 0 and a review event instead"}},
+		{steps(`{"step": 2, "action": "wait_for_review", "duration_minutes": 1e12}`), []string{"error work_order.procedure[1].duration_minutes: is 1e+12 minutes, more than a week (10080): wait that long with wo run --review-wait 0 and a review event instead"}},
 		// A field no action is said to read may be on any step.
 		{steps(`{"step": 2, "action": "push", "description": "the push"}`), nil},
 		{steps(`{"step": 2, "action": "agent", "delivery": null}`), nil},

@@ -663,6 +663,9 @@ func (v *validator) procedure(x any) int {
 	return len(list)
 }
 
+// maxWaitMinutes bounds a step's wait: a week.
+const maxWaitMinutes = 7 * 24 * 60
+
 func (v *validator) step(path string, want int, s map[string]any) {
 	num := int64(want)
 	if x, ok := s["step"]; !ok {
@@ -705,6 +708,10 @@ func (v *validator) step(path string, want int, s map[string]any) {
 	if x, ok := s["duration_minutes"]; ok && x != nil {
 		if f, ok := AsFloat(x); !ok || f <= 0 {
 			v.errorf(path+".duration_minutes", "must be a positive number of minutes, not %s", describe(x))
+		} else if f > maxWaitMinutes {
+			// A longer wait is a mistake, and one of 1e12 minutes is no
+			// time.Duration at all (it wraps to a negative wait).
+			v.errorf(path+".duration_minutes", "is %g minutes, more than a week (%d): wait that long with wo run --review-wait 0 and a review event instead", f, maxWaitMinutes)
 		}
 	}
 	if x, ok := s["delivery"]; ok && x != nil {
