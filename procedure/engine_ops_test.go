@@ -158,6 +158,7 @@ func TestClassifyMapsErrorsToOutcomes(t *testing.T) {
 		{&RetriesExhaustedError{Key: "k", Err: errors.New("x")}, Classification{OutcomeRetryLater, "RETRY_LATER"}},
 		{&StepFailedError{Key: "k", Err: errors.New("x")}, Classification{OutcomeFailed, "STEP_FAILED"}},
 		{&ApprovalRequiredError{Key: "k"}, Classification{OutcomeWaiting, "APPROVAL_REQUIRED"}},
+		{fmt.Errorf("child task_b: %w", store.NoDatabase("no database \"wo\" on the server")), Classification{OutcomeInvalid, "NO_DATABASE"}},
 		{errors.New("something else"), Classification{OutcomeFailed, "FAILED"}},
 		{&EpicError{Result: &EpicResult{Worst: OutcomeWaiting}}, Classification{OutcomeWaiting, "EPIC_WAITING"}},
 	}

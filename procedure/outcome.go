@@ -70,6 +70,7 @@ var classes = []struct {
 	{is[*FixRefusedError], Classification{OutcomeFailed, "FIX_REFUSED"}},
 	{is[*StepFailedError], Classification{OutcomeFailed, "STEP_FAILED"}},
 	{is[*ConcurrentChangeError], Classification{OutcomeWaiting, "CHANGED_ELSEWHERE"}},
+	{store.IsNoDatabase, Classification{OutcomeInvalid, "NO_DATABASE"}},
 	{store.IsNotFound, Classification{OutcomeFailed, "NOT_FOUND"}},
 	{store.IsExists, Classification{OutcomeFailed, "ALREADY_EXISTS"}},
 	{store.IsConflict, Classification{OutcomeRetryLater, "CONFLICT"}},
