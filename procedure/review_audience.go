@@ -117,12 +117,3 @@ func (a audience) why(login string) string {
 	}
 	return "not an awaited reviewer nor a repository writer"
 }
-
-// logins names the awaited reviewers.
-func (a audience) logins() []string {
-	out := make([]string, 0, len(a.awaited))
-	for _, p := range a.awaited {
-		out = append(out, p.Login())
-	}
-	return out
-}
