@@ -28,11 +28,7 @@ func awaitedReviewers(sc *StepContext) []string {
 	if len(sc.Settings().Reviewers) > 0 {
 		return sc.Settings().Reviewers
 	}
-	v := sc.Task().WorkOrder.Context["reviewers"]
-	if s, ok := v.(string); ok && s != "" {
-		return []string{s}
-	}
-	return stringList(v)
+	return reviewerNames(sc.Task().WorkOrder.Context["reviewers"])
 }
 
 // audienceOf is the audience for what GitHub shows now: the named
