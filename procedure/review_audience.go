@@ -28,7 +28,7 @@ func awaitedReviewers(sc *StepContext) []string {
 	if len(sc.Settings().Reviewers) > 0 {
 		return sc.Settings().Reviewers
 	}
-	return reviewerNames(sc.Task().WorkOrder.Context["reviewers"])
+	return stringOrList(sc.Task().WorkOrder.Context["reviewers"])
 }
 
 // audienceOf is the audience for what GitHub shows now: the named
