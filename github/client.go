@@ -557,14 +557,8 @@ func (c *Client) CommentOnce(ctx context.Context, number int, body, marker strin
 			return nil
 		}
 	}
-	err = c.call(ctx, func() (resp *gh.Response, err error) {
-		_, resp, err = c.gh.Issues.CreateComment(ctx, c.owner, c.name, number, &gh.IssueComment{Body: gh.String(body)})
-		return resp, err
-	})
-	if err != nil {
-		return fmt.Errorf("commenting on #%d: %w", number, err)
-	}
-	return nil
+	_, err = c.Comment(ctx, number, body)
+	return err
 }
 
 // ClosePR closes a pull request without merging it.

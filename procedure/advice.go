@@ -49,7 +49,7 @@ func (t Actions) Advice(doc workorder.Document) []workorder.Problem {
 // usually takes: the step keeps its own words, but gets a warning.
 func (WaitForReview) Advise(doc workorder.Document, path string, s workorder.Step) []workorder.Problem {
 	var slowest reviewer.Profile
-	for _, name := range reviewerNames(workorder.Get(doc, "work_order.context.reviewers")) {
+	for _, name := range stringOrList(workorder.Get(doc, "work_order.context.reviewers")) {
 		if p := reviewer.For(name); slowest == nil || p.Latency() > slowest.Latency() {
 			slowest = p
 		}
@@ -64,8 +64,9 @@ func (WaitForReview) Advise(doc workorder.Document, path string, s workorder.Ste
 			s.Step, wait, slowest.Login(), slowest.Latency(), slowest.Wait())}}
 }
 
-// reviewerNames reads context.reviewers: a login or a list of them.
-func reviewerNames(v any) []string {
+// stringOrList reads a field that holds one string or a list of them
+// (context.reviewers, context.fix_paths).
+func stringOrList(v any) []string {
 	if s, ok := v.(string); ok && s != "" {
 		return []string{s}
 	}

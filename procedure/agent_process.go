@@ -382,8 +382,8 @@ func (b *limitedBuffer) String() string {
 }
 
 func lastLine(s string) string {
-	s = string(bytes.TrimSpace([]byte(s)))
-	if i := bytes.LastIndexByte([]byte(s), '\n'); i >= 0 {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		return s[i+1:]
 	}
 	return s

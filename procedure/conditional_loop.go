@@ -503,14 +503,9 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 		if s.Comments, err = client.IssueComments(ctx, n); err != nil {
 			return Outcome{}, err
 		}
-		if s.Statuses, err = client.Statuses(ctx, head); err != nil {
+		if s.Statuses, err = headStatuses(ctx, client, head); err != nil {
 			return Outcome{}, err
 		}
-		runs, err := client.CheckRuns(ctx, head)
-		if err != nil {
-			return Outcome{}, err
-		}
-		s.Statuses = append(s.Statuses, runs...)
 		var busy []string
 		for _, p := range audienceOf(sc, me, s).awaited {
 			if p.Read(s).Kind == reviewer.InProgress {

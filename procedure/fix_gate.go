@@ -64,7 +64,7 @@ type fixPolicy struct {
 
 func newFixPolicy(sc *StepContext) fixPolicy {
 	in, ctx := sc.Task().WorkOrder.Inputs, sc.Task().WorkOrder.Context
-	p := fixPolicy{files: map[string]bool{}, patterns: fixPaths(ctx["fix_paths"]), maxSize: gitops.DefaultMaxFileSize}
+	p := fixPolicy{files: map[string]bool{}, patterns: stringOrList(ctx["fix_paths"]), maxSize: gitops.DefaultMaxFileSize}
 	for _, f := range append(stringList(in["file_manifest"]), stringList(in["delete_manifest"])...) {
 		p.files[f] = true
 	}
@@ -72,14 +72,6 @@ func newFixPolicy(sc *StepContext) fixPolicy {
 		p.maxSize = n
 	}
 	return p
-}
-
-// fixPaths is context.fix_paths: one pattern or a list.
-func fixPaths(v any) []string {
-	if s, ok := v.(string); ok && s != "" {
-		return []string{s}
-	}
-	return stringList(v)
 }
 
 // refuse says why a fix must not change path, or "" when it may.

@@ -28,11 +28,7 @@ func awaitedReviewers(sc *StepContext) []string {
 	if len(sc.Settings().Reviewers) > 0 {
 		return sc.Settings().Reviewers
 	}
-	v := sc.Task().WorkOrder.Context["reviewers"]
-	if s, ok := v.(string); ok && s != "" {
-		return []string{s}
-	}
-	return stringList(v)
+	return stringOrList(sc.Task().WorkOrder.Context["reviewers"])
 }
 
 // audienceOf is the audience for what GitHub shows now: the named
@@ -116,13 +112,4 @@ func (a audience) why(login string) string {
 		return "wo's own"
 	}
 	return "not an awaited reviewer nor a repository writer"
-}
-
-// logins names the awaited reviewers.
-func (a audience) logins() []string {
-	out := make([]string, 0, len(a.awaited))
-	for _, p := range a.awaited {
-		out = append(out, p.Login())
-	}
-	return out
 }

@@ -78,14 +78,9 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 		return look{}, err
 	}
 	if head != "" {
-		if s.Statuses, err = client.Statuses(ctx, head); err != nil {
+		if s.Statuses, err = headStatuses(ctx, client, head); err != nil {
 			return look{}, err
 		}
-		runs, err := client.CheckRuns(ctx, head)
-		if err != nil {
-			return look{}, err
-		}
-		s.Statuses = append(s.Statuses, runs...)
 	}
 	l := look{head: head, signals: s, audience: audienceOf(sc, me, s), readings: map[string]reviewer.Reading{}}
 	if len(l.audience.awaited) == 0 {
@@ -139,6 +134,20 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 		}
 	}
 	return l, nil
+}
+
+// headStatuses are what the head's commit statuses and check runs say,
+// where a review bot reports its review of the head.
+func headStatuses(ctx context.Context, client *github.Client, head string) ([]github.Status, error) {
+	statuses, err := client.Statuses(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := client.CheckRuns(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	return append(statuses, runs...), nil
 }
 
 // TooManyAsksError says a reviewer was asked as often as wo asks for one

@@ -62,12 +62,6 @@ const (
 	Unavailable Kind = "unavailable"
 )
 
-// Withheld reports whether a reviewer in this state reviews the head only
-// when asked.
-func (k Kind) Withheld() bool {
-	return k == Skipped || k == Paused || k == RateLimited || k == Aborted
-}
-
 // Reading is what a reviewer said about a head.
 type Reading struct {
 	Kind Kind

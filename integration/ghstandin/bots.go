@@ -327,9 +327,16 @@ func (s *Server) codeRabbitHead(repo string, p *pr, sha string) bool {
 // changed during it (AbortNext): the review is lost.
 func (s *Server) codeRabbitAbort(repo string, p *pr, sha string) {
 	s.CodeRabbit.AbortNext--
-	s.summaryStanza(repo, p, "failure", fmt.Sprintf("> [!CAUTION]\n> ## Review failed\n>\n> The head commit changed during the review from %s to %s.", short7(p.reviewedSHA), short7(sha)), "")
-	s.setStatus(repo, sha, "failure", "Review failed: the head commit changed during the review")
+	s.codeRabbitFailed(repo, p, sha, p.reviewedSHA, sha)
 	p.bot.asked = ""
+}
+
+// codeRabbitFailed says, in the summary and in a failed status on sha,
+// that the review failed because the head moved from one commit to
+// another while it ran.
+func (s *Server) codeRabbitFailed(repo string, p *pr, sha, from, to string) {
+	s.summaryStanza(repo, p, "failure", fmt.Sprintf("> [!CAUTION]\n> ## Review failed\n>\n> The head commit changed during the review from %s to %s.", short7(from), short7(to)), "")
+	s.setStatus(repo, sha, "failure", "Review failed: the head commit changed during the review")
 }
 
 // codeRabbitReview finishes CodeRabbit's review of sha: a COMMENTED review

@@ -761,8 +761,7 @@ func (s *Server) codeRabbitTick(repo string, p *pr, sha string) {
 	}
 	if sha != "" && sha != p.bot.seen {
 		if p.pendingSHA != "" && p.pendingSHA != sha {
-			s.summaryStanza(repo, p, "failure", fmt.Sprintf("> [!CAUTION]\n> ## Review failed\n>\n> The head commit changed during the review from %s to %s.", short7(p.pendingSHA), short7(sha)), "")
-			s.setStatus(repo, p.pendingSHA, "failure", "Review failed: the head commit changed during the review")
+			s.codeRabbitFailed(repo, p, p.pendingSHA, p.pendingSHA, sha)
 			p.pendingSHA = ""
 		}
 		p.bot.seen = sha
