@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/reviewer"
@@ -116,7 +115,7 @@ func (CheckReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 			out.add(workorder.UncountedComment{Author: c.Author, Association: c.Association, Kind: "comment", URL: c.URL, Why: "a command to a review bot, not a finding"})
 			continue
 		}
-		found = append(found, workorder.ReviewComment{ID: c.ID, Author: c.Author, Body: bound(c.Body), URL: c.URL})
+		found = append(found, workorder.ReviewComment{ID: c.ID, Author: c.Author, Body: termtext.Cut(c.Body, maxCommentBody), URL: c.URL})
 	}
 	fromBody := 0
 	for _, p := range aud.awaited {
@@ -126,7 +125,7 @@ func (CheckReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		}
 		for _, f := range p.Findings(*rv) {
 			c := workorder.ReviewComment{ID: rv.ID, Author: rv.Author, Path: f.Path, Line: f.Line, StartLine: f.StartLine,
-				Body: bound(f.Body), URL: rv.URL, Section: string(f.Section)}
+				Body: termtext.Cut(f.Body, maxCommentBody), URL: rv.URL, Section: string(f.Section)}
 			switch {
 			case f.Section == reviewer.Additional, f.Section == reviewer.Nitpick && nitpicks == nitpicksIgnore:
 			case f.Section == reviewer.Nitpick && nitpicks == nitpicksReport:
@@ -250,7 +249,7 @@ func openThreads(all []github.ReviewThread, aud audience, outdatedCount bool, ou
 			comments = append(comments[:1:1], comments[len(comments)-maxThreadComments+1:]...)
 		}
 		for _, c := range comments {
-			rt.Comments = append(rt.Comments, workorder.ThreadComment{ID: c.DatabaseID, Author: c.Author, Body: bound(c.Body), URL: c.URL})
+			rt.Comments = append(rt.Comments, workorder.ThreadComment{ID: c.DatabaseID, Author: c.Author, Body: termtext.Cut(c.Body, maxCommentBody), URL: c.URL})
 		}
 		kept = append(kept, rt)
 	}
@@ -294,23 +293,11 @@ func changesSummary(reviews []github.Review, who, head string) workorder.ReviewC
 		if github.SameLogin(r.Author, who) && r.State == "CHANGES_REQUESTED" && (head == "" || r.CommitID == head) {
 			c.ID, c.URL = r.ID, r.URL
 			if r.Body != "" {
-				c.Body = bound(r.Body)
+				c.Body = termtext.Cut(r.Body, maxCommentBody)
 			}
 		}
 	}
 	return c
-}
-
-// bound cuts a comment to maxCommentBody bytes, at a character boundary.
-func bound(body string) string {
-	if len(body) <= maxCommentBody {
-		return body
-	}
-	cut := maxCommentBody
-	for cut > 0 && !utf8.RuneStart(body[cut]) {
-		cut--
-	}
-	return body[:cut] + " […]"
 }
 
 // countOutdated is context.outdated_threads_count.

@@ -2,6 +2,7 @@ package procedure
 
 import (
 	"fmt"
+	"github.com/wo-runner/wo/termtext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,14 +128,14 @@ func TestOpenThreadsKeepsABoundedNumberAndSaysHowManyMore(t *testing.T) {
 	}
 }
 
-func TestBoundCutsAtACharacterBoundary(t *testing.T) {
+func TestACommentBodyIsCutAtACharacterBoundary(t *testing.T) {
 	body := strings.Repeat("a", maxCommentBody-1) + "é and more"
-	got := bound(body)
+	got := termtext.Cut(body, maxCommentBody)
 	if !utf8.ValidString(got) || got != strings.Repeat("a", maxCommentBody-1)+" […]" {
 		t.Errorf("bound cut %q", got[len(got)-12:])
 	}
-	if short := "é"; bound(short) != short {
-		t.Errorf("a short body changed: %q", bound(short))
+	if short := "é"; termtext.Cut(short, maxCommentBody) != short {
+		t.Errorf("a short body changed: %q", termtext.Cut(short, maxCommentBody))
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/wo-runner/wo/termtext"
 )
 
 // Review bodies in the shape CodeRabbit writes them keep findings in
@@ -82,9 +84,7 @@ func ParseBody(body string) []Finding {
 			return
 		}
 		cur.Body = strings.TrimSpace(reMarkupLine.ReplaceAllString(text.String(), ""))
-		if len(cur.Body) > maxFindingBody {
-			cur.Body = clipText(cur.Body, maxFindingBody)
-		}
+		cur.Body = termtext.Cut(cur.Body, maxFindingBody)
 		if len(out) < maxFindings {
 			out = append(out, *cur)
 		}
@@ -200,13 +200,4 @@ func sectionName(s string) Section {
 	default:
 		return Additional
 	}
-}
-
-// clipText cuts s to about n bytes on a line or character boundary.
-func clipText(s string, n int) string {
-	cut := n
-	for cut > 0 && (s[cut]&0xC0) == 0x80 {
-		cut--
-	}
-	return s[:cut] + " […]"
 }

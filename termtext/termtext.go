@@ -97,6 +97,20 @@ func unsafeRune(r rune) bool {
 	return false
 }
 
+// Cut shortens s to at most max bytes, on a character boundary, and marks
+// the cut with " […]": for text kept to be read again (a review comment in
+// the state), where Clip's byte count would be noise.
+func Cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + " […]"
+}
+
 // Clip shortens s to at most max bytes (on a character boundary) and says
 // how long it was, so that a huge untrusted value is never echoed in full.
 func Clip(s string, max int) string {

@@ -89,3 +89,18 @@ func TestMarkdownCellIsInert(t *testing.T) {
 		}
 	}
 }
+
+func TestCutMarksTheCutOnACharacterBoundary(t *testing.T) {
+	if got := Cut("short", 10); got != "short" {
+		t.Errorf("a short text: %q", got)
+	}
+	if got := Cut("abcdef", 6); got != "abcdef" {
+		t.Errorf("a text of exactly max: %q", got)
+	}
+	if got := Cut("ab€cd", 4); got != "ab […]" { // € is 3 bytes at 2..4: never split
+		t.Errorf("cut inside a character: %q", got)
+	}
+	if got := Cut("abcdef", 3); got != "abc […]" {
+		t.Errorf("cut: %q", got)
+	}
+}
