@@ -2,7 +2,6 @@ package procedure
 
 import (
 	"fmt"
-	"github.com/wo-runner/wo/termtext"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/redact"
 	"github.com/wo-runner/wo/reviewer"
+	"github.com/wo-runner/wo/termtext"
 )
 
 // A fix addresses a thread when it touched the lines the thread shows, not
