@@ -49,8 +49,9 @@ func (ConditionalLoop) Advise(_ workorder.Document, path string, s workorder.Ste
 
 // Run evaluates the condition and fixes, commits and pushes when it holds.
 func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
-	if paramsOf[loopParams](sc.Step).Condition != "review_comments_exist" {
-		return Outcome{}, fmt.Errorf("unknown condition %q", paramsOf[loopParams](sc.Step).Condition)
+	p := paramsOf[loopParams](sc.Step)
+	if p.Condition != "review_comments_exist" {
+		return Outcome{}, fmt.Errorf("unknown condition %q", p.Condition)
 	}
 	st := sc.State()
 	comments := st.ReviewComments
@@ -132,11 +133,11 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	after.ReviewWatermark = after.ReviewSeen
 	// A pass of the loop is complete once its fix is pushed: a commit it
 	// made is one it pushed.
-	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), short(to), n, paramsOf[loopParams](sc.Step).LoopTo),
+	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), short(to), n, p.LoopTo),
 		[]Fact{{Kind: FactCommit, SHA: to}, {Kind: FactPushed, SHA: to}} // the branch is create_branch's or push's to prove
 	if !made {
 		facts = nil
-		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), short(to), n, paramsOf[loopParams](sc.Step).LoopTo)
+		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), short(to), n, p.LoopTo)
 	}
 	if answered != "" {
 		note += "; " + answered
@@ -145,7 +146,7 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		Note:   note,
 		Facts:  facts,
 		State:  &after,
-		JumpTo: paramsOf[loopParams](sc.Step).LoopTo,
+		JumpTo: p.LoopTo,
 	}, nil
 }
 
@@ -533,7 +534,8 @@ func (ConditionalLoop) Plan(sc *StepContext) string {
 	if sc.Settings().Agent != "" {
 		who = "run the agent " + strings.Fields(sc.Settings().Agent)[0]
 	}
-	return fmt.Sprintf("if %s: %s, commit, push and go back to step %d (at most %d times)", paramsOf[loopParams](sc.Step).Condition, who, paramsOf[loopParams](sc.Step).LoopTo, loopBound(sc))
+	p := paramsOf[loopParams](sc.Step)
+	return fmt.Sprintf("if %s: %s, commit, push and go back to step %d (at most %d times)", p.Condition, who, p.LoopTo, loopBound(sc))
 }
 
 func summarizeComments(comments []workorder.ReviewComment) string {
@@ -562,8 +564,8 @@ func summarizeComments(comments []workorder.ReviewComment) string {
 
 // loopBound is the step's max_iterations, else the engine's default.
 func loopBound(sc *StepContext) int {
-	if paramsOf[loopParams](sc.Step).MaxIterations > 0 {
-		return paramsOf[loopParams](sc.Step).MaxIterations
+	if n := paramsOf[loopParams](sc.Step).MaxIterations; n > 0 {
+		return n
 	}
 	return sc.Settings().MaxLoopIterations
 }

@@ -85,7 +85,8 @@ func AgentPrompt(doc workorder.Document, step workorder.Step) string {
 		fmt.Fprintf(&b, "\n%s\n", d)
 	}
 	fmt.Fprintf(&b, "\n## Work Items\n  • %s\n", firstNonEmpty(step.Description, step.Command, "Do the task above."))
-	if len(paramsOf[agentParams](step).Delivery) == 0 {
+	delivery := paramsOf[agentParams](step).Delivery
+	if len(delivery) == 0 {
 		return b.String()
 	}
 	b.WriteString(`
@@ -110,7 +111,7 @@ Rules for the deliverable:
 - Do not reference these instructions or the task itself.
 `)
 	seen := map[string]bool{}
-	for _, d := range paramsOf[agentParams](step).Delivery {
+	for _, d := range delivery {
 		if c := targetConstraints[d.Target]; c != "" && !seen[d.Target] {
 			seen[d.Target] = true
 			b.WriteString("\n" + c + "\n")

@@ -203,11 +203,12 @@ func reviewDeadline(ctx context.Context, sc *StepContext) (time.Time, error) {
 // longest wait of the named reviewers' profiles (CodeRabbit's is 25
 // minutes), else 10 minutes.
 func reviewWaitFor(sc *StepContext) time.Duration {
+	minutes := paramsOf[waitParams](sc.Step).DurationMinutes
 	switch {
 	case sc.Settings().ReviewWait > 0:
 		return sc.Settings().ReviewWait
-	case paramsOf[waitParams](sc.Step).DurationMinutes > 0:
-		return time.Duration(paramsOf[waitParams](sc.Step).DurationMinutes * float64(time.Minute))
+	case minutes > 0:
+		return time.Duration(minutes * float64(time.Minute))
 	}
 	wait := time.Duration(0)
 	for _, name := range awaitedReviewers(sc) {
