@@ -139,13 +139,7 @@ func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
 func TestUndoLeavesWhatSomeoneElseChanged(t *testing.T) {
 	h := undoHarness(t)
 	// Someone pushes on top of wo's branch.
-	other := filepath.Join(h.Root, "other")
-	gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
-	writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
-	gitIn(t, other, "add", "-A")
-	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
-	gitIn(t, other, "push", "-q", "origin", fixBranch)
-	theirs := gitIn(t, other, "rev-parse", "HEAD")
+	theirs := someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
 
 	res := h.mustUndo(UndoOptions{Key: fixKey})
 	got := stepsOf(res)["remote_branch"]
@@ -828,12 +822,7 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 	})
 	t.Run("someone's on top", func(t *testing.T) {
 		h := pushedNotLogged(t)
-		other := filepath.Join(h.Root, "other")
-		gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
-		writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
-		gitIn(t, other, "add", "-A")
-		gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
-		gitIn(t, other, "push", "-q", "origin", fixBranch)
+		someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
 		res := h.mustUndo(UndoOptions{Key: fixKey})
 		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "which wo did not record making, and wo recorded no push to it") {
 			t.Errorf("remote branch: %q", got)
@@ -882,13 +871,7 @@ func TestClearedKeepsTheHistoryAndForgetsTheRun(t *testing.T) {
 // a fix wo made, and undo must then keep the remote branch that holds it.
 func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 	h := undoHarness(t)
-	other := filepath.Join(h.Root, "other")
-	gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
-	writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
-	gitIn(t, other, "add", "-A")
-	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
-	gitIn(t, other, "push", "-q", "origin", fixBranch)
-	theirs := gitIn(t, other, "rev-parse", "HEAD")
+	theirs := someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
 	h.setState(func(s *stateT) {
 		s.PushedSHA = theirs
 		s.FixPushed = &workorder.FixPush{From: s.CommitSHA, To: theirs}
