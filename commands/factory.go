@@ -117,7 +117,7 @@ func openStore(ctx context.Context, cfg StoreConfig, getenv func(string) string)
 	path := strings.TrimPrefix(strings.TrimPrefix(cfg.URL, "sqlite://"), "sqlite:")
 	if path == "" {
 		var err error
-		if path, err = defaultStorePath(getenv); err != nil {
+		if path, err = store.DefaultPath(getenv); err != nil {
 			return nil, err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -40,16 +41,21 @@ var (
 	_ DetailLister  = (*SQLite)(nil)
 )
 
-// DefaultPath is $XDG_STATE_HOME/wo/wo.db, else ~/.local/state/wo/wo.db.
-func DefaultPath() (string, error) {
-	if dir := os.Getenv("XDG_STATE_HOME"); dir != "" {
+// DefaultPath is the SQLite file wo uses when no store is named:
+// $XDG_STATE_HOME/wo/wo.db, else ~/.local/state/wo/wo.db, read from getenv
+// (the process's environment, or the one a caller passes in its place).
+func DefaultPath(getenv func(string) string) (string, error) {
+	if dir := getenv("XDG_STATE_HOME"); dir != "" {
 		return filepath.Join(dir, "wo", "wo.db"), nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("finding the default store: %w (set WO_STORE or XDG_STATE_HOME)", err)
+	home := "HOME"
+	if runtime.GOOS == "windows" {
+		home = "USERPROFILE"
 	}
-	return filepath.Join(home, ".local", "state", "wo", "wo.db"), nil
+	if dir := getenv(home); dir != "" {
+		return filepath.Join(dir, ".local", "state", "wo", "wo.db"), nil
+	}
+	return "", errors.New("finding the default store: neither XDG_STATE_HOME nor " + home + " is set (set WO_STORE or XDG_STATE_HOME)")
 }
 
 // OpenSQLite opens (and on first use creates) the database file at path.
