@@ -1011,16 +1011,18 @@ func TestUndoProvenanceLeavesOutAFixThePersonCommitted(t *testing.T) {
 // run in this repository, keeps the branch.
 func TestAClosedTaskThatNeverRanStandsInNoUndosWay(t *testing.T) {
 	for _, c := range []struct {
-		name     string
-		status   string
-		state    map[string]any
-		repoPath string
-		kept     bool
+		name    string
+		status  string
+		state   map[string]any
+		context map[string]any // what the other task's context says instead
+		kept    bool
 	}{
-		{"closed, never ran", "closed", map[string]any{"current_step": 0, "completed_steps": []any{}}, "", false},
-		{"open, may run", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, "", true},
-		{"closed after a run", "closed", map[string]any{"current_step": 2, "completed_steps": []any{1, 2}, "branch": fixBranch}, "", true},
-		{"open, in another repository", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, "/elsewhere/repo", false},
+		{"closed, never ran", "closed", map[string]any{"current_step": 0, "completed_steps": []any{}}, nil, false},
+		{"open, may run", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, nil, true},
+		{"closed after a run", "closed", map[string]any{"current_step": 2, "completed_steps": []any{1, 2}, "branch": fixBranch}, nil, true},
+		{"open, in another repository", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, map[string]any{"repo_path": "/elsewhere/repo"}, false},
+		{"open, in another GitHub repository", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, map[string]any{"repo": "someone/else"}, false},
+		{"open, the same repository by another path", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, map[string]any{"repo_path": "<repo>/./"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := undoHarness(t)
@@ -1032,8 +1034,11 @@ func TestAClosedTaskThatNeverRanStandsInNoUndosWay(t *testing.T) {
 			other["_key"], other["status"] = "task_twin", c.status
 			delete(other, "_rev")
 			other["work_order"].(map[string]any)["state"] = c.state
-			if c.repoPath != "" {
-				other["work_order"].(map[string]any)["context"].(map[string]any)["repo_path"] = c.repoPath
+			for k, v := range c.context {
+				if v == "<repo>/./" {
+					v = h.Repo + "/./"
+				}
+				other["work_order"].(map[string]any)["context"].(map[string]any)[k] = v
 			}
 			if err := h.store.Create(h.ctx, other); err != nil {
 				t.Fatal(err)
