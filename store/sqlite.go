@@ -362,39 +362,37 @@ func (s *SQLite) Replace(ctx context.Context, remove map[string]string, docs []m
 }
 
 func (s *SQLite) create(ctx context.Context, tx *sql.Tx, docs []map[string]any) error {
-	{
-		for _, doc := range docs {
-			key, _ := doc["_key"].(string)
-			if key == "" {
-				return fmt.Errorf("creating a task: the document has no _key")
-			}
-			body, err := encodeBody(doc)
-			if err != nil {
-				return fmt.Errorf("task %s: %w", key, err)
-			}
-			summary, err := encodeBody(Summary(doc))
-			if err != nil {
-				return fmt.Errorf("task %s: %w", key, err)
-			}
-			_, err = tx.ExecContext(ctx,
-				`INSERT INTO persephone_tasks (key, rev, parent_key, status, body, summary) VALUES (?, 1, ?, ?, ?, ?)`,
-				key, nullable(doc["parent_key"]), nullable(doc["status"]), body, summary)
-			if isUniqueViolation(err) {
-				return Exists(key)
-			}
-			if err != nil {
+	for _, doc := range docs {
+		key, _ := doc["_key"].(string)
+		if key == "" {
+			return fmt.Errorf("creating a task: the document has no _key")
+		}
+		body, err := encodeBody(doc)
+		if err != nil {
+			return fmt.Errorf("task %s: %w", key, err)
+		}
+		summary, err := encodeBody(Summary(doc))
+		if err != nil {
+			return fmt.Errorf("task %s: %w", key, err)
+		}
+		_, err = tx.ExecContext(ctx,
+			`INSERT INTO persephone_tasks (key, rev, parent_key, status, body, summary) VALUES (?, 1, ?, ?, ?, ?)`,
+			key, nullable(doc["parent_key"]), nullable(doc["status"]), body, summary)
+		if isUniqueViolation(err) {
+			return Exists(key)
+		}
+		if err != nil {
+			return s.wrap(err)
+		}
+		for _, dep := range BlockedByOf(doc) {
+			if _, err := tx.ExecContext(ctx,
+				`INSERT OR IGNORE INTO persephone_edges (key, from_key, to_key, type) VALUES (?, ?, ?, 'blocked_by')`,
+				EdgeKey(key, dep), key, dep); err != nil {
 				return s.wrap(err)
 			}
-			for _, dep := range BlockedByOf(doc) {
-				if _, err := tx.ExecContext(ctx,
-					`INSERT OR IGNORE INTO persephone_edges (key, from_key, to_key, type) VALUES (?, ?, ?, 'blocked_by')`,
-					EdgeKey(key, dep), key, dep); err != nil {
-					return s.wrap(err)
-				}
-			}
 		}
-		return nil
 	}
+	return nil
 }
 
 // Update merges patch into the document at revision ifRev and, when the
