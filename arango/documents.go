@@ -113,30 +113,9 @@ func (s *Store) Create(ctx context.Context, docs ...map[string]any) error {
 	if len(docs) == 0 {
 		return nil
 	}
-	clean := make([]map[string]any, len(docs))
-	var edges []map[string]any
-	keys := make([]string, len(docs))
-	for i, doc := range docs {
-		key, _ := doc["_key"].(string)
-		if key == "" {
-			return fmt.Errorf("creating a task: the document has no _key")
-		}
-		keys[i] = key
-		c := make(map[string]any, len(doc))
-		for k, v := range doc {
-			if k != "_rev" && k != "_id" {
-				c[k] = v
-			}
-		}
-		clean[i] = c
-		edges = append(edges, s.edges(key, store.BlockedByOf(doc))...)
-	}
-	query := queryCreate
-	bind := map[string]any{"docs": clean, "@tasks": s.cols.Tasks}
-	if len(edges) > 0 {
-		query = queryCreateWithEdges
-		bind["edges"] = edges
-		bind["@edges"] = s.cols.Edges
+	query, bind, keys, edges, err := s.insertion(docs)
+	if err != nil {
+		return err
 	}
 	trx, err := s.db.BeginTransaction(ctx, arangodb.TransactionCollections{Write: []string{s.cols.Tasks, s.cols.Edges}}, nil)
 	if err != nil {
@@ -156,6 +135,34 @@ func (s *Store) Create(ctx context.Context, docs ...map[string]any) error {
 	return nil
 }
 
+// insertion is the query that inserts docs (without the _rev and _id
+// they were read with) and their blocked_by edges, with its bind
+// variables; keys are the docs' keys, edges the edges it inserts.
+func (s *Store) insertion(docs []map[string]any) (query string, bind map[string]any, keys []string, edges []map[string]any, err error) {
+	clean := make([]map[string]any, len(docs))
+	keys = make([]string, len(docs))
+	for i, doc := range docs {
+		key, _ := doc["_key"].(string)
+		if key == "" {
+			return "", nil, nil, nil, fmt.Errorf("creating a task: the document has no _key")
+		}
+		keys[i] = key
+		c := make(map[string]any, len(doc))
+		for k, v := range doc {
+			if k != "_rev" && k != "_id" {
+				c[k] = v
+			}
+		}
+		clean[i] = c
+		edges = append(edges, s.edges(key, store.BlockedByOf(doc))...)
+	}
+	query, bind = queryCreate, map[string]any{"docs": clean, "@tasks": s.cols.Tasks}
+	if len(edges) > 0 {
+		query, bind["edges"], bind["@edges"] = queryCreateWithEdges, edges, s.cols.Edges
+	}
+	return query, bind, keys, edges, nil
+}
+
 // Replace removes tasks at their revisions, with their blocked_by edges,
 // and inserts docs, in one stream transaction (see store.Replacer): a
 // failure before the commit writes nothing. Like Create, a commit that
@@ -163,6 +170,10 @@ func (s *Store) Create(ctx context.Context, docs ...map[string]any) error {
 func (s *Store) Replace(ctx context.Context, remove map[string]string, docs []map[string]any) error {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
+	query, bind, _, _, err := s.insertion(docs)
+	if err != nil {
+		return err
+	}
 	trx, err := s.db.BeginTransaction(ctx, arangodb.TransactionCollections{Write: []string{s.cols.Tasks, s.cols.Edges}}, nil)
 	if err != nil {
 		return s.mapErr("", err)
@@ -176,24 +187,7 @@ func (s *Store) Replace(ctx context.Context, remove map[string]string, docs []ma
 			return errors.Join(s.mapErr(key, err), s.abort(ctx, trx))
 		}
 	}
-	var edges []map[string]any
-	clean := make([]map[string]any, 0, len(docs))
-	for _, doc := range docs {
-		key, _ := doc["_key"].(string)
-		c := make(map[string]any, len(doc))
-		for k, v := range doc {
-			if k != "_rev" && k != "_id" {
-				c[k] = v
-			}
-		}
-		clean = append(clean, c)
-		edges = append(edges, s.edges(key, store.BlockedByOf(doc))...)
-	}
-	if len(clean) > 0 {
-		query, bind := queryCreate, map[string]any{"docs": clean, "@tasks": s.cols.Tasks}
-		if len(edges) > 0 {
-			query, bind["edges"], bind["@edges"] = queryCreateWithEdges, edges, s.cols.Edges
-		}
+	if len(docs) > 0 {
 		if _, err = s.queryIn(ctx, trx, query, bind); err != nil {
 			return errors.Join(s.mapErr("", err), s.abort(ctx, trx))
 		}

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -145,15 +146,10 @@ func takesKey(fl cli.Flag) bool {
 // taskKeys lists the keys of the store the command line names (else the
 // environment's, else the default), read-only and briefly.
 func (f *Factory) taskKeys(ctx context.Context, given map[string]string, prefix string) []string {
-	cfg := StoreConfig{
-		URL:        firstNonEmpty(given["store"], f.Getenv("WO_STORE"), f.Getenv("ARANGO_URL")),
-		Database:   firstNonEmpty(given["database"], f.Getenv("WO_DATABASE"), f.Getenv("HADES_DATABASE")),
-		Collection: firstNonEmpty(given["collection"], f.Getenv("WO_COLLECTION"), "persephone_tasks"),
-		User:       firstNonEmpty(f.Getenv("ARANGO_USER"), f.Getenv("ARANGO_USERNAME")),
-		Password:   f.Getenv("ARANGO_PASSWORD"),
-		Timeout:    2 * time.Second,
-		ReadOnly:   true,
-	}
+	// __complete parses no flags, so no flag took its variable (bindEnv).
+	cfg := f.storeFrom(cmp.Or(given["store"], f.Getenv(flagEnv["store"])), cmp.Or(given["database"], f.Getenv(flagEnv["database"])),
+		cmp.Or(given["collection"], f.Getenv(flagEnv["collection"]), "persephone_tasks"), 2*time.Second)
+	cfg.ReadOnly = true
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	s, err := f.OpenStore(ctx, cfg)

@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -149,7 +150,7 @@ func runCreate(ctx context.Context, f *Factory, o *createOptions) (result, error
 	data := map[string]any{
 		"success":     true,
 		"task_id":     key,
-		"description": firstNonEmpty(workorder.String(doc, "description"), workorder.String(doc, "work_order.objective")),
+		"description": cmp.Or(workorder.String(doc, "description"), workorder.String(doc, "work_order.objective")),
 		"priority":    doc["priority"],
 		"status":      doc["status"],
 		"validation":  map[string]any{"performed": true, "warnings": msgs},

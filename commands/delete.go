@@ -61,23 +61,23 @@ func (e *refusedError) Error() string {
 
 // neverRan checks that a stored task never ran, or was undone since its
 // last run, and that no runner holds it: only such a task may be removed
-// or replaced.
-func neverRan(ctx context.Context, s store.Store, doc workorder.Document) error {
+// or replaced. It returns the task's activity log, which it read to know.
+func neverRan(ctx context.Context, s store.Store, doc workorder.Document) ([]store.LogEntry, error) {
 	key := workorder.Key(doc)
 	undoFirst := fmt.Sprintf("take its runs back first with wo undo %s (wo undo %s --dry-run shows what that does)", key, key)
 	st, err := workorder.StateOf(doc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if l := store.Current(doc); l != nil && l.ExpiresAt.After(time.Now()) {
-		return &refusedError{key, "is held by " + l.Holder, "wait for that run to end"}
+		return nil, &refusedError{key, "is held by " + l.Holder, "wait for that run to end"}
 	}
 	if !st.NeverRan() {
-		return &refusedError{key, fmt.Sprintf("has run (step %d of its procedure is done)", st.CurrentStep), undoFirst}
+		return nil, &refusedError{key, fmt.Sprintf("has run (step %d of its procedure is done)", st.CurrentStep), undoFirst}
 	}
 	entries, err := s.Logs(ctx, key)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ran, undone := false, false
 	for _, e := range entries {
@@ -89,9 +89,9 @@ func neverRan(ctx context.Context, s store.Store, doc workorder.Document) error 
 		}
 	}
 	if ran && !undone {
-		return &refusedError{key, "has a run in its activity log that no undo took back", undoFirst}
+		return nil, &refusedError{key, "has a run in its activity log that no undo took back", undoFirst}
 	}
-	return nil
+	return entries, nil
 }
 
 // deleteOutcome is what wo delete did, or would do.
@@ -112,7 +112,8 @@ func runDelete(ctx context.Context, f *Factory, o *deleteOptions) (result, error
 			return err
 		}
 		out.Title, _ = doc["title"].(string)
-		if err := neverRan(ctx, s, doc); err != nil {
+		entries, err := neverRan(ctx, s, doc)
+		if err != nil {
 			return err
 		}
 		others, err := s.List(ctx, store.Filter{})
@@ -137,10 +138,6 @@ func runDelete(ctx context.Context, f *Factory, o *deleteOptions) (result, error
 		}
 		if len(waiting) > 0 {
 			return &refusedError{o.Key, fmt.Sprintf("is waited for by %s (their blocked_by names it)", joinKeys(waiting, 5)), "take it out of their blocked_by first"}
-		}
-		entries, err := s.Logs(ctx, o.Key)
-		if err != nil {
-			return err
 		}
 		out.LogEntries = len(entries)
 		if o.DryRun {

@@ -1,10 +1,7 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
-	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -88,21 +85,4 @@ func (f *Factory) applyEnv(c *cli.Context, cmd *cli.Command) error {
 		}
 	}
 	return nil
-}
-
-// defaultStorePath is the SQLite file wo uses when no store is named:
-// $XDG_STATE_HOME/wo/wo.db, else ~/.local/state/wo/wo.db (as
-// store.DefaultPath, but from the factory's environment).
-func defaultStorePath(getenv func(string) string) (string, error) {
-	if dir := getenv("XDG_STATE_HOME"); dir != "" {
-		return filepath.Join(dir, "wo", "wo.db"), nil
-	}
-	home := "HOME"
-	if runtime.GOOS == "windows" {
-		home = "USERPROFILE"
-	}
-	if dir := getenv(home); dir != "" {
-		return filepath.Join(dir, ".local", "state", "wo", "wo.db"), nil
-	}
-	return "", errors.New("finding the default store: neither XDG_STATE_HOME nor " + home + " is set (set WO_STORE or XDG_STATE_HOME)")
 }

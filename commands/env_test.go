@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"cmp"
 	"io"
 	"os"
 	"path/filepath"
@@ -149,7 +150,7 @@ func TestEachConfigurationNameIsWhatTheCommandSees(t *testing.T) {
 func engineToken(env map[string]string) string {
 	f := &Factory{Getenv: func(k string) string { return env[k] }}
 	getenv := f.engine(nil, engineOptions{}).Getenv
-	return firstNonEmpty(getenv("GITHUB_TOKEN"), getenv("GH_TOKEN"))
+	return cmp.Or(getenv("GITHUB_TOKEN"), getenv("GH_TOKEN"))
 }
 
 // What a user sees of the two GitHub tokens: without one, wo validate says

@@ -4,6 +4,7 @@
 package commands
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,21 +58,21 @@ type StoreConfig struct {
 
 // storeConfig reads the store flags with their fallbacks.
 func (f *Factory) storeConfig(c *cli.Context) StoreConfig {
-	cfg := StoreConfig{
-		URL:        c.String("store"),
-		Database:   c.String("database"),
-		Collection: c.String("collection"),
-		User:       firstNonEmpty(f.Getenv("ARANGO_USER"), f.Getenv("ARANGO_USERNAME")),
+	return f.storeFrom(c.String("store"), c.String("database"), c.String("collection"), c.Duration("store-timeout"))
+}
+
+// storeFrom is the store configuration of the given store, database and
+// collection, with what they leave empty from the names other tools use
+// (ARANGO_URL, HADES_DATABASE) and the credentials from the environment.
+func (f *Factory) storeFrom(url, database, collection string, timeout time.Duration) StoreConfig {
+	return StoreConfig{
+		URL:        cmp.Or(url, f.Getenv("ARANGO_URL")),
+		Database:   cmp.Or(database, f.Getenv("HADES_DATABASE")),
+		Collection: collection,
+		User:       cmp.Or(f.Getenv("ARANGO_USER"), f.Getenv("ARANGO_USERNAME")),
 		Password:   f.Getenv("ARANGO_PASSWORD"),
-		Timeout:    c.Duration("store-timeout"),
+		Timeout:    timeout,
 	}
-	if cfg.URL == "" {
-		cfg.URL = f.Getenv("ARANGO_URL")
-	}
-	if cfg.Database == "" {
-		cfg.Database = f.Getenv("HADES_DATABASE")
-	}
-	return cfg
 }
 
 // IsArangoURL reports whether a store URL names an ArangoDB server.
@@ -117,7 +118,7 @@ func openStore(ctx context.Context, cfg StoreConfig, getenv func(string) string)
 	path := strings.TrimPrefix(strings.TrimPrefix(cfg.URL, "sqlite://"), "sqlite:")
 	if path == "" {
 		var err error
-		if path, err = defaultStorePath(getenv); err != nil {
+		if path, err = store.DefaultPath(getenv); err != nil {
 			return nil, err
 		}
 	}
@@ -130,17 +131,8 @@ func openStore(ctx context.Context, cfg StoreConfig, getenv func(string) string)
 // secrets are the credentials wo was given, in every form it sends them:
 // removed from everything the commands print.
 func (f *Factory) secrets() *redact.Secrets {
-	user := firstNonEmpty(f.Getenv("ARANGO_USER"), f.Getenv("ARANGO_USERNAME"), "root")
+	user := cmp.Or(f.Getenv("ARANGO_USER"), f.Getenv("ARANGO_USERNAME"), "root")
 	return redact.New().Token(f.Getenv("GITHUB_TOKEN")).Token(f.Getenv("GH_TOKEN")).Basic(user, f.Getenv("ARANGO_PASSWORD"))
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 // readInput reads a file, or standard input for "-", up to the default

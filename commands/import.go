@@ -122,7 +122,7 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 			if err != nil {
 				return err
 			}
-			if err := neverRan(ctx, s, old); err != nil {
+			if _, err := neverRan(ctx, s, old); err != nil {
 				return err
 			}
 			remove[key], _ = old["_rev"].(string)

@@ -398,11 +398,6 @@ func prNumberOf(url string) int {
 	return n
 }
 
-func intOf(v any) int {
-	n, _ := workorder.AsInt(v)
-	return int(n)
-}
-
 // renderStatus and renderString draw the rows in one --format; each
 // format has its own file: status_table.go, status_markdown.go,
 // status_mermaid.go and status_dot.go (the last two draw the dependency

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -14,7 +13,7 @@ import (
 func dotString(s string) string { return `"` + dotInner(s) + `"` }
 
 func dotInner(s string) string {
-	s = termtext.Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	s = graphLine(s)
 	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s)
 }
 

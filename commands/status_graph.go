@@ -1,6 +1,11 @@
 package commands
 
-import "github.com/wo-runner/wo/workorder"
+import (
+	"strings"
+
+	"github.com/wo-runner/wo/termtext"
+	"github.com/wo-runner/wo/workorder"
+)
 
 // graphRows are the children when there are any, else the task itself.
 func graphRows(rows []StatusRow) []StatusRow {
@@ -80,4 +85,10 @@ func graphLabelStatus(r StatusRow) string {
 		return string(r.Status) + ", " + m
 	}
 	return string(r.Status)
+}
+
+// graphLine is untrusted text on one line of a graph's source: line
+// breaks become spaces, every other control character is escaped.
+func graphLine(s string) string {
+	return termtext.Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
 }

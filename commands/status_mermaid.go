@@ -3,8 +3,6 @@ package commands
 import (
 	"fmt"
 	"strings"
-
-	"github.com/wo-runner/wo/termtext"
 )
 
 var mermaidMarks = map[string]string{"running": "stroke:#06c,stroke-width:3px", "waiting": "stroke-dasharray:4 3",
@@ -58,7 +56,7 @@ func mermaidID(s string) string {
 // mermaidText is untrusted text inside a quoted Mermaid label: one line,
 // with the characters Mermaid and its HTML labels read as entity codes.
 func mermaidText(s string) string {
-	s = termtext.Line(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
+	s = graphLine(s)
 	return strings.NewReplacer("#", "#35;", `"`, "#quot;", "<", "#lt;", ">", "#gt;", "&", "#amp;",
 		"`", "#96;", "[", "#91;", "]", "#93;", "{", "#123;", "}", "#125;", "|", "#124;", ";", "#59;").Replace(s)
 }

@@ -87,8 +87,10 @@ func runSync(ctx context.Context, f *Factory, o *syncOptions) (result, error) {
 		if out, err = syncWith(ctx, e, s, o.Key); err != nil {
 			return err
 		}
-		if children, err := s.List(ctx, store.Filter{ParentKey: o.Key}); err != nil || len(children) == 0 {
-			return errors.Join(err, syncStack(ctx, e, o.Key, out))
+		if len(out) == 1 {
+			// Not an epic (syncWith synced the task and its children):
+			// there is no stack to restack.
+			return syncStack(ctx, e, o.Key, out)
 		}
 		restack, restackErr = e.Restack(ctx, o.Key, procedure.RestackOptions{OntoBase: o.OntoBase, Continue: o.Continue})
 		var stopped *procedure.RestackError

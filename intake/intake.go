@@ -142,24 +142,8 @@ func (in *Intake) Replace(ctx context.Context, docs []workorder.Document, remove
 	if err := Invalid(reports); err != nil {
 		return nil, err
 	}
-	if err := r.Replace(ctx, remove, docs); err != nil {
-		return nil, nothingImported(err, from)
-	}
-	res := &Created{Validation: withWarnings(reports)}
-	for _, d := range docs {
-		key := workorder.Key(d)
-		res.Keys = append(res.Keys, key)
-		action := "task_created"
-		if _, replaced := remove[key]; replaced {
-			action = "task_replaced"
-		}
-		entry := store.LogEntry{Action: action, TaskKey: key, SessionKey: in.Session,
-			Details: map[string]any{"source": from.Source, "command": from.Command}}
-		if err := in.Store.AppendLog(ctx, entry); err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s was written but its activity log entry was not: %v", key, err))
-		}
-	}
-	return res, nil
+	res, err := in.storeWith(ctx, docs, withWarnings(reports), from, remove, func() error { return r.Replace(ctx, remove, docs) })
+	return res, nothingImported(err, from)
 }
 
 // nothingImported explains a taken key to someone who gave documents.
@@ -172,17 +156,27 @@ func nothingImported(err error, from Origin) error {
 
 // store writes documents that passed validation and logs their creation.
 func (in *Intake) store(ctx context.Context, docs []workorder.Document, validation []workorder.Report, from Origin) (*Created, error) {
-	if err := in.Store.Create(ctx, docs...); err != nil {
+	return in.storeWith(ctx, docs, validation, from, nil, func() error { return in.Store.Create(ctx, docs...) })
+}
+
+// storeWith is store with write storing the documents (all or none), and
+// the keys in replaced logged as replaced, not created.
+func (in *Intake) storeWith(ctx context.Context, docs []workorder.Document, validation []workorder.Report, from Origin, replaced map[string]string, write func() error) (*Created, error) {
+	if err := write(); err != nil {
 		return nil, err
 	}
 	res := &Created{Validation: validation}
 	for _, d := range docs {
 		key := workorder.Key(d)
 		res.Keys = append(res.Keys, key)
-		entry := store.LogEntry{Action: "task_created", TaskKey: key, SessionKey: in.Session,
+		action, done := "task_created", "created"
+		if _, ok := replaced[key]; ok {
+			action, done = "task_replaced", "replaced"
+		}
+		entry := store.LogEntry{Action: action, TaskKey: key, SessionKey: in.Session,
 			Details: map[string]any{"source": from.Source, "command": from.Command}}
 		if err := in.Store.AppendLog(ctx, entry); err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s was created but its activity log entry was not written: %v", key, err))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s was %s but its activity log entry was not written: %v", key, done, err))
 		}
 	}
 	return res, nil

@@ -174,3 +174,54 @@ func TestCreateTaskPerEventIsIdempotent(t *testing.T) {
 		t.Errorf("%d tasks, want 3", len(docs))
 	}
 }
+
+// Replace takes a stored task's place and adds a new one in one write: the
+// replaced task's log keeps its history and gains task_replaced, the new
+// one's starts with task_created. A task whose revision moved is not
+// replaced, and then nothing of the batch is stored.
+func TestReplaceLogsWhatItReplacedAndWhatItCreated(t *testing.T) {
+	in := newIntake(t)
+	ctx := context.Background()
+	from := Origin{Source: "tasks.json", Command: "import"}
+	if _, err := in.Create(ctx, []workorder.Document{task("task_a", "Rotate the release signing keys")}, from); err != nil {
+		t.Fatal(err)
+	}
+	old, err := in.Store.Get(ctx, "task_a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := map[string]string{"task_a": "999"}
+	if _, err := in.Replace(ctx, []workorder.Document{task("task_a", "Rotate the keys, second version"), task("task_b", "Update the runbook for key rotation")}, stale, from); !store.IsConflict(err) {
+		t.Fatalf("a replace at a revision that moved: %v, want a conflict", err)
+	}
+	if _, err := in.Store.Get(ctx, "task_b"); !store.IsNotFound(err) {
+		t.Errorf("task_b was stored by a refused replace: %v", err)
+	}
+	rev, _ := old["_rev"].(string)
+	res, err := in.Replace(ctx, []workorder.Document{task("task_a", "Rotate the keys, second version"), task("task_b", "Update the runbook for key rotation")}, map[string]string{"task_a": rev}, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Keys, ",") != "task_a,task_b" || len(res.Warnings) != 0 {
+		t.Errorf("result %+v", res)
+	}
+	if a, err := in.Store.Get(ctx, "task_a"); err != nil || a["description"] != "Rotate the keys, second version" {
+		t.Errorf("task_a after the replace: %v %v", a["description"], err)
+	}
+	for key, want := range map[string][]string{"task_a": {"task_created", "task_replaced"}, "task_b": {"task_created"}} {
+		logs, err := in.Store.Logs(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range logs {
+			got = append(got, l.Action)
+			if l.SessionKey != "tester@host:1" || l.Details["source"] != "tasks.json" || l.Details["command"] != "import" {
+				t.Errorf("%s log entry %+v", key, l)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s log: %v, want %v", key, got, want)
+		}
+	}
+}

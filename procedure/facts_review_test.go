@@ -2,7 +2,6 @@ package procedure
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,13 +44,7 @@ func TestAFactThatNamesNoCommitProvesNone(t *testing.T) {
 // note without its 12 hex digits proved nothing).
 func TestUndoKeepsARemoteBranchAFactWithoutACommitWouldClaim(t *testing.T) {
 	h := undoHarness(t)
-	other := filepath.Join(h.Root, "person")
-	gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
-	writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
-	gitIn(t, other, "add", "-A")
-	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
-	gitIn(t, other, "push", "-q", "origin", fixBranch)
-	theirs := gitIn(t, other, "rev-parse", "HEAD")
+	theirs := someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
 	e := h.engine()
 	e.Store = relogged{Store: e.Store, change: func(d map[string]any) {
 		if d["action"] == "push" {
@@ -116,12 +109,7 @@ func TestUndoOfATaskThatNeverPushedIgnoresTheRemote(t *testing.T) {
 	}})
 	h.completeUpTo("check_review")
 	// Someone else's branch of the same name, on the remote only.
-	other := filepath.Join(h.Root, "person")
-	gitIn(t, h.Root, "clone", "-q", "--branch", fixBase, h.Remote, other)
-	writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
-	gitIn(t, other, "add", "-A")
-	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
-	gitIn(t, other, "push", "-q", "origin", "HEAD:refs/heads/"+fixBranch)
+	someonePushes(t, h.Root, h.Remote, fixBase, fixBranch)
 	res := h.mustUndo(UndoOptions{Key: fixKey})
 	if got, ok := stepsOf(res)["remote_branch"]; ok {
 		t.Errorf("remote_branch: %q; the task never pushed and its procedure has no push step", got)

@@ -151,8 +151,8 @@ func (e *Engine) PlanReset(ctx context.Context, key string, toStep int) (*ResetP
 func (e *Engine) rewind(ctx context.Context, r *run, toStep int) (*ResetPlan, error) {
 	key, task := r.key(), r.task
 	n := len(task.WorkOrder.Procedure)
-	if toStep < 0 || toStep > n {
-		return nil, &RewindError{Key: key, Msg: fmt.Sprintf("has steps 1..%d: --to-step must be 0..%d", n, n)}
+	if err := rewindable(task, toStep); err != nil {
+		return nil, err
 	}
 	fromStep := r.state.CurrentStep
 	if toStep > fromStep {
@@ -200,6 +200,14 @@ func (e *Engine) rewind(ctx context.Context, r *run, toStep int) (*ResetPlan, er
 	return plan, nil
 }
 
+// rewindable checks that toStep is a step of the task's procedure, or 0.
+func rewindable(task *workorder.Task, toStep int) error {
+	if n := len(task.WorkOrder.Procedure); toStep < 0 || toStep > n {
+		return &RewindError{Key: task.Key, Msg: fmt.Sprintf("has steps 1..%d: --to-step must be 0..%d", n, n)}
+	}
+	return nil
+}
+
 // Reset rewinds a task's state to just after step toStep (0: not started),
 // keeping the history in the activity log. It takes the lease for the write,
 // so it cannot run under a working runner. The fields that the rewound
@@ -211,8 +219,8 @@ func (e *Engine) Reset(ctx context.Context, key string, toStep int) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	if n := len(task.WorkOrder.Procedure); toStep < 0 || toStep > n {
-		return nil, &RewindError{Key: key, Msg: fmt.Sprintf("has steps 1..%d: --to-step must be 0..%d", n, n)}
+	if err := rewindable(task, toStep); err != nil {
+		return nil, err // before the lease: nothing to hold it for
 	}
 	r, release, err := e.hold(ctx, doc, task)
 	if err != nil {

@@ -249,6 +249,20 @@ func gitTry(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// someonePushes is another person at work on the remote: from a clone of
+// the branch from (in a folder of root), they commit theirs.txt as Alice
+// and push it to the branch to. It returns their commit.
+func someonePushes(t testing.TB, root, remote, from, to string) string {
+	t.Helper()
+	other := filepath.Join(root, "someone-else")
+	gitIn(t, root, "clone", "-q", "--branch", from, remote, other)
+	writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
+	gitIn(t, other, "add", "-A")
+	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
+	gitIn(t, other, "push", "-q", "origin", "HEAD:refs/heads/"+to)
+	return gitIn(t, other, "rev-parse", "HEAD")
+}
+
 func writeTestFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -1,6 +1,7 @@
 package procedure
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -673,7 +674,7 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 			return nil, err
 		}
 	}
-	remote := cmpOr(u.sc.Remote(), "origin")
+	remote := cmp.Or(u.sc.Remote(), "origin")
 	branch := u.branch()
 	out := &workorder.UndoStep{Step: "remote_branch", Target: fmt.Sprintf("branch %s on %s", branch, remote)}
 	if _, err := u.pullRequest(ctx); err != nil {
@@ -886,21 +887,15 @@ func (u *undo) stackedOn(ctx context.Context, branch string) (string, error) {
 // checkout, another GitHub repository) is not this one's. When either
 // side names no repository, it may be the same.
 func (u *undo) sameRepository(t *workorder.Task) bool {
-	for _, field := range []string{"repo_path", "repo"} {
-		mine := u.sc.Context(field)
-		if field == "repo_path" && u.sc.run.opts.RepoPath != "" {
-			mine = u.sc.run.opts.RepoPath
-		}
-		theirs, _ := t.WorkOrder.Context[field].(string)
-		if field == "repo_path" {
-			mine, theirs = cleanPath(mine), cleanPath(theirs)
-		}
-		if mine != "" && theirs != "" && mine != theirs {
-			return false
-		}
-	}
-	return true
+	theirPath, _ := t.WorkOrder.Context["repo_path"].(string)
+	theirRepo, _ := t.WorkOrder.Context["repo"].(string)
+	return maySame(cleanPath(cmp.Or(u.sc.run.opts.RepoPath, u.sc.Context("repo_path"))), cleanPath(theirPath)) &&
+		maySame(u.sc.Context("repo"), theirRepo)
 }
+
+// maySame reports whether two names may name the same thing: they are
+// equal, or one is not given.
+func maySame(a, b string) bool { return a == "" || b == "" || a == b }
 
 func cleanPath(p string) string {
 	if p == "" {
@@ -1023,13 +1018,6 @@ func onlyOpen(prs []*github.PR) *github.PR {
 	return open
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
 	if !u.procedureMakes(FactWorktree) {
 		return nil, nil
@@ -1042,7 +1030,7 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	// name): wo never made a worktree there, so it leaves whatever is.
 	w, err := u.sc.Worktree()
 	if err != nil {
-		out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + cmpOr(deref(u.st.WorktreePath), u.st.WorktreeName), Outcome: UndoLeft,
+		out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + cmp.Or(deref(u.st.WorktreePath), u.st.WorktreeName), Outcome: UndoLeft,
 			Reason: err.Error() + "; wo removes only a worktree it could have made, so it leaves what is there; remove it yourself if it is stale"}
 		return out, nil
 	}
@@ -1155,7 +1143,7 @@ func (u *undo) adoptedBranch(ctx context.Context, branch string, tip plumbing.Ha
 	}
 	added := "wo added nothing to it"
 	if !strings.HasPrefix(tip.String(), start) {
-		added = fmt.Sprintf("it is at %s now; the commits this task's runs logged making are %s", short(tip.String()), cmpOr(strings.Join(prov.Commits, ", "), "none"))
+		added = fmt.Sprintf("it is at %s now; the commits this task's runs logged making are %s", short(tip.String()), cmp.Or(strings.Join(prov.Commits, ", "), "none"))
 	}
 	return fmt.Sprintf("branch %s was there before this task's runs: create_worktree found it at %s and started from it, so it is someone else's and wo never deletes it (%s); to take back only wo's part, reset it yourself: %s",
 		branch, start, added, strings.ReplaceAll(reset, "<start>", start)), nil

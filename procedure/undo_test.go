@@ -139,13 +139,7 @@ func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
 func TestUndoLeavesWhatSomeoneElseChanged(t *testing.T) {
 	h := undoHarness(t)
 	// Someone pushes on top of wo's branch.
-	other := filepath.Join(h.Root, "other")
-	gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
-	writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
-	gitIn(t, other, "add", "-A")
-	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
-	gitIn(t, other, "push", "-q", "origin", fixBranch)
-	theirs := gitIn(t, other, "rev-parse", "HEAD")
+	theirs := someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
 
 	res := h.mustUndo(UndoOptions{Key: fixKey})
 	got := stepsOf(res)["remote_branch"]
@@ -828,12 +822,7 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 	})
 	t.Run("someone's on top", func(t *testing.T) {
 		h := pushedNotLogged(t)
-		other := filepath.Join(h.Root, "other")
-		gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
-		writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
-		gitIn(t, other, "add", "-A")
-		gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
-		gitIn(t, other, "push", "-q", "origin", fixBranch)
+		someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
 		res := h.mustUndo(UndoOptions{Key: fixKey})
 		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "which wo did not record making, and wo recorded no push to it") {
 			t.Errorf("remote branch: %q", got)
@@ -882,13 +871,7 @@ func TestClearedKeepsTheHistoryAndForgetsTheRun(t *testing.T) {
 // a fix wo made, and undo must then keep the remote branch that holds it.
 func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 	h := undoHarness(t)
-	other := filepath.Join(h.Root, "other")
-	gitIn(t, h.Root, "clone", "-q", "--branch", fixBranch, h.Remote, other)
-	writeTestFile(t, filepath.Join(other, "theirs.txt"), "theirs\n")
-	gitIn(t, other, "add", "-A")
-	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "theirs")
-	gitIn(t, other, "push", "-q", "origin", fixBranch)
-	theirs := gitIn(t, other, "rev-parse", "HEAD")
+	theirs := someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
 	h.setState(func(s *stateT) {
 		s.PushedSHA = theirs
 		s.FixPushed = &workorder.FixPush{From: s.CommitSHA, To: theirs}
@@ -1028,16 +1011,18 @@ func TestUndoProvenanceLeavesOutAFixThePersonCommitted(t *testing.T) {
 // run in this repository, keeps the branch.
 func TestAClosedTaskThatNeverRanStandsInNoUndosWay(t *testing.T) {
 	for _, c := range []struct {
-		name     string
-		status   string
-		state    map[string]any
-		repoPath string
-		kept     bool
+		name    string
+		status  string
+		state   map[string]any
+		context map[string]any // what the other task's context says instead
+		kept    bool
 	}{
-		{"closed, never ran", "closed", map[string]any{"current_step": 0, "completed_steps": []any{}}, "", false},
-		{"open, may run", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, "", true},
-		{"closed after a run", "closed", map[string]any{"current_step": 2, "completed_steps": []any{1, 2}, "branch": fixBranch}, "", true},
-		{"open, in another repository", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, "/elsewhere/repo", false},
+		{"closed, never ran", "closed", map[string]any{"current_step": 0, "completed_steps": []any{}}, nil, false},
+		{"open, may run", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, nil, true},
+		{"closed after a run", "closed", map[string]any{"current_step": 2, "completed_steps": []any{1, 2}, "branch": fixBranch}, nil, true},
+		{"open, in another repository", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, map[string]any{"repo_path": "/elsewhere/repo"}, false},
+		{"open, in another GitHub repository", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, map[string]any{"repo": "someone/else"}, false},
+		{"open, the same repository by another path", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, map[string]any{"repo_path": "<repo>/./"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := undoHarness(t)
@@ -1049,8 +1034,11 @@ func TestAClosedTaskThatNeverRanStandsInNoUndosWay(t *testing.T) {
 			other["_key"], other["status"] = "task_twin", c.status
 			delete(other, "_rev")
 			other["work_order"].(map[string]any)["state"] = c.state
-			if c.repoPath != "" {
-				other["work_order"].(map[string]any)["context"].(map[string]any)["repo_path"] = c.repoPath
+			for k, v := range c.context {
+				if v == "<repo>/./" {
+					v = h.Repo + "/./"
+				}
+				other["work_order"].(map[string]any)["context"].(map[string]any)[k] = v
 			}
 			if err := h.store.Create(h.ctx, other); err != nil {
 				t.Fatal(err)

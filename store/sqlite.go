@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -40,16 +41,21 @@ var (
 	_ DetailLister  = (*SQLite)(nil)
 )
 
-// DefaultPath is $XDG_STATE_HOME/wo/wo.db, else ~/.local/state/wo/wo.db.
-func DefaultPath() (string, error) {
-	if dir := os.Getenv("XDG_STATE_HOME"); dir != "" {
+// DefaultPath is the SQLite file wo uses when no store is named:
+// $XDG_STATE_HOME/wo/wo.db, else ~/.local/state/wo/wo.db, read from getenv
+// (the process's environment, or the one a caller passes in its place).
+func DefaultPath(getenv func(string) string) (string, error) {
+	if dir := getenv("XDG_STATE_HOME"); dir != "" {
 		return filepath.Join(dir, "wo", "wo.db"), nil
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("finding the default store: %w (set WO_STORE or XDG_STATE_HOME)", err)
+	home := "HOME"
+	if runtime.GOOS == "windows" {
+		home = "USERPROFILE"
 	}
-	return filepath.Join(home, ".local", "state", "wo", "wo.db"), nil
+	if dir := getenv(home); dir != "" {
+		return filepath.Join(dir, ".local", "state", "wo", "wo.db"), nil
+	}
+	return "", errors.New("finding the default store: neither XDG_STATE_HOME nor " + home + " is set (set WO_STORE or XDG_STATE_HOME)")
 }
 
 // OpenSQLite opens (and on first use creates) the database file at path.
@@ -356,39 +362,37 @@ func (s *SQLite) Replace(ctx context.Context, remove map[string]string, docs []m
 }
 
 func (s *SQLite) create(ctx context.Context, tx *sql.Tx, docs []map[string]any) error {
-	{
-		for _, doc := range docs {
-			key, _ := doc["_key"].(string)
-			if key == "" {
-				return fmt.Errorf("creating a task: the document has no _key")
-			}
-			body, err := encodeBody(doc)
-			if err != nil {
-				return fmt.Errorf("task %s: %w", key, err)
-			}
-			summary, err := encodeBody(Summary(doc))
-			if err != nil {
-				return fmt.Errorf("task %s: %w", key, err)
-			}
-			_, err = tx.ExecContext(ctx,
-				`INSERT INTO persephone_tasks (key, rev, parent_key, status, body, summary) VALUES (?, 1, ?, ?, ?, ?)`,
-				key, nullable(doc["parent_key"]), nullable(doc["status"]), body, summary)
-			if isUniqueViolation(err) {
-				return Exists(key)
-			}
-			if err != nil {
+	for _, doc := range docs {
+		key, _ := doc["_key"].(string)
+		if key == "" {
+			return fmt.Errorf("creating a task: the document has no _key")
+		}
+		body, err := encodeBody(doc)
+		if err != nil {
+			return fmt.Errorf("task %s: %w", key, err)
+		}
+		summary, err := encodeBody(Summary(doc))
+		if err != nil {
+			return fmt.Errorf("task %s: %w", key, err)
+		}
+		_, err = tx.ExecContext(ctx,
+			`INSERT INTO persephone_tasks (key, rev, parent_key, status, body, summary) VALUES (?, 1, ?, ?, ?, ?)`,
+			key, nullable(doc["parent_key"]), nullable(doc["status"]), body, summary)
+		if isUniqueViolation(err) {
+			return Exists(key)
+		}
+		if err != nil {
+			return s.wrap(err)
+		}
+		for _, dep := range BlockedByOf(doc) {
+			if _, err := tx.ExecContext(ctx,
+				`INSERT OR IGNORE INTO persephone_edges (key, from_key, to_key, type) VALUES (?, ?, ?, 'blocked_by')`,
+				EdgeKey(key, dep), key, dep); err != nil {
 				return s.wrap(err)
 			}
-			for _, dep := range BlockedByOf(doc) {
-				if _, err := tx.ExecContext(ctx,
-					`INSERT OR IGNORE INTO persephone_edges (key, from_key, to_key, type) VALUES (?, ?, ?, 'blocked_by')`,
-					EdgeKey(key, dep), key, dep); err != nil {
-					return s.wrap(err)
-				}
-			}
 		}
-		return nil
 	}
+	return nil
 }
 
 // Update merges patch into the document at revision ifRev and, when the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wo-runner/wo/store"
@@ -31,8 +32,9 @@ func TestSQLiteConformance(t *testing.T) {
 
 func TestSQLiteCreatedOnFirstUseAtDefaultPath(t *testing.T) {
 	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	path, err := store.DefaultPath()
+	env := map[string]string{"XDG_STATE_HOME": state, "HOME": "/home/someone", "USERPROFILE": "/home/someone"}
+	getenv := func(name string) string { return env[name] }
+	path, err := store.DefaultPath(getenv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +54,14 @@ func TestSQLiteCreatedOnFirstUseAtDefaultPath(t *testing.T) {
 		t.Errorf("journal_mode = %q (%v), want wal", mode, err)
 	}
 
-	t.Setenv("XDG_STATE_HOME", "")
-	t.Setenv("HOME", "/home/someone")
-	path, _ = store.DefaultPath()
-	if path != "/home/someone/.local/state/wo/wo.db" {
-		t.Errorf("fallback default path %s", path)
+	delete(env, "XDG_STATE_HOME")
+	path, _ = store.DefaultPath(getenv)
+	if want := filepath.Join("/home/someone", ".local", "state", "wo", "wo.db"); path != want {
+		t.Errorf("fallback default path %s, want %s", path, want)
+	}
+
+	clear(env)
+	if path, err := store.DefaultPath(getenv); err == nil || !strings.Contains(err.Error(), "set WO_STORE or XDG_STATE_HOME") {
+		t.Errorf("with neither XDG_STATE_HOME nor a home: path %q, error %v; want an error saying what to set", path, err)
 	}
 }

@@ -463,15 +463,6 @@ func sortedTaskIDs(m map[string]TaskEntry) []string {
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // duplicateTaskIDs finds ids that appear twice in the tasks object, which
 // a map decode would silently merge.
 func duplicateTaskIDs(data []byte) []string {

@@ -3,6 +3,7 @@ package workorder
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -93,23 +94,7 @@ func (s Scope) Value(name string) (string, bool) {
 
 // Render replaces every <name> in tmpl. Unknown names are an error that
 // lists them all.
-func (s Scope) Render(tmpl string) (string, error) {
-	var unknown []string
-	out := placeholderPattern.ReplaceAllStringFunc(tmpl, func(m string) string {
-		name := m[1 : len(m)-1]
-		v, ok := s.Value(name)
-		if !ok {
-			unknown = appendUnique(unknown, name)
-			return m
-		}
-		return v
-	})
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return "", &UnknownPlaceholderError{Template: tmpl, Names: unknown}
-	}
-	return out, nil
-}
+func (s Scope) Render(tmpl string) (string, error) { return s.RenderLeaving(tmpl, nil) }
 
 // RenderLeaving is Render, except that the names in later (state fields
 // that steps fill in as they run) are left as <name> when they have no
@@ -121,12 +106,9 @@ func (s Scope) RenderLeaving(tmpl string, later []string) (string, error) {
 		if v, ok := s.Value(name); ok {
 			return v
 		}
-		for _, l := range later {
-			if l == name {
-				return m
-			}
+		if !slices.Contains(later, name) {
+			unknown = appendUnique(unknown, name)
 		}
-		unknown = appendUnique(unknown, name)
 		return m
 	})
 	if len(unknown) > 0 {
