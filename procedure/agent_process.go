@@ -208,7 +208,7 @@ func clearAgent(ctx context.Context, sc *StepContext, pid int) {
 	if cur := sc.State().Agent; cur == nil || cur.PID != pid {
 		return
 	}
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	cctx, cancel := pastCancel(ctx)
 	defer cancel()
 	if err := clearAgentRecord(cctx, sc); err != nil {
 		sc.Log(cctx, "agent_record_kept", map[string]any{"step": sc.Step.Step, "pid": pid, "error": err.Error()})

@@ -1,6 +1,7 @@
 package procedure
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -84,7 +85,7 @@ func AgentPrompt(doc workorder.Document, step workorder.Step) string {
 	if d := workorder.String(doc, "description"); d != "" {
 		fmt.Fprintf(&b, "\n%s\n", d)
 	}
-	fmt.Fprintf(&b, "\n## Work Items\n  • %s\n", firstNonEmpty(step.Description, step.Command, "Do the task above."))
+	fmt.Fprintf(&b, "\n## Work Items\n  • %s\n", cmp.Or(step.Description, step.Command, "Do the task above."))
 	delivery := paramsOf[agentParams](step).Delivery
 	if len(delivery) == 0 {
 		return b.String()
@@ -124,13 +125,4 @@ or ethical issue), output exactly:
 Explain your reason in the working section above.
 `)
 	return b.String()
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if strings.TrimSpace(v) != "" {
-			return v
-		}
-	}
-	return ""
 }

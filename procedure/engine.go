@@ -235,7 +235,7 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	r.wb = &StateWriteBack{store: e.Store, key: opts.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now, secrets: e.secrets()}
 	// The lease is given back however the run ends, Ctrl-C included.
 	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		rctx, cancel := pastCancel(ctx)
 		defer cancel()
 		r.release(rctx)
 	}()
@@ -654,7 +654,7 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 // the entry, in one write made past the cancelled context and bounded on
 // its own. The lease is given back after it, as at every end of a run.
 func (r *run) interrupted(ctx context.Context, step workorder.Step) {
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	wctx, cancel := pastCancel(ctx)
 	defer cancel()
 	r.state.Phase = workorder.PhaseInterrupted
 	entry := r.entry("step_interrupted", map[string]any{"step": step.Step, "action": step.Action})
@@ -810,7 +810,7 @@ func (r *run) appendLog(ctx context.Context, e store.LogEntry) {
 	// An entry says what happened (an agent that ran, a step that
 	// stopped): a signal that ends the run must not lose it. The write is
 	// bounded on its own.
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	lctx, cancel := pastCancel(ctx)
 	defer cancel()
 	err := r.Store.AppendLog(lctx, e)
 	if err == nil || r.logFailed {
@@ -833,4 +833,15 @@ func (r *run) result() *Result {
 		res.GitHub = &c
 	}
 	return res
+}
+
+// finalWrite bounds a write that must happen even when the run's context
+// is cancelled (a signal): the lease given back, the interruption or a log
+// entry recorded.
+const finalWrite = 10 * time.Second
+
+// pastCancel is a context for such a write: not cancelled with ctx, ended
+// after finalWrite.
+func pastCancel(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), finalWrite)
 }

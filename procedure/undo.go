@@ -433,6 +433,15 @@ func (u *undo) startedPushing(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
+// procedurePushesBranch reports whether the task's procedure has a step
+// that publishes its branch (ActionSpec.PushesBranch).
+func (u *undo) procedurePushesBranch() bool {
+	return slices.ContainsFunc(u.procedure(), func(s workorder.Step) bool {
+		a, _ := u.actions().Lookup(s.Action)
+		return a.PushesBranch
+	})
+}
+
 // procedureMakes reports whether the task's procedure has a step that may
 // make things of the kind.
 func (u *undo) procedureMakes(kind FactKind) bool { return u.actions().Makes(u.procedure(), kind) }
@@ -666,7 +675,7 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 	if !recorded && u.st.Branch == "" {
 		return nil, nil // wo recorded neither a push nor a branch it would push
 	}
-	if !recorded && !slices.ContainsFunc(u.procedure(), func(s workorder.Step) bool { a, _ := u.actions().Lookup(s.Action); return a.PushesBranch }) {
+	if !recorded && !u.procedurePushesBranch() {
 		// Only a step that pushes fixes (the review loop) could have
 		// pushed: look only if one started.
 		pushing, err := u.startedPushing(ctx)
