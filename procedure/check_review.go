@@ -111,7 +111,7 @@ func (CheckReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 			out.add(workorder.UncountedComment{Author: c.Author, Association: c.Association, Kind: "comment", URL: c.URL, Why: aud.why(c.Author)})
 			continue
 		}
-		if command(c.Body) {
+		if reviewer.IsCommand(c.Body) {
 			out.add(workorder.UncountedComment{Author: c.Author, Association: c.Association, Kind: "comment", URL: c.URL, Why: "a command to a review bot, not a finding"})
 			continue
 		}

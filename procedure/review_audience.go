@@ -2,7 +2,6 @@ package procedure
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/reviewer"
@@ -89,21 +88,6 @@ func (a audience) counts(login, association string) bool {
 		return true
 	}
 	return github.Writer(association)
-}
-
-// command reports whether a conversation comment is a command to a review
-// bot ("@coderabbitai review", "/gemini review"): talk with the bot, not a
-// finding to fix, whoever wrote it.
-func command(body string) bool {
-	first := strings.TrimSpace(body)
-	if i := strings.IndexAny(first, " \t\r\n"); i >= 0 {
-		first = first[:i]
-	}
-	if strings.HasPrefix(first, "/gemini") {
-		return true
-	}
-	name, ok := strings.CutPrefix(first, "@")
-	return ok && (reviewer.Known(name+"[bot]") || reviewer.Known(name))
 }
 
 // why says why a comment by login does not count.

@@ -26,7 +26,7 @@ func (Gemini) Findings(github.Review) []Finding { return nil }
 // for "/gemini review".
 func (Gemini) Ask(k Kind) []Ask {
 	if k == Skipped {
-		return []Ask{{Comment: "/gemini review"}}
+		return []Ask{{Comment: geminiCommand + " review"}}
 	}
 	return nil
 }
@@ -48,3 +48,7 @@ func (p Gemini) Read(s Signals) Reading {
 	}
 	return Reading{Kind: Waiting}
 }
+
+// geminiCommand starts the commands Gemini takes in a conversation
+// comment.
+const geminiCommand = "/gemini"

@@ -224,3 +224,18 @@ func firstLine(text string) string {
 	}
 	return ""
 }
+
+// IsCommand reports whether a conversation comment is a command to a review
+// bot ("@coderabbitai review", "/gemini review"): talk with the bot, not a
+// finding to fix, whoever wrote it.
+func IsCommand(body string) bool {
+	first := strings.TrimSpace(body)
+	if i := strings.IndexAny(first, " \t\r\n"); i >= 0 {
+		first = first[:i]
+	}
+	if strings.HasPrefix(first, geminiCommand) {
+		return true
+	}
+	name, ok := strings.CutPrefix(first, "@")
+	return ok && (Known(name+"[bot]") || Known(name))
+}

@@ -336,3 +336,22 @@ func TestCodeRabbitReadingEdges(t *testing.T) {
 		t.Errorf("a wait of nothing read as %s", d)
 	}
 }
+
+// A command to a review bot is talk with the bot, whoever wrote it; a
+// mention of a person, or a bot's name later in the text, is not.
+func TestIsCommand(t *testing.T) {
+	for body, want := range map[string]bool{
+		"@coderabbitai review":           true,
+		"  @coderabbitai\nresolve":       true,
+		"@copilot please look":           true,
+		"/gemini review":                 true,
+		"@alice what do you think?":      false,
+		"please ask @coderabbitai again": false,
+		"":                               false,
+		"gemini review":                  false,
+	} {
+		if got := IsCommand(body); got != want {
+			t.Errorf("IsCommand(%q) = %v, want %v", body, got, want)
+		}
+	}
+}
