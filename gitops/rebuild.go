@@ -154,29 +154,36 @@ func (r *Repo) Descends(tip, ancestor plumbing.Hash) (bool, error) {
 }
 
 // Overlap lists the paths that both changed from base to a and from base
-// to b: a base that moved in a branch's own files.
+// to b: a base that moved in a branch's own files. Only the trees are
+// compared: no file's content is diffed.
 func (r *Repo) Overlap(base, a, b plumbing.Hash) ([]string, error) {
+	tree := func(h plumbing.Hash) (*object.Tree, error) {
+		c, err := r.repo.CommitObject(h)
+		if err != nil {
+			return nil, fmt.Errorf("reading commit %s: %w", short(h), err)
+		}
+		return c.Tree()
+	}
+	from, err := tree(base)
+	if err != nil {
+		return nil, err
+	}
 	changed := func(to plumbing.Hash) (map[string]bool, error) {
-		from, err := r.repo.CommitObject(base)
+		t, err := tree(to)
 		if err != nil {
 			return nil, err
 		}
-		c, err := r.repo.CommitObject(to)
-		if err != nil {
-			return nil, err
-		}
-		patch, err := from.Patch(c)
+		changes, err := object.DiffTree(from, t)
 		if err != nil {
 			return nil, err
 		}
 		out := map[string]bool{}
-		for _, fp := range patch.FilePatches() {
-			f, t := fp.Files()
-			if f != nil {
-				out[f.Path()] = true
+		for _, ch := range changes {
+			if ch.From.Name != "" {
+				out[ch.From.Name] = true
 			}
-			if t != nil {
-				out[t.Path()] = true
+			if ch.To.Name != "" {
+				out[ch.To.Name] = true
 			}
 		}
 		return out, nil
