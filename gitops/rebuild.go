@@ -2,11 +2,13 @@ package gitops
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -53,12 +55,23 @@ func (r *Repo) Rebuild(o RebuildOptions) (RebuildResult, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		// Every entry but folders, gitlinks (submodules) too, and no blob
+		// read: the tree says each one's mode and hash.
 		out := map[string]object.TreeEntry{}
-		err = t.Files().ForEach(func(f *object.File) error {
-			out[f.Name] = object.TreeEntry{Name: f.Name, Mode: f.Mode, Hash: f.Hash}
-			return nil
-		})
-		return out, c, err
+		walker := object.NewTreeWalker(t, true, nil)
+		defer walker.Close()
+		for {
+			name, e, err := walker.Next()
+			if err == io.EOF {
+				return out, c, nil
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("reading the tree of %s: %w", short(h), err)
+			}
+			if e.Mode != filemode.Dir {
+				out[name] = object.TreeEntry{Name: name, Mode: e.Mode, Hash: e.Hash}
+			}
+		}
 	}
 	head, headCommit, err := files(o.Head)
 	if err != nil {

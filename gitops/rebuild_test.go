@@ -115,6 +115,22 @@ func TestRebuildMovesABranchsOwnChangeOntoANewParent(t *testing.T) {
 		t.Errorf("the rebuilt commit is %q", got)
 	}
 
+	// A submodule of the new parent stays in the rebuilt tree.
+	runGit(t, dir, "checkout", "-q", "squashed")
+	runGit(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+parent.String()+",vendor/sub")
+	runGit(t, dir, "commit", "-q", "-m", "a submodule")
+	withSub := plumbing.NewHash(runGit(t, dir, "rev-parse", "HEAD"))
+	sub, err := r.Rebuild(RebuildOptions{Head: child, OldParent: parent, NewParent: withSub, Author: sig, When: time.Now()})
+	if err != nil || len(sub.Conflicts) > 0 {
+		t.Fatalf("rebuild onto a parent with a submodule: %+v %v", sub, err)
+	}
+	if got := runGit(t, dir, "ls-tree", sub.Hash.String(), "vendor/sub"); got != "160000 commit "+parent.String()+"\tvendor/sub" {
+		t.Errorf("the submodule in the rebuilt tree: %q", got)
+	}
+	if got := runGit(t, dir, "diff", "--name-status", withSub.String(), sub.Hash.String()); got != "M\tb.txt\nD\tc.txt\nA\td.txt" {
+		t.Errorf("rebuilt onto a parent with a submodule, the commit changes\n%s", got)
+	}
+
 	// Built on what it is built on already: nothing to make.
 	if again, err := r.Rebuild(RebuildOptions{Head: res.Hash, OldParent: squashed, NewParent: squashed}); err != nil || !again.Unchanged || again.Hash != res.Hash {
 		t.Errorf("the same parent: %+v %v", again, err)
