@@ -198,11 +198,6 @@ func groupUnits(c *Change, by string) map[string]*unit {
 	return units
 }
 
-func moduleFileOf(unit string) string {
-	d, _ := moduleDir(unit)
-	return path.Join(d, "go.mod")
-}
-
 // explainNeeds adds to each file's reason the files of other units that
 // it must land with or after, and why (at most three).
 func (l *linker) explainNeeds() {
