@@ -148,7 +148,6 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 			var stop *RestackError
 			if errors.As(err, &stop) {
 				res.Stopped = stop.Reason
-				return res, err
 			}
 			return res, err
 		}
