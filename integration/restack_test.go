@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/store"
@@ -36,14 +35,7 @@ type restackFixture struct {
 func newRestackFixture(t *testing.T) *restackFixture {
 	t.Helper()
 	f := goModuleFixture(t, 16)
-	gh := ghstandin.New(secretToken)
-	gh.Remotes["acme/big"] = f.origin
-	gh.ReviewDelay = 50 * time.Millisecond // approves at once
-	if err := gh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(gh.Close)
-	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+	gh, env := approvingGitHub(t, "acme/big", f.origin)
 	if r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
 		"--github-repo", "acme/big", "--worktree-root", f.wtRoot, "--max-lines", "40", "--epic-key", "task_big"); r.code != 0 {
 		t.Fatalf("split: exit %d\n%s", r.code, r.stderr)
