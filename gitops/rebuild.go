@@ -170,19 +170,12 @@ func (r *Repo) Descends(tip, ancestor plumbing.Hash) (bool, error) {
 // to b: a base that moved in a branch's own files. Only the trees are
 // compared: no file's content is diffed.
 func (r *Repo) Overlap(base, a, b plumbing.Hash) ([]string, error) {
-	tree := func(h plumbing.Hash) (*object.Tree, error) {
-		c, err := r.repo.CommitObject(h)
-		if err != nil {
-			return nil, fmt.Errorf("reading commit %s: %w", short(h), err)
-		}
-		return c.Tree()
-	}
-	from, err := tree(base)
+	from, err := r.commitTree(base)
 	if err != nil {
 		return nil, err
 	}
 	changed := func(to plumbing.Hash) (map[string]bool, error) {
-		t, err := tree(to)
+		t, err := r.commitTree(to)
 		if err != nil {
 			return nil, err
 		}
