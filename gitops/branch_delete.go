@@ -74,7 +74,7 @@ func (r *Repo) DeleteBranch(branch string, allowed []plumbing.Hash) (deleted boo
 	return true, nil
 }
 
-// RemoteOptions say which remote branch to look at or delete.
+// RemoteOptions say which remote branch to look at, fetch or delete.
 type RemoteOptions struct {
 	Remote    string // origin when empty
 	Branch    string

@@ -60,18 +60,19 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 		line = append(line, c)
 		h = c.ParentHashes[0]
 	}
+	if len(line) == 0 {
+		return nil, nil
+	}
 	var out []PathChange
 	checked := checkedTrees{}
+	// Each commit is compared with its parent: base for the oldest, then
+	// the commit before it, whose tree was read already.
+	from, err := r.commitTree(base)
+	if err != nil {
+		return nil, err
+	}
 	for i := len(line) - 1; i >= 0; i-- {
 		c := line[i]
-		parent, err := r.repo.CommitObject(c.ParentHashes[0])
-		if err != nil {
-			return nil, fmt.Errorf("reading commit %s: %w", c.ParentHashes[0], err)
-		}
-		from, err := parent.Tree()
-		if err != nil {
-			return nil, err
-		}
 		to, err := c.Tree()
 		if err != nil {
 			return nil, err
@@ -99,8 +100,18 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 			}
 			out = append(out, pc)
 		}
+		from = to
 	}
 	return out, nil
+}
+
+// commitTree reads the tree of commit h.
+func (r *Repo) commitTree(h plumbing.Hash) (*object.Tree, error) {
+	c, err := r.repo.CommitObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("reading commit %s: %w", h, err)
+	}
+	return c.Tree()
 }
 
 // checkPathTrees checks the entries of every tree from root down to the

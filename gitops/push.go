@@ -189,9 +189,7 @@ func WebHost(githubAPI string) (host, scheme string, err error) {
 		return "", "", fmt.Errorf("GitHub API URL %q is not an http(s) URL", githubAPI)
 	}
 	name := strings.ToLower(u.Hostname())
-	if strings.HasPrefix(name, "api.") {
-		name = strings.TrimPrefix(name, "api.")
-	}
+	name = strings.TrimPrefix(name, "api.")
 	port := 0
 	if p := u.Port(); p != "" {
 		port, _ = strconv.Atoi(p)

@@ -2,11 +2,13 @@ package gitops
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -53,12 +55,23 @@ func (r *Repo) Rebuild(o RebuildOptions) (RebuildResult, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		// Every entry but folders, gitlinks (submodules) too, and no blob
+		// read: the tree says each one's mode and hash.
 		out := map[string]object.TreeEntry{}
-		err = t.Files().ForEach(func(f *object.File) error {
-			out[f.Name] = object.TreeEntry{Name: f.Name, Mode: f.Mode, Hash: f.Hash}
-			return nil
-		})
-		return out, c, err
+		walker := object.NewTreeWalker(t, true, nil)
+		defer walker.Close()
+		for {
+			name, e, err := walker.Next()
+			if err == io.EOF {
+				return out, c, nil
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("reading the tree of %s: %w", short(h), err)
+			}
+			if e.Mode != filemode.Dir {
+				out[name] = object.TreeEntry{Name: name, Mode: e.Mode, Hash: e.Hash}
+			}
+		}
 	}
 	head, headCommit, err := files(o.Head)
 	if err != nil {
@@ -154,29 +167,29 @@ func (r *Repo) Descends(tip, ancestor plumbing.Hash) (bool, error) {
 }
 
 // Overlap lists the paths that both changed from base to a and from base
-// to b: a base that moved in a branch's own files.
+// to b: a base that moved in a branch's own files. Only the trees are
+// compared: no file's content is diffed.
 func (r *Repo) Overlap(base, a, b plumbing.Hash) ([]string, error) {
+	from, err := r.commitTree(base)
+	if err != nil {
+		return nil, err
+	}
 	changed := func(to plumbing.Hash) (map[string]bool, error) {
-		from, err := r.repo.CommitObject(base)
+		t, err := r.commitTree(to)
 		if err != nil {
 			return nil, err
 		}
-		c, err := r.repo.CommitObject(to)
-		if err != nil {
-			return nil, err
-		}
-		patch, err := from.Patch(c)
+		changes, err := object.DiffTree(from, t)
 		if err != nil {
 			return nil, err
 		}
 		out := map[string]bool{}
-		for _, fp := range patch.FilePatches() {
-			f, t := fp.Files()
-			if f != nil {
-				out[f.Path()] = true
+		for _, ch := range changes {
+			if ch.From.Name != "" {
+				out[ch.From.Name] = true
 			}
-			if t != nil {
-				out[t.Path()] = true
+			if ch.To.Name != "" {
+				out[ch.To.Name] = true
 			}
 		}
 		return out, nil

@@ -118,13 +118,11 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 	if progress == nil {
 		progress = io.Discard
 	}
-	{
-		req.Progress = progress
-		if ar.Capabilities.Supports(capability.Sideband64k) {
-			req.Capabilities.Set(capability.Sideband64k)
-		} else if ar.Capabilities.Supports(capability.Sideband) {
-			req.Capabilities.Set(capability.Sideband)
-		}
+	req.Progress = progress
+	if ar.Capabilities.Supports(capability.Sideband64k) {
+		req.Capabilities.Set(capability.Sideband64k)
+	} else if ar.Capabilities.Supports(capability.Sideband) {
+		req.Capabilities.Set(capability.Sideband)
 	}
 	req.Commands = []*packp.Command{{Name: name, Old: old, New: local}}
 	cfg, err := st.Config()

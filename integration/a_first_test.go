@@ -127,14 +127,7 @@ func (c codeRabbitCase) run(t *testing.T) {
 func TestSplitAndRunAnEpicInWaves(t *testing.T) {
 	t.Parallel()
 	f := goModuleFixture(t, 40)
-	gh := ghstandin.New(secretToken)
-	gh.Remotes["acme/big"] = f.origin
-	gh.ReviewDelay = 50 * time.Millisecond // approves at once: no rounds
-	if err := gh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer gh.Close()
-	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+	gh, env := approvingGitHub(t, "acme/big", f.origin)
 
 	r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
 		"--github-repo", "acme/big", "--worktree-root", f.wtRoot, "--max-lines", "40", "--epic-key", "task_big", "--json")

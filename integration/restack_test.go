@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/store"
@@ -36,14 +35,7 @@ type restackFixture struct {
 func newRestackFixture(t *testing.T) *restackFixture {
 	t.Helper()
 	f := goModuleFixture(t, 16)
-	gh := ghstandin.New(secretToken)
-	gh.Remotes["acme/big"] = f.origin
-	gh.ReviewDelay = 50 * time.Millisecond // approves at once
-	if err := gh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(gh.Close)
-	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+	gh, env := approvingGitHub(t, "acme/big", f.origin)
 	if r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
 		"--github-repo", "acme/big", "--worktree-root", f.wtRoot, "--max-lines", "40", "--epic-key", "task_big"); r.code != 0 {
 		t.Fatalf("split: exit %d\n%s", r.code, r.stderr)
@@ -170,40 +162,28 @@ func (x *restackFixture) check(when string, merged map[int]bool, build bool) {
 
 // checkStackTable checks the stack table in an open PR's description, as
 // wo sync left it: a row per part in order, each naming its PR (the
-// reader's own as "this pull request") and its state, merged or open.
+// reader's own, marked, as "this pull request") and its state, merged or
+// open.
 func (x *restackFixture) checkStackTable(when string, at int, pr map[string]any, merged map[int]bool) {
 	t := x.t
 	t.Helper()
 	body, _ := pr["body"].(string)
-	begin, end := strings.Index(body, "<!-- wo:stack -->"), strings.Index(body, "<!-- /wo:stack -->")
-	if begin < 0 || end < begin {
-		t.Errorf("%s: part %d (#%d) has no stack table:\n%s", when, at+1, x.parts[at].pr, body)
+	rows := stackRow.FindAllStringSubmatch(body, -1)
+	if strings.Count(body, stackBegin) != 1 || strings.Count(body, stackEnd) != 1 || len(rows) != len(x.parts) {
+		t.Errorf("%s: part %d (#%d) has no stack table of %d rows:\n%s", when, at+1, x.parts[at].pr, len(x.parts), body)
 		return
 	}
-	rows := map[int]string{}
-	for _, line := range strings.Split(body[begin:end], "\n") {
-		for j := range x.parts {
-			part := fmt.Sprintf("%d of %d", j+1, len(x.parts))
-			if strings.HasPrefix(line, "|") && (strings.Contains(line, "| "+part+" |") || strings.Contains(line, "| **"+part+"** |")) {
-				rows[j] = line
-			}
+	for j, row := range rows {
+		mark, part, cell, state := row[1], row[2], row[4], row[7]
+		wantMark, wantCell, wantState := "", fmt.Sprintf("#%d", x.parts[j].pr), "open"
+		if j == at {
+			wantMark, wantCell = "→", "**this pull request**"
 		}
-	}
-	for j, q := range x.parts {
-		row, ok := rows[j]
-		want := "open"
 		if merged[j+1] {
-			want = "merged"
+			wantState = "merged"
 		}
-		switch {
-		case !ok:
-			t.Errorf("%s: the stack table of part %d has no row for part %d", when, at+1, j+1)
-		case !strings.HasSuffix(strings.TrimSpace(row), "| "+want+" |"):
-			t.Errorf("%s: the stack table of part %d says of part %d: %s; want it %s", when, at+1, j+1, row, want)
-		case j == at && !strings.Contains(row, "this pull request"):
-			t.Errorf("%s: part %d's own row does not say so: %s", when, at+1, row)
-		case j != at && !strings.Contains(row, fmt.Sprintf("#%d", q.pr)):
-			t.Errorf("%s: the stack table of part %d does not name #%d: %s", when, at+1, q.pr, row)
+		if mark != wantMark || part != fmt.Sprint(j+1) || cell != wantCell || state != wantState {
+			t.Errorf("%s: the stack table of part %d says of part %d: %s; want part %d, %s%s, %s", when, at+1, j+1, row[0], j+1, wantMark, wantCell, wantState)
 		}
 	}
 }

@@ -9,9 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/split/splittest"
 )
 
@@ -37,14 +35,7 @@ func TestEveryStackedPRBranchBuilds(t *testing.T) {
 	git(t, f.repo, "remote", "add", "origin", f.origin)
 	git(t, f.repo, "push", "-q", "origin", "base")
 
-	gh := ghstandin.New(secretToken)
-	gh.Remotes["acme/gen"] = f.origin
-	gh.ReviewDelay = 50 * time.Millisecond
-	if err := gh.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer gh.Close()
-	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+	gh, env := approvingGitHub(t, "acme/gen", f.origin)
 	r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
 		"--github-repo", "acme/gen", "--worktree-root", f.wtRoot, "--max-lines", "200", "--epic-key", "task_gen", "--json")
 	if r.code != 0 {

@@ -41,17 +41,25 @@ func patchesSince(gh *ghstandin.Server, n int) map[string]int {
 	return out
 }
 
-func TestStackTablesInPRDescriptionsAfterSplitRunAndSync(t *testing.T) {
-	t.Parallel()
-	f := goModuleFixture(t, 12)
+// approvingGitHub starts a stand-in that serves origin as the GitHub
+// repository repo and approves each PR at once (no review rounds), and
+// returns the environment wo needs to reach it. It closes with the test.
+func approvingGitHub(t *testing.T, repo, origin string) (*ghstandin.Server, []string) {
+	t.Helper()
 	gh := ghstandin.New(secretToken)
-	gh.Remotes["acme/big"] = f.origin
-	gh.ReviewDelay = 50 * time.Millisecond // approves at once
+	gh.Remotes[repo] = origin
+	gh.ReviewDelay = 50 * time.Millisecond
 	if err := gh.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer gh.Close()
-	env := []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+	t.Cleanup(gh.Close)
+	return gh, []string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + gh.URL, "WO_REVIEW_WAIT=20s", "WO_POLL_INTERVAL=50ms"}
+}
+
+func TestStackTablesInPRDescriptionsAfterSplitRunAndSync(t *testing.T) {
+	t.Parallel()
+	f := goModuleFixture(t, 12)
+	gh, env := approvingGitHub(t, "acme/big", f.origin)
 
 	r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
 		"--github-repo", "acme/big", "--worktree-root", f.wtRoot, "--max-lines", "40", "--epic-key", "task_big", "--json")

@@ -101,7 +101,7 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 		return nil, err
 	}
 	fetch := func(branch string) (plumbing.Hash, error) {
-		return repo.FetchBranch(ctx, gitops.FetchOptions{Remote: remote, Branch: branch, Token: githubToken(e.Getenv), GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout})
+		return repo.FetchBranch(ctx, gitops.RemoteOptions{Remote: remote, Branch: branch, Token: githubToken(e.Getenv), GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout})
 	}
 	parentBranch := base
 	parentTip, err := fetch(base)
@@ -148,7 +148,6 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 			var stop *RestackError
 			if errors.As(err, &stop) {
 				res.Stopped = stop.Reason
-				return res, err
 			}
 			return res, err
 		}

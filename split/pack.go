@@ -12,7 +12,6 @@ type piece struct {
 	unit        *unit
 	part, parts int
 	files       []File
-	lines       int      // what counts against the budget (not what is set apart)
 	size        size     // lines and files, reviewed and all
 	deps        []*piece // what must be in this PR or an earlier one
 	dir         string   // where it sits in the directory tree
@@ -76,7 +75,6 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 		for i, files := range parts {
 			p := &piece{unit: u, part: i + 1, parts: len(parts), files: files, dir: dir}
 			p.size = weigh(files)
-			p.lines = p.size.lines
 			if p.size.over(opts) {
 				p.oversize = why
 				if i < len(partWhy) && partWhy[i] != "" {
@@ -223,7 +221,6 @@ func depth(d string) int {
 // draft is a PR while packing.
 type draft struct {
 	pieces []*piece
-	lines  int  // reviewed lines
 	size   size // lines and files, reviewed and all
 	near   *neighbourhood
 	joined []string // small PRs that joined this one
@@ -234,7 +231,6 @@ type draft struct {
 
 func (d *draft) add(p *piece) {
 	d.pieces = append(d.pieces, p)
-	d.lines += p.lines
 	d.size = d.size.plus(p.size)
 	d.near.add(p)
 	d.goCode = d.goCode || p.goCode()
@@ -422,7 +418,7 @@ func joinSmall(drafts []*draft, opts Options) []*draft {
 	limit := opts // never over the budget: a reviewer was promised it
 	for i := 0; i < len(drafts); {
 		d := drafts[i]
-		if d.lines*10 >= opts.MaxLines {
+		if d.size.lines*10 >= opts.MaxLines {
 			i++
 			continue
 		}

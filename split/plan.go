@@ -131,12 +131,8 @@ func Make(c *Change, opts Options) (*Plan, error) {
 			prOf[p] = pr
 			pr.Units = append(pr.Units, p.name())
 			pr.Files = append(pr.Files, p.files...)
-			pr.Lines += p.lines
-			for _, f := range p.files {
-				if f.SetApart != "" {
-					pr.SetApartLines += f.Lines
-				}
-			}
+			pr.Lines += p.size.lines
+			pr.SetApartLines += p.size.rawLines - p.size.lines
 		}
 		pr.packages, pr.unitLines = packagesOf(d.pieces)
 		if len(d.joined) > 0 {
@@ -159,7 +155,7 @@ func Make(c *Change, opts Options) (*Plan, error) {
 						p.size.rawLines-p.size.lines, p.size.rawFiles-p.size.files, GitHubMaxLines, GitHubMaxFiles)
 				}
 				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s alone has %d lines in %d files, %s: it stays whole in PR #%d (%s)",
-					p.shortName(), p.lines, len(p.files), limit, prOf[p].Number, p.oversize))
+					p.shortName(), p.size.lines, len(p.files), limit, prOf[p].Number, p.oversize))
 			}
 		}
 	}

@@ -461,16 +461,19 @@ func TestGeneratedAndVendoredFilesAreSetApart(t *testing.T) {
 	opts := Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true}
 	p := planChange(t, c, opts)
 	for _, pr := range p.PRs {
-		if over(pr.Lines, len(pr.Files), opts) && len(pr.Files) > 1 {
-			reviewed := 0
-			for _, f := range pr.Files {
-				if f.SetApart == "" {
-					reviewed += f.Lines
-				}
+		reviewed, apart := 0, 0
+		for _, f := range pr.Files {
+			if f.SetApart == "" {
+				reviewed += f.Lines
+			} else {
+				apart += f.Lines
 			}
-			if reviewed > opts.MaxLines {
-				t.Errorf("PR #%d has %d lines to review, over the budget of %d:%s", pr.Number, reviewed, opts.MaxLines, layout(p))
-			}
+		}
+		if pr.Lines != reviewed || pr.SetApartLines != apart {
+			t.Errorf("PR #%d counts %d lines to review and %d set apart; its files hold %d and %d", pr.Number, pr.Lines, pr.SetApartLines, reviewed, apart)
+		}
+		if reviewed > opts.MaxLines && len(pr.Files) > 1 {
+			t.Errorf("PR #%d has %d lines to review, over the budget of %d:%s", pr.Number, reviewed, opts.MaxLines, layout(p))
 		}
 	}
 	want := map[string]string{

@@ -367,7 +367,7 @@ func TestThemesNameWhatThePRIsAbout(t *testing.T) {
 		t.Errorf("go.mod with utils and lists is themed %q", got)
 	}
 	u := &unit{name: "plumbing"}
-	names, lines := packagesOf([]*piece{{unit: u, part: 3, parts: 4, lines: 10}, {unit: u, part: 4, parts: 4, lines: 20}})
+	names, lines := packagesOf([]*piece{{unit: u, part: 3, parts: 4, size: size{lines: 10}}, {unit: u, part: 4, parts: 4, size: size{lines: 20}}})
 	if !reflect.DeepEqual(names, []string{"plumbing (parts 3-4 of 4)"}) || lines[names[0]] != 30 {
 		t.Errorf("two parts of one package in a PR are named %v (%v)", names, lines)
 	}

@@ -195,22 +195,18 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 						s.decls[key] = shape + "struct"
 						fields(key, t)
 					case *ast.InterfaceType:
-						var methods []string
 						for _, m := range t.Methods.List {
-							var names []string
 							mt := text(m.Type)
 							ft, isFunc := m.Type.(*ast.FuncType)
 							if isFunc {
 								mt = sig(ft)
 							}
 							for _, n := range m.Names {
-								names = append(names, n.Name)
 								s.decls[key+"."+n.Name] = mt
 								if isFunc {
 									s.arity[key+"."+n.Name] = arity(ft)
 								}
 							}
-							methods = append(methods, strings.Join(names, ",")+" "+mt)
 						}
 						// Its methods are members: what it gains orders
 						// the types that implement it, not its users.

@@ -114,11 +114,11 @@ func packagesOf(pieces []*piece) ([]string, map[string]int) {
 			}
 			continue
 		}
-		n, last := p.lines, p
+		n, last := p.size.lines, p
 		for i+1 < len(pieces) && pieces[i+1].unit == p.unit {
 			i++
 			last = pieces[i]
-			n += last.lines
+			n += last.size.lines
 		}
 		name := p.name()
 		if last != p {

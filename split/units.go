@@ -14,7 +14,6 @@ type unit struct {
 	name  string
 	dirs  []string
 	files []File
-	lines int
 	deps  map[string]bool // units this one imports, tests included
 	// codeDeps are the deps that its code imports, not only its tests.
 	codeDeps map[string]bool
@@ -152,7 +151,6 @@ func groupUnits(c *Change, by string) map[string]*unit {
 			units[name] = u
 		}
 		u.files = append(u.files, f)
-		u.lines += f.weight()
 	}
 	dirUnit := map[string]string{} // a Go file's directory → its unit
 	for _, f := range c.Files {
@@ -198,11 +196,6 @@ func groupUnits(c *Change, by string) map[string]*unit {
 		l.explainNeeds()
 	}
 	return units
-}
-
-func moduleFileOf(unit string) string {
-	d, _ := moduleDir(unit)
-	return path.Join(d, "go.mod")
 }
 
 // explainNeeds adds to each file's reason the files of other units that
@@ -400,11 +393,9 @@ func (l *linker) moveTests(u *unit, closes []string) {
 			l.units[name] = t
 		}
 		t.files = append(t.files, f)
-		t.lines += f.weight()
 		l.fileUnit[f.Path] = name
 	}
 	u.files = kept
-	u.lines = weigh(u.files).lines
 	l.link(u)
 	l.link(l.units[testsOf(u.name)])
 }
@@ -581,10 +572,8 @@ func plainFilesOutOfCycles(units map[string]*unit, c *Change) {
 				}
 				f.Reason += fmt.Sprintf("; a plain file of %s, which is in a cycle of packages (%d of them): it is a PR of its own, by folder, so as not to make the cycle's PRs larger", displayUnit(name), len(scc))
 				p.files = append(p.files, f)
-				p.lines += f.weight()
 			}
 			u.files = kept
-			u.lines = weigh(kept).lines
 		}
 	}
 }
@@ -604,12 +593,11 @@ func mergeCycles(units map[string]*unit) map[string]*unit {
 		m := &unit{name: strings.Join(scc, " + "), deps: map[string]bool{}, members: scc, memberLines: map[string]int{}}
 		for _, n := range scc {
 			m.dirs = append(m.dirs, units[n].dirs...)
-			m.memberLines[n] = units[n].lines
+			m.memberLines[n] = weigh(units[n].files).lines
 			for _, f := range units[n].files {
 				f.Reason += fmt.Sprintf("; %s import each other in a cycle, so they stay in one PR", strings.Join(scc, ", "))
 				m.files = append(m.files, f)
 			}
-			m.lines += units[n].lines
 			rename[n] = m.name
 		}
 		out[m.name] = m
