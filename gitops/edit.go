@@ -22,8 +22,10 @@ func (e *FileTooLargeError) Error() string {
 }
 
 // ReadFile reads the regular file rel (slash-separated, inside the
-// worktree) up to limit bytes. A link anywhere on the way, a missing file
-// or one that is not regular is an error: the path comes from a review.
+// worktree) up to limit bytes. The path comes from a review: the file
+// itself being a link, missing or not regular is an error, and a folder
+// link on the way is followed only within the worktree (os.Root), never
+// out of it.
 func (w *Worktree) ReadFile(rel string, limit int64) ([]byte, error) {
 	if err := checkInside(w.Path, rel); err != nil {
 		return nil, err
