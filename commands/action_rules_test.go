@@ -8,7 +8,7 @@ import (
 )
 
 // Regression tests from the hostile review of issue 25: the actions' own
-// rules (procedure.Adviser) replaced rules of workorder's validator, and
+// rules (action.Adviser) replaced rules of workorder's validator, and
 // must reject, and report, what the validator did.
 
 // badLoop is task_cr_01 on its own, with its conditional_loop (step 9)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/internal/identity"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -151,7 +151,7 @@ func runDelete(ctx context.Context, f *Factory, o *deleteOptions) (result, error
 		if err := r.Replace(ctx, map[string]string{o.Key: rev}, nil); err != nil {
 			return err
 		}
-		entry := store.LogEntry{Action: "task_deleted", TaskKey: o.Key, SessionKey: procedure.Identity(),
+		entry := store.LogEntry{Action: "task_deleted", TaskKey: o.Key, SessionKey: identity.Runner(),
 			Details: map[string]any{"title": out.Title, "command": "delete"}}
 		if err := s.AppendLog(ctx, entry); err != nil {
 			writeNotes(f, []string{fmt.Sprintf("%s was deleted but its activity log entry was not written: %v", o.Key, err)})

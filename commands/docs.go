@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -152,7 +152,7 @@ func FieldReference() string {
 			if len(f.Values) > 0 {
 				kind = "one of " + codeList(f.Values)
 			}
-			meaning, readers := f.Doc, procedure.ReadBy(f.Path)
+			meaning, readers := f.Doc, action.ReadBy(f.Path)
 			if len(readers) > 0 && sec.parent != "work_order.procedure[]" && !strings.HasPrefix(sec.parent, "work_order.procedure[].") {
 				meaning = strings.TrimSpace(meaning + " Read by " + codeList(readers) + ".")
 			}
@@ -168,11 +168,11 @@ func FieldReference() string {
 	}
 	b.WriteString("## Every action\n\n")
 	b.WriteString("| action | does | changes git or GitHub | step fields | context and inputs it reads |\n|---|---|---|---|---|\n")
-	for _, name := range procedure.ActionNames() {
-		does, _ := procedure.Describe(name)
+	for _, name := range action.ActionNames() {
+		does, _ := action.Describe(name)
 		var stepFields, reads []string
 		for _, f := range workorder.Fields {
-			if !slices.Contains(procedure.ReadBy(f.Path), name) {
+			if !slices.Contains(action.ReadBy(f.Path), name) {
 				continue
 			}
 			if strings.HasPrefix(f.Path, "work_order.procedure[]") {
@@ -182,18 +182,18 @@ func FieldReference() string {
 			}
 		}
 		mutates := "yes"
-		if procedure.Ephemeral([]workorder.Step{{Action: name}}) {
+		if action.Ephemeral([]workorder.Step{{Action: name}}) {
 			mutates = "no"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", name, cell(does), mutates, codeList(stepFields), codeList(reads))
 	}
 	fmt.Fprintf(&b, "\nEvery step also takes `step`, `action`, `description` and `command`. A `conditional_loop` tests one of: %s.\n\n",
-		codeList(procedure.Conditions()))
+		codeList(action.Conditions()))
 	b.WriteString("## Template names\n\n")
 	fmt.Fprintf(&b, "A template's `<name>` is looked up in `work_order.state`, then `work_order.inputs`, then `work_order.context` "+
 		"(a `null` falls through), then the names wo derives from the task: %s (`body` is the objective and the file list). "+
 		"These state fields are filled in by steps and may be named before they run: %s. Arrays render space-separated; "+
-		"an unknown name is an error.\n\n", codeList(workorder.DerivedPlaceholders), codeList(procedure.LaterNames()))
+		"an unknown name is an error.\n\n", codeList(workorder.DerivedPlaceholders), codeList(action.LaterNames()))
 	b.WriteString(FieldsEnd + "\n")
 	return b.String()
 }

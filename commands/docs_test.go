@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -98,12 +98,12 @@ func TestTheFieldReferenceIsUpToDate(t *testing.T) {
 // the engine runs is in the reference.
 func TestTheFieldReferenceNamesTheEnginesActions(t *testing.T) {
 	t.Parallel()
-	actions := procedure.ActionNames()
+	actions := action.ActionNames()
 	paths := map[string]bool{}
 	for _, f := range workorder.Fields {
 		paths[strings.TrimPrefix(f.Path, "work_order.")] = true
 	}
-	for _, a := range procedure.DefaultActions() {
+	for _, a := range action.DefaultActions() {
 		for _, r := range a.Reads {
 			if !paths[r] {
 				t.Errorf("%s reads %q, which is no field of the reference", a.Name, r)

@@ -8,7 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/intake"
-	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/internal/identity"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -151,8 +152,8 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 // newIntake is the task intake over s, checking procedures against what
 // the engine runs.
 func newIntake(s store.Store) *intake.Intake {
-	return &intake.Intake{Store: s, Session: procedure.Identity(), Vocabulary: intake.Vocabulary{
-		Actions: procedure.ActionNames(), Conditions: procedure.Conditions(), LaterNames: procedure.LaterNames(), ReadBy: procedure.ReadBy, Advice: procedure.Advice}}
+	return &intake.Intake{Store: s, Session: identity.Runner(), Vocabulary: intake.Vocabulary{
+		Actions: action.ActionNames(), Conditions: action.Conditions(), LaterNames: action.LaterNames(), ReadBy: action.ReadBy, Advice: action.Advice}}
 }
 
 // writeNotes prints what went wrong after a write to stderr.

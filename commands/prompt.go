@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -61,13 +61,13 @@ func promptOptionsFrom(c *cli.Context, f *Factory) (*promptOptions, error) {
 }
 
 func runPrompt(ctx context.Context, f *Factory, o *promptOptions) (result, error) {
-	var v *procedure.PromptView
+	var v *action.PromptView
 	err := f.useStore(ctx, o.Store, func(s store.Store) error {
 		doc, err := s.Get(ctx, o.Key)
 		if err != nil {
 			return err
 		}
-		v, err = procedure.Prompt(doc)
+		v, err = action.Prompt(doc)
 		return err
 	})
 	if err != nil {
@@ -87,7 +87,7 @@ func runPrompt(ctx context.Context, f *Factory, o *promptOptions) (result, error
 }
 
 // markdownPrompt renders the section headers as Markdown headings.
-func markdownPrompt(v *procedure.PromptView) string {
+func markdownPrompt(v *action.PromptView) string {
 	text := v.Text
 	for _, r := range []struct{ from, to string }{
 		{"📋 BACKGROUND CONTEXT:", "### Background context"},

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -139,7 +140,7 @@ func writeReviewOutcome(p *printer, o *ReviewOutcome) {
 		if r.Said != "" {
 			said = " (" + r.Said + ")"
 		}
-		p.line("  reviewer %s: %s on %s%s", r.Login, strings.ReplaceAll(r.Kind, "_", " "), shortSHA(r.Head), said)
+		p.line("  reviewer %s: %s on %s%s", r.Login, strings.ReplaceAll(r.Kind, "_", " "), gitops.Short(r.Head), said)
 	}
 	if o.NotBefore != "" {
 		p.line("  rate limited: wo asks again for the review after %s", o.NotBefore)
@@ -157,11 +158,4 @@ func writeReviewOutcome(p *printer, o *ReviewOutcome) {
 			p.line("  - %s by %s%s: %s", u.Kind, u.Author, where, u.Why)
 		}
 	}
-}
-
-func shortSHA(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

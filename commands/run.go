@@ -17,6 +17,7 @@ import (
 
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -147,7 +148,7 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 		}
 	}
 	for _, name := range o.Engine.AgentEnv {
-		if err := procedure.CheckAgentEnv(name); err != nil {
+		if err := action.CheckAgentEnv(name); err != nil {
 			return nil, usagef(err.Error())
 		}
 	}
@@ -364,7 +365,7 @@ func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 		GitHubAPI: o.GitHubAPI,
 		Secrets:   f.secrets(),
 		Fault:     faultHook,
-		ActionSettings: procedure.ActionSettings{
+		Settings: action.Settings{
 			Agent:             o.Agent,
 			AgentTimeout:      o.AgentTimeout,
 			AgentEnv:          o.AgentEnv,

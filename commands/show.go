@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -108,10 +108,10 @@ func planSteps(doc map[string]any) []StepView {
 	}
 	var out []StepView
 	for _, s := range wo.Procedure {
-		does, _ := procedure.Describe(s.Action)
+		does, _ := action.Describe(s.Action)
 		v := StepView{Step: s.Step, Action: s.Action, Does: does, Command: s.Command, Description: s.Description, Mark: "pending"}
 		if s.Command != "" {
-			if r, err := scope.RenderLeaving(s.Command, procedure.LaterNames()); err != nil {
+			if r, err := scope.RenderLeaving(s.Command, action.LaterNames()); err != nil {
 				v.TemplateError = err.Error()
 			} else {
 				v.Rendered = r

@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/intake"
 	"github.com/wo-runner/wo/internal/cores"
 	"github.com/wo-runner/wo/procedure"
@@ -327,7 +328,7 @@ func statusRow(d map[string]any, known map[string]map[string]any, graph *workord
 		r.Stack = "merged"
 	case rs == nil:
 	case rs.Outcome == "restacked":
-		r.Stack = fmt.Sprintf("restacked at %s onto %s", shortSHA(rs.To), orDash(st.StackBase))
+		r.Stack = fmt.Sprintf("restacked at %s onto %s", gitops.Short(rs.To), orDash(st.StackBase))
 	case rs.Outcome == "conflict":
 		r.Stack = "blocked by a conflict in " + strings.Join(rs.Conflicts, ", ")
 	case rs.Outcome == "left":

@@ -589,3 +589,11 @@ func (c *Client) DeleteIssueComment(ctx context.Context, id int64) error {
 	}
 	return nil
 }
+
+// Token is GITHUB_TOKEN, then GH_TOKEN.
+func Token(getenv func(string) string) string {
+	if t := getenv("GITHUB_TOKEN"); t != "" {
+		return t
+	}
+	return getenv("GH_TOKEN")
+}

@@ -28,14 +28,14 @@ type BranchMovedError struct {
 func (e *BranchMovedError) Error() string {
 	want := make([]string, len(e.Want))
 	for i, h := range e.Want {
-		want[i] = short(h)
+		want[i] = Short(h.String())
 	}
 	if e.Where == "local" {
 		return fmt.Sprintf("branch %s is at %s, not a commit wo made (%s): someone committed on it since, so wo keeps it; delete it yourself with git branch -D %s if it is not needed",
-			e.Branch, short(e.Tip), strings.Join(want, ", "), e.Branch)
+			e.Branch, Short(e.Tip.String()), strings.Join(want, ", "), e.Branch)
 	}
 	return fmt.Sprintf("branch %s on %s is at %s, not %s that wo pushed: someone else pushed since, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
-		e.Branch, e.Where, short(e.Tip), strings.Join(want, ", "), e.Where, e.Branch)
+		e.Branch, e.Where, Short(e.Tip.String()), strings.Join(want, ", "), e.Where, e.Branch)
 }
 
 // CheckedOutError says a branch is checked out in a worktree, which git
@@ -45,8 +45,6 @@ type CheckedOutError struct{ Branch, Where string }
 func (e *CheckedOutError) Error() string {
 	return fmt.Sprintf("branch %s is checked out at %s, so wo keeps it: switch that worktree to another branch (or remove it), then run wo undo again", e.Branch, e.Where)
 }
-
-func short(h plumbing.Hash) string { return h.String()[:12] }
 
 // DeleteBranch deletes a local branch, but only while it points at one of
 // allowed (commits wo made, or the base it started from, so nothing is

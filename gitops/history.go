@@ -31,7 +31,7 @@ type NotALineError struct {
 }
 
 func (e *NotALineError) Error() string {
-	return fmt.Sprintf("%s is not a line of commits on top of %s: %s %s", short(e.Tip), short(e.Base), short(e.At), e.Reason)
+	return fmt.Sprintf("%s is not a line of commits on top of %s: %s %s", Short(e.Tip.String()), Short(e.Base.String()), Short(e.At.String()), e.Reason)
 }
 
 // LineChanges lists what each commit from base (not included) to tip
@@ -52,7 +52,7 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 		}
 		switch len(c.ParentHashes) {
 		case 0:
-			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a root commit: the branch does not descend from " + short(base)}
+			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a root commit: the branch does not descend from " + Short(base.String())}
 		case 1:
 		default:
 			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a merge: a fix must be commits of one parent each"}
@@ -79,7 +79,7 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 		}
 		changes, err := object.DiffTree(from, to)
 		if err != nil {
-			return nil, fmt.Errorf("comparing commit %s with its parent: %w", short(c.Hash), err)
+			return nil, fmt.Errorf("comparing commit %s with its parent: %w", Short(c.Hash.String()), err)
 		}
 		for _, ch := range changes {
 			action, err := ch.Action()
@@ -95,7 +95,7 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 			}
 			if !pc.Deleted && pc.Mode != filemode.Submodule {
 				if pc.Size, err = r.storage.EncodedObjectSize(hash); err != nil {
-					return nil, fmt.Errorf("reading %s of commit %s: %w", pc.Path, short(c.Hash), err)
+					return nil, fmt.Errorf("reading %s of commit %s: %w", pc.Path, Short(c.Hash.String()), err)
 				}
 			}
 			out = append(out, pc)

@@ -108,7 +108,7 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 		return PushResult{}, fmt.Errorf("pushing %s: no local branch %s", opts.Branch, opts.Branch)
 	}
 	if !opts.Expect.IsZero() && local != opts.Expect {
-		return PushResult{}, fmt.Errorf("pushing %s: the branch is at %s, not at %s as it was when checked; nothing was pushed", opts.Branch, short(local), short(opts.Expect))
+		return PushResult{}, fmt.Errorf("pushing %s: the branch is at %s, not at %s as it was when checked; nothing was pushed", opts.Branch, Short(local.String()), Short(opts.Expect.String()))
 	}
 	token, withheld := CredentialsFor(rawURL, opts.GitHubAPI, opts.Token)
 	auth, err := authFor(rawURL, token)

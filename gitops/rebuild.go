@@ -49,7 +49,7 @@ func (r *Repo) Rebuild(o RebuildOptions) (RebuildResult, error) {
 	files := func(h plumbing.Hash) (map[string]object.TreeEntry, *object.Commit, error) {
 		c, err := r.repo.CommitObject(h)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading commit %s: %w", short(h), err)
+			return nil, nil, fmt.Errorf("reading commit %s: %w", Short(h.String()), err)
 		}
 		t, err := c.Tree()
 		if err != nil {
@@ -66,7 +66,7 @@ func (r *Repo) Rebuild(o RebuildOptions) (RebuildResult, error) {
 				return out, c, nil
 			}
 			if err != nil {
-				return nil, nil, fmt.Errorf("reading the tree of %s: %w", short(h), err)
+				return nil, nil, fmt.Errorf("reading the tree of %s: %w", Short(h.String()), err)
 			}
 			if e.Mode != filemode.Dir {
 				out[name] = object.TreeEntry{Name: name, Mode: e.Mode, Hash: e.Hash}
@@ -156,7 +156,7 @@ func (r *Repo) SetBranch(branch string, h, was plumbing.Hash) error {
 		return r.repo.Storer.SetReference(plumbing.NewHashReference(name, h))
 	}
 	if err := r.repo.Storer.CheckAndSetReference(plumbing.NewHashReference(name, h), plumbing.NewHashReference(name, was)); err != nil {
-		return fmt.Errorf("moving branch %s to %s: it is no longer at %s: %w", branch, short(h), short(was), err)
+		return fmt.Errorf("moving branch %s to %s: it is no longer at %s: %w", branch, Short(h.String()), Short(was.String()), err)
 	}
 	return nil
 }

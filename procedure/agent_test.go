@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -25,7 +26,7 @@ func TestExtractAndValidateDeliverable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ex := ExtractDeliverable(tc.output)
+			ex := action.ExtractDeliverable(tc.output)
 			if ex.Deliverable != tc.deliverable {
 				t.Errorf("deliverable %q, want %q", ex.Deliverable, tc.deliverable)
 			}
@@ -58,7 +59,7 @@ func agentEngine(t *testing.T, script string, delivery []any) (*Engine, store.St
 	}
 	path := filepath.Join(t.TempDir(), "agent.sh")
 	os.WriteFile(path, []byte("#!/bin/sh\n"+script), 0o755)
-	return &Engine{Store: s, Runner: "tester@host:1", ActionSettings: ActionSettings{Agent: path}, Attempts: 1}, s
+	return &Engine{Store: s, Runner: "tester@host:1", Settings: action.Settings{Agent: path}, Attempts: 1}, s
 }
 
 func TestAgentStepDeliversOnlyTheDeliverable(t *testing.T) {
@@ -103,7 +104,7 @@ func TestInvalidDeliverablesAreHeldForReview(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e, s := agentEngine(t, script, note)
 			_, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
-			var waiting *WaitingError
+			var waiting *action.WaitingError
 			if !errors.As(err, &waiting) || !strings.Contains(err.Error(), "needs review") {
 				t.Fatalf("err %v", err)
 			}
@@ -130,7 +131,7 @@ echo "<deliverable>The short answer.</deliverable>"`, []any{map[string]any{"targ
 	}
 	logs, _ := s.Logs(context.Background(), "task_e")
 	for _, l := range logs {
-		if w, ok := l.Details["work_log"].(string); ok && len(w) > maxKept+100 {
+		if w, ok := l.Details["work_log"].(string); ok && len(w) > 8<<10+100 {
 			t.Errorf("the work log kept %d bytes", len(w))
 		}
 	}

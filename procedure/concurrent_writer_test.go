@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -12,11 +13,11 @@ import (
 // behind the run's back.
 func foreignWrite(t *testing.T, h *stepHarness, patch map[string]any) {
 	t.Helper()
-	d, err := h.store.Get(h.ctx, fixKey)
+	d, err := h.store.Get(h.ctx, fixture.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.store.Update(h.ctx, fixKey, d["_rev"].(string), patch); err != nil {
+	if _, err := h.store.Update(h.ctx, fixture.Key, d["_rev"].(string), patch); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -29,10 +30,10 @@ func TestAConcurrentWriterIsKeptNotOverwritten(t *testing.T) {
 
 	h.r.state.Notes = append(h.r.state.Notes, "this run's note")
 	h.must("create_branch")
-	d, _ := h.store.Get(h.ctx, fixKey)
+	d, _ := h.store.Get(h.ctx, fixture.Key)
 	st, _ := workorder.StateOf(d)
 	got := fmt.Sprint(st.Notes)
-	if got != "[NOTE FROM PERSEPHONE this run's note]" || st.Branch != fixBranch {
+	if got != "[NOTE FROM PERSEPHONE this run's note]" || st.Branch != fixture.Branch {
 		t.Errorf("after a write that met another writer: notes %s branch %q; want theirs kept and this run's branch recorded", got, st.Branch)
 	}
 	if d["x_reviewer"] != "ann" || workorder.Get(d, "work_order.state.x_tool.seen") != true {
@@ -51,7 +52,7 @@ func TestAConcurrentWriterIsKeptNotOverwritten(t *testing.T) {
 	if !errors.As(err, &changed) || changed.Status != workorder.StatusClosed || Classify(err).Outcome != OutcomeWaiting {
 		t.Fatalf("a write over a task someone closed: %v", err)
 	}
-	if d, _ := h.store.Get(h.ctx, fixKey); workorder.StatusOf(d) != workorder.StatusClosed {
+	if d, _ := h.store.Get(h.ctx, fixture.Key); workorder.StatusOf(d) != workorder.StatusClosed {
 		t.Errorf("the closed status was overwritten with %s", workorder.StatusOf(d))
 	}
 }

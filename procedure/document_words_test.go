@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -14,10 +15,10 @@ import (
 // it was at before.
 func advanceBase(t *testing.T, h *stepHarness) (old, tip string) {
 	t.Helper()
-	old = gitIn(t, h.Repo, "rev-parse", fixBase)
-	tree := gitIn(t, h.Repo, "rev-parse", fixBase+"^{tree}")
-	tip = gitIn(t, h.Repo, "commit-tree", tree, "-p", old, "-m", "later on the base")
-	gitIn(t, h.Repo, "update-ref", "refs/heads/"+fixBase, tip)
+	old = fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	tree := fixture.Git(t, h.Repo, "rev-parse", fixture.Base+"^{tree}")
+	tip = fixture.Git(t, h.Repo, "commit-tree", tree, "-p", old, "-m", "later on the base")
+	fixture.Git(t, h.Repo, "update-ref", "refs/heads/"+fixture.Base, tip)
 	return old, tip
 }
 
@@ -29,7 +30,7 @@ func TestWorktreeStartsAtThePinnedBaseCommit(t *testing.T) {
 		t.Fatalf("a base_commit on the base branch: %v", err)
 	}
 	h.must("create_worktree")
-	if got := gitIn(t, h.Worktree, "rev-parse", "HEAD"); got != old {
+	if got := fixture.Git(t, h.Worktree, "rev-parse", "HEAD"); got != old {
 		t.Errorf("the worktree starts at %s, want the pinned %s (the base is at %s)", got, old, tip)
 	}
 	if got := h.stored().BaseSHA; got != old {
@@ -40,23 +41,23 @@ func TestWorktreeStartsAtThePinnedBaseCommit(t *testing.T) {
 func TestAPinnedBaseCommitMustExistAndBeOnTheBase(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	h.r.task.WorkOrder.Context["base_commit"] = "0123456789abcdef0123456789abcdef01234567"
-	errContains(t, h.check("create_worktree"), "context.base_commit 0123456789abcdef0123456789abcdef01234567 does not exist")
-	source := gitIn(t, h.Repo, "rev-parse", fixSource)
+	fixture.ErrContains(t, h.check("create_worktree"), "context.base_commit 0123456789abcdef0123456789abcdef01234567 does not exist")
+	source := fixture.Git(t, h.Repo, "rev-parse", fixture.Source)
 	h.r.task.WorkOrder.Context["base_commit"] = source
-	errContains(t, h.check("create_worktree"), "is not on the base branch "+fixBase, "pin a commit of "+fixBase)
-	if list := worktreeList(t, h.Repo); len(list) != 1 {
+	fixture.ErrContains(t, h.check("create_worktree"), "is not on the base branch "+fixture.Base, "pin a commit of "+fixture.Base)
+	if list := fixture.Worktrees(t, h.Repo); len(list) != 1 {
 		t.Errorf("a refused check created a worktree: %v", list)
 	}
 }
 
 func TestTheWorktreeIsWhereTheDocumentsCommandSays(t *testing.T) {
-	steps := seedSteps()
+	steps := fixture.Steps()
 	steps[0].(map[string]any)["command"] = "git worktree add <worktree_root>/pr-07-named <base_branch>"
 	h := newStepContext(t, stepOpts{Inputs: map[string]any{"worktree_name": nil}, Procedure: steps})
 	h.must("create_worktree")
 	want := filepath.Join(h.WtRoot, "pr-07-named")
-	if _, ok := worktreeList(t, h.Repo)[want]; !ok {
-		t.Errorf("git worktree list %v has no %s, the path the document's command names", worktreeList(t, h.Repo), want)
+	if _, ok := fixture.Worktrees(t, h.Repo)[want]; !ok {
+		t.Errorf("git worktree list %v has no %s, the path the document's command names", fixture.Worktrees(t, h.Repo), want)
 	}
 	// The dry run names the same place for the cleanup.
 	if got := h.plan("cleanup_worktree"); !strings.Contains(got, want) {
@@ -84,11 +85,11 @@ func TestTheApprovalRequestShowsSummaryConfidenceEvidenceAndRollback(t *testing.
 		}
 	}
 	// The dry run shows them too, from the stored work order.
-	d, _ := h.store.Get(h.ctx, fixKey)
-	if _, err := h.store.Update(h.ctx, fixKey, d["_rev"].(string), store.Nest("work_order.rollback_hints", []any{"git push origin :review/01-foundation"})); err != nil {
+	d, _ := h.store.Get(h.ctx, fixture.Key)
+	if _, err := h.store.Update(h.ctx, fixture.Key, d["_rev"].(string), store.Nest("work_order.rollback_hints", []any{"git push origin :review/01-foundation"})); err != nil {
 		t.Fatal(err)
 	}
-	p, perr := h.engine().Plan(h.ctx, RunOptions{Key: fixKey})
+	p, perr := h.engine().Plan(h.ctx, RunOptions{Key: fixture.Key})
 	var pf *PreflightError
 	if perr != nil && !errors.As(perr, &pf) || strings.Join(p.RollbackHints, ";") != "git push origin :review/01-foundation" {
 		t.Errorf("the plan's rollback hints: %q (%v)", p.RollbackHints, perr)
@@ -96,7 +97,7 @@ func TestTheApprovalRequestShowsSummaryConfidenceEvidenceAndRollback(t *testing.
 }
 
 func TestABranchNamedOnlyByTheCommandIsCleanedUpAsTheTasks(t *testing.T) {
-	steps := bareSteps("create_worktree", "create_branch", "checkout_files", "commit", "cleanup_worktree")
+	steps := fixture.BareSteps("create_worktree", "create_branch", "checkout_files", "commit", "cleanup_worktree")
 	steps[1].(map[string]any)["command"] = "git checkout -b rev/cmdbranch"
 	h := newStepContext(t, stepOpts{Inputs: map[string]any{"branch_name": nil}, Procedure: steps})
 	h.upTo("cleanup_worktree")
@@ -104,10 +105,10 @@ func TestABranchNamedOnlyByTheCommandIsCleanedUpAsTheTasks(t *testing.T) {
 		t.Fatalf("cleanup refuses the task's own worktree: %v", err)
 	}
 	h.must("cleanup_worktree")
-	if _, ok := worktreeList(t, h.Repo)[h.Worktree]; ok {
+	if _, ok := fixture.Worktrees(t, h.Repo)[h.Worktree]; ok {
 		t.Error("the worktree is still there")
 	}
-	if got := gitIn(t, h.Repo, "rev-parse", "--verify", "refs/heads/rev/cmdbranch"); got == "" {
+	if got := fixture.Git(t, h.Repo, "rev-parse", "--verify", "refs/heads/rev/cmdbranch"); got == "" {
 		t.Error("the branch the command names was not made")
 	}
 }
@@ -128,7 +129,7 @@ func TestAWorktreeNeverGoesOutsideItsRoot(t *testing.T) {
 	} {
 		h := newStepContext(t, stepOpts{Inputs: map[string]any{"worktree_name": nil}})
 		where := place(h)
-		errContains(t, h.check("create_worktree"), "is not inside work_order.context.worktree_root")
+		fixture.ErrContains(t, h.check("create_worktree"), "is not inside work_order.context.worktree_root")
 		if _, err := h.run("create_worktree"); err == nil {
 			t.Errorf("%s: a worktree was made at %s", name, where)
 		}
@@ -144,8 +145,8 @@ func TestNoPullRequestForABranchWithNothingToReview(t *testing.T) {
 	st := h.stored()
 	h.setState(func(s *workorder.State) { s.PushedSHA = st.BaseSHA }) // as if the manifest changed nothing
 	_, err := h.run("create_pr")
-	errContains(t, err, "has no commits on top of", "nothing to review")
-	if n := len(h.GH.PullRequests(fixRepo)); n != 0 {
+	fixture.ErrContains(t, err, "has no commits on top of", "nothing to review")
+	if n := len(h.GH.PullRequests(fixture.Repo)); n != 0 {
 		t.Errorf("%d pull request(s) opened for a branch with nothing to review", n)
 	}
 }

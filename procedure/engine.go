@@ -11,6 +11,8 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/identity"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/redact"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -20,14 +22,14 @@ import (
 // step so that any runner can resume.
 type Engine struct {
 	Store  store.Store
-	Runner string              // identity in leases and logs; Identity() by default
+	Runner string              // identity in leases and logs; identity.Runner() by default
 	Getenv func(string) string // configuration and secrets
 	Events func(Event)         // progress; may be nil
 	// Actions are the actions this engine runs; nil means this build's
 	// (DefaultActions). ActionSettings are what they read of the engine's
 	// configuration (StepContext.Settings).
-	Actions Actions
-	ActionSettings
+	Actions action.Actions
+	action.Settings
 
 	// Secrets are removed from every activity-log entry, recorded error and
 	// failure reason; nil means the GitHub token from Getenv.
@@ -99,7 +101,7 @@ type Result struct {
 
 func (e *Engine) defaults() {
 	if e.Runner == "" {
-		e.Runner = Identity()
+		e.Runner = identity.Runner()
 	}
 	if e.Getenv == nil {
 		e.Getenv = func(string) string { return "" }
@@ -107,33 +109,25 @@ func (e *Engine) defaults() {
 	if e.LeaseTTL == 0 {
 		e.LeaseTTL = 2 * time.Minute
 	}
-	if e.MaxLoopIterations == 0 {
-		e.MaxLoopIterations = 5
-	}
 	if e.Attempts == 0 {
 		e.Attempts = 4
 	}
 	if e.Backoff == 0 {
 		e.Backoff = 500 * time.Millisecond
 	}
-	if e.AgentTimeout == 0 {
-		e.AgentTimeout = 30 * time.Minute
-	}
 	if e.Now == nil {
 		e.Now = func() time.Time { return time.Now().UTC() }
 	}
-	if e.PollInterval == 0 {
-		e.PollInterval = 30 * time.Second
-	}
+	e.Settings = e.Settings.WithDefaults()
 	if e.EpicPoll == 0 {
 		e.EpicPoll = time.Second
 	}
 }
 
 // actions is the table the engine runs.
-func (e *Engine) actions() Actions {
+func (e *Engine) actions() action.Actions {
 	if e.Actions == nil {
-		return defaultActions
+		return defaultTable
 	}
 	return e.Actions
 }
@@ -170,7 +164,7 @@ func (e *Engine) Load(ctx context.Context, key string) (workorder.Document, *wor
 // runnable checks a document as Load does and returns its typed view: the
 // actions read their params trusting that validation checked them.
 func (e *Engine) runnable(doc workorder.Document) (*workorder.Task, error) {
-	report := workorder.Validate(doc, workorder.Options{Actions: e.actions().Names(), Conditions: Conditions(), LaterNames: LaterNames(), ReadBy: e.actions().ReadBy, Advice: e.actions().Advice})
+	report := workorder.Validate(doc, e.actions().Options())
 	if !report.Valid() {
 		return nil, &workorder.InvalidError{Reports: []workorder.Report{report}}
 	}
@@ -207,7 +201,7 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 		// Closed or not, a complete procedure has nothing left to do. A
 		// runner that still holds it is finishing it (moving the status on):
 		// that is its work until it lets go.
-		if cur := store.Current(doc); cur != nil && cur.Holder != e.Runner && cur.ExpiresAt.After(e.Now()) && !HolderGone(cur.Holder) {
+		if cur := store.Current(doc); cur != nil && cur.Holder != e.Runner && cur.ExpiresAt.After(e.Now()) && !identity.Gone(cur.Holder) {
 			return nil, &store.LeaseHeldError{Key: opts.Key, Holder: cur.Holder, ExpiresAt: cur.ExpiresAt}
 		}
 		if !r.unclosed() {
@@ -228,14 +222,14 @@ func (e *Engine) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	}
 
 	leases := &store.Leases{Store: e.Store, Now: e.Now}
-	lease, err := leases.Acquire(ctx, opts.Key, e.Runner, e.LeaseTTL, HolderGone)
+	lease, err := leases.Acquire(ctx, opts.Key, e.Runner, e.LeaseTTL, identity.Gone)
 	if err != nil {
 		return nil, err
 	}
 	r.wb = &StateWriteBack{store: e.Store, key: opts.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now, secrets: e.secrets()}
 	// The lease is given back however the run ends, Ctrl-C included.
 	defer func() {
-		rctx, cancel := pastCancel(ctx)
+		rctx, cancel := action.PastCancel(ctx)
 		defer cancel()
 		r.release(rctx)
 	}()
@@ -376,11 +370,11 @@ func (r *run) preflight(ctx context.Context) error {
 		if spec.New == nil {
 			continue // reported when the step is reached
 		}
-		checker, ok := spec.New().(Checker)
+		checker, ok := spec.New().(action.Checker)
 		if !ok {
 			continue
 		}
-		if err := checker.Check(ctx, &StepContext{run: r, Step: step, Scope: scope}); err != nil {
+		if err := checker.Check(ctx, r.stepContext(step, scope)); err != nil {
 			problems = append(problems, fmt.Sprintf("step %d (%s): %v", step.Step, step.Action, err))
 			steps = append(steps, step.Step)
 		}
@@ -607,11 +601,11 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 		err := fmt.Errorf("action %s cannot run in this build of wo", step.Action)
 		return 0, r.fail(ctx, step, 1, err)
 	}
-	sc := &StepContext{run: r, Step: step, Scope: workorder.NewScope(r.currentDoc())}
+	sc := r.stepContext(step, workorder.NewScope(r.currentDoc()))
 	r.log(ctx, "step_started", map[string]any{"step": step.Step, "action": step.Action})
 	r.emit(Event{Type: "step_started", Key: r.key(), Step: step.Step, Steps: len(r.procedure()), Action: step.Action})
 	started := time.Now()
-	var out Outcome
+	var out action.Outcome
 	var err error
 	attempt := 1
 	for ; ; attempt++ {
@@ -640,7 +634,7 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 		return 0, &InterruptedError{Key: r.key(), Step: step.Step}
 	}
 	if err != nil {
-		var waiting *WaitingError
+		var waiting *action.WaitingError
 		if errors.As(err, &waiting) {
 			return 0, r.wait(ctx, step, out, waiting)
 		}
@@ -654,7 +648,7 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 // the entry, in one write made past the cancelled context and bounded on
 // its own. The lease is given back after it, as at every end of a run.
 func (r *run) interrupted(ctx context.Context, step workorder.Step) {
-	wctx, cancel := pastCancel(ctx)
+	wctx, cancel := action.PastCancel(ctx)
 	defer cancel()
 	r.state.Phase = workorder.PhaseInterrupted
 	entry := r.entry("step_interrupted", map[string]any{"step": step.Step, "action": step.Action})
@@ -673,7 +667,7 @@ func (r *run) currentDoc() workorder.Document {
 }
 
 // complete writes a finished step back: one conditional write.
-func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, elapsed time.Duration) (int, error) {
+func (r *run) complete(ctx context.Context, step workorder.Step, out action.Outcome, elapsed time.Duration) (int, error) {
 	if out.State != nil {
 		r.state = out.State.Clone()
 	}
@@ -706,7 +700,7 @@ func (r *run) complete(ctx context.Context, step workorder.Step, out Outcome, el
 	}
 	r.fault(step.Action + ":before_writeback")
 	completed := r.entry("step_completed", map[string]any{"step": step.Step, "action": step.Action,
-		"duration_ms": elapsed.Milliseconds(), "outcome": "ok", "note": out.Note, factsKey: factsData(out.Facts),
+		"duration_ms": elapsed.Milliseconds(), "outcome": "ok", "note": out.Note, action.FactsKey: action.FactsData(out.Facts),
 		"repo": workorder.String(r.doc, "work_order.context.repo_path")})
 	if err := r.saveLogged(ctx, top, completed); err != nil {
 		return 0, err
@@ -758,7 +752,7 @@ func (r *run) stepError(step workorder.Step, attempt int, err error) *workorder.
 
 // wait stops the run because it needs something from outside; the step is
 // not complete, and the next run repeats it.
-func (r *run) wait(ctx context.Context, step workorder.Step, out Outcome, w *WaitingError) error {
+func (r *run) wait(ctx context.Context, step workorder.Step, out action.Outcome, w *action.WaitingError) error {
 	ctx = context.WithoutCancel(ctx)
 	if out.State != nil {
 		r.state = out.State.Clone()
@@ -810,7 +804,7 @@ func (r *run) appendLog(ctx context.Context, e store.LogEntry) {
 	// An entry says what happened (an agent that ran, a step that
 	// stopped): a signal that ends the run must not lose it. The write is
 	// bounded on its own.
-	lctx, cancel := pastCancel(ctx)
+	lctx, cancel := action.PastCancel(ctx)
 	defer cancel()
 	err := r.Store.AppendLog(lctx, e)
 	if err == nil || r.logFailed {
@@ -833,15 +827,4 @@ func (r *run) result() *Result {
 		res.GitHub = &c
 	}
 	return res
-}
-
-// finalWrite bounds a write that must happen even when the run's context
-// is cancelled (a signal): the lease given back, the interruption or a log
-// entry recorded.
-const finalWrite = 10 * time.Second
-
-// pastCancel is a context for such a write: not cancelled with ctx, ended
-// after finalWrite.
-func pastCancel(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), finalWrite)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -16,8 +17,8 @@ import (
 // activity log entry. Target: under 5 ms a step.
 func BenchmarkEngineStepOverhead(b *testing.B) {
 	const steps = 20
-	noop := func(context.Context, *StepContext) (Outcome, error) { return Outcome{}, nil }
-	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){"commit": noop})
+	noop := func(context.Context, *action.StepContext) (action.Outcome, error) { return action.Outcome{}, nil }
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){"commit": noop})
 	s, err := store.OpenSQLite(context.Background(), filepath.Join(b.TempDir(), "wo.db"))
 	if err != nil {
 		b.Fatal(err)

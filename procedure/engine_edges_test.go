@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -20,7 +21,7 @@ type checked struct {
 	refuse bool
 }
 
-func (c checked) Check(_ context.Context, sc *StepContext) error {
+func (c checked) Check(_ context.Context, sc *action.StepContext) error {
 	*c.seen = append(*c.seen, sc.Step.Step)
 	if c.refuse {
 		return errors.New("bad input")
@@ -28,11 +29,11 @@ func (c checked) Check(_ context.Context, sc *StepContext) error {
 	return nil
 }
 
-func checkedActions(seen *[]int, refuse bool) Actions {
-	t := DefaultActions()
+func checkedActions(seen *[]int, refuse bool) action.Actions {
+	t := action.DefaultActions()
 	for i, a := range t {
 		if a.Name == "commit" {
-			t[i].New = func() Action { return checked{scripted: scripted{run: pushed("c")}, seen: seen, refuse: refuse} }
+			t[i].New = func() action.Action { return checked{scripted: scripted{run: pushed("c")}, seen: seen, refuse: refuse} }
 		}
 	}
 	return t
@@ -89,12 +90,12 @@ func TestAFailedCheckChangesNothing(t *testing.T) {
 func TestNotesOnlyForStepsThatSaySomethingAndRetriesBackOff(t *testing.T) {
 	t.Parallel()
 	fails := 2
-	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
 		"commit": ok(""),
-		"push": func(ctx context.Context, sc *StepContext) (Outcome, error) {
+		"push": func(ctx context.Context, sc *action.StepContext) (action.Outcome, error) {
 			if fails > 0 {
 				fails--
-				return Outcome{}, Transient(errors.New("network blip"))
+				return action.Outcome{}, Transient(errors.New("network blip"))
 			}
 			return pushed("p")(ctx, sc)
 		},
@@ -130,7 +131,7 @@ func TestEngineDefaults(t *testing.T) {
 		t.Errorf("defaults %+v", e)
 	}
 	set := &Engine{Runner: "r", LeaseTTL: time.Second, Attempts: 1, Backoff: time.Millisecond, EpicPoll: time.Millisecond,
-		ActionSettings: ActionSettings{MaxLoopIterations: 1, AgentTimeout: time.Second, PollInterval: time.Millisecond}}
+		Settings: action.Settings{MaxLoopIterations: 1, AgentTimeout: time.Second, PollInterval: time.Millisecond}}
 	set.defaults()
 	if set.LeaseTTL != time.Second || set.Backoff != time.Millisecond || set.PollInterval != time.Millisecond || set.EpicPoll != time.Millisecond || set.Runner != "r" {
 		t.Errorf("given values were replaced: %+v", set)
@@ -146,7 +147,7 @@ func (failingLogs) AppendLog(context.Context, store.LogEntry) error {
 
 func TestALostLogIsReportedOnce(t *testing.T) {
 	t.Parallel()
-	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){"push": pushed("p")})
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){"push": pushed("p")})
 	e, s := newTestEngine(t, "push", "push")
 	e.Actions = acts
 	e.Store = failingLogs{s}
@@ -173,7 +174,7 @@ func TestALostLogIsReportedOnce(t *testing.T) {
 // nothing another action records.
 func TestEachActionForgetsWhatItRecords(t *testing.T) {
 	t.Parallel()
-	for _, a := range DefaultActions() {
+	for _, a := range action.DefaultActions() {
 		var st workorder.State
 		if unknown := st.Forget(a.Forgets...); len(unknown) != 0 {
 			t.Errorf("%s forgets %v, which are no state fields", a.Name, unknown)
@@ -186,9 +187,9 @@ func TestEachActionForgetsWhatItRecords(t *testing.T) {
 		s.LoopIterations, s.FixPushed = map[string]int{"9": 1}, &workorder.FixPush{From: "a", To: "b"}
 		return s
 	}
-	forgets := func(action string) workorder.State {
+	forgets := func(name string) workorder.State {
 		s := full()
-		spec, _ := DefaultActions().Lookup(action)
+		spec, _ := action.DefaultActions().Lookup(name)
 		s.Forget(spec.Forgets...)
 		return s
 	}

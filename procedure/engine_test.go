@@ -9,41 +9,47 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/internal/identity"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
 // scripted is a test action whose behaviour a test sets.
 type scripted struct {
-	run func(ctx context.Context, sc *StepContext) (Outcome, error)
+	run func(ctx context.Context, sc *action.StepContext) (action.Outcome, error)
 }
 
-func (s scripted) Run(ctx context.Context, sc *StepContext) (Outcome, error) { return s.run(ctx, sc) }
+func (s scripted) Run(ctx context.Context, sc *action.StepContext) (action.Outcome, error) {
+	return s.run(ctx, sc)
+}
 
 // scriptedActions is this build's table with the named actions' runners
 // replaced, for one engine (Engine.Actions): tests that script actions run
 // in parallel, each with its own table.
-func scriptedActions(runs map[string]func(context.Context, *StepContext) (Outcome, error)) Actions {
-	t := DefaultActions()
+func scriptedActions(runs map[string]func(context.Context, *action.StepContext) (action.Outcome, error)) action.Actions {
+	t := action.DefaultActions()
 	for i, a := range t {
 		if fn, ok := runs[a.Name]; ok {
-			t[i].New = func() Action { return scripted{run: fn} }
+			t[i].New = func() action.Action { return scripted{run: fn} }
 		}
 	}
 	return t
 }
 
-func ok(note string) func(context.Context, *StepContext) (Outcome, error) {
-	return func(context.Context, *StepContext) (Outcome, error) { return Outcome{Note: note}, nil }
+func ok(note string) func(context.Context, *action.StepContext) (action.Outcome, error) {
+	return func(context.Context, *action.StepContext) (action.Outcome, error) {
+		return action.Outcome{Note: note}, nil
+	}
 }
 
 // pushed is a push step that records the commit it pushed: its work order
 // has a branch for someone to merge, so it is not closed when it completes.
-func pushed(note string) func(context.Context, *StepContext) (Outcome, error) {
-	return func(_ context.Context, sc *StepContext) (Outcome, error) {
+func pushed(note string) func(context.Context, *action.StepContext) (action.Outcome, error) {
+	return func(_ context.Context, sc *action.StepContext) (action.Outcome, error) {
 		st := sc.State()
 		st.PushedSHA = "0123456789abcdef0123456789abcdef01234567"
-		return Outcome{Note: note, State: &st}, nil
+		return action.Outcome{Note: note, State: &st}, nil
 	}
 }
 
@@ -81,19 +87,19 @@ func get(t testing.TB, s store.Store) (map[string]any, map[string]any) {
 
 func TestRunWritesStateAfterEveryStep(t *testing.T) {
 	t.Parallel()
+	e, s := newTestEngine(t, "commit", "push", "commit")
 	var seen []string
-	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
-		"commit": func(ctx context.Context, sc *StepContext) (Outcome, error) {
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
+		"commit": func(ctx context.Context, sc *action.StepContext) (action.Outcome, error) {
 			// The previous step's write-back is visible in the store.
-			_, st := get(t, sc.run.Store)
+			_, st := get(t, s)
 			seen = append(seen, fmt.Sprint(st["current_step"], " ", st["completed_steps"]))
 			after := sc.State()
 			after.CommitSHA = "abc"
-			return Outcome{Note: "c", State: &after}, nil
+			return action.Outcome{Note: "c", State: &after}, nil
 		},
 		"push": pushed("p"),
 	})
-	e, s := newTestEngine(t, "commit", "push", "commit")
 	e.Actions = acts
 	res, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
 	if err != nil {
@@ -127,10 +133,10 @@ func TestRunWritesStateAfterEveryStep(t *testing.T) {
 func TestTransientFailuresAreRetriedThenLeftForLater(t *testing.T) {
 	t.Parallel()
 	calls := 0
-	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
-		"push": func(context.Context, *StepContext) (Outcome, error) {
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
+		"push": func(context.Context, *action.StepContext) (action.Outcome, error) {
 			calls++
-			return Outcome{}, Transient(&net.OpError{Op: "dial", Err: errors.New("connection refused")})
+			return action.Outcome{}, Transient(&net.OpError{Op: "dial", Err: errors.New("connection refused")})
 		},
 		"commit": ok("c"),
 	})
@@ -154,13 +160,13 @@ func TestTransientFailuresAreRetriedThenLeftForLater(t *testing.T) {
 
 	// Succeeds on the second attempt: the run goes on.
 	calls = 0
-	e.Actions = scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
-		"push": func(context.Context, *StepContext) (Outcome, error) {
+	e.Actions = scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
+		"push": func(context.Context, *action.StepContext) (action.Outcome, error) {
 			calls++
 			if calls < 2 {
-				return Outcome{}, Transient(errors.New("503"))
+				return action.Outcome{}, Transient(errors.New("503"))
 			}
-			return Outcome{Note: "pushed"}, nil
+			return action.Outcome{Note: "pushed"}, nil
 		},
 	})
 	if _, err := e.Run(context.Background(), RunOptions{Key: "task_e"}); err != nil {
@@ -174,11 +180,11 @@ func TestTransientFailuresAreRetriedThenLeftForLater(t *testing.T) {
 func TestFailedStepBlocksAndRerunRetriesIt(t *testing.T) {
 	t.Parallel()
 	fail := true
-	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
 		"commit": ok("c"),
-		"push": func(ctx context.Context, sc *StepContext) (Outcome, error) {
+		"push": func(ctx context.Context, sc *action.StepContext) (action.Outcome, error) {
 			if fail {
-				return Outcome{}, errors.New("remote rejected the push")
+				return action.Outcome{}, errors.New("remote rejected the push")
 			}
 			return pushed("pushed")(ctx, sc)
 		},
@@ -209,17 +215,17 @@ func TestFailedStepBlocksAndRerunRetriesIt(t *testing.T) {
 
 func TestAnotherWriterDuringARunIsKept(t *testing.T) {
 	t.Parallel()
-	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
-		"commit": func(ctx context.Context, sc *StepContext) (Outcome, error) {
+	e, s := newTestEngine(t, "commit")
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
+		"commit": func(ctx context.Context, sc *action.StepContext) (action.Outcome, error) {
 			// A Persephone tool edits the task while the step runs.
-			doc, _ := get(t, sc.run.Store)
-			if _, err := sc.run.Store.Update(ctx, "task_e", doc["_rev"].(string), map[string]any{"labels": []any{"a", "triaged"}}); err != nil {
+			doc, _ := get(t, s)
+			if _, err := s.Update(ctx, "task_e", doc["_rev"].(string), map[string]any{"labels": []any{"a", "triaged"}}); err != nil {
 				t.Fatal(err)
 			}
-			return Outcome{Note: "c"}, nil
+			return action.Outcome{Note: "c"}, nil
 		},
 	})
-	e, s := newTestEngine(t, "commit")
 	e.Actions = acts
 	if _, err := e.Run(context.Background(), RunOptions{Key: "task_e"}); err != nil {
 		t.Fatal(err)
@@ -232,15 +238,15 @@ func TestAnotherWriterDuringARunIsKept(t *testing.T) {
 
 func TestLostLeaseStopsTheRun(t *testing.T) {
 	t.Parallel()
-	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){
-		"commit": func(ctx context.Context, sc *StepContext) (Outcome, error) {
-			doc, _ := get(t, sc.run.Store)
-			sc.run.Store.Update(ctx, "task_e", doc["_rev"].(string), store.Nest("work_order.state.lease",
+	e, s := newTestEngine(t, "commit", "commit")
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
+		"commit": func(ctx context.Context, sc *action.StepContext) (action.Outcome, error) {
+			doc, _ := get(t, s)
+			s.Update(ctx, "task_e", doc["_rev"].(string), store.Nest("work_order.state.lease",
 				map[string]any{"holder": "thief@elsewhere:9", "expires_at": workorder.Timestamp(time.Now().Add(time.Hour))}))
-			return Outcome{Note: "c"}, nil
+			return action.Outcome{Note: "c"}, nil
 		},
 	})
-	e, _ := newTestEngine(t, "commit", "commit")
 	e.Actions = acts
 	_, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
 	var lost *store.LeaseLostError
@@ -251,11 +257,11 @@ func TestLostLeaseStopsTheRun(t *testing.T) {
 
 func TestLeaseOfADeadLocalProcessIsTakenOver(t *testing.T) {
 	t.Parallel()
-	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){"push": pushed("p")})
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){"push": pushed("p")})
 	e, s := newTestEngine(t, "push")
 	e.Actions = acts
 	doc, _ := get(t, s)
-	dead := fmt.Sprintf("someone@%s:%d", hostname(), 999999) // no such pid
+	dead := fmt.Sprintf("someone@%s:%d", identity.Host(), 999999) // no such pid
 	s.Update(context.Background(), "task_e", doc["_rev"].(string), store.Nest("work_order.state.lease",
 		map[string]any{"holder": dead, "expires_at": workorder.Timestamp(time.Now().Add(time.Hour))}))
 	if _, err := e.Run(context.Background(), RunOptions{Key: "task_e"}); err != nil {

@@ -21,17 +21,6 @@ func (e *BlockersOpenError) Error() string {
 	return fmt.Sprintf("task %s waits for %s to be closed; nothing was changed: run it again once they are", e.Key, strings.Join(e.Blockers, ", "))
 }
 
-// WaitingError stops a run that needs something from outside: a person's
-// fix, an approval. The task's state says what; the next run continues.
-type WaitingError struct {
-	Key    string
-	Reason string
-}
-
-func (e *WaitingError) Error() string {
-	return fmt.Sprintf("task %s is waiting: %s", e.Key, e.Reason)
-}
-
 // StepFailedError is a step that failed; the task is blocked with the
 // reason and the next run retries the step.
 type StepFailedError struct {

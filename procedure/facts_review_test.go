@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/redact"
 	"github.com/wo-runner/wo/store"
 )
@@ -23,15 +25,15 @@ import (
 // every commit.
 func TestAFactThatNamesNoCommitProvesNone(t *testing.T) {
 	t.Parallel()
-	step := func(action string, facts any) store.LogEntry {
-		return store.LogEntry{Action: "step_completed", TaskKey: fixKey, Details: map[string]any{"action": action, factsKey: facts}}
+	step := func(name string, facts any) store.LogEntry {
+		return store.LogEntry{Action: "step_completed", TaskKey: fixture.Key, Details: map[string]any{"action": name, action.FactsKey: facts}}
 	}
 	entries := []store.LogEntry{
-		step("push", []any{map[string]any{"kind": "pushed", "branch": fixBranch}}),
-		step("commit", []Fact{{Kind: FactCommit}}),
-		step("conditional_loop", []Fact{{Kind: FactCommit, SHA: "ab"}, {Kind: FactPushed, Branch: fixBranch, SHA: "not hex at all"}}),
+		step("push", []any{map[string]any{"kind": "pushed", "branch": fixture.Branch}}),
+		step("commit", []action.Fact{{Kind: action.FactCommit}}),
+		step("conditional_loop", []action.Fact{{Kind: action.FactCommit, SHA: "ab"}, {Kind: action.FactPushed, Branch: fixture.Branch, SHA: "not hex at all"}}),
 	}
-	p := ProvenanceOf(fixKey, entries)
+	p := ProvenanceOf(fixture.Key, entries)
 	someone := plumbing.NewHash("abcdef0123456789abcdef0123456789abcdef01")
 	if p.Made(someone) || p.PushedIt(someone) {
 		t.Errorf("facts that name no commit prove %s wo's: commits %q, pushed %q", someone, p.Commits, p.Pushed)
@@ -44,21 +46,21 @@ func TestAFactThatNamesNoCommitProvesNone(t *testing.T) {
 // note without its 12 hex digits proved nothing).
 func TestUndoKeepsARemoteBranchAFactWithoutACommitWouldClaim(t *testing.T) {
 	h := undoHarness(t)
-	theirs := someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
+	theirs := fixture.SomeonePushes(t, h.Root, h.Remote, fixture.Branch, fixture.Branch)
 	e := h.engine()
 	e.Store = relogged{Store: e.Store, change: func(d map[string]any) {
 		if d["action"] == "push" {
-			d[factsKey] = []any{map[string]any{"kind": "pushed", "branch": fixBranch}}
+			d[action.FactsKey] = []any{map[string]any{"kind": "pushed", "branch": fixture.Branch}}
 		}
 	}}
-	res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey})
+	res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) {
 		t.Errorf("remote_branch: %q; want it left, with the person's commit on it", got)
 	}
-	if got, _ := gitTry(h.Remote, "rev-parse", "refs/heads/"+fixBranch); got != theirs {
+	if got, _ := fixture.GitTry(h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != theirs {
 		t.Errorf("the remote branch is at %q, want the person's commit %s", got, theirs)
 	}
 }
@@ -80,9 +82,9 @@ func TestALoopPassProvesWhatItsNoteProved(t *testing.T) {
 	if len(out.Facts) == 0 || !strings.HasPrefix(out.Note, "fixed ") {
 		t.Fatalf("the pass claims nothing: note %q, facts %+v", out.Note, out.Facts)
 	}
-	withFacts := store.LogEntry{Action: "step_completed", TaskKey: fixKey, Details: map[string]any{"action": "conditional_loop", "note": out.Note, factsKey: out.Facts}}
-	noteOnly := store.LogEntry{Action: "step_completed", TaskKey: fixKey, Details: map[string]any{"action": "conditional_loop", "note": out.Note}}
-	byFacts, byNote := ProvenanceOf(fixKey, []store.LogEntry{withFacts}), ProvenanceOf(fixKey, []store.LogEntry{noteOnly})
+	withFacts := store.LogEntry{Action: "step_completed", TaskKey: fixture.Key, Details: map[string]any{"action": "conditional_loop", "note": out.Note, action.FactsKey: out.Facts}}
+	noteOnly := store.LogEntry{Action: "step_completed", TaskKey: fixture.Key, Details: map[string]any{"action": "conditional_loop", "note": out.Note}}
+	byFacts, byNote := ProvenanceOf(fixture.Key, []store.LogEntry{withFacts}), ProvenanceOf(fixture.Key, []store.LogEntry{noteOnly})
 	if !reflect.DeepEqual(byFacts, byNote) {
 		t.Errorf("the loop pass proves more by its facts than by its note:\nfacts %+v\nnote  %+v", byFacts, byNote)
 	}
@@ -109,8 +111,8 @@ func TestUndoOfATaskThatNeverPushedIgnoresTheRemote(t *testing.T) {
 	}})
 	h.completeUpTo("check_review")
 	// Someone else's branch of the same name, on the remote only.
-	someonePushes(t, h.Root, h.Remote, fixBase, fixBranch)
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	fixture.SomeonePushes(t, h.Root, h.Remote, fixture.Base, fixture.Branch)
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	if got, ok := stepsOf(res)["remote_branch"]; ok {
 		t.Errorf("remote_branch: %q; the task never pushed and its procedure has no push step", got)
 	}
@@ -130,7 +132,7 @@ func TestTheFactsInTheLogKeepNoSecret(t *testing.T) {
 	h := newStepContext(t, stepOpts{Inputs: map[string]any{"worktree_name": "pr-" + secret}})
 	h.r.Secrets = redact.New().Token(secret)
 	h.completeUpTo("create_branch")
-	entries, err := h.store.Logs(h.ctx, fixKey)
+	entries, err := h.store.Logs(h.ctx, fixture.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +145,7 @@ func TestTheFactsInTheLogKeepNoSecret(t *testing.T) {
 		if note, _ := e.Details["note"].(string); strings.Contains(note, secret) {
 			t.Errorf("the note keeps the secret: %q", note)
 		}
-		b, _ := json.Marshal(e.Details[factsKey])
+		b, _ := json.Marshal(e.Details[action.FactsKey])
 		if strings.Contains(string(b), secret) {
 			t.Errorf("the facts keep the secret the note masks: %s", b)
 		}
@@ -159,7 +161,7 @@ func TestTheFactsInTheLogKeepNoSecret(t *testing.T) {
 func TestUndoOfATaskRunPartlyByAnOlderWo(t *testing.T) {
 	undoAllThrough(t, func(d map[string]any) {
 		if a := d["action"]; a == "create_worktree" || a == "create_branch" || a == "commit" {
-			delete(d, factsKey)
+			delete(d, action.FactsKey)
 		}
 	})
 }
@@ -172,16 +174,16 @@ func TestUndoAfterAResetAndARerun(t *testing.T) {
 	for _, notesOnly := range []bool{false, true} {
 		h := undoHarness(t)
 		e := h.engine()
-		if _, err := e.Reset(h.ctx, fixKey, 0); err != nil {
+		if _, err := e.Reset(h.ctx, fixture.Key, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Run(h.ctx, RunOptions{Key: fixKey, UntilStep: 6}); err != nil {
+		if _, err := e.Run(h.ctx, RunOptions{Key: fixture.Key, UntilStep: 6}); err != nil {
 			t.Fatal(err)
 		}
 		if notesOnly {
-			e.Store = relogged{Store: e.Store, change: func(d map[string]any) { delete(d, factsKey) }}
+			e.Store = relogged{Store: e.Store, change: func(d map[string]any) { delete(d, action.FactsKey) }}
 		}
-		res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey})
+		res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +192,7 @@ func TestUndoAfterAResetAndARerun(t *testing.T) {
 				t.Errorf("notes only %v: %s: %q, want it undone", notesOnly, step, got)
 			}
 		}
-		if hasBranch(t, h.Remote, fixBranch) || hasBranch(t, h.Repo, fixBranch) {
+		if hasBranch(t, h.Remote, fixture.Branch) || hasBranch(t, h.Repo, fixture.Branch) {
 			t.Errorf("notes only %v: a branch wo made is still there", notesOnly)
 		}
 	}
@@ -210,16 +212,16 @@ func TestUndoOfALoopKilledAfterItsPushLooksAtTheRemote(t *testing.T) {
 		map[string]any{"step": 6, "action": "conditional_loop", "condition": "review_comments_exist", "loop_to": 5},
 	}})
 	h.completeUpTo("check_review") // the steps between need GitHub; the log is what counts
-	if err := h.store.AppendLog(h.ctx, store.LogEntry{Action: "step_started", TaskKey: fixKey,
+	if err := h.store.AppendLog(h.ctx, store.LogEntry{Action: "step_started", TaskKey: fixture.Key,
 		Details: map[string]any{"step": 6, "action": "conditional_loop"}}); err != nil {
 		t.Fatal(err)
 	}
-	gitIn(t, h.Worktree, "push", "-q", "origin", fixBranch) // the loop's push, never recorded
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	fixture.Git(t, h.Worktree, "push", "-q", "origin", fixture.Branch) // the loop's push, never recorded
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoDone) {
 		t.Errorf("remote_branch: %q, want it taken back: it holds the commit wo made", got)
 	}
-	if hasBranch(t, h.Remote, fixBranch) {
+	if hasBranch(t, h.Remote, fixture.Branch) {
 		t.Error("the branch the loop pushed is still on the remote")
 	}
 }

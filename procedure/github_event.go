@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -184,14 +185,14 @@ func (e *Engine) OnGitHubEvent(ctx context.Context, ev *GitHubEvent, opts RunOpt
 	case 0:
 		res.Reason = fmt.Sprintf("no work order records pull request #%d of %s: nothing to do", ev.PR, ev.Repo)
 		if ev.SHA != "" {
-			res.Reason = fmt.Sprintf("no work order of %s waits on commit %s: nothing to do", ev.Repo, short(ev.SHA))
+			res.Reason = fmt.Sprintf("no work order of %s waits on commit %s: nothing to do", ev.Repo, gitops.Short(ev.SHA))
 		}
 		return res, nil
 	case 1:
 		res.Key = match[0]
 	default:
 		if ev.SHA != "" {
-			return nil, &EventError{fmt.Sprintf("commit %s of %s is the pushed head of several work orders (%s): resume one with wo run KEY", short(ev.SHA), ev.Repo, strings.Join(match, ", "))}
+			return nil, &EventError{fmt.Sprintf("commit %s of %s is the pushed head of several work orders (%s): resume one with wo run KEY", gitops.Short(ev.SHA), ev.Repo, strings.Join(match, ", "))}
 		}
 		return nil, &EventError{fmt.Sprintf("pull request #%d of %s is recorded by several work orders (%s): resume one with wo run KEY", ev.PR, ev.Repo, strings.Join(match, ", "))}
 	}

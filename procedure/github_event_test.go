@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -57,7 +59,7 @@ func TestNoReviewWaitStopsAtOnceAndAReviewEventResumes(t *testing.T) {
 	h.upTo("wait_for_review")
 	h.engine().NoReviewWait = true
 	out, err := h.run("wait_for_review")
-	var waiting *WaitingError
+	var waiting *action.WaitingError
 	if !errors.As(err, &waiting) || !strings.Contains(err.Error(), "a review event resumes it") {
 		t.Fatalf("no review yet with --review-wait 0: %v", err)
 	}
@@ -69,7 +71,7 @@ func TestNoReviewWaitStopsAtOnceAndAReviewEventResumes(t *testing.T) {
 	}
 
 	// An event for a pull request nobody records changes nothing.
-	res, err := h.engine().OnGitHubEvent(h.ctx, &GitHubEvent{Name: "pull_request_review", Repo: fixRepo, PR: 99}, RunOptions{})
+	res, err := h.engine().OnGitHubEvent(h.ctx, &GitHubEvent{Name: "pull_request_review", Repo: fixture.Repo, PR: 99}, RunOptions{})
 	if err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, "no work order records pull request #99") {
 		t.Errorf("unknown PR: %+v %v", res, err)
 	}
@@ -81,9 +83,9 @@ func TestNoReviewWaitStopsAtOnceAndAReviewEventResumes(t *testing.T) {
 	// branch name say: it resumes nothing.
 	before := h.stored()
 	for _, from := range []string{"mallory/hermes", ""} {
-		ev := &GitHubEvent{Name: "pull_request_review", Repo: fixRepo, PR: h.stored().PRNumber, Head: fixBranch, HeadRepo: from, Fork: true}
+		ev := &GitHubEvent{Name: "pull_request_review", Repo: fixture.Repo, PR: h.stored().PRNumber, Head: fixture.Branch, HeadRepo: from, Fork: true}
 		res, err = h.engine().OnGitHubEvent(h.ctx, ev, RunOptions{})
-		if err != nil || res.Action != "ignored" || res.Key != "" || !strings.Contains(res.Reason, "not from "+fixRepo+" itself") {
+		if err != nil || res.Action != "ignored" || res.Key != "" || !strings.Contains(res.Reason, "not from "+fixture.Repo+" itself") {
 			t.Errorf("a fork's PR (%q): %+v %v", from, res, err)
 		}
 	}

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -22,74 +25,74 @@ import (
 type RecordHead struct{}
 
 // Run reads HEAD in the worktree.
-func (RecordHead) Run(_ context.Context, sc *StepContext) (Outcome, error) {
+func (RecordHead) Run(_ context.Context, sc *action.StepContext) (action.Outcome, error) {
 	w, err := sc.Worktree()
 	if err != nil {
-		return Outcome{}, err
+		return action.Outcome{}, err
 	}
 	if !w.Complete() {
-		return Outcome{}, fmt.Errorf("worktree %s does not exist: run the create_worktree step first", w.Path)
+		return action.Outcome{}, fmt.Errorf("worktree %s does not exist: run the create_worktree step first", w.Path)
 	}
 	head, branch, err := w.Head()
 	if err != nil {
-		return Outcome{}, err
+		return action.Outcome{}, err
 	}
-	return Outcome{Note: fmt.Sprintf("HEAD of %s is %s on %s", w.Name, short(head.String()), branch)}, nil
+	return action.Outcome{Note: fmt.Sprintf("HEAD of %s is %s on %s", w.Name, gitops.Short(head.String()), branch)}, nil
 }
 
 // Plan says what it would read.
-func (RecordHead) Plan(sc *StepContext) string {
+func (RecordHead) Plan(sc *action.StepContext) string {
 	name, _ := sc.WorktreeName()
 	return "read the HEAD of worktree " + name
 }
 
 // tableWithRecordHead is the registry line.
-func tableWithRecordHead() Actions {
-	return append(DefaultActions(), ActionSpec{Name: "record_head", Does: "say which commit the worktree's HEAD is at",
-		New: func() Action { return RecordHead{} }})
+func tableWithRecordHead() action.Actions {
+	return append(action.DefaultActions(), action.ActionSpec{Name: "record_head", Does: "say which commit the worktree's HEAD is at",
+		New: func() action.Action { return RecordHead{} }})
 }
 
 func TestANewActionIsOneFileAndOneRegistryLine(t *testing.T) {
-	h := newStepContext(t, stepOpts{Actions: tableWithRecordHead(),
-		Procedure: bareSteps("create_worktree", "create_branch", "record_head")})
+	h := newStepContextWith(t, stepOpts{Procedure: fixture.BareSteps("create_worktree", "create_branch", "record_head")},
+		tableWithRecordHead())
 	e := h.engine()
 
-	plan, err := e.Plan(h.ctx, RunOptions{Key: fixKey})
+	plan, err := e.Plan(h.ctx, RunOptions{Key: fixture.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := plan.Steps[2]; s.Action != "record_head" || !s.Runnable || !strings.Contains(s.Does, "HEAD") || s.Would != "read the HEAD of worktree "+fixWorktree {
+	if s := plan.Steps[2]; s.Action != "record_head" || !s.Runnable || !strings.Contains(s.Does, "HEAD") || s.Would != "read the HEAD of worktree "+fixture.Worktree {
 		t.Errorf("the dry run's step 3: %+v", s)
 	}
-	if _, err := e.Run(h.ctx, RunOptions{Key: fixKey}); err != nil {
+	if _, err := e.Run(h.ctx, RunOptions{Key: fixture.Key}); err != nil {
 		t.Fatal(err)
 	}
-	head := gitIn(t, h.Worktree, "rev-parse", "HEAD")
-	if st := h.stored(); fmt.Sprint(st.CompletedSteps) != "[1 2 3]" || !strings.Contains(strings.Join(st.Notes, "\n"), "HEAD of "+fixWorktree+" is "+head[:12]+" on "+fixBranch) {
+	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	if st := h.stored(); fmt.Sprint(st.CompletedSteps) != "[1 2 3]" || !strings.Contains(strings.Join(st.Notes, "\n"), "HEAD of "+fixture.Worktree+" is "+head[:12]+" on "+fixture.Branch) {
 		t.Errorf("after the run: completed %v, notes %q", st.CompletedSteps, st.Notes)
 	}
-	entries, err := h.store.Logs(h.ctx, fixKey)
+	entries, err := h.store.Logs(h.ctx, fixture.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	logged := false
 	for _, en := range entries {
 		if en.Action == "step_completed" && en.Details["action"] == "record_head" {
-			facts, ok, _ := factsOf(en.Details)
+			facts, ok, _ := action.FactsOf(en.Details)
 			logged = ok && len(facts) == 0 // it made nothing, and says so
 		}
 	}
 	if !logged {
 		t.Error("the run logged no step_completed for record_head (with its empty facts)")
 	}
-	if res, err := e.Reset(h.ctx, fixKey, 2); err != nil || res.CurrentStep != 2 {
+	if res, err := e.Reset(h.ctx, fixture.Key, 2); err != nil || res.CurrentStep != 2 {
 		t.Errorf("wo reset to step 2: %+v, %v", res, err)
 	}
 
 	// This build's own table does not know it: the work order is
 	// refused with the names it does know.
 	other := &Engine{Store: h.store}
-	_, _, err = other.Load(h.ctx, fixKey)
+	_, _, err = other.Load(h.ctx, fixture.Key)
 	var invalid *workorder.InvalidError
 	if !errors.As(err, &invalid) || !strings.Contains(err.Error(), `unknown action "record_head"`) || !strings.Contains(err.Error(), "create_worktree") {
 		t.Errorf("an engine without the registry line: %v", err)

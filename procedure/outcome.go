@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -59,7 +60,7 @@ var classes = []struct {
 	{is[*store.LeaseHeldError], Classification{OutcomeLeaseHeld, "LEASE_HELD"}},
 	{is[*store.LeaseLostError], Classification{OutcomeLeaseHeld, "LEASE_LOST"}},
 	{is[*BlockersOpenError], Classification{OutcomeWaiting, "BLOCKED_BY"}},
-	{is[*WaitingError], Classification{OutcomeWaiting, "WAITING"}},
+	{is[*action.WaitingError], Classification{OutcomeWaiting, "WAITING"}},
 	{is[*ApprovalRequiredError], Classification{OutcomeWaiting, "APPROVAL_REQUIRED"}},
 	{is[*UndoUnfinishedError], Classification{OutcomeWaiting, "UNDO_UNFINISHED"}},
 	{is[*RestackError], Classification{OutcomeWaiting, "RESTACK_STOPPED"}},
@@ -67,7 +68,7 @@ var classes = []struct {
 	{is[*UndoRetryLaterError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},
 	{func(err error) bool { return errors.Is(err, context.Canceled) }, Classification{OutcomeInterrupted, "INTERRUPTED"}},
-	{is[*FixRefusedError], Classification{OutcomeFailed, "FIX_REFUSED"}},
+	{is[*action.FixRefusedError], Classification{OutcomeFailed, "FIX_REFUSED"}},
 	{is[*StepFailedError], Classification{OutcomeFailed, "STEP_FAILED"}},
 	{is[*ConcurrentChangeError], Classification{OutcomeWaiting, "CHANGED_ELSEWHERE"}},
 	{store.IsNoDatabase, Classification{OutcomeInvalid, "NO_DATABASE"}},

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/wo-runner/wo/internal/identity"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -70,7 +72,7 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 		if step.Command != "" {
 			// A name a step fills in as it runs (<pr_number>) stays a
 			// name until then: not an error.
-			if s, err := scope.RenderLeaving(step.Command, LaterNames()); err != nil {
+			if s, err := scope.RenderLeaving(step.Command, action.LaterNames()); err != nil {
 				ps.TemplateError = err.Error()
 			} else {
 				ps.Command = s
@@ -80,8 +82,8 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 		case spec.New == nil:
 			ps.Would = "cannot run in this build of wo"
 		default:
-			if planner, ok := spec.New().(Planner); ok {
-				ps.Would = planner.Plan(&StepContext{run: r, Step: step, Scope: scope})
+			if planner, ok := spec.New().(action.Planner); ok {
+				ps.Would = planner.Plan(r.stepContext(step, scope))
 			} else {
 				ps.Would = spec.Does
 			}
@@ -268,7 +270,7 @@ func (e *Engine) hold(ctx context.Context, doc workorder.Document, task *workord
 		return nil, nil, err
 	}
 	leases := &store.Leases{Store: e.Store, Now: e.Now}
-	lease, err := leases.Acquire(ctx, task.Key, e.Runner, e.LeaseTTL, HolderGone)
+	lease, err := leases.Acquire(ctx, task.Key, e.Runner, e.LeaseTTL, identity.Gone)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -13,12 +14,12 @@ import (
 // holds the lease: the patch at the document's current revision.
 func anotherWriter(t *testing.T, h *stepHarness, patch map[string]any) {
 	t.Helper()
-	doc, err := h.store.Get(h.ctx, fixKey)
+	doc, err := h.store.Get(h.ctx, fixture.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rev, _ := doc["_rev"].(string)
-	if _, err := h.store.Update(h.ctx, fixKey, rev, patch); err != nil {
+	if _, err := h.store.Update(h.ctx, fixture.Key, rev, patch); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -39,7 +40,7 @@ func TestARenewalDoesNotHideAnotherWritersChangeFromTheRun(t *testing.T) {
 		if !errors.As(err, &concurrent) {
 			t.Errorf("the run's write over a task closed meanwhile: %v, want a ConcurrentChangeError", err)
 		}
-		doc, _ := h.store.Get(h.ctx, fixKey)
+		doc, _ := h.store.Get(h.ctx, fixture.Key)
 		st, _ := workorder.StateOf(doc)
 		if workorder.StatusOf(doc) != workorder.StatusClosed || !slices.Contains(st.Notes, "theirs") || slices.Contains(st.Notes, "ours") {
 			t.Errorf("status %s, notes %q: the other writer's close and note must stand", workorder.StatusOf(doc), st.Notes)
@@ -55,7 +56,7 @@ func TestARenewalDoesNotHideAnotherWritersChangeFromTheRun(t *testing.T) {
 		if err := h.r.save(h.ctx, nil); err != nil {
 			t.Fatal(err)
 		}
-		doc, _ := h.store.Get(h.ctx, fixKey)
+		doc, _ := h.store.Get(h.ctx, fixture.Key)
 		st, _ := workorder.StateOf(doc)
 		if !slices.Contains(st.Notes, "theirs") || !slices.Contains(st.Notes, "ours") {
 			t.Errorf("notes %q: both the other writer's note and the run's", st.Notes)

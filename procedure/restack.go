@@ -10,6 +10,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -76,7 +77,7 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 		return nil, err
 	}
 	res := &RestackResult{Epic: epicKey, Steps: []RestackStep{}}
-	stack := StackOf(children, edges)
+	stack := action.StackOf(children, edges)
 	byKey := map[string]workorder.Document{}
 	for _, d := range children {
 		byKey[workorder.Key(d)] = d
@@ -101,7 +102,7 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 		return nil, err
 	}
 	fetch := func(branch string) (plumbing.Hash, error) {
-		return repo.FetchBranch(ctx, gitops.RemoteOptions{Remote: remote, Branch: branch, Token: githubToken(e.Getenv), GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout})
+		return repo.FetchBranch(ctx, gitops.RemoteOptions{Remote: remote, Branch: branch, Token: github.Token(e.Getenv), GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout})
 	}
 	parentBranch := base
 	parentTip, err := fetch(base)
@@ -188,12 +189,12 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 		// A person rebased the branch after a conflict: take it when it is
 		// built on the parent wo named.
 		if ok, err := repo.Descends(plumbing.NewHash(head), plumbing.NewHash(r.Onto)); err != nil || !ok {
-			return e.leave(ctx, doc, step, fmt.Sprintf("%s is at %s, which is not built on %s as the restack needs: rebase it onto %s, push it, and run wo sync --continue", branch, short(head), short(r.Onto), short(r.Onto)))
+			return e.leave(ctx, doc, step, fmt.Sprintf("%s is at %s, which is not built on %s as the restack needs: rebase it onto %s, push it, and run wo sync --continue", branch, gitops.Short(head), gitops.Short(r.Onto), gitops.Short(r.Onto)))
 		}
 		return e.recordRestack(ctx, doc, step, st.PushedSHA, head, r.Onto, parentBranch, retarget)
 	case head != st.PushedSHA:
 		return e.leave(ctx, doc, step, fmt.Sprintf("%s was pushed to by someone else (it is at %s, wo pushed %s): wo leaves it and the PRs above it; rebuild it on %s yourself and run wo sync --continue, or reset it to %s",
-			branch, short(head), short(st.PushedSHA), parentBranch, short(st.PushedSHA)))
+			branch, gitops.Short(head), gitops.Short(st.PushedSHA), parentBranch, gitops.Short(st.PushedSHA)))
 	}
 	if parentTip.String() == oldParent {
 		step.Outcome = "unchanged"
@@ -236,7 +237,7 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 	if len(rb.Conflicts) > 0 {
 		step.Outcome, step.Conflicts = "conflict", rb.Conflicts
 		reason := fmt.Sprintf("restacking %s onto %s (%s): %s changed there too; rebase it yourself (git rebase --onto %s %s %s), settle them, push it, then run wo sync --continue",
-			branch, parentBranch, short(parentTip.String()), strings.Join(rb.Conflicts, ", "), parentTip, oldParent, branch)
+			branch, parentBranch, gitops.Short(parentTip.String()), strings.Join(rb.Conflicts, ", "), parentTip, oldParent, branch)
 		step.Reason = reason
 		err := e.editState(ctx, key, workorder.StatusBlocked, reason, func(s *workorder.State) {
 			s.Restack = &workorder.Restack{At: workorder.Timestamp(e.Now()), Outcome: "conflict", From: head, Onto: parentTip.String(), Conflicts: rb.Conflicts, Reason: reason}
@@ -269,7 +270,7 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 	if err := repo.SetBranch(branch, rb.Hash, local); err != nil {
 		return step, err
 	}
-	_, err = repo.Push(ctx, gitops.PushOptions{Remote: workorder.String(doc, "work_order.context.remote"), Branch: branch, Token: githubToken(e.Getenv),
+	_, err = repo.Push(ctx, gitops.PushOptions{Remote: workorder.String(doc, "work_order.context.remote"), Branch: branch, Token: github.Token(e.Getenv),
 		GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout, Lease: plumbing.NewHash(head), Expect: rb.Hash, ExpectURL: st.PushedTo})
 	var nff *gitops.NonFastForwardError
 	if errors.As(err, &nff) {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -26,7 +27,7 @@ func (s *changedAfterLoad) Get(ctx context.Context, key string) (map[string]any,
 }
 
 // gitSteps are the seed's steps up to the push: none needs GitHub.
-func gitSteps() []any { return seedSteps()[:5] }
+func gitSteps() []any { return fixture.Steps()[:5] }
 
 // A run resumes from the task as its lease write found it. When that
 // differs from what the run loaded and checked, the run checks it again;
@@ -41,7 +42,7 @@ func TestARunThatResumesOnATaskThatNoLongerPassesItsChecksStopsAndLetsGo(t *test
 		{"another runner moved it on and what is left fails its check", func(h *stepHarness) map[string]any {
 			// The source commit it recorded lacks a file of the manifest.
 			return map[string]any{"work_order": map[string]any{"state": map[string]any{"current_step": 2, "completed_steps": []any{1, 2},
-				"source_sha": gitIn(t, h.Repo, "rev-parse", fixBase)}}}
+				"source_sha": fixture.Git(t, h.Repo, "rev-parse", fixture.Base)}}}
 		}, func(err error) bool { var pf *PreflightError; return errors.As(err, &pf) }},
 		{"it no longer validates", func(*stepHarness) map[string]any {
 			steps := gitSteps()
@@ -63,12 +64,12 @@ func TestARunThatResumesOnATaskThatNoLongerPassesItsChecksStopsAndLetsGo(t *test
 						t.Fatalf("the run panicked: %v", p)
 					}
 				}()
-				_, err = e.Run(h.ctx, RunOptions{Key: fixKey})
+				_, err = e.Run(h.ctx, RunOptions{Key: fixture.Key})
 			}()
 			if !c.want(err) {
 				t.Errorf("the run: %v", err)
 			}
-			doc, gerr := h.store.Get(h.ctx, fixKey)
+			doc, gerr := h.store.Get(h.ctx, fixture.Key)
 			if gerr != nil {
 				t.Fatal(gerr)
 			}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -71,7 +73,7 @@ func (c loggedCounter) UpdateLogged(ctx context.Context, key, rev string, patch 
 // requests of the run, and its activity log.
 func runCounting(t *testing.T, n int, logged bool) ([]string, []string) {
 	t.Helper()
-	acts := scriptedActions(map[string]func(context.Context, *StepContext) (Outcome, error){"commit": ok("done")})
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){"commit": ok("done")})
 	s, err := store.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "wo.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -152,12 +154,12 @@ func TestTheSeedRunsStoreRequests(t *testing.T) {
 	e := h.engine()
 	c := &requestCounter{Store: e.Store}
 	e.Store = loggedCounter{c}
-	res, err := e.Run(h.ctx, RunOptions{Key: fixKey})
+	res, err := e.Run(h.ctx, RunOptions{Key: fixture.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("the seed's procedure: %d steps run (%v), %d store requests:\n%s", len(res.Ran), res.Ran, len(c.calls), strings.Join(c.calls, "\n"))
-	if len(res.Ran) < len(seedSteps()) {
+	if len(res.Ran) < len(fixture.Steps()) {
 		t.Fatalf("ran %v: the review loop did not run", res.Ran)
 	}
 	started, completed := 0, 0

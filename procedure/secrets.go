@@ -16,14 +16,14 @@ func (e *Engine) secrets() *redact.Secrets {
 	if e.Getenv == nil {
 		return nil
 	}
-	return redact.New().Token(githubToken(e.Getenv))
+	return redact.New().Token(github.Token(e.Getenv))
 }
 
 // githubConfig is how the engine reaches GitHub for repo: the API, the
 // token, and wo's login where GitHub will not tell it (WO_GITHUB_LOGIN;
 // inside GitHub Actions its GITHUB_TOKEN writes as github-actions[bot]).
 func (e *Engine) githubConfig(repo string) github.Config {
-	cfg := github.Config{BaseURL: e.GitHubAPI, Token: githubToken(e.Getenv), Repo: repo}
+	cfg := github.Config{BaseURL: e.GitHubAPI, Token: github.Token(e.Getenv), Repo: repo}
 	if e.Getenv != nil {
 		cfg.Login = strings.TrimSpace(e.Getenv("WO_GITHUB_LOGIN"))
 		if e.Getenv("GITHUB_ACTIONS") == "true" {

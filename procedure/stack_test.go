@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -19,9 +21,9 @@ func stackChild(key, title string, blockedBy []any, state map[string]any) workor
 		state = map[string]any{}
 	}
 	return workorder.Document{"_key": key, "title": title, "parent_key": "task_ep", "status": "in_progress",
-		"work_order": map[string]any{"version": "1.0", "context": map[string]any{"repo": fixRepo},
+		"work_order": map[string]any{"version": "1.0", "context": map[string]any{"repo": fixture.Repo},
 			"dependencies": map[string]any{"blocked_by": blockedBy},
-			"procedure":    bareSteps("push", "create_pr"), "state": state}}
+			"procedure":    fixture.BareSteps("push", "create_pr"), "state": state}}
 }
 
 func TestStackOrdersByDependencyAndNamesWhatEachDependsOn(t *testing.T) {
@@ -32,9 +34,9 @@ func TestStackOrdersByDependencyAndNamesWhatEachDependsOn(t *testing.T) {
 		stackChild("task_ep_pr01", "[1/3] core", nil, map[string]any{"pr_number": 4, "pr_url": url + "4", "pr_state": "merged"}),
 		stackChild("task_ep_pr03", "[2/3] store", []any{"task_ep_pr01"}, map[string]any{"pr_number": 5, "pr_url": url + "5"}),
 		// No create_pr: not part of the stack.
-		{"_key": "task_ep_notes", "title": "notes", "parent_key": "task_ep", "work_order": map[string]any{"procedure": bareSteps("update_task")}},
+		{"_key": "task_ep_notes", "title": "notes", "parent_key": "task_ep", "work_order": map[string]any{"procedure": fixture.BareSteps("update_task")}},
 	}
-	stack := StackOf(children, nil)
+	stack := action.StackOf(children, nil)
 	var order []string
 	for _, e := range stack {
 		order = append(order, e.Key)
@@ -45,7 +47,7 @@ func TestStackOrdersByDependencyAndNamesWhatEachDependsOn(t *testing.T) {
 
 	top := stack.Section("task_ep_pr02")
 	for _, want := range []string{
-		StackBegin + "\n### Stack: part 3 of 3\n",
+		action.StackBegin + "\n### Stack: part 3 of 3\n",
 		// pr01 is implied through pr03: only the part just below is named.
 		"Depends on #5: review and merge that first.",
 		// Plain #N, which GitHub links itself, never the recorded URL.
@@ -57,7 +59,7 @@ func TestStackOrdersByDependencyAndNamesWhatEachDependsOn(t *testing.T) {
 			t.Errorf("the section of the top PR lacks %q:\n%s", want, top)
 		}
 	}
-	if !strings.HasSuffix(top, StackEnd) {
+	if !strings.HasSuffix(top, action.StackEnd) {
 		t.Errorf("the section does not end with its marker:\n%s", top)
 	}
 	middle := stack.Section("task_ep_pr03")
@@ -67,19 +69,19 @@ func TestStackOrdersByDependencyAndNamesWhatEachDependsOn(t *testing.T) {
 	if s := stack.Section("task_ep_notes"); s != "" {
 		t.Errorf("a task without a PR got a section:\n%s", s)
 	}
-	if s := StackOf(children[1:2], nil).Section("task_ep_pr01"); s != "" {
+	if s := action.StackOf(children[1:2], nil).Section("task_ep_pr01"); s != "" {
 		t.Errorf("a stack of one got a section:\n%s", s)
 	}
 }
 
 func TestStackSectionEscapesTitles(t *testing.T) {
-	hostile := "x " + StackEnd + " | [click](javascript:alert(1)) <img src=x> `code`\n| injected | row |"
-	stack := StackOf([]workorder.Document{
+	hostile := "x " + action.StackEnd + " | [click](javascript:alert(1)) <img src=x> `code`\n| injected | row |"
+	stack := action.StackOf([]workorder.Document{
 		stackChild("task_ep_pr01", hostile, nil, map[string]any{"pr_number": 1, "pr_url": "javascript:alert(1)"}),
 		stackChild("task_ep_pr02", "fine", []any{"task_ep_pr01"}, nil),
 	}, nil)
 	s := stack.Section("task_ep_pr02")
-	if strings.Count(s, StackEnd) != 1 || strings.Count(s, StackBegin) != 1 {
+	if strings.Count(s, action.StackEnd) != 1 || strings.Count(s, action.StackBegin) != 1 {
 		t.Errorf("a title can end the section early:\n%s", s)
 	}
 	// What is left of the markup once the escaped characters are taken out.
@@ -100,31 +102,31 @@ func TestStackSectionEscapesTitles(t *testing.T) {
 }
 
 func TestSpliceStackKeepsTheAuthorsTextByteForByte(t *testing.T) {
-	section := StackBegin + "\nnew table\n" + StackEnd
+	section := action.StackBegin + "\nnew table\n" + action.StackEnd
 	before := "Why this change.\r\n\r\n"
 	after := "\r\n\r\n## Notes\r\nkept | as *is* <!-- a comment -->\r\n"
-	body := before + StackBegin + "\r\nold table\r\n" + StackEnd + after
+	body := before + action.StackBegin + "\r\nold table\r\n" + action.StackEnd + after
 
-	out, changed, err := SpliceStack(body, section)
+	out, changed, err := action.SpliceStack(body, section)
 	if err != nil || !changed || out != before+section+after {
 		t.Fatalf("replaced: changed %v err %v\n%q", changed, err, out)
 	}
 	// GitHub's editor turns the section's newlines into CRLF: the same
 	// section is not a change.
 	crlf := before + strings.ReplaceAll(section, "\n", "\r\n") + after
-	if again, changed, err := SpliceStack(crlf, section); changed || err != nil || again != crlf {
+	if again, changed, err := action.SpliceStack(crlf, section); changed || err != nil || again != crlf {
 		t.Errorf("the same section in CRLF: changed %v err %v", changed, err)
 	}
-	if out, changed, _ := SpliceStack("Hand-written.", section); !changed || out != "Hand-written.\n\n"+section {
+	if out, changed, _ := action.SpliceStack("Hand-written.", section); !changed || out != "Hand-written.\n\n"+section {
 		t.Errorf("appended: %q", out)
 	}
-	if out, _, _ := SpliceStack("", section); out != section {
+	if out, _, _ := action.SpliceStack("", section); out != section {
 		t.Errorf("into an empty description: %q", out)
 	}
-	broken := "text " + StackBegin + " the author removed the end marker"
-	if out, changed, err := SpliceStack(broken, section); err == nil || changed || out != broken {
+	broken := "text " + action.StackBegin + " the author removed the end marker"
+	if out, changed, err := action.SpliceStack(broken, section); err == nil || changed || out != broken {
 		t.Errorf("a start marker without an end: changed %v err %v out %q", changed, err, out)
-	} else if !strings.Contains(err.Error(), StackEnd) {
+	} else if !strings.Contains(err.Error(), action.StackEnd) {
 		t.Errorf("the error does not say what to fix: %v", err)
 	}
 }
@@ -136,21 +138,21 @@ func stackOnStandin(t *testing.T) *stepHarness {
 	t.Helper()
 	h := newStepContext(t, stepOpts{GitHub: true})
 	ctx := context.Background()
-	client, err := github.New(github.Config{BaseURL: h.GH.URL, Token: standinToken, Repo: fixRepo})
+	client, err := github.New(github.Config{BaseURL: h.GH.URL, Token: fixture.Token, Repo: fixture.Repo})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := h.store.Create(ctx, map[string]any{"_key": "task_ep", "type": "epic", "title": "the epic", "status": "open"}); err != nil {
 		t.Fatal(err)
 	}
-	base := fixBase
+	base := fixture.Base
 	for i := 1; i <= 3; i++ {
 		branch := fmt.Sprintf("review/%02d-part", i)
-		gitIn(t, h.Repo, "checkout", "-q", "-b", branch, base)
-		writeTestFile(t, filepath.Join(h.Repo, fmt.Sprintf("part%d.txt", i)), "part\n")
-		gitIn(t, h.Repo, "add", "-A")
-		gitIn(t, h.Repo, "commit", "-q", "-m", branch)
-		gitIn(t, h.Repo, "push", "-q", "origin", branch)
+		fixture.Git(t, h.Repo, "checkout", "-q", "-b", branch, base)
+		fixture.WriteFile(t, filepath.Join(h.Repo, fmt.Sprintf("part%d.txt", i)), "part\n")
+		fixture.Git(t, h.Repo, "add", "-A")
+		fixture.Git(t, h.Repo, "commit", "-q", "-m", branch)
+		fixture.Git(t, h.Repo, "push", "-q", "origin", branch)
 		pr, err := client.CreatePR(ctx, branch, base, fmt.Sprintf("[%d/3] part %d", i, i), fmt.Sprintf("Author's text of part %d.", i))
 		if err != nil {
 			t.Fatal(err)
@@ -190,14 +192,14 @@ func TestRefreshStackEditsOnlyDescriptionsWhoseSectionChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := StackSummary(ups); got != "stack tables: 3 updated, 0 unchanged" {
+	if got := action.StackSummary(ups); got != "stack tables: 3 updated, 0 unchanged" {
 		t.Errorf("first refresh: %s", got)
 	}
 	bodies := map[int]string{}
-	for _, p := range h.GH.PullRequests(fixRepo) {
+	for _, p := range h.GH.PullRequests(fixture.Repo) {
 		n, body := p["number"].(int), p["body"].(string)
 		bodies[n] = body
-		if !strings.HasPrefix(body, fmt.Sprintf("Author's text of part %d.\n\n"+StackBegin, n)) {
+		if !strings.HasPrefix(body, fmt.Sprintf("Author's text of part %d.\n\n"+action.StackBegin, n)) {
 			t.Errorf("#%d lost its author's text or has no section:\n%s", n, body)
 		}
 		if !strings.Contains(body, fmt.Sprintf("### Stack: part %d of 3", n)) {
@@ -217,7 +219,7 @@ func TestRefreshStackEditsOnlyDescriptionsWhoseSectionChanged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := StackSummary(ups); got != "stack tables: 0 updated, 3 unchanged" {
+		if got := action.StackSummary(ups); got != "stack tables: 0 updated, 3 unchanged" {
 			t.Errorf("refresh %d of an unchanged stack: %s", round, got)
 		}
 		if p := patches(h, from); len(p) != 0 {
@@ -232,11 +234,11 @@ func TestRefreshStackEditsOnlyDescriptionsWhoseSectionChanged(t *testing.T) {
 
 	// A person edits #3 outside the section; #1 is merged and synced.
 	edited := "A reviewer's note on top.\r\n\r\n" + strings.ReplaceAll(bodies[3], "\n", "\r\n") + "\r\nAnd one below."
-	client, _ := github.New(github.Config{BaseURL: h.GH.URL, Token: standinToken, Repo: fixRepo})
+	client, _ := github.New(github.Config{BaseURL: h.GH.URL, Token: fixture.Token, Repo: fixture.Repo})
 	if err := client.EditPRBody(ctx, 3, edited); err != nil {
 		t.Fatal(err)
 	}
-	h.GH.Merge(fixRepo, 1)
+	h.GH.Merge(fixture.Repo, 1)
 	doc, err := h.store.Get(ctx, "task_ep_pr01")
 	if err != nil {
 		t.Fatal(err)
@@ -250,18 +252,18 @@ func TestRefreshStackEditsOnlyDescriptionsWhoseSectionChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := StackSummary(ups); got != "stack tables: 2 updated, 0 unchanged" {
+	if got := action.StackSummary(ups); got != "stack tables: 2 updated, 0 unchanged" {
 		t.Errorf("after the merge: %s", got)
 	}
 	p := patches(h, from)
 	if p["/repos/acme/hermes/pulls/1"] != 0 || p["/repos/acme/hermes/pulls/2"] != 1 || p["/repos/acme/hermes/pulls/3"] != 1 {
 		t.Errorf("edits after the merge: %v (want #2 and #3 once, the merged #1 never)", p)
 	}
-	for _, pr := range h.GH.PullRequests(fixRepo) {
+	for _, pr := range h.GH.PullRequests(fixture.Repo) {
 		n, body := pr["number"].(int), pr["body"].(string)
 		if n == 3 {
-			if !strings.HasPrefix(body, "A reviewer's note on top.\r\n\r\nAuthor's text of part 3.\r\n\r\n"+StackBegin) ||
-				!strings.HasSuffix(body, StackEnd+"\r\nAnd one below.") {
+			if !strings.HasPrefix(body, "A reviewer's note on top.\r\n\r\nAuthor's text of part 3.\r\n\r\n"+action.StackBegin) ||
+				!strings.HasSuffix(body, action.StackEnd+"\r\nAnd one below.") {
 				t.Errorf("#3's text outside the section changed:\n%q", body)
 			}
 		}
@@ -315,7 +317,7 @@ func TestAnEpicRunRefreshesTheStackOnlyWhenAPullRequestOpened(t *testing.T) {
 // become the link behind "#1" in every sibling's description.
 func TestStackSectionLinksAStateURLToAnotherSite(t *testing.T) {
 	phish := "https://evil.example/acme/hermes/pull/1"
-	stack := StackOf([]workorder.Document{
+	stack := action.StackOf([]workorder.Document{
 		stackChild("task_ep_pr01", "core", nil, map[string]any{"pr_number": 1, "pr_url": phish}),
 		stackChild("task_ep_pr02", "cli", []any{"task_ep_pr01"}, nil),
 	}, nil)
@@ -328,10 +330,10 @@ func TestStackSectionLinksAStateURLToAnotherSite(t *testing.T) {
 // paste of another PR's description) keeps the author's text between the
 // two: only the marked section wo wrote is replaced.
 func TestSpliceStackWithTwoStartMarkersDropsTheAuthorsText(t *testing.T) {
-	section := StackBegin + "\nnew table\n" + StackEnd
-	author := "Quoting " + StackBegin + " here: the author's own words.\n\n"
-	body := author + StackBegin + "\nold table\n" + StackEnd + "\nafter\n"
-	out, _, err := SpliceStack(body, section)
+	section := action.StackBegin + "\nnew table\n" + action.StackEnd
+	author := "Quoting " + action.StackBegin + " here: the author's own words.\n\n"
+	body := author + action.StackBegin + "\nold table\n" + action.StackEnd + "\nafter\n"
+	out, _, err := action.SpliceStack(body, section)
 	if err != nil {
 		t.Fatalf("splice: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -95,7 +96,7 @@ func TestLoopPassLeavesTheTimeOfItsFixPush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fix := gitIn(t, h.Remote, "rev-parse", fixBranch)
+	fix := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch)
 	pushedAt := func(st stateT) string {
 		at, err := time.Parse(time.RFC3339Nano, st.PushedAt)
 		if err != nil || at.Before(started) || st.PushedSHA != fix {
@@ -115,7 +116,7 @@ func TestLoopPassLeavesTheTimeOfItsFixPush(t *testing.T) {
 // before the agent runs; an agent step that then stops for review must not
 // leave that record behind again.
 func TestAnAgentStepThatStopsForReviewLeavesNoAgentRecord(t *testing.T) {
-	h := newStepContext(t, stepOpts{Procedure: agentSteps("task_note"), Agent: "echo 'no tags here'\n"})
+	h := newStepContext(t, stepOpts{Procedure: fixture.AgentSteps("task_note"), Agent: "echo 'no tags here'\n"})
 	h.setState(func(s *stateT) { s.Agent = &workorder.AgentProcess{PID: 4242, Host: "another-host.example", Step: 2} })
 	out, err := h.run("agent")
 	waiting(t, err)

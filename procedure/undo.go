@@ -16,6 +16,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -88,7 +89,7 @@ var undoSteps = []undoStep{
 type undo struct {
 	*run
 	opts UndoOptions
-	sc   *StepContext
+	sc   *action.StepContext
 	st   workorder.State // the state as the undo found it
 	pr   *github.PR      // wo's pull request, read once; nil when none
 	// prRead says pr was looked for; prFound, when wo had not recorded
@@ -153,7 +154,7 @@ func (e *Engine) Undo(ctx context.Context, opts UndoOptions) (*UndoResult, error
 			return nil, err
 		}
 		u := &undo{run: r, opts: opts, st: st}
-		u.sc = &StepContext{run: r, Scope: workorder.NewScope(doc)}
+		u.sc = r.stepContext(workorder.Step{}, workorder.NewScope(doc))
 		return u.execute(ctx, res, true)
 	}
 	r, release, err := e.hold(ctx, doc, task)
@@ -166,7 +167,7 @@ func (e *Engine) Undo(ctx context.Context, opts UndoOptions) (*UndoResult, error
 	defer stop(nil)
 	go r.wb.keepAlive(runCtx, func(err error) { stop(err) })
 	u := &undo{run: r, opts: opts, st: st}
-	u.sc = &StepContext{run: r, Scope: workorder.NewScope(doc)}
+	u.sc = r.stepContext(workorder.Step{}, workorder.NewScope(doc))
 	out, err := u.execute(runCtx, res, false)
 	if err != nil && runCtx.Err() != nil {
 		if cause := context.Cause(runCtx); cause != nil && !errors.Is(cause, context.Canceled) {
@@ -411,7 +412,7 @@ func (u *undo) pullRequest(ctx context.Context) (*github.PR, error) {
 // without recording it: the procedure opens one and the task's branch is
 // recorded (create_branch records it before anything is pushed).
 func (u *undo) mayHaveUnrecordedPR() bool {
-	return u.st.PRNumber == 0 && u.st.Branch != "" && u.procedureMakes(FactPullRequest)
+	return u.st.PRNumber == 0 && u.st.Branch != "" && u.procedureMakes(action.FactPullRequest)
 }
 
 // startedPushing reports whether this task's runs pushed, or started a
@@ -425,8 +426,8 @@ func (u *undo) startedPushing(ctx context.Context) (bool, error) {
 	if len(prov.Pushed) > 0 {
 		return true, nil
 	}
-	for action := range prov.StartedActions {
-		if a, _ := u.actions().Lookup(action); a.makes(FactPushed) {
+	for name := range prov.StartedActions {
+		if a, _ := u.actions().Lookup(name); a.MayMake(action.FactPushed) {
 			return true, nil
 		}
 	}
@@ -444,7 +445,9 @@ func (u *undo) procedurePushesBranch() bool {
 
 // procedureMakes reports whether the task's procedure has a step that may
 // make things of the kind.
-func (u *undo) procedureMakes(kind FactKind) bool { return u.actions().Makes(u.procedure(), kind) }
+func (u *undo) procedureMakes(kind action.FactKind) bool {
+	return u.actions().Makes(u.procedure(), kind)
+}
 
 // unrecordedPR finds the pull request a run opened but stopped before
 // recording (create_pr writes its number back after GitHub made it). It
@@ -574,8 +577,8 @@ func undoComments(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 }
 
 // addressedReply finds the marker of wo's reply in a review thread (see
-// addressedMarker).
-var addressedReply = regexp.MustCompile(strings.Replace(regexp.QuoteMeta(addressedMarker("SHA")), "SHA", "[0-9a-f]{40}", 1))
+// AddressedMarker).
+var addressedReply = regexp.MustCompile(strings.Replace(regexp.QuoteMeta(action.AddressedMarker("SHA")), "SHA", "[0-9a-f]{40}", 1))
 
 func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
 	pr, err := u.pullRequest(ctx)
@@ -715,7 +718,7 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 	if err != nil {
 		return nil, err
 	}
-	opts := gitops.RemoteOptions{Remote: u.sc.Remote(), Branch: branch, Token: githubToken(u.Getenv), GitHubAPI: u.GitHubAPI, Timeout: u.GitTimeout,
+	opts := gitops.RemoteOptions{Remote: u.sc.Remote(), Branch: branch, Token: github.Token(u.Getenv), GitHubAPI: u.GitHubAPI, Timeout: u.GitTimeout,
 		BeforeDelete: func() { u.fault("undo:remote_branch:before_delete") }}
 	tip, exists, err := repo.RemoteBranchTip(ctx, opts)
 	switch {
@@ -741,7 +744,7 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 		return out, err
 	}
 	if dry {
-		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, %s", short(tip.String()), why)
+		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, %s", gitops.Short(tip.String()), why)
 		return out, nil
 	}
 	deleted, err := repo.DeleteRemoteBranch(ctx, opts, tip)
@@ -755,7 +758,7 @@ func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSt
 	}
 	u.fault("undo:remote_branch:after_delete")
 	if deleted {
-		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted; it was at %s, %s", short(tip.String()), why)
+		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted; it was at %s, %s", gitops.Short(tip.String()), why)
 	} else {
 		out.Outcome, out.Reason = UndoGone, "the remote has no such branch"
 	}
@@ -787,10 +790,10 @@ func (u *undo) notPushedByWo(ctx context.Context, branch, remote string, tip plu
 	}
 	if len(prov.Pushed) > 0 {
 		return fmt.Sprintf("branch %s on %s is at %s, not %s that wo pushed: someone else pushed since, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
-			branch, remote, short(tip.String()), strings.Join(prov.Pushed, ", "), remote, branch), nil
+			branch, remote, gitops.Short(tip.String()), strings.Join(prov.Pushed, ", "), remote, branch), nil
 	}
 	return fmt.Sprintf("branch %s on %s is at %s, which wo did not record making, and wo recorded no push to it: it may be someone else's, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
-		branch, remote, short(tip.String()), remote, branch), nil
+		branch, remote, gitops.Short(tip.String()), remote, branch), nil
 }
 
 // provenance reads this task's activity log once.
@@ -800,7 +803,7 @@ func (u *undo) provenance(ctx context.Context) (Provenance, error) {
 		if err != nil {
 			return Provenance{}, err
 		}
-		p := u.actions().provenanceOf(u.key(), entries)
+		p := provenanceOf(u.actions(), u.key(), entries)
 		u.prov = &p
 	}
 	return *u.prov, nil
@@ -898,7 +901,7 @@ func (u *undo) stackedOn(ctx context.Context, branch string) (string, error) {
 func (u *undo) sameRepository(t *workorder.Task) bool {
 	theirPath, _ := t.WorkOrder.Context["repo_path"].(string)
 	theirRepo, _ := t.WorkOrder.Context["repo"].(string)
-	return maySame(cleanPath(cmp.Or(u.sc.run.opts.RepoPath, u.sc.Context("repo_path"))), cleanPath(theirPath)) &&
+	return maySame(cleanPath(cmp.Or(u.run.opts.RepoPath, u.sc.Context("repo_path"))), cleanPath(theirPath)) &&
 		maySame(u.sc.Context("repo"), theirRepo)
 }
 
@@ -1028,7 +1031,7 @@ func onlyOpen(prs []*github.PR) *github.PR {
 }
 
 func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
-	if !u.procedureMakes(FactWorktree) {
+	if !u.procedureMakes(action.FactWorktree) {
 		return nil, nil
 	}
 	if _, err := u.sc.Repo(); err != nil {
@@ -1071,7 +1074,7 @@ func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, 
 	// The checks of cleanup_worktree: only a worktree provably this
 	// task's, on its branch.
 	var notOwned *gitops.NotOwnedError
-	if err := checkRemove(u.sc, w); errors.As(err, &notOwned) {
+	if err := action.CheckRemove(u.sc, w); errors.As(err, &notOwned) {
 		out.Outcome, out.Reason = UndoLeft, notOwned.Error()
 		return out, nil
 	} else if err != nil {
@@ -1152,7 +1155,7 @@ func (u *undo) adoptedBranch(ctx context.Context, branch string, tip plumbing.Ha
 	}
 	added := "wo added nothing to it"
 	if !strings.HasPrefix(tip.String(), start) {
-		added = fmt.Sprintf("it is at %s now; the commits this task's runs logged making are %s", short(tip.String()), cmp.Or(strings.Join(prov.Commits, ", "), "none"))
+		added = fmt.Sprintf("it is at %s now; the commits this task's runs logged making are %s", gitops.Short(tip.String()), cmp.Or(strings.Join(prov.Commits, ", "), "none"))
 	}
 	return fmt.Sprintf("branch %s was there before this task's runs: create_worktree found it at %s and started from it, so it is someone else's and wo never deletes it (%s); to take back only wo's part, reset it yourself: %s",
 		branch, start, added, strings.ReplaceAll(reset, "<start>", start)), nil
@@ -1208,7 +1211,7 @@ func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoSte
 	}
 	if !ours {
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("branch %s is at %s, which is not a commit this task's runs logged making: someone committed on it since, or it is not wo's, so wo keeps it; delete it yourself with git branch -D %s if it is not needed",
-			branch, short(tip.String()), branch)
+			branch, gitops.Short(tip.String()), branch)
 		return out, nil
 	}
 	if dry {

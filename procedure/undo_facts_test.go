@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -39,7 +41,7 @@ func undoAllThrough(t *testing.T, change func(map[string]any)) {
 	h := undoHarness(t)
 	e := h.engine()
 	e.Store = relogged{Store: e.Store, change: change}
-	res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey})
+	res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,10 +53,10 @@ func undoAllThrough(t *testing.T, change func(map[string]any)) {
 			t.Errorf("%s: %q, want it undone", step, got)
 		}
 	}
-	if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "closed" {
+	if p := h.GH.PullRequests(fixture.Repo)[0]; p["state"] != "closed" {
 		t.Errorf("the pull request wo opened is %v", p["state"])
 	}
-	if hasBranch(t, h.Remote, fixBranch) || hasBranch(t, h.Repo, fixBranch) {
+	if hasBranch(t, h.Remote, fixture.Branch) || hasBranch(t, h.Repo, fixture.Branch) {
 		t.Error("a branch wo made is still there")
 	}
 	if _, err := os.Stat(h.Worktree); !os.IsNotExist(err) {
@@ -75,10 +77,10 @@ func TestUndoReadsFactsNotNotes(t *testing.T) {
 // the legacy reader proves the same things from the notes.
 func TestUndoOfATaskWhoseLogHasOnlyNotes(t *testing.T) {
 	undoAllThrough(t, func(d map[string]any) {
-		if _, ok := d[factsKey]; !ok {
+		if _, ok := d[action.FactsKey]; !ok {
 			t.Errorf("a step_completed entry without facts: %v", d)
 		}
-		delete(d, factsKey)
+		delete(d, action.FactsKey)
 	})
 }
 
@@ -88,8 +90,8 @@ func TestUndoOfATaskWhoseLogHasOnlyNotes(t *testing.T) {
 func TestUndoOfALogThatProvesNothingLeavesEverything(t *testing.T) {
 	h := undoHarness(t)
 	e := h.engine()
-	e.Store = relogged{Store: e.Store, change: func(d map[string]any) { d[factsKey] = []any{}; d["note"] = "done" }}
-	res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey})
+	e.Store = relogged{Store: e.Store, change: func(d map[string]any) { d[action.FactsKey] = []any{}; d["note"] = "done" }}
+	res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +105,10 @@ func TestUndoOfALogThatProvesNothingLeavesEverything(t *testing.T) {
 			t.Errorf("%s: %q, undone with nothing in the log to prove it wo's", step, got)
 		}
 	}
-	if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "open" {
+	if p := h.GH.PullRequests(fixture.Repo)[0]; p["state"] != "open" {
 		t.Errorf("the pull request is %v", p["state"])
 	}
-	if !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) {
+	if !hasBranch(t, h.Remote, fixture.Branch) || !hasBranch(t, h.Repo, fixture.Branch) {
 		t.Error("a branch is gone")
 	}
 }
@@ -118,32 +120,32 @@ func TestProvenanceReadsTheFactsOfTheTasksOwnSteps(t *testing.T) {
 	t.Parallel()
 	const a, b, c, d = "aaaaaaaaaaaa0000000000000000000000000000", "bbbbbbbbbbbb0000000000000000000000000000",
 		"cccccccccccc0000000000000000000000000000", "dddddddddddd0000000000000000000000000000"
-	step := func(key, action string, facts any) store.LogEntry {
-		return store.LogEntry{Action: "step_completed", TaskKey: key, Details: map[string]any{"action": action,
-			"note": "committed eeeeeeeeeeee: a note that claims a commit", factsKey: facts}}
+	step := func(key, name string, facts any) store.LogEntry {
+		return store.LogEntry{Action: "step_completed", TaskKey: key, Details: map[string]any{"action": name,
+			"note": "committed eeeeeeeeeeee: a note that claims a commit", action.FactsKey: facts}}
 	}
 	entries := []store.LogEntry{
-		step(fixKey, "create_worktree", []Fact{{Kind: FactWorktree, Path: "/wt/pr 01"}}),
-		step(fixKey, "create_worktree", []any{map[string]any{"kind": "worktree", "path": "/wt/other"},
+		step(fixture.Key, "create_worktree", []action.Fact{{Kind: action.FactWorktree, Path: "/wt/pr 01"}}),
+		step(fixture.Key, "create_worktree", []any{map[string]any{"kind": "worktree", "path": "/wt/other"},
 			map[string]any{"kind": "adopted_branch", "branch": "feature/x", "sha": b}}),
-		step(fixKey, "create_branch", []Fact{{Kind: FactBranch, Branch: "review/01", SHA: a}}),
-		step(fixKey, "commit", []Fact{{Kind: FactCommit, SHA: c}}),
-		step(fixKey, "commit", []Fact{}),
+		step(fixture.Key, "create_branch", []action.Fact{{Kind: action.FactBranch, Branch: "review/01", SHA: a}}),
+		step(fixture.Key, "commit", []action.Fact{{Kind: action.FactCommit, SHA: c}}),
+		step(fixture.Key, "commit", []action.Fact{}),
 		// A rerun finding the branch an earlier run made is not adopted.
-		step(fixKey, "create_worktree", []Fact{{Kind: FactAdopted, Branch: "review/01", SHA: c}}),
-		step(fixKey, "push", []any{map[string]any{"kind": "pushed", "branch": "review/02", "sha": c}}),
-		step(fixKey, "conditional_loop", []Fact{{Kind: FactCommit, SHA: d}, {Kind: FactPushed, Branch: "review/01", SHA: d}}),
-		step(fixKey, "create_pr", []any{map[string]any{"kind": "pull_request", "number": 3.0}}),
+		step(fixture.Key, "create_worktree", []action.Fact{{Kind: action.FactAdopted, Branch: "review/01", SHA: c}}),
+		step(fixture.Key, "push", []any{map[string]any{"kind": "pushed", "branch": "review/02", "sha": c}}),
+		step(fixture.Key, "conditional_loop", []action.Fact{{Kind: action.FactCommit, SHA: d}, {Kind: action.FactPushed, Branch: "review/01", SHA: d}}),
+		step(fixture.Key, "create_pr", []any{map[string]any{"kind": "pull_request", "number": 3.0}}),
 		// A fact of a kind its action never makes proves nothing.
-		step(fixKey, "update_task", []Fact{{Kind: FactCommit, SHA: "ffffffffffff0000000000000000000000000000"}}),
-		step(fixKey, "check_review", []Fact{{Kind: FactPullRequest, Number: 9}}),
+		step(fixture.Key, "update_task", []action.Fact{{Kind: action.FactCommit, SHA: "ffffffffffff0000000000000000000000000000"}}),
+		step(fixture.Key, "check_review", []action.Fact{{Kind: action.FactPullRequest, Number: 9}}),
 		// Unreadable facts prove nothing, and the note is not read instead.
-		step(fixKey, "commit", "committed"),
+		step(fixture.Key, "commit", "committed"),
 		// Not this task's, or not a finished step.
-		step("task_other", "commit", []Fact{{Kind: FactCommit, SHA: "ffffffffffff"}}),
-		{Action: "step_failed", TaskKey: fixKey, Details: map[string]any{"action": "commit", factsKey: []Fact{{Kind: FactCommit, SHA: "ffffffffffff"}}}},
+		step("task_other", "commit", []action.Fact{{Kind: action.FactCommit, SHA: "ffffffffffff"}}),
+		{Action: "step_failed", TaskKey: fixture.Key, Details: map[string]any{"action": "commit", action.FactsKey: []action.Fact{{Kind: action.FactCommit, SHA: "ffffffffffff"}}}},
 	}
-	p := ProvenanceOf(fixKey, entries)
+	p := ProvenanceOf(fixture.Key, entries)
 	if got := strings.Join(p.Commits, ","); got != c[:12]+","+d[:12] {
 		t.Errorf("commits %s, want %s,%s", got, c[:12], d[:12])
 	}
@@ -168,22 +170,22 @@ func TestProvenanceReadsTheFactsOfTheTasksOwnSteps(t *testing.T) {
 // them: the log of a run up to the review holds exactly these kinds.
 func TestTheRunLogsWhatEachStepMade(t *testing.T) {
 	h := undoHarness(t)
-	entries, err := h.store.Logs(h.ctx, fixKey)
+	entries, err := h.store.Logs(h.ctx, fixture.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	made := map[string][]FactKind{}
+	made := map[string][]action.FactKind{}
 	for _, e := range entries {
 		if e.Action != "step_completed" {
 			continue
 		}
-		facts, ok, err := factsOf(e.Details)
+		facts, ok, err := action.FactsOf(e.Details)
 		if !ok || err != nil {
 			t.Fatalf("%v: facts %v, %v", e.Details["action"], ok, err)
 		}
 		for _, f := range facts {
 			made[e.Details["action"].(string)] = append(made[e.Details["action"].(string)], f.Kind)
-			if f.Kind != FactWorktree && f.Kind != FactPullRequest && len(f.SHA) != 40 {
+			if f.Kind != action.FactWorktree && f.Kind != action.FactPullRequest && len(f.SHA) != 40 {
 				t.Errorf("%v: %+v names no full commit", e.Details["action"], f)
 			}
 		}

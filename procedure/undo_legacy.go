@@ -3,6 +3,8 @@ package procedure
 import (
 	"regexp"
 	"strconv"
+
+	"github.com/wo-runner/wo/procedure/action"
 )
 
 // The legacy reader. Until steps recorded their facts as data, a
@@ -24,40 +26,40 @@ var (
 
 // legacyFacts reads the facts a prose-only step_completed entry's note
 // states, by the action that wrote it.
-func legacyFacts(details map[string]any) []Fact {
+func legacyFacts(details map[string]any) []action.Fact {
 	note, _ := details["note"].(string)
-	action, _ := details["action"].(string)
-	var facts []Fact
-	switch action {
+	name, _ := details["action"].(string)
+	var facts []action.Fact
+	switch name {
 	case "create_branch":
 		if m := legacyBranch.FindStringSubmatch(note); m != nil {
-			facts = append(facts, Fact{Kind: FactBranch, Branch: m[1], SHA: m[2]})
+			facts = append(facts, action.Fact{Kind: action.FactBranch, Branch: m[1], SHA: m[2]})
 		}
 	case "commit":
 		if m := legacyCommit.FindStringSubmatch(note); m != nil {
-			facts = append(facts, Fact{Kind: FactCommit, SHA: m[1]})
+			facts = append(facts, action.Fact{Kind: action.FactCommit, SHA: m[1]})
 		}
 	case "conditional_loop":
 		// A pass of the loop is complete once its fix is pushed: the
 		// commit it made is one it pushed.
 		if m := legacyFix.FindStringSubmatch(note); m != nil {
-			facts = append(facts, Fact{Kind: FactCommit, SHA: m[1]}, Fact{Kind: FactPushed, SHA: m[1]})
+			facts = append(facts, action.Fact{Kind: action.FactCommit, SHA: m[1]}, action.Fact{Kind: action.FactPushed, SHA: m[1]})
 		}
 	case "push":
 		if m := legacyPush.FindStringSubmatch(note); m != nil {
-			facts = append(facts, Fact{Kind: FactPushed, Branch: m[1], SHA: m[2]})
+			facts = append(facts, action.Fact{Kind: action.FactPushed, Branch: m[1], SHA: m[2]})
 		}
 	case "create_worktree":
 		if m := legacyWorktree.FindStringSubmatch(note); m != nil {
-			facts = append(facts, Fact{Kind: FactWorktree, Path: m[1]})
+			facts = append(facts, action.Fact{Kind: action.FactWorktree, Path: m[1]})
 		}
 		if m := legacyAdopted.FindStringSubmatch(note); m != nil {
-			facts = append(facts, Fact{Kind: FactAdopted, Branch: m[1], SHA: m[2]})
+			facts = append(facts, action.Fact{Kind: action.FactAdopted, Branch: m[1], SHA: m[2]})
 		}
 	case "create_pr":
 		if m := legacyPR.FindStringSubmatch(note); m != nil {
 			n, _ := strconv.Atoi(m[1])
-			facts = append(facts, Fact{Kind: FactPullRequest, Number: n})
+			facts = append(facts, action.Fact{Kind: action.FactPullRequest, Number: n})
 		}
 	}
 	return facts

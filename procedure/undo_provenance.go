@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 )
 
@@ -48,23 +50,23 @@ type Provenance struct {
 // written before steps recorded facts is read by the legacy reader
 // (undo_legacy.go), so that a task run by an older wo keeps its undo.
 func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
-	return defaultActions.provenanceOf(key, entries)
+	return provenanceOf(defaultTable, key, entries)
 }
 
 // provenanceOf reads the log with the table's actions: a fact counts only
 // when the action that logged it may make such things (ActionSpec.Makes).
-func (t Actions) provenanceOf(key string, entries []store.LogEntry) Provenance {
+func provenanceOf(t action.Actions, key string, entries []store.LogEntry) Provenance {
 	p := Provenance{Branches: map[string]string{}, Adopted: map[string]string{}, StartedActions: map[string]bool{}}
 	for _, e := range entries {
 		if e.Action == "step_started" && e.TaskKey == key {
-			if action, ok := e.Details["action"].(string); ok {
-				p.StartedActions[action] = true
+			if name, ok := e.Details["action"].(string); ok {
+				p.StartedActions[name] = true
 			}
 		}
 		if e.Action != "step_completed" || e.TaskKey != key {
 			continue
 		}
-		facts, ok, err := factsOf(e.Details)
+		facts, ok, err := action.FactsOf(e.Details)
 		switch {
 		case !ok:
 			facts = legacyFacts(e.Details)
@@ -73,10 +75,10 @@ func (t Actions) provenanceOf(key string, entries []store.LogEntry) Provenance {
 			// it cannot prove wo's, which is the safe side.
 			continue
 		}
-		action, _ := e.Details["action"].(string)
-		spec, _ := t.Lookup(action)
+		name, _ := e.Details["action"].(string)
+		spec, _ := t.Lookup(name)
 		for _, f := range facts {
-			if spec.makes(f.Kind) {
+			if spec.MayMake(f.Kind) {
 				p.add(f)
 			}
 		}
@@ -87,30 +89,30 @@ func (t Actions) provenanceOf(key string, entries []store.LogEntry) Provenance {
 // add takes one fact into the provenance. A fact about a commit that
 // names none (at least the 12 hex digits the notes gave) proves nothing:
 // an empty sha would be the prefix of every commit.
-func (p *Provenance) add(f Fact) {
-	if f.Kind != FactWorktree && f.Kind != FactPullRequest && (len(f.SHA) < 12 || strings.Trim(f.SHA, "0123456789abcdef") != "") {
+func (p *Provenance) add(f action.Fact) {
+	if f.Kind != action.FactWorktree && f.Kind != action.FactPullRequest && (len(f.SHA) < 12 || strings.Trim(f.SHA, "0123456789abcdef") != "") {
 		return
 	}
 	switch f.Kind {
-	case FactBranch:
-		p.Branches[f.Branch] = short(f.SHA)
-	case FactCommit:
-		p.Commits = append(p.Commits, short(f.SHA))
-	case FactPushed:
+	case action.FactBranch:
+		p.Branches[f.Branch] = gitops.Short(f.SHA)
+	case action.FactCommit:
+		p.Commits = append(p.Commits, gitops.Short(f.SHA))
+	case action.FactPushed:
 		if _, ok := p.Branches[f.Branch]; !ok && f.Branch != "" {
 			p.Branches[f.Branch] = ""
 		}
-		p.Pushed = append(p.Pushed, short(f.SHA))
-	case FactWorktree:
+		p.Pushed = append(p.Pushed, gitops.Short(f.SHA))
+	case action.FactWorktree:
 		p.Worktrees = append(p.Worktrees, f.Path)
-	case FactAdopted:
+	case action.FactAdopted:
 		// Also when the worktree was found already there: the branch in
 		// it is someone's all the same, unless an earlier run of this
 		// task left it there (a rerun after wo reset).
-		if !p.earlier(f.Branch, short(f.SHA)) {
-			p.Adopted[f.Branch] = short(f.SHA)
+		if !p.earlier(f.Branch, gitops.Short(f.SHA)) {
+			p.Adopted[f.Branch] = gitops.Short(f.SHA)
 		}
-	case FactPullRequest:
+	case action.FactPullRequest:
 		p.PRs = append(p.PRs, f.Number)
 	}
 }

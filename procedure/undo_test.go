@@ -14,6 +14,8 @@ import (
 
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -53,7 +55,7 @@ func (h *stepHarness) completeUpTo(action string) {
 // hasBranch says whether the repository at dir has the branch, asking git.
 func hasBranch(t *testing.T, dir, branch string) bool {
 	t.Helper()
-	_, err := gitTry(dir, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	_, err := fixture.GitTry(dir, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
 	return err == nil
 }
 
@@ -81,7 +83,7 @@ func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
 	e := h.engine()
 
 	// The plan first: it changes nothing.
-	plan, err := e.Undo(h.ctx, UndoOptions{Key: fixKey, DryRun: true})
+	plan, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key, DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +92,11 @@ func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
 			t.Errorf("the plan for %s: %q, want %q", step, got, UndoWould)
 		}
 	}
-	if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "open" || !hasBranch(t, h.Remote, fixBranch) {
+	if p := h.GH.PullRequests(fixture.Repo)[0]; p["state"] != "open" || !hasBranch(t, h.Remote, fixture.Branch) {
 		t.Fatalf("the dry run changed something: PR %v", p["state"])
 	}
 
-	res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey, Reason: "the split was wrong"})
+	res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key, Reason: "the split was wrong"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +108,12 @@ func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
 			t.Errorf("%s: %q, want it undone", step, got)
 		}
 	}
-	p := h.GH.PullRequests(fixRepo)[0]
-	comments := h.GH.IssueComments(fixRepo, 1)
+	p := h.GH.PullRequests(fixture.Repo)[0]
+	comments := h.GH.IssueComments(fixture.Repo, 1)
 	if p["state"] != "closed" || len(comments) != 1 || !strings.Contains(comments[0].Body, "the split was wrong") {
 		t.Errorf("the PR is %v with comments %+v; want it closed with one comment giving the reason", p["state"], comments)
 	}
-	if hasBranch(t, h.Remote, fixBranch) || hasBranch(t, h.Repo, fixBranch) {
+	if hasBranch(t, h.Remote, fixture.Branch) || hasBranch(t, h.Repo, fixture.Branch) {
 		t.Error("a branch wo made is still there")
 	}
 	if _, err := os.Stat(h.Worktree); !os.IsNotExist(err) {
@@ -123,13 +125,13 @@ func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
 	}
 
 	// A second undo finds nothing to do and writes nothing.
-	before, _ := h.store.Get(h.ctx, fixKey)
+	before, _ := h.store.Get(h.ctx, fixture.Key)
 	requests := len(h.GH.Requests())
-	again, err := e.Undo(h.ctx, UndoOptions{Key: fixKey})
+	again, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, _ := h.store.Get(h.ctx, fixKey)
+	after, _ := h.store.Get(h.ctx, fixture.Key)
 	if !again.NothingToUndo || after["_rev"] != before["_rev"] || len(h.GH.Requests()) != requests {
 		t.Errorf("a second undo: nothing to undo %v, wrote %v, %d GitHub request(s)", again.NothingToUndo,
 			after["_rev"] != before["_rev"], len(h.GH.Requests())-requests)
@@ -139,9 +141,9 @@ func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
 func TestUndoLeavesWhatSomeoneElseChanged(t *testing.T) {
 	h := undoHarness(t)
 	// Someone pushes on top of wo's branch.
-	theirs := someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
+	theirs := fixture.SomeonePushes(t, h.Root, h.Remote, fixture.Branch, fixture.Branch)
 
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	got := stepsOf(res)["remote_branch"]
 	if !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, theirs[:12]) || !strings.Contains(got, "that wo pushed: someone else pushed since") {
 		t.Errorf("remote branch: %q, want it left, naming their commit %s", got, theirs[:12])
@@ -149,17 +151,17 @@ func TestUndoLeavesWhatSomeoneElseChanged(t *testing.T) {
 	if res.Complete {
 		t.Error("an undo that left something says it is complete")
 	}
-	if tip := gitIn(t, h.Remote, "rev-parse", "refs/heads/"+fixBranch); tip != theirs {
+	if tip := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); tip != theirs {
 		t.Errorf("the remote branch is at %s, want their %s", tip, theirs)
 	}
 }
 
 func TestUndoNeverTouchesAMergedPullRequest(t *testing.T) {
 	h := undoHarness(t)
-	h.GH.Merge(fixRepo, 1)
+	h.GH.Merge(fixture.Repo, 1)
 	before := h.stored()
 	requests := len(h.GH.Requests())
-	res := h.mustUndo(UndoOptions{Key: fixKey, Comments: true})
+	res := h.mustUndo(UndoOptions{Key: fixture.Key, Comments: true})
 	if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "cannot take a merge back") {
 		t.Errorf("pull request: %q", got)
 	}
@@ -168,7 +170,7 @@ func TestUndoNeverTouchesAMergedPullRequest(t *testing.T) {
 			t.Errorf("undo sent %s %s after the merge", r.Method, r.Path)
 		}
 	}
-	if !hasBranch(t, h.Remote, fixBranch) {
+	if !hasBranch(t, h.Remote, fixture.Branch) {
 		t.Error("the merged branch was deleted on the remote")
 	}
 	if st := h.stored(); st.PRNumber != before.PRNumber || st.PushedSHA != before.PushedSHA {
@@ -180,15 +182,15 @@ func TestUndoNeverTouchesAMergedPullRequest(t *testing.T) {
 // undo delete it.
 func TestUndoLeavesABaseBranchTheStateNames(t *testing.T) {
 	h := undoHarness(t)
-	base := gitIn(t, h.Repo, "rev-parse", fixBase)
-	h.setState(func(s *stateT) { s.Branch, s.PushedSHA = fixBase, base })
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	base := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	h.setState(func(s *stateT) { s.Branch, s.PushedSHA = fixture.Base, base })
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	for _, step := range []string{"remote_branch", "local_branch"} {
 		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) {
 			t.Errorf("%s: %q, want the base branch left", step, got)
 		}
 	}
-	if !hasBranch(t, h.Remote, fixBase) || !hasBranch(t, h.Repo, fixBase) {
+	if !hasBranch(t, h.Remote, fixture.Base) || !hasBranch(t, h.Repo, fixture.Base) {
 		t.Fatal("undo deleted the base branch")
 	}
 }
@@ -199,12 +201,12 @@ func TestUndoLeavesABaseBranchTheStateNames(t *testing.T) {
 func TestUndoFindsAPullRequestTheRunDidNotRecord(t *testing.T) {
 	h := undoHarness(t)
 	h.setState(func(s *stateT) { s.PRNumber, s.PRURL = 0, nil })
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	got := stepsOf(res)["pull_request"]
 	if !strings.HasPrefix(got, UndoDone) || !strings.Contains(got, "wo had not recorded it") {
 		t.Errorf("pull request: %q, want it closed, saying wo had not recorded it", got)
 	}
-	if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "closed" {
+	if p := h.GH.PullRequests(fixture.Repo)[0]; p["state"] != "closed" {
 		t.Errorf("the unrecorded PR is %v", p["state"])
 	}
 }
@@ -215,20 +217,20 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 	t.Run("a branch another task names", func(t *testing.T) {
 		h := undoHarness(t)
 		other := map[string]any{"_key": "task_other", "title": "Another task", "status": "open",
-			"work_order": map[string]any{"objective": "x", "inputs": map[string]any{"branch_name": fixBranch}, "procedure": []any{}}}
+			"work_order": map[string]any{"objective": "x", "inputs": map[string]any{"branch_name": fixture.Branch}, "procedure": []any{}}}
 		if err := h.store.Create(h.ctx, other); err != nil {
 			t.Fatal(err)
 		}
-		res := h.mustUndo(UndoOptions{Key: fixKey, Comments: true})
+		res := h.mustUndo(UndoOptions{Key: fixture.Key, Comments: true})
 		for _, step := range []string{"comments", "pull_request", "remote_branch", "worktree", "local_branch"} {
 			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") {
 				t.Errorf("%s: %q, want it left, naming task_other", step, got)
 			}
 		}
-		if !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) {
+		if !hasBranch(t, h.Remote, fixture.Branch) || !hasBranch(t, h.Repo, fixture.Branch) {
 			t.Error("a branch another task names was deleted")
 		}
-		if p := h.GH.PullRequests(fixRepo)[0]; p["state"] != "open" || len(h.GH.IssueComments(fixRepo, 1)) != 0 {
+		if p := h.GH.PullRequests(fixture.Repo)[0]; p["state"] != "open" || len(h.GH.IssueComments(fixture.Repo, 1)) != 0 {
 			t.Errorf("the pull request from a branch another task names was touched: %v", p["state"])
 		}
 	})
@@ -236,26 +238,26 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 		h := undoHarness(t)
 		h.setState(func(s *stateT) { s.PRNumber, s.PRURL = 0, nil })
 		other := map[string]any{"_key": "task_other", "title": "Another task", "status": "open",
-			"work_order": map[string]any{"objective": "x", "inputs": map[string]any{"branch_name": fixBranch}, "procedure": []any{}}}
+			"work_order": map[string]any{"objective": "x", "inputs": map[string]any{"branch_name": fixture.Branch}, "procedure": []any{}}}
 		if err := h.store.Create(h.ctx, other); err != nil {
 			t.Fatal(err)
 		}
-		res := h.mustUndo(UndoOptions{Key: fixKey})
+		res := h.mustUndo(UndoOptions{Key: fixture.Key})
 		if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") || strings.Contains(got, "wo had not recorded it") {
 			t.Errorf("pull request: %q, want it left, not claimed as wo's", got)
 		}
 	})
 	t.Run("a PR someone else opened", func(t *testing.T) {
 		h := undoHarness(t)
-		n := h.GH.OpenPRAs(fixRepo, fixBranch, fixBase, "alice", "Alice's PR")
+		n := h.GH.OpenPRAs(fixture.Repo, fixture.Branch, fixture.Base, "alice", "Alice's PR")
 		h.setState(func(s *stateT) { s.PRNumber = n })
-		res := h.mustUndo(UndoOptions{Key: fixKey, Comments: true})
+		res := h.mustUndo(UndoOptions{Key: fixture.Key, Comments: true})
 		for _, step := range []string{"pull_request", "comments"} {
 			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "alice") {
 				t.Errorf("%s: %q, want it left, naming alice", step, got)
 			}
 		}
-		for _, p := range h.GH.PullRequests(fixRepo) {
+		for _, p := range h.GH.PullRequests(fixture.Repo) {
 			if p["number"] == n && p["state"] != "open" {
 				t.Errorf("alice's PR #%d is %v", n, p["state"])
 			}
@@ -280,19 +282,19 @@ func TestUndoGoesOnWhereItStopped(t *testing.T) {
 				t.Fatalf("undo did not stop at %s: %v", stop, r)
 			}
 		}()
-		e.Undo(h.ctx, UndoOptions{Key: fixKey, Reason: "once"})
+		e.Undo(h.ctx, UndoOptions{Key: fixture.Key, Reason: "once"})
 	}()
 	e.Fault = nil
 	// The panic left the lease held by this engine; the same runner
 	// takes it again.
-	res, err := e.Undo(h.ctx, UndoOptions{Key: fixKey, Reason: "once"})
+	res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key, Reason: "once"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Complete || h.GH.PullRequests(fixRepo)[0]["state"] != "closed" {
+	if !res.Complete || h.GH.PullRequests(fixture.Repo)[0]["state"] != "closed" {
 		t.Errorf("the rerun did not finish: %v", stepsOf(res))
 	}
-	if c := h.GH.IssueComments(fixRepo, 1); len(c) != 1 {
+	if c := h.GH.IssueComments(fixture.Repo, 1); len(c) != 1 {
 		t.Errorf("%d closing comments, want 1: %+v", len(c), c)
 	}
 }
@@ -300,7 +302,7 @@ func TestUndoGoesOnWhereItStopped(t *testing.T) {
 // revOf is the task's revision in the store: every write changes it.
 func (h *stepHarness) revOf() string {
 	h.t.Helper()
-	doc, err := h.store.Get(h.ctx, fixKey)
+	doc, err := h.store.Get(h.ctx, fixture.Key)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -312,13 +314,13 @@ func (h *stepHarness) revOf() string {
 // the first left.
 func TestUndoOfAMergedTaskTwiceIsANoOp(t *testing.T) {
 	h := undoHarness(t)
-	h.GH.Merge(fixRepo, 1)
-	first, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	h.GH.Merge(fixture.Repo, 1)
+	first, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
 	if err != nil || first.Complete || first.AsRecorded {
 		t.Fatalf("first undo: %v, complete %v, as recorded %v", err, first.Complete, first.AsRecorded)
 	}
 	rev, requests := h.revOf(), len(h.GH.Requests())
-	again := h.mustUndo(UndoOptions{Key: fixKey})
+	again := h.mustUndo(UndoOptions{Key: fixture.Key})
 	if h.revOf() != rev || len(h.GH.Requests()) != requests {
 		t.Errorf("the second undo wrote (%v) or asked GitHub (%d requests)", h.revOf() != rev, len(h.GH.Requests())-requests)
 	}
@@ -343,7 +345,7 @@ func TestUndoLeavesAnUntouchedClosedTask(t *testing.T) {
 	h.r.save(h.ctx, top)
 	h.r.release(h.ctx)
 	rev := h.revOf()
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	if !res.NothingToUndo || !res.Complete || res.Status != workorder.StatusClosed || h.revOf() != rev {
 		t.Errorf("undo of an untouched closed task: nothing to undo %v, complete %v, status %s, wrote %v", res.NothingToUndo, res.Complete, res.Status, h.revOf() != rev)
 	}
@@ -354,14 +356,14 @@ func TestUndoLeavesAnUntouchedClosedTask(t *testing.T) {
 func TestUndoStoppedByGitHubIsNotComplete(t *testing.T) {
 	h := undoHarness(t)
 	h.GH.Inject5xx(5)
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
 	if err == nil || !IsTransient(err) {
 		t.Fatalf("undo while GitHub answers 502: %v, want a transient error", err)
 	}
 	if res == nil || res.Complete || res.Stopped != "pull_request" {
 		t.Fatalf("undo stopped by GitHub: %+v, want not complete, stopped at pull_request", res)
 	}
-	again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+	again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
 	if err != nil || !again.Complete || again.Stopped != "" {
 		t.Errorf("the rerun: %v, %+v", err, again)
 	}
@@ -376,29 +378,29 @@ func TestLegacyProvenanceReadsTheNotesOfTheTasksOwnSteps(t *testing.T) {
 		return store.LogEntry{Action: "step_completed", TaskKey: key, Details: map[string]any{"action": action, "note": note}}
 	}
 	entries := []store.LogEntry{
-		step(fixKey, "create_worktree", "worktree /wt/pr 01 created from code-review-base ("+a+")"),
-		step(fixKey, "create_worktree", "worktree /wt/other created from the existing branch feature/x ("+b+")"),
-		step(fixKey, "create_branch", "on branch review/01 at "+a),
-		step(fixKey, "create_branch", "on branch feature/x at "+b),
-		step(fixKey, "commit", "committed "+c+": Add the foundation"),
-		step(fixKey, "commit", "nothing to commit: the branch is at "+e),
+		step(fixture.Key, "create_worktree", "worktree /wt/pr 01 created from code-review-base ("+a+")"),
+		step(fixture.Key, "create_worktree", "worktree /wt/other created from the existing branch feature/x ("+b+")"),
+		step(fixture.Key, "create_branch", "on branch review/01 at "+a),
+		step(fixture.Key, "create_branch", "on branch feature/x at "+b),
+		step(fixture.Key, "commit", "committed "+c+": Add the foundation"),
+		step(fixture.Key, "commit", "nothing to commit: the branch is at "+e),
 		// A rerun (after wo reset) finding the branch an earlier run made.
-		step(fixKey, "create_worktree", "worktree /wt/again created from the existing branch review/01 ("+c+")"),
+		step(fixture.Key, "create_worktree", "worktree /wt/again created from the existing branch review/01 ("+c+")"),
 		// Found, not created: no worktree of wo's, but the branch in it
 		// is someone's.
-		step(fixKey, "create_worktree", "found worktree /wt/theirs already there, at the existing branch feature/y ("+d+"): wo did not create it"),
-		step(fixKey, "push", "pushed review/02 to https://github.com/acme/x.git ("+c+"); 1 file withheld"),
-		step(fixKey, "push", "review/01 already at "+e+" on /origin"),
-		step(fixKey, "conditional_loop", "fixed 2 review comment(s) in "+d+" (iteration 1); back to step 7"),
-		step(fixKey, "create_pr", "opened pull request #3: https://github.example/acme/x/pull/3"),
-		step(fixKey, "create_pr", "pull request #4 is open: https://github.example/acme/x/pull/4"),
-		step(fixKey, "create_pr", "found the open pull request #5: https://github.example/acme/x/pull/5"),
+		step(fixture.Key, "create_worktree", "found worktree /wt/theirs already there, at the existing branch feature/y ("+d+"): wo did not create it"),
+		step(fixture.Key, "push", "pushed review/02 to https://github.com/acme/x.git ("+c+"); 1 file withheld"),
+		step(fixture.Key, "push", "review/01 already at "+e+" on /origin"),
+		step(fixture.Key, "conditional_loop", "fixed 2 review comment(s) in "+d+" (iteration 1); back to step 7"),
+		step(fixture.Key, "create_pr", "opened pull request #3: https://github.example/acme/x/pull/3"),
+		step(fixture.Key, "create_pr", "pull request #4 is open: https://github.example/acme/x/pull/4"),
+		step(fixture.Key, "create_pr", "found the open pull request #5: https://github.example/acme/x/pull/5"),
 		// Not this task's, not a finished step, or a note of another action.
 		step("task_other", "commit", "committed "+e+": theirs"),
-		{Action: "step_failed", TaskKey: fixKey, Details: map[string]any{"action": "commit", "note": "committed " + e + ": x"}},
-		step(fixKey, "checkout_files", "committed "+e+": not a commit step"),
+		{Action: "step_failed", TaskKey: fixture.Key, Details: map[string]any{"action": "commit", "note": "committed " + e + ": x"}},
+		step(fixture.Key, "checkout_files", "committed "+e+": not a commit step"),
 	}
-	p := ProvenanceOf(fixKey, entries)
+	p := ProvenanceOf(fixture.Key, entries)
 	if got := strings.Join(p.Commits, ","); got != c+","+d {
 		t.Errorf("commits %s, want %s,%s", got, c, d)
 	}
@@ -448,7 +450,7 @@ func TestLegacyProvenanceReadsTheNotesOfTheTasksOwnSteps(t *testing.T) {
 func TestUndoTakesOnlyWhatTheLogProves(t *testing.T) {
 	h := newStepContext(t, stepOpts{GitHub: true})
 	h.upTo("wait_for_review") // state written, nothing logged
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	for _, step := range []string{"pull_request", "remote_branch", "local_branch"} {
 		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "never switched to or pushed by this task's runs") {
 			t.Errorf("%s: %q, want it left for want of proof", step, got)
@@ -457,7 +459,7 @@ func TestUndoTakesOnlyWhatTheLogProves(t *testing.T) {
 	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoDone) {
 		t.Errorf("worktree: %q, want it removed: its admin files name the task", got)
 	}
-	if !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) || h.GH.PullRequests(fixRepo)[0]["state"] != "open" {
+	if !hasBranch(t, h.Remote, fixture.Branch) || !hasBranch(t, h.Repo, fixture.Branch) || h.GH.PullRequests(fixture.Repo)[0]["state"] != "open" {
 		t.Error("undo took back what it cannot prove it made")
 	}
 }
@@ -466,12 +468,12 @@ func TestUndoTakesOnlyWhatTheLogProves(t *testing.T) {
 // before wo wrote that mark, when this task's log records creating it.
 func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
 	marker := func(h *stepHarness) string {
-		return filepath.Join(h.Repo, ".git", "worktrees", fixWorktree, gitops.OwnerFile)
+		return filepath.Join(h.Repo, ".git", "worktrees", fixture.Worktree, gitops.OwnerFile)
 	}
 	t.Run("named for another task", func(t *testing.T) {
 		h := undoHarness(t)
-		writeTestFile(t, marker(h), "task_other\n")
-		res := h.mustUndo(UndoOptions{Key: fixKey})
+		fixture.WriteFile(t, marker(h), "task_other\n")
+		res := h.mustUndo(UndoOptions{Key: fixture.Key})
 		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task task_other created it") {
 			t.Errorf("worktree: %q", got)
 		}
@@ -482,7 +484,7 @@ func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
 	t.Run("no mark, creation logged", func(t *testing.T) {
 		h := undoHarness(t)
 		os.Remove(marker(h))
-		res := h.mustUndo(UndoOptions{Key: fixKey})
+		res := h.mustUndo(UndoOptions{Key: fixture.Key})
 		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoDone) {
 			t.Errorf("worktree: %q, want it removed on the log's word", got)
 		}
@@ -506,7 +508,7 @@ func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
 			}
 		}
 		os.Remove(marker(h))
-		res := h.mustUndo(UndoOptions{Key: fixKey})
+		res := h.mustUndo(UndoOptions{Key: fixture.Key})
 		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "carry no mark of wo's") {
 			t.Errorf("worktree: %q, want it left", got)
 		}
@@ -523,19 +525,19 @@ func TestUndoOfAWorktreeWoCouldNotHaveMade(t *testing.T) {
 	h := undoHarness(t)
 	outside := filepath.Join(h.Root, "elsewhere")
 	h.setState(func(s *stateT) { s.WorktreePath = &outside })
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is not inside work_order.context.worktree_root") {
 		t.Errorf("worktree: %q", got)
 	}
 	// The branch is checked out in the real worktree, which undo did not
 	// look at: it stays, and so does the state, until a person removes it.
-	if got := stepsOf(res)["local_branch"]; res.Complete || !res.Pending || !strings.Contains(got, "is checked out at "+h.Worktree) || !hasBranch(t, h.Repo, fixBranch) {
+	if got := stepsOf(res)["local_branch"]; res.Complete || !res.Pending || !strings.Contains(got, "is checked out at "+h.Worktree) || !hasBranch(t, h.Repo, fixture.Branch) {
 		t.Errorf("complete %v, pending %v, local branch %q; the branch checked out in the real worktree must stay", res.Complete, res.Pending, got)
 	}
 
-	h = newStepContext(t, stepOpts{Procedure: bareSteps("create_worktree")})
+	h = newStepContext(t, stepOpts{Procedure: fixture.BareSteps("create_worktree")})
 	h.completeUpTo("none")
-	if _, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, RepoPath: filepath.Join(h.Root, "nowhere")}); err == nil || !strings.Contains(err.Error(), "nowhere") {
+	if _, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key, RepoPath: filepath.Join(h.Root, "nowhere")}); err == nil || !strings.Contains(err.Error(), "nowhere") {
 		t.Errorf("undo with a repository that does not open: %v", err)
 	}
 	if _, err := os.Stat(h.Worktree); err != nil {
@@ -549,68 +551,68 @@ func TestUndoOfAWorktreeWoCouldNotHaveMade(t *testing.T) {
 func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 	t.Run("changes not committed", func(t *testing.T) {
 		h := undoHarness(t)
-		writeTestFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
-		plan := h.mustUndo(UndoOptions{Key: fixKey, DryRun: true})
+		fixture.WriteFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
+		plan := h.mustUndo(UndoOptions{Key: fixture.Key, DryRun: true})
 		if got := stepsOf(plan)["local_branch"]; !strings.HasPrefix(got, UndoLeft) || !plan.Pending {
 			t.Errorf("the plan: local branch %q, pending %v; the worktree that stays keeps it checked out", got, plan.Pending)
 		}
-		res := h.mustUndo(UndoOptions{Key: fixKey})
-		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "scratch.txt") || !strings.Contains(got, "run wo undo "+fixKey+" again") {
+		res := h.mustUndo(UndoOptions{Key: fixture.Key})
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "scratch.txt") || !strings.Contains(got, "run wo undo "+fixture.Key+" again") {
 			t.Errorf("worktree: %q", got)
 		}
 		if got := stepsOf(res)["state"]; res.Complete || !res.Pending || !strings.HasPrefix(got, UndoLeft) || res.Status != workorder.StatusInProgress {
 			t.Errorf("complete %v, pending %v, status %s, state %q: the state must be kept", res.Complete, res.Pending, res.Status, got)
 		}
-		if st := h.stored(); st.Undo == nil || st.PRNumber != 1 || st.Branch != fixBranch {
+		if st := h.stored(); st.Undo == nil || st.PRNumber != 1 || st.Branch != fixture.Branch {
 			t.Errorf("the state was not kept: %+v", st)
 		}
 		// Nothing changed: the rerun leaves the same, and logs nothing new.
-		logs, _ := h.store.Logs(h.ctx, fixKey)
-		if again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey}); err != nil || !again.Pending {
+		logs, _ := h.store.Logs(h.ctx, fixture.Key)
+		if again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key}); err != nil || !again.Pending {
 			t.Fatalf("the rerun before the fix: %v, %+v", err, again)
 		}
-		if now, _ := h.store.Logs(h.ctx, fixKey); len(now) != len(logs) {
+		if now, _ := h.store.Logs(h.ctx, fixture.Key); len(now) != len(logs) {
 			t.Errorf("a rerun that found the same logged %d entries", len(now)-len(logs))
 		}
 		os.Remove(filepath.Join(h.Worktree, "scratch.txt"))
-		done, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		done, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
 		if err != nil || !done.Complete || done.Pending || done.Status != workorder.StatusOpen {
 			t.Fatalf("the rerun after the fix: %v, %v", err, stepsOf(done))
 		}
-		if hasBranch(t, h.Repo, fixBranch) || h.stored().Undo != nil {
+		if hasBranch(t, h.Repo, fixture.Branch) || h.stored().Undo != nil {
 			t.Error("the rerun did not finish")
 		}
 		// What changed is logged: the worktree, left before, is undone now.
-		entries, _ := h.store.Logs(h.ctx, fixKey)
+		entries, _ := h.store.Logs(h.ctx, fixture.Key)
 		if !slices.ContainsFunc(entries, func(e store.LogEntry) bool {
 			return e.Action == "undo_step" && e.Details["step"] == "worktree" && e.Details["outcome"] == UndoDone
 		}) {
 			t.Error("the log has no entry for the worktree taken back on the rerun")
 		}
-		if c := h.GH.IssueComments(fixRepo, 1); len(c) != 1 {
+		if c := h.GH.IssueComments(fixture.Repo, 1); len(c) != 1 {
 			t.Errorf("%d closing comments, want 1", len(c))
 		}
 	})
 	t.Run("the branch checked out elsewhere", func(t *testing.T) {
 		h := undoHarness(t)
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey, DryRun: true})
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key, DryRun: true})
 		if err != nil || res.Pending || !strings.HasPrefix(stepsOf(res)["local_branch"], UndoWould) {
 			t.Fatalf("the plan with nothing in the way: %v, pending %v, %v", err, res.Pending, stepsOf(res))
 		}
 		// A person removes wo's worktree and checks the branch out in the
 		// main checkout.
-		gitIn(t, h.Repo, "worktree", "remove", h.Worktree)
-		gitIn(t, h.Repo, "checkout", "-q", fixBranch)
-		res, err = h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		fixture.Git(t, h.Repo, "worktree", "remove", h.Worktree)
+		fixture.Git(t, h.Repo, "checkout", "-q", fixture.Branch)
+		res, err = h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is checked out at "+h.Repo) || !res.Pending {
 			t.Errorf("local branch: %q, pending %v", got, res.Pending)
 		}
-		gitIn(t, h.Repo, "checkout", "-q", "main")
-		done, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil || !done.Complete || hasBranch(t, h.Repo, fixBranch) {
+		fixture.Git(t, h.Repo, "checkout", "-q", "main")
+		done, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
+		if err != nil || !done.Complete || hasBranch(t, h.Repo, fixture.Branch) {
 			t.Errorf("the rerun after the fix: %v, %v", err, stepsOf(done))
 		}
 	})
@@ -624,7 +626,7 @@ func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
 	stacked := func(h *stepHarness, state map[string]any) {
 		h.t.Helper()
 		doc := map[string]any{"_key": "task_above", "title": "The PR above", "status": "in_review",
-			"work_order": map[string]any{"objective": "x", "context": map[string]any{"base_branch": fixBranch},
+			"work_order": map[string]any{"objective": "x", "context": map[string]any{"base_branch": fixture.Branch},
 				"inputs": map[string]any{"branch_name": "review/02-above"}, "procedure": []any{}, "state": state}}
 		if err := h.store.Create(h.ctx, doc); err != nil {
 			h.t.Fatal(err)
@@ -633,21 +635,21 @@ func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
 	t.Run("a run of it not undone", func(t *testing.T) {
 		h := undoHarness(t)
 		stacked(h, map[string]any{"version": 1, "current_step": 6, "completed_steps": []any{1, 2, 3, 4, 5, 6}, "pr_number": 2})
-		res := h.mustUndo(UndoOptions{Key: fixKey})
+		res := h.mustUndo(UndoOptions{Key: fixture.Key})
 		for _, step := range []string{"remote_branch", "local_branch"} {
-			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is the base of task task_above") || !strings.Contains(got, "run wo undo task_above first, then wo undo "+fixKey+" again") {
+			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is the base of task task_above") || !strings.Contains(got, "run wo undo task_above first, then wo undo "+fixture.Key+" again") {
 				t.Errorf("%s: %q", step, got)
 			}
 		}
-		if !res.Pending || !hasBranch(t, h.Remote, fixBranch) || !hasBranch(t, h.Repo, fixBranch) {
+		if !res.Pending || !hasBranch(t, h.Remote, fixture.Branch) || !hasBranch(t, h.Repo, fixture.Branch) {
 			t.Errorf("pending %v; the base of task_above must stay", res.Pending)
 		}
 		// In an epic, the message says to undo the stack from the top.
-		doc, _ := h.store.Get(h.ctx, fixKey)
-		if _, err := h.store.Update(h.ctx, fixKey, doc["_rev"].(string), map[string]any{"parent_key": "task_epic"}); err != nil {
+		doc, _ := h.store.Get(h.ctx, fixture.Key)
+		if _, err := h.store.Update(h.ctx, fixture.Key, doc["_rev"].(string), map[string]any{"parent_key": "task_epic"}); err != nil {
 			t.Fatal(err)
 		}
-		again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
 		if got := stepsOf(again)["remote_branch"]; err != nil || !strings.Contains(got, "undo the stack from the top with wo undo --epic task_epic, or run wo undo task_above first") {
 			t.Errorf("remote branch in an epic: %v, %q", err, got)
 		}
@@ -655,8 +657,8 @@ func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
 	t.Run("never run", func(t *testing.T) {
 		h := undoHarness(t)
 		stacked(h, map[string]any{"version": 1, "current_step": 0, "completed_steps": []any{}})
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
-		if err != nil || !res.Complete || hasBranch(t, h.Remote, fixBranch) || hasBranch(t, h.Repo, fixBranch) {
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
+		if err != nil || !res.Complete || hasBranch(t, h.Remote, fixture.Branch) || hasBranch(t, h.Repo, fixture.Branch) {
 			t.Errorf("with the task above untouched: %v, %v", err, stepsOf(res))
 		}
 	})
@@ -685,30 +687,30 @@ func TestUndoChecksThatThePullRequestIsClosed(t *testing.T) {
 		lie  func(*http.Request) bool
 		want string
 	}{
-		{"reads as closed", pull1(http.MethodGet), "GitHub answers that pull request #1 is closed, but lists it open from " + fixBranch + " into " + fixBase},
+		{"reads as closed", pull1(http.MethodGet), "GitHub answers that pull request #1 is closed, but lists it open from " + fixture.Branch + " into " + fixture.Base},
 		{"a close that does not close", pull1(http.MethodPatch), "wo closed pull request #1, but GitHub still shows it open"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := undoHarness(t)
 			lyingProxy(t, h, c.lie)
-			res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+			res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
 			if err == nil || !IsTransient(err) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("undo: %v, want a retry later saying %q", err, c.want)
 			}
-			if res.Complete || h.GH.PullRequests(fixRepo)[0]["state"] != "open" {
-				t.Errorf("complete %v, PR %v", res.Complete, h.GH.PullRequests(fixRepo)[0]["state"])
+			if res.Complete || h.GH.PullRequests(fixture.Repo)[0]["state"] != "open" {
+				t.Errorf("complete %v, PR %v", res.Complete, h.GH.PullRequests(fixture.Repo)[0]["state"])
 			}
 		})
 	}
 	t.Run("closed by someone", func(t *testing.T) {
 		h := undoHarness(t)
-		req, _ := http.NewRequest(http.MethodPatch, h.GH.URL+"repos/"+fixRepo+"/pulls/1", strings.NewReader(`{"state":"closed"}`))
-		req.Header.Set("Authorization", "Bearer "+standinToken)
+		req, _ := http.NewRequest(http.MethodPatch, h.GH.URL+"repos/"+fixture.Repo+"/pulls/1", strings.NewReader(`{"state":"closed"}`))
+		req.Header.Set("Authorization", "Bearer "+fixture.Token)
 		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
 			t.Fatalf("closing #1: %v %v", resp, err)
 		}
-		h.GH.OpenPRAs(fixRepo, fixBranch, fixBase, "alice", "Alice's PR from the same branch")
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey})
+		h.GH.OpenPRAs(fixture.Repo, fixture.Branch, fixture.Base, "alice", "Alice's PR from the same branch")
+		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
 		if err != nil || !strings.HasPrefix(stepsOf(res)["pull_request"], UndoGone) {
 			t.Errorf("undo: %v, pull request %q, want gone", err, stepsOf(res)["pull_request"])
 		}
@@ -726,7 +728,7 @@ func TestUndoEpicWithAChildHeldElsewhere(t *testing.T) {
 			st["lease"] = lease
 		}
 		doc := map[string]any{"_key": key, "title": key, "status": "in_progress", "parent_key": "task_epic",
-			"work_order": map[string]any{"version": "1.0", "objective": "Undo this child of the epic", "procedure": bareSteps("update_task"), "state": st,
+			"work_order": map[string]any{"version": "1.0", "objective": "Undo this child of the epic", "procedure": fixture.BareSteps("update_task"), "state": st,
 				"dependencies": map[string]any{"blocked_by": blockedBy, "blocks": []any{}}}}
 		if err := h.store.Create(h.ctx, doc); err != nil {
 			t.Fatal(err)
@@ -768,27 +770,27 @@ func TestUndoEpicWithAChildHeldElsewhere(t *testing.T) {
 // a merged pull request does not stop a run.
 func TestARunRefusesATaskPartlyUndone(t *testing.T) {
 	h := undoHarness(t)
-	writeTestFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
-	if res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixKey}); err != nil || !res.Pending {
+	fixture.WriteFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
+	if res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key}); err != nil || !res.Pending {
 		t.Fatalf("undo: %v, %+v", err, res)
 	}
-	_, err := h.engine().Run(h.ctx, RunOptions{Key: fixKey})
-	if c := Classify(err); c.Code != "UNDO_UNFINISHED" || c.Outcome != OutcomeWaiting || !strings.Contains(err.Error(), "finish the undo with wo undo "+fixKey) {
+	_, err := h.engine().Run(h.ctx, RunOptions{Key: fixture.Key})
+	if c := Classify(err); c.Code != "UNDO_UNFINISHED" || c.Outcome != OutcomeWaiting || !strings.Contains(err.Error(), "finish the undo with wo undo "+fixture.Key) {
 		t.Fatalf("run of a task partly undone: %v (%+v)", err, c)
 	}
-	if _, err := h.engine().Reset(h.ctx, fixKey, 0); err != nil {
+	if _, err := h.engine().Reset(h.ctx, fixture.Key, 0); err != nil {
 		t.Fatal(err)
 	}
 	if st := h.stored(); st.Undo != nil {
 		t.Errorf("reset to step 0 kept the undo's record: %+v", st.Undo)
 	}
-	if _, err := h.engine().Run(h.ctx, RunOptions{Key: fixKey, UntilStep: 1}); err != nil {
+	if _, err := h.engine().Run(h.ctx, RunOptions{Key: fixture.Key, UntilStep: 1}); err != nil {
 		t.Errorf("run after reset: %v", err)
 	}
 
 	m := undoHarness(t)
-	m.GH.Merge(fixRepo, 1)
-	if _, err := m.engine().Undo(m.ctx, UndoOptions{Key: fixKey}); err != nil {
+	m.GH.Merge(fixture.Repo, 1)
+	if _, err := m.engine().Undo(m.ctx, UndoOptions{Key: fixture.Key}); err != nil {
 		t.Fatal(err)
 	}
 	if st := m.stored(); st.Undo == nil || unfinishedUndo(st) {
@@ -812,22 +814,22 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 	}
 	t.Run("wo's commit", func(t *testing.T) {
 		h := pushedNotLogged(t)
-		res := h.mustUndo(UndoOptions{Key: fixKey})
+		res := h.mustUndo(UndoOptions{Key: fixture.Key})
 		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoDone) || !strings.Contains(got, "a commit wo made; wo had not recorded pushing it") {
 			t.Errorf("remote branch: %q", got)
 		}
-		if hasBranch(t, h.Remote, fixBranch) || !res.Complete {
+		if hasBranch(t, h.Remote, fixture.Branch) || !res.Complete {
 			t.Errorf("the branch wo pushed is still there, or the undo is not complete: %v", stepsOf(res))
 		}
 	})
 	t.Run("someone's on top", func(t *testing.T) {
 		h := pushedNotLogged(t)
-		someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
-		res := h.mustUndo(UndoOptions{Key: fixKey})
+		fixture.SomeonePushes(t, h.Root, h.Remote, fixture.Branch, fixture.Branch)
+		res := h.mustUndo(UndoOptions{Key: fixture.Key})
 		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "which wo did not record making, and wo recorded no push to it") {
 			t.Errorf("remote branch: %q", got)
 		}
-		if !hasBranch(t, h.Remote, fixBranch) {
+		if !hasBranch(t, h.Remote, fixture.Branch) {
 			t.Error("their branch was deleted")
 		}
 	})
@@ -835,12 +837,12 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 		h := newStepContext(t, stepOpts{GitHub: true})
 		h.completeUpTo("checkout_files")
 		// Someone pushes the base to the branch's name on the remote.
-		gitIn(t, h.Repo, "push", "-q", "origin", fixBranch)
-		res := h.mustUndo(UndoOptions{Key: fixKey})
+		fixture.Git(t, h.Repo, "push", "-q", "origin", fixture.Branch)
+		res := h.mustUndo(UndoOptions{Key: fixture.Key})
 		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, UndoDone) {
 			t.Errorf("local branch: %q, want it deleted: it is where create_branch started it", got)
 		}
-		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !hasBranch(t, h.Remote, fixBranch) {
+		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !hasBranch(t, h.Remote, fixture.Branch) {
 			t.Errorf("remote branch: %q, want it left: wo never pushed it", got)
 		}
 	})
@@ -871,7 +873,7 @@ func TestClearedKeepsTheHistoryAndForgetsTheRun(t *testing.T) {
 // a fix wo made, and undo must then keep the remote branch that holds it.
 func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 	h := undoHarness(t)
-	theirs := someonePushes(t, h.Root, h.Remote, fixBranch, fixBranch)
+	theirs := fixture.SomeonePushes(t, h.Root, h.Remote, fixture.Branch, fixture.Branch)
 	h.setState(func(s *stateT) {
 		s.PushedSHA = theirs
 		s.FixPushed = &workorder.FixPush{From: s.CommitSHA, To: theirs}
@@ -887,11 +889,11 @@ func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 	if _, err := h.r.complete(h.ctx, h.step("conditional_loop"), out, 0); err != nil {
 		t.Fatal(err)
 	}
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) {
 		t.Errorf("remote_branch: %s; want it left", got)
 	}
-	if got := strings.TrimSpace(gitIn(t, h.Remote, "rev-parse", "refs/heads/"+fixBranch)); got != strings.TrimSpace(theirs) {
+	if got := strings.TrimSpace(fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch)); got != strings.TrimSpace(theirs) {
 		t.Errorf("the remote branch is at %q, want their commit %s", got, theirs)
 	}
 }
@@ -902,15 +904,15 @@ func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 func TestUndoKeepsABranchWoAdopted(t *testing.T) {
 	h := newStepContext(t, stepOpts{GitHub: true})
 	other := filepath.Join(h.Root, "person")
-	gitIn(t, h.Root, "clone", "-q", "--branch", fixBase, h.Repo, other)
-	writeTestFile(t, filepath.Join(other, "mine.txt"), "mine\n")
-	gitIn(t, other, "add", "-A")
-	gitIn(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "person's work")
-	mine := strings.TrimSpace(gitIn(t, other, "rev-parse", "HEAD"))
-	gitIn(t, h.Repo, "fetch", "-q", other, "HEAD:refs/heads/"+fixBranch)
-	gitIn(t, h.Repo, "push", "-q", "origin", fixBranch)
+	fixture.Git(t, h.Root, "clone", "-q", "--branch", fixture.Base, h.Repo, other)
+	fixture.WriteFile(t, filepath.Join(other, "mine.txt"), "mine\n")
+	fixture.Git(t, other, "add", "-A")
+	fixture.Git(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "person's work")
+	mine := strings.TrimSpace(fixture.Git(t, other, "rev-parse", "HEAD"))
+	fixture.Git(t, h.Repo, "fetch", "-q", other, "HEAD:refs/heads/"+fixture.Branch)
+	fixture.Git(t, h.Repo, "push", "-q", "origin", fixture.Branch)
 	h.completeUpTo("wait_for_review")
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	steps := stepsOf(res)
 	for _, s := range []string{"local_branch", "remote_branch"} {
 		if !strings.HasPrefix(steps[s], UndoLeft) || !strings.Contains(steps[s], "was there before this task's runs") || !strings.Contains(steps[s], mine[:12]) {
@@ -921,7 +923,7 @@ func TestUndoKeepsABranchWoAdopted(t *testing.T) {
 		t.Error("undo says it is complete, leaving the person's branch")
 	}
 	for _, dir := range []string{h.Repo, h.Remote} {
-		if refs := gitIn(t, dir, "for-each-ref", "--contains", mine, "--format=%(refname)"); strings.TrimSpace(refs) == "" {
+		if refs := fixture.Git(t, dir, "for-each-ref", "--contains", mine, "--format=%(refname)"); strings.TrimSpace(refs) == "" {
 			t.Errorf("%s: the person's commit %s is on no branch any more", dir, mine[:12])
 		}
 	}
@@ -932,26 +934,26 @@ func TestUndoKeepsABranchWoAdopted(t *testing.T) {
 // wo created it, so undo keeps it, and the person's branch in it.
 func TestUndoKeepsAWorktreeCreateWorktreeFound(t *testing.T) {
 	h := newStepContext(t, stepOpts{GitHub: true})
-	gitIn(t, h.Repo, "worktree", "add", "-q", "-b", fixBranch, h.Worktree, fixBase)
-	writeTestFile(t, filepath.Join(h.Worktree, "notes.txt"), "mine\n")
-	gitIn(t, h.Worktree, "add", "-A")
-	gitIn(t, h.Worktree, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "mine")
+	fixture.Git(t, h.Repo, "worktree", "add", "-q", "-b", fixture.Branch, h.Worktree, fixture.Base)
+	fixture.WriteFile(t, filepath.Join(h.Worktree, "notes.txt"), "mine\n")
+	fixture.Git(t, h.Worktree, "add", "-A")
+	fixture.Git(t, h.Worktree, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "mine")
 	h.completeUpTo("wait_for_review")
-	entries, err := h.store.Logs(h.ctx, fixKey)
+	entries, err := h.store.Logs(h.ctx, fixture.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := ProvenanceOf(fixKey, entries); len(p.Worktrees) != 0 || p.Adopted[fixBranch] == "" {
+	if p := ProvenanceOf(fixture.Key, entries); len(p.Worktrees) != 0 || p.Adopted[fixture.Branch] == "" {
 		t.Errorf("the log says wo created worktrees %q, adopted %v", p.Worktrees, p.Adopted)
 	}
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "cannot prove it created it") {
 		t.Errorf("worktree: %s; want it left", got)
 	}
 	if _, err := os.Stat(filepath.Join(h.Worktree, "notes.txt")); err != nil {
 		t.Errorf("the person's worktree is gone: %v", err)
 	}
-	if !hasBranch(t, h.Repo, fixBranch) {
+	if !hasBranch(t, h.Repo, fixture.Branch) {
 		t.Error("the person's branch is gone")
 	}
 }
@@ -962,9 +964,9 @@ func TestUndoKeepsAWorktreeCreateWorktreeFound(t *testing.T) {
 // and so does the branch it comes from.
 func TestUndoLeavesAPullRequestNotInTheLog(t *testing.T) {
 	h := undoHarness(t)
-	n := h.GH.OpenPRAs(fixRepo, fixBranch, "release", "wo-bot", "the person's")
+	n := h.GH.OpenPRAs(fixture.Repo, fixture.Branch, "release", "wo-bot", "the person's")
 	h.setState(func(s *stateT) { s.PRNumber = n })
-	res := h.mustUndo(UndoOptions{Key: fixKey})
+	res := h.mustUndo(UndoOptions{Key: fixture.Key})
 	steps := stepsOf(res)
 	if got := steps["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "records only #1") {
 		t.Errorf("pull_request: %s; want it left, naming what the log records", got)
@@ -972,12 +974,12 @@ func TestUndoLeavesAPullRequestNotInTheLog(t *testing.T) {
 	if got := steps["remote_branch"]; !strings.HasPrefix(got, UndoLeft) {
 		t.Errorf("remote_branch: %s; want it kept under the open pull request", got)
 	}
-	for _, p := range h.GH.PullRequests(fixRepo) {
+	for _, p := range h.GH.PullRequests(fixture.Repo) {
 		if p["number"] == n && p["state"] != "open" {
 			t.Errorf("pull request #%d that no run opened is %v", n, p["state"])
 		}
 	}
-	if !hasBranch(t, h.Remote, fixBranch) {
+	if !hasBranch(t, h.Remote, fixture.Branch) {
 		t.Error("the branch of the open pull request was deleted")
 	}
 }
@@ -987,20 +989,20 @@ func TestUndoLeavesAPullRequestNotInTheLog(t *testing.T) {
 func TestUndoProvenanceLeavesOutAFixThePersonCommitted(t *testing.T) {
 	h := loopReady(t, stepOpts{Context: map[string]any{"fix_paths": []any{"pkg/*_test.go"}}}) // a new test beside the manifest's file
 	h.setState(func(s *stateT) { s.FixRequested = true })
-	writeTestFile(t, filepath.Join(h.Worktree, "pkg/a_test.go"), "package pkg\n")
-	gitIn(t, h.Worktree, "add", "pkg/a_test.go")
-	gitIn(t, h.Worktree, "commit", "-q", "-m", "Add a test")
+	fixture.WriteFile(t, filepath.Join(h.Worktree, "pkg/a_test.go"), "package pkg\n")
+	fixture.Git(t, h.Worktree, "add", "pkg/a_test.go")
+	fixture.Git(t, h.Worktree, "commit", "-q", "-m", "Add a test")
 	out, err := h.run("conditional_loop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry := store.LogEntry{Action: "step_completed", TaskKey: fixKey, Details: map[string]any{"action": "conditional_loop", "note": out.Note, factsKey: out.Facts}}
-	if p := ProvenanceOf(fixKey, []store.LogEntry{entry}); len(p.Commits) != 0 || len(p.Pushed) != 0 {
+	entry := store.LogEntry{Action: "step_completed", TaskKey: fixture.Key, Details: map[string]any{"action": "conditional_loop", "note": out.Note, action.FactsKey: out.Facts}}
+	if p := ProvenanceOf(fixture.Key, []store.LogEntry{entry}); len(p.Commits) != 0 || len(p.Pushed) != 0 {
 		t.Errorf("facts %+v claim the person's commit %v as wo's", out.Facts, p.Commits)
 	}
 	// Nor does the note, for a reader of prose-only logs.
-	delete(entry.Details, factsKey)
-	if p := ProvenanceOf(fixKey, []store.LogEntry{entry}); len(p.Commits) != 0 {
+	delete(entry.Details, action.FactsKey)
+	if p := ProvenanceOf(fixture.Key, []store.LogEntry{entry}); len(p.Commits) != 0 {
 		t.Errorf("note %q claims the person's commit %v as wo's", out.Note, p.Commits)
 	}
 }
@@ -1019,14 +1021,14 @@ func TestAClosedTaskThatNeverRanStandsInNoUndosWay(t *testing.T) {
 	}{
 		{"closed, never ran", "closed", map[string]any{"current_step": 0, "completed_steps": []any{}}, nil, false},
 		{"open, may run", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, nil, true},
-		{"closed after a run", "closed", map[string]any{"current_step": 2, "completed_steps": []any{1, 2}, "branch": fixBranch}, nil, true},
+		{"closed after a run", "closed", map[string]any{"current_step": 2, "completed_steps": []any{1, 2}, "branch": fixture.Branch}, nil, true},
 		{"open, in another repository", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, map[string]any{"repo_path": "/elsewhere/repo"}, false},
 		{"open, in another GitHub repository", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, map[string]any{"repo": "someone/else"}, false},
 		{"open, the same repository by another path", "open", map[string]any{"current_step": 0, "completed_steps": []any{}}, map[string]any{"repo_path": "<repo>/./"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := undoHarness(t)
-			doc, err := h.store.Get(h.ctx, fixKey)
+			doc, err := h.store.Get(h.ctx, fixture.Key)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1043,7 +1045,7 @@ func TestAClosedTaskThatNeverRanStandsInNoUndosWay(t *testing.T) {
 			if err := h.store.Create(h.ctx, other); err != nil {
 				t.Fatal(err)
 			}
-			res := h.mustUndo(UndoOptions{Key: fixKey, DryRun: true})
+			res := h.mustUndo(UndoOptions{Key: fixture.Key, DryRun: true})
 			got := stepsOf(res)["remote_branch"]
 			if kept := strings.Contains(got, "is named by task task_twin too"); kept != c.kept {
 				t.Errorf("remote branch: %q; kept for task_twin: %v, want %v", got, kept, c.kept)

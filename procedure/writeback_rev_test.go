@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -14,15 +16,15 @@ import (
 // tool can at any time while a run holds the lease.
 type closedMeanwhile struct{ h *stepHarness }
 
-func (a closedMeanwhile) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+func (a closedMeanwhile) Run(ctx context.Context, sc *action.StepContext) (action.Outcome, error) {
 	anotherWriter(a.h.t, a.h, map[string]any{"status": "closed",
 		"work_order": map[string]any{"state": map[string]any{"notes": []any{"closed by a person"}}}})
 	st := sc.State()
 	st.Notes = append(st.Notes, "the step's checkpoint")
 	if err := sc.Checkpoint(ctx, st); err != nil {
-		return Outcome{}, err
+		return action.Outcome{}, err
 	}
-	return Outcome{State: &st}, nil
+	return action.Outcome{State: &st}, nil
 }
 
 // A checkpoint that finds the task closed by someone else stops the step;
@@ -32,15 +34,15 @@ func (a closedMeanwhile) Run(ctx context.Context, sc *StepContext) (Outcome, err
 // moved to blocked over their close.
 func TestAFailedRebaseDoesNotLetTheNextWriteOverwriteTheChangeItRefused(t *testing.T) {
 	var h *stepHarness
-	h = newStepContext(t, stepOpts{Procedure: bareSteps("closed_meanwhile"), Actions: append(DefaultActions(),
-		ActionSpec{Name: "closed_meanwhile", Does: "let a person close the task, then checkpoint",
-			New: func() Action { return closedMeanwhile{h} }})})
-	_, err := h.engine().Run(h.ctx, RunOptions{Key: fixKey})
+	h = newStepContextWith(t, stepOpts{Procedure: fixture.BareSteps("closed_meanwhile")}, append(action.DefaultActions(),
+		action.ActionSpec{Name: "closed_meanwhile", Does: "let a person close the task, then checkpoint",
+			New: func() action.Action { return closedMeanwhile{h} }}))
+	_, err := h.engine().Run(h.ctx, RunOptions{Key: fixture.Key})
 	var concurrent *ConcurrentChangeError
 	if !errors.As(err, &concurrent) {
 		t.Errorf("the run over a task closed meanwhile: %v, want a ConcurrentChangeError", err)
 	}
-	doc, gerr := h.store.Get(h.ctx, fixKey)
+	doc, gerr := h.store.Get(h.ctx, fixture.Key)
 	if gerr != nil {
 		t.Fatal(gerr)
 	}
@@ -59,7 +61,7 @@ func TestAnEditOutsideARunKeepsAChangeMadeBeforeItTookTheLease(t *testing.T) {
 	t.Run("a note was added", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{})
 		e := h.engine()
-		doc, task, err := e.Load(h.ctx, fixKey)
+		doc, task, err := e.Load(h.ctx, fixture.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +83,7 @@ func TestAnEditOutsideARunKeepsAChangeMadeBeforeItTookTheLease(t *testing.T) {
 	t.Run("the task was closed", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{})
 		e := h.engine()
-		doc, task, err := e.Load(h.ctx, fixKey)
+		doc, task, err := e.Load(h.ctx, fixture.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +102,7 @@ func TestAnEditOutsideARunKeepsAChangeMadeBeforeItTookTheLease(t *testing.T) {
 		if !errors.As(err, &concurrent) {
 			t.Errorf("an edit's status move over a task closed meanwhile: %v, want a ConcurrentChangeError", err)
 		}
-		if d, _ := h.store.Get(h.ctx, fixKey); workorder.StatusOf(d) != workorder.StatusClosed {
+		if d, _ := h.store.Get(h.ctx, fixture.Key); workorder.StatusOf(d) != workorder.StatusClosed {
 			t.Errorf("the close was overwritten with %s", workorder.StatusOf(d))
 		}
 	})

@@ -1,0 +1,391 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kballard/go-shellquote"
+
+	"github.com/wo-runner/wo/internal/identity"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// AgentRun is the outcome of one agent command.
+type AgentRun struct {
+	ExitCode int
+	Stdout   string // trimmed to maxAgentOutput
+	Stderr   string
+	Duration time.Duration
+}
+
+// What is kept of an agent's output: stdout whole up to 1 MiB (the
+// deliverable may come last), stderr up to 16 KiB.
+const (
+	maxAgentStdout = 1 << 20
+	maxAgentStderr = 16 << 10
+)
+
+// agentGrace is how long an agent's process group has, after SIGTERM, to
+// end before it gets SIGKILL.
+const agentGrace = 5 * time.Second
+
+// runAgent runs the configured agent command in dir with the prompt on
+// stdin and in a file. The command line is split into words as a shell
+// would, but no shell runs it.
+//
+// The agent leads its own process group, and the whole group ends with it:
+// on an interrupt or the time limit (--agent-timeout) it gets SIGTERM, then
+// SIGKILL after a grace period, and children it left behind after exiting
+// are stopped the same way. Its pid is recorded in the task's state while
+// it runs, so that a rerun after wo itself was killed stops the left-over
+// agent first: never two agents on one worktree.
+func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRun, error) {
+	command, key, timeout := sc.Settings().Agent, sc.Key(), sc.Settings().AgentTimeout
+	words, err := shellquote.Split(command)
+	if err != nil || len(words) == 0 {
+		return AgentRun{}, fmt.Errorf("agent command %q cannot be split into words: %v", command, err)
+	}
+	if err := stopLeftoverAgent(ctx, sc); err != nil {
+		return AgentRun{}, err
+	}
+	// The agent never gets the token, not even quoted in a review comment.
+	prompt = sc.Redact(prompt)
+	promptFile := filepath.Join(os.TempDir(), fmt.Sprintf("wo-prompt-%s-%d.md", key, time.Now().UnixNano()))
+	if err := os.WriteFile(promptFile, []byte(prompt), 0o600); err != nil {
+		return AgentRun{}, err
+	}
+	defer os.Remove(promptFile)
+	env, removeHome, err := agentEnvironment(sc.Getenv, sc.Settings().AgentEnv, map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": promptFile})
+	if err != nil {
+		return AgentRun{}, err
+	}
+	defer removeHome()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return AgentRun{}, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return AgentRun{}, err
+	}
+	cmd := exec.Command(words[0], words[1:]...)
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader([]byte(prompt))
+	cmd.Stdout, cmd.Stderr = outW, errW
+	cmd.Env = env
+	startInOwnGroup(cmd)
+	started := time.Now()
+	err = cmd.Start()
+	outW.Close() // the agent's copies stay open in it and its children
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return AgentRun{}, fmt.Errorf("agent command %s could not run: %v", words[0], err)
+	}
+	pid := cmd.Process.Pid
+	stdout, stderr := limitedBuffer{limit: maxAgentStdout}, limitedBuffer{limit: maxAgentStderr}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() { defer readers.Done(); io.Copy(&stdout, outR) }()
+	go func() { defer readers.Done(); io.Copy(&stderr, errR) }()
+
+	// The agent's group is stopped however this ends, and its record is
+	// cleared once nothing of it runs. Once the leader is reaped its pid,
+	// the group's id, may belong to someone else: the group is stopped
+	// before that, never after.
+	reaped := false
+	defer func() {
+		if !reaped {
+			stopGroup(pid)
+		}
+		closed := make(chan struct{})
+		go func() { readers.Wait(); close(closed) }()
+		select {
+		case <-closed:
+		case <-time.After(agentGrace):
+		}
+		outR.Close()
+		errR.Close()
+		clearAgent(ctx, sc, pid)
+	}()
+
+	rec := &workorder.AgentProcess{PID: pid, Host: identity.Host(), StartTicks: startTicks(pid),
+		StartedAt: workorder.Timestamp(sc.Now()), Step: sc.Step.Step}
+	st := sc.State()
+	st.Agent = rec
+	if err := sc.Checkpoint(ctx, st); err != nil {
+		return AgentRun{}, fmt.Errorf("agent command %s was stopped: its pid could not be recorded in task %s: %w", words[0], key, err)
+	}
+
+	exited := make(chan func() error, 1)
+	go func() { exited <- waitLeader(cmd) }()
+	var reap func() error
+	select {
+	case reap = <-exited:
+	case <-ctx.Done():
+		signalGroup(pid, syscall.SIGTERM)
+		select {
+		case reap = <-exited:
+		case <-time.After(agentGrace):
+			signalGroup(pid, syscall.SIGKILL)
+			reap = <-exited
+		}
+	}
+	stopGroup(pid)
+	waitErr := reap()
+	reaped = true
+	readersDone := make(chan struct{})
+	go func() { readers.Wait(); close(readersDone) }()
+	select {
+	case <-readersDone:
+	case <-time.After(agentGrace):
+	}
+	run := AgentRun{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		run.ExitCode = -1 // stopped: no exit status of its own (as Go says of a signalled process)
+		return run, fmt.Errorf("agent command %s ran longer than its limit of %s and was stopped with its child processes; raise --agent-timeout (WO_AGENT_TIMEOUT) if it needs longer", words[0], timeout)
+	case ctx.Err() != nil:
+		run.ExitCode = -1
+		return run, fmt.Errorf("agent command %s was stopped with its child processes: %w", words[0], ctx.Err())
+	case errors.As(waitErr, &exit):
+		run.ExitCode = exit.ExitCode()
+		return run, fmt.Errorf("agent command %s exited with status %d: %s", words[0], run.ExitCode, lastLine(run.Stderr))
+	case waitErr != nil:
+		return run, fmt.Errorf("agent command %s could not run: %v", words[0], waitErr)
+	}
+	return run, nil
+}
+
+// stopLeftoverAgent stops an agent that an earlier run on this host left
+// running (wo was killed while it worked), before a new one starts.
+func stopLeftoverAgent(ctx context.Context, sc *StepContext) error {
+	prev := sc.State().Agent
+	if prev == nil {
+		return nil
+	}
+	if prev.Host != identity.Host() {
+		// It ran on another machine, with another worktree; nothing here to stop.
+		return clearAgentRecord(ctx, sc)
+	}
+	if agentAlive(prev, sc.Key()) {
+		sc.Log(ctx, "agent_stopped", map[string]any{"step": sc.Step.Step, "pid": prev.PID,
+			"reason": "an earlier run's agent was still running"})
+		if !stopGroup(prev.PID) {
+			return fmt.Errorf("task %s: the agent of an earlier run (pid %d, process group %d) is still running and did not stop; end it (kill -KILL -- -%d), then run wo run %s",
+				sc.Key(), prev.PID, prev.PID, prev.PID, sc.Key())
+		}
+	}
+	return clearAgentRecord(ctx, sc)
+}
+
+func clearAgentRecord(ctx context.Context, sc *StepContext) error {
+	st := sc.State()
+	st.Agent = nil
+	return sc.Checkpoint(ctx, st)
+}
+
+// clearAgent forgets the agent's record once it and its group are gone,
+// even when the run was interrupted.
+func clearAgent(ctx context.Context, sc *StepContext, pid int) {
+	if cur := sc.State().Agent; cur == nil || cur.PID != pid {
+		return
+	}
+	cctx, cancel := PastCancel(ctx)
+	defer cancel()
+	if err := clearAgentRecord(cctx, sc); err != nil {
+		sc.Log(cctx, "agent_record_kept", map[string]any{"step": sc.Step.Step, "pid": pid, "error": err.Error()})
+	}
+}
+
+// agentAlive reports whether the recorded agent's process group still has
+// members. While the leader lives, its start time must match the record:
+// a pid reused by an unrelated process is never signalled. Once the leader
+// is gone its pid cannot be reused while the group still exists, so
+// remaining members are the agent's children.
+func agentAlive(a *workorder.AgentProcess, key string) bool {
+	if a.PID <= 1 || !groupExists(a.PID) {
+		return false
+	}
+	// The leader, while it lives, must be the process that started then.
+	if ticks := startTicks(a.PID); ticks != 0 && ticks != a.StartTicks {
+		return false
+	}
+	// A record in a document proves nothing by itself (anyone can write
+	// one): only a group whose members wo started for this task, which
+	// carry WO_TASK_KEY=key in their environment, is ever signalled.
+	return groupRunsTask(a.PID, key)
+}
+
+// groupRunsTask reports whether a member of process group pgid has the
+// environment wo gives an agent of this task.
+func groupRunsTask(pgid int, key string) bool {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return false
+	}
+	want := []byte("\x00WO_TASK_KEY=" + key + "\x00")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		f := statFields(pid)
+		if len(f) < 3 || f[2] != strconv.Itoa(pgid) { // field 5: the process group
+			continue
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err == nil && bytes.Contains(append([]byte{0}, env...), want) {
+			return true
+		}
+	}
+	return false
+}
+
+// stopGroup ends a process group: SIGTERM, then SIGKILL after the grace
+// period. It reports whether the group is gone.
+func stopGroup(pgid int) bool {
+	if !groupExists(pgid) {
+		return true
+	}
+	signalGroup(pgid, syscall.SIGTERM)
+	deadline := time.Now().Add(agentGrace)
+	for time.Now().Before(deadline) {
+		if !groupExists(pgid) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	signalGroup(pgid, syscall.SIGKILL)
+	for i := 0; i < 100; i++ {
+		if !groupExists(pgid) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+func signalGroup(pgid int, sig syscall.Signal) {
+	if pgid > 1 {
+		killGroup(pgid, sig)
+	}
+}
+
+// groupExists reports whether any process is left in the group. Zombies,
+// dead but not yet collected by their parent, do not count.
+func groupExists(pgid int) bool {
+	if pgid <= 1 {
+		return false
+	}
+	if err := killGroup(pgid, 0); err == syscall.ESRCH {
+		return false
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return true // no /proc: trust the signal
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		state, group, ok := procStat(pid)
+		if ok && group == pgid && state != "Z" {
+			return true
+		}
+	}
+	return false
+}
+
+// procStat reads a process's state and process group from /proc.
+func procStat(pid int) (state string, pgid int, ok bool) {
+	f := statFields(pid)
+	if len(f) < 3 {
+		return "", 0, false
+	}
+	g, err := strconv.Atoi(f[2])
+	return f[0], g, err == nil
+}
+
+// startTicks is a process's start time in clock ticks since boot, 0 when
+// unknown.
+func startTicks(pid int) uint64 {
+	f := statFields(pid)
+	if len(f) < 20 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(f[19], 10, 64)
+	return n
+}
+
+// statFields are the fields of /proc/PID/stat after the command name, from
+// the state (field 3) on.
+func statFields(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.Fields(s)
+}
+
+// limitedBuffer keeps the first limit bytes and counts the rest.
+type limitedBuffer struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	limit   int
+	dropped int
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	room := b.limit - b.buf.Len()
+	if room > 0 {
+		n := min(room, len(p))
+		b.buf.Write(p[:n])
+		b.dropped += len(p) - n
+	} else {
+		b.dropped += len(p)
+	}
+	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dropped > 0 {
+		return b.buf.String() + fmt.Sprintf("\n[… %d more bytes not kept]", b.dropped)
+	}
+	return b.buf.String()
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -1,0 +1,109 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// CheckoutFiles brings inputs.file_manifest in from context.source_branch,
+// at the commit recorded when the step first ran, and stages it.
+type CheckoutFiles struct{}
+
+func newCheckoutFiles() Action { return CheckoutFiles{} }
+
+// Run copies and stages the files.
+func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
+	files := manifest(sc)
+	if len(files) == 0 && len(stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])) == 0 {
+		return Outcome{}, fmt.Errorf("task %s: work_order.inputs.file_manifest is empty: list the files to bring in", sc.Key())
+	}
+	w, err := sc.Worktree()
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !w.Complete() {
+		return Outcome{}, fmt.Errorf("worktree %s does not exist: run the create_worktree step first", w.Path)
+	}
+	source, err := recordedCommit(ctx, sc, sourceSHA, sc.Context("source_branch"), "source_branch")
+	if err != nil {
+		return Outcome{}, err
+	}
+	// Files the change deletes (inputs.delete_manifest, as wo split
+	// writes): checked before anything is written.
+	deleted := stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])
+	if err := w.CheckRemoveFiles(deleted); err != nil {
+		return Outcome{}, err
+	}
+	if err := w.CheckoutFiles(ctx, source, sc.Context("source_branch"), files); err != nil {
+		return Outcome{}, err
+	}
+	if err := w.RemoveFiles(deleted); err != nil {
+		return Outcome{}, err
+	}
+	sc.Fault("files_written")
+	note := fmt.Sprintf("%d file(s) checked out from %s (%s)", len(files), sc.Context("source_branch"), source.String()[:12])
+	if len(deleted) > 0 {
+		note += fmt.Sprintf(", %d deleted", len(deleted))
+	}
+	return Outcome{Note: note}, nil
+}
+
+// Check makes sure every manifest file exists at the source commit (the
+// recorded one, else the branch's tip) and stays inside the repository.
+func (CheckoutFiles) Check(ctx context.Context, sc *StepContext) error {
+	files := manifest(sc)
+	if len(files) == 0 && len(stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])) == 0 {
+		return fmt.Errorf("work_order.inputs.file_manifest is empty: list the files to bring in")
+	}
+	repo, err := sc.Repo()
+	if err != nil {
+		return err
+	}
+	source := sc.State().SourceSHA
+	if !plumbing.IsHash(source) {
+		h, err := repo.Resolve(sc.Context("source_branch"))
+		if err != nil {
+			return fmt.Errorf("context.source_branch: %w", err)
+		}
+		source = h.String()
+	}
+	if err := repo.CheckFiles(plumbing.NewHash(source), sc.Context("source_branch"), files); err != nil {
+		return err
+	}
+	// A worktree from an earlier run: no link may stand above a path.
+	if w, err := sc.Worktree(); err == nil && w.Complete() {
+		if err := w.CheckWriteFiles(files); err != nil {
+			return err
+		}
+		return w.CheckRemoveFiles(stringList(sc.Task().WorkOrder.Inputs["delete_manifest"]))
+	}
+	return nil
+}
+
+// Plan lists the files.
+func (CheckoutFiles) Plan(sc *StepContext) string {
+	files := manifest(sc)
+	shown := files
+	if len(shown) > 5 {
+		shown = append(shown[:5:5], fmt.Sprintf("… and %d more", len(files)-5))
+	}
+	return fmt.Sprintf("copy %d file(s) from %s and stage them: %s", len(files), sc.Context("source_branch"), strings.Join(shown, ", "))
+}
+
+func manifest(sc *StepContext) []string {
+	return stringList(sc.Task().WorkOrder.Inputs["file_manifest"])
+}
+
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,30 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// WaitingError stops a run that needs something from outside: a person's
+// fix, an approval. The task's state says what; the next run continues.
+type WaitingError struct {
+	Key    string
+	Reason string
+}
+
+func (e *WaitingError) Error() string {
+	return fmt.Sprintf("task %s is waiting: %s", e.Key, e.Reason)
+}
+
+// finalWrite bounds a write that must happen even when the run's context
+// is cancelled (a signal): the lease given back, the interruption or a log
+// entry recorded.
+const finalWrite = 10 * time.Second
+
+// PastCancel is a context for such a write (the engine's, and an
+// action's that must stop what it started): not cancelled with ctx, ended
+// after finalWrite.
+func PastCancel(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), finalWrite)
+}

@@ -1,0 +1,267 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// The fix gate: what a review fix (an agent's, or a person's that wo
+// picks up from the worktree) may push. wo pushes into the repository
+// itself, where CI runs with its secrets, so before every push after a fix
+// it checks the whole range from the last push to the branch: a line of
+// commits on the work branch, each path inside the work order's files
+// (inputs.file_manifest, inputs.delete_manifest) or context.fix_paths,
+// nothing under .github/, no .gitmodules, no gitlink, no file over the
+// size limit (context.fix_max_file_bytes, 10 MiB by default). Staging the
+// fix applies the same rules before a blob is written. When anything is
+// refused nothing is pushed, and the task is blocked with the list.
+
+// maxFixCommits bounds the commits one fix may add on top of the last
+// push; maxRefusalsListed bounds the paths a refusal lists (the rest are
+// counted).
+const (
+	maxFixCommits     = 100
+	maxRefusalsListed = 50
+)
+
+// FixRefusedError is a fix that wo did not push, and what a person must
+// look at before it can go on.
+type FixRefusedError struct {
+	Key      string
+	Worktree string
+	Branch   string
+	From     string // the last push; the fix starts there
+	Refused  []gitops.Refusal
+	More     int  // refusals not listed
+	Staged   bool // refused while staging: nothing was committed
+}
+
+func (e *FixRefusedError) Error() string {
+	what := "the fix was not pushed"
+	if e.Staged {
+		what = "the fix was not committed or pushed"
+	}
+	undo := fmt.Sprintf("remove those changes (git -C %s reset --hard %s drops everything since the last push)", e.Worktree, gitops.Short(e.From))
+	return fmt.Sprintf("%s: %d path(s) in worktree %s are not wo's to push: %s; look at them, then %s, or allow paths of this task's own with context.fix_paths, and run wo run %s",
+		what, len(e.Refused)+e.More, e.Worktree, gitops.ListRefusals(e.Refused, e.More), undo, e.Key)
+}
+
+// fixPolicy says which paths a fix may change.
+type fixPolicy struct {
+	files    map[string]bool // the manifest and the delete manifest
+	patterns []string        // context.fix_paths
+	maxSize  int64
+}
+
+func newFixPolicy(sc *StepContext) fixPolicy {
+	in, ctx := sc.Task().WorkOrder.Inputs, sc.Task().WorkOrder.Context
+	p := fixPolicy{files: map[string]bool{}, patterns: stringOrList(ctx["fix_paths"]), maxSize: gitops.DefaultMaxFileSize}
+	for _, f := range append(stringList(in["file_manifest"]), stringList(in["delete_manifest"])...) {
+		p.files[f] = true
+	}
+	if n, ok := workorder.AsInt(ctx["fix_max_file_bytes"]); ok && n > 0 {
+		p.maxSize = n
+	}
+	return p
+}
+
+// refuse says why a fix must not change path, or "" when it may.
+func (p fixPolicy) refuse(path string) string {
+	parts := strings.Split(path, "/")
+	// Case and the trailing dots and spaces Windows drops do not matter.
+	name := func(s string) string { return strings.ToLower(strings.TrimRight(s, ". ")) }
+	if name(parts[0]) == ".github" {
+		return "under .github/, whose workflows run with the repository's secrets: never pushed after a review"
+	}
+	for _, part := range parts {
+		switch n := name(part); {
+		case n == ".gitmodules" || strings.HasPrefix(n, "gitmod~"):
+			return "a .gitmodules file: submodules are never pushed after a review"
+		case workorder.IsDotGit(part):
+			return "a name git reads as .git"
+		}
+	}
+	if p.files[path] {
+		return ""
+	}
+	for _, pat := range p.patterns {
+		if ok, _ := doublestar.Match(pat, path); ok {
+			return ""
+		}
+	}
+	return "outside inputs.file_manifest and context.fix_paths"
+}
+
+// check says why a commit's change must not be pushed, or "".
+func (p fixPolicy) check(c gitops.PathChange) string {
+	if !c.Deleted {
+		switch c.Mode {
+		case filemode.Submodule:
+			return "a gitlink (a submodule's commit): never pushed after a review"
+		case filemode.Regular, filemode.Executable, filemode.Symlink, filemode.Deprecated:
+		default:
+			return fmt.Sprintf("an entry of mode %o, which git does not check out as a file", uint32(c.Mode))
+		}
+		if c.Size > p.maxSize {
+			return fmt.Sprintf("%s, over the limit of %s for one file", byteSize(c.Size), byteSize(p.maxSize))
+		}
+	}
+	return p.refuse(c.Path)
+}
+
+// byteSize writes n bytes for a person.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// stageFix stages what the agent or a person changed in the worktree, with
+// the ignore files and the fix policy; a refusal stages nothing.
+func stageFix(sc *StepContext, repo *gitops.Repo, w *gitops.Worktree) error {
+	branch, err := sc.Branch()
+	if err != nil {
+		return err
+	}
+	refusal := &FixRefusedError{Key: sc.Key(), Worktree: w.Path, Branch: branch, From: sc.State().PushedSHA, Staged: true}
+	// wo commits on HEAD: never onto a branch the agent switched to.
+	if why, _, err := headRefusal(w, branch); err != nil || why != "" {
+		if err != nil {
+			return err
+		}
+		refusal.Refused = []gitops.Refusal{{Path: "HEAD", Reason: why}}
+		return refusal
+	}
+	p := newFixPolicy(sc)
+	_, err = w.Stage(gitops.StageOptions{MaxFileSize: p.maxSize, ExcludesFile: repo.ExcludesFile(sc.Getenv), Refuse: p.refuse})
+	var refused *gitops.StageRefusedError
+	if errors.As(err, &refused) {
+		refusal.Refused, refusal.More = refused.Refused, refused.More
+		return refusal
+	}
+	return err
+}
+
+// headRefusal says why a fix may not be committed or pushed from the
+// worktree's HEAD ("" when it may), and where HEAD is.
+func headRefusal(w *gitops.Worktree, branch string) (string, plumbing.Hash, error) {
+	head, on, err := w.Head()
+	if err != nil {
+		return "", head, err
+	}
+	if on == branch {
+		return "", head, nil
+	}
+	where := "a detached HEAD at " + gitops.Short(head.String())
+	if on != "" {
+		where = "branch " + on
+	}
+	return fmt.Sprintf("the worktree is on %s, not the work branch %s: put it back with git -C %s switch %s", where, branch, w.Path, branch), head, nil
+}
+
+// pushFix checks the fix from the last push (from) to the fix commit (to)
+// and pushes the work branch when it passes: without a lease, so that a
+// fix can never replace what was pushed before.
+func pushFix(ctx context.Context, sc *StepContext, repo *gitops.Repo, from, to string) error {
+	if err := checkFix(sc, repo, from, to); err != nil {
+		var refused *FixRefusedError
+		if errors.As(err, &refused) {
+			sc.Log(ctx, "fix_refused", map[string]any{"step": sc.Step.Step, "from": from, "to": to,
+				"refused": refused.Refused, "more": refused.More})
+			// The next run starts the fix over (a new pass, or the
+			// person's cleaned-up worktree), never pushes this one.
+			rec := sc.State()
+			rec.FixPushed = nil
+			if cerr := sc.Checkpoint(ctx, rec); cerr != nil {
+				return fmt.Errorf("%w (and recording it failed: %v)", err, cerr)
+			}
+		}
+		return err
+	}
+	// A process the agent left behind (outside its process group) could
+	// move the branch after the check: the push sends the checked commit
+	// or nothing.
+	_, err := branchPush(ctx, sc, false, plumbing.NewHash(to))
+	return err
+}
+
+// checkFix is the gate: a FixRefusedError when the fix may not be pushed.
+func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
+	w, err := sc.Worktree()
+	if err != nil {
+		return err
+	}
+	branch, err := sc.Branch()
+	if err != nil {
+		return err
+	}
+	refused := &FixRefusedError{Key: sc.Key(), Worktree: w.Path, Branch: branch, From: from}
+	deny := func(path, why string) {
+		if len(refused.Refused) < maxRefusalsListed {
+			refused.Refused = append(refused.Refused, gitops.Refusal{Path: path, Reason: why})
+		} else {
+			refused.More++
+		}
+	}
+	if !plumbing.IsHash(from) {
+		return fmt.Errorf("task %s: no push is recorded to check the fix against (state.pushed_sha is %q): wo reset %s --to-step %d, then wo run %s",
+			sc.Key(), from, sc.Key(), paramsOf[loopParams](sc.Step).LoopTo-1, sc.Key())
+	}
+	why, _, err := headRefusal(w, branch)
+	if err != nil {
+		return err
+	}
+	tip, exists, err := repo.BranchHash(branch)
+	if err != nil {
+		return err
+	}
+	switch {
+	case why != "":
+		deny("HEAD", why)
+	case !exists || tip.String() != to:
+		deny("refs/heads/"+branch, fmt.Sprintf("the branch moved after the fix was committed (%s, not %s)", gitops.Short(tip.String()), gitops.Short(to)))
+	}
+	if len(refused.Refused) > 0 {
+		return refused
+	}
+	changes, err := repo.LineChanges(plumbing.NewHash(from), tip, maxFixCommits)
+	var notLine *gitops.NotALineError
+	var unsafe *gitops.UnsafeTreeError
+	switch {
+	case errors.As(err, &notLine):
+		deny("refs/heads/"+branch, "its history was rewritten or merged: "+notLine.Error()+"; a fix goes on top of the last push, and wo never force-pushes after a review")
+		return refused
+	case errors.As(err, &unsafe):
+		deny(unsafe.Path, unsafe.Reason)
+		return refused
+	case err != nil:
+		return err
+	}
+	p, seen := newFixPolicy(sc), map[string]bool{}
+	for _, c := range changes {
+		if seen[c.Path] {
+			continue
+		}
+		if why := p.check(c); why != "" {
+			seen[c.Path] = true
+			deny(c.Path, why+" (commit "+gitops.Short(c.Commit.String())+")")
+		}
+	}
+	if len(refused.Refused) > 0 {
+		return refused
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package action
+
+import "time"
+
+// Settings are the engine's settings that its actions read: the
+// agent, pushes, the review wait and loop. An action sees them through
+// StepContext.Settings, a copy, never the engine itself; the engine fills
+// in the defaults before a run.
+type Settings struct {
+	// Agent is the command that fixes review comments (--agent, WO_AGENT);
+	// empty means a person does, and the run waits for them.
+	Agent string
+	// AgentTimeout bounds one agent run (--agent-timeout, WO_AGENT_TIMEOUT;
+	// default 30 minutes); its whole process group is stopped at the limit.
+	AgentTimeout time.Duration
+	// AgentEnv names variables of wo's environment that the agent gets
+	// beyond its allow-list (--agent-env, WO_AGENT_ENV): PATH, LANG, LC_*,
+	// TERM, TMPDIR, a temporary HOME, and wo's own WO_TASK_KEY,
+	// WO_WORKTREE and WO_PROMPT_FILE.
+	AgentEnv []string
+	// GitTimeout bounds a push (--git-timeout, WO_GIT_TIMEOUT; default
+	// gitops.DefaultNetworkTimeout).
+	GitTimeout time.Duration
+	// ReviewWait overrides a wait_for_review step's duration_minutes;
+	// PollInterval is how often it polls (default 30s).
+	ReviewWait time.Duration
+	// NoReviewWait (--review-wait 0) makes wait_for_review look once: with
+	// no review of the pushed commit yet, the run stops waiting (exit 3)
+	// and a review event resumes it (wo run --github-event), so that no CI
+	// runner sits idle.
+	NoReviewWait bool
+	PollInterval time.Duration
+	// Reviewers (--reviewer, repeatable) replaces context.reviewers: the
+	// logins whose review wait_for_review waits for and whose verdict
+	// check_review weighs; none means any reviewer but wo itself.
+	Reviewers []string
+	// ResolveThreads (--resolve-threads) resolves the review threads a fix
+	// addressed, as context.resolve_threads: true does.
+	ResolveThreads bool
+	// MaxLoopIterations bounds a conditional_loop that does not set
+	// max_iterations itself (default 5).
+	MaxLoopIterations int
+}
+
+// WithDefaults fills in what is not set: an agent run of 30 minutes, a
+// poll every 30 seconds, 5 loop iterations.
+func (s Settings) WithDefaults() Settings {
+	if s.MaxLoopIterations == 0 {
+		s.MaxLoopIterations = 5
+	}
+	if s.AgentTimeout == 0 {
+		s.AgentTimeout = 30 * time.Minute
+	}
+	if s.PollInterval == 0 {
+		s.PollInterval = 30 * time.Second
+	}
+	return s
+}
