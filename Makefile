@@ -159,9 +159,15 @@ cross:
 # vet (which go test runs first) is left out, so that a mutant must be
 # caught by the tests alone. On procedure that is 3.1 s of CPU a mutant
 # for the build, was 5.0 s. The long checks stay out (WO_TEST_LONG unset).
+# The tests' temporary folders go on tmpfs (MUTATE_TMP, /dev/shm where the
+# machine has it): the tests make thousands of files, and on a disk that
+# is half their time (procedure/action: 2.5 s a run there, 4.8 s on ext4).
 PKG ?= ./workorder
 MUTATE_WORKERS ?= 2
+MUTATE_TMP ?= /dev/shm
 MUTATE_GOFLAGS := $(GOFLAGS) -vet=off "-gcflags=-l -dwarf=false" "-ldflags=-s -w"
 mutate:
 	cd tools && $(GO) build -o ../bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
-	GOFLAGS='$(MUTATE_GOFLAGS)' WO_TEST_LONG= bin/gremlins unleash --workers $(MUTATE_WORKERS) --timeout-coefficient 30 $(PKG)
+	@tmp=$$(mktemp -d "$(MUTATE_TMP)/wo-mutate-XXXXXX" 2>/dev/null || mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	echo "gremlins on $(PKG), temporary folders in $$tmp"; \
+	TMPDIR=$$tmp GOFLAGS='$(MUTATE_GOFLAGS)' WO_TEST_LONG= bin/gremlins unleash --workers $(MUTATE_WORKERS) --timeout-coefficient 30 $(PKG)

@@ -110,9 +110,6 @@ func TestAnAgentIsRecognisedByItsGroupStartAndTask(t *testing.T) {
 }
 
 func TestStoppingAGroupEndsEveryMemberEvenOneIgnoringTERM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("waits for the grace period before SIGKILL")
-	}
 	t.Parallel() // most of it is waiting
 	agent := startGroup(t, "trap '' TERM; sleep 30 & wait", "WO_TASK_KEY=task_stubborn")
 	pid := agent.Process.Pid
@@ -120,13 +117,13 @@ func TestStoppingAGroupEndsEveryMemberEvenOneIgnoringTERM(t *testing.T) {
 	// The leader is not reaped until the cleanup, as wo stops a group
 	// before it reaps its leader: a reaped leader's pid, the group's id,
 	// could lead another test's group by the time the cleanup signals it.
-	if !stopGroup(pid) {
+	if !stopGroup(pid, 300*time.Millisecond) {
 		t.Fatal("the group did not stop")
 	}
 	if groupExists(pid) {
 		t.Error("a member of the group survived")
 	}
-	if !stopGroup(pid) {
+	if !stopGroup(pid, 300*time.Millisecond) {
 		t.Error("stopping a group that is gone must report it gone")
 	}
 }

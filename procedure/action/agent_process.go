@@ -113,7 +113,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	reaped := false
 	defer func() {
 		if !reaped {
-			stopGroup(pid)
+			stopGroup(pid, agentGrace)
 		}
 		closed := make(chan struct{})
 		go func() { readers.Wait(); close(closed) }()
@@ -148,7 +148,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 			reap = <-exited
 		}
 	}
-	stopGroup(pid)
+	stopGroup(pid, agentGrace)
 	waitErr := reap()
 	reaped = true
 	readersDone := make(chan struct{})
@@ -189,7 +189,7 @@ func stopLeftoverAgent(ctx context.Context, sc *StepContext) error {
 	if agentAlive(prev, sc.Key()) {
 		sc.Log(ctx, "agent_stopped", map[string]any{"step": sc.Step.Step, "pid": prev.PID,
 			"reason": "an earlier run's agent was still running"})
-		if !stopGroup(prev.PID) {
+		if !stopGroup(prev.PID, agentGrace) {
 			return fmt.Errorf("task %s: the agent of an earlier run (pid %d, process group %d) is still running and did not stop; end it (kill -KILL -- -%d), then run wo run %s",
 				sc.Key(), prev.PID, prev.PID, prev.PID, sc.Key())
 		}
@@ -262,12 +262,12 @@ func groupRunsTask(pgid int, key string) bool {
 
 // stopGroup ends a process group: SIGTERM, then SIGKILL after the grace
 // period. It reports whether the group is gone.
-func stopGroup(pgid int) bool {
+func stopGroup(pgid int, grace time.Duration) bool {
 	if !groupExists(pgid) {
 		return true
 	}
 	signalGroup(pgid, syscall.SIGTERM)
-	deadline := time.Now().Add(agentGrace)
+	deadline := time.Now().Add(grace)
 	for time.Now().Before(deadline) {
 		if !groupExists(pgid) {
 			return true
