@@ -72,7 +72,7 @@ func TestUndoKeepsARemoteBranchAFactWithoutACommitWouldClaim(t *testing.T) {
 // this task's only by create_branch or push; its facts now do by
 // themselves (Provenance.Branch, which foreignBranch asks).
 // Suggested fix: leave Branch out of the loop's FactPushed (or, if meant,
-// say so here and in undo_legacy.go).
+// say so here and in action/legacy_facts.go).
 func TestALoopPassProvesWhatItsNoteProved(t *testing.T) {
 	h := loopReady(t, stepOpts{Agent: "printf 'package foundation\\n\\n// N is exported.\\nconst N = 0\\n' > foundation/new.go\n"})
 	out, err := h.run("conditional_loop")

@@ -48,7 +48,7 @@ type Provenance struct {
 // oldest first: the facts each finished step recorded. Entries of another
 // task, and entries that are not a finished step, say nothing. An entry
 // written before steps recorded facts is read by the legacy reader
-// (undo_legacy.go), so that a task run by an older wo keeps its undo.
+// (action.LegacyFacts), so that a task run by an older wo keeps its undo.
 func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
 	return provenanceOf(defaultTable, key, entries)
 }
@@ -69,7 +69,7 @@ func provenanceOf(t action.Actions, key string, entries []store.LogEntry) Proven
 		facts, ok, err := action.FactsOf(e.Details)
 		switch {
 		case !ok:
-			facts = legacyFacts(e.Details)
+			facts = action.LegacyFacts(e.Details)
 		case err != nil:
 			// Unreadable facts prove nothing: undo then leaves what
 			// it cannot prove wo's, which is the safe side.

@@ -369,7 +369,7 @@ func TestUndoStoppedByGitHubIsNotComplete(t *testing.T) {
 	}
 }
 
-// The legacy reader (undo_legacy.go) reads a prose-only log: only this
+// The legacy reader (action.LegacyFacts) reads a prose-only log: only this
 // task's finished steps, and each note as the action that wrote it worded
 // it then.
 func TestLegacyProvenanceReadsTheNotesOfTheTasksOwnSteps(t *testing.T) {
