@@ -95,7 +95,7 @@ func TestNotesOnlyForStepsThatSaySomethingAndRetriesBackOff(t *testing.T) {
 		"push": func(ctx context.Context, sc *action.StepContext) (action.Outcome, error) {
 			if fails > 0 {
 				fails--
-				return action.Outcome{}, Transient(errors.New("network blip"))
+				return action.Outcome{}, action.Transient(errors.New("network blip"))
 			}
 			return pushed("p")(ctx, sc)
 		},

@@ -136,7 +136,7 @@ func TestTransientFailuresAreRetriedThenLeftForLater(t *testing.T) {
 	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
 		"push": func(context.Context, *action.StepContext) (action.Outcome, error) {
 			calls++
-			return action.Outcome{}, Transient(&net.OpError{Op: "dial", Err: errors.New("connection refused")})
+			return action.Outcome{}, action.Transient(&net.OpError{Op: "dial", Err: errors.New("connection refused")})
 		},
 		"commit": ok("c"),
 	})
@@ -164,7 +164,7 @@ func TestTransientFailuresAreRetriedThenLeftForLater(t *testing.T) {
 		"push": func(context.Context, *action.StepContext) (action.Outcome, error) {
 			calls++
 			if calls < 2 {
-				return action.Outcome{}, Transient(errors.New("503"))
+				return action.Outcome{}, action.Transient(errors.New("503"))
 			}
 			return action.Outcome{Note: "pushed"}, nil
 		},

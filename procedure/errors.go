@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -37,24 +38,9 @@ func (e *StepFailedError) Error() string {
 
 func (e *StepFailedError) Unwrap() error { return e.Err }
 
-// TransientError marks a failure worth retrying: a network error, a busy
-// store, a rate limit.
-type TransientError struct{ Err error }
-
-func (e *TransientError) Error() string { return e.Err.Error() }
-func (e *TransientError) Unwrap() error { return e.Err }
-
-// Transient wraps err as retryable.
-func Transient(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &TransientError{Err: err}
-}
-
 // IsTransient reports whether err is worth retrying after a pause.
 func IsTransient(err error) bool {
-	var te *TransientError
+	var te *action.TransientError
 	if errors.As(err, &te) {
 		return true
 	}

@@ -5,10 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -35,12 +32,12 @@ type UndoOptions struct {
 	plannedUndone map[string]bool
 }
 
-// What an undo step found and did.
+// What an undo step found and did (see action.UndoDone).
 const (
-	UndoDone  = "undone" // wo took it back
-	UndoGone  = "gone"   // nothing there to take back
-	UndoLeft  = "left"   // wo may not take it back; the reason says why
-	UndoWould = "would"  // a dry run: it would be taken back
+	UndoDone  = action.UndoDone
+	UndoGone  = action.UndoGone
+	UndoLeft  = action.UndoLeft
+	UndoWould = action.UndoWould
 )
 
 // UndoResult says what wo undo did to one task, newest first.
@@ -68,26 +65,12 @@ type UndoResult struct {
 	Warnings      []string `json:"warnings,omitempty"`
 }
 
-// undoStep is one kind of thing a run leaves behind, in the order undo
-// takes them back: newest first, and what depends on a thing before it.
-type undoStep struct {
-	name string
-	// do looks at the world and takes the thing back (or, dry, says what
-	// it would do); nil when the task never made such a thing.
-	do func(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error)
-}
-
-var undoSteps = []undoStep{
-	{"comments", undoComments},
-	{"pull_request", undoPullRequest},
-	{"remote_branch", undoRemoteBranch},
-	{"worktree", undoWorktree},
-	{"local_branch", undoLocalBranch},
-}
-
-// undo is one undo of one task.
+// undo is one undo of one task: it runs the table's undo parts (each
+// action's, see action.Undoer) in order, recording each, and is the
+// planner they ask (action.Undo): what the task's own log proves wo made,
+// and what other tasks in the store name, each read once.
 type undo struct {
-	*run
+	run  *run
 	opts UndoOptions
 	sc   *action.StepContext
 	st   workorder.State // the state as the undo found it
@@ -112,6 +95,8 @@ type undo struct {
 	// checked out in it would not stay checked out.
 	wouldRemove string
 }
+
+var _ action.Undo = (*undo)(nil)
 
 // Undo takes back what the task's runs did, using only what wo recorded:
 // it closes the pull request wo opened (never a merged one), deletes the
@@ -239,43 +224,43 @@ func finished(st workorder.State) bool {
 
 func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoResult, error) {
 	if !dry {
-		if u.state.Undo == nil {
-			u.state.Undo = &workorder.UndoRecord{By: u.Runner, Started: workorder.Timestamp(u.Now()), Steps: []workorder.UndoStep{}}
-			if err := u.save(ctx, nil); err != nil {
+		if u.run.state.Undo == nil {
+			u.run.state.Undo = &workorder.UndoRecord{By: u.run.Runner, Started: workorder.Timestamp(u.run.Now()), Steps: []workorder.UndoStep{}}
+			if err := u.run.save(ctx, nil); err != nil {
 				res.Stopped = "start"
 				return res, err
 			}
-			u.log(ctx, "undo_started", map[string]any{"comments": u.opts.Comments, "close": u.opts.Close})
+			u.run.log(ctx, "undo_started", map[string]any{"comments": u.opts.Comments, "close": u.opts.Close})
 		}
 	}
-	for _, step := range undoSteps {
-		if prev := u.recorded(step.name); prev != nil && !dry && prev.Outcome != UndoLeft {
+	for _, step := range u.run.actions().UndoParts() {
+		if prev := u.recorded(step.Name); prev != nil && !dry && prev.Outcome != UndoLeft {
 			res.Steps = append(res.Steps, *prev) // done before a crash; the world need not be asked again
 			continue
 		}
-		got, err := step.do(ctx, u, dry)
+		got, err := step.Do(ctx, u, dry)
 		if err != nil {
 			if !dry {
-				u.log(context.WithoutCancel(ctx), "undo_failed", map[string]any{"step": step.name, "error": u.secrets().String(err.Error())})
+				u.run.log(context.WithoutCancel(ctx), "undo_failed", map[string]any{"step": step.Name, "error": u.run.secrets().String(err.Error())})
 			}
-			err = fmt.Errorf("undoing %s of task %s: %w", strings.ReplaceAll(step.name, "_", " "), u.key(), err)
+			err = fmt.Errorf("undoing %s of task %s: %w", strings.ReplaceAll(step.Name, "_", " "), u.run.key(), err)
 			if IsTransient(err) {
-				err = &UndoRetryLaterError{Key: u.key(), Err: err}
+				err = &UndoRetryLaterError{Key: u.run.key(), Err: err}
 			}
-			res.Stopped = step.name
+			res.Stopped = step.Name
 			return res, err
 		}
 		if got == nil {
 			continue
 		}
-		got.Reason = u.secrets().String(got.Reason)
+		got.Reason = u.run.secrets().String(got.Reason)
 		res.Steps = append(res.Steps, *got)
 		if dry {
 			continue
 		}
-		u.fault("undo:" + step.name + ":before_writeback")
+		u.run.fault("undo:" + step.Name + ":before_writeback")
 		if err := u.record(ctx, *got); err != nil {
-			res.Stopped = step.name
+			res.Stopped = step.Name
 			return res, err
 		}
 	}
@@ -285,16 +270,16 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 		// the state and the undo's record stay, so that a rerun, once
 		// they have, finishes the job instead of finding nothing to undo.
 		kept := workorder.UndoStep{Step: "state", Target: "work_order.state and status", Outcome: UndoLeft,
-			Reason: fmt.Sprintf("kept, with status %s, until what is LEFT above is dealt with as it says: then run wo undo %s again to finish", workorder.StatusOf(u.doc), u.key())}
+			Reason: fmt.Sprintf("kept, with status %s, until what is LEFT above is dealt with as it says: then run wo undo %s again to finish", workorder.StatusOf(u.run.doc), u.run.key())}
 		res.Steps = append(res.Steps, kept)
 		res.Pending = true
 		return u.finish(res), nil
 	}
-	if u.merged() {
+	if u.Merged() {
 		// The change is in the base branch: the task keeps its record and
 		// status, which say so.
 		left := workorder.UndoStep{Step: "state", Target: "work_order.state and status",
-			Outcome: UndoLeft, Reason: fmt.Sprintf("pull request #%d was merged, so the task keeps its state and status %s", u.pr.Number, workorder.StatusOf(u.doc))}
+			Outcome: UndoLeft, Reason: fmt.Sprintf("pull request #%d was merged, so the task keeps its state and status %s", u.pr.Number, workorder.StatusOf(u.run.doc))}
 		res.Steps = append(res.Steps, left)
 		if !dry {
 			if err := u.record(ctx, left); err != nil {
@@ -306,31 +291,31 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 	}
 	target := u.opts.target()
 	final := workorder.UndoStep{Step: "state", Target: "work_order.state and status", Outcome: UndoWould,
-		Reason: fmt.Sprintf("reset to before step 1 and move status %s → %s; the activity log keeps the history", workorder.StatusOf(u.doc), target)}
+		Reason: fmt.Sprintf("reset to before step 1 and move status %s → %s; the activity log keeps the history", workorder.StatusOf(u.run.doc), target)}
 	if dry {
 		res.Steps = append(res.Steps, final)
 		return u.finish(res), nil
 	}
-	before := u.state.Clone()
-	from := workorder.StatusOf(u.doc)
-	if err := u.moveStatus(ctx, target); err != nil {
+	before := u.run.state.Clone()
+	from := workorder.StatusOf(u.run.doc)
+	if err := u.run.moveStatus(ctx, target); err != nil {
 		res.Stopped = "state"
 		return res, err
 	}
-	u.fault("undo:after_status")
+	u.run.fault("undo:after_status")
 	steps := append(slices.Clone(before.Undo.Steps), workorder.UndoStep{Step: "state", Target: "work_order.state and status", Outcome: UndoDone})
 	after := cleared(before)
 	after.Phase = workorder.PhaseReady
-	after.Notes = append(after.Notes, fmt.Sprintf("undone by %s: %s", u.Runner, summarizeUndo(steps)))
-	u.state = after
-	if err := u.save(ctx, nil); err != nil {
+	after.Notes = append(after.Notes, fmt.Sprintf("undone by %s: %s", u.run.Runner, summarizeUndo(steps)))
+	u.run.state = after
+	if err := u.run.save(ctx, nil); err != nil {
 		res.Stopped = "state"
 		return res, err
 	}
 	final.Outcome, final.Reason = UndoDone, fmt.Sprintf("reset to before step 1; status %s → %s", from, target)
 	res.Steps = append(res.Steps, final)
 	before.Lease = nil
-	u.log(ctx, "undone", map[string]any{"steps": steps, "status_from": string(from), "status_to": string(target),
+	u.run.log(ctx, "undone", map[string]any{"steps": steps, "status_from": string(from), "status_to": string(target),
 		"state_before": workorder.Clone(mustNormalize(before))})
 	return u.finish(res), nil
 }
@@ -344,9 +329,9 @@ func mustNormalize(st workorder.State) any {
 }
 
 func (u *undo) finish(res *UndoResult) *UndoResult {
-	res.Status = workorder.StatusOf(u.doc)
+	res.Status = workorder.StatusOf(u.run.doc)
 	res.Complete = !slices.ContainsFunc(res.Steps, func(s workorder.UndoStep) bool { return s.Outcome == UndoLeft })
-	res.Warnings = u.warnings
+	res.Warnings = u.run.warnings
 	return res
 }
 
@@ -360,10 +345,10 @@ func summarizeUndo(steps []workorder.UndoStep) string {
 
 // recorded is what an earlier attempt of this undo recorded for a step.
 func (u *undo) recorded(name string) *workorder.UndoStep {
-	if u.state.Undo == nil {
+	if u.run.state.Undo == nil {
 		return nil
 	}
-	for _, s := range u.state.Undo.Steps {
+	for _, s := range u.run.state.Undo.Steps {
 		if s.Step == name {
 			return &s
 		}
@@ -376,19 +361,19 @@ func (u *undo) record(ctx context.Context, s workorder.UndoStep) error {
 	if prev := u.recorded(s.Step); prev != nil && *prev == s {
 		return nil // a rerun that found the same: nothing to write or log
 	}
-	steps := slices.DeleteFunc(slices.Clone(u.state.Undo.Steps), func(x workorder.UndoStep) bool { return x.Step == s.Step })
-	u.state.Undo.Steps = append(steps, s)
-	if err := u.save(ctx, nil); err != nil {
+	steps := slices.DeleteFunc(slices.Clone(u.run.state.Undo.Steps), func(x workorder.UndoStep) bool { return x.Step == s.Step })
+	u.run.state.Undo.Steps = append(steps, s)
+	if err := u.run.save(ctx, nil); err != nil {
 		return err
 	}
-	u.fault("undo:" + s.Step + ":after_writeback")
-	u.log(ctx, "undo_step", map[string]any{"step": s.Step, "target": s.Target, "outcome": s.Outcome, "reason": s.Reason})
+	u.run.fault("undo:" + s.Step + ":after_writeback")
+	u.run.log(ctx, "undo_step", map[string]any{"step": s.Step, "target": s.Target, "outcome": s.Outcome, "reason": s.Reason})
 	return nil
 }
 
-// pullRequest reads wo's pull request once: the recorded one, else one a
+// PullRequest reads wo's pull request once: the recorded one, else one a
 // run opened but did not record; nil when there is none.
-func (u *undo) pullRequest(ctx context.Context) (*github.PR, error) {
+func (u *undo) PullRequest(ctx context.Context) (*github.PR, error) {
 	if u.prRead || (u.st.PRNumber == 0 && !u.mayHaveUnrecordedPR()) {
 		return u.pr, nil
 	}
@@ -412,13 +397,13 @@ func (u *undo) pullRequest(ctx context.Context) (*github.PR, error) {
 // without recording it: the procedure opens one and the task's branch is
 // recorded (create_branch records it before anything is pushed).
 func (u *undo) mayHaveUnrecordedPR() bool {
-	return u.st.PRNumber == 0 && u.st.Branch != "" && u.procedureMakes(action.FactPullRequest)
+	return u.st.PRNumber == 0 && u.st.Branch != "" && u.ProcedureMakes(action.FactPullRequest)
 }
 
-// startedPushing reports whether this task's runs pushed, or started a
+// StartedPushing reports whether this task's runs pushed, or started a
 // step that pushes (one killed after its push and before its write-back
 // logged no fact of it).
-func (u *undo) startedPushing(ctx context.Context) (bool, error) {
+func (u *undo) StartedPushing(ctx context.Context) (bool, error) {
 	prov, err := u.provenance(ctx)
 	if err != nil {
 		return false, err
@@ -427,26 +412,26 @@ func (u *undo) startedPushing(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	for name := range prov.StartedActions {
-		if a, _ := u.actions().Lookup(name); a.MayMake(action.FactPushed) {
+		if a, _ := u.run.actions().Lookup(name); a.MayMake(action.FactPushed) {
 			return true, nil
 		}
 	}
 	return false, nil
 }
 
-// procedurePushesBranch reports whether the task's procedure has a step
+// ProcedurePushesBranch reports whether the task's procedure has a step
 // that publishes its branch (ActionSpec.PushesBranch).
-func (u *undo) procedurePushesBranch() bool {
-	return slices.ContainsFunc(u.procedure(), func(s workorder.Step) bool {
-		a, _ := u.actions().Lookup(s.Action)
+func (u *undo) ProcedurePushesBranch() bool {
+	return slices.ContainsFunc(u.run.procedure(), func(s workorder.Step) bool {
+		a, _ := u.run.actions().Lookup(s.Action)
 		return a.PushesBranch
 	})
 }
 
-// procedureMakes reports whether the task's procedure has a step that may
+// ProcedureMakes reports whether the task's procedure has a step that may
 // make things of the kind.
-func (u *undo) procedureMakes(kind action.FactKind) bool {
-	return u.actions().Makes(u.procedure(), kind)
+func (u *undo) ProcedureMakes(kind action.FactKind) bool {
+	return u.run.actions().Makes(u.run.procedure(), kind)
 }
 
 // unrecordedPR finds the pull request a run opened but stopped before
@@ -490,166 +475,36 @@ func (u *undo) unrecordedPR(ctx context.Context, client *github.Client) (*github
 	return pr, nil
 }
 
-func (u *undo) merged() bool { return u.pr != nil && u.pr.Merged }
+// Merged says wo's pull request was merged.
+func (u *undo) Merged() bool { return u.pr != nil && u.pr.Merged }
 
-// deliveryMarker starts the marker of every comment an agent step of this
-// task delivered.
-func deliveryMarker(key string) string { return "<!-- wo:" + key + ":step:" }
+// The rest of action.Undo: what the undo was asked, found and noted.
 
-// undoMarker marks the comment that closes a pull request, so a rerun
-// never posts it twice.
-func undoMarker(key string) string { return "<!-- wo:" + key + ":undo -->" }
+func (u *undo) StepContext() *action.StepContext { return u.sc }
+func (u *undo) Found() workorder.State           { return u.st }
+func (u *undo) Comments() bool                   { return u.opts.Comments }
+func (u *undo) Reason() string                   { return u.opts.Reason }
+func (u *undo) NotOurs() (*github.PR, string)    { return u.notOurs, u.notOursWhy }
+func (u *undo) FoundUnrecorded() string          { return u.prFound }
+func (u *undo) Fixable()                         { u.fixable = true }
+func (u *undo) WillRemove(path string)           { u.wouldRemove = path }
+func (u *undo) Removing() string                 { return u.wouldRemove }
+func (u *undo) Fault(point string)               { u.run.fault(point) }
 
-func undoComments(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
-	if !u.opts.Comments {
-		return nil, nil
-	}
-	pr, err := u.pullRequest(ctx)
-	if err != nil || pr == nil {
-		return nil, err
-	}
-	out := &workorder.UndoStep{Step: "comments", Target: fmt.Sprintf("wo's comments on pull request #%d", pr.Number)}
-	if pr.Merged {
-		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d was merged: wo does not touch a merged pull request", pr.Number)
-		return out, nil
-	}
-	if foreign, err := u.foreignPR(ctx); err != nil || foreign != "" {
-		out.Outcome, out.Reason = UndoLeft, foreign
-		return out, err
-	}
-	client, _ := u.sc.GitHub()
-	me, err := client.Login(ctx)
-	if err != nil {
-		return nil, err
-	}
-	comments, err := client.IssueComments(ctx, pr.Number)
-	if err != nil {
-		return nil, err
-	}
-	var ours []int64
-	for _, c := range comments {
-		// Only wo's own comments with this task's delivery marker: a person
-		// quoting the marker keeps their comment.
-		if c.Author == me && strings.Contains(c.Body, deliveryMarker(u.key())) {
-			ours = append(ours, c.ID)
-		}
-	}
-	// wo's "Addressed in <sha>" replies in review threads: on wo's pull
-	// request, by wo's login, with the marker answerThreads puts in them.
-	threads, err := client.ReviewThreads(ctx, pr.Number)
-	if err != nil {
-		return nil, err
-	}
-	var replies []string
-	for _, th := range threads.Threads {
-		for _, c := range th.Comments {
-			if c.Author == me && addressedReply.MatchString(c.Body) {
-				replies = append(replies, c.ID)
-			}
-		}
-	}
-	what := fmt.Sprintf("%d comment(s) and %d review-thread reply(ies) that wo posted as %s", len(ours), len(replies), me)
-	switch {
-	case len(ours) == 0 && len(replies) == 0:
-		out.Outcome, out.Reason = UndoGone, "no comment of wo's delivered for this task, and no reply of wo's in a review thread, is there"
-	case dry:
-		out.Outcome, out.Reason = UndoWould, "delete "+what
-	default:
-		for i, id := range ours {
-			if err := client.DeleteIssueComment(ctx, id); err != nil {
-				return nil, err
-			}
-			if i == 0 {
-				u.fault("undo:comments:after_first_delete")
-			}
-		}
-		for i, id := range replies {
-			if err := client.DeleteReviewComment(ctx, id); err != nil {
-				return nil, err
-			}
-			if i == 0 {
-				u.fault("undo:comments:after_first_reply_delete")
-			}
-		}
-		out.Outcome, out.Reason = UndoDone, "deleted "+what
-	}
-	return out, nil
+// WorktreeOfAnotherTask says which other task records the worktree at path
+// as its own, "" when none does.
+func (u *undo) WorktreeOfAnotherTask(ctx context.Context, path string) (string, error) {
+	return u.otherTask(ctx, func(_ *workorder.Task, st workorder.State) bool {
+		return st.WorktreePath != nil && samePath(*st.WorktreePath, path)
+	})
 }
 
-// addressedReply finds the marker of wo's reply in a review thread (see
-// AddressedMarker).
-var addressedReply = regexp.MustCompile(strings.Replace(regexp.QuoteMeta(action.AddressedMarker("SHA")), "SHA", "[0-9a-f]{40}", 1))
-
-func undoPullRequest(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
-	pr, err := u.pullRequest(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if pr == nil {
-		if o := u.notOurs; o != nil {
-			return &workorder.UndoStep{Step: "pull_request", Target: fmt.Sprintf("pull request #%d %s", o.Number, o.URL), Outcome: UndoLeft,
-				Reason: u.notOursWhy}, nil
-		}
-		return nil, nil
-	}
-	out := &workorder.UndoStep{Step: "pull_request", Target: fmt.Sprintf("pull request #%d %s", pr.Number, pr.URL)}
-	foreign, err := u.foreignPR(ctx)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case pr.Merged:
-		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it was merged into %s: wo cannot take a merge back; revert the change with a new pull request (git revert)", pr.Base)
-	case foreign != "":
-		out.Outcome, out.Reason = UndoLeft, foreign
-	case pr.State != github.PROpen:
-		if err := u.confirmClosed(ctx, pr); err != nil {
-			return nil, err
-		}
-		out.Outcome, out.Reason = UndoGone, "it is closed already"
-	case dry:
-		out.Outcome, out.Reason = UndoWould, "close it, with a comment saying why"
-	default:
-		client, _ := u.sc.GitHub()
-		why := u.opts.Reason
-		if why == "" {
-			why = "the work order was undone"
-		}
-		body := fmt.Sprintf("wo undo: closing this pull request, which wo opened for task %s. Reason: %s\n\n%s", u.key(), why, undoMarker(u.key()))
-		if err := client.CommentOnce(ctx, pr.Number, body, undoMarker(u.key())); err != nil {
-			return nil, err
-		}
-		u.fault("undo:pull_request:after_comment")
-		closed, err := client.ClosePR(ctx, pr.Number)
-		if err != nil {
-			return nil, err
-		}
-		// A server may answer a close without closing (or a proxy may
-		// lie): read the pull request again and believe that.
-		if closed.State == github.PRClosed {
-			closed, err = client.GetPR(ctx, pr.Number)
-			if err != nil {
-				return nil, err
-			}
-		}
-		if closed.State != github.PRClosed {
-			return nil, Transient(fmt.Errorf("wo closed pull request #%d, but GitHub still shows it %s: close it on GitHub, or run wo undo %s again", pr.Number, closed.State, u.key()))
-		}
-		u.pr.State = github.PRClosed
-		out.Outcome, out.Reason = UndoDone, "closed, with a comment saying why"
-	}
-	if u.prFound != "" && out.Outcome != UndoLeft {
-		out.Reason += "; " + u.prFound
-	}
-	return out, nil
-}
-
-// confirmClosed checks a pull request that reads as closed against the
+// ConfirmClosed checks a pull request that reads as closed against the
 // list of open pull requests from its branch: an undo that took a PR's
 // word for being closed would report it gone, and complete, while it is
 // open. Two answers that disagree are a retry later (GitHub's lists can
 // lag a change by a moment).
-func (u *undo) confirmClosed(ctx context.Context, pr *github.PR) error {
+func (u *undo) ConfirmClosed(ctx context.Context, pr *github.PR) error {
 	client, err := u.sc.GitHub()
 	if err != nil {
 		return err
@@ -659,116 +514,23 @@ func (u *undo) confirmClosed(ctx context.Context, pr *github.PR) error {
 		return err
 	}
 	if open != nil && open.Number == pr.Number {
-		return Transient(fmt.Errorf("GitHub answers that pull request #%d is closed, but lists it open from %s into %s: wo does not take it as closed; close it on GitHub, or run wo undo %s again later",
-			pr.Number, pr.Head, pr.Base, u.key()))
+		return action.Transient(fmt.Errorf("GitHub answers that pull request #%d is closed, but lists it open from %s into %s: wo does not take it as closed; close it on GitHub, or run wo undo %s again later",
+			pr.Number, pr.Head, pr.Base, u.run.key()))
 	}
 	return nil
 }
 
-func (u *undo) branch() string {
+func (u *undo) Branch() string {
 	if u.st.Branch != "" {
 		return u.st.Branch
 	}
 	return u.sc.BranchName()
 }
 
-func undoRemoteBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
-	pushed := u.st.PushedSHA
-	recorded := plumbing.IsHash(pushed)
-	if !recorded && u.st.Branch == "" {
-		return nil, nil // wo recorded neither a push nor a branch it would push
-	}
-	if !recorded && !u.procedurePushesBranch() {
-		// Only a step that pushes fixes (the review loop) could have
-		// pushed: look only if one started.
-		pushing, err := u.startedPushing(ctx)
-		if err != nil || !pushing {
-			return nil, err
-		}
-	}
-	remote := cmp.Or(u.sc.Remote(), "origin")
-	branch := u.branch()
-	out := &workorder.UndoStep{Step: "remote_branch", Target: fmt.Sprintf("branch %s on %s", branch, remote)}
-	if _, err := u.pullRequest(ctx); err != nil {
-		return nil, err
-	}
-	if u.merged() {
-		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it was merged with pull request #%d, so it is part of the base's history; delete it on GitHub if it is no longer needed", u.pr.Number)
-		return out, nil
-	}
-	if o := u.notOurs; o != nil {
-		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d, which %s opened, is open from it: deleting it would close their pull request, so wo keeps it", o.Number, o.Author)
-		return out, nil
-	}
-	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	if pr := u.pr; pr != nil && pr.State == github.PROpen && pr.Head == branch {
-		if foreign, err := u.foreignPR(ctx); err != nil || foreign != "" {
-			out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d is open from it, and wo leaves that pull request (%s): deleting the branch would close it, so wo keeps it", pr.Number, foreign)
-			return out, err
-		}
-	}
-	if why, err := u.stackedOn(ctx, branch); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	repo, err := u.sc.Repo()
-	if err != nil {
-		return nil, err
-	}
-	opts := gitops.RemoteOptions{Remote: u.sc.Remote(), Branch: branch, Token: github.Token(u.Getenv), GitHubAPI: u.GitHubAPI, Timeout: u.GitTimeout,
-		BeforeDelete: func() { u.fault("undo:remote_branch:before_delete") }}
-	tip, exists, err := repo.RemoteBranchTip(ctx, opts)
-	switch {
-	case err != nil:
-		return nil, err
-	case !exists && !recorded:
-		return nil, nil // the push never happened
-	case !exists:
-		out.Outcome, out.Reason = UndoGone, "the remote has no such branch"
-		return out, nil
-	}
-	if why, err := u.adoptedBranch(ctx, branch, tip, fmt.Sprintf("git push --force-with-lease=%s:%s %s <start>:%s", branch, tip, remote, branch)); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	why, err := u.pushedByWo(ctx, tip)
-	if err != nil {
-		return nil, err
-	}
-	if why == "" {
-		out.Outcome, out.Reason = UndoLeft, ""
-		out.Reason, err = u.notPushedByWo(ctx, branch, remote, tip)
-		return out, err
-	}
-	if dry {
-		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, %s", gitops.Short(tip.String()), why)
-		return out, nil
-	}
-	deleted, err := repo.DeleteRemoteBranch(ctx, opts, tip)
-	var moved *gitops.BranchMovedError
-	if errors.As(err, &moved) {
-		out.Outcome, out.Reason = UndoLeft, moved.Error()
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	u.fault("undo:remote_branch:after_delete")
-	if deleted {
-		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted; it was at %s, %s", gitops.Short(tip.String()), why)
-	} else {
-		out.Outcome, out.Reason = UndoGone, "the remote has no such branch"
-	}
-	return out, nil
-}
-
-// pushedByWo says why the remote branch's tip is wo's to delete, or ""
+// PushedByWo says why the remote branch's tip is wo's to delete, or ""
 // when it is not: a commit this task's runs logged pushing, or making (the
 // push of a run that stopped before it logged the push).
-func (u *undo) pushedByWo(ctx context.Context, tip plumbing.Hash) (string, error) {
+func (u *undo) PushedByWo(ctx context.Context, tip plumbing.Hash) (string, error) {
 	prov, err := u.provenance(ctx)
 	switch {
 	case err != nil:
@@ -781,9 +543,9 @@ func (u *undo) pushedByWo(ctx context.Context, tip plumbing.Hash) (string, error
 	return "", nil
 }
 
-// notPushedByWo says why a remote branch that wo cannot prove it pushed
+// NotPushedByWo says why a remote branch that wo cannot prove it pushed
 // stays.
-func (u *undo) notPushedByWo(ctx context.Context, branch, remote string, tip plumbing.Hash) (string, error) {
+func (u *undo) NotPushedByWo(ctx context.Context, branch, remote string, tip plumbing.Hash) (string, error) {
 	prov, err := u.provenance(ctx)
 	if err != nil {
 		return "", err
@@ -799,22 +561,22 @@ func (u *undo) notPushedByWo(ctx context.Context, branch, remote string, tip plu
 // provenance reads this task's activity log once.
 func (u *undo) provenance(ctx context.Context) (Provenance, error) {
 	if u.prov == nil {
-		entries, err := u.Store.Logs(ctx, u.key())
+		entries, err := u.run.Store.Logs(ctx, u.run.key())
 		if err != nil {
 			return Provenance{}, err
 		}
-		p := provenanceOf(u.actions(), u.key(), entries)
+		p := provenanceOf(u.run.actions(), u.run.key(), entries)
 		u.prov = &p
 	}
 	return *u.prov, nil
 }
 
-// foreignBranch says why the task's branch is not provably its own, ""
+// ForeignBranch says why the task's branch is not provably its own, ""
 // when it is. The state is document text: a branch it names is this
 // task's only when this task's runs logged switching to it or pushing it,
-// and it is not another's (see sharedBranch).
-func (u *undo) foreignBranch(ctx context.Context) (string, error) {
-	why, err := u.sharedBranch(ctx)
+// and it is not another's (see SharedBranch).
+func (u *undo) ForeignBranch(ctx context.Context) (string, error) {
+	why, err := u.SharedBranch(ctx)
 	if err != nil || why != "" {
 		return why, err
 	}
@@ -822,7 +584,7 @@ func (u *undo) foreignBranch(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if branch := u.branch(); !prov.Branch(branch) {
+	if branch := u.Branch(); !prov.Branch(branch) {
 		return fmt.Sprintf(keepBranch, branch, "was never switched to or pushed by this task's runs (its activity log has no such step)"), nil
 	}
 	return "", nil
@@ -830,11 +592,11 @@ func (u *undo) foreignBranch(ctx context.Context) (string, error) {
 
 const keepBranch = "branch %s %s, so wo keeps it; if the task made it, delete it yourself"
 
-// sharedBranch says why the task's branch may be somebody else's, ""
+// SharedBranch says why the task's branch may be somebody else's, ""
 // when nothing says so: it must be the branch the task's inputs name, not
 // the base or source branch, not a pull request's base, and no other task
 // may name it. Read once.
-func (u *undo) sharedBranch(ctx context.Context) (string, error) {
+func (u *undo) SharedBranch(ctx context.Context) (string, error) {
 	if u.shared != nil {
 		return *u.shared, nil
 	}
@@ -847,7 +609,7 @@ func (u *undo) sharedBranch(ctx context.Context) (string, error) {
 }
 
 func (u *undo) whyShared(ctx context.Context) (string, error) {
-	branch := u.branch()
+	branch := u.Branch()
 	const keep = keepBranch
 	if named := u.sc.BranchName(); named != "" && named != branch {
 		return fmt.Sprintf(keep, branch, "is not the branch the task names ("+named+")"), nil
@@ -870,14 +632,14 @@ func (u *undo) whyShared(ctx context.Context) (string, error) {
 	return fmt.Sprintf(keep, branch, "is named by task "+other+" too"), nil
 }
 
-// stackedOn says why the branch must stay because another task builds on
+// StackedOn says why the branch must stay because another task builds on
 // it, "" when none does: a task whose context.base_branch it is and that
 // a run has touched and no undo has reset. On GitHub, deleting the branch
 // would close that task's pull request for good (GitHub closes the pull
 // requests based on a deleted branch, and they cannot be reopened). Once
 // that task is undone, a rerun of this undo takes the branch back, so the
 // undo is pending until then.
-func (u *undo) stackedOn(ctx context.Context, branch string) (string, error) {
+func (u *undo) StackedOn(ctx context.Context, branch string) (string, error) {
 	other, err := u.otherTask(ctx, func(t *workorder.Task, st workorder.State) bool {
 		base, _ := t.WorkOrder.Context["base_branch"].(string)
 		return base == branch && !pristine(st) && !u.opts.plannedUndone[t.Key] && u.sameRepository(t)
@@ -885,13 +647,13 @@ func (u *undo) stackedOn(ctx context.Context, branch string) (string, error) {
 	if err != nil || other == "" {
 		return "", err
 	}
-	u.fixable = true
+	u.Fixable()
 	instead := "run wo undo " + other + " first"
-	if epic := u.task.ParentKey; epic != "" {
+	if epic := u.run.task.ParentKey; epic != "" {
 		instead = fmt.Sprintf("undo the stack from the top with wo undo --epic %s, or run wo undo %s first", epic, other)
 	}
 	return fmt.Sprintf("branch %s is the base of task %s (its context.base_branch), which has not been undone: deleting it would close that task's pull request for good, so wo keeps it; %s, then wo undo %s again",
-		branch, other, instead, u.key()), nil
+		branch, other, instead, u.run.key()), nil
 }
 
 // sameRepository reports whether another task may work in this task's
@@ -920,13 +682,13 @@ func cleanPath(p string) string {
 // the same thing, "" when none does.
 func (u *undo) otherTask(ctx context.Context, match func(*workorder.Task, workorder.State) bool) (string, error) {
 	if u.others == nil {
-		docs, err := u.Store.List(ctx, store.Filter{})
+		docs, err := u.run.Store.List(ctx, store.Filter{})
 		if err != nil {
 			return "", err
 		}
 		u.others = []otherWorkOrder{}
 		for _, d := range docs {
-			if workorder.Key(d) == u.key() {
+			if workorder.Key(d) == u.run.key() {
 				continue
 			}
 			t, err := workorder.Parse(d)
@@ -955,17 +717,17 @@ type otherWorkOrder struct {
 	state workorder.State
 }
 
-// foreignPR says why the recorded pull request is not provably the one
+// ForeignPR says why the recorded pull request is not provably the one
 // this task opened, "" when it is: it must come from the task's own
 // branch, which must be provably this task's by the rules of the branch
 // steps (the state that names both may be another task's, copied), and
 // be opened by the login wo runs as.
-func (u *undo) foreignPR(ctx context.Context) (string, error) {
+func (u *undo) ForeignPR(ctx context.Context) (string, error) {
 	pr := u.pr
-	if pr.Head != u.branch() {
-		return fmt.Sprintf("pull request #%d is from branch %s, not this task's branch %s: wo did not open it for this task, so wo leaves it", pr.Number, pr.Head, u.branch()), nil
+	if pr.Head != u.Branch() {
+		return fmt.Sprintf("pull request #%d is from branch %s, not this task's branch %s: wo did not open it for this task, so wo leaves it", pr.Number, pr.Head, u.Branch()), nil
 	}
-	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
+	if why, err := u.ForeignBranch(ctx); err != nil || why != "" {
 		return fmt.Sprintf("pull request #%d comes from a branch wo cannot prove is this task's, so wo leaves it: %s", pr.Number, why), err
 	}
 	client, err := u.sc.GitHub()
@@ -1030,107 +792,20 @@ func onlyOpen(prs []*github.PR) *github.PR {
 	return open
 }
 
-func undoWorktree(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
-	if !u.procedureMakes(action.FactWorktree) {
-		return nil, nil
-	}
-	if _, err := u.sc.Repo(); err != nil {
-		return nil, err
-	}
-	// The repository opens, so what Worktree refuses is the document's
-	// word for where the worktree is (outside worktree_root, an odd
-	// name): wo never made a worktree there, so it leaves whatever is.
-	w, err := u.sc.Worktree()
-	if err != nil {
-		out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + cmp.Or(deref(u.st.WorktreePath), u.st.WorktreeName), Outcome: UndoLeft,
-			Reason: err.Error() + "; wo removes only a worktree it could have made, so it leaves what is there; remove it yourself if it is stale"}
-		return out, nil
-	}
-	out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + w.Path}
-	if !exists(w.Path) && !exists(w.AdminDir) && !exists(w.Path+".wo-removing") {
-		out.Outcome, out.Reason = UndoGone, "nothing is there"
-		return out, nil
-	}
-	// A worktree on a branch that may be another task's, or that another
-	// task records, may be that task's, running in it now.
-	if why, err := u.sharedBranch(ctx); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	other, err := u.otherTask(ctx, func(_ *workorder.Task, st workorder.State) bool {
-		return st.WorktreePath != nil && samePath(*st.WorktreePath, w.Path)
-	})
-	if err != nil {
-		return nil, err
-	}
-	if other != "" {
-		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("task %s records this worktree as its own, so wo keeps it", other)
-		return out, nil
-	}
-	if why, err := u.worktreeNotMade(ctx, w); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	// The checks of cleanup_worktree: only a worktree provably this
-	// task's, on its branch.
-	var notOwned *gitops.NotOwnedError
-	if err := action.CheckRemove(u.sc, w); errors.As(err, &notOwned) {
-		out.Outcome, out.Reason = UndoLeft, notOwned.Error()
-		return out, nil
-	} else if err != nil {
-		return nil, err
-	}
-	if w.Complete() {
-		changed, err := w.Changes()
-		if err != nil {
-			return nil, err
-		}
-		if len(changed) > 0 {
-			out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it has changes that are not committed (%s): commit or discard them, or remove it yourself with git worktree remove --force %s; then run wo undo %s again",
-				strings.Join(changed[:min(len(changed), 5)], ", "), w.Path, u.key())
-			u.fixable = true
-			return out, nil
-		}
-	}
-	if dry {
-		out.Outcome, out.Reason = UndoWould, "remove it"
-		u.wouldRemove = w.Path
-		return out, nil
-	}
-	if err := w.Remove(); err != nil {
-		return nil, err
-	}
-	u.fault("undo:worktree:after_remove")
-	out.Outcome, out.Reason = UndoDone, "removed"
-	return out, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 func samePath(a, b string) bool { return filepath.Clean(a) == filepath.Clean(b) }
 
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return !errors.Is(err, fs.ErrNotExist)
-}
-
-// worktreeNotMade says why wo cannot prove that this task's run created
+// WorktreeNotMade says why wo cannot prove that this task's run created
 // the worktree, "" when it can: create_worktree names the task in the
 // worktree's admin files (gitops.OwnerFile), which a document cannot
 // write; a worktree made before wo wrote that file counts when this
 // task's activity log records creating it at that path.
-func (u *undo) worktreeNotMade(ctx context.Context, w *gitops.Worktree) (string, error) {
+func (u *undo) WorktreeNotMade(ctx context.Context, w *gitops.Worktree) (string, error) {
 	owner, marked := w.CreatedFor()
 	switch {
-	case marked && owner == u.key():
+	case marked && owner == u.run.key():
 		return "", nil
 	case marked:
-		return fmt.Sprintf("its admin files %s say task %s created it, not %s, so wo keeps it", w.AdminDir, owner, u.key()), nil
+		return fmt.Sprintf("its admin files %s say task %s created it, not %s, so wo keeps it", w.AdminDir, owner, u.run.key()), nil
 	}
 	prov, err := u.provenance(ctx)
 	if err != nil || slices.ContainsFunc(prov.Worktrees, func(p string) bool { return samePath(p, w.Path) }) {
@@ -1139,12 +814,12 @@ func (u *undo) worktreeNotMade(ctx context.Context, w *gitops.Worktree) (string,
 	return fmt.Sprintf("wo cannot prove it created it: its admin files %s carry no mark of wo's, and this task's activity log records creating no worktree there; it may be someone else's, so wo keeps it (remove it yourself with git worktree remove if it is not needed)", w.AdminDir), nil
 }
 
-// adoptedBranch says why a branch that create_worktree found existing
+// AdoptedBranch says why a branch that create_worktree found existing
 // stays, "" when wo made the branch: it was someone's before wo committed
 // on it, and deleting it would take their commits with it. Resetting it
 // to where wo found it is left to a person (reset says how, with <start>
 // standing for that commit), who knows whether anyone built on wo's part.
-func (u *undo) adoptedBranch(ctx context.Context, branch string, tip plumbing.Hash, reset string) (string, error) {
+func (u *undo) AdoptedBranch(ctx context.Context, branch string, tip plumbing.Hash, reset string) (string, error) {
 	prov, err := u.provenance(ctx)
 	if err != nil {
 		return "", err
@@ -1161,85 +836,15 @@ func (u *undo) adoptedBranch(ctx context.Context, branch string, tip plumbing.Ha
 		branch, start, added, strings.ReplaceAll(reset, "<start>", start)), nil
 }
 
-// madeByWo reports whether the commit is one this task's runs logged
+// MadeByWo reports whether the commit is one this task's runs logged
 // making or pushing; with base, also the commit create_branch started
 // the branch at (a branch that has not moved since holds nothing to lose).
-func (u *undo) madeByWo(ctx context.Context, branch string, tip plumbing.Hash, base bool) (bool, error) {
+func (u *undo) MadeByWo(ctx context.Context, branch string, tip plumbing.Hash, base bool) (bool, error) {
 	prov, err := u.provenance(ctx)
 	if err != nil {
 		return false, err
 	}
 	return prov.Made(tip) || (base && prov.Started(branch, tip)), nil
-}
-
-func undoLocalBranch(ctx context.Context, u *undo, dry bool) (*workorder.UndoStep, error) {
-	if u.st.Branch == "" && u.st.CommitSHA == "" && u.st.PushedSHA == "" {
-		return nil, nil // wo never recorded switching to a branch or committing
-	}
-	branch := u.branch()
-	if branch == "" {
-		return nil, nil
-	}
-	out := &workorder.UndoStep{Step: "local_branch", Target: "branch " + branch}
-	if why, err := u.foreignBranch(ctx); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	if why, err := u.stackedOn(ctx, branch); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	repo, err := u.sc.Repo()
-	if err != nil {
-		return nil, err
-	}
-	tip, ok, err := repo.BranchHash(branch)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		out.Outcome, out.Reason = UndoGone, "there is no such branch"
-		return out, nil
-	}
-	if why, err := u.adoptedBranch(ctx, branch, tip, fmt.Sprintf("git branch -f %s <start>", branch)); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	ours, err := u.madeByWo(ctx, branch, tip, true)
-	if err != nil {
-		return nil, err
-	}
-	if !ours {
-		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("branch %s is at %s, which is not a commit this task's runs logged making: someone committed on it since, or it is not wo's, so wo keeps it; delete it yourself with git branch -D %s if it is not needed",
-			branch, gitops.Short(tip.String()), branch)
-		return out, nil
-	}
-	if dry {
-		if where, on := repo.CheckedOutAt(branch); on && where != u.wouldRemove {
-			out.Outcome, out.Reason = UndoLeft, (&gitops.CheckedOutError{Branch: branch, Where: where}).Error()
-			u.fixable = true
-			return out, nil
-		}
-		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, which wo made", tip.String()[:12])
-		return out, nil
-	}
-	deleted, err := repo.DeleteBranch(branch, []plumbing.Hash{tip})
-	var moved *gitops.BranchMovedError
-	var checkedOut *gitops.CheckedOutError
-	switch {
-	case errors.As(err, &moved):
-		out.Outcome, out.Reason = UndoLeft, moved.Error()
-	case errors.As(err, &checkedOut):
-		out.Outcome, out.Reason = UndoLeft, checkedOut.Error()
-		u.fixable = true
-	case err != nil:
-		return nil, err
-	case deleted:
-		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted; it was at %s, which wo made", tip.String()[:12])
-	default:
-		out.Outcome, out.Reason = UndoGone, "there is no such branch"
-	}
-	return out, nil
 }
 
 // resets reports whether an undo (or its plan) resets the task's state,

@@ -3,6 +3,8 @@ package action
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
@@ -192,4 +194,162 @@ func (sc *StepContext) withStack(ctx context.Context, o Outcome, pr *github.PR) 
 		sc.Warn("%s: %v; run wo sync %s to try again", sc.Key(), err, epic)
 	}
 	return o
+}
+
+// deliveryMarker starts the marker of every comment an agent step of this
+// task delivered.
+func deliveryMarker(key string) string { return "<!-- wo:" + key + ":step:" }
+
+// undoMarker marks the comment that closes a pull request, so a rerun
+// never posts it twice.
+func undoMarker(key string) string { return "<!-- wo:" + key + ":undo -->" }
+
+func undoComments(ctx context.Context, u Undo, dry bool) (*workorder.UndoStep, error) {
+	if !u.Comments() {
+		return nil, nil
+	}
+	pr, err := u.PullRequest(ctx)
+	if err != nil || pr == nil {
+		return nil, err
+	}
+	out := &workorder.UndoStep{Step: "comments", Target: fmt.Sprintf("wo's comments on pull request #%d", pr.Number)}
+	if pr.Merged {
+		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("pull request #%d was merged: wo does not touch a merged pull request", pr.Number)
+		return out, nil
+	}
+	if foreign, err := u.ForeignPR(ctx); err != nil || foreign != "" {
+		out.Outcome, out.Reason = UndoLeft, foreign
+		return out, err
+	}
+	client, _ := u.StepContext().GitHub()
+	me, err := client.Login(ctx)
+	if err != nil {
+		return nil, err
+	}
+	comments, err := client.IssueComments(ctx, pr.Number)
+	if err != nil {
+		return nil, err
+	}
+	var ours []int64
+	for _, c := range comments {
+		// Only wo's own comments with this task's delivery marker: a person
+		// quoting the marker keeps their comment.
+		if c.Author == me && strings.Contains(c.Body, deliveryMarker(u.StepContext().Key())) {
+			ours = append(ours, c.ID)
+		}
+	}
+	// wo's "Addressed in <sha>" replies in review threads: on wo's pull
+	// request, by wo's login, with the marker answerThreads puts in them.
+	threads, err := client.ReviewThreads(ctx, pr.Number)
+	if err != nil {
+		return nil, err
+	}
+	var replies []string
+	for _, th := range threads.Threads {
+		for _, c := range th.Comments {
+			if c.Author == me && addressedReply.MatchString(c.Body) {
+				replies = append(replies, c.ID)
+			}
+		}
+	}
+	what := fmt.Sprintf("%d comment(s) and %d review-thread reply(ies) that wo posted as %s", len(ours), len(replies), me)
+	switch {
+	case len(ours) == 0 && len(replies) == 0:
+		out.Outcome, out.Reason = UndoGone, "no comment of wo's delivered for this task, and no reply of wo's in a review thread, is there"
+	case dry:
+		out.Outcome, out.Reason = UndoWould, "delete "+what
+	default:
+		for i, id := range ours {
+			if err := client.DeleteIssueComment(ctx, id); err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				u.Fault("undo:comments:after_first_delete")
+			}
+		}
+		for i, id := range replies {
+			if err := client.DeleteReviewComment(ctx, id); err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				u.Fault("undo:comments:after_first_reply_delete")
+			}
+		}
+		out.Outcome, out.Reason = UndoDone, "deleted "+what
+	}
+	return out, nil
+}
+
+// addressedReply finds the marker of wo's reply in a review thread (see
+// AddressedMarker).
+var addressedReply = regexp.MustCompile(strings.Replace(regexp.QuoteMeta(AddressedMarker("SHA")), "SHA", "[0-9a-f]{40}", 1))
+
+func undoPullRequest(ctx context.Context, u Undo, dry bool) (*workorder.UndoStep, error) {
+	pr, err := u.PullRequest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if pr == nil {
+		if o, why := u.NotOurs(); o != nil {
+			return &workorder.UndoStep{Step: "pull_request", Target: fmt.Sprintf("pull request #%d %s", o.Number, o.URL), Outcome: UndoLeft,
+				Reason: why}, nil
+		}
+		return nil, nil
+	}
+	out := &workorder.UndoStep{Step: "pull_request", Target: fmt.Sprintf("pull request #%d %s", pr.Number, pr.URL)}
+	foreign, err := u.ForeignPR(ctx)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case pr.Merged:
+		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it was merged into %s: wo cannot take a merge back; revert the change with a new pull request (git revert)", pr.Base)
+	case foreign != "":
+		out.Outcome, out.Reason = UndoLeft, foreign
+	case pr.State != github.PROpen:
+		if err := u.ConfirmClosed(ctx, pr); err != nil {
+			return nil, err
+		}
+		out.Outcome, out.Reason = UndoGone, "it is closed already"
+	case dry:
+		out.Outcome, out.Reason = UndoWould, "close it, with a comment saying why"
+	default:
+		client, _ := u.StepContext().GitHub()
+		why := u.Reason()
+		if why == "" {
+			why = "the work order was undone"
+		}
+		body := fmt.Sprintf("wo undo: closing this pull request, which wo opened for task %s. Reason: %s\n\n%s", u.StepContext().Key(), why, undoMarker(u.StepContext().Key()))
+		if err := client.CommentOnce(ctx, pr.Number, body, undoMarker(u.StepContext().Key())); err != nil {
+			return nil, err
+		}
+		u.Fault("undo:pull_request:after_comment")
+		closed, err := client.ClosePR(ctx, pr.Number)
+		if err != nil {
+			return nil, err
+		}
+		// A server may answer a close without closing (or a proxy may
+		// lie): read the pull request again and believe that.
+		if closed.State == github.PRClosed {
+			closed, err = client.GetPR(ctx, pr.Number)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if closed.State != github.PRClosed {
+			return nil, Transient(fmt.Errorf("wo closed pull request #%d, but GitHub still shows it %s: close it on GitHub, or run wo undo %s again", pr.Number, closed.State, u.StepContext().Key()))
+		}
+		pr.State = github.PRClosed // wo's pull request, as the undo's later parts read it
+		out.Outcome, out.Reason = UndoDone, "closed, with a comment saying why"
+	}
+	if u.FoundUnrecorded() != "" && out.Outcome != UndoLeft {
+		out.Reason += "; " + u.FoundUnrecorded()
+	}
+	return out, nil
+}
+
+// Undoes: wo's comments on the pull request (when asked), then the pull
+// request, closed with a comment saying why; never a merged one.
+func (CreatePR) Undoes() []UndoPart {
+	return []UndoPart{{Name: "comments", Do: undoComments}, {Name: "pull_request", Do: undoPullRequest}}
 }

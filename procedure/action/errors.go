@@ -28,3 +28,19 @@ const finalWrite = 10 * time.Second
 func PastCancel(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), finalWrite)
 }
+
+// TransientError marks a failure worth retrying: a network error, a busy
+// store, a rate limit. The engine retries a step that fails with one (and
+// with the errors of the network and the store it knows as such).
+type TransientError struct{ Err error }
+
+func (e *TransientError) Error() string { return e.Err.Error() }
+func (e *TransientError) Unwrap() error { return e.Err }
+
+// Transient wraps err as retryable.
+func Transient(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &TransientError{Err: err}
+}
