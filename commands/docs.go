@@ -187,8 +187,8 @@ func FieldReference() string {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", name, cell(does), mutates, codeList(stepFields), codeList(reads))
 	}
-	fmt.Fprintf(&b, "\nEvery step also takes `step`, `action`, `description` and `command`. A `conditional_loop` tests one of: %s.\n\n",
-		codeList(action.Conditions()))
+	fmt.Fprintf(&b, "\nEvery step also takes `step`, `action`, `description` and `command`. A %s step's `condition` is one of: %s.\n\n",
+		codeList(action.ReadBy("work_order.procedure[].condition")), codeList(action.Conditions()))
 	b.WriteString("## Template names\n\n")
 	fmt.Fprintf(&b, "A template's `<name>` is looked up in `work_order.state`, then `work_order.inputs`, then `work_order.context` "+
 		"(a `null` falls through), then the names wo derives from the task: %s (`body` is the objective and the file list). "+

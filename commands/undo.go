@@ -45,9 +45,9 @@ made the thing and nobody changed it since:
                  deletes. If someone else pushed, it stays and undo says so
   worktree       removes it when its admin files carry this task's mark
                  (or the log records making it), with the ownership checks
-                 of cleanup_worktree; one with uncommitted changes stays
+                 of the step that cleans it up; one with uncommitted changes stays
   local branch   deletes it only while it points at a commit wo logged
-                 making, or where create_branch started it
+                 making, or where wo started it
   state          resets work_order.state to before step 1 and the status to
                  open (closed with --close); the activity log keeps the history
 

@@ -38,7 +38,7 @@ const StackRefreshEvery = time.Minute
 // deferStack makes the children of epicKey that open a pull request in
 // this engine leave the refresh of their siblings' stack sections to the
 // epic run, which refreshes between waves and at its end (see RunEpic).
-// Refreshed at each create_pr, a stack of n pull requests opening one
+// Refreshed at each pull request opened, a stack of n pull requests opening one
 // after another would cost n(n-1)/2 description edits, enough to meet
 // GitHub's secondary rate limit on a large split; refreshed by the run,
 // each open pull request's description is edited about once.

@@ -101,7 +101,7 @@ var _ action.Undo = (*undo)(nil)
 // Undo takes back what the task's runs did, using only what wo recorded:
 // it closes the pull request wo opened (never a merged one), deletes the
 // remote branch while it is still the commit wo pushed, removes the
-// worktree (with the ownership checks of cleanup_worktree), deletes the
+// worktree (with the ownership checks of its cleanup step), deletes the
 // local branch while it points at a commit wo made, deletes wo's comments
 // when asked, and resets the state to before the first step with the
 // status open (or closed). Each step looks at the world before acting and
@@ -395,7 +395,7 @@ func (u *undo) PullRequest(ctx context.Context) (*github.PR, error) {
 
 // mayHaveUnrecordedPR reports whether a run may have opened a pull request
 // without recording it: the procedure opens one and the task's branch is
-// recorded (create_branch records it before anything is pushed).
+// recorded (the branch is recorded before anything is pushed).
 func (u *undo) mayHaveUnrecordedPR() bool {
 	return u.st.PRNumber == 0 && u.st.Branch != "" && u.ProcedureMakes(action.FactPullRequest)
 }
@@ -435,7 +435,7 @@ func (u *undo) ProcedureMakes(kind action.FactKind) bool {
 }
 
 // unrecordedPR finds the pull request a run opened but stopped before
-// recording (create_pr writes its number back after GitHub made it). It
+// recording (its number is written back after GitHub made it). It
 // is wo's only when it is from the task's recorded branch into the task's
 // base and wo's own login opened it; one that someone else opened is kept
 // in notOurs, and left. A merged one is returned as it is: undo then
@@ -795,7 +795,7 @@ func onlyOpen(prs []*github.PR) *github.PR {
 func samePath(a, b string) bool { return filepath.Clean(a) == filepath.Clean(b) }
 
 // WorktreeNotMade says why wo cannot prove that this task's run created
-// the worktree, "" when it can: create_worktree names the task in the
+// the worktree, "" when it can: wo names the task in the
 // worktree's admin files (gitops.OwnerFile), which a document cannot
 // write; a worktree made before wo wrote that file counts when this
 // task's activity log records creating it at that path.
@@ -814,7 +814,7 @@ func (u *undo) WorktreeNotMade(ctx context.Context, w *gitops.Worktree) (string,
 	return fmt.Sprintf("wo cannot prove it created it: its admin files %s carry no mark of wo's, and this task's activity log records creating no worktree there; it may be someone else's, so wo keeps it (remove it yourself with git worktree remove if it is not needed)", w.AdminDir), nil
 }
 
-// AdoptedBranch says why a branch that create_worktree found existing
+// AdoptedBranch says why a branch that wo found existing (FactAdopted)
 // stays, "" when wo made the branch: it was someone's before wo committed
 // on it, and deleting it would take their commits with it. Resetting it
 // to where wo found it is left to a person (reset says how, with <start>
@@ -832,12 +832,12 @@ func (u *undo) AdoptedBranch(ctx context.Context, branch string, tip plumbing.Ha
 	if !strings.HasPrefix(tip.String(), start) {
 		added = fmt.Sprintf("it is at %s now; the commits this task's runs logged making are %s", gitops.Short(tip.String()), cmp.Or(strings.Join(prov.Commits, ", "), "none"))
 	}
-	return fmt.Sprintf("branch %s was there before this task's runs: create_worktree found it at %s and started from it, so it is someone else's and wo never deletes it (%s); to take back only wo's part, reset it yourself: %s",
+	return fmt.Sprintf("branch %s was there before this task's runs: wo found it at %s and started the worktree from it, so it is someone else's and wo never deletes it (%s); to take back only wo's part, reset it yourself: %s",
 		branch, start, added, strings.ReplaceAll(reset, "<start>", start)), nil
 }
 
 // MadeByWo reports whether the commit is one this task's runs logged
-// making or pushing; with base, also the commit create_branch started
+// making or pushing; with base, also the commit wo started
 // the branch at (a branch that has not moved since holds nothing to lose).
 func (u *undo) MadeByWo(ctx context.Context, branch string, tip plumbing.Hash, base bool) (bool, error) {
 	prov, err := u.provenance(ctx)

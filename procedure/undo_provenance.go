@@ -25,17 +25,18 @@ type Provenance struct {
 	// the review loop pushed.
 	Commits []string
 	Pushed  []string
-	// Branches maps each branch create_branch switched to onto the commit
-	// (12 hex digits) it found the branch at, "" for a branch only pushed.
+	// Branches maps each branch a step switched to (FactBranch) onto the
+	// commit (12 hex digits) it found the branch at, "" for a branch only
+	// pushed.
 	Branches map[string]string
-	// Adopted maps the branches create_worktree found existing (and
+	// Adopted maps the branches wo found existing (FactAdopted; and
 	// started from, or found checked out in a worktree already there) onto
 	// the commit (12 hex digits) it found them at: wo did not make them,
 	// so they are never wo's to delete.
 	Adopted map[string]string
-	// Worktrees are the paths create_worktree created.
+	// Worktrees are the paths of the worktrees wo created (FactWorktree).
 	Worktrees []string
-	// PRs are the numbers of the pull requests create_pr opened or took
+	// PRs are the numbers of the pull requests wo opened or took
 	// up.
 	PRs []int
 	// StartedActions are the actions whose steps this task's runs started
@@ -118,8 +119,8 @@ func (p *Provenance) add(f action.Fact) {
 }
 
 // earlier reports whether the log so far shows the branch at the commit
-// because of this task's runs: a commit they made or pushed, or where
-// create_branch found the branch.
+// because of this task's runs: a commit they made or pushed, or where a
+// step of theirs switched to the branch.
 func (p Provenance) earlier(branch, at string) bool {
 	return slices.Contains(p.Commits, at) || slices.Contains(p.Pushed, at) || (p.Branches[branch] == at && p.Adopted[branch] == "")
 }
@@ -134,9 +135,9 @@ func (p Provenance) PushedIt(h plumbing.Hash) bool {
 	return slices.ContainsFunc(p.Pushed, func(c string) bool { return strings.HasPrefix(h.String(), c) })
 }
 
-// Started reports whether create_branch made the branch at the commit: a
+// Started reports whether wo made the branch at the commit: a
 // branch wo switched to and has not moved since holds nothing to lose. A
-// branch that create_worktree found existing was somebody's before.
+// branch that wo found existing was somebody's before.
 func (p Provenance) Started(branch string, h plumbing.Hash) bool {
 	at := p.Branches[branch]
 	return at != "" && p.Adopted[branch] == "" && strings.HasPrefix(h.String(), at)

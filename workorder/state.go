@@ -114,7 +114,7 @@ type State struct {
 	FixPushed *FixPush `json:"fix_pushed,omitempty"`
 	// FixRequested is set once a person was asked to fix the comments.
 	FixRequested bool `json:"fix_requested,omitempty"`
-	// LoopIterations counts the passes of each conditional_loop step, by
+	// LoopIterations counts the passes of each loop step, by
 	// step number, to bound them.
 	LoopIterations  map[string]int    `json:"loop_iterations,omitempty"`
 	ReviewResult    string            `json:"review_result,omitempty" wo:"later"`
