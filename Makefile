@@ -150,9 +150,10 @@ cross:
 	$(GO) test -count=1 -tags wo_osroot ./gitops
 
 # Mutation testing with gremlins (pinned in tools/go.mod), one package at a
-# time: make mutate PKG=./reviewer. A package's unit tests run in well
-# under a second, so the timeout coefficient is raised: at gremlins' default
-# a loaded machine calls mutants "timed out" that the tests would kill.
+# time: make mutate PKG=./reviewer. Most packages' unit tests run in well
+# under a second, so the timeout coefficient is raised (30): at gremlins'
+# default a loaded machine calls mutants "timed out" that the tests would
+# kill.
 # Each mutant is a build of the package's tests and a run of them, and on
 # a large package the build is most of it: the mutated package is compiled
 # without inlining or debug information and linked without symbols, and go
@@ -162,12 +163,18 @@ cross:
 # The tests' temporary folders go on tmpfs (MUTATE_TMP, /dev/shm where the
 # machine has it): the tests make thousands of files, and on a disk that
 # is half their time (procedure/action: 2.5 s a run there, 4.8 s on ext4).
+# A mutant that makes a loop endless (an agent's process group waited
+# for) runs until the timeout, the coefficient times the package's test
+# time: for the packages whose tests take seconds rather than a fraction of
+# one, 5 (procedure/action: about 33 s), so that each such mutant does not
+# hold a worker for minutes.
 PKG ?= ./workorder
 MUTATE_WORKERS ?= 2
 MUTATE_TMP ?= /dev/shm
+MUTATE_COEFFICIENT ?= $(if $(filter ./procedure ./procedure/action,$(PKG)),5,30)
 MUTATE_GOFLAGS := $(GOFLAGS) -vet=off "-gcflags=-l -dwarf=false" "-ldflags=-s -w"
 mutate:
 	cd tools && $(GO) build -o ../bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins
 	@tmp=$$(mktemp -d "$(MUTATE_TMP)/wo-mutate-XXXXXX" 2>/dev/null || mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	echo "gremlins on $(PKG), temporary folders in $$tmp"; \
-	TMPDIR=$$tmp GOFLAGS='$(MUTATE_GOFLAGS)' WO_TEST_LONG= bin/gremlins unleash --workers $(MUTATE_WORKERS) --timeout-coefficient 30 $(PKG)
+	TMPDIR=$$tmp GOFLAGS='$(MUTATE_GOFLAGS)' WO_TEST_LONG= bin/gremlins unleash --workers $(MUTATE_WORKERS) --timeout-coefficient $(MUTATE_COEFFICIENT) $(PKG)

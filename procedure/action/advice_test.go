@@ -26,6 +26,8 @@ func TestAdviceWarnsOfAWaitShorterThanTheReviewerTakes(t *testing.T) {
 	}
 	for name, d := range map[string]workorder.Document{
 		"long enough":        doc("coderabbitai[bot]", 20),
+		"exactly as long":    doc("coderabbitai[bot]", 14),
+		"no wait of its own": doc("coderabbitai[bot]", 0),
 		"a person":           doc("alice", 1),
 		"no reviewer named":  doc(nil, 1),
 		"Copilot, no record": doc("copilot-pull-request-reviewer[bot]", 1),

@@ -2,6 +2,7 @@ package action
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -164,6 +165,10 @@ func TestAgentStepErrors(t *testing.T) {
 		h.settings().AgentTimeout = 100 * time.Millisecond
 		_, err := h.run("agent")
 		fixture.ErrContains(t, err, "agent command "+h.settings().Agent+" ran longer than its limit of 100ms and was stopped")
+		// A stopped agent has no exit status of its own: the log says -1.
+		if ended := h.logged("agent_finished"); len(ended) != 1 || fmt.Sprint(ended[0].Details["exit_code"]) != "-1" {
+			t.Errorf("agent_finished entries %+v, want one with exit code -1", ended)
+		}
 	})
 	t.Run("an agent command that cannot be split", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{Procedure: fixture.AgentSteps("task_note")})
