@@ -168,7 +168,7 @@ func FieldReference() string {
 	}
 	b.WriteString("## Every action\n\n")
 	b.WriteString("| action | does | changes git or GitHub | step fields | context and inputs it reads |\n|---|---|---|---|---|\n")
-	for _, name := range action.ActionNames() {
+	for _, name := range action.Names() {
 		does, _ := action.Describe(name)
 		var stepFields, reads []string
 		for _, f := range workorder.Fields {

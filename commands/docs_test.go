@@ -98,7 +98,7 @@ func TestTheFieldReferenceIsUpToDate(t *testing.T) {
 // the engine runs is in the reference.
 func TestTheFieldReferenceNamesTheEnginesActions(t *testing.T) {
 	t.Parallel()
-	actions := action.ActionNames()
+	actions := action.Names()
 	paths := map[string]bool{}
 	for _, f := range workorder.Fields {
 		paths[strings.TrimPrefix(f.Path, "work_order.")] = true

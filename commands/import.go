@@ -153,7 +153,7 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 // the engine runs.
 func newIntake(s store.Store) *intake.Intake {
 	return &intake.Intake{Store: s, Session: identity.Runner(), Vocabulary: intake.Vocabulary{
-		Actions: action.ActionNames(), Conditions: action.Conditions(), LaterNames: action.LaterNames(), ReadBy: action.ReadBy, Advice: action.Advice}}
+		Actions: action.Names(), Conditions: action.Conditions(), LaterNames: action.LaterNames(), ReadBy: action.ReadBy, Advice: action.Advice}}
 }
 
 // writeNotes prints what went wrong after a write to stderr.

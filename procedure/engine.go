@@ -1,3 +1,7 @@
+// Package procedure runs work orders: the engine that resumes, retries,
+// loops and writes the state back after every step, runs epics in waves,
+// restacks and syncs stacks, and undoes. The actions it runs, and their
+// contract with it, are in procedure/action.
 package procedure
 
 import (

@@ -48,7 +48,7 @@ func (RecordHead) Plan(sc *action.StepContext) string {
 
 // tableWithRecordHead is the registry line.
 func tableWithRecordHead() action.Actions {
-	return append(action.DefaultActions(), action.ActionSpec{Name: "record_head", Does: "say which commit the worktree's HEAD is at",
+	return append(action.DefaultActions(), action.Spec{Name: "record_head", Does: "say which commit the worktree's HEAD is at",
 		New: func() action.Action { return RecordHead{} }})
 }
 

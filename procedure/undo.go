@@ -420,7 +420,7 @@ func (u *undo) StartedPushing(ctx context.Context) (bool, error) {
 }
 
 // ProcedurePushesBranch reports whether the task's procedure has a step
-// that publishes its branch (ActionSpec.PushesBranch).
+// that publishes its branch (action.Spec.PushesBranch).
 func (u *undo) ProcedurePushesBranch() bool {
 	return slices.ContainsFunc(u.run.procedure(), func(s workorder.Step) bool {
 		a, _ := u.run.actions().Lookup(s.Action)

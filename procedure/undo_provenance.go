@@ -55,7 +55,7 @@ func ProvenanceOf(key string, entries []store.LogEntry) Provenance {
 }
 
 // provenanceOf reads the log with the table's actions: a fact counts only
-// when the action that logged it may make such things (ActionSpec.Makes).
+// when the action that logged it may make such things (action.Spec.Makes).
 func provenanceOf(t action.Actions, key string, entries []store.LogEntry) Provenance {
 	p := Provenance{Branches: map[string]string{}, Adopted: map[string]string{}, StartedActions: map[string]bool{}}
 	for _, e := range entries {

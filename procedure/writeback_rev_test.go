@@ -35,7 +35,7 @@ func (a closedMeanwhile) Run(ctx context.Context, sc *action.StepContext) (actio
 func TestAFailedRebaseDoesNotLetTheNextWriteOverwriteTheChangeItRefused(t *testing.T) {
 	var h *stepHarness
 	h = newStepContextWith(t, stepOpts{Procedure: fixture.BareSteps("closed_meanwhile")}, append(action.DefaultActions(),
-		action.ActionSpec{Name: "closed_meanwhile", Does: "let a person close the task, then checkpoint",
+		action.Spec{Name: "closed_meanwhile", Does: "let a person close the task, then checkpoint",
 			New: func() action.Action { return closedMeanwhile{h} }}))
 	_, err := h.engine().Run(h.ctx, RunOptions{Key: fixture.Key})
 	var concurrent *ConcurrentChangeError

@@ -23,7 +23,7 @@ import (
 //
 // Template validation, the state validator and the patch builder all read
 // this registry; no other list of state fields exists. Which fields a
-// rewind forgets is said by each action (procedure/action's ActionSpec.Forgets),
+// rewind forgets is said by each action (action.Spec.Forgets),
 // not here: this package names no action.
 type State struct {
 	Version          int              `json:"version,omitempty"`

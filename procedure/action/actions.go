@@ -1,5 +1,3 @@
-// Package procedure runs a work order's steps: the engine that resumes,
-// loops and writes state back, and the table of actions it knows.
 package action
 
 import (
@@ -9,8 +7,8 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// ActionSpec describes one action a procedure step may name.
-type ActionSpec struct {
+// Spec describes one action a procedure step may name.
+type Spec struct {
 	Name string
 	// Does says in one line what the action does, for wo show and --dry-run.
 	Does string
@@ -43,12 +41,12 @@ type ActionSpec struct {
 }
 
 // MayMake reports whether the action may record facts of the kind.
-func (a ActionSpec) MayMake(kind FactKind) bool { return slices.Contains(a.Makes, kind) }
+func (a Spec) MayMake(kind FactKind) bool { return slices.Contains(a.Makes, kind) }
 
 // Actions is a table of the actions a procedure may name. An Engine runs
 // its own table (Engine.Actions); validation, wo show and the docs read
 // DefaultActions.
-type Actions []ActionSpec
+type Actions []Spec
 
 // defaultActions is the table of this build of wo. Adding an action is one
 // file (its runner) and one line here.
@@ -115,13 +113,13 @@ func ReadBy(path string) []string { return defaultActions.ReadBy(path) }
 func DefaultActions() Actions { return append(Actions(nil), defaultActions...) }
 
 // Lookup finds the named action.
-func (t Actions) Lookup(name string) (ActionSpec, bool) {
+func (t Actions) Lookup(name string) (Spec, bool) {
 	for _, a := range t {
 		if a.Name == name {
 			return a, true
 		}
 	}
-	return ActionSpec{}, false
+	return Spec{}, false
 }
 
 // Names lists the actions in table order.
@@ -172,8 +170,8 @@ func LaterNames() []string { return workorder.LaterStateNames() }
 // conditions are the conditions a conditional_loop may test.
 var conditions = []string{"review_comments_exist"}
 
-// ActionNames lists this build's actions in procedure order.
-func ActionNames() []string { return defaultActions.Names() }
+// Names lists this build's actions in procedure order.
+func Names() []string { return defaultActions.Names() }
 
 // Ephemeral reports whether a procedure of this build's actions changes
 // nothing in git or GitHub (see Actions.Ephemeral).

@@ -38,7 +38,7 @@ func TestAdviceWarnsOfAWaitShorterThanTheReviewerTakes(t *testing.T) {
 	}
 	// The warning reaches wo validate's report, as a warning: the document
 	// stays valid.
-	r := workorder.Validate(doc("coderabbitai", 10), workorder.Options{Actions: ActionNames(), Conditions: Conditions(), LaterNames: LaterNames(), Advice: Advice})
+	r := workorder.Validate(doc("coderabbitai", 10), workorder.Options{Actions: Names(), Conditions: Conditions(), LaterNames: LaterNames(), Advice: Advice})
 	if !r.Valid() || len(r.Warnings()) == 0 {
 		t.Errorf("report %+v", r)
 	}

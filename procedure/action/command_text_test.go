@@ -36,7 +36,7 @@ func validate(t *testing.T, steps string) []workorder.Problem {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return workorder.Validate(d, workorder.Options{Actions: ActionNames(), Conditions: Conditions(), LaterNames: LaterNames(), ReadBy: ReadBy, Advice: Advice}).Problems
+	return workorder.Validate(d, workorder.Options{Actions: Names(), Conditions: Conditions(), LaterNames: LaterNames(), ReadBy: ReadBy, Advice: Advice}).Problems
 }
 
 func has(ps []workorder.Problem, severity workorder.Severity, field, words string) bool {
@@ -88,7 +88,7 @@ func TestALoopNeedsItsConditionAndItsStep(t *testing.T) {
 	}
 }
 
-// Each action says which fields it reads (ActionSpec.Reads): a step field
+// Each action says which fields it reads (Spec.Reads): a step field
 // on a step whose action does not read it is pointed out, with who does.
 func TestAStepFieldItsActionDoesNotReadIsPointedOut(t *testing.T) {
 	t.Parallel()

@@ -32,9 +32,9 @@ func TestUndoPartsGoNewestFirstAndBeforeWhatTheyName(t *testing.T) {
 	if got, want := partNames(DefaultActions().UndoParts()), "comments,pull_request,remote_branch,worktree,local_branch"; got != want {
 		t.Errorf("this build's undo parts: %s, want %s", got, want)
 	}
-	tagger := func(name string, before ...string) ActionSpec {
+	tagger := func(name string, before ...string) Spec {
 		part := UndoPart{Name: name, Before: before, Do: func(context.Context, Undo, bool) (*workorder.UndoStep, error) { return nil, nil }}
-		return ActionSpec{Name: name, New: func() Action { return undoesOnly{part} }}
+		return Spec{Name: name, New: func() Action { return undoesOnly{part} }}
 	}
 	newest := append(DefaultActions(), tagger("tag"))
 	if got, want := partNames(newest.UndoParts()), "tag,comments,pull_request,remote_branch,worktree,local_branch"; got != want {
