@@ -100,7 +100,7 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 		if err != nil {
 			return result{}, err
 		}
-		epic, tasks := workorder.FromTasksFile(tf)
+		epic, tasks := workorder.FromTasksFile(tf, action.AgentTask)
 		docs = append([]workorder.Document{epic}, tasks...)
 	} else if docs, err = workorder.DecodeDocuments(source, data); err != nil {
 		return result{}, err

@@ -49,7 +49,7 @@ func TestImportedTasksKeepTheirErrorAsBlockReasonAndListWhatTheyBlock(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, docs := FromTasksFile(f)
+	_, docs := FromTasksFile(f, agentTask)
 	byKey := map[string]Document{}
 	for _, d := range docs {
 		byKey[Key(d)] = d
@@ -85,7 +85,7 @@ func TestARequirementOfExactly500CharactersIsKeptWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if epic, _ := FromTasksFile(f); epic["description"] != want {
+		if epic, _ := FromTasksFile(f, agentTask); epic["description"] != want {
 			t.Errorf("%d characters: description has %d", n, len([]rune(epic["description"].(string))))
 		}
 	}

@@ -498,10 +498,14 @@ func duplicateTaskIDs(data []byte) []string {
 	return dup
 }
 
-// FromTasksFile makes an epic and one work order per task. Each work order
-// runs an agent with the task's description and role; its dependencies are
-// the task's deps.
-func FromTasksFile(f *TasksFile) (Document, []Document) {
+// TaskProcedure makes the procedure of an imported task's work order from
+// the task's role and description; the caller knows the actions (wo
+// import gives each task one agent step).
+type TaskProcedure func(role, description string) []any
+
+// FromTasksFile makes an epic and one work order per task, whose procedure
+// is procedure's and whose dependencies are the task's deps.
+func FromTasksFile(f *TasksFile, procedure TaskProcedure) (Document, []Document) {
 	epicKey := "task_" + strings.ReplaceAll(strings.ToLower(f.SessionID), "-", "_")
 	now := Timestamp(Now())
 	epic := Document{"_key": epicKey, "type": "epic", "status": "open", "priority": "medium",
@@ -546,9 +550,8 @@ func FromTasksFile(f *TasksFile) (Document, []Document) {
 				"version": "1.0", "objective": t.Description,
 				"inputs":       map[string]any{"role": t.Role, "wave": t.Wave},
 				"dependencies": map[string]any{"blocked_by": deps, "blocks": bl},
-				"procedure": []any{map[string]any{"step": 1, "action": "agent",
-					"description": fmt.Sprintf("As %s: %s", t.Role, t.Description)}},
-				"state": InitialState(),
+				"procedure":    procedure(t.Role, t.Description),
+				"state":        InitialState(),
 			}}
 		if reason != "" {
 			doc["block_reason"] = reason

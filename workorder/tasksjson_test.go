@@ -78,7 +78,7 @@ func TestTasksJSONExportValidatesAgainstTheSeedSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e2, docs := FromTasksFile(back)
+	e2, docs := FromTasksFile(back, agentTask)
 	if Key(e2) == "" || len(docs) != 3 || docs[1]["status"] != "blocked" || docs[0]["status"] != "closed" {
 		t.Errorf("import: %v %v", e2, docs)
 	}
@@ -232,7 +232,7 @@ func TestSchemaValidFilesWithShortTextsImportWithWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a schema-valid file is rejected: %v", err)
 	}
-	epic, docs := FromTasksFile(f)
+	epic, docs := FromTasksFile(f, agentTask)
 	opts := Options{Actions: []string{"agent"}}
 	for _, d := range append([]Document{epic}, docs...) {
 		r := Validate(d, opts)
@@ -262,7 +262,7 @@ func roundTrip(t *testing.T, data []byte, change func(epic Document, docs []Docu
 	if err != nil {
 		t.Fatal(err)
 	}
-	epic, docs := FromTasksFile(f)
+	epic, docs := FromTasksFile(f, agentTask)
 	if change != nil {
 		change(epic, docs)
 	}
@@ -342,4 +342,9 @@ func TestTasksJSONWavesMoveLaterWhenWoAddsADependency(t *testing.T) {
 	if w := out["tasks"].(map[string]any)["TEST-001"].(map[string]any)["wave"]; w != 5.0 {
 		t.Errorf("TEST-001 moved from the file's wave 5 to %v", w)
 	}
+}
+
+// agentTask is the procedure wo import gives a task: one agent step.
+func agentTask(role, description string) []any {
+	return []any{map[string]any{"step": 1, "action": "agent", "description": fmt.Sprintf("As %s: %s", role, description)}}
 }

@@ -167,3 +167,9 @@ func trim(s string, n int) string {
 	}
 	return s[:n] + fmt.Sprintf("\n[… %d more bytes not kept]", len(s)-n)
 }
+
+// AgentTask is the procedure of a task an agent does (wo import of a
+// tasks.json): one agent step, told its role.
+func AgentTask(role, description string) []any {
+	return []any{map[string]any{"step": 1, "action": "agent", "description": fmt.Sprintf("As %s: %s", role, description)}}
+}

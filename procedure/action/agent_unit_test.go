@@ -205,3 +205,22 @@ func TestADeliveryToThePullRequestIsMaskedAndNotStoppedByAQuotedMarker(t *testin
 		t.Errorf("PR comments %q: want mallory's and wo's, masked", got)
 	}
 }
+
+// An imported task's procedure is one agent step that this build runs,
+// told the task's role.
+func TestAnAgentTaskIsOneAgentStep(t *testing.T) {
+	t.Parallel()
+	steps := AgentTask("reviewer", "Read the change")
+	doc := workorder.Document{"_key": "task_a", "title": "A", "status": "open", "type": "task", "priority": "medium",
+		"work_order": map[string]any{"version": "1.0", "objective": "Read the change and say what it does", "procedure": steps}}
+	if r := workorder.Validate(doc, DefaultActions().Options()); !r.Valid() {
+		t.Fatalf("the procedure does not validate: %+v", r)
+	}
+	task, err := workorder.Parse(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := task.WorkOrder.Procedure; len(s) != 1 || s[0].Action != "agent" || s[0].Description != "As reviewer: Read the change" {
+		t.Errorf("procedure %+v", s)
+	}
+}
