@@ -49,5 +49,5 @@ func Gone(holder string) bool {
 	if pid == os.Getpid() {
 		return false
 	}
-	return processGone(pid)
+	return ProcessGone(pid)
 }

@@ -4,8 +4,8 @@ package identity
 
 import "syscall"
 
-// processGone reports whether no process has this pid. Signal 0 checks
+// ProcessGone reports whether no process has this pid. Signal 0 checks
 // existence; EPERM means it exists under another user.
-func processGone(pid int) bool {
+func ProcessGone(pid int) bool {
 	return syscall.Kill(pid, 0) == syscall.ESRCH
 }

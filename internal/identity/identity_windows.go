@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// processGone reports whether no process has this pid: it cannot be opened
+// ProcessGone reports whether no process has this pid: it cannot be opened
 // because there is none, or it has exited. A process wo may not open (of
 // another user) is not called gone.
-func processGone(pid int) bool {
+func ProcessGone(pid int) bool {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
 	if err != nil {
 		return errors.Is(err, windows.ERROR_INVALID_PARAMETER)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"github.com/wo-runner/wo/internal/identity"
 )
 
 // Windows has no process groups that a signal reaches. The agent is
@@ -21,7 +23,7 @@ func startInOwnGroup(cmd *exec.Cmd) {
 // killGroup terminates the agent process pid for any signal but 0, which
 // checks that it still exists; syscall.ESRCH says it does not.
 func killGroup(pid int, sig syscall.Signal) error {
-	if processGone(pid) {
+	if identity.ProcessGone(pid) {
 		return syscall.ESRCH
 	}
 	if sig == 0 {
