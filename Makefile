@@ -166,12 +166,12 @@ cross:
 # A mutant that makes a loop endless (an agent's process group waited
 # for) runs until the timeout, the coefficient times the package's test
 # time: for the packages whose tests take seconds rather than a fraction of
-# one, 5 (procedure/action: about 33 s), so that each such mutant does not
+# one, 3 (procedure/action: about 20 s), so that each such mutant does not
 # hold a worker for minutes.
 PKG ?= ./workorder
 MUTATE_WORKERS ?= 2
 MUTATE_TMP ?= /dev/shm
-MUTATE_COEFFICIENT ?= $(if $(filter ./procedure ./procedure/action,$(PKG)),5,30)
+MUTATE_COEFFICIENT ?= $(if $(filter ./procedure ./procedure/action,$(PKG)),3,30)
 MUTATE_GOFLAGS := $(GOFLAGS) -vet=off "-gcflags=-l -dwarf=false" "-ldflags=-s -w"
 mutate:
 	cd tools && $(GO) build -o ../bin/gremlins github.com/go-gremlins/gremlins/cmd/gremlins

@@ -142,4 +142,8 @@ func TestFilesCheckoutPlan(t *testing.T) {
 	if got, want := h.plan("checkout_files"), "copy 7 file(s) from main and stage them: a, b, c, d, e, … and 2 more"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
 	}
+	h = newStepContext(t, stepOpts{Inputs: map[string]any{"file_manifest": many[:5]}})
+	if got, want := h.plan("checkout_files"), "copy 5 file(s) from main and stage them: a, b, c, d, e"; got != want {
+		t.Errorf("plan %q, want %q", got, want)
+	}
 }

@@ -251,4 +251,9 @@ func TestSummarizeCommentsShowsFiveAndCounts(t *testing.T) {
 	if !strings.Contains(got, "fix "+strings.Repeat("z", 73)+"... (a.go:2)") {
 		t.Errorf("a long body is not cut to 80 characters: %q", got)
 	}
+	// A body of 80 characters is kept whole; one without a path says none.
+	exact := strings.Repeat("y", 80)
+	if got := summarizeComments([]workorder.ReviewComment{{Body: exact}, {Path: "b.go", Body: "x"}}); got != exact+"; x (b.go)" {
+		t.Errorf("summary %q", got)
+	}
 }

@@ -177,7 +177,8 @@ func TestTheFixGateRefusesARewriteAndAnotherBranch(t *testing.T) {
 			t.Errorf("err %v", err)
 		}
 		if err := checkFix(h.sc("conditional_loop"), repo, "", pushed); err == nil || errors.As(err, &refused) ||
-			!strings.Contains(err.Error(), "no push is recorded to check the fix against") {
+			!strings.Contains(err.Error(), "no push is recorded to check the fix against") ||
+			!strings.Contains(err.Error(), "wo reset "+fixture.Key+" --to-step 6, then wo run "+fixture.Key) {
 			t.Errorf("no push recorded: %v", err)
 		}
 	})

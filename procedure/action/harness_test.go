@@ -45,6 +45,7 @@ type testRun struct {
 	warnings []string
 	logs     []store.LogEntry
 	says     []string
+	progress [][2]int // done, total
 	repo     *gitops.Repo
 	gh       *github.Client
 	facts    *workorder.CommandFacts
@@ -70,7 +71,9 @@ func (r *testRun) StackDeferred(string) bool { return r.deferred }
 func (r *testRun) Say(_ workorder.Step, msg string) {
 	r.says = append(r.says, msg)
 }
-func (r *testRun) Progress(workorder.Step, int, int) {}
+func (r *testRun) Progress(_ workorder.Step, done, total int) {
+	r.progress = append(r.progress, [2]int{done, total})
+}
 
 func (r *testRun) Fault(point string) {
 	if r.fault != nil {

@@ -91,6 +91,17 @@ func TestTaskUpdateRefusesUnmetCriteria(t *testing.T) {
 		_, err := h.run("update_task")
 		fixture.ErrContains(t, err, `"Review comments resolved" (2 actionable review comment(s) at the last check: no review of the head by any reviewer)`)
 	})
+	t.Run("threads open: counted, outdated, resolved", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Review comments resolved"}})
+		h.setState(func(s *stateT) {
+			s.ReviewComments, s.PushedSHA, s.ReviewCheckedSHA = []workorder.ReviewComment{}, "c0ffee", "c0ffee"
+			s.ReviewVerdicts = map[string]string{"coderabbitai[bot]": "APPROVED"}
+			s.ReviewThreads = []workorder.ReviewThread{{Path: "a.go", Counted: true}, {Path: "a.go", Outdated: true},
+				{Path: "b.go", Outdated: true}, {Path: "c.go", Outdated: true, Counted: true}, {Path: "d.go"}}
+		})
+		_, err := h.run("update_task")
+		fixture.ErrContains(t, err, `"Review comments resolved" (0 actionable review comment(s) at the last check: 2 unresolved thread(s); 2 outdated thread(s) open, not counted)`)
+	})
 	// No comment is not a clean review: the review must be there.
 	noComments := func(s *stateT) {
 		s.ReviewComments, s.PushedSHA, s.ReviewCheckedSHA = []workorder.ReviewComment{}, "c0ffee", "c0ffee"

@@ -119,3 +119,21 @@ func TestReviewWaitPlan(t *testing.T) {
 		t.Errorf("plan without duration_minutes %q, want %q", got, want)
 	}
 }
+
+// A wait reports how far it is: seconds waited of the whole wait.
+func TestReviewWaitReportsItsProgress(t *testing.T) {
+	h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound, ReviewDelay: 200 * time.Millisecond})
+	h.openPR()
+	h.settings().ReviewWait = 2 * time.Minute
+	if _, err := h.run("wait_for_review"); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.r.progress) == 0 {
+		t.Fatal("a wait of 200 ms reported no progress")
+	}
+	for _, p := range h.r.progress {
+		if p[1] != 120 || p[0] < 0 || p[0] > 1 {
+			t.Fatalf("progress %v, want 0 or 1 of 120 seconds", h.r.progress)
+		}
+	}
+}
