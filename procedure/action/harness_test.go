@@ -28,6 +28,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// stepLimit bounds each test's steps, a guard against a step that never
+// ends (not a measure of speed: the steps take milliseconds).
+const stepLimit = 10 * time.Second
+
 // stepOpts describe the work order and the world around it.
 type stepOpts = fixture.Options
 
@@ -188,7 +192,12 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 	if w.GH != nil {
 		r.ghAPI = w.GH.URL
 	}
-	return &stepHarness{World: w, t: t, ctx: context.Background(), r: r, actions: table}
+	// A step here takes well under a second; one that waits on and on (a
+	// review it no longer recognises, a process it no longer sees end)
+	// fails its test after stepLimit instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), stepLimit)
+	t.Cleanup(cancel)
+	return &stepHarness{World: w, t: t, ctx: ctx, r: r, actions: table}
 }
 
 // settings are the run's action settings, for a test to change.
