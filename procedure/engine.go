@@ -122,7 +122,7 @@ func (e *Engine) defaults() {
 	if e.Now == nil {
 		e.Now = func() time.Time { return time.Now().UTC() }
 	}
-	e.Settings = e.Settings.WithDefaults()
+	e.Settings.FillDefaults()
 	if e.EpicPoll == 0 {
 		e.EpicPoll = time.Second
 	}

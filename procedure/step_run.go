@@ -79,8 +79,10 @@ func (s stepRun) Repo() (*gitops.Repo, error) {
 	return repo, nil
 }
 
-// GitHub is the run's client for repo, built on first use from the token
-// in GITHUB_TOKEN (or GH_TOKEN).
+// GitHub is the run's client, made on first use for repo from the token
+// in GITHUB_TOKEN (or GH_TOKEN). A run works in one repository and keeps
+// its one client (its conditional requests and counts with it), so a
+// later repo is not asked again.
 func (s stepRun) GitHub(repo string) (*github.Client, error) {
 	if s.r.gh != nil {
 		return s.r.gh, nil

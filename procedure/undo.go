@@ -233,7 +233,7 @@ func (u *undo) execute(ctx context.Context, res *UndoResult, dry bool) (*UndoRes
 			u.run.log(ctx, "undo_started", map[string]any{"comments": u.opts.Comments, "close": u.opts.Close})
 		}
 	}
-	for _, step := range u.run.actions().UndoParts() {
+	for _, step := range u.undoParts() {
 		if prev := u.recorded(step.Name); prev != nil && !dry && prev.Outcome != UndoLeft {
 			res.Steps = append(res.Steps, *prev) // done before a crash; the world need not be asked again
 			continue
@@ -473,6 +473,32 @@ func (u *undo) unrecordedPR(ctx context.Context, client *github.Client) (*github
 	}
 	u.prFound = fmt.Sprintf("wo had not recorded it (a run stopped before writing it back), but it is wo's: open from %s into %s, opened by %s", pr.Head, pr.Base, me)
 	return pr, nil
+}
+
+// undoParts are the engine's table's undo parts. An action of the table
+// whose runner takes nothing back (one a test scripted, say) falls back to
+// this build's action of the same name, so that what a run of it made is
+// still taken back.
+func (u *undo) undoParts() []action.UndoPart {
+	table := slices.Clone(u.run.actions())
+	for i, a := range table {
+		if undoes(a) {
+			continue
+		}
+		if d, ok := defaultTable.Lookup(a.Name); ok && undoes(d) {
+			table[i].New = d.New
+		}
+	}
+	return table.UndoParts()
+}
+
+// undoes reports whether the action's runner takes back what it makes.
+func undoes(a action.Spec) bool {
+	if a.New == nil {
+		return false
+	}
+	_, ok := a.New().(action.Undoer)
+	return ok
 }
 
 // Merged says wo's pull request was merged.
@@ -724,6 +750,9 @@ type otherWorkOrder struct {
 // be opened by the login wo runs as.
 func (u *undo) ForeignPR(ctx context.Context) (string, error) {
 	pr := u.pr
+	if pr == nil {
+		return "", nil // no pull request read (PullRequest first): nothing to judge
+	}
 	if pr.Head != u.Branch() {
 		return fmt.Sprintf("pull request #%d is from branch %s, not this task's branch %s: wo did not open it for this task, so wo leaves it", pr.Number, pr.Head, u.Branch()), nil
 	}

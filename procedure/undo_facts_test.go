@@ -195,3 +195,21 @@ func TestTheRunLogsWhatEachStepMade(t *testing.T) {
 		t.Errorf("facts logged %s\nwant %s", got, want)
 	}
 }
+
+// An engine whose table runs an action of its own under a name of this
+// build (a test's scripted runner, say) still takes back what a run of
+// that name made: the undo falls back to this build's action for it.
+func TestUndoTakesBackWhatAScriptedActionsNameMakes(t *testing.T) {
+	t.Parallel()
+	table := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
+		"create_pr": ok("scripted"), "push": ok("scripted")})
+	r := &run{Engine: &Engine{Actions: table}}
+	u := &undo{run: r}
+	var names []string
+	for _, p := range u.undoParts() {
+		names = append(names, p.Name)
+	}
+	if got, want := strings.Join(names, ","), "comments,pull_request,remote_branch,worktree,local_branch"; got != want {
+		t.Errorf("undo parts of a table with scripted create_pr and push: %s, want %s", got, want)
+	}
+}

@@ -349,7 +349,10 @@ func undoPullRequest(ctx context.Context, u Undo, dry bool) (*workorder.UndoStep
 }
 
 // Undoes: wo's comments on the pull request (when asked), then the pull
-// request, closed with a comment saying why; never a merged one.
+// request, closed with a comment saying why (never a merged one), before
+// the branch it is from: deleting that first would close it without a
+// word.
 func (CreatePR) Undoes() []UndoPart {
-	return []UndoPart{{Name: "comments", Do: undoComments}, {Name: "pull_request", Do: undoPullRequest}}
+	return []UndoPart{{Name: "comments", Before: []string{"pull_request"}, Do: undoComments},
+		{Name: "pull_request", Before: []string{"remote_branch"}, Do: undoPullRequest}}
 }

@@ -187,8 +187,9 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 		t.Fatal(err)
 	}
 	r := &testRun{t: t, task: task, doc: w.Doc, state: st, saved: st.Clone(), env: w.Env,
-		settings: Settings{PollInterval: time.Millisecond, Agent: w.Agent}.WithDefaults(),
+		settings: Settings{PollInterval: time.Millisecond, Agent: w.Agent},
 		now:      func() time.Time { return time.Now().UTC() }}
+	r.settings.FillDefaults()
 	if w.GH != nil {
 		r.ghAPI = w.GH.URL
 	}

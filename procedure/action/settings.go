@@ -42,9 +42,11 @@ type Settings struct {
 	MaxLoopIterations int
 }
 
-// WithDefaults fills in what is not set: an agent run of 30 minutes, a
-// poll every 30 seconds, 5 loop iterations.
-func (s Settings) WithDefaults() Settings {
+// FillDefaults fills in what is not set: an agent run of 30 minutes, a
+// poll every 30 seconds, 5 loop iterations. It writes only fields that are
+// zero, so once filled, calling it again (every run of an engine does,
+// and an epic's children run at once) writes nothing.
+func (s *Settings) FillDefaults() {
 	if s.MaxLoopIterations == 0 {
 		s.MaxLoopIterations = 5
 	}
@@ -54,5 +56,4 @@ func (s Settings) WithDefaults() Settings {
 	if s.PollInterval == 0 {
 		s.PollInterval = 30 * time.Second
 	}
-	return s
 }

@@ -71,9 +71,10 @@ type Run interface {
 	Fault(point string)
 	Say(step workorder.Step, msg string)
 	Progress(step workorder.Step, done, total int)
-	// Repo is the repository, opened once per run; GitHub the client for
-	// repo, made once per run; CommandFacts what the procedure's commands
-	// name, read once per run.
+	// Repo is the repository, opened once per run; GitHub the run's
+	// client, made on the first call for repo (a run works in one
+	// repository: later calls get the same client); CommandFacts what the
+	// procedure's commands name, read once per run.
 	Repo() (*gitops.Repo, error)
 	GitHub(repo string) (*github.Client, error)
 	CommandFacts() workorder.CommandFacts

@@ -116,8 +116,11 @@ func (t Actions) UndoParts() []UndoPart {
 		}
 	}
 	// A part that must go before an earlier one moves up to just before
-	// it; the table is small and its constraints few.
-	for moved := true; moved; {
+	// it; the table is small and its constraints few. Constraints that
+	// contradict each other (a before b before a) would move parts for
+	// ever: the moves are bounded, and such a table keeps the order the
+	// bound leaves.
+	for moved, moves := true, 0; moved && moves < len(parts)*len(parts); moves++ {
 		moved = false
 		for i := range parts {
 			j := slices.IndexFunc(parts[i+1:], func(p UndoPart) bool { return slices.Contains(p.Before, parts[i].Name) })

@@ -46,6 +46,24 @@ func TestUndoPartsGoNewestFirstAndBeforeWhatTheyName(t *testing.T) {
 	if got, want := partNames(first.UndoParts()), "comments,label,pull_request,remote_branch,worktree,local_branch,note"; got != want {
 		t.Errorf("with an early part that goes before the pull request: %s, want %s", got, want)
 	}
+	// The pull request goes before its branch, and the comments before the
+	// pull request, wherever the table puts their actions.
+	var reordered Actions
+	for _, a := range DefaultActions() {
+		if a.Name != "push" {
+			reordered = append(reordered, a)
+		}
+	}
+	push, _ := DefaultActions().Lookup("push")
+	reordered = append(reordered, push)
+	if got, want := partNames(reordered.UndoParts()), "comments,pull_request,remote_branch,worktree,local_branch"; got != want {
+		t.Errorf("with push after create_pr in the table: %s, want %s", got, want)
+	}
+	// Parts that name each other end in some order instead of moving for
+	// ever.
+	if got := partNames(Actions{tagger("a", "b"), tagger("b", "a")}.UndoParts()); got != "a,b" && got != "b,a" {
+		t.Errorf("a cycle: %q", got)
+	}
 	// An action this build knows by name but cannot run makes nothing.
 	if got := partNames(Actions{{Name: "unknown"}}.UndoParts()); got != "" {
 		t.Errorf("a table of an action without a runner: %q", got)
