@@ -67,7 +67,7 @@ test-long:
 # new input is capped at 5s: left at Go's 60s, minimizing the larger
 # documents took the whole run.
 FUZZ_TARGETS := ./workorder:FuzzDecodeValidate ./workorder:FuzzRender ./workorder:FuzzCheckRelativePath \
-	./procedure:FuzzExtractDeliverable ./split:FuzzParseHandPlan ./gitops:FuzzCheckInside ./termtext:FuzzLine ./reviewer:FuzzParseBody
+	./procedure/action:FuzzExtractDeliverable ./split:FuzzParseHandPlan ./gitops:FuzzCheckInside ./termtext:FuzzLine ./reviewer:FuzzParseBody
 FUZZTIME_BRIEF ?= 3s
 FUZZTIME ?= 60s
 
@@ -82,6 +82,8 @@ fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; \
 		echo "== fuzz $$fn in $$pkg for $(FUZZTIME)"; \
+		if ! $(GO) test -list "^$$fn\$$" $$pkg | grep -qx "$$fn"; then \
+			echo "$$pkg has no fuzz target $$fn (moved?): fix FUZZ_TARGETS in the Makefile"; exit 1; fi; \
 		if ! out=$$($(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg 2>&1); then \
 			echo "$$out"; \
 			if echo "$$out" | grep -q "context deadline exceeded" && ! echo "$$out" | grep -q "Failing input"; then \
