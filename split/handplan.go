@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/wo-runner/wo/termtext"
 )
 
 // HandPlan is a plan written by a person: PRs in order, each a list of
@@ -26,7 +27,9 @@ func ParseHandPlan(data []byte) (*HandPlan, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&hp); err != nil {
-		return nil, fmt.Errorf("plan file: %w (expected {\"prs\": [{\"title\", \"globs\": [...]}], \"exclude\": [...]})", err)
+		// The decoder quotes what it could not read (an unknown field's
+		// name, whole): a plan file's text, so its message is cut short.
+		return nil, fmt.Errorf("plan file: %s (expected {\"prs\": [{\"title\", \"globs\": [...]}], \"exclude\": [...]})", termtext.Cut(err.Error(), 300))
 	}
 	if len(hp.PRs) == 0 {
 		return nil, fmt.Errorf("plan file: no prs")
