@@ -19,17 +19,21 @@ import (
 // command line does not give it: the names of the configuration table in
 // the design, the same for a flag in every command that has it.
 var flagEnv = map[string]string{
-	"store":         "WO_STORE",
-	"database":      "WO_DATABASE",
-	"collection":    "WO_COLLECTION",
-	"store-timeout": "WO_STORE_TIMEOUT",
-	"github-api":    "GITHUB_API_URL",
-	"agent":         "WO_AGENT",
-	"agent-env":     "WO_AGENT_ENV",
-	"agent-timeout": "WO_AGENT_TIMEOUT",
-	"review-wait":   "WO_REVIEW_WAIT",
-	"poll-interval": "WO_POLL_INTERVAL",
-	"git-timeout":   "WO_GIT_TIMEOUT",
+	"store":            "WO_STORE",
+	"database":         "WO_DATABASE",
+	"collection":       "WO_COLLECTION",
+	"store-timeout":    "WO_STORE_TIMEOUT",
+	"github-api":       "GITHUB_API_URL",
+	"agent":            "WO_AGENT",
+	"agent-env":        "WO_AGENT_ENV",
+	"agent-timeout":    "WO_AGENT_TIMEOUT",
+	"agent-sandbox":    "WO_AGENT_SANDBOX",
+	"agent-writable":   "WO_AGENT_WRITABLE",
+	"max-agent-rounds": "WO_MAX_AGENT_ROUNDS",
+	"max-agent-cost":   "WO_MAX_AGENT_COST",
+	"review-wait":      "WO_REVIEW_WAIT",
+	"poll-interval":    "WO_POLL_INTERVAL",
+	"git-timeout":      "WO_GIT_TIMEOUT",
 }
 
 // envVarsOf is the environment variable a flag falls back to, for help and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
+	"github.com/wo-runner/wo/agent"
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
@@ -71,6 +73,16 @@ type engineOptions struct {
 	GitTimeout     time.Duration
 	// AgentEnv are the names --agent-env passes to the agent.
 	AgentEnv []string
+	// The agent's login, caps and sandbox (--agent-login,
+	// --max-agent-rounds, --max-agent-cost, --rerun-agent,
+	// --agent-sandbox, --agent-writable, --agent-allow-port).
+	AgentLogin     bool
+	MaxAgentRounds int
+	MaxAgentCost   float64
+	RerunAgent     bool
+	AgentSandbox   string
+	AgentWritable  []string
+	AgentPorts     []int
 }
 
 func runCommand(f *Factory, run func(context.Context, *Factory, *runOptions) (result, error)) *cli.Command {
@@ -102,7 +114,14 @@ finishes the epic.
 			&cli.IntFlag{Name: "from-step", Usage: "start at step `N` instead of after current_step"},
 			&cli.IntFlag{Name: "until-step", Usage: "stop after step `N`"},
 			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH`", DefaultText: "context.repo_path"},
-			&cli.StringFlag{Name: "agent", Usage: "`COMMAND` that fixes review comments (run in the worktree, prompt on stdin)"},
+			&cli.StringFlag{Name: "agent", Usage: "the agent that fixes review comments: `NAME` of one wo knows (" + strings.Join(agent.Names(), ", ") + "), or a command line (run in the worktree, prompt on stdin); see docs/agents.md"},
+			&cli.BoolFlag{Name: "agent-login", Usage: "let a named agent use your own login: its config folder (such as ~/.claude), never a copy; without it only its API key variables log it in"},
+			&cli.IntFlag{Name: "max-agent-rounds", Usage: "stop (exit 3) once the agent has fixed `N` rounds for this task", DefaultText: "the loop's own bound"},
+			&cli.Float64Flag{Name: "max-agent-cost", Usage: "stop (exit 3) once the agent's runs for this task cost `USD` dollars, as the agent reports it", DefaultText: "no cap"},
+			&cli.BoolFlag{Name: "rerun-agent", Usage: "ask the agent again about comments it answered with no change"},
+			&cli.StringFlag{Name: "agent-sandbox", Usage: "`on` or off: confine the agent (it may write only its worktree, its own folder and the build caches, connect only to its API's port, and not reach wo)", DefaultText: "on where the kernel has Landlock"},
+			&cli.StringSliceFlag{Name: "agent-writable", Usage: "also let the sandboxed agent write folder `DIR` (repeat; WO_AGENT_WRITABLE is :-separated)"},
+			&cli.IntSliceFlag{Name: "agent-allow-port", Usage: "also let the sandboxed agent connect to TCP `PORT` (repeat)", DefaultText: "443 only"},
 			&cli.IntFlag{Name: "max-iterations", Usage: "bound on review-fix iterations when a step sets none", DefaultText: "5"},
 			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
 			&cli.DurationFlag{Name: "review-wait", Usage: "wait this long for a review instead of the step's duration_minutes; with none by then the run stops (exit 3) and the next run waits again; 0 looks once and stops until a review event resumes the run", DefaultText: "the step's duration_minutes"},
@@ -147,6 +166,29 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 			return nil, usagef(fmt.Sprintf("--reviewer %q: name the reviewer as GitHub does (coderabbitai[bot], alice)", r))
 		}
 	}
+	switch o.Engine.AgentSandbox {
+	case "", action.SandboxOn, action.SandboxOff:
+	default:
+		return nil, usagef(fmt.Sprintf("--agent-sandbox %q: give on or off", o.Engine.AgentSandbox))
+	}
+	if o.Engine.MaxAgentRounds < 0 || o.Engine.MaxAgentCost < 0 {
+		return nil, usagef("--max-agent-rounds and --max-agent-cost cannot be negative")
+	}
+	for _, p := range o.Engine.AgentPorts {
+		if p < 1 || p > 65535 {
+			return nil, usagef(fmt.Sprintf("--agent-allow-port %d: give a TCP port, 1 to 65535", p))
+		}
+	}
+	for _, d := range o.Engine.AgentWritable {
+		if !filepath.IsAbs(d) || filepath.Clean(d) == "/" {
+			return nil, usagef(fmt.Sprintf("--agent-writable %q: give an absolute folder other than /", d))
+		}
+	}
+	if o.Engine.Agent != "" {
+		if _, err := agent.Parse(o.Engine.Agent); err != nil {
+			return nil, usagef("--agent: " + err.Error())
+		}
+	}
 	for _, name := range o.Engine.AgentEnv {
 		if err := action.CheckAgentEnv(name); err != nil {
 			return nil, usagef(err.Error())
@@ -189,8 +231,25 @@ func engineOptionsFrom(c *cli.Context) engineOptions {
 		NoReviewWait: c.IsSet("review-wait") && c.Duration("review-wait") == 0,
 		Reviewers:    c.StringSlice("reviewer"), ResolveThreads: c.Bool("resolve-threads"),
 		AgentTimeout: c.Duration("agent-timeout"), GitTimeout: c.Duration("git-timeout"),
-		AgentEnv: c.StringSlice("agent-env"),
+		AgentEnv:   c.StringSlice("agent-env"),
+		AgentLogin: c.Bool("agent-login"), MaxAgentRounds: c.Int("max-agent-rounds"), MaxAgentCost: c.Float64("max-agent-cost"),
+		RerunAgent: c.Bool("rerun-agent"), AgentSandbox: c.String("agent-sandbox"), AgentPorts: c.IntSlice("agent-allow-port"),
+		AgentWritable: writableDirs(c.StringSlice("agent-writable")),
 	}
+}
+
+// writableDirs reads --agent-writable: repeated, and each value (as
+// WO_AGENT_WRITABLE gives it) a :-separated list.
+func writableDirs(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, d := range filepath.SplitList(v) {
+			if d = strings.TrimSpace(d); d != "" {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 func runRun(ctx context.Context, f *Factory, o *runOptions) (result, error) {
@@ -369,6 +428,13 @@ func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 			Agent:             o.Agent,
 			AgentTimeout:      o.AgentTimeout,
 			AgentEnv:          o.AgentEnv,
+			AgentLogin:        o.AgentLogin,
+			MaxAgentRounds:    o.MaxAgentRounds,
+			MaxAgentCost:      o.MaxAgentCost,
+			RerunAgent:        o.RerunAgent,
+			Sandbox:           o.AgentSandbox,
+			AgentWritable:     o.AgentWritable,
+			AgentPorts:        o.AgentPorts,
 			GitTimeout:        o.GitTimeout,
 			ReviewWait:        o.ReviewWait,
 			NoReviewWait:      o.NoReviewWait,

@@ -132,6 +132,9 @@ type State struct {
 	// starts and cleared when it ends, so that a rerun after a crash stops
 	// an agent left running before it starts its own.
 	Agent *AgentProcess `json:"agent,omitempty"`
+	// AgentUsage is what the agent's runs for this task did and cost: the
+	// caps (--max-agent-rounds, --max-agent-cost) are checked against it.
+	AgentUsage *AgentUsage `json:"agent_usage,omitempty"`
 	// Undo is the progress of a wo undo that has not finished: what each
 	// of its steps found and did, so that a rerun after a crash goes on
 	// from there. The final reset clears it; the activity log keeps it.
@@ -184,6 +187,36 @@ type AgentProcess struct {
 	StartTicks uint64 `json:"start_ticks,omitempty"`
 	StartedAt  string `json:"started_at"`
 	Step       int    `json:"step"`
+}
+
+// AgentUsage counts an agent's runs for one task. A round is a run that
+// fixed something (it left a diff); a run that changed nothing or failed
+// is a run, not a round.
+type AgentUsage struct {
+	Runs    int     `json:"runs"`
+	Rounds  int     `json:"rounds"`
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	Tokens  int64   `json:"tokens,omitempty"`
+	// Last is the latest run.
+	Last *AgentRunRecord `json:"last,omitempty"`
+}
+
+// AgentRunRecord is one run of the agent, as the log and wo show tell it.
+type AgentRunRecord struct {
+	Agent      string  `json:"agent"`
+	Step       int     `json:"step"`
+	Outcome    string  `json:"outcome"` // fixed, no_change, failed
+	Failure    string  `json:"failure,omitempty"`
+	Message    string  `json:"message,omitempty"`
+	CostUSD    float64 `json:"cost_usd,omitempty"`
+	Tokens     int64   `json:"tokens,omitempty"`
+	DurationMS int64   `json:"duration_ms"`
+	At         string  `json:"at"`
+	// NotBefore is when a rate-limited agent may be asked again.
+	NotBefore string `json:"not_before,omitempty"`
+	// Comments is the review watermark the run was asked about: a run
+	// that changed nothing is not asked the same again unless told to.
+	Comments string `json:"comments,omitempty"`
 }
 
 // PRStateMerged is state.pr_state of a task whose pull request was merged.

@@ -51,11 +51,22 @@ func (Agent) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 		}
 		defer os.RemoveAll(dir)
 	}
-	res, err := runAgent(ctx, sc, dir, AgentPrompt(sc.Doc(), sc.Step))
+	if err := agentCapped(sc); err != nil {
+		return Outcome{Status: workorder.StatusBlocked, BlockReason: err.Error(), State: sc.withPhase(workorder.PhaseNeedsAgent)}, err
+	}
+	res, err := runAgentOnce(ctx, sc, dir, AgentPrompt(sc.Doc(), sc.Step))
 	ex := ExtractDeliverable(res.Stdout)
-	sc.Log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
-		"duration_ms": res.Duration.Milliseconds(), "work_log": trim(ex.Work, maxKept), "stderr": trim(res.Stderr, maxKept)})
 	if err != nil {
+		sc.Log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "agent": res.Agent, "outcome": "stopped", "exit_code": res.ExitCode,
+			"duration_ms": res.Duration.Milliseconds(), "work_log": trim(ex.Work, maxKept), "stderr": trim(res.Stderr, maxKept), "error": err.Error()})
+		return Outcome{}, err
+	}
+	if err := agentFailure(ctx, sc, res, ""); err != nil {
+		return Outcome{}, err
+	}
+	// The deliverable is delivered; the work log is what the run leaves.
+	res.Stdout = ex.Work
+	if err := recordAgentRun(ctx, sc, res, AgentDone, ""); err != nil {
 		return Outcome{}, err
 	}
 	if len(targets) == 0 {

@@ -1,11 +1,17 @@
 package action
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
+	"strings"
+
+	"github.com/wo-runner/wo/agent"
 )
 
 // The agent's environment is an allow-list, not wo's environment less a
@@ -28,6 +34,9 @@ var agentWindowsEnv = []string{"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "TE
 var (
 	agentOwnEnv   = []string{"WO_TASK_KEY", "WO_WORKTREE", "WO_PROMPT_FILE"}
 	agentNeverEnv = []string{"GITHUB_TOKEN", "GH_TOKEN"}
+	// agentStoreEnv are the store's address and credentials: the agent
+	// never writes the task it works on.
+	agentStoreEnv = []string{"ARANGO_PASSWORD", "ARANGO_USER", "ARANGO_USERNAME", "ARANGO_URL", "WO_STORE", "WO_DATABASE", "HADES_DATABASE"}
 )
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -40,18 +49,34 @@ func CheckAgentEnv(name string) error {
 		return fmt.Errorf("--agent-env %q: name one environment variable (letters, digits and _), such as ANTHROPIC_API_KEY", name)
 	case slices.Contains(agentNeverEnv, name):
 		return fmt.Errorf("--agent-env %s: the agent never gets the GitHub token wo pushes with; wo commits, pushes and talks to GitHub for it", name)
+	case slices.Contains(agentStoreEnv, name):
+		return fmt.Errorf("--agent-env %s: the agent never gets the store's address or credentials; wo writes the task for it", name)
 	case slices.Contains(agentOwnEnv, name):
 		return fmt.Errorf("--agent-env %s: wo sets %s for the agent itself", name, name)
 	}
 	return nil
 }
 
-// agentEnvironment is the agent's whole environment: the allow-list from
-// wo's environment, a new empty HOME (unless --agent-env HOME passes
-// yours), git kept from the user's and the system's configuration and from
-// credential helpers (every --agent-env name may override these), then
-// wo's own variables. done removes the temporary HOME.
-func agentEnvironment(getenv func(string) string, optIn []string, own map[string]string) (env []string, done func(), err error) {
+// agentEnv is what the agent's environment is made of.
+type agentEnv struct {
+	getenv  func(string) string
+	optIn   []string          // --agent-env
+	own     map[string]string // WO_TASK_KEY, WO_WORKTREE, WO_PROMPT_FILE
+	home    string            // the agent's HOME: a new, empty folder of its own
+	tmp     string            // its TMPDIR, a folder of its own
+	profile *agent.Profile    // the named agent's credentials and settings; nil for a command of the user's
+	login   string            // the user's own config folder for the profile's ConfigVar (--agent-login), or ""
+	caches  map[string]string // the build caches it may use and write: variable → folder
+}
+
+// environment is the agent's whole environment: the allow-list from wo's
+// environment, its own HOME and TMPDIR, git kept from the user's and the
+// system's configuration and from credential helpers, the build caches, the
+// named agent's own credential variables when set and its settings, its
+// config folder only when the user asked, every --agent-env name (which
+// may override these), then wo's own variables.
+func (a agentEnv) environment() []string {
+	var env []string
 	index := map[string]int{}
 	put := func(name, value string) {
 		if i, ok := index[name]; ok {
@@ -66,15 +91,14 @@ func agentEnvironment(getenv func(string) string, optIn []string, own map[string
 		base = append(slices.Clip(base), agentWindowsEnv...)
 	}
 	for _, name := range base {
-		if v := getenv(name); v != "" {
+		if v := a.getenv(name); v != "" && name != "TMPDIR" {
 			put(name, v)
 		}
 	}
-	home, err := os.MkdirTemp("", "wo-agent-home-")
-	if err != nil {
-		return nil, nil, fmt.Errorf("making the agent's HOME: %w", err)
+	put("HOME", a.home)
+	if a.tmp != "" {
+		put("TMPDIR", a.tmp)
 	}
-	put("HOME", home)
 	// git in the agent reads neither ~/.gitconfig nor /etc/gitconfig (the
 	// credential helpers, url rewrites and tokens they may hold), never
 	// prompts, and has no credential helper even from the repository's
@@ -85,16 +109,83 @@ func agentEnvironment(getenv func(string) string, optIn []string, own map[string
 	put("GIT_CONFIG_COUNT", "1")
 	put("GIT_CONFIG_KEY_0", "credential.helper")
 	put("GIT_CONFIG_VALUE_0", "")
-	for _, name := range optIn {
+	for _, name := range slices.Sorted(maps.Keys(a.caches)) {
+		put(name, a.caches[name])
+	}
+	if p := a.profile; p != nil {
+		for _, name := range p.Credentials {
+			if slices.Contains(agentNeverEnv, name) || slices.Contains(agentStoreEnv, name) {
+				continue
+			}
+			if v := a.getenv(name); v != "" {
+				put(name, v)
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(p.Settings)) {
+			put(name, p.Settings[name])
+		}
+		if a.login != "" && p.ConfigVar != "" {
+			put(p.ConfigVar, a.login)
+		}
+	}
+	for _, name := range a.optIn {
 		if CheckAgentEnv(name) != nil {
 			continue
 		}
-		if v := getenv(name); v != "" {
+		if v := a.getenv(name); v != "" {
 			put(name, v)
 		}
 	}
 	for _, name := range agentOwnEnv {
-		put(name, own[name])
+		put(name, a.own[name])
 	}
-	return env, func() { os.RemoveAll(home) }, nil
+	return env
+}
+
+// agentHas reports whether the agent's environment sets name.
+func agentHas(env []string, name string) bool {
+	return slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, name+"=") && len(kv) > len(name)+1 })
+}
+
+// loginFolder is the user's own config folder of a profile: its variable
+// in wo's environment, else the default under the user's home.
+func loginFolder(p *agent.Profile, getenv func(string) string) string {
+	if p == nil || p.ConfigVar == "" {
+		return ""
+	}
+	if v := getenv(p.ConfigVar); v != "" {
+		return v
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, p.ConfigDefault)
+	}
+	return ""
+}
+
+// buildCaches are the build caches of the user's that an agent's checks
+// use (go test, npm, pip), writable in its sandbox: variable → folder, as
+// each tool finds its cache when the variable is unset.
+func buildCaches(getenv func(string) string) map[string]string {
+	home := getenv("HOME")
+	xdg := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
+	gopath := cmp.Or(firstPath(getenv("GOPATH")), filepath.Join(home, "go"))
+	out := map[string]string{
+		"GOCACHE":          cmp.Or(getenv("GOCACHE"), filepath.Join(xdg, "go-build")),
+		"GOMODCACHE":       cmp.Or(getenv("GOMODCACHE"), filepath.Join(gopath, "pkg", "mod")),
+		"npm_config_cache": cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")),
+		"PIP_CACHE_DIR":    cmp.Or(getenv("PIP_CACHE_DIR"), filepath.Join(xdg, "pip")),
+	}
+	for name, dir := range out {
+		if home == "" && !filepath.IsAbs(dir) || dir == "" || dir == "off" {
+			delete(out, name)
+		}
+	}
+	return out
+}
+
+func firstPath(list string) string {
+	if list == "" {
+		return ""
+	}
+	return filepath.SplitList(list)[0]
 }

@@ -47,13 +47,15 @@ func TestTheAgentGetsOnlyItsAllowList(t *testing.T) {
 	for k, v := range secrets {
 		env[k] = v
 	}
-	h := loopReady(t, stepOpts{Env: env, Agent: fixOf + `env > "$TMPDIR/env"
-ls -A "$HOME" > "$TMPDIR/home"
-echo "$HOME" > "$TMPDIR/home-path"
-git config --get-all credential.helper > "$TMPDIR/helpers"
-printf 'protocol=https\nhost=github.com\n\n' | git credential fill > "$TMPDIR/fill" 2>&1
-echo "$?" > "$TMPDIR/fill-status"
-`})
+	// The agent's TMPDIR is a folder of its own: it writes what it sees
+	// to out, named in the script.
+	h := loopReady(t, stepOpts{Env: env, Agent: fixOf + strings.ReplaceAll(`env > "OUT/env"
+ls -A "$HOME" > "OUT/home"
+echo "$HOME" > "OUT/home-path"
+git config --get-all credential.helper > "OUT/helpers"
+printf 'protocol=https\nhost=github.com\n\n' | git credential fill > "OUT/fill" 2>&1
+echo "$?" > "OUT/fill-status"
+`, "OUT", out)})
 	h.settings().AgentEnv = []string{"MY_API_KEY", "GITHUB_TOKEN", "NOT_SET_ANYWHERE", "WO_TASK_KEY"}
 	// The repository's own configuration names the helper too.
 	fixture.Git(t, h.Repo, "config", "credential.helper", helper)
@@ -74,6 +76,7 @@ echo "$?" > "$TMPDIR/fill-status"
 		"MY_API_KEY": true, "WO_TASK_KEY": true, "WO_WORKTREE": true, "WO_PROMPT_FILE": true,
 		"GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_NOSYSTEM": true, "GIT_TERMINAL_PROMPT": true,
 		"GIT_CONFIG_COUNT": true, "GIT_CONFIG_KEY_0": true, "GIT_CONFIG_VALUE_0": true,
+		"GOCACHE": true, "GOMODCACHE": true, "npm_config_cache": true, "PIP_CACHE_DIR": true, // the build caches
 		"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true} // the last four are the shell's own
 	for _, name := range names {
 		if !allowed[name] {
@@ -88,8 +91,14 @@ echo "$?" > "$TMPDIR/fill-status"
 			t.Errorf("the value of %s reached the agent", name)
 		}
 	}
+	if tmp := got["TMPDIR"]; filepath.Base(tmp) != "tmp" || !strings.HasPrefix(filepath.Base(filepath.Dir(tmp)), "wo-agent-") {
+		t.Errorf("TMPDIR=%q, want the agent's own folder (wo-agent-*/tmp), not wo's %s", tmp, out)
+	}
+	if got["GOCACHE"] != filepath.Join(realHome, ".cache", "go-build") {
+		t.Errorf("GOCACHE=%q, want the user's own build cache under %s", got["GOCACHE"], realHome)
+	}
 	for name, want := range map[string]string{"PATH": os.Getenv("PATH"), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "xterm",
-		"TMPDIR": out, "MY_API_KEY": "sk-opted-in", "WO_TASK_KEY": fixture.Key, "WO_WORKTREE": h.Worktree,
+		"MY_API_KEY": "sk-opted-in", "WO_TASK_KEY": fixture.Key, "WO_WORKTREE": h.Worktree,
 		"GIT_CONFIG_GLOBAL": os.DevNull, "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"} {
 		if got[name] != want {
 			t.Errorf("%s=%q, want %q", name, got[name], want)
@@ -98,19 +107,21 @@ echo "$?" > "$TMPDIR/fill-status"
 	if _, ok := got["NOT_SET_ANYWHERE"]; ok {
 		t.Error("an opted-in name that wo's environment lacks was passed (empty)")
 	}
-	if !strings.HasPrefix(filepath.Base(got["WO_PROMPT_FILE"]), "wo-prompt-"+fixture.Key+"-") {
+	// The prompt, HOME and TMPDIR are in one folder of the agent's own.
+	box := filepath.Dir(got["WO_PROMPT_FILE"])
+	if !strings.HasPrefix(filepath.Base(box), "wo-agent-") || filepath.Dir(got["TMPDIR"]) != box {
 		t.Errorf("WO_PROMPT_FILE=%s", got["WO_PROMPT_FILE"])
 	}
 	// HOME is a new empty folder, gone after the run.
 	home := strings.TrimSpace(fixture.ReadFile(t, filepath.Join(out, "home-path")))
-	if home == realHome || got["HOME"] != home || !strings.Contains(home, "wo-agent-home-") {
+	if home == realHome || got["HOME"] != home || filepath.Dir(home) != box {
 		t.Errorf("HOME=%s (the real one is %s)", home, realHome)
 	}
 	if listing := fixture.ReadFile(t, filepath.Join(out, "home")); listing != "" {
 		t.Errorf("the agent's HOME holds:\n%s", listing)
 	}
-	if _, err := os.Stat(home); !os.IsNotExist(err) {
-		t.Errorf("the agent's HOME %s is still there: %v", home, err)
+	if _, err := os.Stat(box); !os.IsNotExist(err) {
+		t.Errorf("the agent's folder %s (its HOME, TMPDIR and prompt) is still there: %v", box, err)
 	}
 	// No credential helper answers git in the agent: neither the user's
 	// (~/.gitconfig) nor the repository's.
@@ -136,14 +147,11 @@ echo "$?" > "$TMPDIR/fill-status"
 
 func TestAnOptedInHOMEReplacesTheTemporaryOne(t *testing.T) {
 	realHome := t.TempDir()
-	env, done, err := agentEnvironment(func(k string) string {
+	env := agentEnv{getenv: func(k string) string {
 		// SYSTEMROOT is Windows' alone: not passed on a unix.
 		return map[string]string{"HOME": realHome, "GIT_CONFIG_GLOBAL": "/mine", "PATH": "/bin", "GITHUB_TOKEN": "ghs_x", "SYSTEMROOT": `C:\Windows`}[k]
-	}, []string{"HOME", "GIT_CONFIG_GLOBAL", "GITHUB_TOKEN", "WO_WORKTREE", "bad name"}, map[string]string{"WO_TASK_KEY": "k", "WO_WORKTREE": "/wt", "WO_PROMPT_FILE": "/p"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer done()
+	}, optIn: []string{"HOME", "GIT_CONFIG_GLOBAL", "GITHUB_TOKEN", "WO_WORKTREE", "bad name"}, home: "/tmp/agent-home",
+		own: map[string]string{"WO_TASK_KEY": "k", "WO_WORKTREE": "/wt", "WO_PROMPT_FILE": "/p"}}.environment()
 	want := []string{"PATH=/bin", "HOME=" + realHome, "GIT_CONFIG_GLOBAL=/mine", "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
 		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=credential.helper", "GIT_CONFIG_VALUE_0=", "WO_TASK_KEY=k", "WO_WORKTREE=/wt", "WO_PROMPT_FILE=/p"}
 	if strings.Join(env, "\n") != strings.Join(want, "\n") {

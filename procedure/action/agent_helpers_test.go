@@ -36,12 +36,6 @@ func TestAgentOutputIsBoundedAndSaysWhatItDropped(t *testing.T) {
 	if got := trim("abcdefg", 6); got != "abcdef\n[… 1 more bytes not kept]" {
 		t.Errorf("trim past the bound: %q", got)
 	}
-	if got := lastLine("first\nsecond\nthe last one  \n\n"); got != "the last one" {
-		t.Errorf("lastLine: %q", got)
-	}
-	if got := lastLine("only"); got != "only" {
-		t.Errorf("lastLine of one line: %q", got)
-	}
 }
 
 func TestProcessFactsComeFromProc(t *testing.T) {

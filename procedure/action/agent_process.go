@@ -8,25 +8,28 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/kballard/go-shellquote"
-
+	"github.com/wo-runner/wo/agent"
 	"github.com/wo-runner/wo/internal/identity"
 	"github.com/wo-runner/wo/workorder"
 )
 
 // AgentRun is the outcome of one agent command.
 type AgentRun struct {
+	Agent    string // the profile's name; "command" for a command of the user's own
+	Program  string // the command's first word
 	ExitCode int
-	Stdout   string // trimmed to maxAgentOutput
+	Stdout   string // trimmed to maxAgentStdout
 	Stderr   string
 	Duration time.Duration
+	// Report is what the agent said of its run: a failure, its words,
+	// what it cost.
+	Report agent.Report
 }
 
 // What is kept of an agent's output: stdout whole up to 1 MiB (the
@@ -40,38 +43,61 @@ const (
 // end before it gets SIGKILL.
 const agentGrace = 5 * time.Second
 
-// runAgent runs the configured agent command in dir with the prompt on
-// stdin and in a file. The command line is split into words as a shell
-// would, but no shell runs it.
+// runAgent runs the configured agent in dir with the prompt: a named
+// agent (--agent claude) with its profile's non-interactive call, a
+// command of the user's with the prompt on stdin and in a file. The
+// command line is split into words as a shell would, but no shell runs it.
 //
-// The agent leads its own process group, and the whole group ends with it:
-// on an interrupt or the time limit (--agent-timeout) it gets SIGTERM, then
-// SIGKILL after a grace period, and children it left behind after exiting
-// are stopped the same way. Its pid is recorded in the task's state while
-// it runs, so that a rerun after wo itself was killed stops the left-over
-// agent first: never two agents on one worktree.
+// The agent gets a folder of its own (its HOME, TMPDIR, the prompt and
+// the files its tool keeps), removed after the run, and runs in the
+// sandbox where the machine has one (sandbox.go). The agent leads its own
+// process group, and the whole group ends with it: on an interrupt or the
+// time limit (--agent-timeout) it gets SIGTERM, then SIGKILL after a grace
+// period, and children it left behind after exiting are stopped the same
+// way. Its pid is recorded in the task's state while it runs, so that a
+// rerun after wo itself was killed stops the left-over agent first: never
+// two agents on one worktree.
+//
+// An error is a run that could not start or was stopped; a run that ended
+// says what it did in AgentRun.Report, which the caller judges with the
+// diff.
 func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRun, error) {
-	command, key, timeout := sc.Settings().Agent, sc.Key(), sc.Settings().AgentTimeout
-	words, err := shellquote.Split(command)
-	if err != nil || len(words) == 0 {
-		return AgentRun{}, fmt.Errorf("agent command %q cannot be split into words: %v", command, err)
+	settings, key := sc.Settings(), sc.Key()
+	line, err := agent.Parse(settings.Agent)
+	if err != nil {
+		return AgentRun{}, err
 	}
+	program := line.Program()
 	if err := stopLeftoverAgent(ctx, sc); err != nil {
 		return AgentRun{}, err
 	}
 	// The agent never gets the token, not even quoted in a review comment.
 	prompt = sc.Redact(prompt)
-	promptFile := filepath.Join(os.TempDir(), fmt.Sprintf("wo-prompt-%s-%d.md", key, time.Now().UnixNano()))
-	if err := os.WriteFile(promptFile, []byte(prompt), 0o600); err != nil {
-		return AgentRun{}, err
-	}
-	defer os.Remove(promptFile)
-	env, removeHome, err := agentEnvironment(sc.Getenv, sc.Settings().AgentEnv, map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": promptFile})
+	box, err := newAgentBox(key)
 	if err != nil {
 		return AgentRun{}, err
 	}
-	defer removeHome()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer box.remove()
+	if err := os.WriteFile(box.prompt, []byte(prompt), 0o600); err != nil {
+		return AgentRun{}, err
+	}
+	var profile *agent.Profile
+	if line.Known() {
+		profile = line.Profile
+	}
+	login := ""
+	if settings.AgentLogin {
+		if login = loginFolder(profile, sc.Getenv); login == "" {
+			return AgentRun{}, fmt.Errorf("--agent-login: agent command %s has no login folder that wo knows; pass its credentials with --agent-env NAME instead", program)
+		}
+	}
+	caches := buildCaches(sc.Getenv)
+	env := agentEnv{getenv: sc.Getenv, optIn: settings.AgentEnv, home: box.home, tmp: box.tmp, profile: profile, login: login, caches: caches,
+		own: map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": box.prompt}}.environment()
+	call := line.Call(agent.CallInput{PromptFile: box.prompt, Prompt: prompt, StateDir: box.state, UseLogin: settings.AgentLogin,
+		MaxCostUSD: costLeft(sc), Set: func(name string) bool { return agentHas(env, name) }})
+	leftBefore := presentLeaves(dir, line.Profile.Leaves)
+	ctx, cancel := context.WithTimeout(ctx, settings.AgentTimeout)
 	defer cancel()
 
 	outR, outW, err := os.Pipe()
@@ -84,12 +110,18 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		outW.Close()
 		return AgentRun{}, err
 	}
-	cmd := exec.Command(words[0], words[1:]...)
+	cmd, err := agentCommand(sc, box, dir, login, caches, line.Profile, call.Argv)
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		errR.Close()
+		errW.Close()
+		return AgentRun{}, err
+	}
 	cmd.Dir = dir
-	cmd.Stdin = bytes.NewReader([]byte(prompt))
+	cmd.Stdin = strings.NewReader(call.Stdin)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	cmd.Env = env
-	startInOwnGroup(cmd)
 	started := time.Now()
 	err = cmd.Start()
 	outW.Close() // the agent's copies stay open in it and its children
@@ -97,14 +129,15 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	if err != nil {
 		outR.Close()
 		errR.Close()
-		return AgentRun{}, fmt.Errorf("agent command %s could not run: %v", words[0], err)
+		return AgentRun{}, fmt.Errorf("agent command %s could not run: %v", program, err)
 	}
 	pid := cmd.Process.Pid
 	stdout, stderr := limitedBuffer{limit: maxAgentStdout}, limitedBuffer{limit: maxAgentStderr}
+	shown := newAgentProgress(sc, program)
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go func() { defer readers.Done(); io.Copy(&stdout, outR) }()
-	go func() { defer readers.Done(); io.Copy(&stderr, errR) }()
+	go func() { defer readers.Done(); io.Copy(io.MultiWriter(&stdout, shown.stream()), outR) }()
+	go func() { defer readers.Done(); io.Copy(io.MultiWriter(&stderr, shown.stream()), errR) }()
 
 	// The agent's group is stopped however this ends, and its record is
 	// cleared once nothing of it runs. Once the leader is reaped its pid,
@@ -131,7 +164,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	st := sc.State()
 	st.Agent = rec
 	if err := sc.Checkpoint(ctx, st); err != nil {
-		return AgentRun{}, fmt.Errorf("agent command %s was stopped: its pid could not be recorded in task %s: %w", words[0], key, err)
+		return AgentRun{}, fmt.Errorf("agent command %s was stopped: its pid could not be recorded in task %s: %w", program, key, err)
 	}
 
 	exited := make(chan func() error, 1)
@@ -157,20 +190,24 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	case <-readersDone:
 	case <-time.After(agentGrace):
 	}
-	run := AgentRun{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
+	removeLeaves(dir, line.Profile.Leaves, leftBefore)
+	run := AgentRun{Agent: line.Profile.Name, Program: program, Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		run.ExitCode = -1 // stopped: no exit status of its own (as Go says of a signalled process)
-		return run, fmt.Errorf("agent command %s ran longer than its limit of %s and was stopped with its child processes; raise --agent-timeout (WO_AGENT_TIMEOUT) if it needs longer", words[0], timeout)
+		return run, fmt.Errorf("agent command %s ran longer than its limit of %s and was stopped with its child processes; raise --agent-timeout (WO_AGENT_TIMEOUT) if it needs longer", program, settings.AgentTimeout)
 	case ctx.Err() != nil:
 		run.ExitCode = -1
-		return run, fmt.Errorf("agent command %s was stopped with its child processes: %w", words[0], ctx.Err())
+		return run, fmt.Errorf("agent command %s was stopped with its child processes: %w", program, ctx.Err())
 	case errors.As(waitErr, &exit):
 		run.ExitCode = exit.ExitCode()
-		return run, fmt.Errorf("agent command %s exited with status %d: %s", words[0], run.ExitCode, lastLine(run.Stderr))
 	case waitErr != nil:
-		return run, fmt.Errorf("agent command %s could not run: %v", words[0], waitErr)
+		return run, fmt.Errorf("agent command %s could not run: %v", program, waitErr)
+	}
+	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
+	if run.ExitCode == sandboxRefusedExit && strings.Contains(run.Stderr, sandboxRefusedWords) {
+		run.Report = agent.Report{Failure: agent.FailCrash, Message: agent.Meaningful(run.Stderr)}
 	}
 	return run, nil
 }
@@ -382,10 +419,3 @@ func (b *limitedBuffer) String() string {
 	return b.buf.String()
 }
 
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return s[i+1:]
-	}
-	return s
-}

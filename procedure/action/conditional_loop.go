@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -206,17 +207,31 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	// top of what wo pushed (or of wo's suggestions) is wo's too; a
 	// person's is not.
 	agentFrom := plumbing.ZeroHash
-	if sc.Settings().Agent != "" {
+	var ran *AgentRun // the agent's run in this pass, if it ran
+	asked := commentsKey(st)
+	if sc.Settings().Agent != "" && !answeredBefore(sc, asked) {
+		if err := agentCapped(sc); err != nil {
+			return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: err.Error(), State: sc.withPhase(workorder.PhaseNeedsFix)}, err
+		}
 		if agentFrom, _, err = w.Head(); err != nil {
 			return "", false, Outcome{}, err
 		}
 		prompt := fixPrompt(sc.Doc(), paramsOf[loopParams](sc.Step).FixAction, comments, threads, w.Path, sugg.left)
-		res, err := runAgent(ctx, sc, w.Path, prompt)
-		sc.Log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "exit_code": res.ExitCode,
-			"duration_ms": res.Duration.Milliseconds(), "stdout": res.Stdout, "stderr": res.Stderr})
+		res, err := runAgentOnce(ctx, sc, w.Path, prompt)
 		if err != nil {
+			sc.Log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "agent": res.Agent, "outcome": "stopped", "exit_code": res.ExitCode,
+				"duration_ms": res.Duration.Milliseconds(), "stdout": trim(res.Stdout, maxKept), "stderr": trim(res.Stderr, maxKept), "error": err.Error()})
 			return "", false, Outcome{}, err
 		}
+		if err := agentFailure(ctx, sc, res, asked); err != nil {
+			return "", false, Outcome{}, err
+		}
+		ran = &res
+	} else if sc.Settings().Agent != "" {
+		// The agent answered these comments with no change before: what
+		// is in the worktree now is a person's, and without it the task
+		// waits for one (or for --rerun-agent).
+		sc.Say(fmt.Sprintf("not asking the agent again: it changed nothing for these comments before (%s); --rerun-agent asks it again", st.AgentUsage.Last.Message))
 	} else if !st.FixRequested {
 		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
 		if len(sugg.threads) > 0 {
@@ -242,11 +257,33 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	}
 	if !res.Created && head.String() == st.PushedSHA {
 		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
+		if ran != nil {
+			if err := recordAgentRun(ctx, sc, *ran, AgentNoChange, asked); err != nil {
+				return "", false, Outcome{}, err
+			}
+			reason = fmt.Sprintf("agent %s changed nothing for the %d review comment(s); it said: %q. Change the files in %s yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
+				ran.Agent, len(comments), cmp.Or(ran.Report.Message, "nothing"), w.Path, sc.Key(), sc.Key())
+		} else if u := sc.State().AgentUsage; sc.Settings().Agent != "" && u != nil && u.Last != nil {
+			reason = fmt.Sprintf("agent %s changed nothing for the %d review comment(s) before (it said: %q), and the worktree %s has no changes: change the files yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
+				u.Last.Agent, len(comments), u.Last.Message, w.Path, sc.Key(), sc.Key())
+		}
 		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: sc.withPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
+	}
+	if ran != nil {
+		if err := recordAgentRun(ctx, sc, *ran, AgentFixed, asked); err != nil {
+			return "", false, Outcome{}, err
+		}
 	}
 	byAgent := sc.Settings().Agent != "" && ours[agentFrom.String()] && head != agentFrom && res.Hash == head
 	bySuggestions := suggested && !res.Created && head.String() != st.PushedSHA && ours[head.String()]
 	return res.Hash.String(), res.Created || byAgent || bySuggestions, Outcome{}, nil
+}
+
+// answeredBefore reports whether the agent's last run was about these
+// comments and changed nothing, and the user did not ask for it again.
+func answeredBefore(sc *StepContext, asked string) bool {
+	u := sc.State().AgentUsage
+	return !sc.Settings().RerunAgent && u != nil && u.Last != nil && u.Last.Outcome == AgentNoChange && u.Last.Comments == asked
 }
 
 // remakeWorktree makes the work order's worktree again, on its branch at

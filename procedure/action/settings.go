@@ -18,6 +18,26 @@ type Settings struct {
 	// TERM, TMPDIR, a temporary HOME, and wo's own WO_TASK_KEY,
 	// WO_WORKTREE and WO_PROMPT_FILE.
 	AgentEnv []string
+	// AgentLogin (--agent-login) points a named agent at the user's own
+	// config and login folder (its documented variable), never a copy;
+	// without it the agent's HOME is empty and its credential variables
+	// log it in.
+	AgentLogin bool
+	// MaxAgentRounds and MaxAgentCost cap a task's agent: rounds that
+	// fixed something, and the dollars the tool reported (0: no cap).
+	MaxAgentRounds int
+	MaxAgentCost   float64
+	// RerunAgent (--rerun-agent) asks the agent again about comments it
+	// answered with no change.
+	RerunAgent bool
+	// Sandbox is the agent's confinement: SandboxAuto (on where the
+	// kernel has Landlock), SandboxOn or SandboxOff (--agent-sandbox).
+	Sandbox string
+	// AgentWritable are more folders a sandboxed agent may write
+	// (--agent-writable, WO_AGENT_WRITABLE); AgentPorts more TCP ports it
+	// may connect to (--agent-allow-port).
+	AgentWritable []string
+	AgentPorts    []int
 	// GitTimeout bounds a push (--git-timeout, WO_GIT_TIMEOUT; default
 	// gitops.DefaultNetworkTimeout).
 	GitTimeout time.Duration
@@ -41,6 +61,13 @@ type Settings struct {
 	// max_iterations itself (default 5).
 	MaxLoopIterations int
 }
+
+// The agent's sandbox settings.
+const (
+	SandboxAuto = ""
+	SandboxOn   = "on"
+	SandboxOff  = "off"
+)
 
 // FillDefaults fills in what is not set: an agent run of 30 minutes, a
 // poll every 30 seconds, 5 loop iterations. It writes only fields that are

@@ -1,0 +1,171 @@
+package agent
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Failure is how an agent's run failed, as far as its own words say.
+type Failure string
+
+const (
+	FailNone      Failure = ""
+	FailAuth      Failure = "auth"       // no credentials, or rejected ones
+	FailRateLimit Failure = "rate_limit" // the model's API said to slow down, or a quota is spent
+	FailLimit     Failure = "limit"      // a turn or budget limit ended the run
+	FailCrash     Failure = "crash"      // anything else: an error, a non-zero exit
+)
+
+// Report is what an agent said about one run, read from its output and
+// exit code. Whether it changed anything is the diff's to say, not this.
+type Report struct {
+	Failure Failure
+	// Message is the agent's own words: its final answer, or its error,
+	// first meaningful lines only.
+	Message string
+	// RetryAfter is when a rate-limited agent may be asked again, where it
+	// said (0 when it did not).
+	RetryAfter time.Duration
+	// CostUSD, Tokens and Turns are what the run cost, as the tool reports
+	// it (0 when it does not).
+	CostUSD float64
+	Tokens  int64
+	Turns   int
+}
+
+// maxMessage bounds the agent's words kept in a report.
+const maxMessage = 600
+
+// Meaningful is the first lines of text that say something: blank lines,
+// progress bars and stack frames left out, at most maxMessage bytes.
+func Meaningful(text string) string {
+	var kept []string
+	size := 0
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "at ") || strings.HasPrefix(l, "File \"") || strings.Trim(l, "─-=━█▌░ .") == "" {
+			continue
+		}
+		if size+len(l) > maxMessage {
+			if len(kept) == 0 {
+				kept = append(kept, l[:maxMessage]+" […]")
+			}
+			break
+		}
+		kept = append(kept, l)
+		size += len(l) + 1
+		if len(kept) == 4 {
+			break
+		}
+	}
+	return strings.Join(kept, " / ")
+}
+
+var (
+	rateWords = regexp.MustCompile(`(?i)\b429\b|rate[ _-]?limit|ratelimiterror|too many requests|quota|usage limit|overloaded|\b529\b`)
+	authWords = regexp.MustCompile(`(?i)invalid api key|api[ _-]?key (is )?(missing|not (set|found|valid))|no api key|not logged in|please run /login|authentication[ _]?(error|failed)|authenticationerror|unauthori[sz]ed|\b401\b|invalid x-api-key|credentials? (are )?(missing|invalid)|login required|\b403\b.*(forbidden|permission)`)
+	// "retry after 30 seconds", "try again in 1m20s", "retry-after: 12",
+	// "resets in 45s".
+	retryWords = regexp.MustCompile(`(?i)(?:retry[- ]after|try again in|resets? in|retry in)[:\s]+(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds?|m|mins?|minutes?|h|hours?)?\b|(?:try again in|retry in)\s+((?:\d+h)?(?:\d+m)?(?:\d+(?:\.\d+)?s))`)
+)
+
+// classify says how a run failed from its words, FailCrash when they
+// name no known cause.
+func classify(text string) Failure {
+	switch {
+	case rateWords.MatchString(text):
+		return FailRateLimit
+	case authWords.MatchString(text):
+		return FailAuth
+	}
+	return FailCrash
+}
+
+// failureIn is the failure a text names, FailNone when it names none:
+// for tools that exit 0 after an error, whose words are all there is.
+func failureIn(text string) Failure {
+	if f := classify(text); f != FailCrash {
+		return f
+	}
+	return FailNone
+}
+
+// retryAfter is the wait a rate-limit message names, 0 when none.
+func retryAfter(text string) time.Duration {
+	m := retryWords.FindStringSubmatch(text)
+	if m == nil {
+		return 0
+	}
+	if m[3] != "" {
+		d, _ := time.ParseDuration(m[3])
+		return d
+	}
+	n, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	unit := time.Second
+	switch u := strings.ToLower(m[2]); {
+	case u == "ms":
+		unit = time.Millisecond
+	case strings.HasPrefix(u, "m"):
+		unit = time.Minute
+	case strings.HasPrefix(u, "h"):
+		unit = time.Hour
+	}
+	d := time.Duration(n * float64(unit))
+	if d > 24*time.Hour {
+		return 24 * time.Hour
+	}
+	return d
+}
+
+// failed is the report of a run that failed with words text.
+func failed(f Failure, text string) Report {
+	r := Report{Failure: f, Message: Meaningful(text)}
+	if f == FailRateLimit {
+		r.RetryAfter = retryAfter(text)
+	}
+	return r
+}
+
+// readGeneric reads a command wo knows nothing of: its exit code alone
+// says it failed, and its last words why.
+func readGeneric(stdout, stderr string, exit int) Report {
+	if exit != 0 {
+		words := stderr
+		if strings.TrimSpace(words) == "" {
+			words = stdout
+		}
+		return failed(classify(words), lastLines(words, 3))
+	}
+	return Report{Message: Meaningful(lastLines(stdout, 3))}
+}
+
+// lastLines is the last n non-blank lines of text.
+func lastLines(text string, n int) string {
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" {
+			out = append([]string{l}, out...)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// errorLines are the lines of text that name a failure, else text.
+func errorLines(text string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if failureIn(l) != FailNone || strings.Contains(strings.ToLower(l), "error") {
+			out = append(out, l)
+		}
+	}
+	if len(out) == 0 {
+		return text
+	}
+	return strings.Join(out, "\n")
+}
