@@ -1,0 +1,95 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReadingWhatEachAgentSays(t *testing.T) {
+	for _, tc := range []struct {
+		name, agent    string
+		stdout, stderr string
+		exit           int
+		want           Report
+	}{
+		{name: "claude fixed", agent: "claude", stdout: `{"type":"result","subtype":"success","is_error":false,"result":"Added the nil check.","total_cost_usd":0.0421,"num_turns":3,"usage":{"input_tokens":1200,"output_tokens":300,"cache_read_input_tokens":50}}`,
+			want: Report{Message: "Added the nil check.", CostUSD: 0.0421, Turns: 3, Tokens: 1550}},
+		{name: "claude rate limit, exit 0", agent: "claude", stdout: `{"type":"result","subtype":"success","is_error":true,"result":"API Error: 429 {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\"}} · retry after 30 seconds","total_cost_usd":0,"num_turns":1}`,
+			want: Report{Failure: FailRateLimit, Message: `API Error: 429 {"type":"error","error":{"type":"rate_limit_error"}} · retry after 30 seconds`, RetryAfter: 30 * time.Second, Turns: 1}},
+		{name: "claude bad key", agent: "claude", stdout: `{"type":"result","subtype":"success","is_error":true,"result":"Invalid API key · Please run /login"}`, exit: 1,
+			want: Report{Failure: FailAuth, Message: "Invalid API key · Please run /login"}},
+		{name: "claude turn limit", agent: "claude", stdout: `{"type":"result","subtype":"error_max_turns","is_error":true,"num_turns":4,"total_cost_usd":0.2}`, exit: 1,
+			want: Report{Failure: FailLimit, Message: "stopped at its max_turns limit after 4 turn(s)", Turns: 4, CostUSD: 0.2}},
+		{name: "claude budget", agent: "claude", stdout: `{"type":"result","subtype":"error_max_budget_usd","is_error":true,"result":"budget spent","num_turns":2}`,
+			want: Report{Failure: FailLimit, Message: "budget spent", Turns: 2}},
+		{name: "claude stream-json ends with its result", agent: "claude", stdout: "{\"type\":\"system\",\"subtype\":\"init\"}\n{\"type\":\"assistant\"}\n{\"type\":\"result\",\"subtype\":\"success\",\"result\":\"done\",\"total_cost_usd\":0.01}\n",
+			want: Report{Message: "done", CostUSD: 0.01}},
+		{name: "claude without -p input", agent: "claude", stderr: "Error: Input must be provided either through stdin or as a prompt argument when using --print", exit: 1,
+			want: Report{Failure: FailCrash, Message: "Error: Input must be provided either through stdin or as a prompt argument when using --print"}},
+		{name: "claude text output with a bad key, exit 0", agent: "claude", stdout: "Invalid API key · Please run /login\n",
+			want: Report{Failure: FailAuth, Message: "Invalid API key · Please run /login"}},
+		{name: "codex fixed", agent: "codex", stdout: `{"type":"thread.started","thread_id":"t"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"i1","type":"agent_message","text":"Handled the nil case."}}
+{"type":"turn.completed","usage":{"input_tokens":900,"cached_input_tokens":100,"output_tokens":80}}`,
+			want: Report{Message: "Handled the nil case.", Tokens: 980, Turns: 1}},
+		{name: "codex turn failed", agent: "codex", stdout: `{"type":"turn.started"}
+{"type":"turn.failed","error":{"message":"stream error: 429 Too Many Requests; try again in 20s"}}`, exit: 1,
+			want: Report{Failure: FailRateLimit, Message: "stream error: 429 Too Many Requests; try again in 20s", RetryAfter: 20 * time.Second}},
+		{name: "codex no key", agent: "codex", stdout: `{"type":"error","message":"401 Unauthorized: Missing bearer or basic authentication in header"}`, exit: 1,
+			want: Report{Failure: FailAuth, Message: "401 Unauthorized: Missing bearer or basic authentication in header"}},
+		{name: "codex not in exec mode", agent: "codex", stderr: "Error: stdin is not a terminal\n", exit: 1,
+			want: Report{Failure: FailCrash, Message: "Error: stdin is not a terminal"}},
+		{name: "aider rate limit, exit 0", agent: "aider", stdout: "Aider v0.86\nlitellm.RateLimitError: AnthropicException - rate_limit_error\nRetrying in 2.0 seconds...\n",
+			// Its own retries are its business: the error line is the words.
+			want: Report{Failure: FailRateLimit, Message: "litellm.RateLimitError: AnthropicException - rate_limit_error"}},
+		{name: "aider no key, exit 0", agent: "aider", stdout: "Missing these environment variables:\n- ANTHROPIC_API_KEY\nAuthenticationError: no api key\n",
+			want: Report{Failure: FailAuth, Message: "AuthenticationError: no api key"}},
+		{name: "aider fixed", agent: "aider", stdout: "Applied edit to calc.go\n",
+			want: Report{Message: "Applied edit to calc.go"}},
+		{name: "gemini turn limit", agent: "gemini", stdout: `{"response":"","error":{"type":"FatalTurnLimitedError","message":"max turns"}}`, exit: 53,
+			want: Report{Failure: FailLimit, Message: "stopped at its turn limit"}},
+		{name: "gemini quota", agent: "gemini", stdout: `{"error":{"type":"ApiError","message":"Quota exceeded for requests","code":429}}`, exit: 1,
+			want: Report{Failure: FailRateLimit, Message: "Quota exceeded for requests"}},
+		{name: "gemini fixed", agent: "gemini", stdout: `{"response":"Fixed it.","stats":{"models":{"gemini-2.5-pro":{"tokens":{"total":700}}}}}`,
+			want: Report{Message: "Fixed it.", Tokens: 700}},
+		{name: "a command of the user's failing", agent: "./fix.sh", stderr: "working...\nmodel overloaded\n", exit: 3,
+			want: Report{Failure: FailRateLimit, Message: "working... / model overloaded"}},
+		{name: "a command of the user's crashing", agent: "./fix.sh", stdout: "boom\n", exit: 2,
+			want: Report{Failure: FailCrash, Message: "boom"}},
+		{name: "a command of the user's that ends 0", agent: "./fix.sh", stdout: "a\nb\nc\nfixed\n",
+			want: Report{Message: "b / c / fixed"}},
+	} {
+		c := call(t, tc.agent, CallInput{})
+		got := c.Read(tc.stdout, tc.stderr, tc.exit)
+		if got != tc.want {
+			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	for text, want := range map[string]time.Duration{
+		"retry after 30 seconds": 30 * time.Second, "Retry-After: 12": 12 * time.Second, "try again in 1m20s": 80 * time.Second,
+		"resets in 2 minutes": 2 * time.Minute, "retry in 1.5 hours": 90 * time.Minute, "retry after 500 ms": 500 * time.Millisecond,
+		"try again in 2h": 2 * time.Hour, "retry after 9999 hours": 24 * time.Hour, "rate limited": 0,
+	} {
+		if got := retryAfter(text); got != want {
+			t.Errorf("retryAfter(%q) = %s, want %s", text, got, want)
+		}
+	}
+}
+
+func TestMeaningfulKeepsTheFirstLinesThatSaySomething(t *testing.T) {
+	if got := Meaningful("\n\n  first  \n───\nat foo.js:1\nsecond\nthird\nfourth\nfifth"); got != "first / second / third / fourth" {
+		t.Errorf("got %q", got)
+	}
+	long := strings.Repeat("y", maxMessage+10)
+	if got := Meaningful(long); got != long[:maxMessage]+" […]" {
+		t.Errorf("a long first line: %d bytes", len(got))
+	}
+	if got := Meaningful("short\n" + long); got != "short" {
+		t.Errorf("a long second line is left out: %q", got)
+	}
+}
