@@ -142,12 +142,22 @@ func compactEntry(e store.LogEntry) logLine {
 		}
 	case "approval_requested":
 		shown["plan"] = true // many lines: under --verbose
+	case "agent_finished":
+		// Its output is long: under --verbose. The line says who ran, how
+		// it ended, what it said and what it cost.
+		for _, k := range []string{"stdout", "stderr", "work_log", "exit_code", "failure", "tokens", "turns", "cost_usd", "agent", "message", "error"} {
+			shown[k] = true
+		}
+		l.note = agentLogNote(d)
 	}
 	if ms, ok := workorder.AsInt(d["duration_ms"]); ok {
 		l.duration = formatDuration(time.Duration(ms) * time.Millisecond)
 		shown["duration_ms"] = true
 	}
 	for _, k := range noteKeys {
+		if l.note != "" {
+			break
+		}
 		if v, ok := d[k]; ok && !shown[k] && fmt.Sprint(v) != "" {
 			l.note = clipRunes(termtext.Line(fmt.Sprint(v)), 100)
 			shown[k] = true
@@ -164,6 +174,39 @@ func compactEntry(e store.LogEntry) logLine {
 		l.note = details(rest)
 	}
 	return l
+}
+
+// agentLogNote is an agent run's line: the agent, its failure, its words
+// and its cost.
+func agentLogNote(d map[string]any) string {
+	parts := []string{fmt.Sprint(cmpOrAny(d["agent"], "agent"))}
+	if f, _ := d["failure"].(string); f != "" {
+		parts = append(parts, f)
+	}
+	if c, ok := d["cost_usd"].(float64); ok && c > 0 {
+		parts = append(parts, fmt.Sprintf("$%.4f", c))
+	}
+	if n, ok := workorder.AsInt(d["tokens"]); ok && n > 0 {
+		parts = append(parts, fmt.Sprintf("%d tokens", n))
+	}
+	if n, ok := workorder.AsInt(d["exit_code"]); ok && n != 0 {
+		parts = append(parts, fmt.Sprintf("exit %d", n))
+	}
+	note := strings.Join(parts, ", ")
+	for _, k := range []string{"error", "message"} {
+		if v, _ := d[k].(string); v != "" {
+			note += ": " + v
+			break
+		}
+	}
+	return clipRunes(termtext.Line(note), 100)
+}
+
+func cmpOrAny(v any, def string) any {
+	if s, ok := v.(string); !ok || s == "" {
+		return def
+	}
+	return v
 }
 
 // formatDuration is short: 45ms, 1.2s, 2m5s.

@@ -203,6 +203,9 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
 	st := wo.State
 	p.line("\nState: step %d/%d done · review iterations %d · PR %s · worktree %s",
 		st.CurrentStep, len(wo.Procedure), st.ReviewIterations, orDash(deref(st.PRURL)), orDash(deref(st.WorktreePath)))
+	if st.AgentUsage != nil {
+		p.line("  agent: %s", agentUsageText(*st.AgentUsage))
+	}
 	if st.Phase == workorder.PhaseInterrupted {
 		p.line("  interrupted: the last run was stopped by a signal in step %d; wo run %s goes on from there", st.CurrentStep+1, termtext.Line(workorder.Key(doc)))
 	}

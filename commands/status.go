@@ -272,6 +272,8 @@ type StatusRow struct {
 	// merged, restacked at <sha> onto <branch>, blocked by a conflict in
 	// <files>, left (someone else pushed).
 	Stack string `json:"stack,omitempty"`
+	// Agent is what the agent's runs for the task did and cost.
+	Agent *workorder.AgentUsage `json:"agent,omitempty"`
 	// ReviewEstimate is, for an epic wo split made, how long its review
 	// takes at the reviewer's rate (split --reviews-per-hour).
 	ReviewEstimate string `json:"review_estimate,omitempty"`
@@ -308,6 +310,7 @@ func statusRow(d map[string]any, known map[string]map[string]any, graph *workord
 	}
 	r.PRNumber, r.ReviewIterations, r.OpenComments = st.PRNumber, st.ReviewIterations, len(st.ReviewComments)
 	r.Review = reviewOutcomeOf(st)
+	r.Agent = st.AgentUsage
 	if st.PRURL != nil {
 		r.PRURL = *st.PRURL
 	}

@@ -63,6 +63,9 @@ func tableStatus(rows []StatusRow, colour bool) string {
 	tw.Flush() // into a strings.Builder, which cannot fail
 	if len(rows) == 1 {
 		writeReviewOutcome(&printer{w: &b}, rows[0].Review)
+		if u := rows[0].Agent; u != nil {
+			b.WriteString("agent: " + agentUsageText(*u) + "\n")
+		}
 	}
 	if len(rows) > 1 {
 		b.WriteString(progressLine(rows[1:]) + "\n")
@@ -73,6 +76,9 @@ func tableStatus(rows []StatusRow, colour bool) string {
 			if r.Stack != "" && r.Stack != "merged" {
 				b.WriteString(termtext.Line(fmt.Sprintf("stack: %s %s", r.Key, r.Stack)) + "\n")
 			}
+		}
+		if total, n := agentTotal(rows[1:]); n > 0 {
+			b.WriteString(fmt.Sprintf("agent: %s, over %d task(s)\n", agentUsageText(total), n))
 		}
 		if rows[0].ReviewEstimate != "" {
 			b.WriteString("review estimate: " + termtext.Line(rows[0].ReviewEstimate) + "\n")
@@ -147,4 +153,41 @@ func age(ts string) string {
 	default:
 		return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 	}
+}
+
+// agentUsageText is what an agent's runs did and cost, for a person.
+func agentUsageText(u workorder.AgentUsage) string {
+	s := fmt.Sprintf("%d run(s), %d fix round(s)", u.Runs, u.Rounds)
+	if u.CostUSD > 0 {
+		s += fmt.Sprintf(", $%.2f", u.CostUSD)
+	}
+	if u.Tokens > 0 {
+		s += fmt.Sprintf(", %d tokens", u.Tokens)
+	}
+	if l := u.Last; l != nil {
+		last := l.Outcome
+		if l.Failure != "" {
+			last += " (" + l.Failure + ")"
+		}
+		s += termtext.Line(fmt.Sprintf("; last: %s %s", l.Agent, last))
+		if l.Message != "" {
+			s += ": " + termtext.Cut(termtext.Line(l.Message), 80)
+		}
+	}
+	return s
+}
+
+// agentTotal adds up the agent's runs over tasks; n is how many tasks ran
+// one.
+func agentTotal(rows []StatusRow) (total workorder.AgentUsage, n int) {
+	for _, r := range rows {
+		if u := r.Agent; u != nil {
+			total.Runs += u.Runs
+			total.Rounds += u.Rounds
+			total.CostUSD += u.CostUSD
+			total.Tokens += u.Tokens
+			n++
+		}
+	}
+	return total, n
 }
