@@ -299,11 +299,12 @@ func runClaude(p *proc) int {
 	}
 	msg := s.Message
 	if len(r.denied) > 0 {
-		var paths []string
+		var paths, reasons []string
 		for _, d := range r.denied {
 			paths = append(paths, d.Path)
+			reasons = append(reasons, d.Err.Error())
 		}
-		msg = fmt.Sprintf("I need permission to edit %s. Claude requested permissions to write to %s, but you haven't granted it yet.", strings.Join(paths, ", "), strings.Join(paths, ", "))
+		msg = fmt.Sprintf("I need permission to edit %s. %s", strings.Join(paths, ", "), strings.Join(reasons, " "))
 	} else if msg == "" {
 		if len(r.done) > 0 {
 			msg = "Made the requested change."
@@ -383,10 +384,10 @@ func (r *claudeRun) doEdits(edits []Edit) {
 		switch {
 		case sensitive:
 			res, isErr = fmt.Sprintf("Claude requested permissions to edit %s which is a sensitive file.", filepath.Join(r.p.cwd, e.Path)), true
-			r.denied = append(r.denied, applied{Path: e.Path})
+			r.denied = append(r.denied, applied{Path: e.Path, Err: fmt.Errorf("%s", res)})
 		case !may:
 			res, isErr = fmt.Sprintf("Claude requested permissions to write to %s, but you haven't granted it yet.", filepath.Join(r.p.cwd, e.Path)), true
-			r.denied = append(r.denied, applied{Path: e.Path})
+			r.denied = append(r.denied, applied{Path: e.Path, Err: fmt.Errorf("%s", res)})
 		default:
 			ap := applyEdits(r.p.cwd, []Edit{e})[0]
 			if ap.Err != nil {
