@@ -503,14 +503,25 @@ func (r *aiderRun) setupGitIdentity() {
 	}
 }
 
-// checkGitignore appends .aider* to the repository's .gitignore unless git
-// already ignores it, asking first as aider does.
+// checkGitignore appends .aider* (and .env when one exists) to the
+// repository's .gitignore unless git already ignores them, asking first as
+// aider does; the .gitignore change is left uncommitted.
 func (r *aiderRun) checkGitignore() {
-	if _, err := gitCmd(r.root, nil, "check-ignore", "-q", ".aider"); err == nil {
+	var patterns []string
+	if _, err := gitCmd(r.root, nil, "check-ignore", "-q", ".aider"); err != nil {
+		patterns = append(patterns, ".aider*")
+	}
+	if _, err := os.Stat(filepath.Join(r.root, ".env")); err == nil {
+		if _, err := gitCmd(r.root, nil, "check-ignore", "-q", ".env"); err != nil {
+			patterns = append(patterns, ".env")
+		}
+	}
+	if len(patterns) == 0 {
 		return
 	}
+	list := strings.Join(patterns, ", ")
 	r.out("You can skip this check with --no-gitignore\n")
-	if !r.confirm("Add .aider* to .gitignore (recommended)?") {
+	if !r.confirm("Add " + list + " to .gitignore (recommended)?") {
 		return
 	}
 	path := filepath.Join(r.root, ".gitignore")
@@ -519,11 +530,11 @@ func (r *aiderRun) checkGitignore() {
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		s += "\n"
 	}
-	if err := os.WriteFile(path, []byte(s+".aider*\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(s+strings.Join(patterns, "\n")+"\n"), 0o644); err != nil {
 		fmt.Fprintf(r.p.stderr, "Error when trying to write to %s: %v\n", path, err)
 		return
 	}
-	r.out("Added .aider* to .gitignore\n")
+	r.out("Added %s to .gitignore\n", list)
 }
 
 func (r *aiderRun) flushChat() {

@@ -516,6 +516,9 @@ func TestAiderFailuresExitZero(t *testing.T) {
 	// A key in a .env file at the repository root counts.
 	os.WriteFile(filepath.Join(w.repo, ".env"), []byte("ANTHROPIC_API_KEY=sk-ant-env\n"), 0o600)
 	want(t, w.run(w.repo, nil, nil, "aider", append(aiderBase, "--yes-always", "--no-auto-commits", "--message", "fix", "calc.go")...), 0, "Applied edit")
+	if gi, _ := os.ReadFile(filepath.Join(w.repo, ".gitignore")); string(gi) != ".aider*\n.env\n" {
+		t.Fatalf(".gitignore: %q", gi)
+	}
 	// No model and no key at all: the OpenRouter offer, then exit 1.
 	w2 := newWorld(t, nil)
 	want(t, w2.run(w2.repo, nil, nil, "aider", "--yes-always", "--message", "fix"), 1, "No LLM model was specified and no API keys were provided.")
