@@ -17,8 +17,11 @@ var aider = Profile{
 	HomeFiles: []string{".aider"},
 	Leaves:    []string{".aider.tags.cache.v3", ".aider.tags.cache.v4", ".aider.chat.history.md", ".aider.input.history", ".aider.llm.history"},
 	Ports:     []int{443},
-	call:      aiderCall,
-	read:      readAider,
+	// With no key and no model it offers a browser login and waits for
+	// it, minutes on end.
+	KeyRequired: true,
+	call:        aiderCall,
+	read:        readAider,
 }
 
 func aiderCall(args []string, in CallInput) ([]string, PromptVia) {

@@ -64,6 +64,10 @@ type Profile struct {
 	Leaves []string
 	// Ports are the TCP ports it connects to (its model's API).
 	Ports []int
+	// KeyRequired says the tool must not start without one of its
+	// credential variables (or the user's login): without one it waits
+	// for a person at a browser instead of failing.
+	KeyRequired bool
 	// call adds the flags of a non-interactive run with edits allowed to
 	// the user's own words (args, without the program), leaving any the
 	// user gave alone.

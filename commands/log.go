@@ -2,6 +2,7 @@ package commands
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -183,7 +184,7 @@ func agentLogNote(d map[string]any) string {
 	if f, _ := d["failure"].(string); f != "" {
 		parts = append(parts, f)
 	}
-	if c, ok := d["cost_usd"].(float64); ok && c > 0 {
+	if c := asFloat(d["cost_usd"]); c > 0 {
 		parts = append(parts, fmt.Sprintf("$%.4f", c))
 	}
 	if n, ok := workorder.AsInt(d["tokens"]); ok && n > 0 {
@@ -200,6 +201,18 @@ func agentLogNote(d map[string]any) string {
 		}
 	}
 	return clipRunes(termtext.Line(note), 100)
+}
+
+// asFloat is a number a log entry holds, 0 when it holds none.
+func asFloat(v any) float64 {
+	switch n := v.(type) {
+	case float64:
+		return n
+	case json.Number:
+		f, _ := n.Float64()
+		return f
+	}
+	return 0
 }
 
 func cmpOrAny(v any, def string) any {

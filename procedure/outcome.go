@@ -69,6 +69,8 @@ var classes = []struct {
 	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},
 	{func(err error) bool { return errors.Is(err, context.Canceled) }, Classification{OutcomeInterrupted, "INTERRUPTED"}},
 	{is[*action.FixRefusedError], Classification{OutcomeFailed, "FIX_REFUSED"}},
+	{agentRateLimited, Classification{OutcomeRetryLater, "AGENT_RATE_LIMITED"}},
+	{is[*action.AgentFailedError], Classification{OutcomeFailed, "AGENT_FAILED"}},
 	{is[*StepFailedError], Classification{OutcomeFailed, "STEP_FAILED"}},
 	{is[*ConcurrentChangeError], Classification{OutcomeWaiting, "CHANGED_ELSEWHERE"}},
 	{store.IsNoDatabase, Classification{OutcomeInvalid, "NO_DATABASE"}},
@@ -76,6 +78,12 @@ var classes = []struct {
 	{store.IsExists, Classification{OutcomeFailed, "ALREADY_EXISTS"}},
 	{store.IsConflict, Classification{OutcomeRetryLater, "CONFLICT"}},
 	{store.IsUnavailable, Classification{OutcomeRetryLater, "STORE_UNAVAILABLE"}},
+}
+
+// agentRateLimited is an agent's failure that waiting ends.
+func agentRateLimited(err error) bool {
+	var a *action.AgentFailedError
+	return errors.As(err, &a) && a.RateLimited()
 }
 
 // Classify is the one mapping from a run's error to its outcome.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,6 +95,10 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	caches := buildCaches(sc.Getenv)
 	env := agentEnv{getenv: sc.Getenv, optIn: settings.AgentEnv, home: box.home, tmp: box.tmp, profile: profile, login: login, caches: caches,
 		own: map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": box.prompt}}.environment()
+	if p := line.Profile; p.KeyRequired && login == "" && !slices.ContainsFunc(p.Credentials, func(n string) bool { return agentHas(env, n) }) {
+		return AgentRun{Agent: p.Name, Program: program, Report: agent.Report{Failure: agent.FailAuth,
+			Message: fmt.Sprintf("no credentials: set one of %s in wo's environment (wo passes it to %s by name)", strings.Join(p.Credentials[:min(4, len(p.Credentials))], ", "), p.Name)}}, nil
+	}
 	call := line.Call(agent.CallInput{PromptFile: box.prompt, Prompt: prompt, StateDir: box.state, UseLogin: settings.AgentLogin,
 		MaxCostUSD: costLeft(sc), Set: func(name string) bool { return agentHas(env, name) }})
 	leftBefore := presentLeaves(dir, line.Profile.Leaves)
@@ -418,4 +423,3 @@ func (b *limitedBuffer) String() string {
 	}
 	return b.buf.String()
 }
-
