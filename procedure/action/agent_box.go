@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/kballard/go-shellquote"
+
 	"github.com/wo-runner/wo/agent"
 )
 
@@ -85,4 +87,21 @@ func costLeft(sc *StepContext) float64 {
 		spent = u.CostUSD
 	}
 	return max(limit-spent, 0.01)
+}
+
+// agentCallText is the agent's command line as wo would run it, for a
+// plan: the profile's flags with the user's, and where the prompt goes.
+func agentCallText(sc *StepContext) string {
+	line, err := agent.Parse(sc.Settings().Agent)
+	if err != nil {
+		return sc.Settings().Agent
+	}
+	set := func(name string) bool { return sc.Getenv(name) != "" }
+	call := line.Call(agent.CallInput{PromptFile: "PROMPT_FILE", Prompt: "PROMPT", StateDir: "AGENT_DIR", UseLogin: sc.Settings().AgentLogin,
+		MaxCostUSD: costLeft(sc), Set: set})
+	text := shellquote.Join(call.Argv...)
+	if call.Stdin != "" {
+		text += " < prompt"
+	}
+	return text
 }

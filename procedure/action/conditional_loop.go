@@ -569,7 +569,7 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 func (ConditionalLoop) Plan(sc *StepContext) string {
 	who := "wait for a person to fix them"
 	if sc.Settings().Agent != "" {
-		who = "run the agent " + strings.Fields(sc.Settings().Agent)[0]
+		who = "run the agent: " + agentCallText(sc)
 	}
 	p := paramsOf[loopParams](sc.Step)
 	return fmt.Sprintf("if %s: %s, commit, push and go back to step %d (at most %d times)", p.Condition, who, p.LoopTo, loopBound(sc))

@@ -227,9 +227,19 @@ func TestLoopConditionalPlan(t *testing.T) {
 		t.Errorf("plan %q, want %q", got, want)
 	}
 	h.settings().Agent = "/usr/local/bin/fixer --model x"
-	if got, want := h.plan("conditional_loop"), "if review_comments_exist: run the agent /usr/local/bin/fixer, commit, push and go back to step 7 (at most 5 times)"; got != want {
+	if got, want := h.plan("conditional_loop"), "if review_comments_exist: run the agent: /usr/local/bin/fixer --model x < prompt, commit, push and go back to step 7 (at most 5 times)"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
 	}
+	// A named agent's plan is its whole call, as wo would run it.
+	h.settings().Agent = "codex -m gpt-5"
+	if got, want := h.plan("conditional_loop"), "if review_comments_exist: run the agent: codex exec --json --sandbox workspace-write --skip-git-repo-check -m gpt-5 - < prompt, commit, push and go back to step 7 (at most 5 times)"; got != want {
+		t.Errorf("plan %q, want %q", got, want)
+	}
+	h.settings().Agent = "aider"
+	if got := h.plan("conditional_loop"); !strings.Contains(got, "aider --message-file PROMPT_FILE --yes-always --no-auto-commits") {
+		t.Errorf("plan %q: aider's prompt goes in by file", got)
+	}
+	h.settings().Agent = "/usr/local/bin/fixer --model x"
 	// The step's own bound is what the dry run promises, lower or higher.
 	for _, n := range []int{2, 9} {
 		h.r.task.WorkOrder.Procedure[8].Params["max_iterations"] = n
