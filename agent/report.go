@@ -92,8 +92,38 @@ func failureIn(text string) Failure {
 	return FailNone
 }
 
+// retryAt finds "try again at 7:23 PM" (Codex's usage limit): a time of
+// day on this machine's clock, the next one to come.
+var retryAt = regexp.MustCompile(`(?i)(?:try again|retry|resets?) at (\d{1,2}):(\d{2})\s*([AP]M)?`)
+
+// now is the clock a time of day is read against.
+var now = time.Now
+
 // retryAfter is the wait a rate-limit message names, 0 when none.
 func retryAfter(text string) time.Duration {
+	if m := retryAt.FindStringSubmatch(text); m != nil {
+		h, _ := strconv.Atoi(m[1])
+		min, _ := strconv.Atoi(m[2])
+		switch strings.ToUpper(m[3]) {
+		case "PM":
+			if h < 12 {
+				h += 12
+			}
+		case "AM":
+			if h == 12 {
+				h = 0
+			}
+		}
+		if h > 23 || min > 59 {
+			return 0
+		}
+		t := now()
+		at := time.Date(t.Year(), t.Month(), t.Day(), h, min, 0, 0, t.Location())
+		if !at.After(t) {
+			at = at.Add(24 * time.Hour)
+		}
+		return at.Sub(t)
+	}
 	m := retryWords.FindStringSubmatch(text)
 	if m == nil {
 		return 0
