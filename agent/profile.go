@@ -150,10 +150,7 @@ func Parse(line string) (Command, error) {
 	}
 	base := strings.TrimSuffix(filepath.Base(words[0]), ".exe")
 	for _, p := range profiles {
-		if p.Program == base || p.Name == base {
-			if words[0] == p.Name && p.Program != p.Name {
-				words[0] = p.Program
-			}
+		if p.Program == base {
 			return Command{Profile: p, Words: words}, nil
 		}
 	}
@@ -202,19 +199,4 @@ func hasFlag(args []string, flags ...string) bool {
 		}
 	}
 	return false
-}
-
-// flagValue is the value of the first of flags in args, "" when absent.
-func flagValue(args []string, flags ...string) string {
-	for i, a := range args {
-		for _, f := range flags {
-			if a == f && i+1 < len(args) {
-				return args[i+1]
-			}
-			if v, ok := strings.CutPrefix(a, f+"="); ok {
-				return v
-			}
-		}
-	}
-	return ""
 }

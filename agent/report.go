@@ -132,10 +132,7 @@ func retryAfter(text string) time.Duration {
 		d, _ := time.ParseDuration(m[3])
 		return d
 	}
-	n, err := strconv.ParseFloat(m[1], 64)
-	if err != nil || n < 0 {
-		return 0
-	}
+	n, _ := strconv.ParseFloat(m[1], 64) // digits, as the pattern matched
 	unit := time.Second
 	switch u := strings.ToLower(m[2]); {
 	case u == "ms":

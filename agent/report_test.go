@@ -54,6 +54,28 @@ func TestReadingWhatEachAgentSays(t *testing.T) {
 			want: Report{Failure: FailRateLimit, Message: "Quota exceeded for requests"}},
 		{name: "gemini fixed", agent: "gemini", stdout: `{"response":"Fixed it.","stats":{"models":{"gemini-2.5-pro":{"tokens":{"total":700}}}}}`,
 			want: Report{Message: "Fixed it.", Tokens: 700}},
+		{name: "codex dies before any event", agent: "codex", stderr: "Error: 401 Unauthorized\n", exit: 1,
+			want: Report{Failure: FailAuth, Message: "Error: 401 Unauthorized"}},
+		{name: "codex prints no event and ends 0 over a quota", agent: "codex", stderr: "quota exceeded\n",
+			want: Report{Failure: FailRateLimit, Message: "quota exceeded"}},
+		{name: "codex prints no event and ends 0", agent: "codex", stdout: "done\n",
+			want: Report{Message: "done"}},
+		{name: "codex exits 1 after a completed turn", agent: "codex", stdout: `{"type":"turn.completed","usage":{"input_tokens":5,"output_tokens":5}}`, stderr: "panicked at core/src/lib.rs", exit: 101,
+			want: Report{Failure: FailCrash, Message: "panicked at core/src/lib.rs", Tokens: 10, Turns: 1}},
+		{name: "codex: two turns, the last message kept", agent: "codex", stdout: "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n{\"type\":\"item.completed\",\"item\":{\"type\":\"agent_message\",\"text\":\"first\"}}\n{\"type\":\"item.completed\",\"item\":{\"type\":\"reasoning\",\"text\":\"thinking\"}}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n",
+			want: Report{Message: "first", Tokens: 4, Turns: 2}},
+		{name: "gemini crashes with no JSON", agent: "gemini", stderr: "TypeError: x is undefined\n", exit: 1,
+			want: Report{Failure: FailCrash, Message: "TypeError: x is undefined"}},
+		{name: "gemini bad key with tokens spent", agent: "gemini", stdout: `{"response":"partial","error":{"type":"AuthError","message":"API key not valid"},"stats":{"models":{"m":{"tokens":{"total":9}}}}}`, exit: 1,
+			want: Report{Failure: FailAuth, Message: "API key not valid", Tokens: 9}},
+		{name: "gemini exits 42 on bad input", agent: "gemini", stderr: "Invalid input\n", exit: 42,
+			want: Report{Failure: FailCrash, Message: "Invalid input"}},
+		{name: "claude ends 0 with an error subtype", agent: "claude", stdout: `{"type":"result","subtype":"error_during_execution","is_error":false,"result":""}`, stderr: "socket hang up",
+			want: Report{Failure: FailCrash, Message: "socket hang up"}},
+		{name: "claude's result, then a non-zero exit", agent: "claude", stdout: `{"type":"result","subtype":"success","is_error":false,"result":"ok","num_turns":1}`, stderr: "Invalid API key", exit: 1,
+			want: Report{Failure: FailAuth, Message: "ok", Turns: 1}},
+		{name: "claude's result over several lines", agent: "claude", stdout: "{\n \"type\": \"result\",\n \"result\": \"pretty\"\n}\n",
+			want: Report{Message: "pretty"}},
 		{name: "a command of the user's failing", agent: "./fix.sh", stderr: "working...\nmodel overloaded\n", exit: 3,
 			want: Report{Failure: FailRateLimit, Message: "working... / model overloaded"}},
 		{name: "a command of the user's crashing", agent: "./fix.sh", stdout: "boom\n", exit: 2,
@@ -106,6 +128,13 @@ func TestMeaningfulKeepsTheFirstLinesThatSaySomething(t *testing.T) {
 	long := strings.Repeat("y", maxMessage+10)
 	if got := Meaningful(long); got != long[:maxMessage]+" […]" {
 		t.Errorf("a long first line: %d bytes", len(got))
+	}
+	exact := strings.Repeat("z", maxMessage)
+	if got := Meaningful(exact); got != exact {
+		t.Errorf("a line of exactly the bound is kept whole: %d bytes", len(got))
+	}
+	if got := Meaningful("ab\n" + strings.Repeat("c", maxMessage-3)); got != "ab / "+strings.Repeat("c", maxMessage-3) {
+		t.Errorf("two lines that fill the bound exactly: %q", got)
 	}
 	if got := Meaningful("short\n" + long); got != "short" {
 		t.Errorf("a long second line is left out: %q", got)
