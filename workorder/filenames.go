@@ -36,11 +36,7 @@ func FoldName(name string) string {
 // hfsIgnored reports whether HFS+ leaves r out of a name (git's
 // next_hfs_char).
 func hfsIgnored(r rune) bool {
-	switch {
-	case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
-		return true
-	}
-	return false
+	return r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff
 }
 
 // foldRune is r in one case: the lower-case ASCII letter when r folds to
@@ -78,9 +74,7 @@ func isShortName(n, long string) bool {
 		stem, ext = stem[:i], stem[i+1:]
 	}
 	stem = strings.ReplaceAll(stem, ".", "")
-	if len(ext) > 3 {
-		ext = ext[:3]
-	}
+	ext = ext[:min(len(ext), 3)]
 	base, nExt, dotted := strings.Cut(n, ".")
 	if nExt != ext || dotted != (ext != "") {
 		return false

@@ -8,21 +8,25 @@ import "testing"
 func TestFoldName(t *testing.T) {
 	t.Parallel()
 	for name, want := range map[string]string{
-		".GitHub":              ".github",
-		".git\u200chub":        ".github",
-		"\ufeff.gi\u206at":     ".git",
-		".github. ":            ".github",
-		".gitmodules::$DATA":   ".gitmodules",
-		".gitmodules . :x":     ".gitmodules",
-		"\u212a.md":            "k.md", // the Kelvin sign folds to k
-		"\u017fRC":             "src",  // so does the long s to s
-		"Straße":               "straße",
-		"a.b":                  "a.b",
-		"..":                   "",
-		"CLAUDE.md\u200d.":     "claude.md",
-		"x\u200b":              "x\u200b", // U+200B is not one HFS+ ignores
-		"\u2029x":              "\u2029x",
-		"\u202bx\u206fy\u200f": "xy",
+		".GitHub":                         ".github",
+		".git\u200chub":                   ".github",
+		"\ufeff.gi\u206at":                ".git",
+		".github. ":                       ".github",
+		".gitmodules::$DATA":              ".gitmodules",
+		".gitmodules . :x":                ".gitmodules",
+		"\u212a.md":                       "k.md", // the Kelvin sign folds to k
+		"\u017fRC":                        "src",  // so does the long s to s
+		"Straße":                          "straße",
+		"a.b":                             "a.b",
+		"..":                              "",
+		"CLAUDE.md\u200d.":                "claude.md",
+		"x\u200b":                         "x\u200b", // U+200B is not one HFS+ ignores
+		"\u2029x":                         "\u2029x",
+		"\u202bx\u206fy\u200f":            "xy",
+		"\u200bx\u200c\u200d\u200e\u2010": "\u200bx\u2010", // U+200B and U+2010 lie just outside
+		"\u2029\u202a\u202e\u202f":        "\u2029\u202f",
+		"\u2069\u206a\u206f\u2070":        "\u2069\u2070",
+		"\ufefe\ufeff\uff00":              "\ufefe\uff00",
 	} {
 		if got := FoldName(name); got != want {
 			t.Errorf("FoldName(%q) = %q, want %q", name, got, want)
@@ -54,6 +58,7 @@ func TestIsAliasOf(t *testing.T) {
 		{"GI~10001", ".gitmodules", true},
 		{"G~100001", ".gitmodules", true},
 		{"~1000001", ".gitmodules", true},
+		{"GI0000~1", ".gitmodules", true},
 		{"GI7FC~1", ".gitmodules", true}, // git knows the hash, and keeps this one apart; wo does not
 		{".gitmodules:$DATA", ".gitmodules", true},
 		{".gitmodules::$DATA", ".gitmodules", true},
