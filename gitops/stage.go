@@ -49,6 +49,9 @@ type StageOptions struct {
 	// Refuse, when set, says why a changed path must not be staged ("" to
 	// stage it): the policy of what a fix may change.
 	Refuse func(path string) string
+	// RefuseLink, when set, says why a changed symbolic link must not be
+	// staged with its target ("" to stage it); Refuse has passed its path.
+	RefuseLink func(path, target string) string
 }
 
 func (o StageOptions) maxSize() int64 {
@@ -417,9 +420,9 @@ func (w *Worktree) StageAll() (bool, error) { return w.Stage(StageOptions{}) }
 // whether anything changed. Untracked files that the ignore files name
 // (.gitignore at every level, info/exclude, opts.ExcludesFile) are left
 // out. Named pipes, sockets, devices, nested repositories, names git
-// reads as .git, files over opts.MaxFileSize and paths opts.Refuse
-// refuses are not staged: then nothing is, and a StageRefusedError lists
-// them all.
+// reads as .git, files over opts.MaxFileSize, paths opts.Refuse refuses
+// and links opts.RefuseLink refuses are not staged: then nothing is, and
+// a StageRefusedError lists them all.
 func (w *Worktree) Stage(opts StageOptions) (bool, error) {
 	idx, err := w.readIndex()
 	if err != nil {
@@ -472,6 +475,16 @@ func (w *Worktree) Stage(opts StageOptions) (bool, error) {
 		if gone {
 			removed[name] = true
 			continue
+		}
+		if opts.RefuseLink != nil && fi.Mode()&fs.ModeSymlink != 0 {
+			link, err := os.Readlink(target)
+			if err != nil {
+				return false, err
+			}
+			if why := opts.RefuseLink(name, link); why != "" {
+				refused.add(name, why)
+				continue
+			}
 		}
 		todo = append(todo, file{name, target, fi})
 	}

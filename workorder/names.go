@@ -71,24 +71,6 @@ func CheckRelativePath(p string) error {
 // repoPattern is GitHub's owner/name.
 var repoPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
 
-// IsDotGit reports whether a file system could take name for ".git": in
-// any case, with NTFS's trailing dots and spaces or its short name git~1,
-// or with the characters that HFS+ ignores.
-func IsDotGit(name string) bool {
-	if len(name) < 4 || (name[0] != '.' && name[0] != 'g' && name[0] != 'G' && name[0] < 0x80) {
-		return false
-	}
-	n := strings.Map(func(r rune) rune {
-		switch {
-		case r >= 0x200c && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x206a && r <= 0x206f, r == 0xfeff:
-			return -1
-		}
-		return r
-	}, name)
-	n = strings.TrimRight(n, ". ")
-	return strings.EqualFold(n, ".git") || strings.EqualFold(n, "git~1")
-}
-
 // Inside reports whether path is an absolute path strictly below root (also
 // absolute), after cleaning both: the only places a worktree may go.
 func Inside(root, path string) bool {

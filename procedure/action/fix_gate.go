@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -21,7 +20,10 @@ import (
 // commits on the work branch, each path inside the work order's files
 // (inputs.file_manifest, inputs.delete_manifest) or context.fix_paths,
 // nothing under .github/, no .gitmodules, no gitlink, no file over the
-// size limit (context.fix_max_file_bytes, 10 MiB by default). Staging the
+// size limit (context.fix_max_file_bytes, 10 MiB by default), whatever a
+// file system takes for those names (workorder.IsAliasOf); agents'
+// settings and policy files (namedOnly) and new symbolic links only when
+// the manifest names them, and no link out of the worktree. Staging the
 // fix applies the same rules before a blob is written. When anything is
 // refused nothing is pushed, and the task is blocked with the list.
 
@@ -74,24 +76,19 @@ func newFixPolicy(sc *StepContext) fixPolicy {
 	return p
 }
 
-// refuse says why a fix must not change path, or "" when it may.
+// refuse says why a fix must not change path, or "" when it may: never
+// .github/, .gitmodules or .git in any spelling; a settings or policy file
+// (namedOnly) only when the manifest names it; else a path of the
+// manifest or of context.fix_paths.
 func (p fixPolicy) refuse(path string) string {
-	parts := strings.Split(path, "/")
-	// Case and the trailing dots and spaces Windows drops do not matter.
-	name := func(s string) string { return strings.ToLower(strings.TrimRight(s, ". ")) }
-	if name(parts[0]) == ".github" {
-		return "under .github/, whose workflows run with the repository's secrets: never pushed after a review"
-	}
-	for _, part := range parts {
-		switch n := name(part); {
-		case n == ".gitmodules" || strings.HasPrefix(n, "gitmod~"):
-			return "a .gitmodules file: submodules are never pushed after a review"
-		case workorder.IsDotGit(part):
-			return "a name git reads as .git"
-		}
+	if why := protectedRefusal(path); why != "" {
+		return why
 	}
 	if p.files[path] {
 		return ""
+	}
+	if why := namedOnlyRefusal(path); why != "" {
+		return why
 	}
 	for _, pat := range p.patterns {
 		if ok, _ := doublestar.Match(pat, path); ok {
@@ -116,6 +113,21 @@ func (p fixPolicy) check(c gitops.PathChange) string {
 		}
 	}
 	return p.refuse(c.Path)
+}
+
+// commitLinkRefusal says why the link that change c leaves must not be
+// pushed (see linkRefusal): its target in c's commit, and whether the last
+// push (from) had a link at the path.
+func (p fixPolicy) commitLinkRefusal(repo *gitops.Repo, from plumbing.Hash, c gitops.PathChange) (string, error) {
+	target, _, err := repo.LinkTarget(c.Commit, c.Path)
+	if err != nil {
+		return "", err
+	}
+	_, existed, err := repo.LinkTarget(from, c.Path)
+	if err != nil {
+		return "", err
+	}
+	return p.linkRefusal(c.Path, target, existed), nil
 }
 
 // byteSize writes n bytes for a person.
@@ -145,8 +157,20 @@ func stageFix(sc *StepContext, repo *gitops.Repo, w *gitops.Worktree) error {
 		refusal.Refused = []gitops.Refusal{{Path: "HEAD", Reason: why}}
 		return refusal
 	}
+	// A link is new unless the last push had it (HEAD when no push is
+	// recorded); a commit that cannot be read proves no link was there.
+	base := plumbing.NewHash(refusal.From)
+	if !plumbing.IsHash(refusal.From) {
+		if base, _, err = w.Head(); err != nil {
+			return err
+		}
+	}
 	p := newFixPolicy(sc)
-	_, err = w.Stage(gitops.StageOptions{MaxFileSize: p.maxSize, ExcludesFile: repo.ExcludesFile(sc.Getenv), Refuse: p.refuse})
+	refuseLink := func(path, target string) string {
+		_, existed, _ := repo.LinkTarget(base, path)
+		return p.linkRefusal(path, target, existed)
+	}
+	_, err = w.Stage(gitops.StageOptions{MaxFileSize: p.maxSize, ExcludesFile: repo.ExcludesFile(sc.Getenv), Refuse: p.refuse, RefuseLink: refuseLink})
 	var refused *gitops.StageRefusedError
 	if errors.As(err, &refused) {
 		refusal.Refused, refusal.More = refused.Refused, refused.More
@@ -255,7 +279,13 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 		if seen[c.Path] {
 			continue
 		}
-		if why := p.check(c); why != "" {
+		why := p.check(c)
+		if why == "" && c.Mode == filemode.Symlink && !c.Deleted {
+			if why, err = p.commitLinkRefusal(repo, plumbing.NewHash(from), c); err != nil {
+				return err
+			}
+		}
+		if why != "" {
 			seen[c.Path] = true
 			deny(c.Path, why+" (commit "+gitops.Short(c.Commit.String())+")")
 		}
