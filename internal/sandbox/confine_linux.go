@@ -95,6 +95,9 @@ func restrictSelf(spec Spec) error {
 	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
+	if err := refuseMultipathTCP(); err != nil {
+		return err
+	}
 	return dropCapabilities()
 }
 

@@ -31,7 +31,7 @@
 //
 // Confined: writing anywhere but the Spec's Writable paths (and a few
 // devices every program needs); TCP connect() to any port not in the Spec's
-// Ports (ABI 4+); signals, ptrace and abstract unix sockets towards
+// Ports (ABI 4+), Multipath TCP included; signals, ptrace and abstract unix sockets towards
 // processes outside the domain; privileges: no_new_privs is set (setuid
 // programs such as sudo do not elevate) and every capability is dropped, so
 // a command run by root keeps uid 0 but not root's powers (with
@@ -43,8 +43,9 @@
 // of files the user can read, or out of the agent's user). UDP, and so DNS,
 // is not restricted at ABI 7. Unix sockets by path (a D-Bus, docker or
 // ssh-agent socket) are not restricted below ABI 9, and this package asks
-// for no more than ABI 7. Multipath TCP sockets are not covered by
-// Landlock's TCP rules. TCP bind and listen are allowed (test servers
+// for no more than ABI 7. Landlock's TCP rules do not cover Multipath TCP:
+// a seccomp filter makes such sockets (and io_uring) unavailable instead,
+// on amd64, arm64, riscv64 and loong64 only. TCP bind and listen are allowed (test servers
 // bind). Process, memory and CPU limits are not set.
 //
 // Confinement fails closed: when a Spec asks for it and the kernel has no

@@ -56,6 +56,19 @@ func helper(mode string, args []string) int {
 		c.Close()
 		fmt.Println("connected")
 		return 0
+	case "dial-mptcp": // args: address
+		var d net.Dialer
+		d.SetMultipathTCP(true)
+		d.Timeout = 5 * time.Second
+		c, err := d.Dial("tcp", args[0])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		mp, _ := c.(*net.TCPConn).MultipathTCP()
+		c.Close()
+		fmt.Println("connected, multipath", mp)
+		return 0
 	case "listen": // plain TCP: Go listens with Multipath TCP by default, which Landlock does not see
 		var lc net.ListenConfig
 		lc.SetMultipathTCP(false)

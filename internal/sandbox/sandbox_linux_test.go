@@ -203,6 +203,18 @@ func TestConfinedCommandConnectsOnlyToListedPorts(t *testing.T) {
 	if res := dial(Spec{Confine: true, Ports: []int{port}}); res.code != 0 || res.stdout != "connected\n" {
 		t.Errorf("with port %d listed, connecting to %s: exit %d, stdout %q, stderr %q", port, addr, res.code, res.stdout, res.stderr)
 	}
+	// Landlock does not see Multipath TCP sockets: they are refused, and Go
+	// falls back to plain TCP, which Landlock does see.
+	mptcp := func(spec Spec) result {
+		cmd, stdout, stderr := start(t, spec, agentEnv(helperEnv+"=dial-mptcp"), exe, addr)
+		return wait(t, cmd, stdout, stderr)
+	}
+	if res := mptcp(Spec{Confine: true}); res.code != 3 || !strings.Contains(res.stderr, "permission denied") {
+		t.Errorf("with no ports, connecting to %s over Multipath TCP: exit %d (want 3, refused), stdout %q, stderr %q", addr, res.code, res.stdout, res.stderr)
+	}
+	if res := mptcp(Spec{Confine: true, Ports: []int{port}}); res.code != 0 || res.stdout != "connected, multipath false\n" {
+		t.Errorf("with port %d listed, connecting over Multipath TCP should fall back to TCP: exit %d, stdout %q, stderr %q", port, res.code, res.stdout, res.stderr)
+	}
 	cmd, stdout, stderr := start(t, Spec{Confine: true}, agentEnv(helperEnv+"=listen"), exe)
 	if res := wait(t, cmd, stdout, stderr); res.code != 0 || res.stdout != "listening\n" {
 		t.Errorf("listening on TCP should stay allowed: exit %d, stdout %q, stderr %q", res.code, res.stdout, res.stderr)
