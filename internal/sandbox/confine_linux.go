@@ -1,0 +1,165 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// testNoLandlockEnv, set in the confine step's environment, makes it act
+// as on a kernel without Landlock: the tests check that it then refuses to
+// run the command. It can only make the sandbox refuse, never confine less.
+const testNoLandlockEnv = "WO_SANDBOX_TEST_NO_LANDLOCK"
+
+// terminals may also be controlled (ioctl), not just read and written.
+var terminals = map[string]bool{"/dev/tty": true, "/dev/ptmx": true, "/dev/pts": true}
+
+// confine is the confine step: it restricts itself as the spec says and
+// executes the command in its place. It never runs the command unconfined
+// when the spec asks for confinement.
+func confine(args []string) int {
+	w, argv, err := parseReexec(args)
+	if err != nil {
+		return failed("%v", err)
+	}
+	if os.Getenv(testNoLandlockEnv) != "" {
+		landlockABI = func() int { return 0 }
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "wo sandbox: %v\n", err)
+		return exitNotFound
+	}
+	// Landlock is enforced on this thread only (the others end at exec):
+	// the command must be executed from it.
+	runtime.LockOSThread()
+	if w.Confine {
+		if err := restrictSelf(w.Spec); err != nil {
+			return failed("%s was not started: %v", argv[0], err)
+		}
+	}
+	err = syscall.Exec(path, argv, os.Environ())
+	return failed("executing %s: %v", argv[0], err)
+}
+
+// restrictSelf puts the calling thread in a new Landlock domain: read and
+// execute everywhere, write beneath spec.Writable and the devices, TCP
+// connect to spec.Ports only, no signals or abstract unix sockets out of
+// the domain, no capabilities. It asks for ABI 7 and takes what the kernel has, but an
+// error or nothing enforced is an error.
+func restrictSelf(spec Spec) error {
+	abi := landlockABI()
+	if abi < 1 {
+		return errors.New("the kernel has no Landlock, so it cannot be confined")
+	}
+	cfg := landlock.Config{
+		HandledAccessFS: landlock.V7.HandledAccessFS,
+		// connect only: bind stays allowed.
+		HandledAccessNet: llsys.AccessNetConnectTCP,
+		Scoped:           landlock.V7.Scoped,
+	}.BestEffort()
+	rules := []landlock.Rule{landlock.RODirs("/")}
+	for _, p := range append(append([]string(nil), spec.Writable...), devices...) {
+		rule, ok, err := writeRule(p, abi)
+		if err != nil {
+			return err
+		}
+		if ok {
+			rules = append(rules, rule)
+		}
+	}
+	for _, port := range spec.Ports {
+		rules = append(rules, landlock.ConnectTCP(uint16(port)))
+	}
+	fd, flags, err := cfg.NewRulesetFD(rules...)
+	if err != nil {
+		return fmt.Errorf("building its Landlock ruleset: %w", err)
+	}
+	if fd < 0 {
+		return errors.New("Landlock would enforce nothing on this kernel")
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock_restrict_self: %w", err)
+	}
+	if err := refuseMultipathTCP(); err != nil {
+		return err
+	}
+	return dropCapabilities()
+}
+
+// dropCapabilities leaves the command none: run by root it keeps uid 0 but
+// not its privileges. Landlock alone does not hold a privileged process:
+// on Linux 6.18, CAP_SYS_ADMIN or CAP_PERFMON still lets a confined
+// process read /proc/PID/environ of processes outside its domain.
+// Capabilities belong to the thread, like the Landlock domain: this one,
+// which executes the command. An ordinary user has none to drop, may not
+// change its bounding set, and gains none at exec (no_new_privs makes file
+// capabilities and set-user-ID bits inert).
+func dropCapabilities() error {
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && !errors.Is(err, unix.EINVAL) {
+		return fmt.Errorf("clearing ambient capabilities: %w", err)
+	}
+	// Root gains its bounding set at exec: empty it.
+	for c := 0; ; c++ {
+		in, err := unix.PrctlRetInt(unix.PR_CAPBSET_READ, uintptr(c), 0, 0, 0)
+		if err != nil {
+			break // EINVAL: past the last capability
+		}
+		if in == 0 {
+			continue
+		}
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			if errors.Is(err, unix.EPERM) && os.Geteuid() != 0 {
+				break
+			}
+			return fmt.Errorf("dropping capability %d: %w", c, err)
+		}
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none [2]unix.CapUserData
+	if err := unix.Capset(&hdr, &none[0]); err != nil {
+		return fmt.Errorf("dropping capabilities: %w", err)
+	}
+	return nil
+}
+
+// writeRule is the rule that lets the command write beneath p: a folder's
+// whole tree, or a single file. A path that does not exist gives no rule.
+// Moving files between folders (refer) needs ABI 2: asked for below it,
+// go-landlock would enforce nothing at all.
+func writeRule(p string, abi int) (landlock.Rule, bool, error) {
+	info, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("writable path %s: %w", p, err)
+	}
+	var rule landlock.FSRule
+	if info.IsDir() {
+		rule = landlock.RWDirs(p)
+		if abi >= 2 {
+			rule = rule.WithRefer()
+		}
+	} else {
+		rule = landlock.RWFiles(p)
+	}
+	if terminals[p] {
+		rule = rule.WithIoctlDev()
+	}
+	return rule, true, nil
+}

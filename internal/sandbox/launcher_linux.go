@@ -1,0 +1,237 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// stopGrace is how long the launcher lets the agent's processes end after
+// a forwarded signal before it kills them: shorter than wo's own grace
+// (procedure/action's agentGrace, 5 s), so that the launcher, which can
+// find setsid processes, kills them before wo kills the launcher's group.
+const stopGrace = 3 * time.Second
+
+// Sweeps after the agent exits: at most maxSweeps rounds, sweepPause
+// apart, each killing the launcher's remaining children (a round per
+// level of the agent's process tree). Bounded, so that a process the
+// kernel cannot kill at once (stuck in a disk wait) never holds wo.
+const (
+	maxSweeps  = 100
+	sweepPause = 20 * time.Millisecond
+)
+
+// launch is the launcher: it starts the confine step and exits with the
+// agent's status once the agent and every process it left are gone. It
+// prints nothing unless it fails: stdout and stderr are the agent's.
+func launch(args []string) int {
+	w, argv, err := parseReexec(args)
+	if err != nil {
+		return failed("launcher: %v", err)
+	}
+	if w.Parent != 0 && os.Getppid() != w.Parent {
+		return failed("launcher: the process that started %s (pid %d) has already exited", argv[0], w.Parent)
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return failed("launcher: prctl(PR_SET_CHILD_SUBREAPER): %v", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return failed("launcher: finding this program: %v", err)
+	}
+	cargs, err := reexecArgs(confineArg, w, argv)
+	if err != nil {
+		return failed("launcher: %v", err)
+	}
+	// Signals that arrive before the agent exists wait in the channel and
+	// are forwarded once it does.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	pid, err := syscall.ForkExec(self, append([]string{self}, cargs...), &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{0, 1, 2},
+		// If the launcher is killed outright, the agent goes with it.
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		return failed("launcher: starting %s: %v", argv[0], err)
+	}
+	go forward(sigs)
+	status, err := waitChild(pid)
+	sweep()
+	if err != nil {
+		return failed("launcher: waiting for %s: %v", argv[0], err)
+	}
+	return exitCode(status)
+}
+
+// forward passes each signal the launcher receives to every process of
+// the agent's tree, by pid: they may be in other sessions, and the
+// launcher's own group would send it back to the launcher. The first one
+// arms the kill of the whole tree after stopGrace; that also ends the
+// agent when wo died (the parent-death signal is SIGTERM) and nobody is
+// left to insist.
+func forward(sigs <-chan os.Signal) {
+	armed := false
+	for sig := range sigs {
+		signalTree(sig.(syscall.Signal))
+		if !armed {
+			armed = true
+			time.AfterFunc(stopGrace, func() { signalTree(syscall.SIGKILL) })
+		}
+	}
+}
+
+// waitChild reaps children until pid exits (orphans of the agent's tree
+// that exit meanwhile are reaped too) and returns its status.
+func waitChild(pid int) (syscall.WaitStatus, error) {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, syscall.EINTR) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if got == pid && (ws.Exited() || ws.Signaled()) {
+			return ws, nil
+		}
+	}
+}
+
+// sweep kills every process left of the agent's tree: all have become the
+// launcher's children (it is their subreaper) or will once their parent
+// is killed. Only direct children are signalled: their pids cannot be
+// reused before the launcher reaps them.
+func sweep() {
+	me := os.Getpid()
+	for range maxSweeps {
+		if !reap() {
+			return
+		}
+		for _, pid := range children(me) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(sweepPause)
+	}
+}
+
+// reap collects the children that have exited and reports whether any
+// child is left.
+func reap() bool {
+	for {
+		var ws syscall.WaitStatus
+		got, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil: // ECHILD: none left
+			return false
+		case got == 0: // some left, none exited
+			return true
+		}
+	}
+}
+
+// signalTree sends sig to every descendant of the launcher.
+func signalTree(sig syscall.Signal) {
+	for _, pid := range descendants(os.Getpid()) {
+		syscall.Kill(pid, sig)
+	}
+}
+
+// descendants lists the processes below root, from /proc.
+func descendants(root int) []int {
+	kids := map[int][]int{}
+	for pid, ppid := range parents() {
+		kids[ppid] = append(kids[ppid], pid)
+	}
+	var out []int
+	queue := kids[root]
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		out = append(out, pid)
+		queue = append(queue, kids[pid]...)
+	}
+	return out
+}
+
+// children lists the live (not zombie) processes whose parent is ppid.
+func children(ppid int) []int {
+	var out []int
+	for pid, p := range parents() {
+		if p == ppid {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// parents maps each live process to its parent, from /proc/PID/stat.
+func parents() map[int]int {
+	out := map[int]int{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if state, ppid, ok := readStat(pid); ok && state != 'Z' {
+			out[pid] = ppid
+		}
+	}
+	return out
+}
+
+// readStat reads a process's state and parent from /proc/PID/stat. The
+// command name may hold spaces and parentheses: the fields follow the
+// last ")".
+func readStat(pid int) (state byte, ppid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 2 || len(f[0]) != 1 {
+		return 0, 0, false
+	}
+	ppid, err = strconv.Atoi(string(f[1]))
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], ppid, true
+}
+
+// exitCode is the launcher's status for the agent's: its exit code, or
+// 128 plus the signal that ended it, as a shell reports it.
+func exitCode(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// failed reports why the sandbox could not run a command, on stderr, and
+// returns the status for it.
+func failed(format string, a ...any) int {
+	fmt.Fprintf(os.Stderr, "wo sandbox: "+format+"\n", a...)
+	return exitSandbox
+}

@@ -1,0 +1,125 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The test binary is also the tests' helper program: with helperEnv set
+// it does one small thing and exits instead of running the tests.
+const helperEnv = "WO_SANDBOX_TEST_HELPER"
+
+// secret is put in the test process's initial environment (the one
+// /proc/PID/environ shows), which a confined command must not read.
+const (
+	secretEnv = "WO_SANDBOX_TEST_SECRET"
+	secret    = "wo-sandbox-secret-5f0c2e"
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(helper(mode, os.Args[1:]))
+	}
+	if os.Getenv(secretEnv) != secret {
+		// os.Setenv would not show in /proc/PID/environ: start afresh.
+		exe, err := os.Executable()
+		if err == nil {
+			err = syscall.Exec(exe, os.Args, append(os.Environ(), secretEnv+"="+secret))
+		}
+		fmt.Fprintf(os.Stderr, "re-executing the tests with %s set: %v\n", secretEnv, err)
+		os.Exit(2)
+	}
+	os.Exit(m.Run())
+}
+
+// helper runs one helper mode: exit 0 when it did what it was asked, 3
+// when that was refused.
+func helper(mode string, args []string) int {
+	switch mode {
+	case "dial": // args: address
+		c, err := net.DialTimeout("tcp", args[0], 5*time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		c.Close()
+		fmt.Println("connected")
+		return 0
+	case "dial-mptcp": // args: address
+		var d net.Dialer
+		d.SetMultipathTCP(true)
+		d.Timeout = 5 * time.Second
+		c, err := d.Dial("tcp", args[0])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		mp, _ := c.(*net.TCPConn).MultipathTCP()
+		c.Close()
+		fmt.Println("connected, multipath", mp)
+		return 0
+	case "listen": // plain TCP: Go listens with Multipath TCP by default, which Landlock does not see
+		var lc net.ListenConfig
+		lc.SetMultipathTCP(false)
+		l, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		l.Close()
+		fmt.Println("listening")
+		return 0
+	case "harden":
+		before, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+		if err := HardenSelf(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		after, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
+		fmt.Printf("dumpable %d then %d\n", before, after)
+		return 0
+	case "caller": // stands in for wo: starts args under the spec in $WO_SANDBOX_TEST_SPEC, then waits
+		var spec Spec
+		if err := json.Unmarshal([]byte(os.Getenv("WO_SANDBOX_TEST_SPEC")), &spec); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		cmd, err := Command(spec, args)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		cmd.Env = withoutHelper(os.Environ())
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		fmt.Printf("launcher %d\n", cmd.Process.Pid)
+		cmd.Wait()
+		return 0
+	}
+	fmt.Fprintf(os.Stderr, "unknown helper mode %q\n", mode)
+	return 2
+}
+
+func withoutHelper(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, helperEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
