@@ -5,10 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"github.com/kballard/go-shellquote"
 
 	"github.com/wo-runner/wo/agent"
+	"github.com/wo-runner/wo/internal/sandbox"
 )
 
 // agentBox is the folder of one agent run: its HOME, its TMPDIR, the
@@ -37,6 +40,24 @@ func newAgentBox(key string) (agentBox, error) {
 
 func (b agentBox) remove() { os.RemoveAll(b.root) }
 
+// caches are the user's build caches that exist; one that does not is a
+// folder in the box (the agent's checks start cold rather than fail to
+// make it where the sandbox lets them write nothing).
+func (b agentBox) caches(user map[string]string) map[string]string {
+	out := map[string]string{}
+	for name, dir := range user {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			out[name] = dir
+			continue
+		}
+		own := filepath.Join(b.root, "cache", name)
+		if os.MkdirAll(own, 0o700) == nil {
+			out[name] = own
+		}
+	}
+	return out
+}
+
 // presentLeaves are the names among leaves that exist at the root of dir.
 func presentLeaves(dir string, leaves []string) map[string]bool {
 	out := map[string]bool{}
@@ -60,20 +81,66 @@ func removeLeaves(dir string, leaves []string, before map[string]bool) {
 	}
 }
 
-// The sandbox's launcher says so on stderr, and exits 126, when it could
-// not confine the agent: the agent did not run.
+// The sandbox's launcher says so on stderr, and exits 126 (127 when the
+// agent's program is not found), when it could not start the agent.
 const (
 	sandboxRefusedExit  = 126
+	sandboxNotFoundExit = 127
 	sandboxRefusedWords = "wo sandbox:"
 )
 
-// agentCommand is the agent's process: argv through the sandbox where the
-// machine has one and the user did not turn it off.
-var agentCommand = func(sc *StepContext, box agentBox, dir, login string, caches map[string]string, p *agent.Profile, argv []string) (*exec.Cmd, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	startInOwnGroup(cmd)
-	return cmd, nil
+// agentCommand is the agent's process, through wo's launcher (every
+// process it starts ends with it) and, unless the user turned it off, in
+// the sandbox: it may write its worktree, its own folder, the build caches,
+// its login folder when the user lent it and the folders --agent-writable
+// names; connect to its API's port and --agent-allow-port's; and reach no
+// process of wo's.
+func agentCommand(sc *StepContext, box agentBox, dir, login string, caches map[string]string, p *agent.Profile, argv []string) (*exec.Cmd, error) {
+	s := sc.Settings()
+	spec := sandbox.Spec{Confine: s.Sandbox != SandboxOff}
+	if spec.Confine {
+		if _, ok, why := sandbox.Status(); !ok {
+			switch {
+			case s.Sandbox == SandboxOn:
+				return nil, fmt.Errorf("--agent-sandbox on: this machine cannot confine the agent (%s); run wo where the kernel has Landlock, or pass --agent-sandbox off to run it unconfined", why)
+			case sc.Getenv("GITHUB_ACTIONS") == "true":
+				return nil, fmt.Errorf("refusing to run the agent unconfined in GitHub Actions, where wo holds a token that pushes: this runner cannot confine it (%s); use a Linux runner with Landlock, or pass --agent-sandbox off to run it unconfined anyway", why)
+			}
+			unconfinedOnce.Do(func() {
+				sc.Warn("the agent runs unconfined: %s; it can reach whatever wo can (its token in /proc, the store, the repository's .git, the network). --agent-sandbox off silences this", why)
+			})
+			spec.Confine = false
+		}
+	}
+	spec.Writable = append([]string{dir, box.root}, s.AgentWritable...)
+	for _, d := range caches {
+		spec.Writable = append(spec.Writable, d)
+	}
+	if login != "" {
+		spec.Writable = append(spec.Writable, login)
+		if p != nil {
+			// Files beside the folder that the tool keeps in the user's
+			// home with it (Claude Code's ~/.claude.json).
+			if home := sc.Getenv("HOME"); home != "" {
+				for _, f := range p.HomeFiles {
+					if path := filepath.Join(home, f); path != login {
+						spec.Writable = append(spec.Writable, path)
+					}
+				}
+			}
+		}
+	}
+	spec.Ports = slices.Concat([]int{443}, s.AgentPorts)
+	if p != nil {
+		spec.Ports = slices.Concat(p.Ports, s.AgentPorts)
+	}
+	slices.Sort(spec.Ports)
+	spec.Ports = slices.Compact(spec.Ports)
+	return sandbox.Command(spec, argv)
 }
+
+// unconfinedOnce says once per wo process that agents run unconfined.
+var unconfinedOnce sync.Once
 
 // costLeft is what is left of the task's cost cap (--max-agent-cost), 0
 // when there is none.

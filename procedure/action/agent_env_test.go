@@ -35,6 +35,11 @@ func TestTheAgentGetsOnlyItsAllowList(t *testing.T) {
 	helper := credentialHelper(t, mark)
 	fixture.WriteFile(t, filepath.Join(realHome, ".gitconfig"), "[credential]\n\thelper = "+helper+"\n")
 	fixture.WriteFile(t, filepath.Join(realHome, ".ssh/id_ed25519"), "PRIVATE KEY\n")
+	// The user has a Go build cache (and no npm one: the agent gets one of
+	// its own for that).
+	if err := os.MkdirAll(filepath.Join(realHome, ".cache", "go-build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	secrets := map[string]string{
 		"ARANGO_PASSWORD": "hunter2", "ARANGO_URL": "arangodb+https://root:pw@db:8529", "WO_STORE": "arangodb+https://db:8529",
 		"AWS_SECRET_ACCESS_KEY": "aws-secret", "AWS_ACCESS_KEY_ID": "AKIA", "SSH_AUTH_SOCK": "/tmp/ssh-agent.sock",
@@ -57,6 +62,7 @@ printf 'protocol=https\nhost=github.com\n\n' | git credential fill > "OUT/fill" 
 echo "$?" > "OUT/fill-status"
 `, "OUT", out)})
 	h.settings().AgentEnv = []string{"MY_API_KEY", "GITHUB_TOKEN", "NOT_SET_ANYWHERE", "WO_TASK_KEY"}
+	h.settings().AgentWritable = append(h.settings().AgentWritable, out) // --agent-writable: where it writes what it sees
 	// The repository's own configuration names the helper too.
 	fixture.Git(t, h.Repo, "config", "credential.helper", helper)
 	if _, err := h.run("conditional_loop"); err != nil {
@@ -96,6 +102,9 @@ echo "$?" > "OUT/fill-status"
 	}
 	if got["GOCACHE"] != filepath.Join(realHome, ".cache", "go-build") {
 		t.Errorf("GOCACHE=%q, want the user's own build cache under %s", got["GOCACHE"], realHome)
+	}
+	if npm := got["npm_config_cache"]; filepath.Dir(filepath.Dir(npm)) != filepath.Dir(got["TMPDIR"]) {
+		t.Errorf("npm_config_cache=%q, want a folder of the agent's own (the user has none)", npm)
 	}
 	for name, want := range map[string]string{"PATH": os.Getenv("PATH"), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "xterm",
 		"MY_API_KEY": "sk-opted-in", "WO_TASK_KEY": fixture.Key, "WO_WORKTREE": h.Worktree,

@@ -92,7 +92,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 			return AgentRun{}, fmt.Errorf("--agent-login: agent command %s has no login folder that wo knows; pass its credentials with --agent-env NAME instead", program)
 		}
 	}
-	caches := buildCaches(sc.Getenv)
+	caches := box.caches(buildCaches(sc.Getenv))
 	env := agentEnv{getenv: sc.Getenv, optIn: settings.AgentEnv, home: box.home, tmp: box.tmp, profile: profile, login: login, caches: caches,
 		own: map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": box.prompt}}.environment()
 	if p := line.Profile; p.KeyRequired && login == "" && !slices.ContainsFunc(p.Credentials, func(n string) bool { return agentHas(env, n) }) {
@@ -210,10 +210,11 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	case waitErr != nil:
 		return run, fmt.Errorf("agent command %s could not run: %v", program, waitErr)
 	}
-	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
-	if run.ExitCode == sandboxRefusedExit && strings.Contains(run.Stderr, sandboxRefusedWords) {
-		run.Report = agent.Report{Failure: agent.FailCrash, Message: agent.Meaningful(run.Stderr)}
+	if (run.ExitCode == sandboxRefusedExit || run.ExitCode == sandboxNotFoundExit) && strings.HasPrefix(run.Stderr, sandboxRefusedWords) {
+		// wo's launcher, not the agent, said so: the agent never ran.
+		return run, fmt.Errorf("agent command %s could not run: %s", program, agent.Meaningful(strings.TrimPrefix(run.Stderr, sandboxRefusedWords)))
 	}
+	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
 	return run, nil
 }
 

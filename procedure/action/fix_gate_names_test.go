@@ -253,7 +253,7 @@ func TestTheFixGateRefusesProtectedNamesInARealRepository(t *testing.T) {
 		{"a committed link out", "ln -s ../../../etc/shadow foundation/s && " + commit, "foundation/s", "link-out", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, refused := refusedFix(t, stepOpts{Agent: fixOf + c.agent, Context: map[string]any{"fix_paths": []any{"**"}}})
+			_, refused := refusedFix(t, stepOpts{Agent: fixOf + c.agent, Context: map[string]any{"fix_paths": []any{"**"}}, Unconfined: c.committed})
 			got := reasons(refused)
 			if why, ok := got[c.path]; !ok || !matchesVerdict(why, c.want) || len(got) != 1 {
 				t.Errorf("refused %v, want %s: %s", got, c.path, c.want)

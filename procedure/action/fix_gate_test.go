@@ -120,6 +120,7 @@ func TestTheFixGateRefusesCommitsTheAgentMadeItself(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			opts := c.opts
 			opts.Agent = fixOf + c.agent
+			opts.Unconfined = true // it commits: the gate is what stops it where no sandbox does
 			_, refused := refusedFix(t, opts)
 			got := reasons(refused)
 			if r := got[c.path]; !strings.HasPrefix(r, c.reason+" (commit ") || len(got) != 1 {
@@ -134,7 +135,7 @@ func TestTheFixGateRefusesCommitsTheAgentMadeItself(t *testing.T) {
 
 func TestTheFixGateRefusesARewriteAndAnotherBranch(t *testing.T) {
 	t.Run("history rewritten", func(t *testing.T) {
-		h, refused := refusedFix(t, stepOpts{Agent: fixOf + "git commit -qa --amend -m 'rewritten'\n"})
+		h, refused := refusedFix(t, stepOpts{Agent: fixOf + "git commit -qa --amend -m 'rewritten'\n", Unconfined: true})
 		r := reasons(refused)["refs/heads/"+fixture.Branch]
 		if !strings.Contains(r, "its history was rewritten or merged") || !strings.Contains(r, "wo never force-pushes after a review") {
 			t.Errorf("reason %q", r)
@@ -145,7 +146,7 @@ func TestTheFixGateRefusesARewriteAndAnotherBranch(t *testing.T) {
 		}
 	})
 	t.Run("another branch", func(t *testing.T) {
-		h, refused := refusedFix(t, stepOpts{Agent: "git switch -q -c elsewhere\n" + fixOf})
+		h, refused := refusedFix(t, stepOpts{Agent: "git switch -q -c elsewhere\n" + fixOf, Unconfined: true})
 		want := "the worktree is on branch elsewhere, not the work branch " + fixture.Branch + ": put it back with git -C " + h.Worktree + " switch " + fixture.Branch
 		if got := reasons(refused)["HEAD"]; got != want {
 			t.Errorf("reason %q, want %q", got, want)
@@ -159,7 +160,7 @@ func TestTheFixGateRefusesARewriteAndAnotherBranch(t *testing.T) {
 		}
 	})
 	t.Run("a detached HEAD", func(t *testing.T) {
-		_, refused := refusedFix(t, stepOpts{Agent: "git switch -q --detach\n" + fixOf})
+		_, refused := refusedFix(t, stepOpts{Agent: "git switch -q --detach\n" + fixOf, Unconfined: true})
 		if got := reasons(refused)["HEAD"]; !strings.HasPrefix(got, "the worktree is on a detached HEAD at ") {
 			t.Errorf("reason %q", got)
 		}
@@ -193,8 +194,9 @@ func TestTheFixGateLetsTheTasksOwnFixThrough(t *testing.T) {
 	h := loopReady(t, stepOpts{
 		Agent: fixOf + "echo 'SECRET=1' > .env\nmkdir -p node_modules/x && echo x > node_modules/x/i.js\necho 'package pkg' > pkg/a_test.go\n" +
 			"echo changed > foundation/second.go && git add foundation/second.go && git commit -qm 'agent commit'\n",
-		Context: map[string]any{"fix_paths": []any{"pkg/*_test.go", "foundation/**"}},
-		Env:     map[string]string{"XDG_CONFIG_HOME": xdg, "HOME": t.TempDir()},
+		Context:    map[string]any{"fix_paths": []any{"pkg/*_test.go", "foundation/**"}},
+		Env:        map[string]string{"XDG_CONFIG_HOME": xdg, "HOME": t.TempDir()},
+		Unconfined: true, // it commits
 	})
 	fixture.WriteFile(t, filepath.Join(h.Repo, ".git/info/exclude"), ".env\n")
 	if _, err := h.run("conditional_loop"); err != nil {
@@ -283,7 +285,7 @@ func TestFixPolicyComesFromTheWorkOrder(t *testing.T) {
 
 // A refusal lists at most maxRefusalsListed paths and counts the rest.
 func TestAFixRefusalIsBounded(t *testing.T) {
-	_, refused := refusedFix(t, stepOpts{Agent: fixOf + "for i in $(seq 1 60); do echo $i > f$i; done\ngit add f* && git commit -qm many\n"})
+	_, refused := refusedFix(t, stepOpts{Agent: fixOf + "for i in $(seq 1 60); do echo $i > f$i; done\ngit add f* && git commit -qm many\n", Unconfined: true})
 	if len(refused.Refused) != maxRefusalsListed || refused.More != 10 {
 		t.Errorf("listed %d, more %d", len(refused.Refused), refused.More)
 	}

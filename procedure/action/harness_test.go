@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -190,6 +191,17 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 		settings: Settings{PollInterval: time.Millisecond, Agent: w.Agent},
 		now:      func() time.Time { return time.Now().UTC() }}
 	r.settings.FillDefaults()
+	if opts.Unconfined {
+		r.settings.Sandbox = SandboxOff
+	}
+	// The test agents keep their prompt beside the worktrees (cat >
+	// ../prompt.txt): that one file is theirs to write in the sandbox.
+	if err := os.MkdirAll(w.WtRoot, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prompt := filepath.Join(w.WtRoot, "prompt.txt")
+	fixture.WriteFile(t, prompt, "")
+	r.settings.AgentWritable = []string{prompt}
 	if w.GH != nil {
 		r.ghAPI = w.GH.URL
 	}

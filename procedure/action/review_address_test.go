@@ -141,7 +141,10 @@ func TestAFixTheAgentStagedIsCommittedAndPushed(t *testing.T) {
 		"committed": "echo '// fixed' >> foundation/new.go\ngit -c user.name=A -c user.email=a@example.com commit -qam fix\n",
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound, Agent: agent})
+			// Staging and committing write the repository's .git, which
+			// the sandbox keeps the agent out of: unconfined, as where
+			// there is none.
+			h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound, Agent: agent, Unconfined: true})
 			h.upTo("wait_for_review")
 			reviewRound(t, h)
 			before := h.r.state.PushedSHA

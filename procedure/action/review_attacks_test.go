@@ -138,7 +138,7 @@ func TestAnAgentThatMovesTheRemoteGetsNothingPushed(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "elsewhere.git")
 	fixture.Git(t, filepath.Dir(other), "init", "-q", "--bare", other)
 	h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound,
-		Agent: "git remote set-url origin " + other + "\necho '// fixed' >> foundation/new.go\n"})
+		Agent: "git remote set-url origin " + other + "\necho '// fixed' >> foundation/new.go\n", Unconfined: true})
 	h.upTo("wait_for_review")
 	reviewRound(t, h)
 	before := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+h.r.state.Branch)
