@@ -19,13 +19,17 @@ type RemoteView struct {
 	Tips   []plumbing.Hash // every commit a reference of the remote points at
 }
 
-// ReadRemote asks the remote for its references. Nothing in this
+// ReadRemote asks the remote for its references (a remote whose URL is
+// not o.ExpectURL, when set, is not asked: a *RemoteMovedError). Nothing in this
 // repository (the remote-tracking branches, the task's record) is taken
 // for what the remote has: both can be written by whoever shares .git.
 func (r *Repo) ReadRemote(ctx context.Context, o RemoteOptions) (RemoteView, error) {
 	c, err := r.connect(o)
 	if err != nil {
 		return RemoteView{}, err
+	}
+	if o.ExpectURL != "" && c.shown != o.ExpectURL {
+		return RemoteView{}, &RemoteMovedError{Remote: c.remote.Config().Name, Branch: o.Branch, Now: c.shown, Before: o.ExpectURL}
 	}
 	view := RemoteView{URL: c.shown}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
