@@ -138,7 +138,12 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 	go func() {
 		_, err := packfile.NewEncoder(wr, st, !ar.Capabilities.Supports(capability.OFSDelta)).Encode(hashes, cfg.Pack.Window)
 		if err != nil {
-			done <- wr.CloseWithError(err)
+			// The pack ends short, without its checksum, which the
+			// remote refuses whole. A read error instead would leave
+			// a local receive-pack waiting for the rest, and the
+			// session waiting for it.
+			wr.Close()
+			done <- err
 			return
 		}
 		done <- wr.Close()
