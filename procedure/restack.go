@@ -282,7 +282,7 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 		return step, err
 	}
 	gate := action.RestackGate(task, key, branch, rb.Hash, parentTip, plumbing.NewHash(head),
-		gitops.PushOptions{Remote: workorder.String(doc, "work_order.context.remote"), Token: github.Token(e.Getenv), GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout, ExpectURL: st.PushedTo}, e.fault)
+		gitops.PushOptions{Remote: workorder.String(doc, "work_order.context.remote"), Token: github.Token(e.Getenv), GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout, ExpectURL: st.PushedTo}, func(point string) { e.fault("restack:" + point) })
 	_, err = action.PushThroughGate(ctx, repo, gate)
 	var nff *gitops.NonFastForwardError
 	var refused *action.RestackRefusedError

@@ -88,7 +88,7 @@ func PushThroughGate(ctx context.Context, repo *gitops.Repo, g PushGate) (gitops
 		return gitops.PushResult{}, err
 	}
 	if g.Fault != nil {
-		g.Fault("push_gate:checked")
+		g.Fault("gate_checked")
 	}
 	opts := g.Push
 	opts.Branch, opts.Expect, opts.Lease, opts.Leased = g.Branch, g.To, view.Tip, true
