@@ -266,3 +266,78 @@ func TestARestackPushIsGated(t *testing.T) {
 		t.Errorf("the remote is at %s, want the rebuilt %s", got, own)
 	}
 }
+
+// What is not a line on the remote's history, whether the first push or a
+// push step come back to, is refused whole; a refusal lists at most
+// maxRefusalsListed paths and counts the rest; a rewrite of wo's own push
+// is checked as a fix is.
+func TestThePushGateRefusesWhatIsNotALineAndBoundsItsList(t *testing.T) {
+	merge := func(t *testing.T, h *stepHarness) string {
+		t.Helper()
+		head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+		fixture.Git(t, h.Worktree, "switch", "-q", "-c", "side", fixture.Git(t, h.Repo, "rev-parse", fixture.Base))
+		commitIn(t, h.Worktree, "pkg/a.go", "package pkg\n\nconst A = 5\n")
+		fixture.Git(t, h.Worktree, "switch", "-q", fixture.Branch)
+		fixture.Git(t, h.Worktree, "merge", "-q", "--no-ff", "-X", "ours", "-m", "merge", "side")
+		if fixture.Git(t, h.Worktree, "rev-parse", "HEAD^1") != head {
+			t.Fatal("no merge was made")
+		}
+		return fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	}
+	t.Run("a merge before the first push", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{})
+		h.upTo("push")
+		m := merge(t, h)
+		_, err := h.run("push")
+		if got := refusedPath(t, err, "refs/heads/"+fixture.Branch); !strings.HasPrefix(got, "it does not join the remote's history in a line: ") || !strings.Contains(got, m[:12]+" is a merge") {
+			t.Errorf("reason %q", got)
+		}
+		if _, err := fixture.GitTry(h.Remote, "rev-parse", "--verify", "refs/heads/"+fixture.Branch); err == nil {
+			t.Error("the branch reached the remote")
+		}
+	})
+	t.Run("a merge after it", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{})
+		h.upTo("push")
+		h.must("push")
+		pushed := remoteTip(t, h)
+		m := merge(t, h)
+		_, err := h.run("push")
+		if got := refusedPath(t, err, "refs/heads/"+fixture.Branch); !strings.HasPrefix(got, "not a line of commits: ") || !strings.Contains(got, m[:12]+" is a merge") {
+			t.Errorf("reason %q", got)
+		}
+		if remoteTip(t, h) != pushed {
+			t.Error("the remote moved")
+		}
+	})
+	t.Run("a rewrite of wo's own push", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{})
+		h.upTo("push")
+		h.must("push")
+		pushed := remoteTip(t, h)
+		fixture.WriteFile(t, filepath.Join(h.Worktree, "notes.txt"), "not the task's\n")
+		fixture.Git(t, h.Worktree, "add", "notes.txt")
+		fixture.Git(t, h.Worktree, "commit", "-q", "--amend", "--no-edit")
+		_, err := h.run("push")
+		if got := refusedPath(t, err, "notes.txt"); !strings.HasPrefix(got, "outside inputs.file_manifest and context.fix_paths") {
+			t.Errorf("reason %q", got)
+		}
+		if remoteTip(t, h) != pushed {
+			t.Error("the remote was rewritten")
+		}
+	})
+	t.Run("a long list", func(t *testing.T) {
+		h := newStepContext(t, stepOpts{})
+		h.upTo("push")
+		for i := range maxRefusalsListed + 2 {
+			fixture.WriteFile(t, filepath.Join(h.Worktree, "extra", strings.Repeat("x", i+1)), "x\n")
+		}
+		fixture.Git(t, h.Worktree, "add", "extra")
+		fixture.Git(t, h.Worktree, "commit", "-q", "-m", "extra")
+		_, err := h.run("push")
+		var refused *FixRefusedError
+		if !errors.As(err, &refused) || len(refused.Refused) != maxRefusalsListed || refused.More != 2 {
+			t.Fatalf("err %v", err)
+		}
+	})
+}
