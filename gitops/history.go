@@ -29,6 +29,8 @@ type NotALineError struct {
 	Base, Tip plumbing.Hash
 	At        plumbing.Hash // the commit where the walk stopped
 	Reason    string
+	Root      bool // At is a root commit: nothing under it is Base
+
 }
 
 func (e *NotALineError) Error() string {

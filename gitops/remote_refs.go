@@ -72,7 +72,7 @@ func (r *Repo) LineBase(tip plumbing.Hash, remoteTips []plumbing.Hash) (plumbing
 	for c, ok := set.send[h]; ok; c, ok = set.send[h] {
 		switch len(c.ParentHashes) {
 		case 0:
-			return plumbing.ZeroHash, &NotALineError{Tip: tip, At: h, Reason: "is a root commit: nothing the remote has is under it"}
+			return plumbing.ZeroHash, &NotALineError{Tip: tip, At: h, Root: true, Reason: "is a root commit: nothing the remote has is under it"}
 		case 1:
 		default:
 			return plumbing.ZeroHash, &NotALineError{Tip: tip, At: h, Reason: "is a merge: what is pushed must be commits of one parent each"}

@@ -56,6 +56,9 @@ type PushGate struct {
 	// To is the commit checked, and the only one that may be pushed: the
 	// push fails when the local branch is elsewhere by then.
 	To plumbing.Hash
+	// Base is the base branch: fetched when a first push finds none of
+	// the remote's commits here.
+	Base string
 	// Onto is the commit a restack built To on: the range starts there.
 	Onto plumbing.Hash
 	// Replace is the remote tip a rewrite may replace (wo's own last push,
@@ -76,7 +79,7 @@ func PushThroughGate(ctx context.Context, repo *gitops.Repo, g PushGate) (gitops
 	if err != nil {
 		return gitops.PushResult{}, err
 	}
-	from, own, err := g.rangeStart(repo, view)
+	from, own, err := g.rangeStart(ctx, repo, view)
 	var notLine *gitops.NotALineError
 	if errors.As(err, &notLine) {
 		return gitops.PushResult{}, g.refusal(view.Tip, gitops.Refusal{Path: "refs/heads/" + g.Branch, Reason: "it does not join the remote's history in a line: " + notLine.Error()})
@@ -107,7 +110,7 @@ func PushThroughGate(ctx context.Context, repo *gitops.Repo, g PushGate) (gitops
 // rangeStart is the commit the check starts from (To when there is
 // nothing to check), and whether the range is the work order's own change
 // (its manifest's files may be in it), not a change made after it.
-func (g PushGate) rangeStart(repo *gitops.Repo, view gitops.RemoteView) (plumbing.Hash, bool, error) {
+func (g PushGate) rangeStart(ctx context.Context, repo *gitops.Repo, view gitops.RemoteView) (plumbing.Hash, bool, error) {
 	moved := &gitops.NonFastForwardError{Branch: g.Branch, Remote: view.URL}
 	switch {
 	case g.Kind == GateRestack:
@@ -117,6 +120,16 @@ func (g PushGate) rangeStart(repo *gitops.Repo, view gitops.RemoteView) (plumbin
 		return g.Onto, true, nil
 	case !view.Exists:
 		base, err := repo.LineBase(g.To, view.Tips)
+		var notLine *gitops.NotALineError
+		if errors.As(err, &notLine) && notLine.Root && g.Base != "" {
+			// None of the remote's commits is here (its base moved on
+			// since this clone): fetch the base, then look again.
+			o := gitops.RemoteOptions{Remote: g.Push.Remote, Branch: g.Base, Token: g.Push.Token, GitHubAPI: g.Push.GitHubAPI, Timeout: g.Push.Timeout}
+			if _, ferr := repo.FetchBranch(ctx, o); ferr != nil {
+				return plumbing.ZeroHash, false, ferr
+			}
+			base, err = repo.LineBase(g.To, view.Tips)
+		}
 		return base, g.Kind == GateStep, err
 	case g.Kind == GateFix || view.Tip == g.To:
 		return view.Tip, false, nil
@@ -237,7 +250,7 @@ func stepGate(sc *StepContext, kind GateKind, to plumbing.Hash) (PushGate, error
 	if err != nil {
 		return PushGate{}, err
 	}
-	g := PushGate{Kind: kind, Key: sc.Key(), Worktree: w.Path, Branch: branch, Policy: newFixPolicy(sc), To: to, Fault: sc.Fault,
+	g := PushGate{Kind: kind, Key: sc.Key(), Worktree: w.Path, Branch: branch, Base: sc.BaseBranch(), Policy: newFixPolicy(sc), To: to, Fault: sc.Fault,
 		Push: gitops.PushOptions{Remote: sc.Remote(), Token: github.Token(sc.Getenv), GitHubAPI: sc.GitHubAPI(), Timeout: sc.Settings().GitTimeout, ExpectURL: sc.State().PushedTo}}
 	if last := sc.State().PushedSHA; plumbing.IsHash(last) {
 		g.Replace = plumbing.NewHash(last)

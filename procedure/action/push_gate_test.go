@@ -341,3 +341,24 @@ func TestThePushGateRefusesWhatIsNotALineAndBoundsItsList(t *testing.T) {
 		}
 	})
 }
+
+// A clone whose remote moved on since (every branch of the remote at a
+// commit not here): the first push fetches the base, and its line joins
+// the remote's history there.
+func TestTheFirstPushFetchesABaseThatMovedOn(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	h.upTo("push")
+	other := filepath.Join(t.TempDir(), "other")
+	fixture.Git(t, filepath.Dir(other), "clone", "-q", "--branch", fixture.Base, h.Remote, other)
+	commitIn(t, other, "theirs.txt", "theirs\n")
+	for _, ref := range strings.Fields(fixture.Git(t, h.Remote, "for-each-ref", "--format=%(refname)")) {
+		fixture.Git(t, other, "push", "-q", "-f", "origin", "HEAD:"+ref)
+	}
+	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	if _, err := h.run("push"); err != nil {
+		t.Fatal(err)
+	}
+	if got := remoteTip(t, h); got != head {
+		t.Errorf("the remote is at %s, want %s", got, head)
+	}
+}
