@@ -50,7 +50,12 @@ func refusedPath(t *testing.T, err error, path string) string {
 	if !errors.As(err, &refused) {
 		t.Fatalf("err %v, want a refusal", err)
 	}
-	return reasons(refused)[path]
+	for _, r := range refused.Refused {
+		if r.Path == path {
+			return r.Reason
+		}
+	}
+	return ""
 }
 
 // (a) The agent commits a workflow, then an honest fix on top, and
