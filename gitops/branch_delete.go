@@ -79,6 +79,8 @@ type RemoteOptions struct {
 	Token     string // as in PushOptions: sent only to the GitHub it belongs to
 	GitHubAPI string
 	Timeout   time.Duration // DefaultNetworkTimeout when zero
+	// ExpectURL, as in PushOptions: ReadRemote asks no other remote.
+	ExpectURL string
 	// BeforeDelete, when set, is called between DeleteRemoteBranch's check
 	// of the tip and the push that deletes: a point for tests to push at.
 	BeforeDelete func()

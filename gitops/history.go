@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
 )
 
@@ -28,9 +29,14 @@ type NotALineError struct {
 	Base, Tip plumbing.Hash
 	At        plumbing.Hash // the commit where the walk stopped
 	Reason    string
+	Root      bool // At is a root commit: nothing under it is Base
+
 }
 
 func (e *NotALineError) Error() string {
+	if e.Base.IsZero() {
+		return fmt.Sprintf("%s is not a line of commits on top of what the remote has: %s %s", Short(e.Tip.String()), Short(e.At.String()), e.Reason)
+	}
 	return fmt.Sprintf("%s is not a line of commits on top of %s: %s %s", Short(e.Tip.String()), Short(e.Base.String()), Short(e.At.String()), e.Reason)
 }
 
@@ -41,12 +47,14 @@ func (e *NotALineError) Error() string {
 // (UnsafeTreeError), since a crafted tree hides a name such as "../x" or
 // ".git" from a list of paths.
 func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, error) {
+	// What the gate reads is what a push sends: hashed as it is read.
+	v := r.verified()
 	var line []*object.Commit
 	for h := tip; h != base; {
 		if len(line) == max {
 			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: fmt.Sprintf("is more than %d commits away (wo checks at most that many)", max)}
 		}
-		c, err := r.repo.CommitObject(h)
+		c, err := object.GetCommit(v, h)
 		if err != nil {
 			return nil, fmt.Errorf("reading commit %s: %w", h, err)
 		}
@@ -90,7 +98,7 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 			hash := ch.To.TreeEntry.Hash
 			if action == merkletrie.Delete {
 				pc = PathChange{Commit: c.Hash, Path: ch.From.Name, Mode: ch.From.TreeEntry.Mode, Deleted: true}
-			} else if err := r.checkPathTrees(to, pc.Path, checked); err != nil {
+			} else if err := checkPathTrees(v, to, pc.Path, checked); err != nil {
 				return nil, err
 			}
 			if !pc.Deleted && pc.Mode != filemode.Submodule {
@@ -105,9 +113,9 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 	return out, nil
 }
 
-// commitTree reads the tree of commit h.
+// commitTree reads the tree of commit h, hashing what it reads.
 func (r *Repo) commitTree(h plumbing.Hash) (*object.Tree, error) {
-	c, err := r.repo.CommitObject(h)
+	c, err := object.GetCommit(r.verified(), h)
 	if err != nil {
 		return nil, fmt.Errorf("reading commit %s: %w", h, err)
 	}
@@ -116,7 +124,7 @@ func (r *Repo) commitTree(h plumbing.Hash) (*object.Tree, error) {
 
 // checkPathTrees checks the entries of every tree from root down to the
 // one holding path.
-func (r *Repo) checkPathTrees(root *object.Tree, path string, checked checkedTrees) error {
+func checkPathTrees(st storer.EncodedObjectStorer, root *object.Tree, path string, checked checkedTrees) error {
 	t := root
 	parts := strings.Split(path, "/")
 	for i, name := range parts {
@@ -136,7 +144,7 @@ func (r *Repo) checkPathTrees(root *object.Tree, path string, checked checkedTre
 		if next == nil || next.Mode != filemode.Dir {
 			return errors.New("the tree of " + path + " has no directory " + strings.Join(parts[:i+1], "/"))
 		}
-		sub, err := r.repo.TreeObject(next.Hash)
+		sub, err := object.GetTree(st, next.Hash)
 		if err != nil {
 			return err
 		}

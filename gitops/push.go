@@ -27,6 +27,11 @@ type PushOptions struct {
 	// Lease, when set, allows replacing the remote branch only if it is still
 	// at this commit (the last one wo pushed): a rewrite, never a blind force.
 	Lease plumbing.Hash
+	// Leased makes Lease exact: the remote branch must be at Lease, or
+	// absent when Lease is zero, and may be replaced from there. It is
+	// the push gate's lease on the tip it checked the push from: a remote
+	// that moved since is not pushed to.
+	Leased bool
 	// Expect, when set, is the commit the local branch must still be at:
 	// what was checked before the push. A branch moved since is not pushed.
 	Expect plumbing.Hash
@@ -123,7 +128,7 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var lease *plumbing.Hash
-	if !opts.Lease.IsZero() {
+	if !opts.Lease.IsZero() || opts.Leased {
 		lease = &opts.Lease
 	}
 	stall := opts.Stall
@@ -131,7 +136,10 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 		stall = DefaultStall
 	}
 	err = r.sendBranch(ctx, remote.Config(), rawURL, auth, opts.Branch, local, lease, opts.Progress, stall)
+	var forged *ForgedObjectError
 	switch {
+	case errors.As(err, &forged):
+		return PushResult{}, fmt.Errorf("pushing %s to %s: nothing was pushed: %w", opts.Branch, shown, forged)
 	case errors.Is(err, ErrStalled):
 		return PushResult{}, fmt.Errorf("pushing %s to %s: the remote moved nothing for %s; check that it answers, and run again", opts.Branch, shown, stall)
 	case errors.Is(err, errUpToDate):

@@ -46,8 +46,12 @@ func (r *Repo) Rebuild(o RebuildOptions) (RebuildResult, error) {
 	if o.NewParent == o.OldParent {
 		return RebuildResult{Hash: o.Head, Unchanged: true}, nil
 	}
+	// Every commit and tree is hashed as it is read: a forged loose object
+	// of the head (its file overwritten) would otherwise be rebuilt, and
+	// pushed, as the branch's change.
+	v := r.verified()
 	files := func(h plumbing.Hash) (map[string]object.TreeEntry, *object.Commit, error) {
-		c, err := r.repo.CommitObject(h)
+		c, err := object.GetCommit(v, h)
 		if err != nil {
 			return nil, nil, fmt.Errorf("reading commit %s: %w", Short(h.String()), err)
 		}
@@ -163,7 +167,7 @@ func (r *Repo) SetBranch(branch string, h, was plumbing.Hash) error {
 
 // Descends reports whether tip has ancestor among its history (or is it).
 func (r *Repo) Descends(tip, ancestor plumbing.Hash) (bool, error) {
-	return descends(r.repo.Storer, tip, ancestor)
+	return descends(r.verified(), tip, ancestor)
 }
 
 // Overlap lists the paths that both changed from base to a and from base

@@ -93,7 +93,10 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 		}
 		return nil
 	})
-	st := r.repo.Storer
+	// Every object read to choose what to send, and every object sent, is
+	// hashed as it is read: a forged object is never sent as the one it
+	// replaced.
+	st := r.verified()
 	switch {
 	case lease != nil && old != *lease:
 		return errNotFastForward
@@ -125,7 +128,7 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 		req.Capabilities.Set(capability.Sideband)
 	}
 	req.Commands = []*packp.Command{{Name: name, Old: old, New: local}}
-	cfg, err := st.Config()
+	cfg, err := r.repo.Storer.Config()
 	if err != nil {
 		return err
 	}
@@ -135,7 +138,12 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 	go func() {
 		_, err := packfile.NewEncoder(wr, st, !ar.Capabilities.Supports(capability.OFSDelta)).Encode(hashes, cfg.Pack.Window)
 		if err != nil {
-			done <- wr.CloseWithError(err)
+			// The pack ends short, without its checksum, which the
+			// remote refuses whole. A read error instead would leave
+			// a local receive-pack waiting for the rest, and the
+			// session waiting for it.
+			wr.Close()
+			done <- err
 			return
 		}
 		done <- wr.Close()
@@ -143,10 +151,11 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 	rs, err := sess.ReceivePack(ctx, req)
 	if err != nil {
 		rd.Close()
-		return err
+		// A forged object stops the encoder: say which, not how the pipe broke.
+		return cmpOr(st.firstForged(), err)
 	}
 	if err := <-done; err != nil {
-		return err
+		return cmpOr(st.firstForged(), err)
 	}
 	if rs != nil {
 		if err := rs.Error(); err != nil {
@@ -156,7 +165,7 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 	// The remote-tracking branch follows, as git push updates it.
 	for _, spec := range remote.Fetch {
 		if spec.Match(name) {
-			if err := st.SetReference(plumbing.NewHashReference(spec.Dst(name), local)); err != nil {
+			if err := r.repo.Storer.SetReference(plumbing.NewHashReference(spec.Dst(name), local)); err != nil {
 				return err
 			}
 		}
@@ -221,7 +230,9 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 	// walk stops at them, as git's does, and the remote, which has their
 	// history or refuses the push, is sent their whole trees.
 	shallow := map[plumbing.Hash]bool{}
-	if ss, ok := st.(storer.ShallowStorer); ok {
+	if ss, ok := st.(interface {
+		Shallow() ([]plumbing.Hash, error)
+	}); ok {
 		list, err := ss.Shallow()
 		if err != nil {
 			return set, fmt.Errorf("reading the shallow clone's boundary: %w", err)
@@ -370,4 +381,14 @@ func objectsToSend(st storer.EncodedObjectStorer, set commitSet) ([]plumbing.Has
 		}
 	}
 	return out, nil
+}
+
+// cmpOr is the first error that is not nil.
+func cmpOr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,13 +1,16 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Issue 24 through the wo binary, against a real bare remote checked with
@@ -216,5 +219,54 @@ func TestTheAgentsEnvironmentIsItsAllowList(t *testing.T) {
 	}
 	if r := f.wo(nil, "run", key, "--agent", agent, "--agent-env", "GITHUB_TOKEN"); r.code != 2 || !strings.Contains(r.stderr, "the agent never gets the GitHub token") {
 		t.Errorf("--agent-env GITHUB_TOKEN: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// The loop comes back to the push step (loop_to 5 here) after the fix was
+// pushed, and a process the agent left behind moved the branch in between
+// (a workflow commit): the push step is gated as a fix is. Nothing is
+// pushed, the task is blocked naming the file, the remote stays at the fix.
+func TestABranchMovedAfterTheFixIsNotPushedWhenTheLoopReturnsToThePushStep(t *testing.T) {
+	t.Parallel()
+	key := "task_moved"
+	f, agent := loopTask(t, key)
+	writeAgent(t, agent, "")
+	signal := filepath.Join(t.TempDir(), "pushed")
+	cmd := f.cmd([]string{"WO_AGENT=" + agent, "WO_FAULT_PAUSE=conditional_loop:after_push=1500ms", "WO_FAULT_SIGNAL=" + signal}, "run", key, "--json")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the fix push", 20*time.Second, func() bool {
+		_, err := os.Stat(signal)
+		return err == nil
+	})
+	// The leftover process, while wo records the fix.
+	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
+	fix := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation")
+	writeFile(t, filepath.Join(wt, ".github/workflows/x.yml"), "on: push\njobs: {}\n")
+	git(t, wt, "add", "-f", ".github/workflows/x.yml")
+	git(t, wt, "commit", "-q", "-m", "ci")
+	moved := git(t, wt, "rev-parse", "HEAD")
+	r := result(cmd, cmd.Wait(), out.String(), errb.String())
+	var env struct {
+		Error struct{ Code, Message string }
+	}
+	if err := json.Unmarshal([]byte(lastLine(r.stdout)), &env); err != nil {
+		t.Fatalf("exit %d, no envelope: %v\n%s\n%s", r.code, err, r.stdout, r.stderr)
+	}
+	if r.code != 1 || env.Error.Code != "FIX_REFUSED" || !strings.Contains(env.Error.Message, "step 5 (push) failed") || !strings.Contains(env.Error.Message, ".github/workflows/x.yml (under .github/") {
+		t.Fatalf("exit %d code %s, want 1 FIX_REFUSED from the push step:\n%s\n%s", r.code, env.Error.Code, env.Error.Message, r.stderr)
+	}
+	if got := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation"); got != fix {
+		t.Errorf("the remote is at %s, want the fix %s", got, fix)
+	}
+	if err := exec.Command("git", "-C", f.origin, "cat-file", "-e", moved).Run(); err == nil {
+		t.Error("the moved commit reached the remote")
+	}
+	doc := f.doc(key)
+	if doc["status"] != "blocked" || !strings.Contains(fmt.Sprint(doc["block_reason"]), ".github/workflows/x.yml") {
+		t.Errorf("status %v, block_reason %v", doc["status"], doc["block_reason"])
 	}
 }

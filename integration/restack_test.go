@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -392,4 +394,72 @@ func TestARestackKilledAtEachPointFinishesOnRerun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestARestackNeverRebuildsAForgedHead: after the bottom PR's squash
+// merge, the loose object of the next PR's head (its commit, under
+// .git/objects, which an agent can write) holds another commit, whose
+// tree adds a workflow. go-git would read it back as the head and wo sync
+// would rebuild and push it; wo refuses, naming the object, and the
+// remote has nothing of it.
+func TestARestackNeverRebuildsAForgedHead(t *testing.T) {
+	t.Parallel()
+	x := newRestackFixture(t)
+	if _, err := x.gh.MergeAs("acme/big", x.parts[0].pr, ghstandin.MergeSquash, true); err != nil {
+		t.Fatal(err)
+	}
+	target := x.parts[1]
+	before := x.heads()
+	head := before[target.branch]
+	blob := forgeHead(t, x.f.repo, head, ".github/workflows/x.yml", "on: push\njobs: {}\n")
+	r := x.f.wo(x.env, "sync", "task_big")
+	if r.code == 0 || !strings.Contains(r.stderr, "the commit object "+head+" in ") || !strings.Contains(r.stderr, "does not hash to its name") {
+		t.Fatalf("wo sync: exit %d, want a refusal naming %s\n%s\n%s", r.code, head, r.stdout, r.stderr)
+	}
+	after := x.heads()
+	for _, p := range x.parts[1:] {
+		if after[p.branch] != before[p.branch] {
+			t.Errorf("%s moved on the remote: %s → %s", p.branch, before[p.branch], after[p.branch])
+		}
+	}
+	if err := exec.Command("git", "-C", x.f.origin, "cat-file", "-e", blob).Run(); err == nil {
+		t.Error("the forged tree's workflow reached the remote")
+	}
+}
+
+// forgeHead overwrites the loose object file of commit head in the
+// repository at dir with another commit of the same type: head's own text
+// with a tree that adds path. It returns the added blob.
+func forgeHead(t *testing.T, dir, head, path, content string) string {
+	t.Helper()
+	run := func(env []string, stdin string, args ...string) string {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
+		cmd.Env = append(append(os.Environ(), gitEnv...), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	blob := run(nil, content, "hash-object", "-w", "--stdin")
+	index := []string{"GIT_INDEX_FILE=" + filepath.Join(t.TempDir(), "index")}
+	run(index, "", "read-tree", head)
+	run(index, "", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+path)
+	tree := run(index, "", "write-tree")
+	text := run(nil, "", "cat-file", "commit", head) + "\n"
+	forged := strings.Replace(text, "tree "+run(nil, "", "rev-parse", head+"^{tree}"), "tree "+tree, 1)
+	file := filepath.Join(dir, ".git", "objects", head[:2], head[2:])
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("the head %s is not a loose object: %v", head, err)
+	}
+	var b bytes.Buffer
+	z := zlib.NewWriter(&b)
+	fmt.Fprintf(z, "commit %d\x00%s", len(forged), forged)
+	z.Close()
+	os.Chmod(file, 0o644)
+	if err := os.WriteFile(file, b.Bytes(), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	return blob
 }

@@ -45,7 +45,8 @@ type RestackStep struct {
 	PR     int    `json:"pr_number,omitempty"`
 	Branch string `json:"branch"`
 	// Outcome: merged, restacked, unchanged, conflict, left (someone
-	// else's push), closed (closed without merging), not_opened.
+	// else's push), refused (the push gate refused the rebuilt commit),
+	// closed (closed without merging), not_opened.
 	Outcome   string   `json:"outcome"`
 	Base      string   `json:"base,omitempty"` // what the PR targets now
 	Head      string   `json:"head,omitempty"`
@@ -147,8 +148,11 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 		res.Steps = append(res.Steps, step)
 		if err != nil {
 			var stop *RestackError
+			var refused *action.RestackRefusedError
 			if errors.As(err, &stop) {
 				res.Stopped = stop.Reason
+			} else if errors.As(err, &refused) {
+				res.Stopped = refused.Error()
 			}
 			return res, err
 		}
@@ -270,13 +274,24 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 	if err := repo.SetBranch(branch, rb.Hash, local); err != nil {
 		return step, err
 	}
-	_, err = repo.Push(ctx, gitops.PushOptions{Remote: workorder.String(doc, "work_order.context.remote"), Branch: branch, Token: github.Token(e.Getenv),
-		GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout, Lease: plumbing.NewHash(head), Expect: rb.Hash, ExpectURL: st.PushedTo})
-	var nff *gitops.NonFastForwardError
-	if errors.As(err, &nff) {
-		return e.leave(ctx, doc, step, fmt.Sprintf("%s moved on the remote while wo rebuilt it: wo leaves it and the PRs above it; run wo sync again", branch))
-	}
+	// The push gate: the rebuilt commit's change against its new parent
+	// must be the branch's own paths, and the remote must still be at the
+	// head that was rebuilt (the lease).
+	task, err := workorder.Parse(doc)
 	if err != nil {
+		return step, err
+	}
+	gate := action.RestackGate(task, key, branch, rb.Hash, parentTip, plumbing.NewHash(head),
+		gitops.PushOptions{Remote: workorder.String(doc, "work_order.context.remote"), Token: github.Token(e.Getenv), GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout, ExpectURL: st.PushedTo}, func(point string) { e.fault("restack:" + point) })
+	_, err = action.PushThroughGate(ctx, repo, gate)
+	var nff *gitops.NonFastForwardError
+	var refused *action.RestackRefusedError
+	switch {
+	case errors.As(err, &nff):
+		return e.leave(ctx, doc, step, fmt.Sprintf("%s moved on the remote while wo rebuilt it: wo leaves it and the PRs above it; run wo sync again", branch))
+	case errors.As(err, &refused):
+		return e.refuse(ctx, repo, doc, step, local, rb.Hash, refused)
+	case err != nil:
 		return step, err
 	}
 	e.fault("restack:after_push")
@@ -316,6 +331,24 @@ func (e *Engine) leave(ctx context.Context, doc workorder.Document, step Restack
 		return step, err
 	}
 	return step, &RestackError{Reason: reason}
+}
+
+// refuse reports a restack the push gate refused: the local branch goes
+// back to where it was (the rebuilt commit is not the branch's), the task
+// is blocked with the refusal, and the restack stops there.
+func (e *Engine) refuse(ctx context.Context, repo *gitops.Repo, doc workorder.Document, step RestackStep, was, rebuilt plumbing.Hash, refused *action.RestackRefusedError) (RestackStep, error) {
+	step.Outcome, step.Reason = "refused", refused.Error()
+	var errs []error
+	if !was.IsZero() {
+		errs = append(errs, repo.SetBranch(step.Branch, was, rebuilt))
+	}
+	errs = append(errs, e.editState(ctx, workorder.Key(doc), workorder.StatusBlocked, refused.Error(), func(s *workorder.State) {
+		s.Restack = &workorder.Restack{At: workorder.Timestamp(e.Now()), Outcome: "refused", From: step.Head, Reason: refused.Error()}
+	}))
+	if err := errors.Join(errs...); err != nil {
+		return step, fmt.Errorf("%w (and recording it: %v)", refused, err)
+	}
+	return step, refused
 }
 
 // rewaitReview sends a task whose review wait is behind it back to that

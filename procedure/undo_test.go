@@ -933,7 +933,9 @@ func TestUndoKeepsABranchWoAdopted(t *testing.T) {
 // says, is found by create_worktree, not created: the log must not say
 // wo created it, so undo keeps it, and the person's branch in it.
 func TestUndoKeepsAWorktreeCreateWorktreeFound(t *testing.T) {
-	h := newStepContext(t, stepOpts{GitHub: true})
+	// The person's commit is a path the task allows (fix_paths): the push
+	// gate lets nothing else out with the first push.
+	h := newStepContext(t, stepOpts{GitHub: true, Context: map[string]any{"fix_paths": []any{"notes.txt"}}})
 	fixture.Git(t, h.Repo, "worktree", "add", "-q", "-b", fixture.Branch, h.Worktree, fixture.Base)
 	fixture.WriteFile(t, filepath.Join(h.Worktree, "notes.txt"), "mine\n")
 	fixture.Git(t, h.Worktree, "add", "-A")

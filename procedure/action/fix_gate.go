@@ -10,7 +10,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/wo-runner/wo/gitops"
-	"github.com/wo-runner/wo/workorder"
 )
 
 // The fix gate: what a review fix (an agent's, or a person's that wo
@@ -64,17 +63,7 @@ type fixPolicy struct {
 	maxSize  int64
 }
 
-func newFixPolicy(sc *StepContext) fixPolicy {
-	in, ctx := sc.Task().WorkOrder.Inputs, sc.Task().WorkOrder.Context
-	p := fixPolicy{files: map[string]bool{}, patterns: stringOrList(ctx["fix_paths"]), maxSize: gitops.DefaultMaxFileSize}
-	for _, f := range append(stringList(in["file_manifest"]), stringList(in["delete_manifest"])...) {
-		p.files[f] = true
-	}
-	if n, ok := workorder.AsInt(ctx["fix_max_file_bytes"]); ok && n > 0 {
-		p.maxSize = n
-	}
-	return p
-}
+func newFixPolicy(sc *StepContext) fixPolicy { return fixPolicyOf(sc.Task()) }
 
 // refuse says why a fix must not change path, or "" when it may: never
 // .github/, .gitmodules or .git in any spelling; a settings or policy file
@@ -196,14 +185,16 @@ func headRefusal(w *gitops.Worktree, branch string) (string, plumbing.Hash, erro
 	return fmt.Sprintf("the worktree is on %s, not the work branch %s: put it back with git -C %s switch %s", where, branch, w.Path, branch), head, nil
 }
 
-// pushFix checks the fix from the last push (from) to the fix commit (to)
-// and pushes the work branch when it passes: without a lease, so that a
-// fix can never replace what was pushed before.
+// pushFix pushes the fix commit (to) through the push gate, which checks
+// it from the remote's tip, not from the last push the state records
+// (from, which the agent can rewrite): a line on top of that tip, so that
+// a fix can never replace what was pushed before.
 func pushFix(ctx context.Context, sc *StepContext, repo *gitops.Repo, from, to string) error {
-	if err := checkFix(sc, repo, from, to); err != nil {
+	_, err := branchPush(ctx, sc, GateFix, plumbing.NewHash(to))
+	if err != nil {
 		var refused *FixRefusedError
 		if errors.As(err, &refused) {
-			sc.Log(ctx, "fix_refused", map[string]any{"step": sc.Step.Step, "from": from, "to": to,
+			sc.Log(ctx, "fix_refused", map[string]any{"step": sc.Step.Step, "from": refused.From, "to": to,
 				"refused": refused.Refused, "more": refused.More})
 			// The next run starts the fix over (a new pass, or the
 			// person's cleaned-up worktree), never pushes this one.
@@ -213,12 +204,10 @@ func pushFix(ctx context.Context, sc *StepContext, repo *gitops.Repo, from, to s
 				return fmt.Errorf("%w (and recording it failed: %v)", err, cerr)
 			}
 		}
-		return err
 	}
 	// A process the agent left behind (outside its process group) could
-	// move the branch after the check: the push sends the checked commit
+	// move the branch after the check: the push sent the checked commit
 	// or nothing.
-	_, err := branchPush(ctx, sc, false, plumbing.NewHash(to))
 	return err
 }
 

@@ -18,18 +18,13 @@ type Push struct{}
 
 func newPush() Action { return Push{} }
 
-// Run pushes; a remote already at the commit is a no-op. A remote branch
-// that moved to commits wo did not push is never overwritten; a rewrite of
-// wo's own push goes out with a lease on what wo pushed last.
+// Run pushes the branch's commit through the push gate; a remote already
+// at the commit is a no-op. A remote branch that moved to commits wo did
+// not push is never overwritten; a rewrite of wo's own push goes out with
+// a lease on the remote's tip. When a loop or a reset comes back to this
+// step, whatever moved the branch since (an agent's leftover process, a
+// person) is checked as a fix is.
 func (Push) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
-	return branchPush(ctx, sc, true, plumbing.ZeroHash)
-}
-
-// branchPush pushes the work branch; with lease, a remote branch at what
-// wo pushed last may be replaced (a rewrite of wo's own push), else only
-// fast-forwarded. A non-zero expect is the commit the branch must still
-// be at.
-func branchPush(ctx context.Context, sc *StepContext, lease bool, expect plumbing.Hash) (Outcome, error) {
 	branch, err := sc.Branch()
 	if err != nil {
 		return Outcome{}, err
@@ -38,21 +33,36 @@ func branchPush(ctx context.Context, sc *StepContext, lease bool, expect plumbin
 	if err != nil {
 		return Outcome{}, err
 	}
-	opts := gitops.PushOptions{Remote: sc.Remote(), Branch: branch, Token: github.Token(sc.Getenv), GitHubAPI: sc.GitHubAPI(), Timeout: sc.Settings().GitTimeout,
-		Expect: expect, ExpectURL: sc.State().PushedTo}
-	res, err := repo.Push(ctx, opts)
-	var nff *gitops.NonFastForwardError
-	if errors.As(err, &nff) && lease {
-		last := sc.State().PushedSHA
-		if !plumbing.IsHash(last) {
-			return Outcome{}, err
-		}
-		opts.Lease = plumbing.NewHash(last)
-		res, err = repo.Push(ctx, opts)
-	}
+	// The commit read here is the one checked, and the one pushed.
+	to, exists, err := repo.BranchHash(branch)
 	if err != nil {
 		return Outcome{}, err
 	}
+	if !exists {
+		return Outcome{}, fmt.Errorf("pushing %s: no local branch %s", branch, branch)
+	}
+	return branchPush(ctx, sc, GateStep, to)
+}
+
+// branchPush pushes the work branch at commit to through the push gate,
+// and records the push.
+func branchPush(ctx context.Context, sc *StepContext, kind GateKind, to plumbing.Hash) (Outcome, error) {
+	repo, err := sc.Repo()
+	if err != nil {
+		return Outcome{}, err
+	}
+	g, err := stepGate(sc, kind, to)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if kind == GateFix {
+		g.fix = func(from, to string) error { return checkFix(sc, repo, from, to) }
+	}
+	res, err := PushThroughGate(ctx, repo, g)
+	if err != nil {
+		return Outcome{}, err
+	}
+	branch := g.Branch
 	sc.Fault("after_push")
 	note, facts := fmt.Sprintf("pushed %s to %s (%s)", branch, res.RemoteURL, res.Hash.String()[:12]), []Fact{{Kind: FactPushed, Branch: branch, SHA: res.Hash.String()}}
 	if res.UpToDate {
