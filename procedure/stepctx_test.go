@@ -55,6 +55,10 @@ func newStepContextWith(t *testing.T, opts stepOpts, actions action.Actions) *st
 	h := &stepHarness{World: w, t: t, ctx: ctx, env: w.Env}
 	e := &Engine{Runner: "tester@host:1", Attempts: 1, Backoff: time.Millisecond, Settings: action.Settings{PollInterval: time.Millisecond, Agent: w.Agent},
 		Getenv: func(k string) string { return h.env[k] }, Actions: actions}
+	e.Settings.AgentWritable = w.AgentWritable(t)
+	if opts.Unconfined {
+		e.Settings.Sandbox = action.SandboxOff
+	}
 	if w.GH != nil {
 		e.GitHubAPI = w.GH.URL
 	}

@@ -3,7 +3,6 @@ package action
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -194,14 +193,7 @@ func newStepContext(t *testing.T, opts stepOpts) *stepHarness {
 	if opts.Unconfined {
 		r.settings.Sandbox = SandboxOff
 	}
-	// The test agents keep their prompt beside the worktrees (cat >
-	// ../prompt.txt): that one file is theirs to write in the sandbox.
-	if err := os.MkdirAll(w.WtRoot, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	prompt := filepath.Join(w.WtRoot, "prompt.txt")
-	fixture.WriteFile(t, prompt, "")
-	r.settings.AgentWritable = []string{prompt}
+	r.settings.AgentWritable = w.AgentWritable(t)
 	if w.GH != nil {
 		r.ghAPI = w.GH.URL
 	}
