@@ -93,6 +93,9 @@ type remoteConn struct {
 	auth    transport.AuthMethod
 	secrets *redact.Secrets
 	timeout time.Duration
+	// withheld says why the token was not sent to this remote, if it was
+	// not: a failure there says so.
+	withheld string
 }
 
 func (r *Repo) connect(o RemoteOptions) (*remoteConn, error) {
@@ -104,7 +107,7 @@ func (r *Repo) connect(o RemoteOptions) (*remoteConn, error) {
 		return nil, fmt.Errorf("%s has no remote %q: add it with git remote add, or set context.remote", r.Path, o.Remote)
 	}
 	rawURL := remote.Config().URLs[0]
-	token, _ := CredentialsFor(rawURL, o.GitHubAPI, o.Token)
+	token, withheld := CredentialsFor(rawURL, o.GitHubAPI, o.Token)
 	auth, err := authFor(rawURL, token)
 	if err != nil {
 		return nil, err
@@ -113,12 +116,15 @@ func (r *Repo) connect(o RemoteOptions) (*remoteConn, error) {
 	if timeout <= 0 {
 		timeout = DefaultNetworkTimeout
 	}
-	return &remoteConn{remote: remote, shown: redactURL(rawURL), auth: auth, secrets: redact.New().Token(o.Token), timeout: timeout}, nil
+	return &remoteConn{remote: remote, shown: redactURL(rawURL), auth: auth, secrets: redact.New().Token(o.Token), timeout: timeout, withheld: withheld}, nil
 }
 
 func (c *remoteConn) fail(ctx context.Context, doing string, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%s on %s: the remote did not answer within %s; check that it answers, or raise --git-timeout (WO_GIT_TIMEOUT)", doing, c.shown, c.timeout)
+	}
+	if c.withheld != "" {
+		return fmt.Errorf("%s on %s: %s (%s)", doing, c.shown, c.secrets.String(err.Error()), c.withheld)
 	}
 	return fmt.Errorf("%s on %s: %s", doing, c.shown, c.secrets.String(err.Error()))
 }

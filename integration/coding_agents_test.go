@@ -51,6 +51,9 @@ func agentBin(t *testing.T, script map[string]any) string {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(bin, "agent-standin.json"), string(b))
+	// The stand-ins log their runs here: the one file outside the
+	// worktree they may write (WO_AGENT_WRITABLE, set by agentEnv).
+	writeFile(t, filepath.Join(bin, "agent-standin.log"), "")
 	return bin
 }
 
@@ -59,10 +62,16 @@ func agentBin(t *testing.T, script map[string]any) string {
 var agentKeys = []string{"ANTHROPIC_API_KEY=", "CLAUDE_CODE_OAUTH_TOKEN=", "CODEX_API_KEY=", "OPENAI_API_KEY=", "GEMINI_API_KEY=",
 	"WO_AGENT_SANDBOX=", "WO_MAX_AGENT_ROUNDS=", "WO_MAX_AGENT_COST="}
 
-// agentRun runs wo run KEY --agent NAME with bin first on PATH and env.
+// agentEnv is the environment of a run with the stand-ins in bin: first
+// on PATH, every agent key unset, their log writable, then env.
+func agentEnv(bin string, env ...string) []string {
+	all := []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "WO_AGENT_WRITABLE=" + filepath.Join(bin, "agent-standin.log")}
+	return append(append(all, agentKeys...), env...)
+}
+
+// agentRun runs wo run KEY --agent NAME with the stand-ins in bin and env.
 func agentRun(f *fixture, bin, key, name string, env ...string) woResult {
-	all := append(append([]string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}, agentKeys...), env...)
-	return f.wo(all, "run", key, "--agent", name)
+	return f.wo(agentEnv(bin, env...), "run", key, "--agent", name)
 }
 
 // fixEdit is the review comment's fix, as the stand-ins' script gives it.
@@ -169,7 +178,7 @@ func TestAnAgentsFailureIsToldInItsOwnWordsAndPushesNothing(t *testing.T) {
 			f, _ := loopTask(t, key)
 			bin := agentBin(t, map[string]any{c.agent: map[string]any{"outcome": c.outcome, "edits": fixEdit, "message": "I looked; the code is fine as it is."}})
 			before := remoteRefs(t, f)
-			all := append(append([]string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH")}, agentKeys...), c.key)
+			all := agentEnv(bin, c.key)
 			r := f.wo(all, "run", key, "--agent", c.agent, "--json")
 			var env struct {
 				Success bool

@@ -265,8 +265,24 @@ func (f *fixture) cmd(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(woBin, append(args, "--store", f.store)...)
 	cmd.Env = append(os.Environ(), gitEnv...)
 	cmd.Env = append(cmd.Env, "WO_AGENT=", "GITHUB_TOKEN=", "GH_TOKEN=", "WO_FAULT=", "WO_FAULT_PAUSE=", "WO_FAULT_SIGNAL=")
+	// The test agents write what they were given (their prompt, their
+	// environment) to these two files beside the repository: the only
+	// paths outside their worktree that the sandbox lets them write.
+	cmd.Env = append(cmd.Env, "WO_AGENT_WRITABLE="+strings.Join(f.agentFiles(), string(os.PathListSeparator)))
 	cmd.Env = append(cmd.Env, env...)
 	return cmd
+}
+
+// agentFiles are the files a test agent may write outside its worktree,
+// made empty if missing.
+func (f *fixture) agentFiles() []string {
+	files := []string{filepath.Join(f.root, "prompt.txt"), filepath.Join(f.root, "agent-env")}
+	for _, p := range files {
+		if fh, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fh.Close()
+		}
+	}
+	return files
 }
 
 func result(cmd *exec.Cmd, err error, stdout, stderr string) woResult {

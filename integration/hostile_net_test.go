@@ -229,6 +229,21 @@ func agentTask(f *fixture) map[string]any {
 	return f.task("task_ag_01", []any{map[string]any{"step": 1, "action": "agent", "description": "let the agent work"}}, nil)
 }
 
+// processGroup is a live process's group, from /proc.
+func processGroup(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	g, err := strconv.Atoi(f[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 // alive reports whether pid is a live process (zombies are dead).
 func alive(pid int) bool {
 	if syscall.Kill(pid, 0) != nil {
@@ -259,7 +274,7 @@ func pids(t *testing.T, path string) []int {
 // startAgentRun starts wo run in the background and waits until the agent
 // has started its child.
 func startAgentRun(t *testing.T, f *fixture, dir string, env ...string) (*exec.Cmd, chan woResult) {
-	cmd := f.cmd(append([]string{"WO_AGENT=" + agentScript(t, dir)}, env...), "run", "task_ag_01")
+	cmd := f.cmd(append([]string{"WO_AGENT=" + agentScript(t, dir), "WO_AGENT_WRITABLE=" + dir}, env...), "run", "task_ag_01")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
@@ -337,8 +352,10 @@ func TestRerunAfterKillNeverRunsTwoAgents(t *testing.T) {
 	dir := t.TempDir()
 	cmd, done := startAgentRun(t, f, dir)
 	first := pids(t, filepath.Join(dir, "agents"))
-	if st := stateOf(f.doc("task_ag_01")); st["agent"] == nil || fmt.Sprint(st["agent"].(map[string]any)["pid"]) != strconv.Itoa(first[0]) {
-		t.Fatalf("the running agent's pid %d is not recorded in state: %v", first[0], st["agent"])
+	// The record is of the agent's process group: its leader is wo's
+	// launcher, and the agent one of its members.
+	if st := stateOf(f.doc("task_ag_01")); st["agent"] == nil || fmt.Sprint(st["agent"].(map[string]any)["pid"]) != strconv.Itoa(processGroup(t, first[0])) {
+		t.Fatalf("the running agent's group (pid %d) is not recorded in state: %v", first[0], st["agent"])
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	waitResult(t, done)
@@ -346,7 +363,7 @@ func TestRerunAfterKillNeverRunsTwoAgents(t *testing.T) {
 		t.Fatal("the agent died with wo: the scenario needs it left running")
 	}
 	writeFile(t, filepath.Join(dir, "quick"), "")
-	r := f.wo([]string{"WO_AGENT=" + agentScript(t, dir)}, "run", "task_ag_01")
+	r := f.wo([]string{"WO_AGENT=" + agentScript(t, dir), "WO_AGENT_WRITABLE=" + dir}, "run", "task_ag_01")
 	if r.code != 0 {
 		t.Fatalf("rerun: exit %d\n%s", r.code, r.stderr)
 	}

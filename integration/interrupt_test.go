@@ -77,7 +77,7 @@ func TestAnInterruptedAgentStepKeepsItsTimeline(t *testing.T) {
 	agent := filepath.Join(dir, "agent.sh")
 	started := filepath.Join(dir, "started")
 	os.WriteFile(agent, []byte("#!/bin/sh\ntouch "+started+"\nsleep 30\n"), 0o755)
-	cmd := f.cmd([]string{"WO_AGENT=" + agent}, "run", "task_think")
+	cmd := f.cmd([]string{"WO_AGENT=" + agent, "WO_AGENT_WRITABLE=" + dir}, "run", "task_think")
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {
@@ -90,7 +90,8 @@ func TestAnInterruptedAgentStepKeepsItsTimeline(t *testing.T) {
 		t.Fatalf("exit %d, want 130 and no lost entry:\n%s", r.code, r.stderr)
 	}
 	log := f.wo(nil, "log", "task_think").stdout
-	if !regexp.MustCompile(`agent_finished\s+-\s+\S+\s+exit_code=-1`).MatchString(log) || !strings.Contains(log, "interrupted") {
+	// Stopped, with no exit status of its own (-1): no made-up one.
+	if !regexp.MustCompile(`agent_finished\s+stopped\s+\S+\s+command, exit -1: agent command`).MatchString(log) || !strings.Contains(log, "interrupted") {
 		t.Errorf("the timeline of the interrupted agent step:\n%s", log)
 	}
 }
