@@ -64,11 +64,16 @@ func (f *Factory) bindEnv(cmd *cli.Command) {
 	}
 }
 
+// pathListEnv are the variables that hold a list of paths, :-separated
+// as PATH is: the command reads them itself, since a flag would split the
+// value at commas, which paths may hold.
+var pathListEnv = map[string]bool{"WO_AGENT_WRITABLE": true}
+
 func (f *Factory) applyEnv(c *cli.Context, cmd *cli.Command) error {
 	for _, fl := range cmd.Flags {
 		name := fl.Names()[0]
 		env, ok := flagEnv[name]
-		if !ok || c.IsSet(name) {
+		if !ok || c.IsSet(name) || pathListEnv[env] {
 			continue
 		}
 		value := f.Getenv(env)

@@ -152,6 +152,9 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 		Epic: c.String("epic"), Parallel: c.Int("parallel"), Wait: epicWait(c, f), WaitTimeout: c.Duration("wait-timeout"),
 		Engine: engineOptionsFrom(c),
 	}
+	if !c.IsSet("agent-writable") {
+		o.Engine.AgentWritable = writableDirs([]string{f.Getenv("WO_AGENT_WRITABLE")})
+	}
 	for name, d := range map[string]time.Duration{"review-wait": o.Engine.ReviewWait, "poll-interval": o.Engine.PollInterval,
 		"agent-timeout": o.Engine.AgentTimeout, "git-timeout": o.Engine.GitTimeout, "wait-timeout": o.WaitTimeout} {
 		if d < 0 {
@@ -238,8 +241,8 @@ func engineOptionsFrom(c *cli.Context) engineOptions {
 	}
 }
 
-// writableDirs reads --agent-writable: repeated, and each value (as
-// WO_AGENT_WRITABLE gives it) a :-separated list.
+// writableDirs reads --agent-writable: repeated, and each value a
+// :-separated list as WO_AGENT_WRITABLE is (a path may hold commas).
 func writableDirs(values []string) []string {
 	var out []string
 	for _, v := range values {
