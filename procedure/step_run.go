@@ -20,14 +20,17 @@ func (r *run) stepContext(step workorder.Step, scope workorder.Scope) *action.St
 	return action.NewStepContext(stepRun{r}, step, scope)
 }
 
-func (s stepRun) Key() string                    { return s.r.key() }
-func (s stepRun) Task() *workorder.Task          { return s.r.task }
-func (s stepRun) Doc() workorder.Document        { return s.r.currentDoc() }
-func (s stepRun) State() workorder.State         { return s.r.state.Clone() }
-func (s stepRun) Getenv(name string) string      { return s.r.Getenv(name) }
-func (s stepRun) Settings() action.Settings      { return s.r.Settings }
-func (s stepRun) Now() time.Time                 { return s.r.Now() }
-func (s stepRun) Warn(msg string)                { s.r.warnings = append(s.r.warnings, msg) }
+func (s stepRun) Key() string               { return s.r.key() }
+func (s stepRun) Task() *workorder.Task     { return s.r.task }
+func (s stepRun) Doc() workorder.Document   { return s.r.currentDoc() }
+func (s stepRun) State() workorder.State    { return s.r.state.Clone() }
+func (s stepRun) Getenv(name string) string { return s.r.Getenv(name) }
+func (s stepRun) Settings() action.Settings { return s.r.Settings }
+func (s stepRun) Now() time.Time            { return s.r.Now() }
+func (s stepRun) Warn(msg string) {
+	s.r.warnings = append(s.r.warnings, msg)
+	s.r.emit(Event{Type: "warning", Key: s.r.key(), Error: msg})
+}
 func (s stepRun) Redact(text string) string      { return s.r.secrets().String(text) }
 func (s stepRun) StackDeferred(epic string) bool { return s.r.stackDeferred(epic) }
 func (s stepRun) GitHubAPI() string              { return s.r.GitHubAPI }

@@ -1,0 +1,14 @@
+//go:build wofault
+
+package sandbox
+
+import "os"
+
+// In test builds only (-tags wofault, as the integration tests build
+// wo): WO_FAULT_NO_LANDLOCK=1 makes Status report a kernel without
+// Landlock, so that the tests see what wo does on one.
+func init() {
+	if os.Getenv("WO_FAULT_NO_LANDLOCK") != "" {
+		landlockABI = func() int { return 0 }
+	}
+}
