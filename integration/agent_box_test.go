@@ -201,4 +201,3 @@ func readFileOr(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
 }
-
