@@ -128,6 +128,9 @@ func writeReset(w io.Writer, out resetOutcome) error {
 		pr.line("  status: %s → %s", p.StatusFrom, p.StatusTo)
 	}
 	pr.line("  files, branches, pushes and the pull request stay (wo undo %s takes those back)", p.Key)
+	for _, r := range p.Rewrites {
+		pr.line("  %s", r)
+	}
 	if out.DryRun {
 		pr.line("dry run: nothing changed; run it without --dry-run to reset")
 	} else if r := out.Result; r != nil {

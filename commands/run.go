@@ -80,6 +80,7 @@ type engineOptions struct {
 	MaxAgentRounds int
 	MaxAgentCost   float64
 	RerunAgent     bool
+	DiscardCommits bool
 	AgentSandbox   string
 	AgentWritable  []string
 	AgentPorts     []int
@@ -118,6 +119,7 @@ finishes the epic.
 			&cli.BoolFlag{Name: "agent-login", Usage: "let a named agent use your own login: its config folder (such as ~/.claude), never a copy; without it only its API key variables log it in"},
 			&cli.IntFlag{Name: "max-agent-rounds", Usage: "stop (exit 3) once the agent has fixed `N` rounds for this task", DefaultText: "the loop's own bound"},
 			&cli.Float64Flag{Name: "max-agent-cost", Usage: "stop (exit 3) once the agent's runs for this task cost `USD` dollars, as the agent reports it", DefaultText: "no cap"},
+			&cli.BoolFlag{Name: "discard-commits", Usage: "let a step run again write its files over commits on the branch that changed them (a review fix, a person's commit), and push that; without it such a step stops (exit 3) and names them"},
 			&cli.BoolFlag{Name: "rerun-agent", Usage: "ask the agent again about comments it answered with no change"},
 			&cli.StringFlag{Name: "agent-sandbox", Usage: "`on` or off: confine the agent (it may write only its worktree, its own folder and the build caches, connect only to its API's port, and not reach wo)", DefaultText: "on where the kernel has Landlock"},
 			&cli.StringSliceFlag{Name: "agent-writable", Usage: "also let the sandboxed agent write folder `DIR` (repeat; WO_AGENT_WRITABLE is :-separated)"},
@@ -236,7 +238,7 @@ func engineOptionsFrom(c *cli.Context) engineOptions {
 		AgentTimeout: c.Duration("agent-timeout"), GitTimeout: c.Duration("git-timeout"),
 		AgentEnv:   c.StringSlice("agent-env"),
 		AgentLogin: c.Bool("agent-login"), MaxAgentRounds: c.Int("max-agent-rounds"), MaxAgentCost: c.Float64("max-agent-cost"),
-		RerunAgent: c.Bool("rerun-agent"), AgentSandbox: c.String("agent-sandbox"), AgentPorts: c.IntSlice("agent-allow-port"),
+		RerunAgent: c.Bool("rerun-agent"), DiscardCommits: c.Bool("discard-commits"), AgentSandbox: c.String("agent-sandbox"), AgentPorts: c.IntSlice("agent-allow-port"),
 		AgentWritable: writableDirs(c.StringSlice("agent-writable")),
 	}
 }
@@ -435,6 +437,7 @@ func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 			MaxAgentRounds:    o.MaxAgentRounds,
 			MaxAgentCost:      o.MaxAgentCost,
 			RerunAgent:        o.RerunAgent,
+			DiscardCommits:    o.DiscardCommits,
 			Sandbox:           o.AgentSandbox,
 			AgentWritable:     o.AgentWritable,
 			AgentPorts:        o.AgentPorts,

@@ -132,6 +132,9 @@ type ResetPlan struct {
 	NotDone []int `json:"not_done"`
 	// Forgets are the state fields whose recorded value goes, with it.
 	Forgets map[string]any `json:"forgets"`
+	// Rewrites says, for each step that will run again and writes the
+	// work order's files on a branch that was pushed, what it will meet.
+	Rewrites []string `json:"rewrites,omitempty"`
 }
 
 // PlanReset says what Reset would change, without changing anything.
@@ -190,6 +193,9 @@ func (e *Engine) rewind(ctx context.Context, r *run, toStep int) (*ResetPlan, er
 		if s.Step > toStep {
 			spec, _ := e.actions().Lookup(s.Action)
 			st.Forget(spec.Forgets...)
+			if spec.WritesWork && before.PushedSHA != "" {
+				plan.Rewrites = append(plan.Rewrites, rewriteNote(s, before))
+			}
 		}
 	}
 	old := workorder.StateMap(before)
@@ -200,6 +206,17 @@ func (e *Engine) rewind(ctx context.Context, r *run, toStep int) (*ResetPlan, er
 		}
 	}
 	return plan, nil
+}
+
+// rewriteNote says what a step that writes the work order's files meets
+// when it runs again on a branch that was pushed.
+func rewriteNote(s workorder.Step, st workorder.State) string {
+	fixes := ""
+	if st.ReviewIterations > 0 {
+		fixes = fmt.Sprintf(", which carries %d review fix round(s)", st.ReviewIterations)
+	}
+	return fmt.Sprintf("step %d (%s) runs again on the pushed branch%s: where the branch holds its files it writes nothing; where later commits changed them it stops (exit 3) and names them, unless the run is given --discard-commits",
+		s.Step, s.Action, fixes)
 }
 
 // rewindable checks that toStep is a step of the task's procedure, or 0.

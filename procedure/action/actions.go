@@ -38,6 +38,11 @@ type Spec struct {
 	// AwaitsReview marks the step a restacked task goes back to, to wait
 	// for a review of its new head.
 	AwaitsReview bool
+	// WritesWork marks a step that writes the work order's files: run
+	// again on a branch with later commits that changed them, it finds
+	// its result there or stops before undoing them (branch_work.go), and
+	// wo reset --dry-run says so.
+	WritesWork bool
 }
 
 // MayMake reports whether the action may record facts of the kind.
@@ -57,7 +62,7 @@ var defaultActions = Actions{
 	{Name: "create_branch", Does: "create branch inputs.branch_name in the worktree", New: newCreateBranch,
 		Mutates: true, Forgets: []string{"branch", "pushed_to"}, Makes: []FactKind{FactBranch},
 		Reads: []string{"context.repo_path", "inputs.branch_name"}},
-	{Name: "checkout_files", Does: "copy inputs.file_manifest from source_branch into the worktree and stage it", New: newCheckoutFiles,
+	{Name: "checkout_files", Does: "copy inputs.file_manifest from source_branch into the worktree and stage it", New: newCheckoutFiles, WritesWork: true,
 		Mutates: true, Forgets: []string{"source_sha"},
 		Reads: []string{"context.repo_path", "context.source_branch", "inputs.file_manifest", "inputs.delete_manifest"}},
 	{Name: "commit", Does: "commit the staged changes with the templated message", New: newCommit,

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/workorder"
 )
 
 // CheckoutFiles brings inputs.file_manifest in from context.source_branch,
@@ -24,8 +27,9 @@ func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 	if err != nil {
 		return Outcome{}, err
 	}
-	if !w.Complete() {
-		return Outcome{}, fmt.Errorf("worktree %s does not exist: run the create_worktree step first", w.Path)
+	remade, err := ensureWorktree(ctx, sc, w)
+	if err != nil {
+		return Outcome{}, err
 	}
 	source, err := recordedCommit(ctx, sc, sourceSHA, sc.Context("source_branch"), "source_branch")
 	if err != nil {
@@ -34,6 +38,34 @@ func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 	// Files the change deletes (inputs.delete_manifest, as wo split
 	// writes): checked before anything is written.
 	deleted := stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])
+	// Run again on a branch that moved on: its result may be there
+	// already, or writing it would undo commits (branch_work.go).
+	repo, err := sc.Repo()
+	if err != nil {
+		return Outcome{}, err
+	}
+	head, branch, err := w.Head()
+	if err != nil {
+		return Outcome{}, err
+	}
+	done, lost, err := branchWork(sc, repo, head, source, files, deleted)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if done {
+		note := fmt.Sprintf("the %d file(s) from %s (%s) are on branch %s at %s already: nothing to write", len(files), sc.Context("source_branch"), source.String()[:12], branch, gitops.Short(head.String()))
+		if remade != "" {
+			note = remade + "; " + note
+		}
+		return Outcome{Note: note}, nil
+	}
+	if len(lost) > 0 {
+		if !sc.Settings().DiscardCommits {
+			err := keptWork(sc, branch, lost)
+			return Outcome{Status: workorder.StatusBlocked, BlockReason: err.Error(), State: sc.withPhase(workorder.PhaseNeedsFix)}, err
+		}
+		sc.Log(ctx, "commits_discarded", map[string]any{"step": sc.Step.Step, "branch": branch, "commits": lostSHAs(lost)})
+	}
 	if err := w.CheckRemoveFiles(deleted); err != nil {
 		return Outcome{}, err
 	}

@@ -20,8 +20,8 @@ func (Commit) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	if err != nil {
 		return Outcome{}, err
 	}
-	if !w.Complete() {
-		return Outcome{}, fmt.Errorf("worktree %s does not exist: run the create_worktree step first", w.Path)
+	if _, err := ensureWorktree(ctx, sc, w); err != nil {
+		return Outcome{}, err
 	}
 	msg, err := commitMessage(sc)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -64,6 +65,9 @@ type PushGate struct {
 	// Replace is the remote tip a rewrite may replace (wo's own last push,
 	// a restack's head); zero: none.
 	Replace plumbing.Hash
+	// MayDiscard lets a rewrite of wo's own push drop what the remote
+	// holds (--discard-commits).
+	MayDiscard bool
 	// Push says where and how: remote, credentials, time limit, ExpectURL.
 	Push gitops.PushOptions
 	// Fault is a test's point between the check and the push.
@@ -143,7 +147,29 @@ func (g PushGate) rangeStart(ctx context.Context, repo *gitops.Repo, view gitops
 	case view.Tip != g.Replace:
 		return plumbing.ZeroHash, false, moved
 	}
-	// A rewrite of wo's own push: every commit the remote lacks is checked.
+	// A rewrite of wo's own push. It never goes back to an older commit,
+	// or to a tree that drops what the remote holds, unless the run was
+	// told to (--discard-commits): a pushed review fix stays.
+	if !g.MayDiscard {
+		undone, err := repo.Undone(view.Tip, g.To, maxFixCommits)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		if len(undone) > 0 {
+			var named []string
+			for i, c := range undone {
+				if i == 5 {
+					named = append(named, fmt.Sprintf("and %d more", len(undone)-5))
+					break
+				}
+				named = append(named, fmt.Sprintf("%s of %s", c.Path, gitops.Short(c.Commit.String())))
+			}
+			return plumbing.ZeroHash, false, &WaitingError{Key: g.Key, Reason: fmt.Sprintf(
+				"the push of %s would replace the remote branch at %s (wo's last push) with %s, which takes back what its commits changed (%s); nothing was pushed. Look at the branch (git log %s..%s), or push it anyway with wo run %s --discard-commits",
+				g.Branch, gitops.Short(view.Tip.String()), gitops.Short(g.To.String()), strings.Join(named, ", "), gitops.Short(g.To.String()), gitops.Short(view.Tip.String()), g.Key)}
+		}
+	}
+	// Every commit the remote lacks is checked.
 	base, err := repo.LineBase(g.To, view.Tips)
 	return base, false, err
 }
@@ -255,5 +281,6 @@ func stepGate(sc *StepContext, kind GateKind, to plumbing.Hash) (PushGate, error
 	if last := sc.State().PushedSHA; plumbing.IsHash(last) {
 		g.Replace = plumbing.NewHash(last)
 	}
+	g.MayDiscard = sc.Settings().DiscardCommits
 	return g, nil
 }

@@ -1,6 +1,7 @@
 package action
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -131,5 +132,38 @@ func TestBranchPushPlan(t *testing.T) {
 	h = newStepContext(t, stepOpts{Context: map[string]any{"remote": "upstream"}})
 	if got, want := h.plan("push"), "push "+fixture.Branch+" to upstream"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
+	}
+}
+
+// The push step never moves the remote branch back, nor to a tree that
+// takes back what its commits changed, without --discard-commits.
+func TestBranchPushNeverTakesBackAPushedChangeUnlessTold(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	h.upTo("push")
+	h.must("push")
+	older := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	// A review fix, pushed: wo's record is the remote's tip.
+	fixture.WriteFile(t, filepath.Join(h.Worktree, "pkg/a.go"), "package pkg\n\n// A is fixed.\nconst A = 1\n")
+	fixture.Git(t, h.Worktree, "commit", "-q", "-am", "fix")
+	h.must("push")
+	fixed := remoteTip(t, h)
+	// The branch goes back to before the fix; the loop comes round to the
+	// push step again.
+	fixture.Git(t, h.Worktree, "reset", "-q", "--hard", older)
+	_, err := h.run("push")
+	var waiting *WaitingError
+	if !errors.As(err, &waiting) || !strings.Contains(err.Error(), "takes back what its commits changed (pkg/a.go of "+fixed[:12]+")") ||
+		!strings.Contains(err.Error(), "--discard-commits") {
+		t.Fatalf("err %v, want a wait naming the fix it would take back", err)
+	}
+	if remoteTip(t, h) != fixed {
+		t.Fatal("the remote moved back")
+	}
+	h.settings().DiscardCommits = true
+	if _, err := h.run("push"); err != nil {
+		t.Fatalf("with --discard-commits: %v", err)
+	}
+	if remoteTip(t, h) != older {
+		t.Errorf("the remote is at %s, want %s as told", remoteTip(t, h)[:12], older[:12])
 	}
 }

@@ -27,6 +27,10 @@ type Settings struct {
 	// fixed something, and the dollars the tool reported (0: no cap).
 	MaxAgentRounds int
 	MaxAgentCost   float64
+	// DiscardCommits (--discard-commits) lets a step that is run again
+	// write its files over commits on the branch that changed them, and
+	// the push step replace a remote branch with a tree that drops them.
+	DiscardCommits bool
 	// RerunAgent (--rerun-agent) asks the agent again about comments it
 	// answered with no change.
 	RerunAgent bool

@@ -1,0 +1,143 @@
+package integration
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A rerun never drops work that is on the branch: after a finished run
+// whose review fix was pushed, starting the work order over (or from a
+// step before the fix) leaves the fix on the remote branch.
+
+// fixedTask is a work order whose review fix is pushed: the remote
+// branch is wo's commit, then the agent's fix.
+func fixedTask(t *testing.T, key string) *fixture {
+	t.Helper()
+	f, agent := loopTask(t, key)
+	writeAgent(t, agent, "")
+	if r := f.wo([]string{"WO_AGENT=" + agent}, "run", key); r.code != 0 {
+		t.Fatalf("the run with the fix: exit %d\n%s", r.code, r.stderr)
+	}
+	if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
+		t.Fatalf("the fix is not on the remote:\n%s", got)
+	}
+	return f
+}
+
+func TestARerunFromTheStartKeepsThePushedFix(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		reset []string
+	}{
+		{"reset --to-start", []string{"--to-start"}},
+		{"reset --to-step 3", []string{"--to-step", "3"}},
+		{"reset --to-step 2", []string{"--to-step", "2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			key := "task_rerun"
+			f := fixedTask(t, key)
+			tip := git(t, f.origin, "rev-parse", "review/01-foundation")
+			if r := f.wo(nil, append([]string{"reset", key}, c.reset...)...); r.code != 0 {
+				t.Fatalf("reset: exit %d\n%s", r.code, r.stderr)
+			}
+			r := f.wo(nil, "run", key)
+			after := git(t, f.origin, "rev-parse", "review/01-foundation")
+			t.Logf("exit %d\n%s", r.code, r.stderr)
+			if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
+				t.Errorf("the rerun dropped the fix from the remote (tip %s, was %s):\n%s", after[:12], tip[:12], got)
+			}
+			if r.code != 0 && r.code != 3 {
+				t.Errorf("exit %d, want 0 (nothing to do) or 3 (stopped before losing work)", r.code)
+			}
+			if r.code == 3 && after != tip {
+				t.Errorf("stopped, yet the remote moved from %s to %s", tip[:12], after[:12])
+			}
+		})
+	}
+}
+
+func TestTheWaysOnAfterARerunStopsBeforeLosingWork(t *testing.T) {
+	t.Parallel()
+	key := "task_ways"
+	f := fixedTask(t, key)
+	tip := git(t, f.origin, "rev-parse", "review/01-foundation")
+	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := f.wo(nil, "run", key)
+	if r.code != 3 || !strings.Contains(r.stderr, "Fix review comments (iteration 1)") || strings.Contains(r.stderr, `"PR #1: Foundation"`) {
+		t.Fatalf("exit %d, want 3 naming the fix commit alone:\n%s", r.code, r.stderr)
+	}
+	if doc := f.doc(key); doc["status"] != "blocked" {
+		t.Errorf("status %v, want blocked with the reason", doc["status"])
+	}
+	// The way it names: on after the commit step, keeping the commits.
+	if !strings.Contains(r.stderr, "wo run "+key+" --from-step 5") {
+		t.Errorf("the message does not name the step to go on from:\n%s", r.stderr)
+	}
+	if r := f.wo(nil, "run", key, "--from-step", "5"); r.code != 0 || git(t, f.origin, "rev-parse", "review/01-foundation") != tip {
+		t.Fatalf("after reset --to-step 4: exit %d, remote moved\n%s", r.code, r.stderr)
+	}
+	// --discard-commits does what it says, once: one new commit that
+	// takes the fix's change back, pushed; a second run changes nothing.
+	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := f.wo(nil, "run", key, "--discard-commits"); r.code != 0 {
+		t.Fatalf("--discard-commits: exit %d\n%s", r.code, r.stderr)
+	}
+	after := git(t, f.origin, "rev-parse", "review/01-foundation")
+	if parent := git(t, f.origin, "rev-parse", "review/01-foundation~1"); parent != tip {
+		t.Errorf("the discarding commit is not on top of the fix (parent %s, fix %s)", parent[:12], tip[:12])
+	}
+	if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); strings.Contains(got, "const Named") {
+		t.Errorf("--discard-commits kept the fix:\n%s", got)
+	}
+	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := f.wo(nil, "run", key); r.code != 0 || git(t, f.origin, "rev-parse", "review/01-foundation") != after {
+		t.Errorf("a run after the discard: exit %d, remote %s (was %s)\n%s", r.code, git(t, f.origin, "rev-parse", "review/01-foundation")[:12], after[:12], r.stderr)
+	}
+}
+
+func TestAPersonsCommitOnTheBranchSurvivesARerun(t *testing.T) {
+	t.Parallel()
+	key := "task_person"
+	f, _ := loopTask(t, key)
+	setState(t, f, key, map[string]any{"review_comments": []any{}})
+	if r := f.wo(nil, "run", key); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	// A person fixes something on the branch and pushes it.
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, t.TempDir(), "clone", "-q", "-b", "review/01-foundation", f.origin, clone)
+	writeFile(t, filepath.Join(clone, "foundation", "new1.go"), "package foundation\n\n// N1 is by hand.\nconst N1 = 1\n")
+	git(t, clone, "commit", "-qam", "By hand")
+	git(t, clone, "push", "-q", "origin", "review/01-foundation")
+	git(t, f.repo, "fetch", "-q", f.origin, "review/01-foundation:review/01-foundation")
+	tip := git(t, f.origin, "rev-parse", "review/01-foundation")
+	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := f.wo(nil, "run", key)
+	if r.code != 3 || !strings.Contains(r.stderr, `"By hand" (foundation/new1.go)`) {
+		t.Errorf("exit %d, want 3 naming the person's commit:\n%s", r.code, r.stderr)
+	}
+	if got := git(t, f.origin, "rev-parse", "review/01-foundation"); got != tip {
+		t.Errorf("the remote moved from %s to %s", tip[:12], got[:12])
+	}
+}
+
+func TestResetDryRunSaysWhichStepsWouldMeetCommitsOnTheBranch(t *testing.T) {
+	t.Parallel()
+	key := "task_dry"
+	f := fixedTask(t, key)
+	r := f.wo(nil, "reset", key, "--to-start", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, "step 3 (checkout_files)") || !strings.Contains(r.stdout, "--discard-commits") {
+		t.Errorf("exit %d, the dry run does not say that step 3 meets the branch's fix:\n%s", r.code, r.stdout)
+	}
+}
