@@ -109,11 +109,11 @@ func TestRetryAtATimeOfDayIsTheNextOne(t *testing.T) {
 	for text, want := range map[string]time.Duration{
 		"You've hit your usage limit. … or try again at 7:23 PM.": 83 * time.Minute,
 		"try again at 6:00 PM": 24 * time.Hour, // now: the next one is tomorrow's
-		"resets at 12:30 AM":    6*time.Hour + 30*time.Minute,
-		"retry at 12:05 PM":     18*time.Hour + 5*time.Minute,
-		"try again at 19:00":    time.Hour,
-		"try again at 25:00":    0,
-		"try again at 7:61 PM":  0,
+		"resets at 12:30 AM":   6*time.Hour + 30*time.Minute,
+		"retry at 12:05 PM":    18*time.Hour + 5*time.Minute,
+		"try again at 19:00":   time.Hour,
+		"try again at 25:00":   0,
+		"try again at 7:61 PM": 0,
 	} {
 		if got := retryAfter(text); got != want {
 			t.Errorf("retryAfter(%q) = %s, want %s", text, got, want)
