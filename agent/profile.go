@@ -104,7 +104,7 @@ type Call struct {
 var profiles = []*Profile{&claude, &codex, &aider, &gemini, &copilot}
 
 // generic is the profile of a command that names no known agent.
-var generic = Profile{Name: "command", Summary: "a command of your own: the prompt on stdin and in $WO_PROMPT_FILE",
+var generic = Profile{Name: "command", Summary: "a command of your own: the prompt on stdin and in $WO_PROMPT_FILE", Ports: []int{443},
 	call: func(args []string, _ CallInput) ([]string, PromptVia) { return args, PromptStdin },
 	read: readGeneric}
 
@@ -182,7 +182,7 @@ func (c Command) Call(in CallInput) Call {
 
 // Read reads what the agent said about its run.
 func (c Call) Read(stdout, stderr string, exit int) Report {
-	return c.Profile.read(stdout, stderr, exit)
+	return c.Profile.read(stdout, stderr, exit).sane()
 }
 
 // hasFlag reports whether args hold one of the flags, alone or as

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -33,6 +34,24 @@ type Report struct {
 	CostUSD float64
 	Tokens  int64
 	Turns   int
+}
+
+// maxCostUSD bounds the cost one run may report: more is taken for this
+// much (a cap still stops the next run).
+const maxCostUSD = 1e6
+
+// sane is the report with what an agent cannot have meant taken out: a
+// negative, infinite or not-a-number cost (which would lift a cost cap
+// for good), negative tokens or turns.
+func (r Report) sane() Report {
+	switch {
+	case math.IsNaN(r.CostUSD) || r.CostUSD < 0:
+		r.CostUSD = 0
+	case r.CostUSD > maxCostUSD:
+		r.CostUSD = maxCostUSD
+	}
+	r.Tokens, r.Turns = max(r.Tokens, 0), max(r.Turns, 0)
+	return r
 }
 
 // maxMessage bounds the agent's words kept in a report.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +139,26 @@ func TestMeaningfulKeepsTheFirstLinesThatSaySomething(t *testing.T) {
 	}
 	if got := Meaningful("short\n" + long); got != "short" {
 		t.Errorf("a long second line is left out: %q", got)
+	}
+}
+
+func TestACostAnAgentCannotHaveMeantIsTakenOut(t *testing.T) {
+	c := call(t, "claude", CallInput{})
+	for out, want := range map[string]float64{
+		`{"type":"result","result":"x","total_cost_usd":-1000000}`: 0,
+		`{"type":"result","result":"x","total_cost_usd":1e300}`:    maxCostUSD,
+		`{"type":"result","result":"x","total_cost_usd":0.25}`:     0.25,
+		`{"type":"result","result":"x","total_cost_usd":1000000}`:  maxCostUSD,
+	} {
+		if got := c.Read(out, "", 0).CostUSD; got != want {
+			t.Errorf("%s: cost %v, want %v", out, got, want)
+		}
+	}
+	r := Report{Tokens: -5, Turns: -1, CostUSD: math.NaN()}.sane()
+	if r.Tokens != 0 || r.Turns != 0 || r.CostUSD != 0 {
+		t.Errorf("sane: %+v", r)
+	}
+	if generic.Ports[0] != 443 {
+		t.Error("a command of the user's own may reach port 443")
 	}
 }

@@ -40,13 +40,13 @@ func newAgentBox(key string) (agentBox, error) {
 
 func (b agentBox) remove() { os.RemoveAll(b.root) }
 
-// caches are the user's build caches that exist; one that does not is a
-// folder in the box (the agent's checks start cold rather than fail to
-// make it where the sandbox lets them write nothing).
-func (b agentBox) caches(user map[string]string) map[string]string {
+// caches makes the agents' build caches (buildCaches) where missing;
+// one that cannot be made is a folder in the box: the agent's checks
+// start cold rather than fail where the sandbox lets them write nothing.
+func (b agentBox) caches(want map[string]string) map[string]string {
 	out := map[string]string{}
-	for name, dir := range user {
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+	for name, dir := range want {
+		if os.MkdirAll(dir, 0o700) == nil {
 			out[name] = dir
 			continue
 		}

@@ -1,7 +1,6 @@
 package action
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -162,30 +161,27 @@ func loginFolder(p *agent.Profile, getenv func(string) string) string {
 	return ""
 }
 
-// buildCaches are the build caches of the user's that an agent's checks
-// use (go test, npm, pip), writable in its sandbox: variable → folder, as
-// each tool finds its cache when the variable is unset.
+// buildCaches are the build caches an agent's checks use (go test, npm,
+// pip), writable in its sandbox: variable → folder. They are wo's, kept
+// for agents under the user's cache folder (wo/agent), never the user's
+// own: what an agent writes into a cache runs in the next build that
+// reads it, and the user's own builds (and a CI cache that saves them)
+// must not run what an agent planted. To share yours, pass the variable
+// and the folder: --agent-env GOCACHE --agent-writable "$(go env GOCACHE)".
 func buildCaches(getenv func(string) string) map[string]string {
-	home := getenv("HOME")
-	xdg := cmp.Or(getenv("XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
-	gopath := cmp.Or(firstPath(getenv("GOPATH")), filepath.Join(home, "go"))
-	out := map[string]string{
-		"GOCACHE":          cmp.Or(getenv("GOCACHE"), filepath.Join(xdg, "go-build")),
-		"GOMODCACHE":       cmp.Or(getenv("GOMODCACHE"), filepath.Join(gopath, "pkg", "mod")),
-		"npm_config_cache": cmp.Or(getenv("npm_config_cache"), filepath.Join(home, ".npm")),
-		"PIP_CACHE_DIR":    cmp.Or(getenv("PIP_CACHE_DIR"), filepath.Join(xdg, "pip")),
-	}
-	for name, dir := range out {
-		if home == "" && !filepath.IsAbs(dir) || dir == "" || dir == "off" {
-			delete(out, name)
+	base := getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return map[string]string{}
 		}
+		base = filepath.Join(home, ".cache")
 	}
-	return out
-}
-
-func firstPath(list string) string {
-	if list == "" {
-		return ""
+	root := filepath.Join(base, "wo", "agent")
+	return map[string]string{
+		"GOCACHE":          filepath.Join(root, "go-build"),
+		"GOMODCACHE":       filepath.Join(root, "go-mod"),
+		"npm_config_cache": filepath.Join(root, "npm"),
+		"PIP_CACHE_DIR":    filepath.Join(root, "pip"),
 	}
-	return filepath.SplitList(list)[0]
 }

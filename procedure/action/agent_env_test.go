@@ -35,8 +35,8 @@ func TestTheAgentGetsOnlyItsAllowList(t *testing.T) {
 	helper := credentialHelper(t, mark)
 	fixture.WriteFile(t, filepath.Join(realHome, ".gitconfig"), "[credential]\n\thelper = "+helper+"\n")
 	fixture.WriteFile(t, filepath.Join(realHome, ".ssh/id_ed25519"), "PRIVATE KEY\n")
-	// The user has a Go build cache (and no npm one: the agent gets one of
-	// its own for that).
+	// The user has a Go build cache: the agent never gets it (what it
+	// writes there would run in the user's next build).
 	if err := os.MkdirAll(filepath.Join(realHome, ".cache", "go-build"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -100,11 +100,10 @@ echo "$?" > "OUT/fill-status"
 	if tmp := got["TMPDIR"]; filepath.Base(tmp) != "tmp" || !strings.HasPrefix(filepath.Base(filepath.Dir(tmp)), "wo-agent-") {
 		t.Errorf("TMPDIR=%q, want the agent's own folder (wo-agent-*/tmp), not wo's %s", tmp, out)
 	}
-	if got["GOCACHE"] != filepath.Join(realHome, ".cache", "go-build") {
-		t.Errorf("GOCACHE=%q, want the user's own build cache under %s", got["GOCACHE"], realHome)
-	}
-	if npm := got["npm_config_cache"]; filepath.Dir(filepath.Dir(npm)) != filepath.Dir(got["TMPDIR"]) {
-		t.Errorf("npm_config_cache=%q, want a folder of the agent's own (the user has none)", npm)
+	for name, dir := range map[string]string{"GOCACHE": "go-build", "GOMODCACHE": "go-mod", "npm_config_cache": "npm", "PIP_CACHE_DIR": "pip"} {
+		if want := filepath.Join(realHome, ".cache", "wo", "agent", dir); got[name] != want {
+			t.Errorf("%s=%q, want wo's cache for agents %s, never the user's own", name, got[name], want)
+		}
 	}
 	for name, want := range map[string]string{"PATH": os.Getenv("PATH"), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "xterm",
 		"MY_API_KEY": "sk-opted-in", "WO_TASK_KEY": fixture.Key, "WO_WORKTREE": h.Worktree,

@@ -172,3 +172,35 @@ func waitForGroupMembers(t *testing.T, pgid, n int) {
 		}
 	}
 }
+
+func TestHeadTailBufferKeepsBothEnds(t *testing.T) {
+	b := headTailBuffer{half: 4}
+	b.Write([]byte("abc"))
+	if got := b.String(); got != "abc" {
+		t.Errorf("short: %q", got)
+	}
+	b.Write([]byte("defgh"))
+	if got := b.String(); got != "abcdefgh" {
+		t.Errorf("exactly both halves: %q", got)
+	}
+	b.Write([]byte("ij"))
+	b.Write([]byte("KLMNOP"))
+	if got, want := b.String(), "abcd\n[… 8 bytes not kept …]\nMNOP"; got != want {
+		t.Errorf("past both halves: %q, want %q", got, want)
+	}
+}
+
+func TestAChangedGitFileIsPutBack(t *testing.T) {
+	dir := t.TempDir()
+	fixture.WriteFile(t, filepath.Join(dir, ".git"), "gitdir: /repo/.git/worktrees/w\n")
+	was := readGitFile(dir)
+	os.Remove(filepath.Join(dir, ".git"))
+	os.Symlink("/etc", filepath.Join(dir, ".git"))
+	restoreGitFile(dir, was)
+	if got := fixture.ReadFile(t, filepath.Join(dir, ".git")); got != "gitdir: /repo/.git/worktrees/w\n" {
+		t.Errorf(".git is %q", got)
+	}
+	if readGitFile(t.TempDir()) != "" {
+		t.Error("a folder without .git has none")
+	}
+}

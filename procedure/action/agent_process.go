@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,8 +34,9 @@ type AgentRun struct {
 	Report agent.Report
 }
 
-// What is kept of an agent's output: stdout whole up to 1 MiB (the
-// deliverable may come last), stderr up to 16 KiB.
+// What is kept of an agent's output: stdout up to 1 MiB, its first and
+// last halves (the result and the deliverable come last), stderr up to
+// 16 KiB.
 const (
 	maxAgentStdout = 1 << 20
 	maxAgentStderr = 16 << 10
@@ -102,6 +104,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	call := line.Call(agent.CallInput{PromptFile: box.prompt, Prompt: prompt, StateDir: box.state, UseLogin: settings.AgentLogin,
 		MaxCostUSD: costLeft(sc), Set: func(name string) bool { return agentHas(env, name) }})
 	leftBefore := presentLeaves(dir, line.Profile.Leaves)
+	gitFile := readGitFile(dir)
 	ctx, cancel := context.WithTimeout(ctx, settings.AgentTimeout)
 	defer cancel()
 
@@ -137,7 +140,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		return AgentRun{}, fmt.Errorf("agent command %s could not run: %v", program, err)
 	}
 	pid := cmd.Process.Pid
-	stdout, stderr := limitedBuffer{limit: maxAgentStdout}, limitedBuffer{limit: maxAgentStderr}
+	stdout, stderr := headTailBuffer{half: maxAgentStdout / 2}, limitedBuffer{limit: maxAgentStderr}
 	shown := newAgentProgress(sc, program)
 	var readers sync.WaitGroup
 	readers.Add(2)
@@ -196,6 +199,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	case <-time.After(agentGrace):
 	}
 	removeLeaves(dir, line.Profile.Leaves, leftBefore)
+	restoreGitFile(dir, gitFile)
 	run := AgentRun{Agent: line.Profile.Name, Program: program, Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
 	var exit *exec.ExitError
 	switch {
@@ -423,4 +427,78 @@ func (b *limitedBuffer) String() string {
 		return b.buf.String() + fmt.Sprintf("\n[… %d more bytes not kept]", b.dropped)
 	}
 	return b.buf.String()
+}
+
+// headTailBuffer keeps the first and the last half bytes written, and
+// counts what is between.
+type headTailBuffer struct {
+	mu      sync.Mutex
+	half    int
+	head    []byte
+	tail    []byte // a ring of the last half bytes once full
+	start   int    // where the ring's oldest byte is
+	dropped int
+}
+
+func (b *headTailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := len(p)
+	if room := b.half - len(b.head); room > 0 {
+		k := min(room, len(p))
+		b.head = append(b.head, p[:k]...)
+		p = p[k:]
+	}
+	for len(p) > 0 {
+		if len(b.tail) < b.half {
+			k := min(b.half-len(b.tail), len(p))
+			b.tail = append(b.tail, p[:k]...)
+			p = p[k:]
+			continue
+		}
+		// Full: overwrite the oldest bytes.
+		k := min(b.half-b.start, len(p))
+		copy(b.tail[b.start:], p[:k])
+		b.start = (b.start + k) % b.half
+		b.dropped += k
+		p = p[k:]
+	}
+	return n, nil
+}
+
+func (b *headTailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	tail := append(slices.Clone(b.tail[b.start:]), b.tail[:b.start]...)
+	if b.dropped == 0 {
+		return string(b.head) + string(tail)
+	}
+	return string(b.head) + fmt.Sprintf("\n[… %d bytes not kept …]\n", b.dropped) + string(tail)
+}
+
+// readGitFile is a linked worktree's .git file ("" when it is none), read
+// before the agent runs.
+func readGitFile(dir string) string {
+	path := filepath.Join(dir, ".git")
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 4096 {
+		return ""
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// restoreGitFile puts back the worktree's .git file the agent changed
+// (it names the worktree's admin folder, which wo reads and cleans up by):
+// a link or folder in its place is removed first, never followed.
+func restoreGitFile(dir, was string) {
+	if was == "" || readGitFile(dir) == was {
+		return
+	}
+	path := filepath.Join(dir, ".git")
+	os.RemoveAll(path)
+	os.WriteFile(path, []byte(was), 0o644)
 }

@@ -3,6 +3,7 @@ package action
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -91,6 +92,14 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	default:
 		fixed, created, waiting, err := fixAndCommit(ctx, sc, repo, comments, n)
 		if err != nil {
+			if refused := (*FixRefusedError)(nil); errors.As(err, &refused) {
+				// The next run takes the worktree as the person leaves it.
+				rec := sc.State()
+				rec.FixRequested, rec.Phase = true, workorder.PhaseNeedsFix
+				if cerr := sc.Checkpoint(ctx, rec); cerr != nil {
+					return Outcome{}, fmt.Errorf("%w (and recording it failed: %v)", err, cerr)
+				}
+			}
 			return waiting, err
 		}
 		to, made = fixed, created
@@ -209,7 +218,13 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	agentFrom := plumbing.ZeroHash
 	var ran *AgentRun // the agent's run in this pass, if it ran
 	asked := commentsKey(st)
-	if sc.Settings().Agent != "" && !answeredBefore(sc, asked) {
+	// After a refusal (FixRequested with an agent), the person's
+	// correction is the fix: the agent is not run again unless asked.
+	afterRefusal := sc.Settings().Agent != "" && st.FixRequested && !sc.Settings().RerunAgent
+	if afterRefusal {
+		sc.Say("taking the worktree as it is now: the last fix was refused, and the agent is not run again (--rerun-agent runs it)")
+	}
+	if sc.Settings().Agent != "" && !answeredBefore(sc, asked) && !afterRefusal {
 		if err := agentCapped(sc); err != nil {
 			return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: err.Error(), State: sc.withPhase(workorder.PhaseNeedsFix)}, err
 		}
@@ -227,12 +242,16 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 			return "", false, Outcome{}, err
 		}
 		ran = &res
+	} else if afterRefusal {
+		// Staged and committed below as the person left it.
 	} else if sc.Settings().Agent != "" {
 		// The agent answered these comments with no change before: what
 		// is in the worktree now is a person's, and without it the task
 		// waits for one (or for --rerun-agent).
 		sc.Say(fmt.Sprintf("not asking the agent again: it changed nothing for these comments before (%s); --rerun-agent asks it again", st.AgentUsage.Last.Message))
-	} else if !st.FixRequested {
+	} else if pending, err := worktreePending(w, st.PushedSHA); err != nil {
+		return "", false, Outcome{}, err
+	} else if !st.FixRequested && !pending {
 		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
 		if len(sugg.threads) > 0 {
 			reason = fmt.Sprintf("%d suggestion(s) applied and committed; ", len(sugg.threads)) + reason
@@ -277,6 +296,21 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	byAgent := sc.Settings().Agent != "" && ours[agentFrom.String()] && head != agentFrom && res.Hash == head
 	bySuggestions := suggested && !res.Created && head.String() != st.PushedSHA && ours[head.String()]
 	return res.Hash.String(), res.Created || byAgent || bySuggestions, Outcome{}, nil
+}
+
+// worktreePending reports whether the worktree holds a change since the
+// last push: files changed or new (as git status shows them), or commits
+// on the branch. Such a change is a person's fix, already made.
+func worktreePending(w *gitops.Worktree, pushed string) (bool, error) {
+	head, _, err := w.Head()
+	if err != nil {
+		return false, err
+	}
+	if head.String() != pushed {
+		return true, nil
+	}
+	changed, err := w.Changes()
+	return len(changed) > 0, err
 }
 
 // answeredBefore reports whether the agent's last run was about these

@@ -2,14 +2,19 @@ package action
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/workorder"
 )
 
 // The fix gate: what a review fix (an agent's, or a person's that wo
@@ -51,9 +56,33 @@ func (e *FixRefusedError) Error() string {
 	if e.Staged {
 		what = "the fix was not committed or pushed"
 	}
-	undo := fmt.Sprintf("remove those changes (git -C %s reset --hard %s drops everything since the last push)", e.Worktree, gitops.Short(e.From))
-	return fmt.Sprintf("%s: %d path(s) in worktree %s are not wo's to push: %s; look at them, then %s, or allow paths of this task's own with context.fix_paths, and run wo run %s",
-		what, len(e.Refused)+e.More, e.Worktree, gitops.ListRefusals(e.Refused, e.More), undo, e.Key)
+	from := gitops.Short(e.From)
+	takeOut := fmt.Sprintf("take those paths out (for a file that was there at the last push, git -C %s checkout %s -- PATH; for a new one, delete it)", e.Worktree, from)
+	if !e.Staged {
+		takeOut = fmt.Sprintf("take those paths out of the commits (git -C %s reset -q --soft %s keeps their changes uncommitted; then, for a file that was there at the last push, git -C %s checkout %s -- PATH; for a new one, delete it)", e.Worktree, from, e.Worktree, from)
+	}
+	ways := []string{takeOut, fmt.Sprintf("or drop everything since the last push (git -C %s reset --hard %s)", e.Worktree, from)}
+	if own := allowable(e.Refused); len(own) > 0 {
+		quoted, _ := json.Marshal(own)
+		ways = append(ways, "or, to push "+strings.Join(own, ", ")+" as this task's own, add them to context.fix_paths: "+string(quoted))
+	}
+	return fmt.Sprintf("%s: %d path(s) in worktree %s are not wo's to push: %s. To go on, %s; then run wo run %s: it takes the worktree as you leave it and does not run the agent again (--rerun-agent does)",
+		what, len(e.Refused)+e.More, e.Worktree, gitops.ListRefusals(e.Refused, e.More), strings.Join(ways, ", "), e.Key)
+}
+
+// outsideTheTask is the reason of a path a fix may not change only
+// because the task does not name it: context.fix_paths can allow it.
+const outsideTheTask = "outside inputs.file_manifest and context.fix_paths"
+
+// allowable are the refused paths that context.fix_paths would allow.
+func allowable(refused []gitops.Refusal) []string {
+	var out []string
+	for _, r := range refused {
+		if strings.HasPrefix(r.Reason, outsideTheTask) {
+			out = append(out, r.Path)
+		}
+	}
+	return out
 }
 
 // fixPolicy says which paths a fix may change.
@@ -84,7 +113,7 @@ func (p fixPolicy) refuse(path string) string {
 			return ""
 		}
 	}
-	return "outside inputs.file_manifest and context.fix_paths"
+	return outsideTheTask
 }
 
 // check says why a commit's change must not be pushed, or "".
@@ -116,7 +145,11 @@ func (p fixPolicy) commitLinkRefusal(repo *gitops.Repo, from plumbing.Hash, c gi
 	if err != nil {
 		return "", err
 	}
-	return p.linkRefusal(c.Path, target, existed), nil
+	isLink := func(path string) bool {
+		_, ok, err := repo.LinkTarget(c.Commit, path)
+		return ok || err != nil // what cannot be read is taken for a link
+	}
+	return p.linkRefusal(c.Path, target, existed, isLink), nil
 }
 
 // byteSize writes n bytes for a person.
@@ -157,7 +190,12 @@ func stageFix(sc *StepContext, repo *gitops.Repo, w *gitops.Worktree) error {
 	p := newFixPolicy(sc)
 	refuseLink := func(path, target string) string {
 		_, existed, _ := repo.LinkTarget(base, path)
-		return p.linkRefusal(path, target, existed)
+		// The worktree as it will be committed: its links are the tree's.
+		isLink := func(rel string) bool {
+			fi, err := os.Lstat(filepath.Join(w.Path, filepath.FromSlash(rel)))
+			return err == nil && fi.Mode()&os.ModeSymlink != 0
+		}
+		return p.linkRefusal(path, target, existed, isLink)
 	}
 	_, err = w.Stage(gitops.StageOptions{MaxFileSize: p.maxSize, ExcludesFile: repo.ExcludesFile(sc.Getenv), Refuse: p.refuse, RefuseLink: refuseLink})
 	var refused *gitops.StageRefusedError
@@ -199,7 +237,7 @@ func pushFix(ctx context.Context, sc *StepContext, repo *gitops.Repo, from, to s
 			// The next run starts the fix over (a new pass, or the
 			// person's cleaned-up worktree), never pushes this one.
 			rec := sc.State()
-			rec.FixPushed = nil
+			rec.FixPushed, rec.FixRequested, rec.Phase = nil, true, workorder.PhaseNeedsFix
 			if cerr := sc.Checkpoint(ctx, rec); cerr != nil {
 				return fmt.Errorf("%w (and recording it failed: %v)", err, cerr)
 			}

@@ -39,7 +39,17 @@ var namedOnly = []struct{ name, what string }{
 	{".cursor", "Cursor's settings and rules"},
 	{".cursorrules", "instructions Cursor follows"},
 	{".aider.conf.yml", "Aider's settings, which can name commands to run"},
+	{"agent.md", "instructions coding agents follow"},
+	{".windsurfrules", "instructions Windsurf follows"},
+	{".clinerules", "instructions Cline follows"},
+	{".roo", "Roo Code's settings and rules"},
+	{".kiro", "Kiro's settings and hooks"},
+	{".continue", "Continue's settings"},
+	{"opencode.json", "OpenCode's settings"},
+	{".goosehints", "instructions Goose follows"},
+	{".amazonq", "Amazon Q's settings and rules"},
 	{".vscode", "editor settings, whose tasks can run when the folder opens"},
+	{".idea", "IDE settings, whose run configurations and tools run commands"},
 	{".devcontainer", "a dev container, whose commands run when it is built"},
 	// The repository's policy.
 	{".gitattributes", "git attributes, which pick the filters and diff drivers git runs"},
@@ -50,6 +60,24 @@ var namedOnly = []struct{ name, what string }{
 	{".pre-commit-config.yaml", "the hooks pre-commit runs"},
 	{".husky", "git hooks that husky installs"},
 	{".envrc", "commands direnv runs on entering the folder"},
+	{".env", "variables tools load, such as the API base an agent sends its key to"},
+	{".githooks", "git hooks a repository points core.hooksPath at"},
+	{"lefthook.yml", "the hooks lefthook runs"},
+	{".npmrc", "npm's settings, such as the registry and scripts it runs"},
+	{".yarnrc.yml", "Yarn's settings, whose yarnPath runs code"},
+	{".cargo", "Cargo's settings, whose runner runs commands"},
+	{"mise.toml", "mise's settings, whose hooks and tasks run commands"},
+	{"rust-toolchain.toml", "the Rust toolchain a build downloads and runs"},
+	{"conftest.py", "code pytest runs on its own"},
+	// CI outside .github/, which runs with the repository's secrets.
+	{".gitlab-ci.yml", "GitLab CI, which runs with the repository's secrets"},
+	{".circleci", "CircleCI, which runs with the repository's secrets"},
+	{".travis.yml", "Travis CI, which runs with the repository's secrets"},
+	{".buildkite", "Buildkite, which runs with the repository's secrets"},
+	{"jenkinsfile", "Jenkins, which runs with the repository's secrets"},
+	{"azure-pipelines.yml", "Azure Pipelines, which runs with the repository's secrets"},
+	{"bitbucket-pipelines.yml", "Bitbucket Pipelines, which runs with the repository's secrets"},
+	{".gitpod.yml", "Gitpod, whose tasks run when a workspace opens"},
 }
 
 // protectedRefusal says why no fix may change path, whatever the work
@@ -91,14 +119,48 @@ func namedOnlyRefusal(path string) string {
 // repository is checked out, or somewhere a checkout should never write
 // or read, and a new one must be named in the manifest. existed is whether
 // a link was at path at the last push; retargeting it is checked as well.
-func (p fixPolicy) linkRefusal(path, target string, existed bool) string {
+// isLink says whether a path of the same tree is a symbolic link: a target
+// that goes through one is refused, since where it leads depends on that
+// link, which a fix may retarget too (two links that each stay inside can
+// together lead out).
+func (p fixPolicy) linkRefusal(path, target string, existed bool, isLink func(string) bool) string {
 	if why := linkEscape(path, target); why != "" {
 		return why
+	}
+	if through := linkThrough(path, target, isLink); through != "" {
+		return fmt.Sprintf("a symbolic link to %s, through the link %s: a fix may link only to a path, not through another link", target, through)
 	}
 	if existed || p.files[path] {
 		return ""
 	}
 	return fmt.Sprintf("a new symbolic link (to %s): a fix adds one only when the work order names it; name it in inputs.file_manifest to allow it", target)
+}
+
+// linkThrough is the first path that the target of a link at path passes
+// through (or ends at) that is itself a link, "" for none; the target
+// stays inside the worktree (linkEscape).
+func linkThrough(path, target string, isLink func(string) bool) string {
+	if isLink == nil {
+		return ""
+	}
+	at := strings.Split(path, "/")
+	at = at[:len(at)-1] // the link's folder
+	for _, part := range strings.FieldsFunc(target, func(r rune) bool { return r == '/' || r == '\\' }) {
+		switch dots := strings.TrimRight(part, ". ") == ""; {
+		case dots && strings.Count(part, ".") > 1:
+			if len(at) > 0 {
+				at = at[:len(at)-1]
+			}
+			continue
+		case dots:
+			continue
+		}
+		at = append(at, part)
+		if joined := strings.Join(at, "/"); isLink(joined) {
+			return joined
+		}
+	}
+	return ""
 }
 
 // linkEscape says why a link at path to target leads out of the worktree or

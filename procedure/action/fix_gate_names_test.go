@@ -3,6 +3,7 @@
 package action
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,7 +170,7 @@ func (c nameCase) verdict() string {
 	}
 	why := p.check(change)
 	if why == "" && c.link != "" {
-		why = p.linkRefusal(c.path, c.link, c.existed)
+		why = p.linkRefusal(c.path, c.link, c.existed, nil)
 	}
 	return why
 }
@@ -301,5 +302,44 @@ func TestTheFixGateLetsNamedSettingsAndInsideLinksThrough(t *testing.T) {
 	}
 	if got := fixture.Git(t, h.Remote, "cat-file", "-p", fixture.Branch+":old"); got != "foundation/new.go" {
 		t.Errorf("old leads to %q", got)
+	}
+}
+
+// Two links that each stay inside can together lead out: a target that
+// goes through another link is refused, in the pure policy and at the
+// real gate.
+func TestALinkThroughAnotherLinkIsRefused(t *testing.T) {
+	links := map[string]bool{"pkg00/uplink": true, "a/b": true}
+	isLink := func(p string) bool { return links[p] }
+	p := fixPolicy{files: map[string]bool{}}
+	for _, c := range []struct {
+		path, target, through string
+	}{
+		{"readme-link", "pkg00/uplink/pkg00/uplink/../../etc/passwd", "pkg00/uplink"},
+		{"x/l", "../a/b", "a/b"},
+		{"x/l", "../a/b/c", "a/b"},
+		{"x/l", "../a/c", ""},
+		{"x/l", "./../pkg00/file", ""},
+		{"deep/er/l", "../../a\\b", "a/b"},
+	} {
+		if got := linkThrough(c.path, c.target, isLink); got != c.through {
+			t.Errorf("linkThrough(%s, %s) = %q, want %q", c.path, c.target, got, c.through)
+		}
+		why := p.linkRefusal(c.path, c.target, true, isLink)
+		if refused := strings.Contains(why, "through the link "+c.through); refused != (c.through != "") {
+			t.Errorf("linkRefusal(%s → %s) = %q", c.path, c.target, why)
+		}
+	}
+	if linkThrough("l", "a/b", nil) != "" {
+		t.Error("no tree to look in: nothing is a link")
+	}
+	h := loopReady(t, stepOpts{Agent: fixOf + "ln -s .. foundation/up\nln -s up/up/up/x foundation/esc\n", Context: map[string]any{"fix_paths": []any{"**"}}})
+	_, err := h.run("conditional_loop")
+	var refused *FixRefusedError
+	if !errors.As(err, &refused) {
+		t.Fatalf("err %v, want the fix refused", err)
+	}
+	if got := reasons(refused)["foundation/esc"]; !strings.Contains(got, "through the link foundation/up") {
+		t.Errorf("foundation/esc: %q", got)
 	}
 }

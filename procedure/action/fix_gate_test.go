@@ -61,7 +61,7 @@ func TestTheFixGateRefusesWhatAnAgentLeftInTheWorktree(t *testing.T) {
 	for _, c := range []struct {
 		name, agent, path, reason string
 	}{
-		{".env", "echo 'AWS_SECRET_ACCESS_KEY=x' > .env\n", ".env", "outside inputs.file_manifest and context.fix_paths"},
+		{".env", "echo 'AWS_SECRET_ACCESS_KEY=x' > .env\n", ".env", "variables tools load, such as the API base an agent sends its key to: a fix changes it only when the work order names it; name it in inputs.file_manifest (or inputs.delete_manifest) to allow it"},
 		{"node_modules", "mkdir -p node_modules/left-pad && echo x > node_modules/left-pad/index.js\n", "node_modules/left-pad/index.js", "outside inputs.file_manifest and context.fix_paths"},
 		{"a workflow", "mkdir -p .github/workflows && echo 'on: push' > .github/workflows/evil.yml\n", ".github/workflows/evil.yml",
 			"under .github/, whose workflows run with the repository's secrets: never pushed after a review"},
@@ -93,10 +93,16 @@ func TestTheFixGateRefusesWhatAnAgentLeftInTheWorktree(t *testing.T) {
 			}
 			msg := refused.Error()
 			for _, want := range []string{"the fix was not committed or pushed: 1 path(s) in worktree " + h.Worktree + " are not wo's to push: " + c.path + " (" + c.reason + ")",
-				"git -C " + h.Worktree + " reset --hard " + refused.From[:12], "context.fix_paths", "run wo run " + fixture.Key} {
+				"git -C " + h.Worktree + " reset --hard " + refused.From[:12], "git -C " + h.Worktree + " checkout " + refused.From[:12] + " -- PATH",
+				"run wo run " + fixture.Key + ": it takes the worktree as you leave it and does not run the agent again (--rerun-agent does)"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("the message does not say %q:\n%s", want, msg)
 				}
+			}
+			// context.fix_paths is offered exactly for a path it would allow.
+			offer := "add them to context.fix_paths: [\"" + c.path + "\"]"
+			if allowed := strings.HasPrefix(c.reason, outsideTheTask); strings.Contains(msg, offer) != allowed {
+				t.Errorf("offers %q: %v, want %v:\n%s", offer, !allowed, allowed, msg)
 			}
 		})
 	}
@@ -110,7 +116,7 @@ func TestTheFixGateRefusesCommitsTheAgentMadeItself(t *testing.T) {
 	}{
 		{"a workflow", "mkdir -p .github/workflows && echo 'on: push' > .github/workflows/ci.yml && " + commit + "git rm -q .github/workflows/ci.yml && git commit -qm 'hide it'\n",
 			".github/workflows/ci.yml", "under .github/, whose workflows run with the repository's secrets: never pushed after a review", stepOpts{}},
-		{"a forced-in ignored file", "echo secret > .env && git add -f .env && git commit -qm env\n", ".env", "outside inputs.file_manifest and context.fix_paths", stepOpts{}},
+		{"a forced-in ignored file", "echo secret > notes.env && git add -f notes.env && git commit -qm env\n", "notes.env", "outside inputs.file_manifest and context.fix_paths", stepOpts{}},
 		{"a gitlink", "git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),foundation/sub && git commit -qm sub\n",
 			"foundation/sub", "a gitlink (a submodule's commit): never pushed after a review", stepOpts{}},
 		{"a file over the limit", "head -c 1001 /dev/zero > foundation/blob && " + commit + "true\n", "foundation/blob",
