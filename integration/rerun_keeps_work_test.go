@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -139,5 +140,58 @@ func TestResetDryRunSaysWhichStepsWouldMeetCommitsOnTheBranch(t *testing.T) {
 	r := f.wo(nil, "reset", key, "--to-start", "--dry-run")
 	if r.code != 0 || !strings.Contains(r.stdout, "step 3 (checkout_files)") || !strings.Contains(r.stdout, "--discard-commits") {
 		t.Errorf("exit %d, the dry run does not say that step 3 meets the branch's fix:\n%s", r.code, r.stdout)
+	}
+}
+
+// After a refused fix, the person's correction is the fix: one rerun
+// takes the worktree as they left it, gates, commits and pushes it, and
+// does not run the agent again.
+func TestOneRerunAfterARefusedFixFinishesWithoutTheAgent(t *testing.T) {
+	t.Parallel()
+	key := "task_refused"
+	f, agent := loopTask(t, key)
+	runs := filepath.Join(t.TempDir(), "runs")
+	writeFile(t, runs, "")
+	writeAgent(t, agent, "echo run >> "+runs+"\necho 'scratch' > notes.txt\n")
+	env := []string{"WO_AGENT=" + agent, "WO_AGENT_WRITABLE=" + runs}
+	r := f.wo(env, "run", key)
+	if r.code != 1 || !strings.Contains(r.stderr, "notes.txt") || !strings.Contains(r.stderr, `add them to context.fix_paths: ["notes.txt"]`) ||
+		!strings.Contains(r.stderr, "does not run the agent again") {
+		t.Fatalf("exit %d, want 1 saying how to go on with notes.txt:\n%s", r.code, r.stderr)
+	}
+	// The person takes the scratch file out; the agent's fix stays.
+	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
+	if err := os.Remove(filepath.Join(wt, "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	r = f.wo(env, "run", key)
+	if r.code != 0 {
+		t.Fatalf("the rerun: exit %d\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(readFileOr(runs), "run"); n != 1 {
+		t.Errorf("the agent ran %d time(s), want once", n)
+	}
+	if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
+		t.Errorf("the fix is not on the remote:\n%s", got)
+	}
+	if files := git(t, f.origin, "ls-tree", "-r", "--name-only", "review/01-foundation"); strings.Contains(files, "notes.txt") {
+		t.Error("the scratch file reached the remote")
+	}
+}
+
+// Without an agent, a change already in the worktree is the person's
+// fix: wo commits and pushes it rather than asking for it.
+func TestAFixAlreadyInTheWorktreeIsNotAskedFor(t *testing.T) {
+	t.Parallel()
+	key := "task_byhand"
+	f, _ := loopTask(t, key)
+	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
+	writeFile(t, filepath.Join(wt, "foundation", "new0.go"), "package foundation\n\n// N0 is named.\nconst N0 = 0\n")
+	r := f.wo(nil, "run", key)
+	if r.code != 0 || strings.Contains(r.stderr, "review comment(s) to address in") {
+		t.Fatalf("exit %d, want 0 without asking for the fix:\n%s", r.code, r.stderr)
+	}
+	if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "N0 is named") {
+		t.Errorf("the person's fix is not on the remote:\n%s", got)
 	}
 }
