@@ -43,11 +43,16 @@ tour:
 # The integration tests run several at a time per core (their TestMain sets
 # -parallel unless given): most of their time is spent waiting on wo, git
 # and the GitHub stand-in.
+# Each part runs whatever an earlier one did; the failures are listed at
+# the end, all of them, and make test fails if any part did.
 test:
-	$(GO) test -count=1 ./...
-	$(MAKE) --no-print-directory test-arango
-	$(MAKE) --no-print-directory fuzz-brief
-	@echo "== make test left out the long checks ($(LONG_TESTS)): make test-long runs them"
+	@failed=; \
+	$(GO) test -count=1 ./... || failed="$$failed go-test"; \
+	$(MAKE) --no-print-directory test-arango || failed="$$failed test-arango"; \
+	$(MAKE) --no-print-directory fuzz-brief || failed="$$failed fuzz-brief"; \
+	echo "== make test left out the long checks ($(LONG_TESTS)): make test-long runs them"; \
+	if [ -n "$$failed" ]; then echo "== make test: these parts failed:$$failed"; exit 1; fi; \
+	echo "== make test: every part passed"
 
 # The long checks: tests that call longTest skip, saying why, unless
 # WO_TEST_LONG is set. A test that calls it is added here; CI runs
