@@ -137,7 +137,12 @@ func TestAnAgentThatRewritesHistoryOrSwitchesBranchIsRefused(t *testing.T) {
 			git(t, wt, "switch", "-q", "review/01-foundation")
 			git(t, wt, "reset", "-q", "--hard", pushed)
 			writeAgent(t, agent, "")
-			if r := f.wo([]string{"WO_AGENT=" + agent}, "run", key); r.code != 0 {
+			// With nothing left of the refused fix, the agent runs again
+			// only when asked: the next run says so.
+			if r := f.wo([]string{"WO_AGENT=" + agent}, "run", key); r.code != 3 || !strings.Contains(r.stderr, "wo run "+key+" --rerun-agent") {
+				t.Fatalf("after putting it back, without --rerun-agent: exit %d, want 3 naming it\n%s", r.code, r.stderr)
+			}
+			if r := f.wo([]string{"WO_AGENT=" + agent}, "run", key, "--rerun-agent"); r.code != 0 {
 				t.Fatalf("after putting it back: exit %d\n%s", r.code, r.stderr)
 			}
 			if n := git(t, f.origin, "rev-list", "--count", pushed+"..refs/heads/review/01-foundation"); n != "1" {

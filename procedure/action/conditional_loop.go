@@ -282,7 +282,10 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 			}
 			reason = fmt.Sprintf("agent %s changed nothing for the %d review comment(s); it said: %q. Change the files in %s yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
 				ran.Agent, len(comments), cmp.Or(ran.Report.Message, "nothing"), w.Path, sc.Key(), sc.Key())
-		} else if u := sc.State().AgentUsage; sc.Settings().Agent != "" && u != nil && u.Last != nil {
+		} else if afterRefusal {
+			reason = fmt.Sprintf("the last fix was refused, and the worktree %s has no changes now for the %d review comment(s): change the files yourself and run wo run %s, or run the agent again: wo run %s --rerun-agent",
+				w.Path, len(comments), sc.Key(), sc.Key())
+		} else if u := sc.State().AgentUsage; sc.Settings().Agent != "" && u != nil && u.Last != nil && u.Last.Outcome == AgentNoChange {
 			reason = fmt.Sprintf("agent %s changed nothing for the %d review comment(s) before (it said: %q), and the worktree %s has no changes: change the files yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
 				u.Last.Agent, len(comments), u.Last.Message, w.Path, sc.Key(), sc.Key())
 		}
