@@ -104,7 +104,7 @@ func TestEachNamedAgentFixesTheReviewWithItsOwnKeyAlone(t *testing.T) {
 		t.Run(c.agent, func(t *testing.T) {
 			t.Parallel()
 			key := "task_agent_" + c.agent
-			f, _ := loopTask(t, key)
+			f, _ := loopTask(t, key, map[string]any{"step": 8, "action": "update_task"})
 			bin := agentBin(t, map[string]any{c.agent: map[string]any{"outcome": "fix", "edits": fixEdit, "cost_usd": 0.0421, "message": "Named the constant."}})
 			r := agentRun(f, bin, key, c.agent, c.key)
 			if r.code != 0 {
@@ -125,6 +125,9 @@ func TestEachNamedAgentFixesTheReviewWithItsOwnKeyAlone(t *testing.T) {
 				t.Errorf("the agent's files reached the remote:\n%s", all)
 			}
 			doc := f.doc(key)
+			if doc["status"] != "in_review" {
+				t.Errorf("status %v, want in_review", doc["status"])
+			}
 			st := stateOf(doc)
 			usage, _ := st["agent_usage"].(map[string]any)
 			if usage == nil || fmt.Sprint(usage["rounds"]) != "1" || fmt.Sprint(usage["runs"]) != "1" {

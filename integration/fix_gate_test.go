@@ -20,7 +20,7 @@ import (
 
 // loopTask is a work order pushed up to its review, with one review
 // comment recorded, and an agent script path to write.
-func loopTask(t *testing.T, key string) (*fixture, string) {
+func loopTask(t *testing.T, key string, more ...any) (*fixture, string) {
 	t.Helper()
 	procedure := []any{
 		map[string]any{"step": 1, "action": "create_worktree"},
@@ -32,6 +32,7 @@ func loopTask(t *testing.T, key string) (*fixture, string) {
 			"fix_action": "Read comments, fix issues"},
 		map[string]any{"step": 7, "action": "cleanup_worktree"},
 	}
+	procedure = append(procedure, more...)
 	f := newFixture(t, 10)
 	f.importTask(f.task(key, procedure, nil))
 	if r := f.wo(nil, "run", key, "--until-step", "5"); r.code != 0 {
