@@ -85,7 +85,7 @@ func needLandlock(t *testing.T) {
 // alive reports whether pid is a live process running prog (not a
 // zombie, and not a reused pid).
 func alive(pid int, prog string) bool {
-	state, _, ok := readStat(pid)
+	state, _, ok := readStat(procFS(), pid)
 	if !ok || state == 'Z' {
 		return false
 	}
@@ -352,6 +352,10 @@ func TestLauncherEndsTheCommandWhenItsCallerDies(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	caller.Stderr = &stderr
+	// The launcher holds the caller's stderr: without a delay, a launcher
+	// that outlives its caller would hold caller.Wait (and the test) for
+	// as long as it runs, rather than fail the test below.
+	caller.WaitDelay = time.Second
 	if err := caller.Start(); err != nil {
 		t.Fatal(err)
 	}
