@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // runLimit bounds every sandboxed command of these tests: past it the
@@ -502,6 +505,66 @@ func TestStatusReportsLandlock(t *testing.T) {
 	}
 	if abi >= 6 && why != "" {
 		t.Errorf("at ABI %d nothing should be missing, Status says %q", abi, why)
+	}
+}
+
+func TestStatusSaysWhatEachLandlockABIConfines(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		abi  int
+		ok   bool
+		says string // in why; "" for nothing missing
+	}{
+		{0, false, "no Landlock"},
+		{1, true, "network connections and signals are not"},
+		{3, true, "network connections and signals are not"},
+		{4, true, "scoping needs ABI 6"},
+		{5, true, "scoping needs ABI 6"},
+		{6, true, ""},
+		{7, true, ""},
+	} {
+		ok, why := confinementAt(c.abi)
+		if ok != c.ok || (c.says == "") != (why == "") || !strings.Contains(why, c.says) {
+			t.Errorf("confinementAt(%d) = %v, %q; want %v and a reason saying %q", c.abi, ok, why, c.ok, c.says)
+		}
+	}
+}
+
+func TestStatusCountsSignalScopingOnlyWithItsFix(t *testing.T) {
+	t.Parallel()
+	errata := func(e int, err error) func() (int, error) {
+		return func() (int, error) { return e, err }
+	}
+	for _, c := range []struct {
+		version int
+		errata  func() (int, error)
+		want    int
+	}{
+		{-1, errata(0, nil), 0},
+		{0, errata(0, nil), 0},
+		{1, errata(0, nil), 1},
+		{5, errata(0, nil), 5},
+		{6, errata(0x2, nil), 6},
+		{6, errata(0x1, nil), 5},
+		{7, errata(0x3, nil), 7},
+		{7, errata(0, nil), 5},
+		{7, errata(-1, unix.EINVAL), 5},
+	} {
+		e, eerr := c.errata()
+		if got := usableABI(c.version, c.errata); got != c.want {
+			t.Errorf("usableABI(%d, errata %#x, %v) = %d; want %d", c.version, e, eerr, got, c.want)
+		}
+	}
+}
+
+func TestStatusFindsTheKernelsLandlock(t *testing.T) {
+	t.Parallel()
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil || v < 1 {
+		t.Skipf("the kernel has no Landlock (ABI version %d, %v)", v, err)
+	}
+	if abi, ok, why := Status(); !ok || abi < 1 || abi > v {
+		t.Errorf("the kernel has Landlock ABI %d; Status() = %d, %v, %q", v, abi, ok, why)
 	}
 }
 
