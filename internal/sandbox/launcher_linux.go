@@ -140,7 +140,7 @@ func sweep() {
 		if !reap(waitAny) {
 			return
 		}
-		for _, pid := range children(parents(procFS()), me) {
+		for _, pid := range children(parents(procFS()))[me] {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 		time.Sleep(sweepPause)
@@ -177,10 +177,7 @@ func procFS() fs.FS { return os.DirFS("/proc") }
 // descendants lists the processes below root, given each process's
 // parent.
 func descendants(parents map[int]int, root int) []int {
-	kids := map[int][]int{}
-	for pid, ppid := range parents {
-		kids[ppid] = append(kids[ppid], pid)
-	}
+	kids := children(parents)
 	var out []int
 	queue := kids[root]
 	for len(queue) > 0 {
@@ -192,16 +189,15 @@ func descendants(parents map[int]int, root int) []int {
 	return out
 }
 
-// children lists the processes whose parent is ppid, given each
-// process's parent.
-func children(parents map[int]int, ppid int) []int {
-	var out []int
-	for pid, p := range parents {
-		if p == ppid {
-			out = append(out, pid)
-		}
+// children lists each process's children, given each process's parent.
+// (Built without comparing pids: a mutant of a comparison that picked
+// every other process would have the launcher kill the whole machine.)
+func children(parents map[int]int) map[int][]int {
+	kids := map[int][]int{}
+	for pid, ppid := range parents {
+		kids[ppid] = append(kids[ppid], pid)
 	}
-	return out
+	return kids
 }
 
 // parents maps each live (not zombie) process to its parent, from the

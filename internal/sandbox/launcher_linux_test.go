@@ -75,7 +75,7 @@ func TestLauncherFindsTheAgentsProcessesInProc(t *testing.T) {
 	if d := descendants(got, 105); len(d) != 0 {
 		t.Errorf("descendants of a leaf = %v; want none", d)
 	}
-	if c := sorted(children(got, 100)); !reflect.DeepEqual(c, []int{101, 103}) {
+	if c := sorted(children(got)[100]); !reflect.DeepEqual(c, []int{101, 103}) {
 		t.Errorf("children of the launcher = %v; want 101 and 103 (not the zombie 104)", c)
 	}
 }
@@ -93,7 +93,7 @@ func TestLauncherFindsItsChildrenInTheRealProc(t *testing.T) {
 	if ppid, ok := parents(procFS())[me]; !ok || ppid != os.Getppid() {
 		t.Errorf("parents of /proc give this process (%d) the parent %d, %v; want %d", me, ppid, ok, os.Getppid())
 	}
-	if c := children(parents(procFS()), me); !slices.Contains(c, pid) {
+	if c := children(parents(procFS()))[me]; !slices.Contains(c, pid) {
 		t.Fatalf("children of this process = %v; want the sleep it started (%d)", c, pid)
 	}
 	// Killed but not reaped, the sleep is a zombie: no longer a child to kill.
@@ -104,7 +104,7 @@ func TestLauncherFindsItsChildrenInTheRealProc(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if c := children(parents(procFS()), me); slices.Contains(c, pid) {
+	if c := children(parents(procFS()))[me]; slices.Contains(c, pid) {
 		t.Errorf("children of this process = %v; want the zombie %d left out", c, pid)
 	}
 }
