@@ -300,7 +300,7 @@ func TestSignalToTheGroupEndsTheCommandAndItsSetsidChildren(t *testing.T) {
 	dir := t.TempDir()
 	cmd, stdout, stderr := start(t, Spec{Confine: true, Writable: []string{dir}}, agentEnv(),
 		"/bin/sh", "-c", leftovers+"\ntouch \"$1/ready\"; sleep 300", "sh", dir)
-	waitFile(t, filepath.Join(dir, "ready"))
+	waitFile(t, filepath.Join(dir, "ready"), cmd.Process.Pid)
 	sent := time.Now()
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -328,7 +328,7 @@ func TestLauncherForwardsSignalsToTheCommand(t *testing.T) {
 	// signalled here: the command hears of it only if it is forwarded.
 	cmd, stdout, stderr := start(t, Spec{Confine: true, Writable: []string{dir}}, agentEnv(),
 		"/bin/sh", "-c", `trap 'exit 9' TERM; sleep 300 & touch "$1/ready"; wait`, "sh", dir)
-	waitFile(t, filepath.Join(dir, "ready"))
+	waitFile(t, filepath.Join(dir, "ready"), cmd.Process.Pid)
 	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestLauncherEndsTheCommandWhenItsCallerDies(t *testing.T) {
 		t.Fatalf("the caller did not start the launcher (%q, %v); stderr:\n%s", line, err, &stderr)
 	}
 	defer syscall.Kill(-launcher, syscall.SIGKILL)
-	waitFile(t, filepath.Join(dir, "ready"))
+	waitFile(t, filepath.Join(dir, "ready"), caller.Process.Pid)
 	caller.Process.Kill()
 	caller.Wait()
 
@@ -583,13 +583,17 @@ func TestHardenSelfMakesTheProcessUndumpable(t *testing.T) {
 }
 
 // waitFile waits for a command to create path, failing the test past
-// runLimit.
-func waitFile(t *testing.T, path string) {
+// runLimit or as soon as the process pid (the test's child, so a zombie
+// until waited for) has exited without creating it.
+func waitFile(t *testing.T, path string, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(runLimit)
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(path); err == nil {
 			return
+		}
+		if state, _, ok := readStat(procFS(), pid); !ok || state == 'Z' {
+			t.Fatalf("process %d exited before %s appeared", pid, path)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
