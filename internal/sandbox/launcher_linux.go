@@ -153,12 +153,13 @@ func reap(wait waitFunc) bool {
 	for {
 		var ws syscall.WaitStatus
 		got, err := wait(&ws, syscall.WNOHANG)
-		switch {
-		case errors.Is(err, syscall.EINTR):
+		if errors.Is(err, syscall.EINTR) {
 			continue
-		case err != nil: // ECHILD: none left
+		}
+		if err != nil { // ECHILD: none left
 			return false
-		case got == 0: // some left, none exited
+		}
+		if got == 0 { // some left, none exited
 			return true
 		}
 	}
