@@ -30,6 +30,11 @@ import (
 // does to its thread (a Landlock domain, a seccomp filter, capabilities,
 // its uid) is gone with it. The Go runtime starts no thread from a locked
 // one, so nothing else inherits it either.
+//
+// The tests that use it do not run in parallel: the thread that exits may
+// earlier have started another test's launcher, and a thread's exit sends
+// the parent-death signal to the processes it started. Tests that are not
+// parallel run while the parallel ones wait, before they start anything.
 func onOwnThread(f func()) {
 	done := make(chan struct{})
 	go func() {
@@ -97,7 +102,7 @@ func existing(paths []string) int {
 }
 
 func TestRestrictSelfRefusesWithoutLandlock(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see onOwnThread.
 	dir := t.TempDir()
 	onOwnThread(func() {
 		err := restrictSelf(Spec{Confine: true}, 0)
@@ -111,7 +116,7 @@ func TestRestrictSelfRefusesWithoutLandlock(t *testing.T) {
 }
 
 func TestRestrictSelfConfinesItsThread(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see onOwnThread.
 	needLandlock(t)
 	abi, _, _ := Status()
 	writable, other := t.TempDir(), t.TempDir()
@@ -183,7 +188,7 @@ func TestRestrictSelfConfinesItsThread(t *testing.T) {
 }
 
 func TestRestrictSelfConfinesAtLandlockABI1(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see onOwnThread.
 	needLandlock(t)
 	writable, other := t.TempDir(), t.TempDir()
 	onOwnThread(func() {
@@ -203,7 +208,7 @@ func TestRestrictSelfConfinesAtLandlockABI1(t *testing.T) {
 }
 
 func TestDropCapabilitiesFailsClosedForRootWithoutSetpcap(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see onOwnThread.
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: an ordinary user has no bounding set to fail to empty")
 	}
@@ -232,7 +237,7 @@ func TestDropCapabilitiesFailsClosedForRootWithoutSetpcap(t *testing.T) {
 }
 
 func TestDropCapabilitiesAsAnOrdinaryUser(t *testing.T) {
-	t.Parallel()
+	// Not parallel: see onOwnThread.
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to become an ordinary user on one thread")
 	}
