@@ -32,8 +32,9 @@ func confine(args []string) int {
 	if err != nil {
 		return failed("%v", err)
 	}
+	abi := landlockABI()
 	if os.Getenv(testNoLandlockEnv) != "" {
-		landlockABI = func() int { return 0 }
+		abi = 0
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
@@ -44,7 +45,7 @@ func confine(args []string) int {
 	// the command must be executed from it.
 	runtime.LockOSThread()
 	if w.Confine {
-		if err := restrictSelf(w.Spec); err != nil {
+		if err := restrictSelf(w.Spec, abi); err != nil {
 			return failed("%s was not started: %v", argv[0], err)
 		}
 	}
@@ -52,36 +53,29 @@ func confine(args []string) int {
 	return failed("executing %s: %v", argv[0], err)
 }
 
-// restrictSelf puts the calling thread in a new Landlock domain: read and
-// execute everywhere, write beneath spec.Writable and the devices, TCP
-// connect to spec.Ports only, no signals or abstract unix sockets out of
-// the domain, no capabilities. It asks for ABI 7 and takes what the kernel has, but an
-// error or nothing enforced is an error.
-func restrictSelf(spec Spec) error {
-	abi := landlockABI()
+// landlockConfig is what the agent's Landlock domain handles: every file
+// access, TCP connect (bind stays allowed), and signals and abstract unix
+// sockets out of the domain, as far as the kernel's ABI goes.
+var landlockConfig = landlock.Config{
+	HandledAccessFS:  landlock.V7.HandledAccessFS,
+	HandledAccessNet: llsys.AccessNetConnectTCP,
+	Scoped:           landlock.V7.Scoped,
+}.BestEffort()
+
+// restrictSelf puts the calling thread in a new Landlock domain with the
+// rules of landlockRules: no signals or abstract unix sockets out of the
+// domain, no capabilities. It asks for ABI 7 and takes what the kernel
+// has (abi, landlockABI's answer), but an error or nothing enforced is an
+// error.
+func restrictSelf(spec Spec, abi int) error {
 	if abi < 1 {
 		return errors.New("the kernel has no Landlock, so it cannot be confined")
 	}
-	cfg := landlock.Config{
-		HandledAccessFS: landlock.V7.HandledAccessFS,
-		// connect only: bind stays allowed.
-		HandledAccessNet: llsys.AccessNetConnectTCP,
-		Scoped:           landlock.V7.Scoped,
-	}.BestEffort()
-	rules := []landlock.Rule{landlock.RODirs("/")}
-	for _, p := range append(append([]string(nil), spec.Writable...), devices...) {
-		rule, ok, err := writeRule(p, abi)
-		if err != nil {
-			return err
-		}
-		if ok {
-			rules = append(rules, rule)
-		}
+	rules, err := landlockRules(spec, abi)
+	if err != nil {
+		return err
 	}
-	for _, port := range spec.Ports {
-		rules = append(rules, landlock.ConnectTCP(uint16(port)))
-	}
-	fd, flags, err := cfg.NewRulesetFD(rules...)
+	fd, flags, err := landlockConfig.NewRulesetFD(rules...)
 	if err != nil {
 		return fmt.Errorf("building its Landlock ruleset: %w", err)
 	}
@@ -99,6 +93,26 @@ func restrictSelf(spec Spec) error {
 		return err
 	}
 	return dropCapabilities()
+}
+
+// landlockRules are the rules of the agent's domain at Landlock ABI abi:
+// read and execute everywhere, write beneath spec.Writable and the
+// devices, TCP connect to spec.Ports only.
+func landlockRules(spec Spec, abi int) ([]landlock.Rule, error) {
+	rules := []landlock.Rule{landlock.RODirs("/")}
+	for _, p := range append(append([]string(nil), spec.Writable...), devices...) {
+		rule, ok, err := writeRule(p, abi)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			rules = append(rules, rule)
+		}
+	}
+	for _, port := range spec.Ports {
+		rules = append(rules, landlock.ConnectTCP(uint16(port)))
+	}
+	return rules, nil
 }
 
 // dropCapabilities leaves the command none: run by root it keeps uid 0 but

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strconv"
@@ -34,12 +35,9 @@ const (
 // agent's status once the agent and every process it left are gone. It
 // prints nothing unless it fails: stdout and stderr are the agent's.
 func launch(args []string) int {
-	w, argv, err := parseReexec(args)
+	w, argv, err := parseLaunch(args, os.Getppid())
 	if err != nil {
 		return failed("launcher: %v", err)
-	}
-	if w.Parent != 0 && os.Getppid() != w.Parent {
-		return failed("launcher: the process that started %s (pid %d) has already exited", argv[0], w.Parent)
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return failed("launcher: prctl(PR_SET_CHILD_SUBREAPER): %v", err)
@@ -65,8 +63,8 @@ func launch(args []string) int {
 	if err != nil {
 		return failed("launcher: starting %s: %v", argv[0], err)
 	}
-	go forward(sigs)
-	status, err := waitChild(pid)
+	go forward(sigs, stopGrace, signalTree)
+	status, err := waitChild(waitAny, pid)
 	sweep()
 	if err != nil {
 		return failed("launcher: waiting for %s: %v", argv[0], err)
@@ -74,29 +72,52 @@ func launch(args []string) int {
 	return exitCode(status)
 }
 
+// parseLaunch reads the launcher's arguments and checks that the process
+// that started it is its parent (ppid): if not, that process died before
+// the parent-death signal was armed, and nobody would stop the agent.
+func parseLaunch(args []string, ppid int) (wireSpec, []string, error) {
+	w, argv, err := parseReexec(args)
+	if err != nil {
+		return wireSpec{}, nil, err
+	}
+	if ppid != w.Parent {
+		return wireSpec{}, nil, fmt.Errorf("the process that started %s (pid %d) has already exited", argv[0], w.Parent)
+	}
+	return w, argv, nil
+}
+
 // forward passes each signal the launcher receives to every process of
-// the agent's tree, by pid: they may be in other sessions, and the
-// launcher's own group would send it back to the launcher. The first one
-// arms the kill of the whole tree after stopGrace; that also ends the
-// agent when wo died (the parent-death signal is SIGTERM) and nobody is
-// left to insist.
-func forward(sigs <-chan os.Signal) {
+// the agent's tree (signal is signalTree): by pid, since they may be in
+// other sessions, and the launcher's own group would send it back to the
+// launcher. The first one arms the kill of the whole tree after grace;
+// that also ends the agent when wo died (the parent-death signal is
+// SIGTERM) and nobody is left to insist.
+func forward(sigs <-chan os.Signal, grace time.Duration, signal func(syscall.Signal)) {
 	armed := false
 	for sig := range sigs {
-		signalTree(sig.(syscall.Signal))
+		signal(sig.(syscall.Signal))
 		if !armed {
 			armed = true
-			time.AfterFunc(stopGrace, func() { signalTree(syscall.SIGKILL) })
+			time.AfterFunc(grace, func() { signal(syscall.SIGKILL) })
 		}
 	}
 }
 
+// waitFunc waits for a child as wait4(-1, ws, options) does: waitAny in
+// the launcher, a script in tests.
+type waitFunc func(ws *syscall.WaitStatus, options int) (pid int, err error)
+
+// waitAny waits for any child of the launcher.
+func waitAny(ws *syscall.WaitStatus, options int) (int, error) {
+	return syscall.Wait4(-1, ws, options, nil)
+}
+
 // waitChild reaps children until pid exits (orphans of the agent's tree
 // that exit meanwhile are reaped too) and returns its status.
-func waitChild(pid int) (syscall.WaitStatus, error) {
+func waitChild(wait waitFunc, pid int) (syscall.WaitStatus, error) {
 	for {
 		var ws syscall.WaitStatus
-		got, err := syscall.Wait4(-1, &ws, 0, nil)
+		got, err := wait(&ws, 0)
 		if errors.Is(err, syscall.EINTR) {
 			continue
 		}
@@ -116,10 +137,10 @@ func waitChild(pid int) (syscall.WaitStatus, error) {
 func sweep() {
 	me := os.Getpid()
 	for range maxSweeps {
-		if !reap() {
+		if !reap(waitAny) {
 			return
 		}
-		for _, pid := range children(me) {
+		for _, pid := range children(parents(procFS()))[me] {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 		time.Sleep(sweepPause)
@@ -128,16 +149,17 @@ func sweep() {
 
 // reap collects the children that have exited and reports whether any
 // child is left.
-func reap() bool {
+func reap(wait waitFunc) bool {
 	for {
 		var ws syscall.WaitStatus
-		got, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
-		switch {
-		case errors.Is(err, syscall.EINTR):
+		got, err := wait(&ws, syscall.WNOHANG)
+		if errors.Is(err, syscall.EINTR) {
 			continue
-		case err != nil: // ECHILD: none left
+		}
+		if err != nil { // ECHILD: none left
 			return false
-		case got == 0: // some left, none exited
+		}
+		if got == 0 { // some left, none exited
 			return true
 		}
 	}
@@ -145,17 +167,18 @@ func reap() bool {
 
 // signalTree sends sig to every descendant of the launcher.
 func signalTree(sig syscall.Signal) {
-	for _, pid := range descendants(os.Getpid()) {
+	for _, pid := range descendants(parents(procFS()), os.Getpid()) {
 		syscall.Kill(pid, sig)
 	}
 }
 
-// descendants lists the processes below root, from /proc.
-func descendants(root int) []int {
-	kids := map[int][]int{}
-	for pid, ppid := range parents() {
-		kids[ppid] = append(kids[ppid], pid)
-	}
+// procFS is /proc, where the launcher finds the agent's processes.
+func procFS() fs.FS { return os.DirFS("/proc") }
+
+// descendants lists the processes below root, given each process's
+// parent.
+func descendants(parents map[int]int, root int) []int {
+	kids := children(parents)
 	var out []int
 	queue := kids[root]
 	for len(queue) > 0 {
@@ -167,21 +190,22 @@ func descendants(root int) []int {
 	return out
 }
 
-// children lists the live (not zombie) processes whose parent is ppid.
-func children(ppid int) []int {
-	var out []int
-	for pid, p := range parents() {
-		if p == ppid {
-			out = append(out, pid)
-		}
+// children lists each process's children, given each process's parent.
+// (Built without comparing pids: a mutant of a comparison that picked
+// every other process would have the launcher kill the whole machine.)
+func children(parents map[int]int) map[int][]int {
+	kids := map[int][]int{}
+	for pid, ppid := range parents {
+		kids[ppid] = append(kids[ppid], pid)
 	}
-	return out
+	return kids
 }
 
-// parents maps each live process to its parent, from /proc/PID/stat.
-func parents() map[int]int {
+// parents maps each live (not zombie) process to its parent, from the
+// PID/stat files of proc (/proc).
+func parents(proc fs.FS) map[int]int {
 	out := map[int]int{}
-	entries, err := os.ReadDir("/proc")
+	entries, err := fs.ReadDir(proc, ".")
 	if err != nil {
 		return out
 	}
@@ -190,30 +214,32 @@ func parents() map[int]int {
 		if err != nil {
 			continue
 		}
-		if state, ppid, ok := readStat(pid); ok && state != 'Z' {
+		if state, ppid, ok := readStat(proc, pid); ok && state != 'Z' {
 			out[pid] = ppid
 		}
 	}
 	return out
 }
 
-// readStat reads a process's state and parent from /proc/PID/stat. The
-// command name may hold spaces and parentheses: the fields follow the
-// last ")".
-func readStat(pid int) (state byte, ppid int, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+// readStat reads a process's state and parent from PID/stat in proc.
+func readStat(proc fs.FS, pid int) (state byte, ppid int, ok bool) {
+	b, err := fs.ReadFile(proc, strconv.Itoa(pid)+"/stat")
 	if err != nil {
 		return 0, 0, false
 	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := bytes.Fields(b[i+1:])
+	return parseStat(b)
+}
+
+// parseStat reads the state and the parent's pid from a /proc/PID/stat
+// line, "PID (COMMAND) STATE PPID …". The command may hold spaces and
+// parentheses: the fields follow the last ")". A line without one is
+// read from its start, where the pid and "(COMMAND" fail the checks.
+func parseStat(b []byte) (state byte, ppid int, ok bool) {
+	f := bytes.Fields(b[bytes.LastIndexByte(b, ')')+1:])
 	if len(f) < 2 || len(f[0]) != 1 {
 		return 0, 0, false
 	}
-	ppid, err = strconv.Atoi(string(f[1]))
+	ppid, err := strconv.Atoi(string(f[1]))
 	if err != nil {
 		return 0, 0, false
 	}

@@ -28,6 +28,13 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && (os.Args[1] == launchArg || os.Args[1] == confineArg) {
+		// The package's init takes these and never returns. Had it let one
+		// through, every launcher would run the whole suite again, and
+		// each of those more launchers.
+		fmt.Fprintf(os.Stderr, "wo sandbox test: re-executed as %s, but the package's init did not take it\n", os.Args[1])
+		os.Exit(2)
+	}
 	if mode := os.Getenv(helperEnv); mode != "" {
 		os.Exit(helper(mode, os.Args[1:]))
 	}

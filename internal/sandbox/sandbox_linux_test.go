@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // runLimit bounds every sandboxed command of these tests: past it the
@@ -85,7 +88,7 @@ func needLandlock(t *testing.T) {
 // alive reports whether pid is a live process running prog (not a
 // zombie, and not a reused pid).
 func alive(pid int, prog string) bool {
-	state, _, ok := readStat(pid)
+	state, _, ok := readStat(procFS(), pid)
 	if !ok || state == 'Z' {
 		return false
 	}
@@ -297,7 +300,7 @@ func TestSignalToTheGroupEndsTheCommandAndItsSetsidChildren(t *testing.T) {
 	dir := t.TempDir()
 	cmd, stdout, stderr := start(t, Spec{Confine: true, Writable: []string{dir}}, agentEnv(),
 		"/bin/sh", "-c", leftovers+"\ntouch \"$1/ready\"; sleep 300", "sh", dir)
-	waitFile(t, filepath.Join(dir, "ready"))
+	waitFile(t, filepath.Join(dir, "ready"), cmd.Process.Pid)
 	sent := time.Now()
 	if err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -325,7 +328,7 @@ func TestLauncherForwardsSignalsToTheCommand(t *testing.T) {
 	// signalled here: the command hears of it only if it is forwarded.
 	cmd, stdout, stderr := start(t, Spec{Confine: true, Writable: []string{dir}}, agentEnv(),
 		"/bin/sh", "-c", `trap 'exit 9' TERM; sleep 300 & touch "$1/ready"; wait`, "sh", dir)
-	waitFile(t, filepath.Join(dir, "ready"))
+	waitFile(t, filepath.Join(dir, "ready"), cmd.Process.Pid)
 	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -352,6 +355,10 @@ func TestLauncherEndsTheCommandWhenItsCallerDies(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	caller.Stderr = &stderr
+	// The launcher holds the caller's stderr: without a delay, a launcher
+	// that outlives its caller would hold caller.Wait (and the test) for
+	// as long as it runs, rather than fail the test below.
+	caller.WaitDelay = time.Second
 	if err := caller.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +369,7 @@ func TestLauncherEndsTheCommandWhenItsCallerDies(t *testing.T) {
 		t.Fatalf("the caller did not start the launcher (%q, %v); stderr:\n%s", line, err, &stderr)
 	}
 	defer syscall.Kill(-launcher, syscall.SIGKILL)
-	waitFile(t, filepath.Join(dir, "ready"))
+	waitFile(t, filepath.Join(dir, "ready"), caller.Process.Pid)
 	caller.Process.Kill()
 	caller.Wait()
 
@@ -501,6 +508,66 @@ func TestStatusReportsLandlock(t *testing.T) {
 	}
 }
 
+func TestStatusSaysWhatEachLandlockABIConfines(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		abi  int
+		ok   bool
+		says string // in why; "" for nothing missing
+	}{
+		{0, false, "no Landlock"},
+		{1, true, "network connections and signals are not"},
+		{3, true, "network connections and signals are not"},
+		{4, true, "scoping needs ABI 6"},
+		{5, true, "scoping needs ABI 6"},
+		{6, true, ""},
+		{7, true, ""},
+	} {
+		ok, why := confinementAt(c.abi)
+		if ok != c.ok || (c.says == "") != (why == "") || !strings.Contains(why, c.says) {
+			t.Errorf("confinementAt(%d) = %v, %q; want %v and a reason saying %q", c.abi, ok, why, c.ok, c.says)
+		}
+	}
+}
+
+func TestStatusCountsSignalScopingOnlyWithItsFix(t *testing.T) {
+	t.Parallel()
+	errata := func(e int, err error) func() (int, error) {
+		return func() (int, error) { return e, err }
+	}
+	for _, c := range []struct {
+		version int
+		errata  func() (int, error)
+		want    int
+	}{
+		{-1, errata(0, nil), 0},
+		{0, errata(0, nil), 0},
+		{1, errata(0, nil), 1},
+		{5, errata(0, nil), 5},
+		{6, errata(0x2, nil), 6},
+		{6, errata(0x1, nil), 5},
+		{7, errata(0x3, nil), 7},
+		{7, errata(0, nil), 5},
+		{7, errata(-1, unix.EINVAL), 5},
+	} {
+		e, eerr := c.errata()
+		if got := usableABI(c.version, c.errata); got != c.want {
+			t.Errorf("usableABI(%d, errata %#x, %v) = %d; want %d", c.version, e, eerr, got, c.want)
+		}
+	}
+}
+
+func TestStatusFindsTheKernelsLandlock(t *testing.T) {
+	t.Parallel()
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil || v < 1 {
+		t.Skipf("the kernel has no Landlock (ABI version %d, %v)", v, err)
+	}
+	if abi, ok, why := Status(); !ok || abi < 1 || abi > v {
+		t.Errorf("the kernel has Landlock ABI %d; Status() = %d, %v, %q", v, abi, ok, why)
+	}
+}
+
 func TestHardenSelfMakesTheProcessUndumpable(t *testing.T) {
 	t.Parallel()
 	exe, err := os.Executable()
@@ -516,13 +583,17 @@ func TestHardenSelfMakesTheProcessUndumpable(t *testing.T) {
 }
 
 // waitFile waits for a command to create path, failing the test past
-// runLimit.
-func waitFile(t *testing.T, path string) {
+// runLimit or as soon as the process pid (the test's child, so a zombie
+// until waited for) has exited without creating it.
+func waitFile(t *testing.T, path string, pid int) {
 	t.Helper()
 	deadline := time.Now().Add(runLimit)
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(path); err == nil {
 			return
+		}
+		if state, _, ok := readStat(procFS(), pid); !ok || state == 'Z' {
+			t.Fatalf("process %d exited before %s appeared", pid, path)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"os/exec"
 	"runtime"
@@ -20,12 +19,9 @@ func Status() (abi int, ok bool, why string) {
 // is looked up in this process's PATH. A spec asking for confinement is
 // refused.
 func Command(spec Spec, argv []string) (*exec.Cmd, error) {
-	if len(argv) == 0 || argv[0] == "" {
-		return nil, errors.New("sandbox: no command to run")
-	}
-	spec, err := spec.clean()
+	spec, err := checkCommand(spec, argv)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
+		return nil, err
 	}
 	if spec.Confine {
 		_, _, why := Status()

@@ -79,6 +79,19 @@ func (s Spec) clean() (Spec, error) {
 	return out, nil
 }
 
+// checkCommand checks argv and spec as Command takes them, and cleans
+// spec.
+func checkCommand(spec Spec, argv []string) (Spec, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return Spec{}, errors.New("sandbox: no command to run")
+	}
+	spec, err := spec.clean()
+	if err != nil {
+		return Spec{}, fmt.Errorf("sandbox: %w", err)
+	}
+	return spec, nil
+}
+
 // reexecArgs are the arguments after the program's name: magic word, spec
 // and the command after "--".
 func reexecArgs(magic string, w wireSpec, argv []string) ([]string, error) {
