@@ -375,8 +375,14 @@ func TestStatusEventsResumeAfterACleanReReview(t *testing.T) {
 		head := typedState(t, f.doc("task_cr_01")).PushedSHA
 		waitFor(t, "CodeRabbit's review", 20*time.Second, func() bool { return gh.Status("acme/hermes", head) == "success: Review completed" })
 		r := f.wo(env, "run", "--github-event", statusEvent(fmt.Sprintf("status-%d", round), head))
-		want := map[int]int{1: 3, 2: 0}[round] // the fix pushed a head still to review; then done
-		if r.code != want {
+		// Round 1 fixes and pushes a head still to review: the run waits
+		// for the next event (3), unless the stand-in's bot, which reviews
+		// at once, had reviewed it before wo looked (a busy machine), when
+		// the run goes on to the end (0). Round 2 is the end.
+		if round == 1 && r.code == 0 {
+			break
+		}
+		if want := map[int]int{1: 3, 2: 0}[round]; r.code != want {
 			t.Fatalf("round %d: the status event: exit %d, want %d\n%s%s", round, r.code, want, r.stdout, r.stderr)
 		}
 	}
