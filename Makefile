@@ -5,7 +5,7 @@ WO      := $(CURDIR)/bin/wo
 export GOFLAGS := -buildvcs=false
 WOENV   := XDG_STATE_HOME=$(DEMO)/state WO_STORE=
 
-.PHONY: build demo tour test test-long test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs lint-workflows mutate
+.PHONY: build demo tour test test-stress test-long test-arango fuzz fuzz-brief bench bench-compare vet fmt-check clean cross docs lint-workflows mutate
 
 # wo --version: the checkout's git describe (GOFLAGS above turns off Go's
 # own VCS stamping, which a build outside make uses instead).
@@ -53,6 +53,12 @@ test:
 	echo "== make test left out the long checks ($(LONG_TESTS)): make test-long runs them"; \
 	if [ -n "$$failed" ]; then echo "== make test: these parts failed:$$failed"; exit 1; fi; \
 	echo "== make test: every part passed"
+
+# The suite under load: ROUNDS rounds (default 10) of two make test at
+# once, each in a fresh clone (scripts/test-stress.sh); about ten minutes a
+# round on two cores.
+test-stress:
+	@ROUNDS=$(or $(ROUNDS),10) ./scripts/test-stress.sh
 
 # The long checks: tests that call longTest skip, saying why, unless
 # WO_TEST_LONG is set. A test that calls it is added here; CI runs
