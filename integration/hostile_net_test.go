@@ -362,11 +362,21 @@ func TestRerunAfterKillNeverRunsTwoAgents(t *testing.T) {
 	if st := stateOf(f.doc("task_ag_01")); st["agent"] == nil || fmt.Sprint(st["agent"].(map[string]any)["pid"]) != strconv.Itoa(processGroup(t, first[0])) {
 		t.Fatalf("the running agent's group (pid %d) is not recorded in state: %v", first[0], st["agent"])
 	}
+	// wo killed outright: its launcher ends the agent and every process
+	// it started (the parent-death signal), so nothing of the killed run
+	// works on beside the rerun's agent. (Where there is no launcher, the
+	// rerun stops a left-over agent by its record first: stopLeftoverAgent,
+	// whose checks agent_helpers_test.go tests.)
 	cmd.Process.Signal(syscall.SIGKILL)
 	waitResult(t, done)
-	if !alive(first[0]) {
-		t.Fatal("the agent died with wo: the scenario needs it left running")
-	}
+	waitFor(t, "the killed run's agent and its children to end", 15*time.Second, func() bool {
+		for _, p := range append(pids(t, filepath.Join(dir, "agents")), pids(t, filepath.Join(dir, "children"))...) {
+			if alive(p) {
+				return false
+			}
+		}
+		return true
+	})
 	writeFile(t, filepath.Join(dir, "quick"), "")
 	r := f.wo([]string{"WO_AGENT=" + agentScript(t, dir), "WO_AGENT_WRITABLE=" + dir}, "run", "task_ag_01")
 	if r.code != 0 {

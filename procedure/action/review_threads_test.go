@@ -395,15 +395,15 @@ func TestAPersonsApprovalDoesNotEndTheWaitForTheBot(t *testing.T) {
 
 	// Waiting costs looks (the reviews, the conversation, the head's
 	// statuses and check runs) and nothing else: no GraphQL at all. How
-	// many looks a 50ms wait makes depends on the machine, but after the
-	// first (a fresh client has no ETag) every read is a free 304, since
-	// nothing changed.
+	// many looks a 50ms wait makes depends on the machine (on a busy one,
+	// one: with the run before it, two), but after the first (a fresh
+	// client has no ETag) every read is a free 304, since nothing changed.
 	wo, seen := traffic(t, h)
 	polls := seen.ByKind["GET /pulls/1/reviews"]
-	if polls < 4 || !maps.Equal(seen.ByKind, creating(map[string]int{"GET /pulls/1/reviews": polls, "GET /issues/1/comments": polls,
+	if polls < 2 || !maps.Equal(seen.ByKind, creating(map[string]int{"GET /pulls/1/reviews": polls, "GET /issues/1/comments": polls,
 		"GET /commits/{sha}/statuses": polls, "GET /commits/{sha}/check-runs": polls})) ||
 		wo.NotModified != 4*polls-4 || wo.GraphQLCost != 0 || wo.GraphQLMutations != 0 {
-		t.Errorf("while waiting: %v, %d of them 304; want only looks (at least 4), all 304 but the first, and no GraphQL", seen.ByKind, wo.NotModified)
+		t.Errorf("while waiting: %v, %d of them 304; want only looks (at least 2), all 304 but the first, and no GraphQL", seen.ByKind, wo.NotModified)
 	}
 	// --reviewer alice (Engine.Reviewers) replaces context.reviewers.
 	h.settings().Reviewers = []string{"alice"}
