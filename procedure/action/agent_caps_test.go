@@ -1,0 +1,136 @@
+package action
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/procedure/internal/fixture"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// capFixer is an agent that fixes the comment loopReady leaves.
+const capFixer = "printf 'package foundation\\n\\n// N is exported.\\nconst N = 0\\n' > foundation/new.go\n"
+
+// capRun runs the loop with the agent's usage so far and the caps given:
+// the error, and whether the agent ran (its fix is in the worktree).
+func capRun(t *testing.T, rounds, maxRounds int, cost, maxCost float64) (error, bool) {
+	t.Helper()
+	h := loopReady(t, stepOpts{Agent: capFixer})
+	h.settings().MaxAgentRounds, h.settings().MaxAgentCost = maxRounds, maxCost
+	h.setState(func(s *stateT) {
+		s.AgentUsage = &workorder.AgentUsage{Runs: rounds + 1, Rounds: rounds, CostUSD: cost}
+	})
+	_, err := h.run("conditional_loop")
+	ran := strings.Contains(fixture.ReadFile(t, filepath.Join(h.Worktree, "foundation/new.go")), "// N is exported.")
+	return err, ran
+}
+
+// --max-agent-rounds stops the run at the cap, with a message that says
+// which cap and what was spent; below it (or without one) the agent runs.
+func TestTheAgentsRoundCapStopsTheRunAtTheCap(t *testing.T) {
+	err, ran := capRun(t, 2, 2, 0, 0)
+	if ran {
+		t.Error("the agent ran at its round cap")
+	}
+	want := "the agent's cap of 2 round(s) for this task is reached (--max-agent-rounds, WO_MAX_AGENT_ROUNDS): it ran 3 time(s), 2 of them fixing something; fix the comments by hand and run wo run task_cr_01, or raise the cap"
+	if w := waiting(t, err); w.Reason != want {
+		t.Errorf("reason %q\nwant   %q", w.Reason, want)
+	}
+	for _, c := range []struct {
+		name             string
+		rounds, maxRound int
+	}{{"below the cap", 1, 2}, {"no cap", 7, 0}} {
+		if err, ran := capRun(t, c.rounds, c.maxRound, 0, 0); err != nil || !ran {
+			t.Errorf("%s: err %v, agent ran %v", c.name, err, ran)
+		}
+	}
+}
+
+// --max-agent-cost stops the run once the task's runs cost the cap.
+func TestTheAgentsCostCapStopsTheRunAtTheCap(t *testing.T) {
+	err, ran := capRun(t, 1, 0, 0.5, 0.5)
+	if ran {
+		t.Error("the agent ran at its cost cap")
+	}
+	want := "the agent's cost cap of $0.50 for this task is reached (--max-agent-cost, WO_MAX_AGENT_COST): its runs cost $0.5000; fix the comments by hand and run wo run task_cr_01, or raise the cap"
+	if w := waiting(t, err); w.Reason != want {
+		t.Errorf("reason %q\nwant   %q", w.Reason, want)
+	}
+	for _, c := range []struct {
+		name          string
+		cost, maxCost float64
+	}{{"below the cap", 0.49, 0.5}, {"no cap", 3, 0}} {
+		if err, ran := capRun(t, 1, 0, c.cost, c.maxCost); err != nil || !ran {
+			t.Errorf("%s: err %v, agent ran %v", c.name, err, ran)
+		}
+	}
+}
+
+// An agent that said it is rate limited until a time is not run again
+// before then: the run stops and says when to run it.
+func TestARateLimitedAgentIsNotRunBeforeItsTime(t *testing.T) {
+	h := loopReady(t, stepOpts{Agent: capFixer})
+	until := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
+	h.r.now = func() time.Time { return until.Add(-time.Minute) }
+	h.setState(func(s *stateT) {
+		s.AgentUsage = &workorder.AgentUsage{Runs: 1, Last: &workorder.AgentRunRecord{Agent: "claude", Outcome: AgentFailed,
+			Message: "usage limit reached", NotBefore: until.Format(time.RFC3339)}}
+	})
+	_, err := h.run("conditional_loop")
+	var failed *AgentFailedError
+	if !errors.As(err, &failed) {
+		t.Fatalf("err %v, want the agent's rate limit", err)
+	}
+	want := "agent claude reported a failure: usage limit reached; it is rate limited, and nothing was pushed: run wo run task_cr_01 after 2031-01-02T03:04:05Z"
+	if err.Error() != want {
+		t.Errorf("error %q\nwant  %q", err, want)
+	}
+	if strings.Contains(fixture.ReadFile(t, filepath.Join(h.Worktree, "foundation/new.go")), "// N is exported.") {
+		t.Error("the agent ran before its rate limit's end")
+	}
+	// After its time it runs.
+	h.r.now = func() time.Time { return until.Add(time.Minute) }
+	if _, err := h.run("conditional_loop"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fixture.ReadFile(t, filepath.Join(h.Worktree, "foundation/new.go")), "// N is exported.") {
+		t.Error("the agent did not run after its rate limit's end")
+	}
+}
+
+// The plan shows the budget a named agent is given: what is left of the
+// task's cost cap (a cent at least), none without a cap; and claude runs
+// bare only when its API key is set.
+func TestThePlanGivesTheAgentWhatIsLeftOfTheCostCap(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	h.settings().Agent = "claude"
+	plan := func() string {
+		p := h.plan("conditional_loop")
+		_, call, _ := strings.Cut(p, "run the agent: ")
+		call, _, _ = strings.Cut(call, ", commit")
+		return call
+	}
+	const base = "claude -p --output-format json --permission-mode acceptEdits"
+	if got := plan(); got != base+" < prompt" {
+		t.Errorf("no cap: %q", got)
+	}
+	h.settings().MaxAgentCost = 2
+	if got := plan(); got != base+" --max-budget-usd 2.00 < prompt" {
+		t.Errorf("a cap, nothing spent: %q", got)
+	}
+	h.setState(func(s *stateT) { s.AgentUsage = &workorder.AgentUsage{Runs: 1, CostUSD: 0.5} })
+	if got := plan(); got != base+" --max-budget-usd 1.50 < prompt" {
+		t.Errorf("a cap, 0.50 spent: %q", got)
+	}
+	h.setState(func(s *stateT) { s.AgentUsage = &workorder.AgentUsage{Runs: 1, CostUSD: 2.5} })
+	if got := plan(); got != base+" --max-budget-usd 0.01 < prompt" {
+		t.Errorf("a cap, more than it spent: %q", got)
+	}
+	h.setenv("ANTHROPIC_API_KEY", "sk-test")
+	if got := plan(); got != base+" --bare --max-budget-usd 0.01 < prompt" {
+		t.Errorf("with its API key: %q", got)
+	}
+}
