@@ -11,14 +11,11 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// capFixer is an agent that fixes the comment loopReady leaves.
-const capFixer = "printf 'package foundation\\n\\n// N is exported.\\nconst N = 0\\n' > foundation/new.go\n"
-
 // capRun runs the loop with the agent's usage so far and the caps given:
 // the error, and whether the agent ran (its fix is in the worktree).
 func capRun(t *testing.T, rounds, maxRounds int, cost, maxCost float64) (error, bool) {
 	t.Helper()
-	h := loopReady(t, stepOpts{Agent: capFixer})
+	h := loopReady(t, stepOpts{Agent: fixOf})
 	h.settings().MaxAgentRounds, h.settings().MaxAgentCost = maxRounds, maxCost
 	h.setState(func(s *stateT) {
 		s.AgentUsage = &workorder.AgentUsage{Runs: rounds + 1, Rounds: rounds, CostUSD: cost}
@@ -72,7 +69,7 @@ func TestTheAgentsCostCapStopsTheRunAtTheCap(t *testing.T) {
 // An agent that said it is rate limited until a time is not run again
 // before then: the run stops and says when to run it.
 func TestARateLimitedAgentIsNotRunBeforeItsTime(t *testing.T) {
-	h := loopReady(t, stepOpts{Agent: capFixer})
+	h := loopReady(t, stepOpts{Agent: fixOf})
 	until := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
 	h.r.now = func() time.Time { return until.Add(-time.Minute) }
 	h.setState(func(s *stateT) {
