@@ -131,3 +131,55 @@ func TestThePlanGivesTheAgentWhatIsLeftOfTheCostCap(t *testing.T) {
 		t.Errorf("with its API key: %q", got)
 	}
 }
+
+// What wo show tells of the agent's runs: each run counted, a run that
+// fixed something a round, and the last one's outcome.
+func TestTheAgentsRunsAreCountedInTheTasksState(t *testing.T) {
+	h := loopReady(t, stepOpts{Agent: fixOf})
+	out, err := h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := h.recorded(out).AgentUsage
+	if u == nil || u.Runs != 1 || u.Rounds != 1 || u.Last == nil || u.Last.Outcome != AgentFixed || u.Last.NotBefore != "" {
+		t.Fatalf("the agent's usage after a run that fixed the comments: %+v", u)
+	}
+	if u.Last.Comments == "" {
+		t.Error("the run does not say which comments it was asked about")
+	}
+	// The activity log has the fix run's output as its output (an agent
+	// step's is its work log).
+	if logs := h.logged("agent_finished"); len(logs) != 1 || logs[0].Details["stdout"] == nil || logs[0].Details["work_log"] != nil {
+		t.Errorf("the activity log of the fix run: %+v", logs)
+	}
+	// A run that changed nothing is a run, not a round.
+	h = loopReady(t, stepOpts{Agent: "echo looked, nothing to change\n"})
+	h.setState(func(s *stateT) { s.AgentUsage = &workorder.AgentUsage{Runs: 4, Rounds: 2, CostUSD: 1} })
+	_, _ = h.run("conditional_loop")
+	if u := h.stored().AgentUsage; u == nil || u.Runs != 5 || u.Rounds != 2 || u.Last == nil || u.Last.Outcome != AgentNoChange {
+		t.Errorf("the agent's usage after a run that changed nothing: %+v", u)
+	}
+}
+
+// An agent rate limited for longer than wo sits out: the run stops, and
+// the state keeps when it may run again, so that the next run waits.
+func TestALongRateLimitIsKeptForTheNextRun(t *testing.T) {
+	h := loopReady(t, stepOpts{Agent: "echo '429 Too Many Requests: retry after 2 hours' >&2; exit 1\n"})
+	at := time.Date(2031, 1, 2, 3, 4, 5, 0, time.UTC)
+	h.r.now = func() time.Time { return at }
+	_, err := h.run("conditional_loop")
+	want := "agent command " + h.settings().Agent + " exited with status 1: 429 Too Many Requests: retry after 2 hours; it is rate limited, and nothing was pushed: run wo run task_cr_01 after 2031-01-02T05:04:05Z"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant  %s", err, want)
+	}
+	u := h.stored().AgentUsage
+	if u == nil || u.Runs != 1 || u.Rounds != 0 || u.Last == nil || u.Last.Outcome != AgentFailed || u.Last.NotBefore != "2031-01-02T05:04:05Z" {
+		t.Fatalf("the agent's usage after its rate limit: %+v", u)
+	}
+	// One that does not say until when keeps no time.
+	h = loopReady(t, stepOpts{Agent: "echo 'usage limit reached' >&2; exit 1\n"})
+	_, _ = h.run("conditional_loop")
+	if u := h.stored().AgentUsage; u == nil || u.Last == nil || u.Last.Failure != "rate_limit" || u.Last.NotBefore != "" {
+		t.Errorf("the agent's usage after a rate limit without its end: %+v", u.Last)
+	}
+}
