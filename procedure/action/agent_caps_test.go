@@ -178,8 +178,40 @@ func TestALongRateLimitIsKeptForTheNextRun(t *testing.T) {
 	}
 	// One that does not say until when keeps no time.
 	h = loopReady(t, stepOpts{Agent: "echo 'usage limit reached' >&2; exit 1\n"})
-	_, _ = h.run("conditional_loop")
+	if _, err := h.run("conditional_loop"); err == nil || !strings.HasSuffix(err.Error(), "it is rate limited, and nothing was pushed: run wo run task_cr_01 later") {
+		t.Errorf("error %v: want to be told to run it later", err)
+	}
 	if u := h.stored().AgentUsage; u == nil || u.Last == nil || u.Last.Failure != "rate_limit" || u.Last.NotBefore != "" {
 		t.Errorf("the agent's usage after a rate limit without its end: %+v", u.Last)
+	}
+}
+
+// A short rate limit is sat out once: the run says so, counts the limited
+// run, and asks the agent again, whose fix is pushed.
+func TestAShortRateLimitIsSatOutAndTheAgentAskedAgain(t *testing.T) {
+	// The agent is limited the first time it is asked: a file beside the
+	// worktree that the sandbox lets it write (fixture.AgentWritable)
+	// remembers that it was.
+	h := loopReady(t, stepOpts{Agent: `asked="$(dirname "$WO_WORKTREE")/prompt.txt"
+if [ ! -s "$asked" ]; then
+	echo asked > "$asked"
+	echo '429 Too Many Requests: retry after 20 ms' >&2
+	exit 1
+fi
+` + fixOf})
+	pushed := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch)
+	out, err := h.run("conditional_loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := strings.Join(h.r.says, "\n")
+	if !strings.Contains(said, "is rate limited (429 Too Many Requests: retry after 20 ms): asking again in 0s") {
+		t.Errorf("the run does not say it sits out the rate limit:\n%s", said)
+	}
+	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got == pushed {
+		t.Error("the fix of the agent's second run was not pushed")
+	}
+	if u := h.recorded(out).AgentUsage; u == nil || u.Runs != 2 || u.Rounds != 1 || u.Last == nil || u.Last.Outcome != AgentFixed {
+		t.Errorf("the agent's usage: %+v", u)
 	}
 }
