@@ -176,13 +176,14 @@ func TestALongRateLimitIsKeptForTheNextRun(t *testing.T) {
 	if u == nil || u.Runs != 1 || u.Rounds != 0 || u.Last == nil || u.Last.Outcome != AgentFailed || u.Last.NotBefore != "2031-01-02T05:04:05Z" {
 		t.Fatalf("the agent's usage after its rate limit: %+v", u)
 	}
-	// One that does not say until when keeps no time.
+	// One that does not say until when keeps no time, and is not asked
+	// again at once.
 	h = loopReady(t, stepOpts{Agent: "echo 'usage limit reached' >&2; exit 1\n"})
 	if _, err := h.run("conditional_loop"); err == nil || !strings.HasSuffix(err.Error(), "it is rate limited, and nothing was pushed: run wo run task_cr_01 later") {
 		t.Errorf("error %v: want to be told to run it later", err)
 	}
-	if u := h.stored().AgentUsage; u == nil || u.Last == nil || u.Last.Failure != "rate_limit" || u.Last.NotBefore != "" {
-		t.Errorf("the agent's usage after a rate limit without its end: %+v", u.Last)
+	if u := h.stored().AgentUsage; u == nil || u.Last == nil || u.Last.Failure != "rate_limit" || u.Last.NotBefore != "" || u.Runs != 1 {
+		t.Errorf("the agent's usage after a rate limit without its end: %+v", u)
 	}
 }
 
