@@ -80,3 +80,34 @@ echo x > "$GOCACHE/probe" || exit 5
 		})
 	}
 }
+
+// A named agent that needs an API key (aider) is not run without one:
+// the run says which keys it takes, and pushes nothing.
+func TestANamedAgentWithoutItsKeyIsNotRun(t *testing.T) {
+	h := loopReady(t, stepOpts{})
+	namedAgent(t, h, "aider", fixOf)
+	delete(h.r.env, "OPENAI_API_KEY")
+	pushed := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch)
+	_, err := h.run("conditional_loop")
+	fixture.ErrContains(t, err, "agent aider reported a failure: no credentials: set one of OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY in wo's environment (wo passes it to aider by name)")
+	if strings.Contains(fixture.ReadFile(t, filepath.Join(h.Worktree, "foundation/new.go")), "// N is exported.") {
+		t.Error("the agent ran without its key")
+	}
+	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got != pushed {
+		t.Error("something was pushed")
+	}
+}
+
+// An agent's program that cannot be started: wo's launcher says so, and
+// the run says the agent could not run (not that it failed).
+func TestAnAgentThatCannotStartIsSaidNotToHaveRun(t *testing.T) {
+	h := loopReady(t, stepOpts{})
+	path := filepath.Join(t.TempDir(), "fixer")
+	fixture.WriteFile(t, path, "#!/bin/sh\n"+fixOf) // not executable
+	h.settings().Agent = path
+	_, err := h.run("conditional_loop")
+	fixture.ErrContains(t, err, "agent command "+path+" could not run: ", "permission denied")
+	if strings.Contains(err.Error(), "exited with status") {
+		t.Errorf("the launcher's refusal is told as the agent's exit: %v", err)
+	}
+}
