@@ -94,7 +94,8 @@ const (
 // the sandbox: it may write its worktree, its own folder, the build caches,
 // its login folder when the user lent it and the folders --agent-writable
 // names; connect to its API's port and --agent-allow-port's; and reach no
-// process of wo's.
+// process of wo's. p is the command's profile (agent.Parse gives every
+// command one, "command" for a program of the user's own).
 func agentCommand(sc *StepContext, box agentBox, dir, login string, caches map[string]string, p *agent.Profile, argv []string) (*exec.Cmd, error) {
 	s := sc.Settings()
 	spec := sandbox.Spec{Confine: s.Sandbox != SandboxOff}
@@ -118,22 +119,17 @@ func agentCommand(sc *StepContext, box agentBox, dir, login string, caches map[s
 	}
 	if login != "" {
 		spec.Writable = append(spec.Writable, login)
-		if p != nil {
-			// Files beside the folder that the tool keeps in the user's
-			// home with it (Claude Code's ~/.claude.json).
-			if home := sc.Getenv("HOME"); home != "" {
-				for _, f := range p.HomeFiles {
-					if path := filepath.Join(home, f); path != login {
-						spec.Writable = append(spec.Writable, path)
-					}
+		// Files beside the folder that the tool keeps in the user's home
+		// with it (Claude Code's ~/.claude.json).
+		if home := sc.Getenv("HOME"); home != "" {
+			for _, f := range p.HomeFiles {
+				if path := filepath.Join(home, f); path != login {
+					spec.Writable = append(spec.Writable, path)
 				}
 			}
 		}
 	}
-	spec.Ports = slices.Concat([]int{443}, s.AgentPorts)
-	if p != nil {
-		spec.Ports = slices.Concat(p.Ports, s.AgentPorts)
-	}
+	spec.Ports = slices.Concat(p.Ports, s.AgentPorts)
 	slices.Sort(spec.Ports)
 	spec.Ports = slices.Compact(spec.Ports)
 	return sandbox.Command(spec, argv)

@@ -320,6 +320,7 @@ func TestALinkThroughAnotherLinkIsRefused(t *testing.T) {
 		{"x/l", "../a/b/c", "a/b"},
 		{"x/l", "../a/c", ""},
 		{"x/l", "./../pkg00/file", ""},
+		{"a/l", "./b", "a/b"}, // "." stays in the link's folder
 		{"deep/er/l", "../../a\\b", "a/b"},
 	} {
 		if got := linkThrough(c.path, c.target, isLink); got != c.through {

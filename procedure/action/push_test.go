@@ -2,6 +2,7 @@ package action
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -165,5 +166,28 @@ func TestBranchPushNeverTakesBackAPushedChangeUnlessTold(t *testing.T) {
 	}
 	if remoteTip(t, h) != older {
 		t.Errorf("the remote is at %s, want %s as told", remoteTip(t, h)[:12], older[:12])
+	}
+}
+
+// A rewrite that would take back many changes names the first five and
+// counts the rest.
+func TestBranchPushNamesFiveOfTheChangesItWouldTakeBack(t *testing.T) {
+	h := newStepContext(t, stepOpts{Context: map[string]any{"fix_paths": []any{"**"}}})
+	h.upTo("push")
+	h.must("push")
+	older := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	for i := 1; i <= 7; i++ {
+		fixture.WriteFile(t, filepath.Join(h.Worktree, fmt.Sprintf("pkg/f%d.go", i)), "package pkg\n")
+	}
+	fixture.Git(t, h.Worktree, "add", "pkg")
+	fixture.Git(t, h.Worktree, "commit", "-q", "-m", "fix")
+	h.must("push")
+	fixed := remoteTip(t, h)[:12]
+	fixture.Git(t, h.Worktree, "reset", "-q", "--hard", older)
+	_, err := h.run("push")
+	want := fmt.Sprintf("takes back what its commits changed (pkg/f1.go of %[1]s, pkg/f2.go of %[1]s, pkg/f3.go of %[1]s, pkg/f4.go of %[1]s, pkg/f5.go of %[1]s, and 2 more); nothing was pushed", fixed)
+	fixture.ErrContains(t, err, want)
+	if remoteTip(t, h)[:12] != fixed {
+		t.Fatal("the remote moved back")
 	}
 }
