@@ -21,6 +21,8 @@ type PathChange struct {
 	Mode    filemode.FileMode
 	Size    int64 // the blob's size; 0 for a deletion or a gitlink
 	Deleted bool
+	// Blob is what the commit left at the path (zero for a deletion).
+	Blob plumbing.Hash
 }
 
 // NotALineError says a branch is not a line of commits on top of a base:
@@ -94,8 +96,8 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 			if err != nil {
 				return nil, err
 			}
-			pc := PathChange{Commit: c.Hash, Path: ch.To.Name, Mode: ch.To.TreeEntry.Mode}
 			hash := ch.To.TreeEntry.Hash
+			pc := PathChange{Commit: c.Hash, Path: ch.To.Name, Mode: ch.To.TreeEntry.Mode, Blob: hash}
 			if action == merkletrie.Delete {
 				pc = PathChange{Commit: c.Hash, Path: ch.From.Name, Mode: ch.From.TreeEntry.Mode, Deleted: true}
 			} else if err := checkPathTrees(v, to, pc.Path, checked); err != nil {

@@ -35,6 +35,13 @@ type boxTask struct {
 func newBoxTask(t *testing.T, key string) *boxTask {
 	t.Helper()
 	f, agent := loopTask(t, key)
+	return boxFor(t, f, key, agent)
+}
+
+// boxFor is a boxTask of a work order already imported into f, whose
+// agent script is to be written at agent.
+func boxFor(t *testing.T, f *fixture, key, agent string) *boxTask {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

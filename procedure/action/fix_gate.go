@@ -152,6 +152,25 @@ func (p fixPolicy) commitLinkRefusal(repo *gitops.Repo, from plumbing.Hash, c gi
 	return p.linkRefusal(c.Path, target, existed, isLink), nil
 }
 
+// secretIn says why a change must not be pushed because what it leaves
+// holds a secret wo knows (its GitHub token, in any form it sends it): an
+// agent that reached the token (unconfined, where no sandbox stops it)
+// and wrote it into its fix must not publish it. redact masks the secrets
+// in a text; a blob it changes holds one.
+func secretIn(repo *gitops.Repo, c gitops.PathChange, redact func(string) string) (string, error) {
+	if c.Deleted || c.Blob.IsZero() || c.Mode == filemode.Submodule || redact == nil {
+		return "", nil
+	}
+	b, err := repo.ReadBlob(c.Blob)
+	if err != nil {
+		return "", err
+	}
+	if text := string(b); redact(text) != text {
+		return "it holds wo's GitHub token: never pushed (take the token out; if an agent wrote it there, treat the token as exposed and replace it)", nil
+	}
+	return "", nil
+}
+
 // byteSize writes n bytes for a person.
 func byteSize(n int64) string {
 	switch {
@@ -309,6 +328,11 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 		why := p.check(c)
 		if why == "" && c.Mode == filemode.Symlink && !c.Deleted {
 			if why, err = p.commitLinkRefusal(repo, plumbing.NewHash(from), c); err != nil {
+				return err
+			}
+		}
+		if why == "" {
+			if why, err = secretIn(repo, c, sc.Redact); err != nil {
 				return err
 			}
 		}

@@ -299,3 +299,16 @@ func TestAFixRefusalIsBounded(t *testing.T) {
 		t.Errorf("message: %s", refused.Error())
 	}
 }
+
+// An agent that got hold of wo's token (unconfined, as where there is no
+// sandbox) and wrote it into its fix: the fix is refused, nothing pushed.
+func TestAFixHoldingWosTokenIsNeverPushed(t *testing.T) {
+	_, refused := refusedFix(t, stepOpts{GitHub: true, Agent: "echo '// " + fixture.Token + "' >> foundation/new.go\n", Unconfined: true})
+	why := reasons(refused)["foundation/new.go"]
+	if !strings.HasPrefix(why, "it holds wo's GitHub token: never pushed") {
+		t.Errorf("reason %q", why)
+	}
+	if strings.Contains(refused.Error(), fixture.Token) {
+		t.Error("the refusal shows the token")
+	}
+}

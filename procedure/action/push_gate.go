@@ -65,6 +65,9 @@ type PushGate struct {
 	// Replace is the remote tip a rewrite may replace (wo's own last push,
 	// a restack's head); zero: none.
 	Replace plumbing.Hash
+	// Redact masks wo's secrets in a text: a change that holds one is
+	// refused (nil: not checked).
+	Redact func(string) string
 	// MayDiscard lets a rewrite of wo's own push drop what the remote
 	// holds (--discard-commits).
 	MayDiscard bool
@@ -199,7 +202,13 @@ func (g PushGate) check(repo *gitops.Repo, from plumbing.Hash, own bool) error {
 		if seen[c.Path] {
 			continue
 		}
-		if why := g.allows(c, own); why != "" {
+		why := g.allows(c, own)
+		if why == "" {
+			if why, err = secretIn(repo, c, g.Redact); err != nil {
+				return err
+			}
+		}
+		if why != "" {
 			seen[c.Path] = true
 			refused = append(refused, gitops.Refusal{Path: c.Path, Reason: why + " (commit " + gitops.Short(c.Commit.String()) + ")"})
 		}
@@ -281,6 +290,6 @@ func stepGate(sc *StepContext, kind GateKind, to plumbing.Hash) (PushGate, error
 	if last := sc.State().PushedSHA; plumbing.IsHash(last) {
 		g.Replace = plumbing.NewHash(last)
 	}
-	g.MayDiscard = sc.Settings().DiscardCommits
+	g.MayDiscard, g.Redact = sc.Settings().DiscardCommits, sc.Redact
 	return g, nil
 }
