@@ -195,3 +195,42 @@ func TestAFixAlreadyInTheWorktreeIsNotAskedFor(t *testing.T) {
 		t.Errorf("the person's fix is not on the remote:\n%s", got)
 	}
 }
+
+// A review fix and a person's commit on the branch, then a rerun from
+// the start: both are named, nothing is pushed, and going on after the
+// commit step keeps both on the remote.
+func TestAReviewFixAndAPersonsCommitBothSurviveARerun(t *testing.T) {
+	t.Parallel()
+	key := "task_both"
+	f := fixedTask(t, key)
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, t.TempDir(), "clone", "-q", "-b", "review/01-foundation", f.origin, clone)
+	writeFile(t, filepath.Join(clone, "foundation", "new1.go"), "package foundation\n\n// N1 is by hand.\nconst N1 = 1\n")
+	git(t, clone, "commit", "-qam", "By hand")
+	git(t, clone, "push", "-q", "origin", "review/01-foundation")
+	git(t, f.repo, "fetch", "-q", f.origin, "+review/01-foundation:review/01-foundation")
+	tip := git(t, f.origin, "rev-parse", "review/01-foundation")
+	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := f.wo(nil, "run", key)
+	for _, want := range []string{`"Fix review comments (iteration 1)" (foundation/new0.go)`, `"By hand" (foundation/new1.go)`, "2 commit(s)"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("the stop does not name %s:\n%s", want, r.stderr)
+		}
+	}
+	if r.code != 3 || git(t, f.origin, "rev-parse", "review/01-foundation") != tip {
+		t.Fatalf("exit %d, remote %s (was %s): want 3 and the remote unchanged", r.code, git(t, f.origin, "rev-parse", "review/01-foundation")[:12], tip[:12])
+	}
+	if r := f.wo(nil, "run", key, "--from-step", "5"); r.code != 0 {
+		t.Fatalf("going on after the commit step: exit %d\n%s", r.code, r.stderr)
+	}
+	if got := git(t, f.origin, "rev-parse", "review/01-foundation"); got != tip {
+		t.Errorf("the remote moved from %s to %s", tip[:12], got[:12])
+	}
+	for path, want := range map[string]string{"foundation/new0.go": "const Named = 1", "foundation/new1.go": "N1 is by hand"} {
+		if got := git(t, f.origin, "show", "review/01-foundation:"+path); !strings.Contains(got, want) {
+			t.Errorf("%s lost %q:\n%s", path, want, got)
+		}
+	}
+}
