@@ -218,13 +218,9 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	agentFrom := plumbing.ZeroHash
 	var ran *AgentRun // the agent's run in this pass, if it ran
 	asked := commentsKey(st)
-	// After a refusal (FixRequested with an agent), the person's
-	// correction is the fix: the agent is not run again unless asked.
-	afterRefusal := sc.Settings().Agent != "" && st.FixRequested && !sc.Settings().RerunAgent
-	if afterRefusal {
-		sc.Say("taking the worktree as it is now: the last fix was refused, and the agent is not run again (--rerun-agent runs it)")
-	}
-	if sc.Settings().Agent != "" && !answeredBefore(sc, asked) && !afterRefusal {
+	by := fixerOf(sc, st, asked)
+	switch by {
+	case byAgent:
 		if err := agentCapped(sc); err != nil {
 			return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: err.Error(), State: sc.withPhase(workorder.PhaseNeedsFix)}, err
 		}
@@ -242,23 +238,25 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 			return "", false, Outcome{}, err
 		}
 		ran = &res
-	} else if afterRefusal {
-		// Staged and committed below as the person left it.
-	} else if sc.Settings().Agent != "" {
-		// The agent answered these comments with no change before: what
-		// is in the worktree now is a person's, and without it the task
-		// waits for one (or for --rerun-agent).
+	case byPersonAfterRefusal:
+		sc.Say("taking the worktree as it is now: the last fix was refused, and the agent is not run again (--rerun-agent runs it)")
+	case byPersonAfterNoChange:
 		sc.Say(fmt.Sprintf("not asking the agent again: it changed nothing for these comments before (%s); --rerun-agent asks it again", st.AgentUsage.Last.Message))
-	} else if pending, err := worktreePending(w, st.PushedSHA); err != nil {
-		return "", false, Outcome{}, err
-	} else if !st.FixRequested && !pending {
-		reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
-		if len(sugg.threads) > 0 {
-			reason = fmt.Sprintf("%d suggestion(s) applied and committed; ", len(sugg.threads)) + reason
+	case byPerson:
+		// Asked for once; a change already in the worktree is the fix.
+		pending, err := worktreePending(w, st.PushedSHA)
+		if err != nil {
+			return "", false, Outcome{}, err
 		}
-		st := sc.State()
-		st.Phase, st.FixRequested = workorder.PhaseNeedsFix, true
-		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
+		if !st.FixRequested && !pending {
+			reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
+			if len(sugg.threads) > 0 {
+				reason = fmt.Sprintf("%d suggestion(s) applied and committed; ", len(sugg.threads)) + reason
+			}
+			st := sc.State()
+			st.Phase, st.FixRequested = workorder.PhaseNeedsFix, true
+			return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
+		}
 	}
 	// What the agent or a person changed, staged or not, or committed
 	// already, is the fix: stage the rest and commit what the index holds
@@ -276,16 +274,18 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	}
 	if !res.Created && head.String() == st.PushedSHA {
 		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
-		if ran != nil {
+		switch by {
+		case byAgent:
 			if err := recordAgentRun(ctx, sc, *ran, AgentNoChange, asked); err != nil {
 				return "", false, Outcome{}, err
 			}
 			reason = fmt.Sprintf("agent %s changed nothing for the %d review comment(s); it said: %q. Change the files in %s yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
 				ran.Agent, len(comments), cmp.Or(ran.Report.Message, "nothing"), w.Path, sc.Key(), sc.Key())
-		} else if afterRefusal {
+		case byPersonAfterRefusal:
 			reason = fmt.Sprintf("the last fix was refused, and the worktree %s has no changes now for the %d review comment(s): change the files yourself and run wo run %s, or run the agent again: wo run %s --rerun-agent",
 				w.Path, len(comments), sc.Key(), sc.Key())
-		} else if u := sc.State().AgentUsage; sc.Settings().Agent != "" && u != nil && u.Last != nil && u.Last.Outcome == AgentNoChange {
+		case byPersonAfterNoChange:
+			u := st.AgentUsage
 			reason = fmt.Sprintf("agent %s changed nothing for the %d review comment(s) before (it said: %q), and the worktree %s has no changes: change the files yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
 				u.Last.Agent, len(comments), u.Last.Message, w.Path, sc.Key(), sc.Key())
 		}
@@ -316,11 +316,32 @@ func worktreePending(w *gitops.Worktree, pushed string) (bool, error) {
 	return len(changed) > 0, err
 }
 
-// answeredBefore reports whether the agent's last run was about these
-// comments and changed nothing, and the user did not ask for it again.
-func answeredBefore(sc *StepContext, asked string) bool {
-	u := sc.State().AgentUsage
-	return !sc.Settings().RerunAgent && u != nil && u.Last != nil && u.Last.Outcome == AgentNoChange && u.Last.Comments == asked
+// fixer is who makes a pass's fix.
+type fixer int
+
+const (
+	byAgent               fixer = iota // the agent, run now
+	byPerson                           // a person: no agent is configured
+	byPersonAfterRefusal               // the person's correction of a fix the gate refused
+	byPersonAfterNoChange              // a person: the agent changed nothing for these comments before
+)
+
+// fixerOf decides who makes the fix of the comments asked about. After a
+// refusal the person's correction is the fix, and an agent that changed
+// nothing is not asked the same again, unless --rerun-agent.
+func fixerOf(sc *StepContext, st workorder.State, asked string) fixer {
+	s := sc.Settings()
+	switch {
+	case s.Agent == "":
+		return byPerson
+	case s.RerunAgent:
+		return byAgent
+	case st.FixRequested:
+		return byPersonAfterRefusal
+	case st.AgentUsage != nil && st.AgentUsage.Last != nil && st.AgentUsage.Last.Outcome == AgentNoChange && st.AgentUsage.Last.Comments == asked:
+		return byPersonAfterNoChange
+	}
+	return byAgent
 }
 
 // remakeWorktree makes the work order's worktree again, on its branch at
