@@ -38,7 +38,7 @@ func confine(args []string) int {
 	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "wo sandbox: %v\n", err)
+		fmt.Fprintf(os.Stderr, refusal+"%v\n", err)
 		return exitNotFound
 	}
 	// Landlock is enforced on this thread only (the others end at exec):

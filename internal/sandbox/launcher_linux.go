@@ -258,6 +258,6 @@ func exitCode(ws syscall.WaitStatus) int {
 // failed reports why the sandbox could not run a command, on stderr, and
 // returns the status for it.
 func failed(format string, a ...any) int {
-	fmt.Fprintf(os.Stderr, "wo sandbox: "+format+"\n", a...)
+	fmt.Fprintf(os.Stderr, refusal+format+"\n", a...)
 	return exitSandbox
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 )
 
 // Spec is what a confined command may do.
@@ -38,6 +39,24 @@ const (
 	exitSandbox  = 126
 	exitNotFound = 127
 )
+
+// refusal starts what the sandbox says on stderr when it did not start a
+// command.
+const refusal = "wo sandbox: "
+
+// NotStarted says whether a command run through Command ended with the
+// sandbox's own refusal to start it (its program not found, confinement
+// not possible) rather than by the command, and the sandbox's words.
+func NotStarted(exit int, stderr string) (string, bool) {
+	if exit != exitSandbox && exit != exitNotFound {
+		return "", false
+	}
+	words, ok := strings.CutPrefix(stderr, refusal)
+	if !ok {
+		return "", false
+	}
+	return strings.TrimSpace(words), true
+}
 
 // devices are always writable: programs expect to write /dev/null and to
 // open their terminal.

@@ -62,3 +62,23 @@ func TestReexecArgumentsRoundTrip(t *testing.T) {
 		t.Errorf("parseReexec(%q) = %+v, %q, %v", args, gotW, gotArgv, err)
 	}
 }
+
+func TestNotStartedTellsTheSandboxsRefusalFromTheCommands(t *testing.T) {
+	for _, c := range []struct {
+		exit   int
+		stderr string
+		words  string
+		ok     bool
+	}{
+		{126, "wo sandbox: claude was not started: no Landlock\n", "claude was not started: no Landlock", true},
+		{127, "wo sandbox: exec: \"claude\": executable file not found in $PATH\n", `exec: "claude": executable file not found in $PATH`, true},
+		{126, "sh: permission denied\n", "", false}, // the command's own 126
+		{1, "wo sandbox: not ours: the status is the command's\n", "", false},
+		{0, "", "", false},
+	} {
+		words, ok := NotStarted(c.exit, c.stderr)
+		if words != c.words || ok != c.ok {
+			t.Errorf("NotStarted(%d, %q) = %q, %v; want %q, %v", c.exit, c.stderr, words, ok, c.words, c.ok)
+		}
+	}
+}

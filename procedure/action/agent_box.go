@@ -81,14 +81,6 @@ func removeLeaves(dir string, leaves []string, before map[string]bool) {
 	}
 }
 
-// The sandbox's launcher says so on stderr, and exits 126 (127 when the
-// agent's program is not found), when it could not start the agent.
-const (
-	sandboxRefusedExit  = 126
-	sandboxNotFoundExit = 127
-	sandboxRefusedWords = "wo sandbox:"
-)
-
 // agentCommand is the agent's process, through wo's launcher (every
 // process it starts ends with it) and, unless the user turned it off, in
 // the sandbox: it may write its worktree, its own folder, the build caches,

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wo-runner/wo/agent"
 	"github.com/wo-runner/wo/internal/identity"
+	"github.com/wo-runner/wo/internal/sandbox"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -214,9 +215,9 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	case waitErr != nil:
 		return run, fmt.Errorf("agent command %s could not run: %v", program, waitErr)
 	}
-	if (run.ExitCode == sandboxRefusedExit || run.ExitCode == sandboxNotFoundExit) && strings.HasPrefix(run.Stderr, sandboxRefusedWords) {
+	if words, ok := sandbox.NotStarted(run.ExitCode, run.Stderr); ok {
 		// wo's launcher, not the agent, said so: the agent never ran.
-		return run, fmt.Errorf("agent command %s could not run: %s", program, agent.Meaningful(strings.TrimPrefix(run.Stderr, sandboxRefusedWords)))
+		return run, fmt.Errorf("agent command %s could not run: %s", program, agent.Meaningful(words))
 	}
 	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
 	return run, nil
