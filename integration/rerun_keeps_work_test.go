@@ -105,6 +105,19 @@ func TestTheWaysOnAfterARerunStopsBeforeLosingWork(t *testing.T) {
 	}
 }
 
+// personCommits is a person's commit on the work branch ("By hand",
+// foundation/new1.go), pushed from a clone of their own and fetched into
+// the repository, as wo finds it on a rerun.
+func personCommits(t *testing.T, f *fixture) {
+	t.Helper()
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, t.TempDir(), "clone", "-q", "-b", "review/01-foundation", f.origin, clone)
+	writeFile(t, filepath.Join(clone, "foundation", "new1.go"), "package foundation\n\n// N1 is by hand.\nconst N1 = 1\n")
+	git(t, clone, "commit", "-qam", "By hand")
+	git(t, clone, "push", "-q", "origin", "review/01-foundation")
+	git(t, f.repo, "fetch", "-q", f.origin, "+review/01-foundation:review/01-foundation")
+}
+
 func TestAPersonsCommitOnTheBranchSurvivesARerun(t *testing.T) {
 	t.Parallel()
 	key := "task_person"
@@ -114,12 +127,7 @@ func TestAPersonsCommitOnTheBranchSurvivesARerun(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	// A person fixes something on the branch and pushes it.
-	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, t.TempDir(), "clone", "-q", "-b", "review/01-foundation", f.origin, clone)
-	writeFile(t, filepath.Join(clone, "foundation", "new1.go"), "package foundation\n\n// N1 is by hand.\nconst N1 = 1\n")
-	git(t, clone, "commit", "-qam", "By hand")
-	git(t, clone, "push", "-q", "origin", "review/01-foundation")
-	git(t, f.repo, "fetch", "-q", f.origin, "review/01-foundation:review/01-foundation")
+	personCommits(t, f)
 	tip := git(t, f.origin, "rev-parse", "review/01-foundation")
 	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
 		t.Fatal(r.stderr)
@@ -203,12 +211,7 @@ func TestAReviewFixAndAPersonsCommitBothSurviveARerun(t *testing.T) {
 	t.Parallel()
 	key := "task_both"
 	f := fixedTask(t, key)
-	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, t.TempDir(), "clone", "-q", "-b", "review/01-foundation", f.origin, clone)
-	writeFile(t, filepath.Join(clone, "foundation", "new1.go"), "package foundation\n\n// N1 is by hand.\nconst N1 = 1\n")
-	git(t, clone, "commit", "-qam", "By hand")
-	git(t, clone, "push", "-q", "origin", "review/01-foundation")
-	git(t, f.repo, "fetch", "-q", f.origin, "+review/01-foundation:review/01-foundation")
+	personCommits(t, f)
 	tip := git(t, f.origin, "rev-parse", "review/01-foundation")
 	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
 		t.Fatal(r.stderr)
