@@ -118,7 +118,7 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		if out, err := waitWhileReviewing(ctx, sc); err != nil {
 			return out, err
 		}
-		if err := pushFix(ctx, sc, repo, st.PushedSHA, to); err != nil {
+		if err := pushFix(ctx, sc, to); err != nil {
 			return Outcome{}, err
 		}
 		pushed := sc.State()

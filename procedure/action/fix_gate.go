@@ -244,9 +244,9 @@ func headRefusal(w *gitops.Worktree, branch string) (string, plumbing.Hash, erro
 
 // pushFix pushes the fix commit (to) through the push gate, which checks
 // it from the remote's tip, not from the last push the state records
-// (from, which the agent can rewrite): a line on top of that tip, so that
-// a fix can never replace what was pushed before.
-func pushFix(ctx context.Context, sc *StepContext, repo *gitops.Repo, from, to string) error {
+// (which the agent can rewrite): a line on top of that tip, so that a fix
+// can never replace what was pushed before.
+func pushFix(ctx context.Context, sc *StepContext, to string) error {
 	_, err := branchPush(ctx, sc, GateFix, plumbing.NewHash(to))
 	if err != nil {
 		var refused *FixRefusedError
