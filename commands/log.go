@@ -1,8 +1,8 @@
 package commands
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -180,11 +180,12 @@ func compactEntry(e store.LogEntry) logLine {
 // agentLogNote is an agent run's line: the agent, its failure, its words
 // and its cost.
 func agentLogNote(d map[string]any) string {
-	parts := []string{fmt.Sprint(cmpOrAny(d["agent"], "agent"))}
+	agent, _ := d["agent"].(string)
+	parts := []string{cmp.Or(agent, "agent")}
 	if f, _ := d["failure"].(string); f != "" {
 		parts = append(parts, f)
 	}
-	if c := asFloat(d["cost_usd"]); c > 0 {
+	if c := number(d["cost_usd"]); c > 0 {
 		parts = append(parts, fmt.Sprintf("$%.4f", c))
 	}
 	if n, ok := workorder.AsInt(d["tokens"]); ok && n > 0 {
@@ -201,25 +202,6 @@ func agentLogNote(d map[string]any) string {
 		}
 	}
 	return clipRunes(termtext.Line(note), 100)
-}
-
-// asFloat is a number a log entry holds, 0 when it holds none.
-func asFloat(v any) float64 {
-	switch n := v.(type) {
-	case float64:
-		return n
-	case json.Number:
-		f, _ := n.Float64()
-		return f
-	}
-	return 0
-}
-
-func cmpOrAny(v any, def string) any {
-	if s, ok := v.(string); !ok || s == "" {
-		return def
-	}
-	return v
 }
 
 // formatDuration is short: 45ms, 1.2s, 2m5s.
