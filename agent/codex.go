@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -39,19 +40,10 @@ func codexCall(args []string, _ CallInput) ([]string, PromptVia) {
 	}
 	out := append([]string{args[0]}, add...)
 	out = append(out, args[1:]...)
-	if !slicesContain(args[1:], "-") {
+	if !slices.Contains(args[1:], "-") {
 		out = append(out, "-")
 	}
 	return out, PromptStdin
-}
-
-func slicesContain(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // codexEvent is one line of codex exec --json.

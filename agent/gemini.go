@@ -1,6 +1,6 @@
 package agent
 
-import "strings"
+import "cmp"
 
 // gemini is Google's Gemini CLI: headless with a prompt on stdin and
 // --output-format json; it edits only with an approval mode that allows it
@@ -55,7 +55,7 @@ func readGemini(stdout, stderr string, exit int) Report {
 	}
 	switch {
 	case exit == 53:
-		r.Failure, r.Message = FailLimit, cmpOr(r.Message, "stopped at its turn limit")
+		r.Failure, r.Message = FailLimit, cmp.Or(r.Message, "stopped at its turn limit")
 	case ok && res.Error != nil:
 		f := classify(res.Error.Message + " " + res.Error.Type)
 		rep := failed(f, res.Error.Message)
@@ -67,11 +67,4 @@ func readGemini(stdout, stderr string, exit int) Report {
 		return g
 	}
 	return r
-}
-
-func cmpOr(a, b string) string {
-	if strings.TrimSpace(a) != "" {
-		return a
-	}
-	return b
 }
