@@ -530,7 +530,8 @@ func TestUndoTheBottomOfAStackAlone(t *testing.T) {
 	if !hasRef(t, f.origin, "refs/heads/"+bottom) {
 		t.Fatalf("the base of #2, %s, was deleted on the remote", bottom)
 	}
-	time.Sleep(100 * time.Millisecond) // the stand-in closes PRs on a deleted base within a tick
+	// The stand-in closes a PR whose base is deleted on its next tick.
+	waitFor(t, "the stand-in to close #1", 10*time.Second, func() bool { return gh.PullRequests("acme/big")[0]["state"] == "closed" })
 	for i, p := range gh.PullRequests("acme/big") {
 		if want := map[bool]string{true: "closed", false: "open"}[i == 0]; p["state"] != want {
 			t.Errorf("pull request #%v is %v, want %s", p["number"], p["state"], want)
