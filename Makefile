@@ -145,6 +145,7 @@ lint-workflows:
 docs:
 	$(GO) run ./scripts/gencli > docs/cli.md
 	$(GO) run ./scripts/gencli -fields docs/work-order.md
+	$(GO) run ./scripts/gencli -json docs/json
 
 # Build and vet for every release target. The end-to-end tests (integration/)
 # need a unix host (signals, process groups) and are not vetted for Windows.

@@ -154,7 +154,9 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return usagef(unknownFlag(c.App.Flags, err))
 		},
-		Flags: globalFlags(),
+		// wo's own help command replaces urfave/cli's, which would have
+		// added the --help flag with it.
+		Flags: append(globalFlags(), cli.HelpFlag),
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
 				return unknownCommand(c.App, c.Args().First())
@@ -184,6 +186,7 @@ Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
 			newDecisionCommand(f, cancelDecision),
 			newCompletionCommand(f),
 			newVersionCommand(f),
+			newHelpCommand(f),
 			completeCommand(f),
 		},
 	}

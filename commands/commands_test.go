@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,7 +40,20 @@ func runWoEnv(t *testing.T, env map[string]string, dbPath string, stdin string, 
 		full = append(full, "--store", dbPath)
 	}
 	code := Run(context.Background(), f, full)
+	checkJSONOutput(t, args, out.Bytes())
 	return woRun{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// checkJSONOutput holds every --json output the tests see to its published
+// schema (docs/json/).
+func checkJSONOutput(t *testing.T, args []string, stdout []byte) {
+	t.Helper()
+	if !slices.Contains(args, "--json") || slices.ContainsFunc(args, func(a string) bool { return a == "--help" || strings.HasPrefix(a, "--jq") }) || len(stdout) == 0 {
+		return
+	}
+	if err := CheckOutput(stdout); err != nil {
+		t.Errorf("wo %s: %v\n%s", strings.Join(args, " "), err, stdout)
+	}
 }
 
 func newDB(t *testing.T) string {

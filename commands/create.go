@@ -126,9 +126,9 @@ func runCreate(ctx context.Context, f *Factory, o *createOptions) (result, error
 	})
 	if _, ok := asInvalid(err); ok && fromParams && res != nil {
 		first := firstError(res.Problems)
-		return result{data: map[string]any{"success": false,
-			"error": fmt.Sprintf("Validation failed for '%s': %s", first.Path, first.Message),
-			"field": first.Path, "value": first.Value, "problems": res.Problems}}, err
+		return result{data: createRefused{
+			Error: fmt.Sprintf("Validation failed for '%s': %s", first.Path, first.Message),
+			Field: first.Path, Value: first.Value, Problems: res.Problems}}, err
 	}
 	if err != nil {
 		return result{}, err
@@ -147,14 +147,14 @@ func runCreate(ctx context.Context, f *Factory, o *createOptions) (result, error
 	key := workorder.Key(doc)
 	// The success shape of Persephone's task creation, inside the
 	// envelope's data.
-	data := map[string]any{
-		"success":     true,
-		"task_id":     key,
-		"description": cmp.Or(workorder.String(doc, "description"), workorder.String(doc, "work_order.objective")),
-		"priority":    doc["priority"],
-		"status":      doc["status"],
-		"validation":  map[string]any{"performed": true, "warnings": msgs},
-		"existing":    res.Existing,
+	data := createData{
+		Success:     true,
+		TaskID:      key,
+		Description: cmp.Or(workorder.String(doc, "description"), workorder.String(doc, "work_order.objective")),
+		Priority:    workorder.String(doc, "priority"),
+		Status:      workorder.String(doc, "status"),
+		Validation:  createValidation{Performed: true, Warnings: msgs},
+		Existing:    res.Existing,
 	}
 	return result{data: data, human: func(w io.Writer) error {
 		if res.Existing {
@@ -207,4 +207,33 @@ func firstError(probs []workorder.Problem) workorder.Problem {
 		}
 	}
 	return workorder.Problem{}
+}
+
+// createData is wo create's --json data: the success shape of Persephone's
+// task creation.
+type createData struct {
+	Success     bool             `json:"success"`
+	TaskID      string           `json:"task_id"`
+	Description string           `json:"description"`
+	Priority    string           `json:"priority"`
+	Status      string           `json:"status"`
+	Validation  createValidation `json:"validation"`
+	// Existing is true when a task of the same source event was there
+	// already and is the one returned.
+	Existing bool `json:"existing"`
+}
+
+type createValidation struct {
+	Performed bool     `json:"performed"`
+	Warnings  []string `json:"warnings"`
+}
+
+// createRefused is the data of a creation from parameters that failed
+// validation: Persephone's failure shape, with every problem.
+type createRefused struct {
+	Success  bool                `json:"success"`
+	Error    string              `json:"error"`
+	Field    string              `json:"field"`
+	Value    any                 `json:"value"`
+	Problems []workorder.Problem `json:"problems"`
 }

@@ -65,9 +65,16 @@ func runEvent(ctx context.Context, f *Factory, o *eventOptions) (result, error) 
 	if err != nil {
 		return result{}, err
 	}
-	data := map[string]string{"key": o.Key, "event": o.Kind, "message": o.Message}
+	data := eventData{Key: o.Key, Event: o.Kind, Message: o.Message}
 	return result{data: data, human: func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "%s: %s recorded\n", o.Key, o.Kind)
 		return err
 	}}, nil
+}
+
+// eventData is wo event's --json data: the event recorded.
+type eventData struct {
+	Key     string `json:"key"`
+	Event   string `json:"event"`
+	Message string `json:"message"`
 }

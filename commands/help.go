@@ -120,3 +120,68 @@ func unknownFlag(flags []cli.Flag, err error) string {
 	}
 	return msg
 }
+
+// newHelpCommand is wo help [COMMAND], as urfave/cli's, and wo help json
+// [COMMAND]: the JSON Schema of a command's --json output.
+func newHelpCommand(f *Factory) *cli.Command {
+	return &cli.Command{
+		Name:      "help",
+		Aliases:   []string{"h"},
+		Usage:     "show the commands, a command's help, or (help json COMMAND) the shape of its --json output",
+		ArgsUsage: "[COMMAND | json [COMMAND]]",
+		HideHelp:  true,
+		Action: func(c *cli.Context) error {
+			switch first := c.Args().First(); {
+			case first == "json":
+				return writeJSONHelp(f, c.Args().Get(1))
+			case first != "":
+				if c.App.Command(first) == nil {
+					return unknownCommand(c.App, first)
+				}
+				return cli.ShowCommandHelp(c, first)
+			}
+			return cli.ShowAppHelp(c)
+		},
+	}
+}
+
+// writeJSONHelp prints the JSON Schema of a command's envelope, or, with
+// no command, what --json prints and which commands have a schema.
+func writeJSONHelp(f *Factory, command string) error {
+	switch command {
+	case "":
+		_, err := fmt.Fprintf(f.Stdout, `With --json, a command prints one JSON envelope on stdout:
+
+  {"success": true, "command": "show", "data": {...}, "error": null,
+   "metadata": {"wo_version": "...", "timestamp": "...", "duration_ms": 12, "exit_code": 0}}
+
+data is the command's own; on failure it is null (or says what was refused)
+and error holds code, message and details. wo run --json prints its progress
+events first, one JSON object a line. --jq EXPRESSION filters the envelope.
+
+The JSON Schema of a command's envelope, data included:
+
+  wo help json COMMAND      (and wo help json events: wo run's progress events)
+
+Commands with --json output: %s
+The schemas are also in docs/json/ of wo's source.
+`, strings.Join(JSONCommands(), ", "))
+		return err
+	case "events":
+		_, err := f.Stdout.Write(EventsSchema())
+		return err
+	case "tasks-json":
+		_, err := f.Stdout.Write(workorder.TasksJSONSchema())
+		return err
+	}
+	schema, ok := EnvelopeSchema(command)
+	if !ok {
+		msg := fmt.Sprintf("%q has no --json output", command)
+		if s := workorder.Suggest(command, append(JSONCommands(), "events", "tasks-json")); s != "" {
+			msg += fmt.Sprintf(": did you mean %q?", s)
+		}
+		return usagef(msg + " (wo help json lists those that do)")
+	}
+	_, err := f.Stdout.Write(schema)
+	return err
+}

@@ -138,7 +138,7 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 	writeNotes(f, res.Warnings)
 	writeWarnings(f, res.Validation)
 	return result{
-		data: map[string]any{"imported": res.Keys, "count": len(res.Keys), "replaced": replaced, "warnings": res.Validation},
+		data: importData{Imported: res.Keys, Count: len(res.Keys), Replaced: replaced, Warnings: res.Validation},
 		human: func(w io.Writer) error {
 			_, err := fmt.Fprintf(w, "imported %d task(s): %s\n", len(res.Keys), joinKeys(res.Keys, 10))
 			if err == nil && len(replaced) > 0 {
@@ -185,4 +185,15 @@ func joinKeys(keys []string, max int) string {
 		out += termtext.Line(k)
 	}
 	return out
+}
+
+// importData is wo import's --json data.
+type importData struct {
+	Imported []string `json:"imported"`
+	Count    int      `json:"count"`
+	// Replaced are the imported keys that replaced a stored task that
+	// never ran.
+	Replaced []string `json:"replaced"`
+	// Warnings are the documents' problems that did not stop the import.
+	Warnings []workorder.Report `json:"warnings"`
 }

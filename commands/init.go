@@ -50,8 +50,13 @@ func runInit(ctx context.Context, f *Factory, o *initOptions) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	return result{data: map[string]any{"store": where}, human: func(w io.Writer) error {
+	return result{data: initData{Store: where}, human: func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "store ready: %s\n", where)
 		return err
 	}}, nil
+}
+
+// initData is wo init's --json data: where the store is.
+type initData struct {
+	Store string `json:"store"`
 }

@@ -18,11 +18,23 @@ import (
 
 // Envelope is the one shape of --json output, as Persephone's CLI prints.
 type Envelope struct {
-	Success  bool           `json:"success"`
-	Command  string         `json:"command"`
-	Data     any            `json:"data"`
-	Error    *EnvelopeError `json:"error"`
-	Metadata map[string]any `json:"metadata"`
+	Success  bool             `json:"success"`
+	Command  string           `json:"command"`
+	Data     any              `json:"data"`
+	Error    *EnvelopeError   `json:"error"`
+	Metadata EnvelopeMetadata `json:"metadata"`
+}
+
+// EnvelopeMetadata says which wo answered, when, how long it took and with
+// which exit code.
+type EnvelopeMetadata struct {
+	WoVersion string `json:"wo_version"`
+	// Timestamp is when the command ended, in RFC 3339 UTC.
+	Timestamp  string `json:"timestamp"`
+	DurationMS int64  `json:"duration_ms"`
+	ExitCode   int    `json:"exit_code"`
+	// Store names the store the command used (never with a password).
+	Store string `json:"store,omitempty"`
 }
 
 // EnvelopeError is the error part of the envelope.
@@ -61,15 +73,13 @@ func printResult(f *Factory, name string, out output, started time.Time, storeNa
 			Success: err == nil,
 			Command: cmp.Or(name, "wo"),
 			Data:    res.data,
-			Metadata: map[string]any{
-				"wo_version":  versionString(),
-				"timestamp":   workorder.Timestamp(time.Now()),
-				"duration_ms": time.Since(started).Milliseconds(),
-				"exit_code":   exit,
+			Metadata: EnvelopeMetadata{
+				WoVersion:  versionString(),
+				Timestamp:  workorder.Timestamp(time.Now()),
+				DurationMS: time.Since(started).Milliseconds(),
+				ExitCode:   exit,
+				Store:      storeName,
 			},
-		}
-		if storeName != "" {
-			env.Metadata["store"] = storeName
 		}
 		if err != nil {
 			env.Error = &EnvelopeError{Code: code, Message: clipLines(err.Error()), Details: errorDetails(err)}

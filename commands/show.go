@@ -66,11 +66,9 @@ func runShow(ctx context.Context, f *Factory, o *showOptions) (result, error) {
 		return result{}, err
 	}
 	steps := planSteps(doc)
-	data := map[string]any{"task": portable(doc), "steps": steps}
+	data := showData{Task: portable(doc), Steps: steps}
 	if st, err := workorder.StateOf(doc); err == nil {
-		if o := reviewOutcomeOf(st); o != nil {
-			data["review"] = o
-		}
+		data.Review = reviewOutcomeOf(st)
 	}
 	return result{
 		data:  data,
@@ -357,4 +355,20 @@ func writeFormation(p *printer, f workorder.Formation) {
 			p.line("              %s <%s> read %s", s.Title, s.URL, s.RetrievedAt)
 		}
 	}
+}
+
+// showData is wo show's --json data: the stored document (without _rev and
+// _id), its steps as the plan reads them, and the review so far.
+type showData struct {
+	Task   workorder.Document `json:"task"`
+	Steps  []StepView         `json:"steps"`
+	Review *ReviewOutcome     `json:"review,omitempty"`
+}
+
+// JSONSchemaProperty gives the schema of task: the document's typed view.
+func (showData) JSONSchemaProperty(prop string) any {
+	if prop == "task" {
+		return workorder.Task{}
+	}
+	return nil
 }

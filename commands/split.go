@@ -132,8 +132,8 @@ func runSplit(ctx context.Context, f *Factory, o *splitOptions) (result, error) 
 	for _, w := range plan.Warnings {
 		fmt.Fprintln(f.Stderr, "warning:", termtext.Line(w))
 	}
-	out := map[string]any{"epic": epicKey, "prs": plan.PRs, "warnings": plan.Warnings, "excluded": plan.Excluded,
-		"set_apart": plan.SetApart, "estimate": plan.Estimate}
+	out := splitData{Epic: epicKey, PRs: plan.PRs, Warnings: plan.Warnings, Excluded: plan.Excluded,
+		SetApart: plan.SetApart, Estimate: plan.Estimate}
 	ready := p.Ready()
 	var written *intake.SplitWritten
 	if !o.DryRun {
@@ -148,14 +148,14 @@ func runSplit(ctx context.Context, f *Factory, o *splitOptions) (result, error) 
 		if err != nil {
 			return result{}, err
 		}
-		out["written"] = written
+		out.Written = written
 		ready = written.Ready
 	}
-	matrix := map[string]any{"include": []any{}}
+	matrix := splitMatrix{Include: []matrixEntry{}}
 	for _, k := range ready {
-		matrix["include"] = append(matrix["include"].([]any), map[string]any{"key": k})
+		matrix.Include = append(matrix.Include, matrixEntry{Key: k})
 	}
-	out["matrix"] = matrix
+	out.Matrix = matrix
 	if o.EmitMatrix {
 		return result{data: matrix, human: func(w io.Writer) error {
 			b, _ := json.Marshal(matrix)
@@ -218,4 +218,27 @@ func writeExplanation(w io.Writer, plan *split.Plan) error {
 		}
 	}
 	return nil
+}
+
+// splitData is wo split's --json data: the plan, and what was written.
+type splitData struct {
+	Epic     string          `json:"epic"`
+	PRs      []*split.PR     `json:"prs"`
+	Warnings []string        `json:"warnings"`
+	Excluded []string        `json:"excluded"`
+	SetApart []string        `json:"set_apart"`
+	Estimate *split.Estimate `json:"estimate"`
+	// Written is what the split stored; absent on a dry run.
+	Written *intake.SplitWritten `json:"written,omitempty"`
+	Matrix  splitMatrix          `json:"matrix"`
+}
+
+// splitMatrix is a GitHub Actions matrix of the work orders ready to run
+// (wo split --emit-matrix prints it alone).
+type splitMatrix struct {
+	Include []matrixEntry `json:"include"`
+}
+
+type matrixEntry struct {
+	Key string `json:"key"`
 }

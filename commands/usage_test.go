@@ -122,7 +122,7 @@ func TestUsageErrorsAreOneLineAndExit2(t *testing.T) {
 				wantCommand = "wo"
 			}
 			if r.code != ExitInvalid || env.Success || env.Command != wantCommand || env.Error == nil ||
-				env.Error.Code != "USAGE" || env.Error.Message != tc.message || env.Metadata["exit_code"] != float64(ExitInvalid) {
+				env.Error.Code != "USAGE" || env.Error.Message != tc.message || env.Metadata.ExitCode != ExitInvalid {
 				t.Errorf("wo %s --json: exit %d, envelope %+v error %+v", name, r.code, env, env.Error)
 			}
 			if r.stderr != "" {

@@ -43,7 +43,7 @@ func TestVersionFlagAndEnvelopeAgree(t *testing.T) {
 	}
 	r := runWo(t, newDB(t), "", "list", "--json")
 	var env Envelope
-	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil || env.Metadata["wo_version"] != want {
-		t.Errorf("wo list --json: wo_version %v, want %q (%v)", env.Metadata["wo_version"], want, err)
+	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil || env.Metadata.WoVersion != want {
+		t.Errorf("wo list --json: wo_version %v, want %q (%v)", env.Metadata.WoVersion, want, err)
 	}
 }

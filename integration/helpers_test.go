@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/commands"
 	"github.com/wo-runner/wo/split"
 )
 
@@ -258,7 +260,14 @@ func (f *fixture) wo(env []string, args ...string) woResult {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	return result(cmd, err, out.String(), errb.String())
+	r := result(cmd, err, out.String(), errb.String())
+	if slices.Contains(args, "--json") && !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--jq") }) && !r.killed && out.Len() > 0 {
+		// Every --json output the tests see holds to its published schema.
+		if err := commands.CheckOutput(out.Bytes()); err != nil {
+			f.t.Errorf("wo %s: %v\n%s", strings.Join(args, " "), err, out.String())
+		}
+	}
+	return r
 }
 
 func (f *fixture) cmd(env []string, args ...string) *exec.Cmd {

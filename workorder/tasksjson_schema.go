@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -166,3 +167,6 @@ func jsonText(v any) string {
 	}
 	return string(b)
 }
+
+// TasksJSONSchema is the JSON Schema of a team's tasks.json, as published.
+func TasksJSONSchema() []byte { return slices.Clone(tasksJSONSchemaText) }

@@ -4,19 +4,31 @@
 //
 //	go run ./scripts/gencli > docs/cli.md
 //	go run ./scripts/gencli -fields docs/work-order.md
+//	go run ./scripts/gencli -json docs/json
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/wo-runner/wo/commands"
 )
 
 func main() {
 	fields := flag.String("fields", "", "rewrite the generated part of this guide (docs/work-order.md) in place")
+	schemas := flag.String("json", "", "write the JSON Schemas of the commands' --json output into this folder (docs/json)")
 	flag.Parse()
+	if *schemas != "" {
+		for name, text := range commands.PublishedSchemas() {
+			if err := os.WriteFile(filepath.Join(*schemas, name), text, 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, "gencli:", err)
+				os.Exit(1)
+			}
+		}
+		return
+	}
 	if *fields == "" {
 		fmt.Print(commands.CLIReference())
 		return
