@@ -90,6 +90,9 @@ type PreflightError struct {
 	Problems []string
 	// Steps are the step number of each problem, in order.
 	Steps []int
+	// Kinds say whose each problem is: the document's (wrong wherever it
+	// runs) or this machine's (its repository, branches, token).
+	Kinds []workorder.ProblemKind
 }
 
 func (e *PreflightError) Error() string {

@@ -44,3 +44,21 @@ func Transient(err error) error {
 	}
 	return &TransientError{Err: err}
 }
+
+// DocumentError marks what a Checker finds wrong with the document itself
+// (an empty manifest, a branch name git refuses): wrong wherever the task
+// runs, unlike a missing repository, branch or token, which are this
+// machine's. wo validate tells the two apart, and checks these without a
+// repository.
+type DocumentError struct{ Err error }
+
+func (e *DocumentError) Error() string { return e.Err.Error() }
+func (e *DocumentError) Unwrap() error { return e.Err }
+
+// inDocument wraps err as the document's.
+func inDocument(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &DocumentError{Err: err}
+}
