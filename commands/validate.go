@@ -52,8 +52,7 @@ each problem "kind": "document" or "machine".
 --offline checks the documents alone: not this machine, and with -f not
 the store either (dependencies are checked among the file's documents, and
 one outside them is a warning), so it needs no repository, token, store or
-network. That is the check for a CI lint job:
-  wo validate --offline -f tasks.json
+network: the check for a CI lint job, wo validate --offline -f tasks.json.
 
 With -f, the file holds one document or an array; defaults that wo import
 would fill (status, priority, _key) are applied first, so the result is
