@@ -45,6 +45,14 @@ func Transient(err error) error {
 	return &TransientError{Err: err}
 }
 
+// TellsNextStep is an error whose message ends with what the person runs
+// next (a refused fix: the paths to take out, then wo run KEY). An error
+// that wraps one adds no next step of its own: a person reads it once.
+type TellsNextStep interface {
+	error
+	TellsNextStep()
+}
+
 // DocumentError marks what a Checker finds wrong with the document itself
 // (an empty manifest, a branch name git refuses): wrong wherever the task
 // runs, unlike a missing repository, branch or token, which are this
