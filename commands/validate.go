@@ -24,8 +24,8 @@ type validateOptions struct {
 	Store StoreConfig
 	Key   string
 	File  string // - for standard input
-	// Offline checks the documents alone: no preflight of this machine,
-	// and for a file no store.
+	// Offline checks the documents alone: of wo run's checks only what
+	// they find in the document itself, and for a file no store.
 	Offline bool
 }
 
