@@ -147,7 +147,8 @@ Time limits: --store-timeout / WO_STORE_TIMEOUT bounds each ArangoDB operation
 5m) and --agent-timeout / WO_AGENT_TIMEOUT an agent run (default 30m).
 
 Exit codes: 0 done, 1 failed, 2 bad usage or invalid document, 3 waiting,
-4 another runner holds the task, 5 transient failure (rerun later).`,
+4 another runner holds the task, 5 transient failure (rerun later),
+130 interrupted (Ctrl-C; rerun to go on).`,
 		HideHelpCommand:      false,
 		EnableBashCompletion: true,
 		ExitErrHandler:       func(*cli.Context, error) {}, // Run maps errors to exit codes

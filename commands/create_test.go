@@ -128,17 +128,7 @@ func TestImportSaysWhenTheActivityLogWasNotWritten(t *testing.T) {
 func TestSplitWritesThroughTheSameValidatorAsImport(t *testing.T) {
 	t.Parallel()
 	db := newDB(t)
-	root := t.TempDir()
-	repo := filepath.Join(root, "repo")
-	gitIn(t, root, "init", "-q", "-b", "main", repo)
-	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
-	gitIn(t, repo, "add", "-A")
-	gitIn(t, repo, "commit", "-q", "-m", "base")
-	gitIn(t, repo, "branch", "base")
-	os.MkdirAll(filepath.Join(repo, "lib"), 0o755)
-	os.WriteFile(filepath.Join(repo, "lib", "lib.go"), []byte("package lib\n"), 0o644)
-	gitIn(t, repo, "add", "-A")
-	gitIn(t, repo, "commit", "-q", "-m", "change")
+	root, repo := splitRepo(t)
 	r := runWo(t, db, "", "split", "--repo", repo, "--base", "base", "--source", "main", "--worktree-root", "relative/wt", "--epic-key", "task_m")
 	if r.code != ExitInvalid || !strings.Contains(r.stderr, `work_order.context.worktree_root: "relative/wt" must be an absolute path`) {
 		t.Errorf("exit %d: %s", r.code, r.stderr)
@@ -154,6 +144,24 @@ func TestSplitWritesThroughTheSameValidatorAsImport(t *testing.T) {
 	if !strings.Contains(logs, "task_created") {
 		t.Errorf("the work order's creation is not logged:\n%s", logs)
 	}
+}
+
+// splitRepo is a repository whose main adds lib/lib.go to its branch base:
+// a change wo split makes one PR of.
+func splitRepo(t *testing.T) (root, repo string) {
+	t.Helper()
+	root = t.TempDir()
+	repo = filepath.Join(root, "repo")
+	gitIn(t, root, "init", "-q", "-b", "main", repo)
+	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
+	gitIn(t, repo, "add", "-A")
+	gitIn(t, repo, "commit", "-q", "-m", "base")
+	gitIn(t, repo, "branch", "base")
+	os.MkdirAll(filepath.Join(repo, "lib"), 0o755)
+	os.WriteFile(filepath.Join(repo, "lib", "lib.go"), []byte("package lib\n"), 0o644)
+	gitIn(t, repo, "add", "-A")
+	gitIn(t, repo, "commit", "-q", "-m", "change")
+	return root, repo
 }
 
 func gitIn(t *testing.T, dir string, args ...string) {

@@ -61,25 +61,26 @@ func (e *refusedError) Error() string {
 
 // neverRan checks that a stored task never ran, or was undone since its
 // last run, and that no runner holds it: only such a task may be removed
-// or replaced. It returns the task's activity log, which it read to know.
-func neverRan(ctx context.Context, s store.Store, doc workorder.Document) ([]store.LogEntry, error) {
+// or replaced. It returns the task's activity log, which it read to know,
+// and whether the task ran and was undone.
+func neverRan(ctx context.Context, s store.Store, doc workorder.Document) (entries []store.LogEntry, undone bool, err error) {
 	key := workorder.Key(doc)
 	undoFirst := fmt.Sprintf("take its runs back first with wo undo %s (wo undo %s --dry-run shows what that does)", key, key)
 	st, err := workorder.StateOf(doc)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if l := store.Current(doc); l != nil && l.ExpiresAt.After(time.Now()) {
-		return nil, &refusedError{key, "is held by " + l.Holder, "wait for that run to end"}
+		return nil, false, &refusedError{key, "is held by " + l.Holder, "wait for that run to end"}
 	}
 	if !st.NeverRan() {
-		return nil, &refusedError{key, fmt.Sprintf("has run (step %d of its procedure is done)", st.CurrentStep), undoFirst}
+		return nil, false, &refusedError{key, fmt.Sprintf("has run (step %d of its procedure is done)", st.CurrentStep), undoFirst}
 	}
-	entries, err := s.Logs(ctx, key)
+	entries, err = s.Logs(ctx, key)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	ran, undone := false, false
+	ran := false
 	for _, e := range entries {
 		switch e.Action {
 		case "run_started", "step_started", "step_completed":
@@ -89,9 +90,9 @@ func neverRan(ctx context.Context, s store.Store, doc workorder.Document) ([]sto
 		}
 	}
 	if ran && !undone {
-		return nil, &refusedError{key, "has a run in its activity log that no undo took back", undoFirst}
+		return nil, false, &refusedError{key, "has a run in its activity log that no undo took back", undoFirst}
 	}
-	return entries, nil
+	return entries, ran && undone, nil
 }
 
 // deleteOutcome is what wo delete did, or would do.
@@ -99,7 +100,9 @@ type deleteOutcome struct {
 	Key        string `json:"key"`
 	Title      string `json:"title"`
 	LogEntries int    `json:"log_entries_kept"`
-	DryRun     bool   `json:"dry_run"`
+	// Undone is a task that ran, and whose runs wo undo took back.
+	Undone bool `json:"undone"`
+	DryRun bool `json:"dry_run"`
 }
 
 func runDelete(ctx context.Context, f *Factory, o *deleteOptions) (result, error) {
@@ -112,10 +115,11 @@ func runDelete(ctx context.Context, f *Factory, o *deleteOptions) (result, error
 			return err
 		}
 		out.Title, _ = doc["title"].(string)
-		entries, err := neverRan(ctx, s, doc)
+		entries, undone, err := neverRan(ctx, s, doc)
 		if err != nil {
 			return err
 		}
+		out.Undone = undone
 		others, err := s.List(ctx, store.Filter{})
 		if err != nil {
 			return err
@@ -171,8 +175,12 @@ func runDelete(ctx context.Context, f *Factory, o *deleteOptions) (result, error
 		if out.DryRun {
 			verb = "would delete"
 		}
-		_, err := fmt.Fprintf(w, "%s %s%s: it never ran; its activity log (%d entr%s) stays\n", verb, termtext.Line(out.Key), title,
-			out.LogEntries, plural(out.LogEntries, "y", "ies"))
+		history := "it never ran"
+		if out.Undone {
+			history = "it ran, and wo undo took its runs back"
+		}
+		_, err := fmt.Fprintf(w, "%s %s%s: %s; its activity log (%d entr%s) stays\n", verb, termtext.Line(out.Key), title,
+			history, out.LogEntries, plural(out.LogEntries, "y", "ies"))
 		if err == nil && out.DryRun {
 			_, err = fmt.Fprintln(w, "dry run: nothing changed")
 		}

@@ -83,3 +83,24 @@ func TestImportReplaceTakesThePlaceOfTasksThatNeverRan(t *testing.T) {
 		t.Error("the rest of the file was imported although the replace was refused")
 	}
 }
+
+// After wo undo, wo delete tells the truth about the task: it ran, and the
+// undo took its runs back; it does not say the task never ran.
+func TestDeleteAfterAnUndoSaysTheTaskRanAndWasUndone(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	repo := gitRepo(t)
+	mustRun(t, db, "", "import", writeDoc(t, localOrder(t, repo, "hello.go")))
+	mustRun(t, db, "", "run", "local_01")
+	mustRun(t, db, "", "undo", "local_01")
+	if r := mustRun(t, db, "", "delete", "local_01", "--dry-run", "--jq", ".data.undone"); r.stdout != "true\n" {
+		t.Errorf("--json says undone: %q, want true", r.stdout)
+	}
+	for _, args := range [][]string{{"--dry-run"}, nil} {
+		r := mustRun(t, db, "", append([]string{"delete", "local_01"}, args...)...)
+		want := " local_01 (Bring hello.go over): it ran, and wo undo took its runs back; its activity log ("
+		if !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "never ran") {
+			t.Errorf("wo delete %v said %q, want %q", args, r.stdout, want)
+		}
+	}
+}

@@ -55,11 +55,14 @@ func classify(err error) (exit int, code string) {
 	var missing *store.MissingError
 	var perm *store.PermissionError
 	var refused *refusedError
+	var notHere *cannotRunHereError
 	switch {
 	case errors.As(err, &usage):
 		return ExitInvalid, "USAGE"
 	case errors.As(err, &refused):
 		return ExitInvalid, "REFUSED" // a task with a run history, dependents or children
+	case errors.As(err, &notHere):
+		return ExitFailed, "CANNOT_RUN_HERE" // wo validate: valid documents, but not on this machine
 	case store.IsNoDatabase(err):
 		return ExitInvalid, "NO_DATABASE" // --database names none, or a wrong one (docs/security.md, "The store")
 	case errors.As(err, &foreign):

@@ -367,6 +367,11 @@ func TestStatusFlags(t *testing.T) {
 	if want := (&statusOptions{Store: sqlite(""), Key: "task_cr_01", Format: "table", Interval: 3 * time.Second}); !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
+	// Without a key, the run names the epics it could show (see
+	// TestStatusWithoutAKeySaysWhatItNeedsAndWhereToFindOne).
+	if got, msg := parseOptions(t, statusCommand); got == nil || got.Key != "" {
+		t.Errorf("no key: %+v (%s)", got, msg)
+	}
 	for _, format := range []string{"mermaid", "dot"} {
 		if got, _ := parseOptions(t, statusCommand, "task_e", "--format", format); got == nil || got.Format != format {
 			t.Errorf("--format %s: %+v", format, got)
@@ -379,7 +384,6 @@ func TestStatusFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "missing task KEY: usage: wo status KEY | --epic KEY"},
 		{[]string{"task_e", "--format", "json"}, `--format "json": use table, markdown, mermaid or dot`},
 		{[]string{"task_a", "task_b"}, "expected one task KEY, got 2 arguments: task_a task_b"},
 	} {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -115,5 +116,26 @@ func TestAStoreURLOfAnUnknownSchemeIsRefused(t *testing.T) {
 	// The forms wo knows are not refused for their form.
 	if r := runWo(t, "sqlite:"+filepath.Join(dir, "ok.db"), "", "init"); r.code != 0 {
 		t.Errorf("sqlite: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// wo --help lists every exit code wo has, Ctrl-C's 130 among them, as the
+// README and docs/running.md do.
+func TestHelpListsEveryExitCode(t *testing.T) {
+	t.Parallel()
+	help := runWo(t, "", "", "--help").stdout
+	_, codes, found := strings.Cut(help, "Exit codes: ")
+	codes, _, _ = strings.Cut(codes, ".\n")
+	codes = strings.Join(strings.Fields(codes), " ")
+	if !found {
+		t.Fatalf("wo --help has no exit codes:\n%s", help)
+	}
+	for _, code := range []int{ExitOK, ExitFailed, ExitInvalid, ExitWaiting, ExitLeaseHeld, ExitUnavailable, ExitInterrupted} {
+		if !regexp.MustCompile(`(^|, )` + strconv.Itoa(code) + ` `).MatchString(codes) {
+			t.Errorf("wo --help does not list exit %d: %q", code, codes)
+		}
+	}
+	if !strings.Contains(codes, "130 interrupted (Ctrl-C") {
+		t.Errorf("wo --help does not say what 130 is: %q", codes)
 	}
 }

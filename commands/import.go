@@ -123,7 +123,7 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 			if err != nil {
 				return err
 			}
-			if _, err := neverRan(ctx, s, old); err != nil {
+			if _, _, err := neverRan(ctx, s, old); err != nil {
 				return err
 			}
 			remove[key], _ = old["_rev"].(string)

@@ -149,6 +149,10 @@ func errorDetails(err error) any {
 	if inv, ok := asInvalid(err); ok {
 		return inv.Reports
 	}
+	var notHere *cannotRunHereError
+	if errors.As(err, &notHere) {
+		return notHere.Reports
+	}
 	if se, ok := asSyntax(err); ok {
 		return map[string]any{"source": se.Source, "line": se.Line, "column": se.Column}
 	}

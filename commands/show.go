@@ -107,7 +107,7 @@ func planSteps(doc map[string]any) []StepView {
 	var out []StepView
 	for _, s := range wo.Procedure {
 		does, _ := action.Describe(s.Action)
-		v := StepView{Step: s.Step, Action: s.Action, Does: does, Command: s.Command, Description: s.Description, Mark: "pending"}
+		v := StepView{Step: s.Step, Action: s.Action, Does: does, Command: s.Command, Description: scope.Text(s.Description), Mark: "pending"}
 		if s.Command != "" {
 			if r, err := scope.RenderLeaving(s.Command, action.LaterNames()); err != nil {
 				v.TemplateError = err.Error()

@@ -125,3 +125,28 @@ func splitGit(t *testing.T, dir string, args ...string) {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }
+
+// The steps of a split's work orders are described with the values they
+// work with (the base and source branches), in wo show and in what an
+// agent is told, not with the placeholders the procedure is written in.
+func TestSplitWorkOrdersDescribeTheirStepsWithTheRealValues(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	root, repo := splitRepo(t)
+	mustRun(t, db, "", "split", "--repo", repo, "--base", "base", "--source", "main", "--worktree-root", filepath.Join(root, "wt"), "--epic-key", "task_m")
+	show := mustRun(t, db, "", "show", "task_m_pr01").stdout
+	for _, want := range []string{"Create isolated worktree from base", "Copy the PR's files from main"} {
+		if !strings.Contains(show, want) {
+			t.Errorf("wo show lacks %q:\n%s", want, show)
+		}
+	}
+	prompt := mustRun(t, db, "", "prompt", "task_m_pr01").stdout
+	if !strings.Contains(prompt, "create_worktree: Create isolated worktree from base") {
+		t.Errorf("wo prompt lacks the filled-in step:\n%s", prompt)
+	}
+	for what, out := range map[string]string{"wo show": show, "wo prompt": prompt} {
+		if strings.Contains(out, "<base_branch>") || strings.Contains(out, "<source_branch>") {
+			t.Errorf("%s shows a placeholder in a step description:\n%s", what, out)
+		}
+	}
+}

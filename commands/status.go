@@ -58,7 +58,9 @@ markdown (also appended to $GITHUB_STEP_SUMMARY when that is set), mermaid
 or dot: the dependency graph, coloured by status, each task marked running,
 waiting (for a blocker) or blocked; an arrow that a longer path already
 implies is left out unless --all-edges. --json gives the rows. --watch redraws every
-few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).`,
+few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).
+
+Without a KEY, wo status names the store's epics to give it (exit 2).`,
 		Flags: append(storeFlags(),
 			&cli.StringFlag{Name: "epic", Usage: "the epic `KEY` (the same as giving it as the argument)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table, markdown, mermaid or dot"},
@@ -81,7 +83,7 @@ few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).`,
 // statusOptionsFrom reads the flags.
 func statusOptionsFrom(c *cli.Context, f *Factory) (*statusOptions, error) {
 	key := c.String("epic")
-	if key == "" {
+	if key == "" && c.Args().Present() {
 		var err error
 		if key, err = oneArg(c, "task KEY"); err != nil {
 			return nil, err
@@ -104,6 +106,9 @@ func statusOptionsFrom(c *cli.Context, f *Factory) (*statusOptions, error) {
 }
 
 func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error) {
+	if o.Key == "" {
+		return result{}, whichTask(ctx, f, o.Store)
+	}
 	var rows []StatusRow
 	cfg := readOnly(o.Store)
 	if o.Refresh {
@@ -473,4 +478,46 @@ func appendFile(path, text string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// whichTask is wo status without a key: a usage mistake, whose message says
+// what to give and where to find one — the store's epics, which is what
+// wo status shows best, else wo list.
+func whichTask(ctx context.Context, f *Factory, cfg StoreConfig) error {
+	const need = "give the KEY of a task or an epic"
+	var docs []workorder.Document
+	err := f.useStore(ctx, readOnly(cfg), func(s store.Store) error {
+		var err error
+		docs, err = s.List(ctx, store.Filter{})
+		return err
+	})
+	var missing *store.MissingError
+	if err != nil && !errors.As(err, &missing) {
+		return usagef(need + "; wo list shows the tasks of the store")
+	}
+	if len(docs) == 0 {
+		return usagef(need + "; this store has no tasks yet: wo import FILE, wo create or wo split adds some")
+	}
+	children := map[string]int{}
+	for _, d := range docs {
+		if p := workorder.String(d, "parent_key"); p != "" {
+			children[p]++
+		}
+	}
+	var epics []string
+	for _, d := range docs {
+		k := workorder.Key(d)
+		if children[k] == 0 && workorder.String(d, "type") != "epic" {
+			continue
+		}
+		e := fmt.Sprintf("%s (%d task(s)", k, children[k])
+		if title := workorder.String(d, "title"); title != "" {
+			e += ": " + termtext.Clip(title, 60)
+		}
+		epics = append(epics, e+")")
+	}
+	if len(epics) == 0 {
+		return usagef(fmt.Sprintf("%s; wo list shows the %d task(s) of this store", need, len(docs)))
+	}
+	return usagef(fmt.Sprintf("%s, such as an epic of this store: %s; wo list shows every task", need, joinKeys(epics, 5)))
 }

@@ -96,3 +96,24 @@ func TestStatusColumnsSayWhatTheyCount(t *testing.T) {
 		t.Errorf("markdown headers:\n%s", md)
 	}
 }
+
+// wo status without a key says what it needs and where to find one: the
+// store's epics, else wo list, else how tasks get there.
+func TestStatusWithoutAKeySaysWhatItNeedsAndWhereToFindOne(t *testing.T) {
+	t.Parallel()
+	db := newDB(t)
+	r := runWo(t, db, "", "status")
+	if want := "wo status: give the KEY of a task or an epic; this store has no tasks yet: wo import FILE, wo create or wo split adds some"; r.code != ExitInvalid || !strings.Contains(r.stderr, want) {
+		t.Errorf("an empty store: exit %d, want 2 saying %q:\n%s", r.code, want, r.stderr)
+	}
+	mustRun(t, db, "", "import", writeDoc(t, localOrder(t, "/nowhere", "hello.go")))
+	if r := runWo(t, db, "", "status"); !strings.Contains(r.stderr, "give the KEY of a task or an epic; wo list shows the 1 task(s) of this store") {
+		t.Errorf("a store without epics:\n%s", r.stderr)
+	}
+	mustRun(t, db, "", "import", fixture)
+	r = runWo(t, db, "", "status")
+	want := "wo status: give the KEY of a task or an epic, such as an epic of this store: task_cr_epic (3 task(s): Code review of Hermes, split into review PRs); wo list shows every task"
+	if r.code != ExitInvalid || !strings.Contains(r.stderr, want) || strings.Contains(r.stderr, "missing task KEY") {
+		t.Errorf("a store with an epic: exit %d, want 2 saying %q:\n%s", r.code, want, r.stderr)
+	}
+}

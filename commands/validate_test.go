@@ -2,10 +2,13 @@ package commands
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -69,33 +72,43 @@ func writeDoc(t *testing.T, doc map[string]any) string {
 }
 
 // What wo run refuses before it changes anything, wo validate refuses
-// too, with the same reason, by step number; and the dry run fails.
+// too, with the same reason, by step number, and says whose the problem
+// is: the document's (exit 2) or this machine's (exit 1, the document
+// valid); and the dry run fails.
 func TestValidateRefusesWhatRunWouldRefuse(t *testing.T) {
 	t.Parallel()
 	repo := gitRepo(t)
+	const machine = "the document is valid, but this machine cannot run it: 1 problem(s)"
 	for _, c := range []struct {
 		name string
 		doc  map[string]any
 		want string
+		code int
+		kind string
 	}{
-		{"a file the source branch lacks", localOrder(t, repo, "hello.go", "missing.go"), "step 3: wo run would refuse:"},
+		{"a file the source branch lacks", localOrder(t, repo, "hello.go", "missing.go"), "step 3: wo run would refuse: 1 file(s) of the manifest do not exist at feature",
+			ExitFailed, "machine"},
 		{"no repository", func() map[string]any {
 			d := localOrder(t, repo, "hello.go")
 			delete(d["work_order"].(map[string]any)["context"].(map[string]any), "repo_path")
 			return d
-		}(), "step 1: wo run would refuse: no repository: set work_order.context.repo_path or pass --repo (steps 2, 3, 4, 5 too)"},
-		{"an empty manifest", localOrder(t, repo), "step 3: wo run would refuse: work_order.inputs.file_manifest is empty"},
+		}(), "step 1: wo run would refuse: no repository: set work_order.context.repo_path or pass --repo (steps 2, 3, 4, 5 too)", ExitFailed, "machine"},
+		{"an empty manifest", localOrder(t, repo), "step 3: wo run would refuse: work_order.inputs.file_manifest is empty", ExitInvalid, "document"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			db := newDB(t)
 			file := writeDoc(t, c.doc)
 			r := runWo(t, db, "", "validate", "-f", file)
-			if r.code != ExitInvalid || !strings.Contains(r.stderr, c.want) {
-				t.Fatalf("wo validate -f: exit %d, want 2 saying %q:\n%s", r.code, c.want, r.stderr)
+			if r.code != c.code || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, machine) != (c.kind == "machine") {
+				t.Fatalf("wo validate -f: exit %d, want %d saying %q, a %s problem:\n%s", r.code, c.code, c.want, c.kind, r.stderr)
+			}
+			kinds := runWo(t, db, "", "validate", "-f", file, "--jq", `[.data[].problems[].kind] | unique | join(",")`)
+			if kinds.code != c.code || kinds.stdout != c.kind+"\n" {
+				t.Errorf("--json: exit %d, the problems are %q, want %d and %q", kinds.code, kinds.stdout, c.code, c.kind)
 			}
 			mustRun(t, db, "", "import", file)
-			if r := runWo(t, db, "", "validate", "local_01"); r.code != ExitInvalid || !strings.Contains(r.stderr, c.want) {
-				t.Errorf("wo validate KEY: exit %d, want 2 saying %q:\n%s", r.code, c.want, r.stderr)
+			if r := runWo(t, db, "", "validate", "local_01"); r.code != c.code || !strings.Contains(r.stderr, c.want) {
+				t.Errorf("wo validate KEY: exit %d, want %d saying %q:\n%s", r.code, c.code, c.want, r.stderr)
 			}
 			dry := runWo(t, db, "", "run", "local_01", "--dry-run")
 			if dry.code != ExitInvalid || !strings.Contains(dry.stdout, "Plan for local_01") || !strings.Contains(dry.stderr, "cannot run; nothing was changed") {
@@ -194,4 +207,59 @@ func writeDocs(t *testing.T, docs ...map[string]any) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// wo validate --offline checks the documents alone: it opens no store,
+// asks no GitHub and looks at no repository, so a document that this
+// machine cannot run passes, while the document's own errors fail it
+// (exit 2) — also those that wo run's checks find in the document alone.
+func TestValidateOfflineChecksTheDocumentsAlone(t *testing.T) {
+	t.Parallel()
+	var asked atomic.Int32
+	gh := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { asked.Add(1) }))
+	defer gh.Close()
+	env := map[string]string{"GITHUB_API_URL": gh.URL + "/"}
+	// A store in a folder that does not exist: opening it would make the folder.
+	db := filepath.Join(t.TempDir(), "never", "wo.db")
+	offline := func(file string, args ...string) woRun {
+		t.Helper()
+		return runWoEnv(t, env, db, "", append([]string{"validate", "--offline", "-f", file}, args...)...)
+	}
+
+	// The seed's example: its repository and token are on another machine.
+	if r := offline(fixture); r.code != 0 || !strings.Contains(r.stdout, "task_cr_01: valid") {
+		t.Errorf("the example: exit %d, want 0:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	noRepo := localOrder(t, "/nowhere/repo", "hello.go")
+	if r := runWoEnv(t, env, newDB(t), "", "validate", "-f", writeDoc(t, noRepo)); r.code != ExitFailed {
+		t.Errorf("without --offline, a document whose repository is not here: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+	// A blocker in the store, which --offline does not read.
+	noRepo["work_order"].(map[string]any)["dependencies"] = map[string]any{"blocked_by": []any{"task_elsewhere"}}
+	r := offline(writeDoc(t, noRepo))
+	const outside = `warning work_order.dependencies.blocked_by[0]: names task "task_elsewhere", which is not among the documents checked (offline: the store was not read)`
+	if r.code != 0 || !strings.Contains(r.stdout, "local_01: valid, 1 warning(s)") || !strings.Contains(r.stdout, outside) {
+		t.Errorf("offline, the same document: exit %d, want 0 with a warning for the blocker it cannot see:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	typo := localOrder(t, "/nowhere/repo", "hello.go")
+	typo["work_order"].(map[string]any)["procedure"].([]any)[0].(map[string]any)["action"] = "make_worktree"
+	r = offline(writeDoc(t, typo), "--json", "--jq", ".error.code")
+	if r.code != ExitInvalid || r.stdout != "INVALID_DOCUMENT\n" {
+		t.Errorf("an unknown action: exit %d %q, want 2 INVALID_DOCUMENT\n%s", r.code, r.stdout, r.stderr)
+	}
+	// What wo run's checks find wrong in the document alone counts offline too.
+	empty := localOrder(t, "/nowhere/repo")
+	r = offline(writeDoc(t, empty))
+	if r.code != ExitInvalid || !strings.Contains(r.stderr, "local_01 step 3: wo run would refuse: work_order.inputs.file_manifest is empty") ||
+		strings.Contains(r.stderr, "no repository") || strings.Contains(r.stderr, "/nowhere") {
+		t.Errorf("an empty manifest: exit %d, want 2 for it and nothing of the machine:\n%s", r.code, r.stderr)
+	}
+
+	if _, err := os.Stat(filepath.Dir(db)); !os.IsNotExist(err) {
+		t.Errorf("wo validate --offline opened the store: %v", err)
+	}
+	if n := asked.Load(); n > 0 {
+		t.Errorf("wo validate --offline asked GitHub %d time(s)", n)
+	}
 }

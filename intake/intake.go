@@ -28,6 +28,9 @@ type Vocabulary struct {
 
 // Intake creates tasks in one store.
 type Intake struct {
+	// Store is where the tasks go. Without one, Check checks the
+	// documents alone (workorder.Options.Offline): a lint that needs no
+	// store.
 	Store store.Store
 	// Vocabulary is checked against every procedure.
 	Vocabulary Vocabulary
@@ -61,8 +64,12 @@ func (in *Intake) Options(ctx context.Context, batch map[string]workorder.Docume
 		LaterNames: in.Vocabulary.LaterNames,
 		ReadBy:     in.Vocabulary.ReadBy,
 		Advice:     in.Vocabulary.Advice,
+		Offline:    in.Store == nil,
 		Lookup: func(key string) (workorder.Dependencies, bool) {
 			doc, ok := batch[key]
+			if !ok && in.Store == nil {
+				return workorder.Dependencies{}, false
+			}
 			if !ok {
 				var err error
 				if doc, err = in.Store.Get(ctx, key); err != nil {

@@ -85,6 +85,10 @@ func TestAnAgentsLeftoversBlockTheTaskWithNothingPushed(t *testing.T) {
 			if r.code != 1 || env.Success || env.Error.Code != "FIX_REFUSED" || !strings.Contains(env.Error.Message, c.path+" (") {
 				t.Fatalf("exit %d code %s, want 1 FIX_REFUSED naming %s:\n%s\n%s", r.code, env.Error.Code, c.path, env.Error.Message, r.stderr)
 			}
+			// The cause and the way on, once: not a second "fix the cause and run wo run".
+			if n := strings.Count(env.Error.Message, "wo run "+key); n != 1 || strings.Contains(env.Error.Message, "fix the cause") {
+				t.Errorf("the message says wo run %s %d time(s), want once:\n%s", key, n, env.Error.Message)
+			}
 			if after := remoteRefs(t, f); after != before {
 				t.Errorf("the remote changed:\n%s\nwas:\n%s", after, before)
 			}

@@ -68,6 +68,10 @@ type RunOptions struct {
 	FromStep  int    // run from this step, regardless of current_step
 	UntilStep int    // stop after this step
 	RepoPath  string // overrides context.repo_path
+	// Offline makes Preflight check the document alone: the steps' checks
+	// get no repository and no GitHub client, and only what they find
+	// wrong with the document counts (wo validate --offline).
+	Offline bool
 }
 
 // Event is one progress report.
@@ -365,6 +369,7 @@ func (r *run) preflight(ctx context.Context) error {
 	}
 	var problems []string
 	var steps []int
+	var kinds []workorder.ProblemKind
 	scope := workorder.NewScope(r.doc)
 	for _, step := range r.procedure() {
 		if step.Step < from || (r.opts.UntilStep > 0 && step.Step > r.opts.UntilStep) {
@@ -379,12 +384,20 @@ func (r *run) preflight(ctx context.Context) error {
 			continue
 		}
 		if err := checker.Check(ctx, r.stepContext(step, scope)); err != nil {
+			kind := workorder.OfMachine
+			if is[*action.DocumentError](err) {
+				kind = workorder.OfDocument
+			}
+			if r.opts.Offline && kind != workorder.OfDocument {
+				continue // no repository or GitHub was there to check
+			}
 			problems = append(problems, fmt.Sprintf("step %d (%s): %v", step.Step, step.Action, err))
 			steps = append(steps, step.Step)
+			kinds = append(kinds, kind)
 		}
 	}
 	if len(problems) > 0 {
-		return &PreflightError{Key: r.key(), Problems: problems, Steps: steps}
+		return &PreflightError{Key: r.key(), Problems: problems, Steps: steps, Kinds: kinds}
 	}
 	return nil
 }

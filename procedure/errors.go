@@ -33,7 +33,12 @@ type StepFailedError struct {
 }
 
 func (e *StepFailedError) Error() string {
-	return fmt.Sprintf("task %s: step %d (%s) failed: %v; fix the cause and run wo run %s to retry it", e.Key, e.Step, e.Action, e.Err, e.Key)
+	msg := fmt.Sprintf("task %s: step %d (%s) failed: %v", e.Key, e.Step, e.Action, e.Err)
+	var told action.TellsNextStep
+	if errors.As(e.Err, &told) {
+		return msg // the cause says what to run next; once is enough
+	}
+	return msg + fmt.Sprintf("; fix the cause and run wo run %s to retry it", e.Key)
 }
 
 func (e *StepFailedError) Unwrap() error { return e.Err }
@@ -90,6 +95,9 @@ type PreflightError struct {
 	Problems []string
 	// Steps are the step number of each problem, in order.
 	Steps []int
+	// Kinds say whose each problem is: the document's (wrong wherever it
+	// runs) or this machine's (its repository, branches, token).
+	Kinds []workorder.ProblemKind
 }
 
 func (e *PreflightError) Error() string {

@@ -2,6 +2,7 @@ package procedure
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -61,11 +62,17 @@ func (s stepRun) Progress(step workorder.Step, done, total int) {
 	s.r.emit(Event{Type: "step_progress", Key: s.r.key(), Step: step.Step, Action: step.Action, Done: done, Total: total})
 }
 
+// errOffline is what an offline check gets for the repository or GitHub.
+var errOffline = errors.New("offline: not looked at")
+
 // Repo opens the repository (--repo, else context.repo_path) once per run.
 func (s stepRun) Repo() (*gitops.Repo, error) {
 	r := s.r
 	if r.repo != nil {
 		return r.repo, nil
+	}
+	if r.opts.Offline {
+		return nil, errOffline
 	}
 	path := r.opts.RepoPath
 	if path == "" {
@@ -89,6 +96,9 @@ func (s stepRun) Repo() (*gitops.Repo, error) {
 func (s stepRun) GitHub(repo string) (*github.Client, error) {
 	if s.r.gh != nil {
 		return s.r.gh, nil
+	}
+	if s.r.opts.Offline {
+		return nil, errOffline
 	}
 	c, err := github.New(s.r.githubConfig(repo))
 	if err != nil {

@@ -118,6 +118,19 @@ func (s Scope) RenderLeaving(tmpl string, later []string) (string, error) {
 	return out, nil
 }
 
+// Text fills in the <names> of prose a person reads (a step's
+// description, as wo split writes them: "Create isolated worktree from
+// <base_branch>"). A name with no value, not yet or ever, stays as
+// written: prose is read, not run, so it is never an error.
+func (s Scope) Text(text string) string {
+	return placeholderPattern.ReplaceAllStringFunc(text, func(m string) string {
+		if v, ok := s.Value(m[1 : len(m)-1]); ok {
+			return v
+		}
+		return m
+	})
+}
+
 func formatValue(v any) string {
 	switch t := v.(type) {
 	case string:

@@ -29,7 +29,21 @@ type Problem struct {
 	// (wo create names the value it refused).
 	Value    any      `json:"value,omitempty"`
 	Severity Severity `json:"severity"`
+	// Kind says whose a problem is, when the caller tells them apart
+	// (wo validate does): the document's, or this machine's.
+	Kind ProblemKind `json:"kind,omitempty"`
 }
+
+// ProblemKind says what a problem is about. A document's problem is wrong
+// wherever it runs; a machine's (its repository, branches, worktree folder,
+// token) is what wo run would refuse here, and the same document may run
+// on another machine.
+type ProblemKind string
+
+const (
+	OfDocument ProblemKind = "document"
+	OfMachine  ProblemKind = "machine"
+)
 
 // String names the field, a step's by its step number (the number a
 // person reads in wo show), not by its place in the array.
@@ -147,6 +161,11 @@ type Options struct {
 	// LaterNames are placeholders that steps fill in while running
 	// (pr_number, commit_sha, …): a template may use them before they exist.
 	LaterNames []string
+	// Offline checks the documents alone, away from the store and from the
+	// machine that will run them: a task that Lookup does not know may be
+	// in the store (a warning, not an error), and the files a document
+	// names are not looked for.
+	Offline bool
 	// BaseDir resolves relative relevant_files when the document has no
 	// repo_path or client_cwd of its own.
 	BaseDir string
@@ -323,7 +342,9 @@ func (v *validator) top() {
 		} else if s == Key(d) {
 			v.errorf("parent_key", "a task cannot be its own parent")
 		} else if v.opts.Lookup != nil {
-			if _, exists := v.opts.Lookup(s); !exists {
+			if _, exists := v.opts.Lookup(s); !exists && v.opts.Offline {
+				v.warnf("parent_key", "names task %q, which is not among the documents checked (offline: the store was not read)", s)
+			} else if !exists {
 				v.warnf("parent_key", "names task %q, which does not exist (yet)", s)
 			}
 		}
@@ -561,6 +582,8 @@ func (v *validator) dependencies(deps map[string]any) {
 			if v.opts.Lookup != nil {
 				other, exists := v.opts.Lookup(k)
 				switch {
+				case !exists && v.opts.Offline:
+					v.warnf(path, "names task %q, which is not among the documents checked (offline: the store was not read)", k)
 				case !exists && f == "blocks":
 					// A task may name the tasks it will block before they exist.
 					v.warnf(path, "names task %q, which does not exist yet: it will wait for this task once it does", k)
@@ -889,7 +912,7 @@ func (v *validator) taskContext(tc map[string]any) {
 			v.errorf(base+".relevant_files", "Maximum 50 files allowed")
 		}
 		for _, f := range files {
-			if path, ok := exists(baseDir, f); !ok {
+			if path, ok := v.exists(baseDir, f); !ok {
 				v.warnf(base+".relevant_files", "File not found: %q - will be skipped by agents", path)
 			}
 		}
@@ -905,7 +928,7 @@ func (v *validator) taskContext(tc map[string]any) {
 				if strings.Contains(d, " ") {
 					v.warnf(base+".related_documentation", "URL contains spaces: %q", d)
 				}
-			} else if path, ok := exists(baseDir, d); !ok {
+			} else if path, ok := v.exists(baseDir, d); !ok {
 				v.warnf(base+".related_documentation", "Documentation file not found: %q", path)
 			}
 		}
@@ -943,8 +966,12 @@ func CleanList(items []string) []string {
 }
 
 // exists resolves p against baseDir and reports whether it is there; the
-// resolved path is what a message names.
-func exists(baseDir, p string) (string, bool) {
+// resolved path is what a message names. Offline, the files are on the
+// machine that will run the task, not this one: no claim either way.
+func (v *validator) exists(baseDir, p string) (string, bool) {
+	if v.opts.Offline {
+		return p, true
+	}
 	if !filepath.IsAbs(p) {
 		if baseDir == "" {
 			return p, true // nothing to resolve against: no claim either way

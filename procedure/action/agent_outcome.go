@@ -33,6 +33,9 @@ type AgentFailedError struct {
 	NotBefore  time.Time // a rate limit's end, when the agent said
 }
 
+// TellsNextStep: every message ends with the run to make next.
+func (e *AgentFailedError) TellsNextStep() {}
+
 func (e *AgentFailedError) Error() string {
 	subject := "agent " + e.Agent
 	if e.Agent == "command" || e.Agent == "" {

@@ -199,7 +199,7 @@ func nitpickSetting(sc *StepContext) (string, error) {
 // Check refuses a nitpick setting wo does not know before the run starts.
 func (CheckReview) Check(ctx context.Context, sc *StepContext) error {
 	_, err := nitpickSetting(sc)
-	return err
+	return inDocument(err)
 }
 
 // openThreads are the unresolved threads opened by someone who counts,

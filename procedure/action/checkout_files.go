@@ -88,7 +88,7 @@ func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 func (CheckoutFiles) Check(ctx context.Context, sc *StepContext) error {
 	files := manifest(sc)
 	if len(files) == 0 && len(stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])) == 0 {
-		return fmt.Errorf("work_order.inputs.file_manifest is empty: list the files to bring in")
+		return inDocument(fmt.Errorf("work_order.inputs.file_manifest is empty: list the files to bring in"))
 	}
 	repo, err := sc.Repo()
 	if err != nil {

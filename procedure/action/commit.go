@@ -52,7 +52,7 @@ func (Commit) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 // Check makes sure there is a message and an author to commit with.
 func (Commit) Check(ctx context.Context, sc *StepContext) error {
 	if _, err := commitMessage(sc); err != nil {
-		return err
+		return inDocument(err)
 	}
 	repo, err := sc.Repo()
 	if err != nil {

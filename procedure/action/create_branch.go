@@ -49,16 +49,16 @@ func (CreateBranch) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 func (CreateBranch) Check(ctx context.Context, sc *StepContext) error {
 	branch, err := sc.Branch()
 	if err != nil {
-		return err
+		return inDocument(err)
 	}
 	if err := workorder.CheckRefName(branch); err != nil {
-		return err
+		return inDocument(err)
 	}
 	if err := workorder.CheckBranchName(branch); err != nil {
-		return err
+		return inDocument(err)
 	}
 	if err := workorder.CheckWorkBranch(branch, sc.BaseBranch(), sc.Context("source_branch"), sc.Remote()); err != nil {
-		return err
+		return inDocument(err)
 	}
 	repo, err := sc.Repo()
 	if err != nil {

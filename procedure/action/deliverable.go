@@ -85,7 +85,7 @@ func AgentPrompt(doc workorder.Document, step workorder.Step) string {
 	if d := workorder.String(doc, "description"); d != "" {
 		fmt.Fprintf(&b, "\n%s\n", d)
 	}
-	fmt.Fprintf(&b, "\n## Work Items\n  • %s\n", cmp.Or(step.Description, step.Command, "Do the task above."))
+	fmt.Fprintf(&b, "\n## Work Items\n  • %s\n", cmp.Or(workorder.NewScope(doc).Text(step.Description), step.Command, "Do the task above."))
 	delivery := paramsOf[agentParams](step).Delivery
 	if len(delivery) == 0 {
 		return b.String()

@@ -44,3 +44,29 @@ func Transient(err error) error {
 	}
 	return &TransientError{Err: err}
 }
+
+// TellsNextStep is an error whose message ends with what the person runs
+// next (a refused fix: the paths to take out, then wo run KEY). An error
+// that wraps one adds no next step of its own: a person reads it once.
+type TellsNextStep interface {
+	error
+	TellsNextStep()
+}
+
+// DocumentError marks what a Checker finds wrong with the document itself
+// (an empty manifest, a branch name git refuses): wrong wherever the task
+// runs, unlike a missing repository, branch or token, which are this
+// machine's. wo validate tells the two apart, and checks these without a
+// repository.
+type DocumentError struct{ Err error }
+
+func (e *DocumentError) Error() string { return e.Err.Error() }
+func (e *DocumentError) Unwrap() error { return e.Err }
+
+// inDocument wraps err as the document's.
+func inDocument(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &DocumentError{Err: err}
+}

@@ -51,6 +51,9 @@ type FixRefusedError struct {
 	Staged   bool // refused while staging: nothing was committed
 }
 
+// TellsNextStep: the message ends with the way to go on.
+func (e *FixRefusedError) TellsNextStep() {}
+
 func (e *FixRefusedError) Error() string {
 	what := "the fix was not pushed"
 	if e.Staged {

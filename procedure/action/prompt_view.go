@@ -35,10 +35,11 @@ func Prompt(doc workorder.Document) (*PromptView, error) {
 	wo := task.WorkOrder
 	v.Objective = wo.Objective
 	next := wo.State.CurrentStep + 1
+	scope := workorder.NewScope(doc)
 	for _, s := range wo.Procedure {
 		line := fmt.Sprintf("%d. %s", s.Step, s.Action)
 		if s.Description != "" {
-			line += ": " + s.Description
+			line += ": " + scope.Text(s.Description)
 		}
 		switch {
 		case s.Step == next:

@@ -46,10 +46,28 @@ func (UpdateTask) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	st := sc.State()
 	st.ReviewResult, st.CriteriaResults = result, results
 	return Outcome{
-		Note:   fmt.Sprintf("task in review: %s; %d of %d success criteria checked by wo, the rest listed as not machine-checked", result, checked, len(results)),
+		Note:   "task in review: " + result + criteriaNote(checked, len(results)),
 		Status: workorder.StatusInReview,
 		State:  &st,
 	}, nil
+}
+
+// criteriaNote says how many of the success criteria wo checked (all of
+// them met, or the step would have failed), and nothing when there are none.
+func criteriaNote(checked, total int) string {
+	switch {
+	case total == 0:
+		return ""
+	case total == 1 && checked == 1:
+		return "; its success criterion checked by wo and met"
+	case total == 1:
+		return "; its success criterion is not one wo can check: a person or reviewer judges it"
+	case checked == 0:
+		return fmt.Sprintf("; none of the %d success criteria is one wo can check: a person or reviewer judges them", total)
+	case checked == total:
+		return fmt.Sprintf("; all %d success criteria checked by wo and met", total)
+	}
+	return fmt.Sprintf("; %d of %d success criteria checked by wo, the rest listed as not machine-checked", checked, total)
 }
 
 // Plan says what would be set.

@@ -59,6 +59,33 @@ func TestTaskUpdatePutsTheTaskInReview(t *testing.T) {
 	}
 }
 
+// The note a run ends with counts the success criteria only when there
+// are some, and in words that are true of them.
+func TestTaskUpdateSaysWhatItCheckedOfTheCriteria(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		criteria []any
+		want     string
+	}{
+		{"none", nil, "task in review: no review comments at the last check"},
+		{"one wo cannot check", []any{"Code is readable"},
+			"task in review: no review comments at the last check; its success criterion is not one wo can check: a person or reviewer judges it"},
+		{"all checked", []any{"Worktree removed", "Task status updated to in_review"},
+			"task in review: no review comments at the last check; all 2 success criteria checked by wo and met"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newStepContext(t, stepOpts{SuccessCriteria: c.criteria})
+			out, err := h.run("update_task")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Note != c.want {
+				t.Errorf("note %q, want %q", out.Note, c.want)
+			}
+		})
+	}
+}
+
 func TestTaskUpdateRefusesUnmetCriteria(t *testing.T) {
 	t.Run("the worktree is still there", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{SuccessCriteria: []any{"Worktree removed"}})
