@@ -79,15 +79,17 @@ func TestASlowPushThatMovesIsNotCutOff(t *testing.T) {
 	url, bare := gitHTTPRemote(t, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
-				r.Body = slowBody{ReadCloser: r.Body, chunk: 32 << 10, pause: 150 * time.Millisecond}
+				r.Body = slowBody{ReadCloser: r.Body, chunk: 32 << 10, pause: 250 * time.Millisecond}
 			}
 			h.ServeHTTP(w, r)
 		})
 	})
 	r := httpRemoteRepo(t, url)
-	// 512 KiB that does not compress: at 32 KiB each 150ms, about 2.5s to
-	// send, over twice the stall limit.
-	blob := make([]byte, 512<<10)
+	// 1 MiB that does not compress: at 32 KiB each 250ms, about 8s to send,
+	// twice the stall limit. The limit is sixteen times the pause between
+	// chunks, so that a machine busy enough to start git's server late (the
+	// limit counts from the start) does not cut off a push that moves.
+	blob := make([]byte, 1<<20)
 	rand.Read(blob)
 	if err := os.WriteFile(filepath.Join(r.Path, "big.bin"), blob, 0o644); err != nil {
 		t.Fatal(err)
@@ -95,11 +97,11 @@ func TestASlowPushThatMovesIsNotCutOff(t *testing.T) {
 	runGit(t, r.Path, "add", "big.bin")
 	runGit(t, r.Path, "commit", "-q", "-m", "a large file")
 	start := time.Now()
-	res, err := r.Push(context.Background(), PushOptions{Remote: "web", Branch: "main", Timeout: time.Minute, Stall: time.Second})
+	res, err := r.Push(context.Background(), PushOptions{Remote: "web", Branch: "main", Timeout: 2 * time.Minute, Stall: 4 * time.Second})
 	if err != nil {
 		t.Fatalf("a moving push was cut off after %s: %v", time.Since(start), err)
 	}
-	if took := time.Since(start); took < 2*time.Second {
+	if took := time.Since(start); took < 4*time.Second {
 		t.Logf("the push took %s: the throttle did not slow it past the stall limit", took)
 	}
 	if got := runGit(t, bare, "rev-parse", "refs/heads/main"); got != res.Hash.String() {
