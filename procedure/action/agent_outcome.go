@@ -150,6 +150,8 @@ func runAgentOnce(ctx context.Context, sc *StepContext, dir, prompt string) (Age
 		return run, err
 	}
 	sc.Say(fmt.Sprintf("%s is rate limited (%s): asking again in %s", run.Agent, strings.TrimSpace(run.Report.Message), run.Report.RetryAfter.Round(time.Second)))
+	again := sc.Now().Add(run.Report.RetryAfter)
+	sc.Waiting(Wait{For: agentWho(run.Agent, run.Program) + "'s rate limit to end", Since: sc.Now(), Until: again, NextLook: again})
 	if err := recordAgentRun(ctx, sc, run, AgentFailed, ""); err != nil {
 		return run, err
 	}

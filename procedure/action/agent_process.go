@@ -142,7 +142,9 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	}
 	pid := cmd.Process.Pid
 	stdout, stderr := headTailBuffer{half: maxAgentStdout / 2}, limitedBuffer{limit: maxAgentStderr}
-	shown := newAgentProgress(sc, program)
+	shown := newAgentProgress(sc, agentWho(line.Profile.Name, program), sc.Now())
+	shown.start()
+	defer shown.end()
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() { defer readers.Done(); io.Copy(io.MultiWriter(&stdout, shown.stream()), outR) }()
@@ -221,6 +223,15 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	}
 	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
 	return run, nil
+}
+
+// agentWho names the agent for a person: a named agent by its name, a
+// command of the user's own by its program.
+func agentWho(profile, program string) string {
+	if profile == "" || profile == "command" {
+		return "command " + filepath.Base(program)
+	}
+	return profile
 }
 
 // stopLeftoverAgent stops an agent that an earlier run on this host left
