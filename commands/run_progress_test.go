@@ -70,8 +70,8 @@ func TestProgressPrintsAWaitEachInterval(t *testing.T) {
 	p.printWaits(false)
 	p.mu.Unlock()
 	p.stop()
-	want := "  5/9 wait_for_review · waiting for coderabbitai[bot] to review 1a2b3c4d5e6f on pull request #1 · 0s so far · until 10:25:00 (25m00s left) · next look in 30s\n" +
-		"  5/9 wait_for_review · waiting for coderabbitai[bot] to review 1a2b3c4d5e6f on pull request #1 · 1m00s so far · until 10:25:00 (24m00s left) · looking now\n" +
+	want := "  5/9 wait_for_review · waiting 0s for coderabbitai[bot] to review 1a2b3c4d5e6f on pull request #1 · until 10:25:00 (25m00s left) · next look in 30s\n" +
+		"  5/9 wait_for_review · waiting 1m00s for coderabbitai[bot] to review 1a2b3c4d5e6f on pull request #1 · until 10:25:00 (24m00s left) · looking now\n" +
 		"  5/9 wait_for_review  ok  1m1s  \n"
 	if errb.String() != want || out.Len() != 0 {
 		t.Errorf("stderr\n%s\nwant\n%s\nstdout %q", errb.String(), want, out.String())
@@ -94,7 +94,7 @@ func TestProgressMasksAndEscapesAWait(t *testing.T) {
 	p.event(agent)
 	p.stop()
 	got := errb.String()
-	want := "  7/11 conditional_loop · waiting for agent claude · 5s so far · last: pushing with [REDACTED]\\x1b]52;c;eA==\\x07\n"
+	want := "  7/11 conditional_loop · waiting 5s for agent claude · last: pushing with [REDACTED]\\x1b]52;c;eA==\\x07\n"
 	if got != want+want {
 		t.Errorf("stderr\n%q\nwant twice\n%q", got, want)
 	}
@@ -186,7 +186,7 @@ func TestProgressRedrawsAWaitOnATerminal(t *testing.T) {
 	p.event(step("step_started"))
 	p.event(reviewWait(0))
 	p.stop()
-	want := "\r\x1b[2K5/9 wait_for_review · waiting for coderabbitai[bot] to rev…\r\x1b[2K"
+	want := "\r\x1b[2K5/9 wait_for_review · waiting 0s for coderabbitai[bot] to …\r\x1b[2K"
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(screen(), want) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -206,7 +206,7 @@ func TestProgressOnADumbTerminalPrintsPlainLines(t *testing.T) {
 	withClock(p, &clock{now: t0})
 	p.event(reviewWait(0))
 	p.stop()
-	want := "  5/9 wait_for_review · waiting for coderabbitai[bot] to review 1a2b3c4d5e6f on pull request #1 · 0s so far"
+	want := "  5/9 wait_for_review · waiting 0s for coderabbitai[bot] to review 1a2b3c4d5e6f on pull request #1 · until 10:25:00"
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(screen(), want) && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)

@@ -37,19 +37,21 @@ const maxLast = 160
 
 // Text is the wait's line at now, each part from outside escaped:
 //
-//	5/9 wait_for_review · waiting for coderabbitai[bot] to review 1a2b3c4 on pull request #1 · 2m10s so far · until 10:29:12 (22m50s left) · next look in 20s
+//	5/9 wait_for_review · waiting 2m10s for coderabbitai[bot] to review 1a2b3c4 on pull request #1 · until 10:29:12 (22m50s left) · next look in 20s
 //
-// Clock times are in now's location. The agent's line comes last, where
-// a narrow terminal cuts first.
+// Clock times are in now's location. What the wait is for and how long
+// it has waited come first, the agent's line last, where a narrow
+// terminal cuts first.
 func (w Wait) Text(now time.Time) string {
 	var parts []string
 	if w.Label != "" {
 		parts = append(parts, termtext.Line(w.Label))
 	}
-	parts = append(parts, "waiting for "+termtext.Line(w.For))
+	waiting := "waiting for "
 	if !w.Since.IsZero() {
-		parts = append(parts, Duration(now.Sub(w.Since))+" so far")
+		waiting = "waiting " + Duration(now.Sub(w.Since)) + " for "
 	}
+	parts = append(parts, waiting+termtext.Line(w.For))
 	if !w.Until.IsZero() {
 		parts = append(parts, fmt.Sprintf("until %s (%s left)", Clock(w.Until, now), Duration(w.Until.Sub(now))))
 	}

@@ -21,7 +21,7 @@ func TestTextOfAReviewWait(t *testing.T) {
 	t.Parallel()
 	w := Wait{Label: "5/9 wait_for_review", For: "coderabbitai[bot] to review 1a2b3c4 on pull request #1",
 		Since: now.Add(-130 * time.Second), Until: now.Add(22*time.Minute + 50*time.Second).UTC(), NextLook: now.Add(20 * time.Second)}
-	want := "5/9 wait_for_review · waiting for coderabbitai[bot] to review 1a2b3c4 on pull request #1 · 2m10s so far · until 10:27:02 (22m50s left) · next look in 20s"
+	want := "5/9 wait_for_review · waiting 2m10s for coderabbitai[bot] to review 1a2b3c4 on pull request #1 · until 10:27:02 (22m50s left) · next look in 20s"
 	if got := w.Text(now); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
@@ -32,7 +32,7 @@ func TestTextOfAnAgentWait(t *testing.T) {
 	t.Parallel()
 	w := Wait{Label: "7/11 conditional_loop", For: "agent claude", Last: "  Looking at calc.go \n",
 		Since: now.Add(-185 * time.Second), Until: now.Add(26*time.Minute + 55*time.Second)}
-	want := "7/11 conditional_loop · waiting for agent claude · 3m05s so far · until 10:31:07 (26m55s left) · last: Looking at calc.go"
+	want := "7/11 conditional_loop · waiting 3m05s for agent claude · until 10:31:07 (26m55s left) · last: Looking at calc.go"
 	if got := w.Text(now); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
