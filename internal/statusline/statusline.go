@@ -68,10 +68,10 @@ func (w Wait) Text(now time.Time) string {
 // 1h02m; never negative (a deadline passed is 0s left).
 func Duration(d time.Duration) string {
 	d = max(d, 0).Round(time.Second)
-	switch {
-	case d < time.Minute:
+	if d < time.Minute {
 		return fmt.Sprintf("%ds", d/time.Second)
-	case d < time.Hour:
+	}
+	if d < time.Hour {
 		return fmt.Sprintf("%dm%02ds", d/time.Minute, d%time.Minute/time.Second)
 	}
 	return fmt.Sprintf("%dh%02dm", d/time.Hour, d%time.Hour/time.Minute)
@@ -123,12 +123,12 @@ func NewLine(out io.Writer, width func() int) *Line {
 }
 
 // erase takes the cursor to the line's start and clears the line.
-const erase = string(rune(ansi.CR)) + ansi.EraseEntireLine
+func erase() string { return string(rune(ansi.CR)) + ansi.EraseEntireLine }
 
 // Show draws text, already escaped, in place of the line shown, cut to the
 // terminal's width.
 func (l *Line) Show(text string) {
-	io.WriteString(l.out, erase+Fit(text, l.width()))
+	io.WriteString(l.out, erase()+Fit(text, l.width()))
 	l.shown = true
 }
 
@@ -136,7 +136,7 @@ func (l *Line) Show(text string) {
 // start of the empty line for what is printed next.
 func (l *Line) Clear() {
 	if l.shown {
-		io.WriteString(l.out, erase)
+		io.WriteString(l.out, erase())
 		l.shown = false
 	}
 }
