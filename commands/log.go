@@ -146,7 +146,7 @@ func compactEntry(e store.LogEntry) logLine {
 	case "agent_finished":
 		// Its output is long: under --verbose. The line says who ran, how
 		// it ended, what it said and what it cost.
-		for _, k := range []string{"stdout", "stderr", "work_log", "exit_code", "failure", "tokens", "turns", "cost_usd", "agent", "message", "error"} {
+		for _, k := range []string{"stdout", "stderr", "work_log", "exit_code", "signal", "stopped_by", "failure", "tokens", "turns", "cost_usd", "agent", "message", "error"} {
 			shown[k] = true
 		}
 		l.note = agentLogNote(d)
@@ -177,8 +177,8 @@ func compactEntry(e store.LogEntry) logLine {
 	return l
 }
 
-// agentLogNote is an agent run's line: the agent, its failure, its words
-// and its cost.
+// agentLogNote is an agent run's line: the agent, its failure, its cost,
+// how it ended (its exit status, or who stopped it) and its words.
 func agentLogNote(d map[string]any) string {
 	agent, _ := d["agent"].(string)
 	parts := []string{cmp.Or(agent, "agent")}
@@ -193,6 +193,9 @@ func agentLogNote(d map[string]any) string {
 	}
 	if n, ok := workorder.AsInt(d["exit_code"]); ok && n != 0 {
 		parts = append(parts, fmt.Sprintf("exit %d", n))
+	}
+	if by, _ := d["stopped_by"].(string); by != "" {
+		parts = append(parts, "stopped by "+by)
 	}
 	note := strings.Join(parts, ", ")
 	for _, k := range []string{"error", "message"} {

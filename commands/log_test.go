@@ -104,3 +104,21 @@ func TestLogJSONKeepsEveryDetail(t *testing.T) {
 		t.Errorf("wo log --json entry 3: %+v", e)
 	}
 }
+
+// An agent's run says how it ended: its exit status, or who stopped it.
+func TestAgentLogNoteSaysHowTheRunEnded(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		d    map[string]any
+		want string
+	}{
+		{map[string]any{"agent": "claude", "exit_code": 2, "message": "no credits"}, "claude, exit 2: no credits"},
+		{map[string]any{"agent": "command", "signal": "interrupt", "stopped_by": "Ctrl-C (SIGINT) to wo", "error": "agent command x was stopped"},
+			"command, stopped by Ctrl-C (SIGINT) to wo: agent command x was stopped"},
+		{map[string]any{"agent": "codex", "exit_code": 0}, "codex"},
+	} {
+		if got := agentLogNote(c.d); got != c.want {
+			t.Errorf("agentLogNote(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}

@@ -2,18 +2,15 @@ package commands
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/agent"
@@ -54,6 +51,9 @@ type runOptions struct {
 	// a merge starts the tasks that waited for it.
 	ContinueEpic bool
 	Engine       engineOptions
+	// ProgressEvery is how often a wait's plain line is printed when
+	// stderr is no terminal (WO_PROGRESS_INTERVAL); 0 shows no wait.
+	ProgressEvery time.Duration
 }
 
 // engineOptions are the flags that tune the step engine; a command that
@@ -154,6 +154,11 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 		Epic: c.String("epic"), Parallel: c.Int("parallel"), Wait: epicWait(c, f), WaitTimeout: c.Duration("wait-timeout"),
 		Engine: engineOptionsFrom(c),
 	}
+	every, err := progressEvery(f)
+	if err != nil {
+		return nil, err
+	}
+	o.ProgressEvery = every
 	if !c.IsSet("agent-writable") {
 		o.Engine.AgentWritable = writableDirs([]string{f.Getenv("WO_AGENT_WRITABLE")})
 	}
@@ -280,7 +285,7 @@ func runRun(ctx context.Context, f *Factory, o *runOptions) (result, error) {
 			}
 			return err
 		}
-		progress := newProgress(f, o.JSON)
+		progress := newProgress(f, o)
 		eng.Events = progress.event
 		out, err := eng.Run(ctx, o.Task)
 		progress.stop()
@@ -298,7 +303,7 @@ func runEpic(ctx context.Context, f *Factory, o *runOptions) (result, error) {
 	var out *procedure.EpicResult
 	err := f.useStore(ctx, o.Store, func(s store.Store) error {
 		eng := f.engine(s, o.Engine)
-		progress := newProgress(f, o.JSON)
+		progress := newProgress(f, o)
 		progress.withKeys = true
 		eng.Events = progress.event
 		if o.Wait {
@@ -345,7 +350,7 @@ func runOnGitHubEvent(ctx context.Context, f *Factory, o *runOptions) (result, e
 	var out *procedure.EventResult
 	err = f.useStore(ctx, o.Store, func(s store.Store) error {
 		eng := f.engine(s, o.Engine)
-		progress := newProgress(f, o.JSON)
+		progress := newProgress(f, o)
 		eng.Events = progress.event
 		var err error
 		out, err = eng.OnGitHubEvent(ctx, ev, procedure.RunOptions{RepoPath: o.Task.RepoPath})
@@ -490,111 +495,4 @@ func writeRunResult(w io.Writer, r *procedure.Result) error {
 	}
 	_, err := fmt.Fprintf(w, "%s: status %s, step %d/%d done%s\n", termtext.Line(r.Key), termtext.Line(string(r.Status)), r.CurrentStep, r.Steps, gh)
 	return err
-}
-
-// progress prints engine events: a line per step on stderr, a live elapsed
-// time on a terminal, or NDJSON on stdout with --json.
-type progress struct {
-	f        *Factory
-	withKeys bool // several tasks at once: prefix lines with the key
-	json     bool
-	tty      bool
-	mu       sync.Mutex
-	current  string
-	started  time.Time
-	ticker   *time.Ticker
-	done     chan struct{}
-}
-
-func newProgress(f *Factory, asJSON bool) *progress {
-	p := &progress{f: f, json: asJSON, done: make(chan struct{})}
-	if file, ok := f.Stderr.(*os.File); ok && !asJSON {
-		p.tty = isatty.IsTerminal(file.Fd())
-	}
-	if p.tty {
-		p.ticker = time.NewTicker(time.Second)
-		go p.tick()
-	}
-	return p
-}
-
-func (p *progress) tick() {
-	for {
-		select {
-		case <-p.done:
-			return
-		case <-p.ticker.C:
-			p.mu.Lock()
-			if p.current != "" {
-				fmt.Fprintf(p.f.Stderr, "\r\033[K  %s … %s", p.current, time.Since(p.started).Round(time.Second))
-			}
-			p.mu.Unlock()
-		}
-	}
-}
-
-func (p *progress) stop() {
-	if p.ticker != nil {
-		p.ticker.Stop()
-		close(p.done)
-	}
-}
-
-func (p *progress) event(ev procedure.Event) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	secrets := p.f.secrets()
-	ev.Error, ev.Note = secrets.String(ev.Error), secrets.String(ev.Note)
-	if p.json {
-		b, _ := json.Marshal(ev)
-		fmt.Fprintln(p.f.Stdout, string(b))
-		return
-	}
-	w := p.f.Stderr
-	// Keys, actions, notes and errors come from documents, servers and
-	// review comments: escape them before they reach the terminal.
-	ev.Key, ev.Action, ev.Note, ev.Error = termtext.Line(ev.Key), termtext.Line(ev.Action), termtext.Line(ev.Note), termtext.Line(ev.Error)
-	ev.Outcome = termtext.Line(ev.Outcome)
-	clear := ""
-	if p.tty {
-		clear = "\r\033[K"
-	}
-	label := fmt.Sprintf("%d/%d %s", ev.Step, ev.Steps, ev.Action)
-	if p.withKeys {
-		label = ev.Key + " " + label
-		clear = ""
-	}
-	switch ev.Type {
-	case "run_started":
-		fmt.Fprintf(w, "%s: running from step %d of %d\n", ev.Key, ev.Step, ev.Steps)
-	case "step_started":
-		if !p.withKeys {
-			p.current, p.started = label, time.Now()
-		}
-	case "step_progress":
-		if p.tty {
-			fmt.Fprintf(w, "%s  %s … %d/%d", clear, p.current, ev.Done, ev.Total)
-		}
-	case "step_note":
-		fmt.Fprintf(w, "%s  %s: %s\n", clear, label, termtext.Line(ev.Note))
-	case "step_retry":
-		fmt.Fprintf(w, "%s  step %d %s: %s; retrying in %s\n", clear, ev.Step, ev.Action, ev.Error, ev.Duration.Round(time.Millisecond))
-	case "step_finished":
-		p.current = ""
-		fmt.Fprintf(w, "%s  %s  ok  %s  %s\n", clear, label, ev.Duration.Round(time.Millisecond), ev.Note)
-	case "step_failed":
-		p.current = ""
-		fmt.Fprintf(w, "%s  step %d %s  %s\n", clear, ev.Step, ev.Action, strings.ToUpper(ev.Outcome))
-	case "run_waiting":
-		p.current = ""
-		fmt.Fprintf(w, "%s  step %d %s  waiting\n", clear, ev.Step, ev.Action)
-	case "task_elsewhere":
-		fmt.Fprintf(w, "%s%s: another runner holds it; waiting for it to finish\n", clear, ev.Key)
-	case "run_finished":
-		fmt.Fprintf(w, "%s: %s\n", ev.Key, ev.Outcome)
-	case "log_failed":
-		fmt.Fprintf(w, "%swarning: %s\n", clear, ev.Error) // it says what was not written
-	case "warning":
-		fmt.Fprintf(w, "%swarning: %s\n", clear, ev.Error)
-	}
 }

@@ -90,8 +90,13 @@ func TestAnInterruptedAgentStepKeepsItsTimeline(t *testing.T) {
 		t.Fatalf("exit %d, want 130 and no lost entry:\n%s", r.code, r.stderr)
 	}
 	log := f.wo(nil, "log", "task_think").stdout
-	// Stopped, with no exit status of its own (-1): no made-up one.
-	if !regexp.MustCompile(`agent_finished\s+stopped\s+\S+\s+command, exit -1: agent command`).MatchString(log) || !strings.Contains(log, "interrupted") {
+	// Stopped by Ctrl-C, with no exit status of its own: no made-up one.
+	if !regexp.MustCompile(`agent_finished\s+stopped\s+\S+\s+command, stopped by Ctrl-C \(SIGINT\) to wo: agent command`).MatchString(log) ||
+		!strings.Contains(log, "interrupted") || strings.Contains(log, "exit -1") {
 		t.Errorf("the timeline of the interrupted agent step:\n%s", log)
+	}
+	entries := f.wo(nil, "log", "task_think", "--json", "--jq", `.data[] | select(.action == "agent_finished") | .details | [.signal, .stopped_by, has("exit_code")] | @tsv`).stdout
+	if got := strings.TrimSpace(entries); got != "interrupt\tCtrl-C (SIGINT) to wo\tfalse" {
+		t.Errorf("agent_finished says signal, stopped_by, has an exit code: %q", got)
 	}
 }

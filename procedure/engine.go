@@ -76,7 +76,7 @@ type RunOptions struct {
 
 // Event is one progress report.
 type Event struct {
-	Type     string        `json:"event"` // run_started, step_started, step_progress, step_finished, step_failed, step_retry, run_finished, run_waiting
+	Type     string        `json:"event"` // run_started, step_started, step_progress, step_waiting, step_finished, step_failed, step_retry, run_finished, run_waiting
 	Key      string        `json:"key"`
 	Step     int           `json:"step,omitempty"`
 	Steps    int           `json:"steps,omitempty"`
@@ -89,6 +89,9 @@ type Event struct {
 	Done     int           `json:"done,omitempty"`
 	Total    int           `json:"total,omitempty"`
 	Time     time.Time     `json:"time"`
+	// Wait is what a step_waiting event's step waits for (nil: the wait is
+	// over). It is for a person watching, never in --json.
+	Wait *action.Wait `json:"-"`
 }
 
 // Result summarises a run.

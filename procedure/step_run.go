@@ -55,11 +55,21 @@ func (s stepRun) RefreshStack(ctx context.Context, epic string) ([]action.StackU
 }
 
 func (s stepRun) Say(step workorder.Step, msg string) {
-	s.r.emit(Event{Type: "step_note", Key: s.r.key(), Step: step.Step, Action: step.Action, Note: msg})
+	s.r.emit(Event{Type: "step_note", Key: s.r.key(), Step: step.Step, Steps: len(s.r.procedure()), Action: step.Action, Note: msg})
 }
 
 func (s stepRun) Progress(step workorder.Step, done, total int) {
-	s.r.emit(Event{Type: "step_progress", Key: s.r.key(), Step: step.Step, Action: step.Action, Done: done, Total: total})
+	s.r.emit(Event{Type: "step_progress", Key: s.r.key(), Step: step.Step, Steps: len(s.r.procedure()), Action: step.Action, Done: done, Total: total})
+}
+
+// Waiting is a step_waiting event, for people only: Event.Wait is left
+// out of --json.
+func (s stepRun) Waiting(step workorder.Step, w action.Wait) {
+	ev := Event{Type: "step_waiting", Key: s.r.key(), Step: step.Step, Steps: len(s.r.procedure()), Action: step.Action}
+	if w.For != "" {
+		ev.Wait = &w
+	}
+	s.r.emit(ev)
 }
 
 // errOffline is what an offline check gets for the repository or GitHub.

@@ -57,8 +57,8 @@ func (Agent) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	res, err := runAgentOnce(ctx, sc, dir, AgentPrompt(sc.Doc(), sc.Step))
 	ex := ExtractDeliverable(res.Stdout)
 	if err != nil {
-		sc.Log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "agent": res.Agent, "outcome": "stopped", "exit_code": res.ExitCode,
-			"duration_ms": res.Duration.Milliseconds(), "work_log": trim(ex.Work, maxKept), "stderr": trim(res.Stderr, maxKept), "error": err.Error()})
+		sc.Log(ctx, "agent_finished", howItEnded(res, map[string]any{"step": sc.Step.Step, "agent": res.Agent, "outcome": "stopped",
+			"duration_ms": res.Duration.Milliseconds(), "work_log": trim(ex.Work, maxKept), "stderr": trim(res.Stderr, maxKept), "error": err.Error()}))
 		return Outcome{}, err
 	}
 	if err := agentFailure(ctx, sc, res, ""); err != nil {

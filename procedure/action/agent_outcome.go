@@ -29,6 +29,7 @@ type AgentFailedError struct {
 	Key, Agent string
 	Program    string // the command's program, for a command of the user's own
 	ExitCode   int
+	StoppedBy  string // who or what stopped it, when a signal ended it
 	Report     agent.Report
 	NotBefore  time.Time // a rate limit's end, when the agent said
 }
@@ -46,7 +47,10 @@ func (e *AgentFailedError) Error() string {
 		words = "it said nothing"
 	}
 	head := fmt.Sprintf("%s reported a failure: %s", subject, words)
-	if e.ExitCode != 0 {
+	switch {
+	case e.StoppedBy != "":
+		head = fmt.Sprintf("%s was stopped by %s: %s", subject, e.StoppedBy, words)
+	case e.ExitCode != 0:
 		head = fmt.Sprintf("%s exited with status %d: %s", subject, e.ExitCode, words)
 	}
 	switch e.Report.Failure {
@@ -91,8 +95,9 @@ func recordAgentRun(ctx context.Context, sc *StepContext, run AgentRun, how, com
 	st.AgentUsage = &u
 	details := map[string]any{"step": sc.Step.Step, "agent": run.Agent, "outcome": how,
 		"failure": string(run.Report.Failure), "message": rec.Message, "cost_usd": run.Report.CostUSD, "tokens": run.Report.Tokens,
-		"turns": run.Report.Turns, "exit_code": run.ExitCode, "duration_ms": run.Duration.Milliseconds(),
+		"turns": run.Report.Turns, "duration_ms": run.Duration.Milliseconds(),
 		"stdout": trim(run.Stdout, maxKept), "stderr": trim(run.Stderr, maxKept)}
+	howItEnded(run, details)
 	if how == AgentDone {
 		// An agent step's output less its deliverable: its work log.
 		details["work_log"] = details["stdout"]
@@ -100,6 +105,23 @@ func recordAgentRun(ctx context.Context, sc *StepContext, run AgentRun, how, com
 	}
 	sc.Log(ctx, "agent_finished", details)
 	return sc.Checkpoint(ctx, st)
+}
+
+// howItEnded records in an agent_finished entry's details how the run
+// ended: its exit status, and when it was stopped, the signal and who
+// stopped it ("signal": "interrupt", "stopped_by": "Ctrl-C (SIGINT) to
+// wo"); never the -1 that stands for no exit status.
+func howItEnded(run AgentRun, details map[string]any) map[string]any {
+	if run.ExitCode != -1 {
+		details["exit_code"] = run.ExitCode
+	}
+	if run.Signal != "" {
+		details["signal"] = run.Signal
+	}
+	if run.StoppedBy != "" {
+		details["stopped_by"] = run.StoppedBy
+	}
+	return details
 }
 
 // agentFailure is the error of a failed run, recorded; nil when the run
@@ -111,7 +133,7 @@ func agentFailure(ctx context.Context, sc *StepContext, run AgentRun, comments s
 	if err := recordAgentRun(ctx, sc, run, AgentFailed, comments); err != nil {
 		return err
 	}
-	e := &AgentFailedError{Key: sc.Key(), Agent: run.Agent, Program: run.Program, ExitCode: run.ExitCode, Report: run.Report}
+	e := &AgentFailedError{Key: sc.Key(), Agent: run.Agent, Program: run.Program, ExitCode: run.ExitCode, StoppedBy: run.StoppedBy, Report: run.Report}
 	if e.RateLimited() && run.Report.RetryAfter > 0 {
 		e.NotBefore = sc.Now().Add(run.Report.RetryAfter)
 	}
@@ -153,6 +175,8 @@ func runAgentOnce(ctx context.Context, sc *StepContext, dir, prompt string) (Age
 		return run, err
 	}
 	sc.Say(fmt.Sprintf("%s is rate limited (%s): asking again in %s", run.Agent, strings.TrimSpace(run.Report.Message), run.Report.RetryAfter.Round(time.Second)))
+	again := sc.Now().Add(run.Report.RetryAfter)
+	sc.Waiting(Wait{For: agentWho(run.Agent, run.Program) + "'s rate limit to end", Since: sc.Now(), Until: again, NextLook: again})
 	if err := recordAgentRun(ctx, sc, run, AgentFailed, ""); err != nil {
 		return run, err
 	}

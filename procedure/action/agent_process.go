@@ -26,10 +26,15 @@ import (
 type AgentRun struct {
 	Agent    string // the profile's name; "command" for a command of the user's own
 	Program  string // the command's first word
-	ExitCode int
-	Stdout   string // trimmed to maxAgentStdout
-	Stderr   string
-	Duration time.Duration
+	ExitCode int    // -1 when a signal ended it (as Go says): Signal names it
+	// Signal names the signal that stopped the agent ("interrupt" for
+	// Ctrl-C, "terminated", "killed"), and StoppedBy says who or what
+	// stopped it ("Ctrl-C (SIGINT) to wo", "its time limit of 30m"); both
+	// are empty when it exited on its own.
+	Signal, StoppedBy string
+	Stdout            string // trimmed to maxAgentStdout
+	Stderr            string
+	Duration          time.Duration
 	// Report is what the agent said of its run: a failure, its words,
 	// what it cost.
 	Report agent.Report
@@ -142,7 +147,9 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	}
 	pid := cmd.Process.Pid
 	stdout, stderr := headTailBuffer{half: maxAgentStdout / 2}, limitedBuffer{limit: maxAgentStderr}
-	shown := newAgentProgress(sc, program)
+	shown := newAgentProgress(sc, agentWho(line.Profile.Name, program), sc.Now())
+	shown.start()
+	defer shown.end()
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go func() { defer readers.Done(); io.Copy(io.MultiWriter(&stdout, shown.stream()), outR) }()
@@ -203,15 +210,27 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	restoreGitFile(dir, gitFile)
 	run := AgentRun{Agent: line.Profile.Name, Program: program, Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
 	var exit *exec.ExitError
+	if errors.As(waitErr, &exit) {
+		if run.Signal = signalOf(exit); run.Signal == "" {
+			run.ExitCode = exit.ExitCode()
+		} else {
+			run.ExitCode = -1 // no exit status of its own, as Go says
+		}
+	}
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		run.ExitCode = -1 // stopped: no exit status of its own (as Go says of a signalled process)
+		run.StoppedBy = fmt.Sprintf("its time limit of %s", settings.AgentTimeout)
 		return run, fmt.Errorf("agent command %s ran longer than its limit of %s and was stopped with its child processes; raise --agent-timeout (WO_AGENT_TIMEOUT) if it needs longer", program, settings.AgentTimeout)
 	case ctx.Err() != nil:
-		run.ExitCode = -1
-		return run, fmt.Errorf("agent command %s was stopped with its child processes: %w", program, ctx.Err())
-	case errors.As(waitErr, &exit):
-		run.ExitCode = exit.ExitCode()
+		// The signal that counts is the one wo got: the agent's own end
+		// came from wo's SIGTERM.
+		run.Signal, run.StoppedBy = stopCause(ctx)
+		return run, &agentStoppedError{program: program, by: run.StoppedBy, err: ctx.Err()}
+	case run.Signal != "":
+		// Killed from outside wo (the OOM killer, a person's kill): no
+		// exit status of its own.
+		run.StoppedBy = fmt.Sprintf("a signal from outside wo (%s)", run.Signal)
+	case exit != nil:
 	case waitErr != nil:
 		return run, fmt.Errorf("agent command %s could not run: %v", program, waitErr)
 	}
@@ -222,6 +241,62 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
 	return run, nil
 }
+
+// agentWho names the agent for a person: a named agent by its name, a
+// command of the user's own by its program.
+func agentWho(profile, program string) string {
+	if profile == "" || profile == "command" {
+		return "command " + filepath.Base(program)
+	}
+	return profile
+}
+
+// signalOf is Go's name of the signal that ended a process ("killed",
+// "terminated"), "" when it exited. A status of 128+N says signal N ended
+// it, as a shell says, and as the sandbox's launcher reports its agent.
+func signalOf(exit *exec.ExitError) string {
+	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return ws.Signal().String()
+	}
+	if code := exit.ExitCode(); code > 128 && code < 128+32 {
+		return syscall.Signal(code - 128).String()
+	}
+	return ""
+}
+
+// stopCause says why ctx ended, which stopped the agent: a signal to wo
+// (signal.NotifyContext's cause names it: "interrupt signal received"),
+// by Go's name and as a person says it, or what else ended the run (the
+// lease lost).
+func stopCause(ctx context.Context) (signal, by string) {
+	cause := context.Cause(ctx)
+	if cause == nil || cause == context.Canceled {
+		return "", "wo" // wo itself, for no reason of the run's
+	}
+	name, ok := strings.CutSuffix(cause.Error(), " signal received")
+	switch {
+	case !ok:
+		return "", "wo: " + cause.Error()
+	case name == os.Interrupt.String():
+		return name, "Ctrl-C (SIGINT) to wo"
+	case name == syscall.SIGTERM.String():
+		return name, "SIGTERM to wo"
+	}
+	return name, fmt.Sprintf("a signal to wo (%s)", name)
+}
+
+// agentStoppedError is an agent run that wo stopped, with its child
+// processes, because wo itself was stopped: it is the context's error.
+type agentStoppedError struct {
+	program, by string
+	err         error
+}
+
+func (e *agentStoppedError) Error() string {
+	return fmt.Sprintf("agent command %s was stopped with its child processes by %s", e.program, e.by)
+}
+
+func (e *agentStoppedError) Unwrap() error { return e.err }
 
 // stopLeftoverAgent stops an agent that an earlier run on this host left
 // running (wo was killed while it worked), before a new one starts.

@@ -11,24 +11,32 @@ import (
 	"github.com/wo-runner/wo/termtext"
 )
 
-// agentProgress shows what the agent is doing while it runs: its last
-// line, summarised and escaped, at most every agentProgressEvery. Its
-// whole output goes to the activity log when it ends.
+// agentProgress shows what the agent is doing while it runs: a wait for
+// the agent with its last line, its secrets removed (the line is escaped
+// where it is printed). Its whole output goes to the activity log when it
+// ends.
 type agentProgress struct {
-	sc      *StepContext
-	program string
-	mu      sync.Mutex
-	last    time.Time
+	sc   *StepContext
+	mu   sync.Mutex
+	wait Wait
 }
 
-const (
-	agentProgressEvery = 2 * time.Second
-	agentProgressWidth = 120
-)
+// maxAgentLine bounds the line a wait carries; the status line shows less.
+const maxAgentLine = 1 << 10
 
-func newAgentProgress(sc *StepContext, program string) *agentProgress {
-	return &agentProgress{sc: sc, program: program}
+// newAgentProgress is the progress of the agent named who, started at
+// started: it waits for the agent until its time limit.
+func newAgentProgress(sc *StepContext, who string, started time.Time) *agentProgress {
+	w := Wait{For: "agent " + who, Since: started}
+	if limit := sc.Settings().AgentTimeout; limit > 0 {
+		w.Until = started.Add(limit)
+	}
+	return &agentProgress{sc: sc, wait: w}
 }
+
+// start says the step waits for the agent; end that it no longer does.
+func (p *agentProgress) start() { p.sc.Waiting(p.wait) }
+func (p *agentProgress) end()   { p.sc.Waiting(Wait{}) }
 
 // stream is a writer for one of the agent's outputs.
 func (p *agentProgress) stream() io.Writer { return &progressLines{p: p} }
@@ -39,14 +47,10 @@ func (p *agentProgress) line(l string) {
 		return
 	}
 	p.mu.Lock()
-	now := time.Now()
-	if now.Sub(p.last) < agentProgressEvery {
-		p.mu.Unlock()
-		return
-	}
-	p.last = now
-	p.mu.Unlock()
-	p.sc.Say(p.program + ": " + termtext.Cut(termtext.Line(p.sc.Redact(text)), agentProgressWidth))
+	defer p.mu.Unlock()
+	w := p.wait
+	w.Last = termtext.Cut(p.sc.Redact(text), maxAgentLine)
+	p.sc.Waiting(w)
 }
 
 // progressLines splits a stream into lines, keeping at most one partial

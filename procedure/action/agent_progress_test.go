@@ -1,6 +1,14 @@
 package action
 
-import "testing"
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wo-runner/wo/procedure/internal/fixture"
+	"github.com/wo-runner/wo/redact"
+)
 
 // What a person sees of an agent's line while it runs: a JSON event's
 // text, else the line.
@@ -22,16 +30,52 @@ func TestAgentLineText(t *testing.T) {
 	}
 }
 
-// The lines of a stream reach the progress line by line, a partial one
-// kept until it ends.
+// The lines of a stream reach the wait line by line, a partial one kept
+// until it ends; each is the agent's last line, its secrets removed, under
+// the agent's name, its start and its time limit.
 func TestProgressLinesSplitsAStream(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
-	p := newAgentProgress(h.sc("commit"), "claude")
+	h.settings().AgentTimeout = 10 * time.Minute
+	h.setenv("GITHUB_TOKEN", fixture.Token)
+	started := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	p := newAgentProgress(h.sc("commit"), "claude", started)
+	p.start()
 	w := p.stream()
 	w.Write([]byte("first li"))
-	w.Write([]byte("ne\nsecond line\nthird"))
-	said := h.r.says
-	if len(said) != 1 || said[0] != "claude: first line" {
-		t.Errorf("said %q, want the first line once (the next within %s is not shown)", said, agentProgressEvery)
+	w.Write([]byte("ne\n{\"type\":\"system\"}\nsecond line with " + fixture.Token + "\nthird"))
+	p.end()
+	want := []Wait{
+		{For: "agent claude", Since: started, Until: started.Add(10 * time.Minute)},
+		{For: "agent claude", Last: "first line", Since: started, Until: started.Add(10 * time.Minute)},
+		{For: "agent claude", Last: "second line with " + redact.Mask, Since: started, Until: started.Add(10 * time.Minute)},
+		{},
+	}
+	if got := h.r.waitsSeen(); !reflect.DeepEqual(got, want) {
+		t.Errorf("waits\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// A line longer than the wait carries is cut; an agent with no time limit
+// has no deadline.
+func TestProgressCutsALongLine(t *testing.T) {
+	h := newStepContext(t, stepOpts{})
+	h.settings().AgentTimeout = 0
+	p := newAgentProgress(h.sc("commit"), "command fix.sh", time.Now())
+	p.stream().Write([]byte(strings.Repeat("x", 3*maxAgentLine) + "\n"))
+	got := h.r.waitsSeen()
+	if len(got) != 1 || !got[0].Until.IsZero() || got[0].For != "agent command fix.sh" {
+		t.Fatalf("waits %+v", got)
+	}
+	if last := got[0].Last; len(last) > maxAgentLine+len(" […]") || !strings.HasPrefix(last, "xxx") {
+		t.Errorf("the last line is %d bytes, want at most %d", len(last), maxAgentLine)
+	}
+}
+
+// A named agent goes by its name, a command of the user's by its program.
+func TestAgentWho(t *testing.T) {
+	for _, c := range [][3]string{{"claude", "claude", "claude"}, {"command", "/tmp/x/fix.sh", "command fix.sh"}, {"", "fix", "command fix"}} {
+		if got := agentWho(c[0], c[1]); got != c[2] {
+			t.Errorf("agentWho(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
 	}
 }

@@ -2,7 +2,6 @@ package action
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -165,9 +164,14 @@ func TestAgentStepErrors(t *testing.T) {
 		h.settings().AgentTimeout = 100 * time.Millisecond
 		_, err := h.run("agent")
 		fixture.ErrContains(t, err, "agent command "+h.settings().Agent+" ran longer than its limit of 100ms and was stopped")
-		// A stopped agent has no exit status of its own: the log says -1.
-		if ended := h.logged("agent_finished"); len(ended) != 1 || fmt.Sprint(ended[0].Details["exit_code"]) != "-1" {
-			t.Errorf("agent_finished entries %+v, want one with exit code -1", ended)
+		// A stopped agent has no exit status of its own: the log says what
+		// stopped it, and with what signal.
+		ended := h.logged("agent_finished")
+		if len(ended) != 1 || ended[0].Details["stopped_by"] != "its time limit of 100ms" || ended[0].Details["exit_code"] != nil {
+			t.Fatalf("agent_finished entries %+v, want one stopped by the time limit, with no exit code", ended)
+		}
+		if sig := ended[0].Details["signal"]; sig != "terminated" {
+			t.Errorf("the agent ended by signal %v, want terminated (wo's SIGTERM)", sig)
 		}
 	})
 	t.Run("an agent command that cannot be split", func(t *testing.T) {

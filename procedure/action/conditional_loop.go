@@ -230,8 +230,8 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		prompt := fixPrompt(sc.Doc(), paramsOf[loopParams](sc.Step).FixAction, comments, threads, w.Path, sugg.left)
 		res, err := runAgentOnce(ctx, sc, w.Path, prompt)
 		if err != nil {
-			sc.Log(ctx, "agent_finished", map[string]any{"step": sc.Step.Step, "agent": res.Agent, "outcome": "stopped", "exit_code": res.ExitCode,
-				"duration_ms": res.Duration.Milliseconds(), "stdout": trim(res.Stdout, maxKept), "stderr": trim(res.Stderr, maxKept), "error": err.Error()})
+			sc.Log(ctx, "agent_finished", howItEnded(res, map[string]any{"step": sc.Step.Step, "agent": res.Agent, "outcome": "stopped",
+				"duration_ms": res.Duration.Milliseconds(), "stdout": trim(res.Stdout, maxKept), "stderr": trim(res.Stderr, maxKept), "error": err.Error()}))
 			return "", false, Outcome{}, err
 		}
 		if err := agentFailure(ctx, sc, res, asked); err != nil {

@@ -3,6 +3,7 @@ package action
 import (
 	"context"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,6 +38,7 @@ type stepOpts = fixture.Options
 
 // testRun is the Run the harness gives its actions.
 type testRun struct {
+	mu       sync.Mutex // waits come from the agent's output readers too
 	t        testing.TB
 	task     *workorder.Task
 	doc      workorder.Document // as last saved
@@ -50,6 +52,7 @@ type testRun struct {
 	logs     []store.LogEntry
 	says     []string
 	progress [][2]int // done, total
+	waits    []Wait
 	repo     *gitops.Repo
 	gh       *github.Client
 	facts    *workorder.CommandFacts
@@ -77,6 +80,18 @@ func (r *testRun) Say(_ workorder.Step, msg string) {
 }
 func (r *testRun) Progress(_ workorder.Step, done, total int) {
 	r.progress = append(r.progress, [2]int{done, total})
+}
+func (r *testRun) Waiting(_ workorder.Step, w Wait) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waits = append(r.waits, w)
+}
+
+// waitsSeen are the waits the step said so far.
+func (r *testRun) waitsSeen() []Wait {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Wait(nil), r.waits...)
 }
 
 func (r *testRun) Fault(point string) {

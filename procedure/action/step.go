@@ -71,6 +71,7 @@ type Run interface {
 	Fault(point string)
 	Say(step workorder.Step, msg string)
 	Progress(step workorder.Step, done, total int)
+	Waiting(step workorder.Step, w Wait)
 	// Repo is the repository, opened once per run; GitHub the run's
 	// client, made on the first call for repo (a run works in one
 	// repository: later calls get the same client); CommandFacts what the
@@ -166,6 +167,25 @@ func (sc *StepContext) Say(msg string) { sc.run.Say(sc.Step, msg) }
 
 // Progress reports how far a long step is.
 func (sc *StepContext) Progress(done, total int) { sc.run.Progress(sc.Step, done, total) }
+
+// Wait is what a step waits for, for a person watching the run (the
+// terminal's status line, a log's line a minute): it is not recorded, and
+// --json does not show it.
+type Wait struct {
+	// For is what the step waits for: "coderabbitai[bot] to review
+	// 1a2b3c4 on pull request #1", "agent claude".
+	For string
+	// Last is the latest line of what it runs (an agent's output), its
+	// secrets removed: untrusted, escaped where it is printed.
+	Last     string
+	Since    time.Time // when the wait began
+	Until    time.Time // its deadline; zero: none
+	NextLook time.Time // when it looks again; zero: it does not poll
+}
+
+// Waiting says what the step waits for now; a Wait with nothing For says
+// the wait is over.
+func (sc *StepContext) Waiting(w Wait) { sc.run.Waiting(sc.Step, w) }
 
 // Context returns work_order.context.name as a string.
 func (sc *StepContext) Context(name string) string {

@@ -94,6 +94,8 @@ func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 				return Outcome{}, err
 			}
 			sc.Say(fmt.Sprintf("rate limited until %s (%s): waiting", until.UTC().Format(time.RFC3339), said))
+			next := until.Add(limitGrace)
+			sc.Waiting(Wait{For: "the reviewer's rate limit to end (" + said + ")", Since: now, Until: next, NextLook: next})
 			if err := sleepCtx(ctx, until.Sub(now)+limitGrace); err != nil {
 				return Outcome{}, err
 			}
@@ -107,10 +109,39 @@ func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 		}
 		total := reviewWaitFor(sc)
 		sc.Progress(int((total - left).Seconds()), int(total.Seconds()))
-		if err := sleepCtx(ctx, min(sc.Settings().PollInterval, left)); err != nil {
+		pause := min(sc.Settings().PollInterval, left)
+		// The wait began a whole wait before its deadline, in an earlier
+		// run too when this one resumed it.
+		since := deadline.Add(-total)
+		if since.After(now) {
+			since = now
+		}
+		sc.Waiting(Wait{For: waitingFor(l, n), Since: since, Until: deadline, NextLook: now.Add(pause)})
+		if err := sleepCtx(ctx, pause); err != nil {
 			return Outcome{}, err
 		}
 	}
+}
+
+// waitingFor says what the wait waits for, for the status line: the
+// awaited reviewers not done with the head, each with where it stands
+// when it said something ("in progress", "skipped"), and the pull request.
+func waitingFor(l look, n int) string {
+	var who []string
+	for _, s := range l.stands {
+		switch reviewer.Kind(s.Kind) {
+		case reviewer.Reviewed:
+		case reviewer.Waiting:
+			who = append(who, s.Login)
+		default:
+			who = append(who, fmt.Sprintf("%s (%s)", s.Login, strings.ReplaceAll(s.Kind, "_", " ")))
+		}
+	}
+	if len(who) == 0 {
+		// No reviewer named and none seen: a writer's review ends the wait.
+		return fmt.Sprintf("a review of %s on pull request #%d", gitops.Short(l.head), n)
+	}
+	return fmt.Sprintf("%s to review %s on pull request #%d", strings.Join(who, ", "), gitops.Short(l.head), n)
 }
 
 // limitGrace is how long after a rate limit's end wo asks: the bot's

@@ -137,3 +137,62 @@ func TestReviewWaitReportsItsProgress(t *testing.T) {
 		}
 	}
 }
+
+// While it waits, the step says for whom, since when, until when, and
+// when it looks next; the reviewer named or, with none named and none
+// seen yet, anyone whose review counts.
+func TestReviewWaitSaysWhatItWaitsFor(t *testing.T) {
+	for name, c := range map[string]struct {
+		reviewers []string
+		who       string
+	}{
+		"a reviewer named": {[]string{"coderabbitai[bot]"}, "coderabbitai[bot] to review "},
+		"none named":       {nil, "a review of "},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound, ReviewDelay: 200 * time.Millisecond})
+			pushed := h.openPR()
+			h.settings().ReviewWait = 2 * time.Minute
+			h.settings().PollInterval = 20 * time.Millisecond
+			h.settings().Reviewers = c.reviewers
+			before := time.Now()
+			if _, err := h.run("wait_for_review"); err != nil {
+				t.Fatal(err)
+			}
+			waits := h.r.waitsSeen()
+			if len(waits) == 0 {
+				t.Fatal("a wait of 200 ms said nothing of what it waits for")
+			}
+			want := c.who + pushed[:12] + " on pull request #1"
+			for _, w := range waits {
+				if w.For != want || w.Until.Sub(w.Since) != 2*time.Minute || w.Since.Before(before.Add(-time.Second)) {
+					t.Errorf("wait %+v: want %q, 2 minutes from the start", w, want)
+				}
+				if d := w.NextLook.Sub(w.Since); d < 0 || d > 2*time.Minute {
+					t.Errorf("wait %+v: the next look is not within the wait", w)
+				}
+				if w.Last != "" {
+					t.Errorf("a review wait has a last line: %+v", w)
+				}
+			}
+			if last := waits[len(waits)-1]; last.NextLook.Before(waits[0].NextLook) {
+				t.Errorf("the next look went back: %+v then %+v", waits[0], last)
+			}
+		})
+	}
+}
+
+// The status line names the reviewers not done with the head, with where
+// each stands once it said something.
+func TestWaitingFor(t *testing.T) {
+	l := look{head: "1a2b3c4d5e6f7a8b9c0d", stands: []workorder.ReviewerStand{
+		{Login: "coderabbitai[bot]", Kind: "in_progress"}, {Login: "alice", Kind: "reviewed"},
+		{Login: "copilot-pull-request-reviewer[bot]", Kind: "waiting"}, {Login: "bob", Kind: "rate_limited"}}}
+	want := "coderabbitai[bot] (in progress), copilot-pull-request-reviewer[bot], bob (rate limited) to review 1a2b3c4d5e6f on pull request #7"
+	if got := waitingFor(l, 7); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	if got, want := waitingFor(look{head: l.head}, 7), "a review of 1a2b3c4d5e6f on pull request #7"; got != want {
+		t.Errorf("with no reviewer awaited: %q, want %q", got, want)
+	}
+}
