@@ -40,6 +40,8 @@ type statusOptions struct {
 	// sync does.
 	Refresh   bool
 	GitHubAPI string
+	// Wide shows every column and cell whole, whatever the width.
+	Wide bool
 }
 
 func statusCommand(f *Factory, run func(context.Context, *Factory, *statusOptions) (result, error)) *cli.Command {
@@ -58,7 +60,18 @@ markdown (also appended to $GITHUB_STEP_SUMMARY when that is set), mermaid
 or dot: the dependency graph, coloured by status, each task marked running,
 waiting (for a blocker) or blocked; an arrow that a longer path already
 implies is left out unless --all-edges. --json gives the rows. --watch redraws every
-few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).`,
+few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).
+
+The table fits the terminal: its width is $COLUMNS, else the terminal's,
+else 80. When its rows are too wide, columns with nothing in them are left
+out, then as many as needed of UPDATED, COMMENTS, FIX ROUNDS, ESTIMATE,
+OPEN THREADS, RUNNER and PR, and a line below the table names them; then
+an epic's children show their keys without the start they share with the
+epic's (…_01_foundation), and long cells are cut with …: the title first,
+then WAITS FOR, the key, the runner and the next step. One task's table
+wraps what it waits for and its title instead. --wide shows every column
+and every value whole. ESTIMATE is the time left and how sure it is
+(~7 min (low)); wo show says what it rests on.`,
 		Flags: append(storeFlags(),
 			&cli.StringFlag{Name: "epic", Usage: "the epic `KEY` (the same as giving it as the argument)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table, markdown, mermaid or dot"},
@@ -67,6 +80,7 @@ few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).`,
 			&cli.DurationFlag{Name: "interval", Value: 3 * time.Second, Usage: "with --watch: how often"},
 			&cli.BoolFlag{Name: "refresh", Usage: "first read the pull requests on GitHub, as wo sync does"},
 			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL`"},
+			wideFlag(),
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := statusOptionsFrom(c, f)
@@ -100,7 +114,7 @@ func statusOptionsFrom(c *cli.Context, f *Factory) (*statusOptions, error) {
 		return nil, usagef("--watch redraws the table on the terminal and --json prints one envelope: give one of them")
 	}
 	return &statusOptions{Store: f.storeConfig(c), Key: key, Format: format, AllEdges: c.Bool("all-edges"), Watch: c.Bool("watch"), Interval: c.Duration("interval"),
-		Refresh: c.Bool("refresh"), GitHubAPI: c.String("github-api")}, nil
+		Refresh: c.Bool("refresh"), GitHubAPI: c.String("github-api"), Wide: c.Bool("wide")}, nil
 }
 
 func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error) {
@@ -124,7 +138,7 @@ func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error
 				return nil
 			}
 			fmt.Fprint(f.Stdout, "\033[H\033[2J")
-			renderStatus(f, o.Format, o.AllEdges, rows)
+			io.WriteString(f.Stdout, renderString(f.view(o.Wide), o.Format, o.AllEdges, rows))
 			fmt.Fprintf(f.Stdout, "\n(every %s; Ctrl-C to stop)\n", o.Interval)
 			select {
 			case <-ctx.Done():
@@ -147,7 +161,7 @@ func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error
 		if o.Watch {
 			return nil // already drawn
 		}
-		_, err := io.WriteString(w, renderString(f, o.Format, o.AllEdges, rows))
+		_, err := io.WriteString(w, renderString(f.view(o.Wide), o.Format, o.AllEdges, rows))
 		return err
 	}}, nil
 }
@@ -402,15 +416,12 @@ func prNumberOf(url string) int {
 	return n
 }
 
-// renderStatus and renderString draw the rows in one --format; each
-// format has its own file: status_table.go, status_markdown.go,
-// status_mermaid.go and status_dot.go (the last two draw the dependency
-// graph of status_graph.go).
-func renderStatus(f *Factory, format string, allEdges bool, rows []StatusRow) {
-	io.WriteString(f.Stdout, renderString(f, format, allEdges, rows))
-}
-
-func renderString(f *Factory, format string, allEdges bool, rows []StatusRow) string {
+// renderString draws the rows in one --format; each format has its own
+// file: status_table.go, status_markdown.go, status_mermaid.go and
+// status_dot.go (the last two draw the dependency graph of
+// status_graph.go). Only the table is for a terminal: the others are
+// read by programs that want every value whole.
+func renderString(v textView, format string, allEdges bool, rows []StatusRow) string {
 	switch format {
 	case "markdown":
 		return markdownStatus(rows)
@@ -419,7 +430,7 @@ func renderString(f *Factory, format string, allEdges bool, rows []StatusRow) st
 	case "dot":
 		return dotStatus(rows, allEdges)
 	}
-	return tableStatus(rows, useColour(f))
+	return tableStatus(rows, v)
 }
 
 // stepText is the STEP cell of the table and of Markdown: done/all.

@@ -6,10 +6,11 @@ import (
 
 // Table is text in columns that fits a terminal's width: a person reads
 // each row on one line (a wrapped row is no longer a row). When the
-// columns do not fit, the table first uses the shorter forms of cells that
-// have one, then cuts the columns that give way (Give), each no narrower
-// than its Min, and when even that is too wide it leaves out the columns
-// that may go (Drop), saying which; at width 0 every cell is whole.
+// columns do not fit, the table leaves out the columns that may go (Drop)
+// until what is left fits with the columns that give way (Give) at their
+// Min, saying which; then it uses the shorter forms of cells that have
+// one, and cuts the columns that give way, each down to its Min (below it
+// only when nothing else may go). At width 0 every cell is whole.
 //
 // Every cell is escaped (Line) before it is measured and cut, so a cell
 // may be untrusted text.
@@ -35,8 +36,9 @@ type Column struct {
 	// cutting it: for a column whose every word counts.
 	Wrap bool
 	// Drop orders the columns that may be left out when cutting is not
-	// enough: the highest first, but a column with nothing in it ("", "-"
-	// or "0" in every row) before any other; 0 always shown.
+	// enough: the highest first; 0 never, unless it has nothing in it. A
+	// column with nothing in it ("", "-" or "0" in every row) goes before
+	// any other.
 	Drop int
 	// Short is a shorter form of each row's cell ("" for none), used when
 	// the column is narrowed: a key without the prefix its epic gives it.
@@ -48,6 +50,9 @@ type Column struct {
 
 // gap is the space between two columns.
 const gap = 2
+
+// fewColumns is as narrow as a cut cell gets while another can give.
+const fewColumns = 8
 
 // Render lays the table out in at most width columns (0: no limit), and
 // returns it with the headers of the columns it left out.
@@ -173,13 +178,19 @@ func (l *layout) fit() (widths []int, short []bool) {
 		excess -= widths[c] - w
 		widths[c] = w
 	}
-	for _, c := range l.byGive(func(col Column) bool { return col.Give > 0 }) {
-		if excess <= 0 {
-			break
+	// Down to Min; when even the columns that may go are gone, down to a
+	// few columns each, and then to one: a table too wide for its
+	// terminal is worse than one whose cells are all cut.
+	few := func(c int) int { return min(l.narrowest(c), fewColumns) }
+	for _, least := range []func(c int) int{l.narrowest, few, func(int) int { return 1 }} {
+		for _, c := range l.byGive(func(col Column) bool { return col.Give > 0 }) {
+			if excess <= 0 {
+				break
+			}
+			cut := min(excess, max(widths[c]-least(c), 0))
+			widths[c] -= cut
+			excess -= cut
 		}
-		cut := min(excess, max(widths[c]-l.narrowest(c), 0))
-		widths[c] -= cut
-		excess -= cut
 	}
 	return widths, short
 }
@@ -207,10 +218,13 @@ func (l *layout) toDrop() int {
 	best, bestEmpty := -1, false
 	for c := len(l.t.Columns) - 1; c >= 0; c-- {
 		col := l.t.Columns[c]
-		if !l.shown[c] || col.Drop == 0 {
+		if !l.shown[c] {
 			continue
 		}
 		empty := l.empty(c)
+		if col.Drop == 0 && !empty {
+			continue
+		}
 		switch {
 		case best < 0, empty && !bestEmpty, empty == bestEmpty && col.Drop > l.t.Columns[best].Drop:
 			best, bestEmpty = c, empty

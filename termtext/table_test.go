@@ -61,10 +61,15 @@ func TestTableFitsItsWidth(t *testing.T) {
 			"task_epic_01  open       Foun…\n" +
 			"task_epic_02  in_review  Adap…\n" +
 			"hidden: COUNT\n"},
-		{"too narrow for what may not go: as narrow as it can", tasks(), 10, "" +
-			"KEY     STATUS     TITLE\n" +
-			"task_…  open       Foun…\n" +
-			"task_…  in_review  Adap…\n" +
+		{"too narrow for what may not go: cut below Min", tasks(), 21, "" +
+			"KEY     STATUS     T…\n" +
+			"task_…  open       F…\n" +
+			"task_…  in_review  A…\n" +
+			"hidden: COUNT\n"},
+		{"narrower than can be: each cut to the mark", tasks(), 10, "" +
+			"…  STATUS     …\n" +
+			"…  open       …\n" +
+			"…  in_review  …\n" +
 			"hidden: COUNT\n"},
 	} {
 		if got := render(c.table, c.width); got != c.want {
@@ -102,6 +107,20 @@ func TestTableLeavesOutEmptyColumnsFirst(t *testing.T) {
 			{Header: "WAITS FOR", Drop: 2},
 		},
 		Rows: [][]string{{"task_a", "5m ago", "-", "task_b"}, {"task_b", "1h ago", "", "-"}},
+	}
+	// A column that must show goes too when it has nothing to show.
+	blank := &Table{
+		Columns: []Column{{Header: "KEY"}, {Header: "STEP"}, {Header: "FIXES"}, {Header: "TITLE", Give: 1, Min: 4}},
+		Rows:    [][]string{{"task_a", "-", "0", "Foundation"}},
+	}
+	if got, want := render(blank, 20), "KEY     STEP  TITLE\ntask_a  -     Found…\nhidden: FIXES\n"; got != want {
+		t.Errorf("width 20:\n got:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := render(blank, 16), "KEY     TITLE\ntask_a  Foundat…\nhidden: STEP, FIXES\n"; got != want {
+		t.Errorf("width 16:\n got:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := render(blank, 28), "KEY     STEP  FIXES  TITLE\ntask_a  -     0      Founda…\n"; got != want {
+		t.Errorf("width 28:\n got:\n%s\nwant:\n%s", got, want)
 	}
 	for width, want := range map[int]string{
 		34: "KEY     UPDATED  PR  WAITS FOR\ntask_a  5m ago   -   task_b\ntask_b  1h ago       -\n",
@@ -181,17 +200,36 @@ func TestTableStyleIndentAndNoHeader(t *testing.T) {
 }
 
 // Whatever the width, no line of a table is wider than it can be made:
-// the width, or the columns that may not be cut or left out.
+// the width, or the columns that may not be cut or left out with those
+// that may be cut at one column each.
 func TestTableNeverExceedsTheWidth(t *testing.T) {
 	tb := tasks()
 	tb.Columns[0].Short = []string{"…_01", ""}
-	floor := 6 + gap + Width("in_review") + gap + 5 // key, status, title at their least
+	floor := 1 + gap + Width("in_review") + gap + 1 // key, status, title at their least
 	for width := 1; width <= 80; width++ {
 		text, _ := tb.Render(width)
 		for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 			if Width(line) > max(width, floor) {
 				t.Fatalf("width %d: %q takes %d columns", width, line, Width(line))
 			}
+		}
+	}
+}
+
+// Below Min, the cut is shared: each column that gives way keeps a few
+// columns before any is cut to its mark.
+func TestTableCutsBelowMinEvenlyFirst(t *testing.T) {
+	tb := &Table{
+		Columns: []Column{{Header: "KEY", Give: 1, Min: 12}, {Header: "TITLE", Give: 2, Min: 20}},
+		Rows:    [][]string{{"task_hermes_review_01", "Foundation of everything"}},
+	}
+	for width, want := range map[int]string{
+		34: "KEY           TITLE\ntask_hermes…  Foundation of every…\n",
+		18: "KEY       TITLE\ntask_he…  Foundat…\n",
+		12: "KEY       T…\ntask_he…  F…\n",
+	} {
+		if got := render(tb, width); got != want {
+			t.Errorf("width %d:\n got:\n%s\nwant:\n%s", width, got, want)
 		}
 	}
 }
