@@ -32,7 +32,7 @@ func TestShowAndStatusShowTheReviewOutcome(t *testing.T) {
 	show := mustRun(t, db, "", "show", "task_cr_01").stdout
 	for _, want := range []string{
 		"Review at the last check: 2 open thread(s), 1 counted\n",
-		"  verdicts  alice APPROVED, coderabbitai[bot] CHANGES_REQUESTED\n",
+		"  verdicts  alice approved, coderabbitai[bot] changes requested\n",
 		"  changes requested by coderabbitai[bot]\n",
 		"  - pkg/a.go:4  coderabbitai[bot]: Name A after \\x1b[2Jwhat it counts.\n",
 		"  - foundation/new.go (outdated)  bob: " + strings.Repeat("long ", 15) + "long…\n",
