@@ -442,20 +442,25 @@ func stepText(r StatusRow) string {
 }
 
 // progressLine counts the children: done, in review, running, blocked,
-// not started; with a bar of done and in-review work.
-func progressLine(children []StatusRow) string {
+// not started; with a bar of done and in-review work, above the counts
+// when both do not fit the width (0: no limit).
+func progressLine(children []StatusRow, width int) string {
 	n := map[workorder.Status]int{}
 	for _, r := range children {
 		n[r.Status]++
 	}
 	total := len(children)
-	const width = 30
-	done := n[workorder.StatusClosed] * width / max(total, 1)
-	review := n[workorder.StatusInReview] * width / max(total, 1)
-	bar := strings.Repeat("█", done) + strings.Repeat("▓", review) + strings.Repeat("░", width-done-review)
-	return fmt.Sprintf("[%s] %d tasks: %d done · %d in review · %d running · %d blocked · %d not started",
-		bar, total, n[workorder.StatusClosed], n[workorder.StatusInReview], n[workorder.StatusInProgress],
+	const barWidth = 30
+	done := n[workorder.StatusClosed] * barWidth / max(total, 1)
+	review := n[workorder.StatusInReview] * barWidth / max(total, 1)
+	bar := strings.Repeat("█", done) + strings.Repeat("▓", review) + strings.Repeat("░", barWidth-done-review)
+	counts := fmt.Sprintf("%d tasks: %d done · %d in review · %d running · %d blocked · %d not started",
+		total, n[workorder.StatusClosed], n[workorder.StatusInReview], n[workorder.StatusInProgress],
 		n[workorder.StatusBlocked], n[workorder.StatusOpen])
+	if line := "[" + bar + "] " + counts; width <= 0 || termtext.Width(line) <= width {
+		return line
+	}
+	return "[" + bar + "]\n" + counts
 }
 
 // number reads a JSON number as the store gives it (json.Number) or as Go

@@ -122,6 +122,7 @@ func tableStatus(rows []StatusRow, v textView) string {
 	text, hidden := t.Render(v.width)
 	b.WriteString(text)
 	writeHidden(&b, hidden, v.width)
+	below := b.Len()
 	if len(rows) == 1 {
 		writeReviewOutcome(&printer{w: &b}, rows[0].Review)
 		if u := rows[0].Agent; u != nil {
@@ -129,7 +130,7 @@ func tableStatus(rows []StatusRow, v textView) string {
 		}
 	}
 	if len(rows) > 1 {
-		b.WriteString(progressLine(rows[1:]) + "\n")
+		b.WriteString(progressLine(rows[1:], v.width) + "\n")
 		if line := paceLine(rows[1:]); line != "" {
 			b.WriteString(line + "\n")
 		}
@@ -143,6 +144,30 @@ func tableStatus(rows []StatusRow, v textView) string {
 		}
 		if rows[0].ReviewEstimate != "" {
 			b.WriteString("review estimate: " + termtext.Line(rows[0].ReviewEstimate) + "\n")
+		}
+	}
+	out := b.String()
+	return out[:below] + wrapLines(out[below:], v.width)
+}
+
+// wrapLines breaks each line of text that is wider than width (0: no
+// limit) at its spaces, the lines it continues on indented two more.
+func wrapLines(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		body := strings.TrimSuffix(line, "\n")
+		if termtext.Width(body) <= width {
+			b.WriteString(line)
+			continue
+		}
+		indent := body[:len(body)-len(strings.TrimLeft(body, " "))] + "  "
+		parts := termtext.Wrap(body, width)
+		b.WriteString(parts[0] + "\n")
+		for _, p := range termtext.Wrap(strings.Join(parts[1:], " "), max(width-len(indent), 1)) {
+			b.WriteString(indent + p + "\n")
 		}
 	}
 	return b.String()
