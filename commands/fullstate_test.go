@@ -69,14 +69,14 @@ func fullState() workorder.State {
 		CriteriaResults: []workorder.CriterionResult{{Criterion: "PR created and targeting code-review-base", Checked: true, Passed: true, How: "the PR's base"},
 			{Criterion: "Automated review passes", Checked: true, Passed: false, How: "open threads"}, {Criterion: "Docs read well", How: "a person"}},
 		Deliverables: map[string]string{"4": "The adapter now returns its errors.\nNONE of the callers change."},
-		PRState:      workorder.PRStateMerged,
+		PRState:      "closed", // not merged: the children still wait for it
 		Skipped:      &workorder.Skip{Reason: "blocker task_hermes_review_pipeline_00_base failed", By: "ci@runner-7:4242", At: "2026-03-01T08:00:00Z"},
 		Agent:        &workorder.AgentProcess{PID: 4242, Host: "runner-7", StartTicks: 99, StartedAt: "2026-03-01T10:10:00Z", Step: 9},
 		AgentUsage: &workorder.AgentUsage{Runs: 3, Rounds: 2, CostUSD: 1.25, Tokens: 120000,
 			Last: &workorder.AgentRunRecord{Agent: "claude", Step: 9, Outcome: "failed", Failure: "rate_limited", Message: "try again in an hour",
 				CostUSD: 0.4, Tokens: 30000, DurationMS: 61000, At: "2026-03-01T10:11:00Z", NotBefore: "2099-01-01T00:00:00Z", Comments: "77"}},
 		Undo: &workorder.UndoRecord{By: "alice", Started: "2026-03-02T09:00:00Z",
-			Steps: []workorder.UndoStep{{Step: "pull_request", Target: "#12", Outcome: "left", Reason: "it was merged"}}},
+			Steps: []workorder.UndoStep{{Step: "pull_request", Target: "#12", Outcome: "left", Reason: "someone else commented on it"}}},
 	}
 }
 

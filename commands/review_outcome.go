@@ -117,6 +117,10 @@ func writeReviewOutcome(p *printer, o *ReviewOutcome) {
 		p.line("  changes requested by %s", strings.Join(o.ChangesRequestedBy, ", "))
 	}
 	for _, t := range o.OpenThreads {
+		if t.Author == "" && t.Excerpt == "" { // a thread whose comments were not kept
+			p.line("  - %s", t.Where())
+			continue
+		}
 		p.line("  - %s  %s: %s", t.Where(), t.Author, t.Excerpt)
 	}
 	for _, r := range o.Reviewers {

@@ -68,7 +68,7 @@ out, then as many as needed of UPDATED, COMMENTS, FIX ROUNDS, ESTIMATE,
 OPEN THREADS, RUNNER and PR, and a line below the table names them; then
 an epic's children show their keys without the start they share with the
 epic's (…_01_foundation), and long cells are cut with …: the title first,
-then WAITS FOR, the key, the runner and the next step. One task's table
+then the key, WAITS FOR, the runner and the next step. One task's table
 wraps what it waits for and its title instead. --wide shows every column
 and every value whole. ESTIMATE is the time left and how sure it is
 (~7 min (low)); wo show says what it rests on.`,

@@ -61,7 +61,7 @@ func tableStatus(rows []StatusRow, v textView) string {
 		held = held || r.HeldBy != ""
 	}
 	t := &termtext.Table{Columns: []termtext.Column{
-		{Header: "KEY", Give: 3, Min: 12},
+		{Header: "KEY", Give: 4, Min: 16},
 		{Header: "STATUS"},
 		{Header: "STEP"},
 		// The next step is cut only when every column that may go went:
@@ -76,12 +76,19 @@ func tableStatus(rows []StatusRow, v textView) string {
 		{Header: "FIX ROUNDS", Drop: dropFixRounds},
 		{Header: "COMMENTS", Drop: dropComments},
 		{Header: "OPEN THREADS", Drop: dropThreads},
-		{Header: "WAITS FOR", Give: 4, Min: 12},
+	}...)
+	// One task's table is one row: what it waits for, a list, is said
+	// below it, and its title wraps rather than lose its end.
+	oneTask := len(rows) == 1
+	if !oneTask {
+		t.Columns = append(t.Columns, termtext.Column{Header: "WAITS FOR", Give: 3, Min: 12})
+	}
+	t.Columns = append(t.Columns, []termtext.Column{
 		{Header: "UPDATED", Drop: dropUpdated},
 		{Header: "ESTIMATE", Drop: dropEstimate},
-		{Header: "TITLE", Give: 5, Min: 20},
+		{Header: "TITLE", Give: 5, Min: 20, Wrap: oneTask},
 	}...)
-	key, waits := &t.Columns[0], &t.Columns[len(t.Columns)-4]
+	key, waits := &t.Columns[0], &t.Columns[len(t.Columns)-4] // WAITS FOR, but for one task
 	if v.colour {
 		t.Columns[1].Style = func(row int, cell string) string {
 			if row < 0 {
@@ -95,20 +102,17 @@ func tableStatus(rows []StatusRow, v textView) string {
 		if held {
 			row = append(row, orDash(r.HeldBy))
 		}
-		row = append(row, prText(r), strconv.Itoa(r.ReviewIterations), strconv.Itoa(r.OpenComments), threadsCell(r.Review),
-			orDash(strings.Join(r.WaitingFor, ", ")), age(r.UpdatedAt, v.now), estimateCell(r.Estimate), r.Title)
-		t.Rows = append(t.Rows, row)
-		shortWaits := make([]string, len(r.WaitingFor))
-		for j, w := range r.WaitingFor {
-			shortWaits[j] = shortKey(epic, w)
+		row = append(row, prText(r), strconv.Itoa(r.ReviewIterations), strconv.Itoa(r.OpenComments), threadsCell(r.Review))
+		if !oneTask {
+			row = append(row, orDash(strings.Join(r.WaitingFor, ", ")))
+			shortWaits := make([]string, len(r.WaitingFor))
+			for j, w := range r.WaitingFor {
+				shortWaits[j] = shortKey(epic, w)
+			}
+			waits.Short = append(waits.Short, orDash(strings.Join(shortWaits, ", ")))
 		}
+		t.Rows = append(t.Rows, append(row, age(r.UpdatedAt, v.now), estimateCell(r.Estimate), r.Title))
 		key.Short = append(key.Short, shortKey(epic, r.Key))
-		waits.Short = append(waits.Short, orDash(strings.Join(shortWaits, ", ")))
-	}
-	if len(rows) == 1 {
-		// One row read across: what it waits for and its title wrap
-		// rather than lose their ends.
-		waits.Wrap, t.Columns[len(t.Columns)-1].Wrap = true, true
 	}
 	if epic != "" {
 		// The epic's own key, which the reader just typed, is cut to the
@@ -123,7 +127,10 @@ func tableStatus(rows []StatusRow, v textView) string {
 	b.WriteString(text)
 	writeHidden(&b, hidden, v.width)
 	below := b.Len()
-	if len(rows) == 1 {
+	if oneTask {
+		if w := rows[0].WaitingFor; len(w) > 0 {
+			b.WriteString(termtext.Line("waits for: "+strings.Join(w, ", ")) + "\n")
+		}
 		writeReviewOutcome(&printer{w: &b}, rows[0].Review)
 		if u := rows[0].Agent; u != nil {
 			b.WriteString("agent: " + agentUsageText(*u) + "\n")
