@@ -116,6 +116,7 @@ var textCases = []textCase{
 	{"reset-dry-run-to-step", []string{"reset", longFull, "--to-step", "4", "--dry-run"}, false},
 	{"undo-dry-run", []string{"undo", longFull, "--dry-run"}, false},
 	{"validate", []string{"validate", longFull}, false},
+	{"prompt", []string{"prompt", longFull}, false},
 	{"status-markdown", []string{"status", longEpic, "--format", "markdown"}, false},
 	{"status-mermaid", []string{"status", longEpic, "--format", "mermaid"}, false},
 	{"status-dot", []string{"status", longEpic, "--format", "dot"}, false},
