@@ -1,6 +1,8 @@
 package termtext
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 )
 
@@ -184,10 +186,7 @@ func (l *layout) fit() (widths []int, short []bool) {
 	few := func(c int) int { return min(l.narrowest(c), fewColumns) }
 	for _, least := range []func(c int) int{l.narrowest, few, func(int) int { return 1 }} {
 		for _, c := range l.byGive(func(col Column) bool { return col.Give > 0 }) {
-			if excess <= 0 {
-				break
-			}
-			cut := min(excess, max(widths[c]-least(c), 0))
+			cut := max(min(excess, widths[c]-least(c)), 0)
 			widths[c] -= cut
 			excess -= cut
 		}
@@ -204,12 +203,7 @@ func (l *layout) byGive(keep func(Column) bool) []int {
 			out = append(out, c)
 		}
 	}
-	// Insertion sort, stable: a handful of columns.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && l.t.Columns[out[j]].Give > l.t.Columns[out[j-1]].Give; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.SortStableFunc(out, func(a, b int) int { return cmp.Compare(l.t.Columns[b].Give, l.t.Columns[a].Give) })
 	return out
 }
 
@@ -246,7 +240,7 @@ func (l *layout) empty(c int) bool {
 // writeRow writes one row, a cell that is too long cut or, in a column
 // that wraps, continued on the next lines.
 func (l *layout) writeRow(b *strings.Builder, row int, cells []string, widths []int) {
-	last := -1
+	last := 0 // the last column shown: it is not padded
 	for c := range cells {
 		if l.shown[c] {
 			last = c

@@ -233,3 +233,39 @@ func TestTableCutsBelowMinEvenlyFirst(t *testing.T) {
 		}
 	}
 }
+
+// A row may hold fewer cells than the table has columns: the rest are
+// empty. The first column may go like any other, and a column on the left
+// may give way before one on its right.
+func TestTableShortRowsFirstColumnsAndGiveOrder(t *testing.T) {
+	tb := &Table{
+		Columns: []Column{{Header: "PR", Drop: 1}, {Header: "TITLE", Give: 2, Min: 4}, {Header: "KEY", Give: 1, Min: 4}},
+		Rows:    [][]string{{"-", "Foundation"}, {"", "Adapters", "task_cr_02"}},
+	}
+	for width, want := range map[int]string{
+		0:  "PR  TITLE       KEY\n-   Foundation\n    Adapters    task_cr_02\n",
+		26: "PR  TITLE       KEY\n-   Foundation\n    Adapters    task_cr_02\n", // exactly its width: nothing cut
+		20: "PR  TIT…  KEY\n-   Fou…\n    Ada…  task_cr_02\n",                   // the title gives way first
+		16: "PR  TIT…  KEY\n-   Fou…\n    Ada…  task_…\n",
+		13: "TIT…  KEY\nFou…\nAda…  task_c…\nhidden: PR\n",
+	} {
+		if got := render(tb, width); got != want {
+			t.Errorf("width %d:\n got:\n%s\nwant:\n%s", width, got, want)
+		}
+	}
+}
+
+// A short form is used only when the full ones do not fit: not at the
+// exact width of the full table.
+func TestTableShortFormsOnlyWhenNeeded(t *testing.T) {
+	tb := tasks()
+	tb.Columns[0].Short = []string{"…_01", "…_02"}
+	full, _ := tasks().Render(0)
+	width := Width(strings.SplitN(full, "\n", 2)[0]) + Width("Foundation of everything") - Width("TITLE")
+	if got, _ := tb.Render(width); got != full {
+		t.Errorf("at its own width (%d) the table changed:\n%s\nwant:\n%s", width, got, full)
+	}
+	if got, _ := tb.Render(width - 1); !strings.Contains(got, "…_01  open") {
+		t.Errorf("one column less: no short form:\n%s", got)
+	}
+}

@@ -11,8 +11,8 @@ import (
 // not columns. s is text already escaped by Line, so it holds no control
 // character whose width a terminal would decide.
 func Width(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
+	for i := range len(s) {
+		if s[i]&0x80 != 0 {
 			return uniseg.StringWidth(s)
 		}
 	}
@@ -51,30 +51,30 @@ func split(s string, w int) (head, rest string) {
 	return s[:len(s)-len(rest)], rest
 }
 
-// Wrap breaks s into lines of at most w columns: at a space where a line
-// can end there, inside a word where the word alone is wider than a line.
-// The spaces where it broke are dropped.
+// Wrap breaks s into lines of at most w columns (0: no limit): at a
+// space where a line can end there, inside a word where the word alone is
+// wider than a line. The spaces where it broke, and those that end s, are
+// dropped.
 func Wrap(s string, w int) []string {
-	if w <= 0 || Width(s) <= w {
+	if w <= 0 {
 		return []string{s}
 	}
 	var lines []string
-	for Width(s) > w {
+	for {
 		head, rest := split(s, w)
 		if head == "" { // one character wider than a line: it goes alone
-			cluster, after, _, _ := uniseg.FirstGraphemeClusterInString(s, -1)
-			head, rest = cluster, after
+			head, rest, _, _ = uniseg.FirstGraphemeClusterInString(s, -1)
 		}
 		if rest != "" && rest[0] != ' ' {
+			// The word that did not fit starts the next line, unless it
+			// is the line's only word.
 			if i := strings.LastIndexByte(head, ' '); strings.TrimSpace(head[:max(i, 0)]) != "" {
-				head, rest = head[:i], s[i:] // the word that did not fit starts the next line
+				head, rest = head[:i], s[i:]
 			}
 		}
 		lines = append(lines, strings.TrimRight(head, " "))
-		s = strings.TrimLeft(rest, " ")
+		if s = strings.TrimLeft(rest, " "); s == "" {
+			return lines
+		}
 	}
-	if s != "" {
-		lines = append(lines, s)
-	}
-	return lines
 }
