@@ -81,7 +81,7 @@ test-long:
 # new input is capped at 5s: left at Go's 60s, minimizing the larger
 # documents took the whole run.
 FUZZ_TARGETS := ./workorder:FuzzDecodeValidate ./workorder:FuzzRender ./workorder:FuzzCheckRelativePath \
-	./procedure/action:FuzzExtractDeliverable ./split:FuzzParseHandPlan ./gitops:FuzzCheckInside ./termtext:FuzzLine ./reviewer:FuzzParseBody
+	./procedure/action:FuzzExtractDeliverable ./split:FuzzParseHandPlan ./gitops:FuzzCheckInside ./termtext:FuzzLine ./termtext:FuzzFitWrap ./reviewer:FuzzParseBody
 FUZZTIME_BRIEF ?= 3s
 FUZZTIME ?= 60s
 

@@ -504,7 +504,7 @@ func TestStatusFormats(t *testing.T) {
 	mustRun(t, db, "", "import", fixture)
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	env := map[string]string{"GITHUB_STEP_SUMMARY": summary, "NO_COLOR": "1"}
-	table := mustRunEnv(t, env, db, "", "status", "task_cr_epic").stdout
+	table := mustRunEnv(t, env, db, "", "status", "task_cr_epic", "--wide").stdout
 	for _, want := range []string{"task_cr_04    open    0/11  create_worktree  -   0           0         -             task_cr_01", "3 tasks: 0 done · 0 in review · 0 running · 0 blocked · 3 not started"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("table lacks %q:\n%s", want, table)

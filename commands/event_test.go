@@ -32,7 +32,7 @@ func TestFormationEventsGoOnTheTimeline(t *testing.T) {
 		t.Errorf("wo status does not show the latest formation event: %+v", env.Data)
 	}
 	mustRun(t, db, "", "event", "task_cr_01", "clarify", "-m", "Which base?")
-	if table := mustRun(t, db, "", "status", "task_cr_01").stdout; !strings.Contains(table, "an answer to: Which base?") {
+	if table := mustRun(t, db, "", "status", "task_cr_01", "--wide").stdout; !strings.Contains(table, "an answer to: Which base?") {
 		t.Errorf("wo status does not say the task waits for an answer:\n%s", table)
 	}
 	if r := runWo(t, db, "", "event", "task_nope", "clarify", "-m", "x"); r.code != 1 || !strings.Contains(r.stderr, "task_nope") {

@@ -31,6 +31,10 @@ type Factory struct {
 	// the real process, a test's own map in a test.
 	Getenv func(string) string
 
+	// Now is the clock the human views count ages from (time.Now when
+	// nil): a test fixes it to compare output byte for byte.
+	Now func() time.Time
+
 	// OpenStore opens the store the flags and environment name.
 	OpenStore func(ctx context.Context, cfg StoreConfig) (store.Store, error)
 }

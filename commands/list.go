@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -21,15 +20,22 @@ func newListCommand(f *Factory) *cli.Command { return listCommand(f, runList) }
 type listOptions struct {
 	Store  StoreConfig
 	Filter store.Filter
+	Wide   bool // every value whole, whatever the width
 }
 
 func listCommand(f *Factory, run func(context.Context, *Factory, *listOptions) (result, error)) *cli.Command {
 	return &cli.Command{
 		Name:  "list",
 		Usage: "list tasks, by status or parent",
+		Description: `One line a task: key, status, priority, step and title. The table fits
+the terminal ($COLUMNS, else the terminal's width, else 80): the title is
+cut first (…), and with --parent the children's keys leave out the start
+they share with the parent's (…_01_foundation) before they are cut; --wide
+shows every value whole.`,
 		Flags: append(storeFlags(),
 			&cli.StringFlag{Name: "status", Usage: "only tasks with `STATUS` (" + strings.Join(workorder.StatusNames(), ", ") + ")"},
 			&cli.StringFlag{Name: "parent", Usage: "only the children of task `KEY`"},
+			wideFlag(),
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := listOptionsFrom(c, f)
@@ -50,7 +56,7 @@ func listOptionsFrom(c *cli.Context, f *Factory) (*listOptions, error) {
 	if filter.Status != "" && !slices.Contains(workorder.Statuses, workorder.Status(filter.Status)) {
 		return nil, usagef(fmt.Sprintf("--status %q: use one of %s", filter.Status, strings.Join(workorder.StatusNames(), ", ")))
 	}
-	return &listOptions{Store: f.storeConfig(c), Filter: filter}, nil
+	return &listOptions{Store: f.storeConfig(c), Filter: filter, Wide: c.Bool("wide")}, nil
 }
 
 func runList(ctx context.Context, f *Factory, o *listOptions) (result, error) {
@@ -67,7 +73,8 @@ func runList(ctx context.Context, f *Factory, o *listOptions) (result, error) {
 	for i, d := range docs {
 		rows[i] = taskRow(d)
 	}
-	return result{data: rows, human: func(w io.Writer) error { return writeRows(w, rows) }}, nil
+	width := f.textWidth(o.Wide)
+	return result{data: rows, human: func(w io.Writer) error { return writeRows(w, rows, o.Filter.ParentKey, width) }}, nil
 }
 
 // TaskRow is one line of wo list.
@@ -101,20 +108,26 @@ func taskRow(d map[string]any) TaskRow {
 	return r
 }
 
-func writeRows(w io.Writer, rows []TaskRow) error {
+// writeRows prints one line a task within width (0: no limit); keys under
+// parent may leave out the start they share with it.
+func writeRows(w io.Writer, rows []TaskRow, parent string, width int) error {
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "no tasks")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tSTATUS\tPRIORITY\tSTEP\tTITLE")
+	t := &termtext.Table{Columns: []termtext.Column{{Header: "KEY", Give: 2, Min: 12}, {Header: "STATUS"},
+		{Header: "PRIORITY", Drop: 1}, {Header: "STEP"}, {Header: "TITLE", Give: 3, Min: 20}}}
 	for _, r := range rows {
 		step := "-"
 		if r.Steps > 0 {
 			step = fmt.Sprintf("%d/%d", r.Step, r.Steps)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.Line(r.Key), termtext.Line(r.Status),
-			termtext.Line(orDash(r.Priority)), step, termtext.Line(r.Title))
+		t.Rows = append(t.Rows, []string{r.Key, r.Status, orDash(r.Priority), step, r.Title})
+		short := ""
+		if parent != "" {
+			short = shortKey(parent, r.Key)
+		}
+		t.Columns[0].Short = append(t.Columns[0].Short, short)
 	}
-	return tw.Flush()
+	return writeTable(w, t, width)
 }

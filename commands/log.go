@@ -7,7 +7,6 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -24,6 +23,7 @@ type logOptions struct {
 	Store   StoreConfig
 	Key     string
 	Verbose bool
+	Wide    bool // every value whole, whatever the width
 }
 
 func logCommand(f *Factory, run func(context.Context, *Factory, *logOptions) (result, error)) *cli.Command {
@@ -34,9 +34,14 @@ func logCommand(f *Factory, run func(context.Context, *Factory, *logOptions) (re
 		Description: `Prints the task's persephone_logs entries, oldest first, one line each:
 time, step, action, outcome, duration and a note (each step run, failure,
 wait, reset and creation). --verbose prints every detail of each entry and
-the runner that wrote it; --json the entries as stored.`,
+the runner that wrote it; --json the entries as stored.
+
+The timeline fits the terminal ($COLUMNS, else the terminal's width, else
+80): the note is cut (…), and --verbose wraps the details instead; --wide
+prints every line whole.`,
 		Flags: append(storeFlags(),
 			&cli.BoolFlag{Name: "verbose", Usage: "every detail of each entry, and the runner that wrote it"},
+			wideFlag(),
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := logOptionsFrom(c, f)
@@ -54,7 +59,7 @@ func logOptionsFrom(c *cli.Context, f *Factory) (*logOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &logOptions{Store: f.storeConfig(c), Key: key, Verbose: c.Bool("verbose")}, nil
+	return &logOptions{Store: f.storeConfig(c), Key: key, Verbose: c.Bool("verbose"), Wide: c.Bool("wide")}, nil
 }
 
 func runLog(ctx context.Context, f *Factory, o *logOptions) (result, error) {
@@ -83,7 +88,8 @@ func runLog(ctx context.Context, f *Factory, o *logOptions) (result, error) {
 	if o.Verbose {
 		write = writeLogVerbose
 	}
-	return result{data: entries, human: func(w io.Writer) error { return write(w, entries) }}, nil
+	width := f.textWidth(o.Wide)
+	return result{data: entries, human: func(w io.Writer) error { return write(w, entries, width) }}, nil
 }
 
 // stepOutcomes name what a step's log entry says happened to it.
@@ -111,7 +117,7 @@ func compactEntry(e store.LogEntry) logLine {
 	l := logLine{step: "-", action: e.Action, outcome: "-", duration: "-"}
 	shown := map[string]bool{"repo": true} // the same on every line: under --verbose
 	if v, ok := d["step"]; ok {
-		l.step = fmt.Sprint(v)
+		l.step = plainValue(v)
 		shown["step"] = true
 	}
 	if outcome, ok := stepOutcomes[e.Action]; ok {
@@ -159,8 +165,8 @@ func compactEntry(e store.LogEntry) logLine {
 		if l.note != "" {
 			break
 		}
-		if v, ok := d[k]; ok && !shown[k] && fmt.Sprint(v) != "" {
-			l.note = clipRunes(termtext.Line(fmt.Sprint(v)), 100)
+		if v, ok := d[k]; ok && !shown[k] && v != nil && plainValue(v) != "" {
+			l.note = clipRunes(termtext.Line(plainValue(v)), 100)
 			shown[k] = true
 			break
 		}
@@ -226,47 +232,48 @@ func clipRunes(s string, n int) string {
 	return s
 }
 
-// writeLog prints the compact timeline: one line per entry.
-func writeLog(w io.Writer, entries []store.LogEntry) error {
+// writeLog prints the compact timeline: one line per entry, within width
+// (0: no limit), the note cut.
+func writeLog(w io.Writer, entries []store.LogEntry, width int) error {
 	if len(entries) == 0 {
 		_, err := fmt.Fprintln(w, "no activity")
 		return err
 	}
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tSTEP\tACTION\tOUTCOME\tDURATION\tNOTE")
+	t := &termtext.Table{Columns: []termtext.Column{{Header: "TIME"}, {Header: "STEP"}, {Header: "ACTION"}, {Header: "OUTCOME"},
+		{Header: "DURATION", Drop: 1}, {Header: "NOTE", Give: 1, Min: 20}}}
 	for _, e := range entries {
 		l := compactEntry(e)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.CreatedAt.Format("2006-01-02 15:04:05Z07:00"),
-			termtext.Line(l.step), termtext.Line(l.action), termtext.Line(l.outcome), l.duration, l.note)
+		t.Rows = append(t.Rows, []string{e.CreatedAt.Format(logTime), l.step, l.action, l.outcome, l.duration, l.note})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	// An entry without a note would end in the columns' padding.
-	lines := strings.SplitAfter(b.String(), "\n")
-	for i, line := range lines {
-		if strings.HasSuffix(line, " \n") {
-			lines[i] = strings.TrimRight(line, " \n") + "\n"
-		}
-	}
-	_, err := io.WriteString(w, strings.Join(lines, ""))
-	return err
+	return writeTable(w, t, width)
 }
 
-// writeLogVerbose prints every detail of each entry and who wrote it.
-func writeLogVerbose(w io.Writer, entries []store.LogEntry) error {
+// logTime is how the timeline writes a time.
+const logTime = "2006-01-02 15:04:05Z07:00"
+
+// writeLogVerbose prints every detail of each entry and who wrote it; the
+// details wrap to the width (0: no limit).
+func writeLogVerbose(w io.Writer, entries []store.LogEntry, width int) error {
 	if len(entries) == 0 {
 		_, err := fmt.Fprintln(w, "no activity")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tACTION\tBY\tDETAILS")
+	t := &termtext.Table{Columns: []termtext.Column{{Header: "TIME"}, {Header: "ACTION"}, {Header: "BY", Give: 1, Min: 12},
+		{Header: "DETAILS", Give: 2, Min: 30, Wrap: true}}}
 	for _, e := range entries {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", e.CreatedAt.Format("2006-01-02 15:04:05Z07:00"),
-			termtext.Line(e.Action), termtext.Line(e.SessionKey), details(e.Details))
+		t.Rows = append(t.Rows, []string{e.CreatedAt.Format(logTime), e.Action, e.SessionKey, details(e.Details)})
 	}
-	return tw.Flush()
+	return writeTable(w, t, width)
+}
+
+// writeTable writes a table within width, and which columns it left out.
+func writeTable(w io.Writer, t *termtext.Table, width int) error {
+	text, hidden := t.Render(width)
+	var b strings.Builder
+	b.WriteString(text)
+	writeHidden(&b, hidden, width)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // details prints a log entry's details as key=value, the step first.
@@ -286,8 +293,8 @@ func details(d map[string]any) string {
 	})
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		v := fmt.Sprint(d[k])
-		if v == "" {
+		v := plainValue(d[k])
+		if d[k] == nil || v == "" {
 			continue
 		}
 		// Details hold review comments and agent output: escape, then cut.

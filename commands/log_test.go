@@ -45,7 +45,7 @@ func logStore(t *testing.T) string {
 func TestLogIsOneLinePerEntry(t *testing.T) {
 	t.Parallel()
 	db := logStore(t)
-	got := mustRun(t, db, "", "log", "task_cr_01").stdout
+	got := mustRun(t, db, "", "log", "task_cr_01", "--wide").stdout
 	lines := strings.Split(got, "\n")
 	// The import's own entry, written now, comes first.
 	if len(lines) < 2 || !strings.Contains(lines[1], "  -     task_created         -                   -         command=import source=../fixtures/hermes-review.json") {
@@ -73,7 +73,7 @@ func TestLogIsOneLinePerEntry(t *testing.T) {
 func TestLogVerboseShowsEveryDetail(t *testing.T) {
 	t.Parallel()
 	db := logStore(t)
-	got := mustRun(t, db, "", "log", "task_cr_01", "--verbose").stdout
+	got := mustRun(t, db, "", "log", "task_cr_01", "--verbose", "--wide").stdout
 	// The runner column is as wide as the import's runner (host:pid), so
 	// compare with the columns' padding collapsed.
 	collapsed := regexp.MustCompile(` {2,}`).ReplaceAllString(got, "  ")

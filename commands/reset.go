@@ -97,10 +97,13 @@ func runReset(ctx context.Context, f *Factory, o *resetOptions) (result, error) 
 	if err != nil {
 		return result{}, err
 	}
-	return result{data: out, human: func(w io.Writer) error { return writeReset(w, out) }}, nil
+	width := f.textWidth(false)
+	return result{data: out, human: func(w io.Writer) error { return writeReset(w, out, width) }}, nil
 }
 
-func writeReset(w io.Writer, out resetOutcome) error {
+// writeReset says what the reset forgets, each value in words and cut to
+// the width.
+func writeReset(w io.Writer, out resetOutcome, width int) error {
 	p := out.Plan
 	pr := &printer{w: w}
 	verb := "forgets"
@@ -115,13 +118,14 @@ func writeReset(w io.Writer, out resetOutcome) error {
 		if len(p.NotDone) > 0 {
 			pr.line("  steps done: %s (they run again)", joinInts(p.NotDone))
 		}
-		names := make([]string, 0, len(p.Forgets))
-		for name := range p.Forgets {
+		texts := stateTexts(p.Forgets)
+		names := make([]string, 0, len(texts))
+		for name := range texts {
 			names = append(names, name)
 		}
 		slices.Sort(names)
 		for _, name := range names {
-			pr.line("  %s: %s", name, termtext.Clip(termtext.Line(fmt.Sprint(p.Forgets[name])), 100))
+			pr.line("  %s: %s", name, termtext.Fit(termtext.Line(texts[name]), max(width-termtext.Width(name)-4, 20)))
 		}
 	}
 	if p.StatusFrom != p.StatusTo {

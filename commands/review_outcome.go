@@ -2,7 +2,6 @@ package commands
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/wo-runner/wo/gitops"
@@ -87,21 +86,6 @@ func (v ThreadView) Where() string {
 	}
 }
 
-// verdictLine is "alice APPROVED, coderabbitai[bot] CHANGES_REQUESTED",
-// sorted by login (untrusted: print it escaped).
-func (o *ReviewOutcome) verdictLine() string {
-	who := make([]string, 0, len(o.Verdicts))
-	for w := range o.Verdicts {
-		who = append(who, w)
-	}
-	sort.Strings(who)
-	parts := make([]string, len(who))
-	for i, w := range who {
-		parts[i] = w + " " + o.Verdicts[w]
-	}
-	return strings.Join(parts, ", ")
-}
-
 // threadsCell is the compact OPEN THREADS cell of wo status: the number
 // open, and how many of those are outdated.
 func threadsCell(o *ReviewOutcome) string {
@@ -127,12 +111,16 @@ func writeReviewOutcome(p *printer, o *ReviewOutcome) {
 	}
 	p.line("\nReview at the last check: %d open thread(s), %d counted", len(o.OpenThreads), o.Counted)
 	if len(o.Verdicts) > 0 {
-		p.line("  verdicts  %s", o.verdictLine())
+		p.line("  verdicts  %s", verdictsText(o.Verdicts))
 	}
 	if len(o.ChangesRequestedBy) > 0 {
 		p.line("  changes requested by %s", strings.Join(o.ChangesRequestedBy, ", "))
 	}
 	for _, t := range o.OpenThreads {
+		if t.Author == "" && t.Excerpt == "" { // a thread whose comments were not kept
+			p.line("  - %s", t.Where())
+			continue
+		}
 		p.line("  - %s  %s: %s", t.Where(), t.Author, t.Excerpt)
 	}
 	for _, r := range o.Reviewers {

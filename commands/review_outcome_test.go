@@ -32,7 +32,7 @@ func TestShowAndStatusShowTheReviewOutcome(t *testing.T) {
 	show := mustRun(t, db, "", "show", "task_cr_01").stdout
 	for _, want := range []string{
 		"Review at the last check: 2 open thread(s), 1 counted\n",
-		"  verdicts  alice APPROVED, coderabbitai[bot] CHANGES_REQUESTED\n",
+		"  verdicts  alice approved, coderabbitai[bot] changes requested\n",
 		"  changes requested by coderabbitai[bot]\n",
 		"  - pkg/a.go:4  coderabbitai[bot]: Name A after \\x1b[2Jwhat it counts.\n",
 		"  - foundation/new.go (outdated)  bob: " + strings.Repeat("long ", 15) + "long…\n",
@@ -61,12 +61,12 @@ func TestShowAndStatusShowTheReviewOutcome(t *testing.T) {
 	}
 
 	// One task: the row, then the outcome; an epic: the compact column only.
-	one := mustRun(t, db, "", "status", "task_cr_01").stdout
+	one := mustRun(t, db, "", "status", "task_cr_01", "--wide").stdout
 	if !strings.Contains(one, "OPEN THREADS") || !strings.Contains(one, "2 (1 outdated)") ||
 		!strings.Contains(one, "  - pkg/a.go:4  coderabbitai[bot]: Name A after \\x1b[2Jwhat it counts.") {
 		t.Errorf("wo status task_cr_01:\n%s", one)
 	}
-	epic := mustRun(t, db, "", "status", "task_cr_epic").stdout
+	epic := mustRun(t, db, "", "status", "task_cr_epic", "--wide").stdout
 	if !strings.Contains(epic, "2 (1 outdated)") || strings.Contains(epic, "pkg/a.go") {
 		t.Errorf("wo status of the epic: want the count, not the threads:\n%s", epic)
 	}

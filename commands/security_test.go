@@ -94,7 +94,7 @@ func TestUntrustedTextIsEscapedOnTerminals(t *testing.T) {
 			t.Errorf("show lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	r = mustRun(t, db, "", "log", "task_cr_01")
+	r = mustRun(t, db, "", "log", "task_cr_01", "--wide")
 	if !strings.Contains(r.stdout, `comment=please Fix\x1b]52;c;`) {
 		t.Errorf("log:\n%s", r.stdout)
 	}

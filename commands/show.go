@@ -6,10 +6,10 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
@@ -22,6 +22,7 @@ func newShowCommand(f *Factory) *cli.Command { return showCommand(f, runShow) }
 type showOptions struct {
 	Store StoreConfig
 	Key   string
+	Wide  bool // every value whole, whatever the width
 }
 
 func showCommand(f *Factory, run func(context.Context, *Factory, *showOptions) (result, error)) *cli.Command {
@@ -33,9 +34,13 @@ func showCommand(f *Factory, run func(context.Context, *Factory, *showOptions) (
 template rendered from state, inputs and context, marked done, next or
 pending, and where the review stood at the last check: the unresolved
 threads (file:line, outdated or not, who opened it and how) and each
-reviewer's latest verdict. --json gives the document, the rendered steps
-and the review.`,
-		Flags: storeFlags(),
+reviewer's latest verdict; for a task not yet done, the time its remaining
+steps should take and what that estimate rests on. --json gives the
+document, the rendered steps and the review.
+
+The values of the context and inputs are cut to the terminal's width
+($COLUMNS, else the terminal's, else 80); --wide shows them whole.`,
+		Flags: append(storeFlags(), wideFlag()),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := showOptionsFrom(c, f)
 			if err != nil {
@@ -52,15 +57,27 @@ func showOptionsFrom(c *cli.Context, f *Factory) (*showOptions, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &showOptions{Store: f.storeConfig(c), Key: key}, nil
+	return &showOptions{Store: f.storeConfig(c), Key: key, Wide: c.Bool("wide")}, nil
 }
 
 func runShow(ctx context.Context, f *Factory, o *showOptions) (result, error) {
 	var doc map[string]any
+	var estimate *procedure.Estimate
 	err := f.useStore(ctx, readOnly(o.Store), func(s store.Store) error {
 		var err error
-		doc, err = s.Get(ctx, o.Key)
-		return err
+		if doc, err = s.Get(ctx, o.Key); err != nil {
+			return err
+		}
+		if st := workorder.StatusOf(doc); st == workorder.StatusClosed || st == workorder.StatusInReview || len(planSteps(doc)) == 0 {
+			return nil // as wo status: no estimate for a task that is done or in review
+		}
+		est, err := procedure.NewEstimator(ctx, s)
+		if err != nil {
+			return err
+		}
+		e := est.Remaining(doc)
+		estimate = &e
+		return nil
 	})
 	if err != nil {
 		return result{}, err
@@ -72,7 +89,7 @@ func runShow(ctx context.Context, f *Factory, o *showOptions) (result, error) {
 	}
 	return result{
 		data:  data,
-		human: func(w io.Writer) error { return writeShow(w, doc, steps) },
+		human: func(w io.Writer) error { return writeShow(w, doc, steps, estimate, f.textWidth(o.Wide)) },
 	}, nil
 }
 
@@ -130,8 +147,10 @@ func planSteps(doc map[string]any) []StepView {
 
 var marks = map[string]string{"done": "[done]", "next": "[next]", "pending": "[    ]", "failed": "[FAIL]"}
 
-func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
-	p := &printer{w: w}
+// writeShow prints the task for a person; width bounds the values of its
+// context and inputs (0: no limit).
+func writeShow(w io.Writer, doc map[string]any, steps []StepView, estimate *procedure.Estimate, width int) error {
+	p := &printer{w: w, width: width}
 	p.line("%s  %s", workorder.Key(doc), workorder.String(doc, "title"))
 	p.line("status %s · priority %s · type %s%s", orDash(workorder.String(doc, "status")),
 		orDash(workorder.String(doc, "priority")), orDash(workorder.String(doc, "type")),
@@ -201,6 +220,11 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
 	st := wo.State
 	p.line("\nState: step %d/%d done · review iterations %d · PR %s · worktree %s",
 		st.CurrentStep, len(wo.Procedure), st.ReviewIterations, orDash(deref(st.PRURL)), orDash(deref(st.WorktreePath)))
+	if e := estimate; e != nil && !e.Known {
+		p.line("  estimate: %s", e.Basis)
+	} else if e != nil {
+		p.line("  estimate: ~%s left (%s)", roughDuration(e.Remaining), e.Basis)
+	}
 	if st.AgentUsage != nil {
 		p.line("  agent: %s", agentUsageText(*st.AgentUsage))
 	}
@@ -222,8 +246,9 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView) error {
 
 // printer writes lines and remembers the first write error.
 type printer struct {
-	w   io.Writer
-	err error
+	w     io.Writer
+	err   error
+	width int // what a section's values are cut to (0: no limit)
 }
 
 // line prints one formatted line. The format is wo's own; every string or
@@ -251,7 +276,8 @@ func (p *printer) line(format string, args ...any) {
 // multiline is untrusted text whose line breaks are kept.
 type multiline string
 
-// section prints a map's entries sorted by key; long lists are cut.
+// section prints a map's entries sorted by key, each value on one line
+// in words and cut to the width.
 func (p *printer) section(title string, m map[string]any) {
 	if len(m) == 0 {
 		return
@@ -262,35 +288,13 @@ func (p *printer) section(title string, m map[string]any) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	tw := tabwriter.NewWriter(p.w, 0, 0, 2, ' ', 0)
+	t := &termtext.Table{Indent: "  ", Columns: []termtext.Column{{}, {Give: 1, Min: 20}}}
 	for _, k := range keys {
-		if p.err == nil {
-			_, p.err = fmt.Fprintf(tw, "  %s\t%s\n", termtext.Line(k), termtext.Line(summarize(m[k])))
-		}
+		t.Rows = append(t.Rows, []string{k, plainValue(m[k])})
 	}
 	if p.err == nil {
-		p.err = tw.Flush()
-	}
-}
-
-func summarize(v any) string {
-	switch t := v.(type) {
-	case nil:
-		return "-"
-	case []any:
-		parts := make([]string, 0, len(t))
-		for i, x := range t {
-			if i == 5 {
-				parts = append(parts, fmt.Sprintf("… and %d more", len(t)-5))
-				break
-			}
-			parts = append(parts, fmt.Sprint(x))
-		}
-		return fmt.Sprintf("(%d) %s", len(t), strings.Join(parts, ", "))
-	case map[string]any:
-		return fmt.Sprintf("{%d fields}", len(t))
-	default:
-		return fmt.Sprint(t)
+		text, _ := t.Render(p.width)
+		_, p.err = io.WriteString(p.w, text)
 	}
 }
 

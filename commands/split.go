@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -28,6 +28,7 @@ type splitOptions struct {
 	DryRun     bool
 	EmitMatrix bool
 	Explain    bool // say why each file went where
+	Wide       bool // every value whole, whatever the width
 }
 
 func splitCommand(f *Factory, run func(context.Context, *Factory, *splitOptions) (result, error)) *cli.Command {
@@ -58,7 +59,11 @@ left alone and named. --plan FILE takes a hand-written plan instead:
 
 --mode independent (default): every PR targets --base, and a PR starts once
 the PRs it depends on are merged. --mode stacked: a PR targets the branch of
-the PR it depends on, and starts once that one is pushed.`,
+the PR it depends on, and starts once that one is pushed.
+
+The plan's table fits the terminal ($COLUMNS, else the terminal's width,
+else 80): keys leave out the epic's key they start with, then titles are
+cut (…), and --explain's reasons wrap; --wide shows every value whole.`,
 		Flags: append(storeFlags(),
 			&cli.StringFlag{Name: "repo", Value: ".", Usage: "the repository's main checkout `PATH`"},
 			&cli.StringFlag{Name: "base", Required: true, Usage: "the `REF` the PRs are reviewed against"},
@@ -77,6 +82,7 @@ the PR it depends on, and starts once that one is pushed.`,
 			&cli.BoolFlag{Name: "emit-matrix", Usage: "print a GitHub Actions matrix of the work orders that can run now"},
 			&cli.BoolFlag{Name: "split-large", Value: true, Usage: "cut a Go package over the budget across consecutive PRs (--split-large=false keeps each package whole)"},
 			&cli.BoolFlag{Name: "explain", Usage: "say why each file went into its PR, and how long the review takes"},
+			wideFlag(),
 			&cli.Float64Flag{Name: "reviews-per-hour", Value: split.DefaultReviewsPerHour, Usage: "the reviews an hour, `N`, that the reviewer takes (5: a review bot such as CodeRabbit on a paid plan, per developer): --explain and the epic say how long the review takes, each PR costing two reviews; 0 for no estimate"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
@@ -100,7 +106,7 @@ func splitOptionsFrom(c *cli.Context, f *Factory) (*splitOptions, error) {
 	splitLarge := c.Bool("split-large")
 	return &splitOptions{
 		Store: f.storeConfig(c), PlanFile: c.String("plan"), DryRun: c.Bool("dry-run"), EmitMatrix: c.Bool("emit-matrix"),
-		Explain: c.Bool("explain"),
+		Explain: c.Bool("explain"), Wide: c.Bool("wide"),
 		Request: intake.SplitRequest{
 			RepoPath: c.String("repo"), Base: c.String("base"), Source: c.String("source"),
 			Auto: split.Options{MaxLines: c.Int("max-lines"), MaxFiles: c.Int("max-files"), By: c.String("by"),
@@ -163,30 +169,36 @@ func runSplit(ctx context.Context, f *Factory, o *splitOptions) (result, error) 
 			return err
 		}}, nil
 	}
+	width := f.textWidth(o.Wide)
 	return result{data: out, human: func(w io.Writer) error {
-		if err := writeSplit(w, plan, epicKey, p.Tasks, o.DryRun, written); err != nil || !o.Explain {
+		if err := writeSplit(w, plan, epicKey, p.Tasks, o.DryRun, written, width); err != nil || !o.Explain {
 			return err
 		}
-		return writeExplanation(w, plan)
+		return writeExplanation(w, plan, width)
 	}}, nil
 }
 
-func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Document, dry bool, res *intake.SplitWritten) error {
+// writeSplit prints the plan: a table of its PRs within width (0: no
+// limit), then what it left out.
+func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Document, dry bool, res *intake.SplitWritten, width int) error {
 	verb := "wrote"
 	if dry {
 		verb = "would write (dry run)"
 	}
-	fmt.Fprintf(w, "%s epic %s: %d files in %d PRs\n", verb, epic, len(plan.Change.Files), len(plan.PRs))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "PR\tKEY\tTITLE\tFILES\tLINES\tWAVE\tBLOCKED BY")
+	fmt.Fprintf(w, "%s epic %s: %d files in %d PRs\n", verb, termtext.Line(epic), len(plan.Change.Files), len(plan.PRs))
+	t := &termtext.Table{Columns: []termtext.Column{{Header: "PR"}, {Header: "KEY", Give: 2, Min: 12}, {Header: "TITLE", Give: 3, Min: 20},
+		{Header: "FILES"}, {Header: "LINES"}, {Header: "WAVE", Drop: 1}, {Header: "BLOCKED BY", Give: 1, Min: 10}}}
 	for i, pr := range plan.PRs {
 		var deps []string
 		for _, d := range pr.BlockedBy {
 			deps = append(deps, fmt.Sprintf("#%d", d))
 		}
-		fmt.Fprintf(tw, "#%d\t%s\t%s\t%d\t%d\t%d\t%s\n", pr.Number, tasks[i]["_key"], termtext.Line(pr.Title), len(pr.Files), pr.Lines, pr.Wave, orDash(strings.Join(deps, ", ")))
+		key := workorder.Key(tasks[i])
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("#%d", pr.Number), key, pr.Title, strconv.Itoa(len(pr.Files)), strconv.Itoa(pr.Lines),
+			strconv.Itoa(pr.Wave), orDash(strings.Join(deps, ", "))})
+		t.Columns[1].Short = append(t.Columns[1].Short, shortKey(epic, key))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(w, t, width); err != nil {
 		return err
 	}
 	if len(plan.Excluded) > 0 {
@@ -201,19 +213,20 @@ func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Do
 	return nil
 }
 
-// writeExplanation says, PR by PR, why each file went where. Paths and
-// reasons come from the repository, so they are escaped.
-func writeExplanation(w io.Writer, plan *split.Plan) error {
+// writeExplanation says, PR by PR, why each file went where, the reasons
+// wrapped to width (0: no limit) and long paths cut. Paths and reasons come from the repository:
+// the table escapes them.
+func writeExplanation(w io.Writer, plan *split.Plan, width int) error {
 	if plan.Estimate != nil {
 		fmt.Fprintf(w, "\nreview: %s\n", plan.Estimate)
 	}
 	for _, pr := range plan.PRs {
 		fmt.Fprintf(w, "\n%s: %s\n", termtext.Line(pr.Title), termtext.Line(pr.Why))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		t := &termtext.Table{Indent: "  ", Columns: []termtext.Column{{Give: 1, Min: 20}, {Give: 2, Min: 20, Wrap: true}}}
 		for _, f := range pr.Files {
-			fmt.Fprintf(tw, "  %s\t%s\n", termtext.Line(f.Path), termtext.Line(f.Reason))
+			t.Rows = append(t.Rows, []string{f.Path, f.Reason})
 		}
-		if err := tw.Flush(); err != nil {
+		if err := writeTable(w, t, width); err != nil {
 			return err
 		}
 	}

@@ -25,10 +25,10 @@ func TestSplitOutputEscapesWhatTheRepositoryNamed(t *testing.T) {
 		SetApart: []string{evil + "/go.sum (1 files, 40 lines): a lockfile"},
 	}
 	var out bytes.Buffer
-	if err := writeSplit(&out, plan, "task_e", []workorder.Document{{"_key": "task_e_pr01"}}, true, nil); err != nil {
+	if err := writeSplit(&out, plan, "task_e", []workorder.Document{{"_key": "task_e_pr01"}}, true, nil, 80); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeExplanation(&out, plan); err != nil {
+	if err := writeExplanation(&out, plan, 0); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -91,7 +91,7 @@ func TestSplitExplainSaysWhyEachFileWentWhere(t *testing.T) {
 	splitGit(t, repo, "add", "-A")
 	splitGit(t, repo, "commit", "-q", "-m", "the change")
 	r := mustRun(t, newDB(t), "", "split", "--repo", repo, "--base", "base", "--source", "main", "--dry-run", "--explain",
-		"--max-lines", "10", "--split-large=false", "--epic-key", "task_e")
+		"--max-lines", "10", "--split-large=false", "--epic-key", "task_e", "--wide")
 	lines := map[string]bool{}
 	for _, l := range strings.Split(r.stdout, "\n") {
 		lines[l] = true

@@ -40,6 +40,8 @@ type statusOptions struct {
 	// sync does.
 	Refresh   bool
 	GitHubAPI string
+	// Wide shows every column and cell whole, whatever the width.
+	Wide bool
 }
 
 func statusCommand(f *Factory, run func(context.Context, *Factory, *statusOptions) (result, error)) *cli.Command {
@@ -60,7 +62,18 @@ waiting (for a blocker) or blocked; an arrow that a longer path already
 implies is left out unless --all-edges. --json gives the rows. --watch redraws every
 few seconds until Ctrl-C. --refresh first reads the PRs on GitHub (wo sync).
 
-Without a KEY, wo status names the store's epics to give it (exit 2).`,
+Without a KEY, wo status names the store's epics to give it (exit 2).
+
+The table fits the terminal: its width is $COLUMNS, else the terminal's,
+else 80. When its rows are too wide, columns with nothing in them are left
+out, then as many as needed of UPDATED, COMMENTS, FIX ROUNDS, ESTIMATE,
+OPEN THREADS, RUNNER and PR, and a line below the table names them; then
+an epic's children show their keys without the start they share with the
+epic's (…_01_foundation), and long cells are cut with …: the title first,
+then the key, WAITS FOR, the runner and the next step. One task's table
+wraps what it waits for and its title instead. --wide shows every column
+and every value whole. ESTIMATE is the time left and how sure it is
+(~7 min (low)); wo show says what it rests on.`,
 		Flags: append(storeFlags(),
 			&cli.StringFlag{Name: "epic", Usage: "the epic `KEY` (the same as giving it as the argument)"},
 			&cli.StringFlag{Name: "format", Value: "table", Usage: "table, markdown, mermaid or dot"},
@@ -69,6 +82,7 @@ Without a KEY, wo status names the store's epics to give it (exit 2).`,
 			&cli.DurationFlag{Name: "interval", Value: 3 * time.Second, Usage: "with --watch: how often"},
 			&cli.BoolFlag{Name: "refresh", Usage: "first read the pull requests on GitHub, as wo sync does"},
 			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL`"},
+			wideFlag(),
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := statusOptionsFrom(c, f)
@@ -102,7 +116,7 @@ func statusOptionsFrom(c *cli.Context, f *Factory) (*statusOptions, error) {
 		return nil, usagef("--watch redraws the table on the terminal and --json prints one envelope: give one of them")
 	}
 	return &statusOptions{Store: f.storeConfig(c), Key: key, Format: format, AllEdges: c.Bool("all-edges"), Watch: c.Bool("watch"), Interval: c.Duration("interval"),
-		Refresh: c.Bool("refresh"), GitHubAPI: c.String("github-api")}, nil
+		Refresh: c.Bool("refresh"), GitHubAPI: c.String("github-api"), Wide: c.Bool("wide")}, nil
 }
 
 func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error) {
@@ -129,7 +143,7 @@ func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error
 				return nil
 			}
 			fmt.Fprint(f.Stdout, "\033[H\033[2J")
-			renderStatus(f, o.Format, o.AllEdges, rows)
+			io.WriteString(f.Stdout, renderString(f.view(o.Wide), o.Format, o.AllEdges, rows))
 			fmt.Fprintf(f.Stdout, "\n(every %s; Ctrl-C to stop)\n", o.Interval)
 			select {
 			case <-ctx.Done():
@@ -152,7 +166,7 @@ func runStatus(ctx context.Context, f *Factory, o *statusOptions) (result, error
 		if o.Watch {
 			return nil // already drawn
 		}
-		_, err := io.WriteString(w, renderString(f, o.Format, o.AllEdges, rows))
+		_, err := io.WriteString(w, renderString(f.view(o.Wide), o.Format, o.AllEdges, rows))
 		return err
 	}}, nil
 }
@@ -407,15 +421,12 @@ func prNumberOf(url string) int {
 	return n
 }
 
-// renderStatus and renderString draw the rows in one --format; each
-// format has its own file: status_table.go, status_markdown.go,
-// status_mermaid.go and status_dot.go (the last two draw the dependency
-// graph of status_graph.go).
-func renderStatus(f *Factory, format string, allEdges bool, rows []StatusRow) {
-	io.WriteString(f.Stdout, renderString(f, format, allEdges, rows))
-}
-
-func renderString(f *Factory, format string, allEdges bool, rows []StatusRow) string {
+// renderString draws the rows in one --format; each format has its own
+// file: status_table.go, status_markdown.go, status_mermaid.go and
+// status_dot.go (the last two draw the dependency graph of
+// status_graph.go). Only the table is for a terminal: the others are
+// read by programs that want every value whole.
+func renderString(v textView, format string, allEdges bool, rows []StatusRow) string {
 	switch format {
 	case "markdown":
 		return markdownStatus(rows)
@@ -424,7 +435,7 @@ func renderString(f *Factory, format string, allEdges bool, rows []StatusRow) st
 	case "dot":
 		return dotStatus(rows, allEdges)
 	}
-	return tableStatus(rows, useColour(f))
+	return tableStatus(rows, v)
 }
 
 // stepText is the STEP cell of the table and of Markdown: done/all.
@@ -436,20 +447,25 @@ func stepText(r StatusRow) string {
 }
 
 // progressLine counts the children: done, in review, running, blocked,
-// not started; with a bar of done and in-review work.
-func progressLine(children []StatusRow) string {
+// not started; with a bar of done and in-review work, above the counts
+// when both do not fit the width (0: no limit).
+func progressLine(children []StatusRow, width int) string {
 	n := map[workorder.Status]int{}
 	for _, r := range children {
 		n[r.Status]++
 	}
 	total := len(children)
-	const width = 30
-	done := n[workorder.StatusClosed] * width / max(total, 1)
-	review := n[workorder.StatusInReview] * width / max(total, 1)
-	bar := strings.Repeat("█", done) + strings.Repeat("▓", review) + strings.Repeat("░", width-done-review)
-	return fmt.Sprintf("[%s] %d tasks: %d done · %d in review · %d running · %d blocked · %d not started",
-		bar, total, n[workorder.StatusClosed], n[workorder.StatusInReview], n[workorder.StatusInProgress],
+	const barWidth = 30
+	done := n[workorder.StatusClosed] * barWidth / max(total, 1)
+	review := n[workorder.StatusInReview] * barWidth / max(total, 1)
+	bar := strings.Repeat("█", done) + strings.Repeat("▓", review) + strings.Repeat("░", barWidth-done-review)
+	counts := fmt.Sprintf("%d tasks: %d done · %d in review · %d running · %d blocked · %d not started",
+		total, n[workorder.StatusClosed], n[workorder.StatusInReview], n[workorder.StatusInProgress],
 		n[workorder.StatusBlocked], n[workorder.StatusOpen])
+	if line := "[" + bar + "] " + counts; width <= 0 || termtext.Width(line) <= width {
+		return line
+	}
+	return "[" + bar + "]\n" + counts
 }
 
 // number reads a JSON number as the store gives it (json.Number) or as Go

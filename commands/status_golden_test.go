@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
@@ -55,19 +54,24 @@ func goldenTask() []StatusRow {
 }
 
 // Every renderer of wo status, byte for byte: the table plain and coloured,
-// Markdown, Mermaid and Graphviz (reduced and with every edge), and one
-// task's table with its review. Run with -update after a deliberate change
+// whole (--wide) and fitted to 80 and 120 columns, Markdown, Mermaid and
+// Graphviz (reduced and with every edge), and one task's table with its
+// review. Run with -update after a deliberate change
 // and read the diff of testdata/status.
 func TestStatusRenderersMatchTheirGoldenFiles(t *testing.T) {
 	t.Parallel()
-	plain := &Factory{Stdout: &bytes.Buffer{}, Getenv: func(string) string { return "" }}
+	plain := textView{}
 	for _, tc := range []struct {
 		name string
 		out  string
 	}{
 		{"table", renderString(plain, "table", false, goldenEpic())},
-		{"table-colour", tableStatus(goldenEpic(), true)},
+		{"table-colour", tableStatus(goldenEpic(), textView{colour: true})},
 		{"table-one-task", renderString(plain, "table", false, goldenTask())},
+		{"table-80", renderString(textView{width: 80}, "table", false, goldenEpic())},
+		{"table-120", renderString(textView{width: 120}, "table", false, goldenEpic())},
+		{"table-colour-80", renderString(textView{width: 80, colour: true}, "table", false, goldenEpic())},
+		{"table-one-task-80", renderString(textView{width: 80}, "table", false, goldenTask())},
 		{"markdown", renderString(plain, "markdown", false, goldenEpic())},
 		{"mermaid", renderString(plain, "mermaid", false, goldenEpic())},
 		{"mermaid-all-edges", renderString(plain, "mermaid", true, goldenEpic())},

@@ -26,7 +26,7 @@ func markdownStatus(rows []StatusRow) string {
 			r.ReviewIterations, r.OpenComments, mdEscape(orDash(strings.Join(r.WaitingFor, ", "))))
 	}
 	if len(rows) > 1 {
-		fmt.Fprintf(&b, "\n%s\n", progressLine(rows[1:]))
+		fmt.Fprintf(&b, "\n%s\n", progressLine(rows[1:], 0))
 	}
 	return b.String()
 }

@@ -2,13 +2,15 @@ package commands
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -25,50 +27,117 @@ func useColour(f *Factory) bool {
 var statusColour = map[workorder.Status]string{workorder.StatusClosed: "32", workorder.StatusInReview: "36",
 	workorder.StatusInProgress: "33", workorder.StatusBlocked: "31", workorder.StatusOpen: "37"}
 
-// tableStatus is the default format: one row a task, coloured when colour
-// is true, and below it one task's review or an epic's totals.
-func tableStatus(rows []StatusRow, colour bool) string {
+// textView is how a human view is drawn: within width columns (0: no
+// limit, --wide) and coloured or not.
+type textView struct {
+	width  int
+	colour bool
+	now    time.Time // what the ages in it count from
+}
+
+// The columns of the status table that a narrow terminal leaves out, the
+// first to go highest; the least useful at a glance go first.
+const (
+	dropPR = iota + 1
+	dropRunner
+	dropThreads
+	dropEstimate
+	dropFixRounds
+	dropComments
+	dropUpdated
+)
+
+// tableStatus is the default format: one row a task, coloured when the
+// view is, within its width, and below it one task's review or an epic's
+// totals.
+func tableStatus(rows []StatusRow, v textView) string {
 	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	line := termtext.Line
-	header := "STATUS"
-	if colour {
-		// tabwriter counts the escape codes as width: give the header the
-		// same invisible bytes as the coloured cells so the columns line up.
-		header = fmt.Sprintf("\033[39m%-11s\033[0m", "STATUS")
+	epic := "" // the key whose start the children's keys leave out
+	if len(rows) > 1 {
+		epic = rows[0].Key
 	}
 	held := false
 	for _, r := range rows {
 		held = held || r.HeldBy != ""
 	}
-	runner := func(r StatusRow) string {
-		if !held {
-			return ""
-		}
-		return line(orDash(r.HeldBy)) + "\t"
-	}
-	runnerHeader := ""
+	t := &termtext.Table{Columns: []termtext.Column{
+		{Header: "KEY", Give: 4, Min: 16},
+		{Header: "STATUS"},
+		{Header: "STEP"},
+		// The next step is cut only when every column that may go went:
+		// "create_branch (interrupted)" cut says neither.
+		{Header: "NEXT", Give: 1, Min: 30},
+	}}
 	if held {
-		runnerHeader = "RUNNER\t"
+		t.Columns = append(t.Columns, termtext.Column{Header: "RUNNER", Give: 2, Min: 16, Drop: dropRunner})
 	}
-	fmt.Fprintf(tw, "KEY\t%s\tSTEP\tNEXT\t%sPR\tFIX ROUNDS\tCOMMENTS\tOPEN THREADS\tWAITS FOR\tUPDATED\tESTIMATE\tTITLE\n", header, runnerHeader)
-	for _, r := range rows {
-		status := line(string(r.Status))
-		if colour {
-			status = fmt.Sprintf("\033[%sm%-11s\033[0m", statusColour[r.Status], status)
+	t.Columns = append(t.Columns, []termtext.Column{
+		{Header: "PR", Drop: dropPR},
+		{Header: "FIX ROUNDS", Drop: dropFixRounds},
+		{Header: "COMMENTS", Drop: dropComments},
+		{Header: "OPEN THREADS", Drop: dropThreads},
+	}...)
+	// One task's table is one row: what it waits for, a list, is said
+	// below it, and its title wraps rather than lose its end.
+	oneTask := len(rows) == 1
+	if !oneTask {
+		t.Columns = append(t.Columns, termtext.Column{Header: "WAITS FOR", Give: 3, Min: 12})
+	}
+	t.Columns = append(t.Columns, []termtext.Column{
+		{Header: "UPDATED", Drop: dropUpdated},
+		{Header: "ESTIMATE", Drop: dropEstimate},
+		{Header: "TITLE", Give: 5, Min: 20, Wrap: oneTask},
+	}...)
+	key, waits := &t.Columns[0], &t.Columns[len(t.Columns)-4] // WAITS FOR, but for one task
+	if v.colour {
+		t.Columns[1].Style = func(row int, cell string) string {
+			if row < 0 {
+				return "\033[39m" + cell + "\033[0m"
+			}
+			return "\033[" + statusColour[rows[row].Status] + "m" + cell + "\033[0m"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", line(r.Key), status, stepText(r), line(orDash(nextText(r))),
-			runner(r), prText(r), r.ReviewIterations, r.OpenComments, threadsCell(r.Review), line(orDash(strings.Join(r.WaitingFor, ","))), age(r.UpdatedAt), line(estimateText(r)), line(r.Title))
 	}
-	tw.Flush() // into a strings.Builder, which cannot fail
-	if len(rows) == 1 {
+	for _, r := range rows {
+		row := []string{r.Key, string(r.Status), stepText(r), orDash(nextText(r))}
+		if held {
+			row = append(row, orDash(r.HeldBy))
+		}
+		row = append(row, prText(r), strconv.Itoa(r.ReviewIterations), strconv.Itoa(r.OpenComments), threadsCell(r.Review))
+		if !oneTask {
+			row = append(row, orDash(strings.Join(r.WaitingFor, ", ")))
+			shortWaits := make([]string, len(r.WaitingFor))
+			for j, w := range r.WaitingFor {
+				shortWaits[j] = shortKey(epic, w)
+			}
+			waits.Short = append(waits.Short, orDash(strings.Join(shortWaits, ", ")))
+		}
+		t.Rows = append(t.Rows, append(row, age(r.UpdatedAt, v.now), estimateCell(r.Estimate), r.Title))
+		key.Short = append(key.Short, shortKey(epic, r.Key))
+	}
+	if epic != "" {
+		// The epic's own key, which the reader just typed, is cut to the
+		// width of its children's short keys rather than widen them all.
+		widest := 0
+		for _, k := range key.Short[1:] {
+			widest = max(widest, termtext.Width(termtext.Line(k)))
+		}
+		key.Short[0] = termtext.Fit(termtext.Line(epic), max(widest, 12))
+	}
+	text, hidden := t.Render(v.width)
+	b.WriteString(text)
+	writeHidden(&b, hidden, v.width)
+	below := b.Len()
+	if oneTask {
+		if w := rows[0].WaitingFor; len(w) > 0 {
+			b.WriteString(termtext.Line("waits for: "+strings.Join(w, ", ")) + "\n")
+		}
 		writeReviewOutcome(&printer{w: &b}, rows[0].Review)
 		if u := rows[0].Agent; u != nil {
 			b.WriteString("agent: " + agentUsageText(*u) + "\n")
 		}
 	}
 	if len(rows) > 1 {
-		b.WriteString(progressLine(rows[1:]) + "\n")
+		b.WriteString(progressLine(rows[1:], v.width) + "\n")
 		if line := paceLine(rows[1:]); line != "" {
 			b.WriteString(line + "\n")
 		}
@@ -84,8 +153,66 @@ func tableStatus(rows []StatusRow, colour bool) string {
 			b.WriteString("review estimate: " + termtext.Line(rows[0].ReviewEstimate) + "\n")
 		}
 	}
+	out := b.String()
+	return out[:below] + wrapLines(out[below:], v.width)
+}
+
+// wrapLines breaks each line of text that is wider than width (0: no
+// limit) at its spaces, the lines it continues on indented two more.
+func wrapLines(text string, width int) string {
+	if width <= 0 {
+		return text
+	}
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		body := strings.TrimSuffix(line, "\n")
+		if termtext.Width(body) <= width {
+			b.WriteString(line)
+			continue
+		}
+		indent := body[:len(body)-len(strings.TrimLeft(body, " "))] + "  "
+		parts := termtext.Wrap(body, width)
+		b.WriteString(parts[0] + "\n")
+		for _, p := range termtext.Wrap(strings.Join(parts[1:], " "), max(width-len(indent), 1)) {
+			b.WriteString(indent + p + "\n")
+		}
+	}
 	return b.String()
 }
+
+// writeHidden says which columns a table left out to fit the width, and
+// how to see them.
+func writeHidden(w io.StringWriter, hidden []string, width int) {
+	if len(hidden) == 0 {
+		return
+	}
+	note := fmt.Sprintf("(left out at %d columns: %s; --wide shows every column)", width, strings.Join(hidden, ", "))
+	for _, line := range termtext.Wrap(note, width) {
+		w.WriteString(line + "\n")
+	}
+}
+
+// shortKey is a key without the start it shares with the epic's key, up
+// to a separator, when that start is more than the common "task_":
+// task_hermes_review_pipeline_01_foundation under
+// task_hermes_review_pipeline reads …_01_foundation. The table uses it
+// only when the full keys do not fit.
+func shortKey(epic, key string) string {
+	n := 0
+	for n < len(epic) && n < len(key) && epic[n] == key[n] {
+		n++
+	}
+	if n < len(epic) || n == len(key) || !strings.ContainsRune(keySeparators, rune(key[n])) {
+		n = strings.LastIndexAny(key[:n], keySeparators)
+	}
+	if n <= len("task_") {
+		return key
+	}
+	return "…" + key[n:]
+}
+
+// keySeparators end the words of a key.
+const keySeparators = "_-. "
 
 // paceLine says when an epic's reviewer is rate limited: its run opens no
 // more pull requests until then.
@@ -108,14 +235,36 @@ func paceLine(children []StatusRow) string {
 	return termtext.Line(fmt.Sprintf("reviewer rate limited until %s (%s): wo run --epic opens none of the %d pull request(s) left until then", until, by, opened))
 }
 
-func estimateText(r StatusRow) string {
+// estimateCell is an estimate in a table: the time and how sure it is,
+// "~7 min (low)"; what it rests on is wo show's to say.
+func estimateCell(e *procedure.Estimate) string {
 	switch {
-	case r.Estimate == nil:
+	case e == nil:
 		return "-"
-	case !r.Estimate.Known:
-		return "no estimate yet"
+	case !e.Known:
+		return "unknown"
+	case e.Confidence != "":
+		return "~" + roughDuration(e.Remaining) + " (" + e.Confidence + ")"
 	default:
-		return fmt.Sprintf("~%s (%s)", r.Estimate.Remaining.Round(time.Second), r.Estimate.Basis)
+		return "~" + roughDuration(e.Remaining)
+	}
+}
+
+// roughDuration is a duration as a person estimates one: 45 s, 7 min,
+// 2 h 5 min, 3 d 4 h.
+func roughDuration(d time.Duration) string {
+	s := int64(d.Round(time.Second) / time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s < 3600-30:
+		return fmt.Sprintf("%d min", (s+30)/60)
+	case s < 86400-30:
+		m := (s + 30) / 60
+		return strings.TrimSuffix(fmt.Sprintf("%d h %d min", m/60, m%60), " 0 min")
+	default:
+		h := (s + 1800) / 3600
+		return strings.TrimSuffix(fmt.Sprintf("%d d %d h", h/24, h%24), " 0 h")
 	}
 }
 
@@ -136,13 +285,16 @@ func prText(r StatusRow) string {
 	return fmt.Sprintf("#%d", r.PRNumber)
 }
 
-// age says how long ago an RFC 3339 time was, roughly.
-func age(ts string) string {
+// age says how long before now an RFC 3339 time was, roughly.
+func age(ts string, now time.Time) string {
 	t, err := time.Parse(time.RFC3339Nano, ts)
 	if err != nil {
 		return "-"
 	}
-	d := time.Since(t)
+	if now.IsZero() {
+		now = time.Now()
+	}
+	d := now.Sub(t)
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds ago", int(d.Seconds()))

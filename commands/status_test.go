@@ -40,7 +40,7 @@ func TestStatusSaysWhatEachTaskWaitsForAndWhoRunsIt(t *testing.T) {
 	if got := strings.Join(rows["task_cr_05"].WaitingFor, "; "); !strings.Contains(got, "skipped: blocker task_cr_01 is waiting") {
 		t.Errorf("task_cr_05 waits for %q, want the skip and its reason", got)
 	}
-	table := mustRunEnv(t, map[string]string{"NO_COLOR": "1"}, db, "", "status", "task_cr_epic").stdout
+	table := mustRunEnv(t, map[string]string{"NO_COLOR": "1"}, db, "", "status", "task_cr_epic", "--wide").stdout
 	for _, want := range []string{"RUNNER", "ci@runner-7:4242", "#42"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table lacks %q:\n%s", want, table)
@@ -87,7 +87,7 @@ func TestStatusDrawsDependenciesWrittenAsBlocks(t *testing.T) {
 func TestStatusColumnsSayWhatTheyCount(t *testing.T) {
 	t.Parallel()
 	rows := []StatusRow{{Key: "task_cr_01", Title: "t", Status: "in_review", PRNumber: 3, ReviewIterations: 2, OpenComments: 5}}
-	table := tableStatus(rows, false)
+	table := tableStatus(rows, textView{})
 	if !strings.Contains(table, "FIX ROUNDS") || !strings.Contains(table, "COMMENTS") || strings.Contains(table, "REVIEWS") {
 		t.Errorf("table headers:\n%s", table)
 	}

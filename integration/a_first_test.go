@@ -157,7 +157,7 @@ func TestSplitAndRunAnEpicInWaves(t *testing.T) {
 	// wo status says how long the review takes at the reviewer's rate
 	// (two reviews a PR, five an hour by default).
 	want := fmt.Sprintf("review estimate: about %d reviews at 5 an hour", 2*len(prs))
-	if st := f.wo(env, "status", "task_big"); !strings.Contains(st.stdout, want) {
+	if st := f.wo(env, "status", "task_big", "--wide"); !strings.Contains(st.stdout, want) {
 		t.Errorf("wo status does not say %q:\n%s", want, st.stdout)
 	}
 

@@ -244,7 +244,7 @@ func TestTheCapsStopTheAgentAndShowWhatItCost(t *testing.T) {
 	if !strings.Contains(show.stdout, "agent: 3 run(s), 3 fix round(s), $2.25") {
 		t.Errorf("wo show does not tell the cost claude reported:\n%s", show.stdout)
 	}
-	log := f.wo(nil, "log", key)
+	log := f.wo(nil, "log", key, "--wide")
 	if !strings.Contains(log.stdout, "claude, $0.7500") {
 		t.Errorf("wo log does not show the run's cost:\n%s", log.stdout)
 	}

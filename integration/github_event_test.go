@@ -63,7 +63,7 @@ func TestReviewEventsResumeInsteadOfPolling(t *testing.T) {
 	if st := stateOf(f.doc("task_ev")); st["phase"] != "waiting_for_review" || st["lease"] != nil {
 		t.Errorf("state after stopping: phase %v lease %v", st["phase"], st["lease"])
 	}
-	if s := f.wo(nil, "status", "task_ev").stdout; !strings.Contains(s, "a review since") {
+	if s := f.wo(nil, "status", "task_ev", "--wide").stdout; !strings.Contains(s, "a review since") {
 		t.Errorf("wo status does not say it waits for a review:\n%s", s)
 	}
 	gh.HoldReviews(false)

@@ -117,7 +117,7 @@ func TestSeedProcedureWithReviewerAndAgent(t *testing.T) {
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &env2); err != nil || !env2.Success || env2.Data.GitHub.Requests == 0 {
 		t.Errorf("last line is not the envelope with request counts: %v %s", err, lines[len(lines)-1])
 	}
-	logs := f.wo(nil, "log", "task_cr_01", "--verbose").stdout
+	logs := f.wo(nil, "log", "task_cr_01", "--verbose", "--wide").stdout
 	for step := 1; step <= 11; step++ {
 		if !strings.Contains(logs, fmt.Sprintf("step=%d ", step)) {
 			t.Errorf("the log lacks step %d:\n%s", step, logs)

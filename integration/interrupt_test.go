@@ -45,7 +45,7 @@ func TestAnInterruptedRunSaysSoAndResumes(t *testing.T) {
 	if !strings.Contains(status.stdout, "interrupted") {
 		t.Errorf("wo status does not say interrupted: %s %s", status.stdout, status.stderr)
 	}
-	if table := f.wo(nil, "status", "task_sig"); !strings.Contains(table.stdout, "create_branch (interrupted)") {
+	if table := f.wo(nil, "status", "task_sig", "--wide"); !strings.Contains(table.stdout, "create_branch (interrupted)") {
 		t.Errorf("wo status does not say the next step was interrupted:\n%s", table.stdout)
 	}
 	if show := f.wo(nil, "show", "task_sig"); !strings.Contains(show.stdout, "interrupted: the last run was stopped by a signal in step 2; wo run task_sig goes on from there") {
@@ -89,7 +89,7 @@ func TestAnInterruptedAgentStepKeepsItsTimeline(t *testing.T) {
 	if r.code != 130 || strings.Contains(r.stderr, "was not written") {
 		t.Fatalf("exit %d, want 130 and no lost entry:\n%s", r.code, r.stderr)
 	}
-	log := f.wo(nil, "log", "task_think").stdout
+	log := f.wo(nil, "log", "task_think", "--wide").stdout
 	// Stopped by Ctrl-C, with no exit status of its own: no made-up one.
 	if !regexp.MustCompile(`agent_finished\s+stopped\s+\S+\s+command, stopped by Ctrl-C \(SIGINT\) to wo: agent command`).MatchString(log) ||
 		!strings.Contains(log, "interrupted") || strings.Contains(log, "exit -1") {

@@ -316,7 +316,7 @@ func TestAStackSurvivesItsMerges(t *testing.T) {
 		t.Errorf("the bottom PR is built on %s, the base is at %s", low, base)
 	}
 	// wo status says what the last sync did to each PR of the stack.
-	st := x.f.wo(nil, "status", "task_big")
+	st := x.f.wo(nil, "status", "task_big", "--wide")
 	if !strings.Contains(st.stdout, "stack: "+x.parts[n-1].key+" restacked at ") {
 		t.Errorf("wo status does not say the top PR was restacked:\n%s", st.stdout)
 	}
@@ -348,7 +348,7 @@ func TestARestackConflictStopsThatBranchAndThoseAbove(t *testing.T) {
 	if doc := x.f.doc(mid.key); doc["status"] != "blocked" || !strings.Contains(fmt.Sprint(doc["block_reason"]), shared) {
 		t.Errorf("part 4: status %v, reason %v", doc["status"], doc["block_reason"])
 	}
-	if st := x.f.wo(nil, "status", "task_big"); !strings.Contains(st.stdout, "stack: "+mid.key+" blocked by a conflict in "+shared) {
+	if st := x.f.wo(nil, "status", "task_big", "--wide"); !strings.Contains(st.stdout, "stack: "+mid.key+" blocked by a conflict in "+shared) {
 		t.Errorf("wo status does not name the conflict:\n%s", st.stdout)
 	}
 	// The person rebuilds part 4 on part 3's fix, keeping both notes.

@@ -348,7 +348,7 @@ func TestAnEpicPacesItsRateLimitedReviewer(t *testing.T) {
 	if held != 2 {
 		t.Errorf("%d children held back, want 2: %+v", held, out.Data.Tasks)
 	}
-	if st := f.wo(nil, "status", "task_epic"); !strings.Contains(st.stdout, "reviewer rate limited until") ||
+	if st := f.wo(nil, "status", "task_epic", "--wide"); !strings.Contains(st.stdout, "reviewer rate limited until") ||
 		!strings.Contains(st.stdout, "opens none of the 2 pull request(s) left until then") {
 		t.Errorf("wo status does not say the epic is paced:\n%s%s", st.stdout, st.stderr)
 	}

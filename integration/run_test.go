@@ -69,7 +69,7 @@ func TestGitStepsEndToEnd(t *testing.T) {
 		t.Error("a rerun moved the remote branch")
 	}
 
-	logs := f.wo(nil, "log", "task_git", "--verbose")
+	logs := f.wo(nil, "log", "task_git", "--verbose", "--wide")
 	for _, want := range []string{"task_created", "run_started", "step_completed", "step=5 action=push", "run_finished"} {
 		if !strings.Contains(logs.stdout, want) {
 			t.Errorf("wo log lacks %q:\n%s", want, logs.stdout)

@@ -8,6 +8,10 @@
 // show every such character as a visible Go-style escape instead (\x1b,
 // \r, \u202e), so the text stays readable and nothing is interpreted.
 //
+// Width, Fit, Wrap and Table measure escaped text in terminal columns
+// (not bytes, not runes) and fit it to the terminal's width: a table whose
+// rows wrap is unreadable.
+//
 // Machine output (--json) is never passed through here: JSON has its own,
 // exact escaping.
 package termtext

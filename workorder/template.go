@@ -1,6 +1,7 @@
 package workorder
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -141,6 +142,13 @@ func formatValue(v any) string {
 			parts[i] = formatValue(x)
 		}
 		return strings.Join(parts, " ")
+	case map[string]any:
+		// An object as its JSON, which a command and a reader both take,
+		// not Go's map[…].
+		if b, err := json.Marshal(t); err == nil {
+			return string(b)
+		}
+		return fmt.Sprint(t)
 	default:
 		return fmt.Sprint(t)
 	}

@@ -21,9 +21,12 @@ func TestRenderLooksUpStateThenInputsThenContext(t *testing.T) {
 		"objective": "Review the foundation",
 		"context": {"branch": "from-context", "base_branch": "main", "only_ctx": "c"},
 		"inputs":  {"branch": "from-inputs", "file_manifest": ["a.go", "b/c.go"], "pr_number": 7, "pr_title": "PR #7"},
-		"state":   {"branch": "from-state", "worktree_path": null, "pr_number": 12}}}`)
+		"state":   {"branch": "from-state", "worktree_path": null, "pr_number": 12, "loop_iterations": {"9": 2},
+		            "review_threads": [{"path": "a.go", "comments": [{"author": "bot"}]}]}}}`)
 	s := NewScope(d)
 	cases := map[string]string{
+		"<loop_iterations>":                 `{"9":2}`, // JSON, never Go's map[9:2]
+		"<review_threads>":                  `{"comments":[{"author":"bot"}],"path":"a.go"}`,
 		"<branch>":                          "from-state",
 		"<only_ctx>":                        "c",
 		"git checkout x -- <file_manifest>": "git checkout x -- a.go b/c.go",

@@ -1,0 +1,401 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// stateText is one field of work_order.state, by its JSON name, as a
+// person reads it: "step 9 ×2", not Go's map[9:2]. A field this function
+// has no words for (another tool's, or one added since) reads as
+// plainValue shows any JSON value. The text is untrusted: escape it.
+func stateText(st workorder.State, name string) string {
+	switch name {
+	case "version":
+		return strconv.Itoa(st.Version)
+	case "current_step":
+		return "step " + strconv.Itoa(st.CurrentStep)
+	case "completed_steps":
+		if len(st.CompletedSteps) == 0 {
+			return "none"
+		}
+		return "steps " + stepRanges(st.CompletedSteps)
+	case "review_iterations":
+		return strconv.Itoa(st.ReviewIterations)
+	case "pr_url":
+		return orDash(deref(st.PRURL))
+	case "worktree_path":
+		return orDash(deref(st.WorktreePath))
+	case "notes":
+		return notesText(st.Notes)
+	case "pr_number":
+		return "#" + strconv.Itoa(st.PRNumber)
+	case "lease":
+		if l := st.Lease; l != nil {
+			return l.Holder + " until " + l.ExpiresAt.UTC().Format(time.RFC3339)
+		}
+	case "last_error":
+		if e := st.LastError; e != nil {
+			return fmt.Sprintf("step %d (%s), attempt %d: %s", e.Step, e.Action, e.Attempt, e.Message)
+		}
+	case "approval":
+		if a := st.Approval; a != nil {
+			return strings.TrimSuffix(fmt.Sprintf("%s by %s at %s: %s", a.Decision, a.By, a.At, a.Note), ": ")
+		}
+	case "step_durations_ms":
+		return byStep(st.StepDurationsMS, func(ms int64) string { return formatDuration(time.Duration(ms) * time.Millisecond) })
+	case "base_sha", "source_sha", "commit_sha", "pushed_sha", "stack_parent", "review_checked_sha":
+		return gitops.Short(plainValue(workorder.StateMap(st)[name]))
+	case "restack":
+		if r := st.Restack; r != nil {
+			return restackText(*r)
+		}
+	case "reviewers":
+		return listText(st.Reviewers, 3, func(r workorder.ReviewerStand) string {
+			return strings.TrimSuffix(fmt.Sprintf("%s %s on %s (%s)", r.Login, words(r.Kind), gitops.Short(r.Head), r.Said), " ()")
+		})
+	case "review_asks":
+		return countText(len(st.ReviewAsks), "request", "requests") + lastText(st.ReviewAsks, func(a workorder.ReviewAsk) string {
+			return fmt.Sprintf("%s asked by %s on %s at %s", a.Reviewer, a.How, gitops.Short(a.Head), a.At)
+		})
+	case "review_uncounted":
+		return countText(len(st.ReviewUncounted), "not counted", "not counted") + firstText(st.ReviewUncounted, func(u workorder.UncountedComment) string {
+			return fmt.Sprintf("%s by %s%s: %s", u.Kind, u.Author, onLine(u.Path, u.Line), u.Why)
+		})
+	case "review_comments":
+		return countText(len(st.ReviewComments), "comment", "comments") + firstText(st.ReviewComments, func(c workorder.ReviewComment) string {
+			return fmt.Sprintf("%s%s: %s", c.Author, onLine(c.Path, c.Line), excerpt(c.Body))
+		})
+	case "review_watermark":
+		return watermarkText(st.ReviewWatermark)
+	case "review_seen":
+		return watermarkText(st.ReviewSeen)
+	case "review_threads":
+		return threadsText(st.ReviewThreads)
+	case "review_verdicts":
+		return verdictsText(st.ReviewVerdicts)
+	case "changes_requested_by":
+		return strings.Join(st.ChangesRequestedBy, ", ")
+	case "fix_pushed":
+		if p := st.FixPushed; p != nil {
+			return gitops.Short(p.From) + " → " + gitops.Short(p.To)
+		}
+	case "fix_requested":
+		return yesNo(st.FixRequested)
+	case "loop_iterations":
+		return byStep(st.LoopIterations, func(n int) string { return "×" + strconv.Itoa(n) })
+	case "criteria_results":
+		return criteriaText(st.CriteriaResults)
+	case "deliverables":
+		return byStep(st.Deliverables, func(d string) string { return excerpt(d) })
+	case "skipped":
+		if s := st.Skipped; s != nil {
+			return fmt.Sprintf("%s (by %s at %s)", s.Reason, s.By, s.At)
+		}
+	case "agent":
+		if a := st.Agent; a != nil {
+			return fmt.Sprintf("pid %d on %s, step %d, since %s", a.PID, a.Host, a.Step, a.StartedAt)
+		}
+	case "agent_usage":
+		if u := st.AgentUsage; u != nil {
+			return agentUsageText(*u)
+		}
+	case "undo":
+		if u := st.Undo; u != nil {
+			return fmt.Sprintf("started by %s at %s, %s", u.By, u.Started, countText(len(u.Steps), "step", "steps")) + lastText(u.Steps, func(s workorder.UndoStep) string {
+				return strings.TrimSuffix(fmt.Sprintf("%s %s (%s)", s.Outcome, s.Target, s.Reason), " ()")
+			})
+		}
+	default:
+		return plainValue(workorder.StateMap(st)[name])
+	}
+	return "-" // a pointer field that is not set
+}
+
+// stateTexts reads the state fields a document holds (JSON names to JSON
+// values, as a reset plan lists them) and words each: the typed state
+// where the value fits its field, plainValue where it does not.
+func stateTexts(fields map[string]any) map[string]string {
+	var st workorder.State
+	raw, err := json.Marshal(fields)
+	if err == nil {
+		err = json.Unmarshal(raw, &st)
+	}
+	known := map[string]bool{}
+	for _, f := range workorder.StateFields() {
+		known[f.Name] = err == nil
+	}
+	out := make(map[string]string, len(fields))
+	for name, v := range fields {
+		if known[name] {
+			out[name] = stateText(st, name)
+		} else {
+			out[name] = plainValue(v)
+		}
+	}
+	return out
+}
+
+// stepRanges is "1–7, 9": runs of steps joined.
+func stepRanges(steps []int) string {
+	s := slices.Clone(steps)
+	slices.Sort(s)
+	s = slices.Compact(s)
+	var parts []string
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, strconv.Itoa(s[i]))
+		case j == i+1:
+			parts = append(parts, strconv.Itoa(s[i]), strconv.Itoa(s[j]))
+		default:
+			parts = append(parts, fmt.Sprintf("%d–%d", s[i], s[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// byStep is a map by step number ("9") as "step 9 ×2, step 10 ×1", in
+// step order, each value worded by text.
+func byStep[V any](m map[string]V, text func(V) string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, errA := strconv.Atoi(keys[i])
+		b, errB := strconv.Atoi(keys[j])
+		if errA == nil && errB == nil {
+			return a < b
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = "step " + k + " " + text(m[k])
+	}
+	return orDash(strings.Join(parts, ", "))
+}
+
+// countText is "3 comments", "1 comment", "no comments".
+func countText(n int, one, many string) string {
+	if n == 0 {
+		return "no " + many
+	}
+	return strconv.Itoa(n) + " " + plural(n, one, many)
+}
+
+// firstText is ", the first: …" of a list, "" for none.
+func firstText[T any](list []T, text func(T) string) string {
+	if len(list) == 0 {
+		return ""
+	}
+	return ", the first: " + text(list[0])
+}
+
+// lastText is ", the last: …" of a list, "" for none.
+func lastText[T any](list []T, text func(T) string) string {
+	if len(list) == 0 {
+		return ""
+	}
+	return ", the last: " + text(list[len(list)-1])
+}
+
+// listText words the first n items and counts the rest.
+func listText[T any](list []T, n int, text func(T) string) string {
+	var parts []string
+	for i, x := range list {
+		if i == n {
+			parts = append(parts, fmt.Sprintf("and %d more", len(list)-n))
+			break
+		}
+		parts = append(parts, text(x))
+	}
+	return orDash(strings.Join(parts, ", "))
+}
+
+func notesText(notes []string) string {
+	if len(notes) == 0 {
+		return "none"
+	}
+	return countText(len(notes), "note", "notes") + lastText(notes, excerpt)
+}
+
+// onLine is " on path:line", " on path" or "".
+func onLine(path string, line int) string {
+	switch {
+	case path == "":
+		return ""
+	case line > 0:
+		return fmt.Sprintf(" on %s:%d", path, line)
+	}
+	return " on " + path
+}
+
+func watermarkText(w workorder.Watermark) string {
+	return fmt.Sprintf("review %d, review comment %d, issue comment %d", w.Review, w.ReviewComment, w.IssueComment)
+}
+
+// threadsText counts the open threads and says where the first ones are
+// and who opened them.
+func threadsText(threads []workorder.ReviewThread) string {
+	counted := 0
+	for _, t := range threads {
+		if t.Counted {
+			counted++
+		}
+	}
+	s := fmt.Sprintf("%s, %d counted", countText(len(threads), "open thread", "open threads"), counted)
+	if len(threads) == 0 {
+		return s
+	}
+	return s + ": " + listText(threads, 2, func(t workorder.ReviewThread) string {
+		v := ThreadView{Path: t.Path, Line: t.Line, Outdated: t.Outdated}
+		if len(t.Comments) == 0 {
+			return v.Where()
+		}
+		return fmt.Sprintf("%s by %s: %s", v.Where(), t.Comments[0].Author, excerpt(t.Comments[0].Body))
+	})
+}
+
+// verdictsText is "alice approved, coderabbitai[bot] changes requested",
+// by login.
+func verdictsText(verdicts map[string]string) string {
+	who := make([]string, 0, len(verdicts))
+	for w := range verdicts {
+		who = append(who, w)
+	}
+	sort.Strings(who)
+	for i, w := range who {
+		who[i] = w + " " + words(verdicts[w])
+	}
+	return orDash(strings.Join(who, ", "))
+}
+
+// words is an API's constant as words: CHANGES_REQUESTED reads
+// "changes requested".
+func words(s string) string {
+	return strings.ToLower(strings.ReplaceAll(s, "_", " "))
+}
+
+func criteriaText(results []workorder.CriterionResult) string {
+	if len(results) == 0 {
+		return "none"
+	}
+	passed, unchecked := 0, 0
+	var failed []string
+	for _, r := range results {
+		switch {
+		case !r.Checked:
+			unchecked++
+		case r.Passed:
+			passed++
+		default:
+			failed = append(failed, r.Criterion)
+		}
+	}
+	s := fmt.Sprintf("%d of %d passed", passed, len(results))
+	if unchecked > 0 {
+		s += fmt.Sprintf(", %d not checked", unchecked)
+	}
+	if len(failed) > 0 {
+		s += ", failed: " + excerpt(strings.Join(failed, "; "))
+	}
+	return s
+}
+
+func restackText(r workorder.Restack) string {
+	s := words(r.Outcome)
+	if r.To != "" {
+		s += " at " + gitops.Short(r.To)
+	}
+	if r.Onto != "" {
+		s += " onto " + gitops.Short(r.Onto)
+	}
+	if len(r.Conflicts) > 0 {
+		s += ", conflicts in " + strings.Join(r.Conflicts, ", ")
+	}
+	if r.Reason != "" {
+		s += ": " + r.Reason
+	}
+	return s + " (" + r.At + ")"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// plainValue is any JSON value as a person reads it, never in Go's syntax
+// (map[…], […]): a list as "(3) a, b, c", an object as "{key: value, …}"
+// by key, a number as written; long lists and objects are cut.
+func plainValue(v any) string {
+	switch t := v.(type) {
+	case nil:
+		return "-"
+	case string:
+		return t
+	case bool:
+		return yesNo(t)
+	case json.Number:
+		return t.String()
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case []any:
+		parts := make([]string, 0, min(len(t), 6))
+		for i, x := range t {
+			if i == 5 {
+				parts = append(parts, fmt.Sprintf("… and %d more", len(t)-5))
+				break
+			}
+			parts = append(parts, plainValue(x))
+		}
+		return fmt.Sprintf("(%d) %s", len(t), strings.Join(parts, ", "))
+	case map[string]any:
+		keys := make([]string, 0, len(t))
+		for k := range t {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, 0, min(len(keys), 6))
+		for i, k := range keys {
+			if i == 5 {
+				parts = append(parts, fmt.Sprintf("… and %d more", len(keys)-5))
+				break
+			}
+			parts = append(parts, k+": "+plainValue(t[k]))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	// A Go value that is not JSON's: its JSON, which a person can read.
+	if b, err := json.Marshal(v); err == nil {
+		return plainValue(decodeJSON(b))
+	}
+	return "?"
+}
+
+// decodeJSON reads JSON into plain values, numbers as written.
+func decodeJSON(b []byte) any {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return string(b)
+	}
+	return v
+}
