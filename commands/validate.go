@@ -247,25 +247,13 @@ type cannotRunHereError struct {
 
 func (e *cannotRunHereError) Error() string {
 	var b strings.Builder
-	n := 0
-	for _, r := range e.Reports {
-		n += len(r.Errors())
-	}
+	n := workorder.ErrorCount(e.Reports)
 	fmt.Fprintf(&b, "the document is valid, but this machine cannot run it: %d problem(s)", n)
 	if len(e.Reports) > 1 {
 		b.Reset()
 		fmt.Fprintf(&b, "the documents are valid, but this machine cannot run %d of them: %d problem(s)", len(e.Reports), n)
 	}
-	for _, r := range e.Reports {
-		for _, p := range r.Errors() {
-			fmt.Fprintf(&b, "\n  %s %s", r.Name(), p)
-		}
-	}
-	for _, r := range e.Reports {
-		for _, p := range r.Warnings() {
-			fmt.Fprintf(&b, "\n  warning: %s %s", r.Name(), p)
-		}
-	}
+	b.WriteString(workorder.ProblemLines(e.Reports))
 	b.WriteString("\nThese are this machine's problems (its repository, branches, worktree folder, token), not the document's; wo validate --offline checks the documents alone.")
 	return b.String()
 }

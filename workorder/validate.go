@@ -128,20 +128,30 @@ type InvalidError struct {
 }
 
 func (e *InvalidError) Error() string {
-	var b strings.Builder
+	return fmt.Sprintf("invalid document: %d problem(s)", ErrorCount(e.Reports)) + ProblemLines(e.Reports)
+}
+
+// ErrorCount is how many errors the reports hold.
+func ErrorCount(reports []Report) int {
 	n := 0
-	for _, r := range e.Reports {
+	for _, r := range reports {
 		n += len(r.Errors())
 	}
-	fmt.Fprintf(&b, "invalid document: %d problem(s)", n)
-	for _, r := range e.Reports {
+	return n
+}
+
+// ProblemLines lists the reports' errors, then their warnings, a line
+// each, every line indented under a headline.
+func ProblemLines(reports []Report) string {
+	var b strings.Builder
+	for _, r := range reports {
 		for _, p := range r.Errors() {
 			fmt.Fprintf(&b, "\n  %s %s", r.Name(), p)
 		}
 	}
 	// The warnings of the same documents often say what was meant (a
 	// misspelt field): they come after the errors, marked.
-	for _, r := range e.Reports {
+	for _, r := range reports {
 		for _, p := range r.Warnings() {
 			fmt.Fprintf(&b, "\n  warning: %s %s", r.Name(), p)
 		}
