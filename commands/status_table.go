@@ -88,7 +88,10 @@ func tableStatus(rows []StatusRow, v textView) string {
 		{Header: "ESTIMATE", Drop: dropEstimate},
 		{Header: "TITLE", Give: 5, Min: 20, Wrap: oneTask},
 	}...)
-	key, waits := &t.Columns[0], &t.Columns[len(t.Columns)-4] // WAITS FOR, but for one task
+	key, waits := &t.Columns[0], (*termtext.Column)(nil)
+	if !oneTask {
+		waits = &t.Columns[len(t.Columns)-4]
+	}
 	if v.colour {
 		t.Columns[1].Style = func(row int, cell string) string {
 			if row < 0 {
