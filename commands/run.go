@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -36,6 +36,8 @@ type runOptions struct {
 	// repository.
 	Task   procedure.RunOptions
 	DryRun bool
+	// Wide shows an epic's table whole, however wide the terminal.
+	Wide bool
 	// Epic runs the children of this epic instead of one task.
 	Epic     string
 	Parallel int
@@ -108,6 +110,7 @@ finishes the epic.
 --json prints one JSON event per step on stdout (NDJSON), then the envelope.`,
 		Flags: append(storeFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "print what would be done; change nothing"},
+			wideFlag(),
 			&cli.StringFlag{Name: "epic", Usage: "run the children of epic `KEY` in dependency waves"},
 			&cli.IntFlag{Name: "parallel", Value: 1, Usage: "with --epic: run up to `N` tasks at a time"},
 			&cli.BoolFlag{Name: "wait", Usage: "with --epic: wait for children other runners hold, then go on with their dependents", DefaultText: "on when CI=true"},
@@ -149,7 +152,7 @@ finishes the epic.
 // runOptionsFrom reads the flags.
 func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 	o := &runOptions{
-		Store: f.storeConfig(c), JSON: c.Bool("json") && c.String("jq") == "", DryRun: c.Bool("dry-run"),
+		Store: f.storeConfig(c), JSON: c.Bool("json") && c.String("jq") == "", DryRun: c.Bool("dry-run"), Wide: c.Bool("wide"),
 		Task: procedure.RunOptions{FromStep: c.Int("from-step"), UntilStep: c.Int("until-step"), RepoPath: c.String("repo")},
 		Epic: c.String("epic"), Parallel: c.Int("parallel"), Wait: epicWait(c, f), WaitTimeout: c.Duration("wait-timeout"),
 		Engine: engineOptionsFrom(c),
@@ -317,7 +320,7 @@ func runEpic(ctx context.Context, f *Factory, o *runOptions) (result, error) {
 	if out == nil {
 		return result{}, err
 	}
-	return result{data: out, compact: o.JSON, always: true, human: func(w io.Writer) error { return writeEpicResult(w, out) }}, err
+	return result{data: out, compact: o.JSON, always: true, human: func(w io.Writer) error { return writeEpicResult(w, out, f.textWidth(o.Wide)) }}, err
 }
 
 // githubEventOf is the event payload to resume on: --github-event FILE
@@ -385,7 +388,7 @@ func runOnGitHubEvent(ctx context.Context, f *Factory, o *runOptions) (result, e
 			err = writeRunResult(w, out.Run)
 		}
 		if err == nil && out.Epic != nil {
-			err = writeEpicResult(w, out.Epic)
+			err = writeEpicResult(w, out.Epic, f.textWidth(o.Wide))
 		}
 		return err
 	}}, err
@@ -417,13 +420,17 @@ func epicWait(c *cli.Context, f *Factory) bool {
 	return f.Getenv("CI") == "true"
 }
 
-func writeEpicResult(w io.Writer, r *procedure.EpicResult) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "WAVE\tKEY\tOUTCOME\tSTATUS\tREASON")
-	for _, t := range r.Tasks {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.Wave, termtext.Line(t.Key), t.Outcome, termtext.Line(orDash(string(t.Status))), termtext.Line(t.Reason))
+// writeEpicResult prints an epic run's table within width (0: no limit):
+// a task a line, its key without the start it shares with the epic's when
+// the table is narrowed, and the reason wrapped rather than cut.
+func writeEpicResult(w io.Writer, r *procedure.EpicResult, width int) error {
+	t := &termtext.Table{Columns: []termtext.Column{{Header: "WAVE"}, {Header: "KEY", Give: 2, Min: 12}, {Header: "OUTCOME"},
+		{Header: "STATUS", Drop: 1}, {Header: "REASON", Give: 3, Min: 24, Wrap: true}}}
+	for _, task := range r.Tasks {
+		t.Rows = append(t.Rows, []string{strconv.Itoa(task.Wave), task.Key, string(task.Outcome), orDash(string(task.Status)), orDash(task.Reason)})
+		t.Columns[1].Short = append(t.Columns[1].Short, shortKey(r.Epic, task.Key))
 	}
-	return tw.Flush()
+	return writeTable(w, t, width)
 }
 
 // engine builds the step engine from the engine options and environment.

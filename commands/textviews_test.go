@@ -321,3 +321,39 @@ func TestShortKey(t *testing.T) {
 		}
 	}
 }
+
+// The table at the end of wo run --epic fits the width: keys without the
+// epic's start, the reason wrapped whole, nothing from a task raw; --wide
+// (width 0) shows every key whole.
+func TestEpicRunTableFitsTheWidth(t *testing.T) {
+	t.Parallel()
+	epic := "task_hermes_review_pipeline"
+	r := &procedure.EpicResult{Epic: epic, Tasks: []procedure.TaskOutcome{
+		{Key: epic + "_01_foundation", Wave: 1, Outcome: procedure.OutcomeDone, Status: workorder.StatusInReview},
+		{Key: epic + "_02_adapters_and_the_plugins_they_load", Wave: 2, Outcome: procedure.OutcomeWaiting, Status: workorder.StatusInProgress,
+			Reason: "waiting for coderabbitai[bot] to review 1a2b3c4 on pull request #2 \x1b]8;;https://evil.example\x07here\x1b]8;;\x07, until 10:29"},
+	}}
+	var narrow, wide strings.Builder
+	if err := writeEpicResult(&narrow, r, 80); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimRight(narrow.String(), "\n"), "\n") {
+		if w := termtext.Width(line); w > 80 {
+			t.Errorf("a line of %d columns at 80:\n%s", w, line)
+		}
+	}
+	for _, want := range []string{"…_01_foundation", "coderabbitai[bot]", "until 10:29", "WAVE"} {
+		if !strings.Contains(narrow.String(), want) {
+			t.Errorf("at 80 columns the table lacks %q:\n%s", want, narrow.String())
+		}
+	}
+	if strings.Contains(narrow.String(), "\x1b") || strings.Contains(narrow.String(), "\a") {
+		t.Errorf("a task's reason reached the terminal raw:\n%q", narrow.String())
+	}
+	if err := writeEpicResult(&wide, r, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(wide.String(), epic+"_02_adapters_and_the_plugins_they_load") || strings.Contains(wide.String(), "…") {
+		t.Errorf("with no limit the table cut something:\n%s", wide.String())
+	}
+}
