@@ -24,6 +24,11 @@ const progressEveryEnv = "WO_PROGRESS_INTERVAL"
 // lines in a CI log, enough to see it is alive and what it waits for.
 const defaultProgressEvery = time.Minute
 
+// leastProgressEvery is the shortest interval WO_PROGRESS_INTERVAL takes:
+// a shorter one (1ns, or 1ms typed for 1m) ticks without rest and fills
+// the log with a line each tick.
+const leastProgressEvery = 100 * time.Millisecond
+
 // progressEvery reads WO_PROGRESS_INTERVAL.
 func progressEvery(f *Factory) (time.Duration, error) {
 	v := strings.TrimSpace(f.Getenv(progressEveryEnv))
@@ -31,8 +36,8 @@ func progressEvery(f *Factory) (time.Duration, error) {
 		return defaultProgressEvery, nil
 	}
 	d, err := time.ParseDuration(v)
-	if err != nil || d < 0 {
-		return 0, usagef(fmt.Sprintf("%s=%q: give a duration such as 1m or 30s, or 0 to show no waits", progressEveryEnv, v))
+	if err != nil || d < 0 || (d > 0 && d < leastProgressEvery) {
+		return 0, usagef(fmt.Sprintf("%s=%q: give a duration such as 1m or 30s (at least %s), or 0 to show no waits", progressEveryEnv, v, leastProgressEvery))
 	}
 	return d, nil
 }

@@ -128,8 +128,16 @@ func TestProgressInterval(t *testing.T) {
 		}
 	}
 	r := runWoEnv(t, map[string]string{"WO_PROGRESS_INTERVAL": "-1s"}, newDB(t), "", "run", "task_a")
-	if r.code != ExitInvalid || !strings.Contains(r.stderr, `WO_PROGRESS_INTERVAL="-1s": give a duration such as 1m or 30s, or 0 to show no waits`) {
+	if r.code != ExitInvalid || !strings.Contains(r.stderr, `WO_PROGRESS_INTERVAL="-1s": give a duration such as 1m or 30s (at least 100ms), or 0 to show no waits`) {
 		t.Errorf("exit %d\n%s", r.code, r.stderr)
+	}
+	// An interval of a nanosecond ticked without rest: half a million
+	// lines in seven seconds of an agent's run.
+	for _, v := range []string{"1ns", "1ms", "99ms"} {
+		f := &Factory{Getenv: func(string) string { return v }}
+		if got, err := progressEvery(f); err == nil || !strings.Contains(err.Error(), "at least 100ms") {
+			t.Errorf("WO_PROGRESS_INTERVAL=%q: %s, %v; want a usage error", v, got, err)
+		}
 	}
 	var errb bytes.Buffer
 	f := NewFactory(strings.NewReader(""), io.Discard, &errb)

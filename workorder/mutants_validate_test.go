@@ -136,6 +136,13 @@ func TestInputFieldsAreCheckedOneByOne(t *testing.T) {
 		{`{"work_order": {"inputs": {"file_count": 3}}}`, nil},
 		{`{"work_order": {"inputs": {"line_count": 0}}}`, nil},
 		{`{"work_order": {"inputs": {"line_count": -1}}}`, []string{"error work_order.inputs.line_count: must not be negative"}},
+		// The worktree is <worktree_root>/<worktree_name>: a name that is
+		// not one folder would leave the root, and wo run refuses it; a
+		// document problem that wo validate --offline must see.
+		{`{"work_order": {"inputs": {"worktree_name": "pr-01-x"}}}`, nil},
+		{`{"work_order": {"inputs": {"worktree_name": "../elsewhere"}}}`, []string{`error work_order.inputs.worktree_name: "../elsewhere" must be one folder's name, such as pr-01-foundation: the worktree is <worktree_root>/<worktree_name>`}},
+		{`{"work_order": {"inputs": {"worktree_name": ".."}}}`, []string{`error work_order.inputs.worktree_name: ".." must be one folder's name, such as pr-01-foundation: the worktree is <worktree_root>/<worktree_name>`}},
+		{`{"work_order": {"inputs": {"worktree_name": "a\\b"}}}`, []string{`error work_order.inputs.worktree_name: "a\\b" must be one folder's name, such as pr-01-foundation: the worktree is <worktree_root>/<worktree_name>`}},
 	}, baseOptions)
 }
 

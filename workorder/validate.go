@@ -527,6 +527,11 @@ func (v *validator) inputs(in map[string]any) {
 			v.errorf(base+".branch_name", "%v", err)
 		}
 	}
+	// The rule of gitops.Repo.Worktree, which wo run would meet only as
+	// this machine's problem.
+	if s, ok := v.optString(in, base, "worktree_name"); ok && (strings.ContainsAny(s, `/\`) || s == "." || s == "..") {
+		v.errorf(base+".worktree_name", "%q must be one folder's name, such as pr-01-foundation: the worktree is <worktree_root>/<worktree_name>", s)
+	}
 	if x, ok := in["pr_number"]; ok && x != nil {
 		if n, ok := v.integer(base+".pr_number", x); ok && n <= 0 {
 			v.errorf(base+".pr_number", "must be a positive integer, not %d", n)
