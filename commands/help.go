@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -130,10 +131,24 @@ func newHelpCommand(f *Factory) *cli.Command {
 		Usage:     "show the commands, a command's help, or (help json COMMAND) the shape of its --json output",
 		ArgsUsage: "[COMMAND | json [COMMAND]]",
 		HideHelp:  true,
+		// Its arguments are read here, so that wo help --help (and wo help
+		// json --help) is help, not a parse error.
+		SkipFlagParsing: true,
 		Action: func(c *cli.Context) error {
-			switch first := c.Args().First(); {
+			args := c.Args().Slice()
+			if len(args) > 0 && args[0] == "--" { // wo puts it before the arguments of a command that parses none
+				args = args[1:]
+			}
+			if slices.ContainsFunc(args, func(a string) bool { return a == "--help" || a == "-h" }) {
+				return cli.ShowCommandHelp(c, "help")
+			}
+			if len(args) > 2 || len(args) == 2 && args[0] != "json" {
+				return usagef(fmt.Sprintf("wo help takes one COMMAND, or json and one COMMAND, not %q", strings.Join(args, " ")))
+			}
+			args = append(args, "", "") // the missing ones are ""
+			switch first := args[0]; {
 			case first == "json":
-				return writeJSONHelp(f, c.Args().Get(1))
+				return writeJSONHelp(f, args[1])
 			case first != "":
 				if c.App.Command(first) == nil {
 					return unknownCommand(c.App, first)

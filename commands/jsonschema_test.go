@@ -190,3 +190,16 @@ func TestHelpJSONPrintsEachCommandsSchema(t *testing.T) {
 		t.Errorf("wo help nosuch: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// wo help's own help, and arguments it does not take.
+func TestHelpHelpsWithItself(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"help", "--help"}, {"help", "-h"}, {"help", "json", "--help"}} {
+		if r := runWo(t, "", "", args...); r.code != 0 || !strings.Contains(r.stdout, "wo help [command options] [COMMAND | json [COMMAND]]") {
+			t.Errorf("wo %s: exit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		}
+	}
+	if r := runWo(t, "", "", "help", "json", "run", "extra"); r.code != ExitInvalid || !strings.Contains(r.stderr, `not "json run extra"`) {
+		t.Errorf("wo help json run extra: exit %d, %s", r.code, r.stderr)
+	}
+}

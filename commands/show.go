@@ -364,7 +364,7 @@ func writeFormation(p *printer, f workorder.Formation) {
 // showData is wo show's --json data: the stored document (without _rev and
 // _id), its steps as the plan reads them, and the review so far.
 type showData struct {
-	Task   workorder.Document `json:"task"`
+	Task   workorder.Document `json:"task" jsonschema:"description=The stored document as it is: one that wo validate accepts has this shape; one that another tool wrote may not."`
 	Steps  []StepView         `json:"steps"`
 	Review *ReviewOutcome     `json:"review,omitempty"`
 }
