@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 )
 
 // Columns, not bytes or runes: an accent takes none, a CJK character or
@@ -92,11 +94,14 @@ func TestWrapBreaksAtSpacesAndInsideLongWords(t *testing.T) {
 
 // FuzzFitWrap: whatever the text and width, a fitted value and every
 // wrapped line stay within the width (but for one character wider than
-// the whole line), stay valid UTF-8, and wrapping loses no word.
+// the whole line: a character as a reader sees it, which may be several
+// runes, such as an Arabic number sign and the emoji it prefixes), stay
+// valid UTF-8, and wrapping loses no word.
 func FuzzFitWrap(f *testing.F) {
 	for _, s := range []string{"", "a b c", "日本語 text", "e\u0301e\u0301", "👩\u200d👩\u200d👧 x", "   ", "x\xffy"} {
 		f.Add(s, 3)
 	}
+	f.Add("\u0600👩", 1) // one grapheme of three columns, found by the fuzzer
 	f.Fuzz(func(t *testing.T, s string, w int) {
 		s = Line(s)
 		w = w%40 + 1
@@ -108,7 +113,7 @@ func FuzzFitWrap(f *testing.F) {
 		}
 		lines := Wrap(s, w)
 		for _, l := range lines {
-			if Width(l) > w && Width(l) > 2 {
+			if Width(l) > w && uniseg.GraphemeClusterCount(l) > 1 {
 				t.Fatalf("Wrap(%q, %d): line %q takes %d columns", s, w, l, Width(l))
 			}
 		}
