@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestDuplicateKeysAreRefusedWithTheirPath(t *testing.T) {
@@ -36,20 +35,16 @@ func TestInvalidUTF8IsRefusedWithItsOffset(t *testing.T) {
 	}
 }
 
-func TestDeepNestingIsRefusedQuickly(t *testing.T) {
+func TestDeepNestingIsRefusedAtTheLimit(t *testing.T) {
 	// 60 KB: a document nested 10,000 levels, within encoding/json's own
 	// limit, so only wo's bound stops it.
 	deep := `{"_key": "task_a", "x": ` + strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000) + "}"
-	started := time.Now()
 	_, err := DecodeDocuments("stdin", []byte(deep))
 	if err == nil || !strings.Contains(err.Error(), "nested deeper than 64 levels at x.a.a") {
 		t.Fatalf("error %.300v", err)
 	}
 	if len(err.Error()) > 400 {
 		t.Errorf("message of %d bytes", len(err.Error()))
-	}
-	if d := time.Since(started); d > time.Second {
-		t.Errorf("took %s", d)
 	}
 	arrays := "[" + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + "]"
 	if _, err := DecodeDocuments("stdin", []byte(arrays)); err == nil || !strings.Contains(err.Error(), "nested deeper than 64 levels at [0][0]") {
@@ -83,5 +78,16 @@ func TestHugeKeysAndTitlesAreNotEchoed(t *testing.T) {
 	}
 	if _, err := DecodeDocuments("stdin", []byte(`{"_key": "a", "title": "`+title+`x"}`)); err == nil || !strings.Contains(err.Error(), "title: 257 characters long; a title has at most 256") {
 		t.Errorf("a title one too long: %v", err)
+	}
+}
+
+// How long refusing a document nested 10,000 levels takes (the test above
+// checks that it is refused; its time is a figure, not an assertion).
+func BenchmarkDecodeRefusesDeepNesting(b *testing.B) {
+	deep := []byte(`{"_key": "task_a", "x": ` + strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000) + "}")
+	for b.Loop() {
+		if _, err := DecodeDocuments("stdin", deep); err == nil {
+			b.Fatal("a document nested 10,000 levels was taken")
+		}
 	}
 }
