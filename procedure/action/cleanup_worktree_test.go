@@ -68,7 +68,7 @@ func TestWorktreeCleanupPlan(t *testing.T) {
 	if got, want := h.plan("cleanup_worktree"), "remove worktree "+h.Worktree+" (refused if it has uncommitted changes); keep the branch"; got != want {
 		t.Errorf("plan %q, want %q", got, want)
 	}
-	bad := newStepContext(t, stepOpts{Inputs: map[string]any{"worktree_name": ".."}})
+	bad := newStepContext(t, stepOpts{Inputs: map[string]any{"worktree_name": ".."}, Invalid: true})
 	if got := bad.plan("cleanup_worktree"); got != `cannot plan: worktree name "..": use a single path component such as pr-01-foundation` {
 		t.Errorf("plan %q", got)
 	}

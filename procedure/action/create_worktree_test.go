@@ -169,7 +169,9 @@ func TestWorktreeCreatePlan(t *testing.T) {
 	if got, want := h.plan("create_worktree"), "worktree "+h.Worktree+" exists: nothing to do"; got != want {
 		t.Errorf("plan after the run %q, want %q", got, want)
 	}
-	bad := newStepContext(t, stepOpts{Inputs: map[string]any{"worktree_name": "a/b"}})
+	// wo validate refuses the name; the action refuses it too, for a
+	// document another tool wrote.
+	bad := newStepContext(t, stepOpts{Inputs: map[string]any{"worktree_name": "a/b"}, Invalid: true})
 	if got := bad.plan("create_worktree"); !strings.HasPrefix(got, "cannot plan: worktree name \"a/b\"") {
 		t.Errorf("plan with a bad name %q", got)
 	}
