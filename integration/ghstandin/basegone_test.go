@@ -35,7 +35,6 @@ func TestDeletingABaseBranchClosesThePullRequestsOnIt(t *testing.T) {
 	stacked := s.OpenPRAs("acme/x", "review/02", "review/01", "alice", "the top of the stack")
 	nowhere := s.OpenPRAs("acme/x", "review/02", "never-pushed", "alice", "a base never seen")
 	state := func(n int) any { return s.PullRequests("acme/x")[n-1]["state"] }
-	time.Sleep(100 * time.Millisecond) // the reviewer's loop sees the base
 	if state(stacked) != "open" || state(nowhere) != "open" {
 		t.Fatalf("before the delete: #%d %v, #%d %v", stacked, state(stacked), nowhere, state(nowhere))
 	}

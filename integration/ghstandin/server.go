@@ -344,6 +344,7 @@ func (s *Server) OpenPRAs(repo, head, base, login, title string) int {
 	defer s.mu.Unlock()
 	now := time.Now().UTC()
 	p := &pr{Number: len(s.prs[repo]) + 1, Title: title, Head: head, Base: base, State: "open", User: login, CreatedAt: now, UpdatedAt: now}
+	s.baseGone(repo, p) // a base that exists now is seen at once, as GitHub sees it
 	s.prs[repo] = append(s.prs[repo], p)
 	return p.Number
 }
@@ -658,6 +659,7 @@ func (s *Server) createPR(w http.ResponseWriter, r *http.Request, repo string) i
 	now := time.Now().UTC()
 	p := &pr{Number: len(s.prs[repo]) + 1, Title: in.Title, Body: in.Body, Head: head, Base: in.Base,
 		State: "open", User: s.Login, CreatedAt: now, UpdatedAt: now}
+	s.baseGone(repo, p) // a base that exists now is seen at once, as GitHub sees it
 	s.prs[repo] = append(s.prs[repo], p)
 	out := s.prJSON(repo, p)
 	w.Header().Set("Location", out["url"].(string))

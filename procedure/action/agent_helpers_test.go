@@ -79,7 +79,7 @@ func startGroup(t *testing.T, script string, env ...string) *exec.Cmd {
 func TestAnAgentIsRecognisedByItsGroupStartAndTask(t *testing.T) {
 	agent := startGroup(t, "sleep 30 & sleep 30", "WO_TASK_KEY=task_mine")
 	pid := agent.Process.Pid
-	time.Sleep(100 * time.Millisecond)
+	waitForGroupMembers(t, pid, 2)
 	rec := &workorder.AgentProcess{PID: pid, StartTicks: startTicks(pid)}
 	if !groupExists(pid) || !groupRunsTask(pid, "task_mine") || !agentAlive(rec, "task_mine") {
 		t.Fatalf("a live agent of this task is not recognised (group %v, task %v)", groupExists(pid), groupRunsTask(pid, "task_mine"))
@@ -107,7 +107,7 @@ func TestStoppingAGroupEndsEveryMemberEvenOneIgnoringTERM(t *testing.T) {
 	t.Parallel() // most of it is waiting
 	agent := startGroup(t, "trap '' TERM; sleep 30 & wait", "WO_TASK_KEY=task_stubborn")
 	pid := agent.Process.Pid
-	time.Sleep(100 * time.Millisecond)
+	waitForGroupMembers(t, pid, 2)
 	// The leader is not reaped until the cleanup, as wo stops a group
 	// before it reaps its leader: a reaped leader's pid, the group's id,
 	// could lead another test's group by the time the cleanup signals it.
