@@ -197,6 +197,9 @@ func writeUndo(w io.Writer, r *procedure.UndoResult) error {
 func writeEpicUndo(w io.Writer, r *procedure.EpicUndoResult) error {
 	pr := &printer{w: w}
 	pr.line("Undo of epic %s, dependents first:", r.Epic)
+	for _, u := range r.Unstacked {
+		pr.line("%s", u)
+	}
 	for _, t := range r.Tasks {
 		if t.Undo != nil {
 			if err := writeUndo(w, t.Undo); err != nil {

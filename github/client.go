@@ -217,6 +217,7 @@ func (p PR) Lifecycle() string {
 // PR is the part of a pull request wo uses.
 type PR struct {
 	Number  int    `json:"number"`
+	Title   string `json:"title,omitempty"`
 	URL     string `json:"url"`
 	State   string `json:"state"`
 	Merged  bool   `json:"merged"`
@@ -224,6 +225,9 @@ type PR struct {
 	HeadSHA string `json:"head_sha"`
 	Base    string `json:"base"`
 	Author  string `json:"author"` // the login that opened it
+	// Stack is where it stands in one of GitHub's own stacks, when it
+	// is in one (read from a single pull request, not from lists).
+	Stack *PRStack `json:"stack,omitempty"`
 }
 
 // Review is a pull request review.
@@ -415,21 +419,17 @@ func (c *Client) CreatePR(ctx context.Context, head, base, title, body string) (
 
 // GetPR reads one pull request.
 func (c *Client) GetPR(ctx context.Context, number int) (*PR, error) {
-	var p *gh.PullRequest
-	err := c.call(ctx, func() (resp *gh.Response, err error) {
-		p, resp, err = c.gh.PullRequests.Get(ctx, c.owner, c.name, number)
-		return resp, err
-	})
+	pr, _, err := c.getPR(ctx, number)
 	if err != nil {
 		return nil, fmt.Errorf("reading pull request #%d: %w", number, err)
 	}
-	return toPR(p), nil
+	return pr, nil
 }
 
 // toPR reads a pull request, full or as a list gives it: a list's items
 // carry merged_at but not merged.
 func toPR(p *gh.PullRequest) *PR {
-	return &PR{Number: p.GetNumber(), URL: p.GetHTMLURL(), State: p.GetState(), Merged: p.GetMerged() || p.MergedAt != nil,
+	return &PR{Number: p.GetNumber(), Title: p.GetTitle(), URL: p.GetHTMLURL(), State: p.GetState(), Merged: p.GetMerged() || p.MergedAt != nil,
 		Head: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(), Base: p.GetBase().GetRef(), Author: p.GetUser().GetLogin()}
 }
 

@@ -46,6 +46,11 @@ type GitHubEvent struct {
 	// SHA is the commit a status event is about; Context its context.
 	SHA     string `json:"sha,omitempty"`
 	Context string `json:"context,omitempty"`
+	// Stack is the pull request's place in one of GitHub's stacks, as a
+	// pull_request event carries it; StackKnown says the payload had the
+	// stack object (null: in no stack).
+	Stack      *workorder.PRStack `json:"stack,omitempty"`
+	StackKnown bool               `json:"-"`
 }
 
 // payload is the part of GitHub's event payloads wo reads.
@@ -53,8 +58,9 @@ type payload struct {
 	Action      string `json:"action"`
 	Number      int    `json:"number"`
 	PullRequest *struct {
-		Number int  `json:"number"`
-		Merged bool `json:"merged"`
+		Number int             `json:"number"`
+		Merged bool            `json:"merged"`
+		Stack  json.RawMessage `json:"stack"`
 		Head   struct {
 			Ref  string `json:"ref"`
 			Repo *struct {
@@ -108,6 +114,9 @@ func ParseGitHubEvent(name string, data []byte) (*GitHubEvent, error) {
 			ev.HeadRepo = r.FullName
 		}
 		ev.Fork = !strings.EqualFold(ev.HeadRepo, ev.Repo)
+		if err := readStack(p.PullRequest.Stack, ev); err != nil {
+			return nil, err
+		}
 	case p.Issue != nil && len(p.Issue.PullRequest) > 0 && string(p.Issue.PullRequest) != "null":
 		ev.PR = p.Issue.Number
 	case p.Issue != nil:
@@ -122,6 +131,23 @@ func ParseGitHubEvent(name string, data []byte) (*GitHubEvent, error) {
 	return ev, nil
 }
 
+// readStack reads GitHub's stack object of a pull request event.
+func readStack(raw json.RawMessage, ev *GitHubEvent) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	ev.StackKnown = true
+	if string(raw) == "null" {
+		return nil
+	}
+	var s workorder.PRStack
+	if err := json.Unmarshal(raw, &s); err != nil || s.Number <= 0 || s.Position <= 0 || s.Size < s.Position {
+		return &EventError{fmt.Sprintf("the pull_request payload's stack object is not GitHub's (number, position 1 to size): %s", termtext.Clip(string(raw), 120))}
+	}
+	ev.Stack = &s
+	return nil
+}
+
 func validRepo(s string) bool {
 	owner, name, ok := strings.Cut(s, "/")
 	return ok && owner != "" && name != "" && !strings.ContainsAny(s, " \t\n\\") && len(s) <= 140 && !strings.Contains(name, "/")
@@ -132,7 +158,7 @@ type EventResult struct {
 	Event *GitHubEvent `json:"event"`
 	// Key is the work order the event was for; empty when wo knows none.
 	Key    string      `json:"key,omitempty"`
-	Action string      `json:"action"` // resumed, synced, ignored
+	Action string      `json:"action"` // resumed, synced, recorded, ignored
 	Reason string      `json:"reason,omitempty"`
 	Run    *Result     `json:"run,omitempty"`
 	Sync   *SyncResult `json:"sync,omitempty"`
@@ -198,6 +224,9 @@ func (e *Engine) OnGitHubEvent(ctx context.Context, ev *GitHubEvent, opts RunOpt
 	}
 	if ev.Name == "pull_request" {
 		if ev.Action != "closed" {
+			if ev.StackKnown {
+				return e.recordStackPlace(ctx, res, ev)
+			}
 			res.Reason = fmt.Sprintf("a pull_request event with action %q changes nothing wo waits for", ev.Action)
 			return res, nil
 		}
@@ -210,4 +239,40 @@ func (e *Engine) OnGitHubEvent(ctx context.Context, ev *GitHubEvent, opts RunOpt
 	o.Key = res.Key
 	res.Run, err = e.Run(ctx, o)
 	return res, err
+}
+
+// recordStackPlace keeps what a pull_request event says of the pull
+// request's place in GitHub's stack.
+func (e *Engine) recordStackPlace(ctx context.Context, res *EventResult, ev *GitHubEvent) (*EventResult, error) {
+	changed := false
+	err := store.RetryConflicts(ctx, func() error {
+		doc, err := e.Store.Get(ctx, res.Key)
+		if err != nil {
+			return err
+		}
+		before, err := workorder.StateOf(doc)
+		if err != nil {
+			return err
+		}
+		if changed = !samePlace(before.PRStack, ev.Stack); !changed {
+			return nil
+		}
+		after := before.Clone()
+		after.PRStack = ev.Stack
+		rev, _ := doc["_rev"].(string)
+		_, err = e.Store.Update(ctx, res.Key, rev, workorder.StatePatch(before, after))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !changed:
+		res.Reason = fmt.Sprintf("pull request #%d stands where wo knew it in GitHub's stacks: nothing to do", ev.PR)
+	case ev.Stack == nil:
+		res.Action, res.Reason = "recorded", fmt.Sprintf("pull request #%d is in no GitHub stack now", ev.PR)
+	default:
+		res.Action, res.Reason = "recorded", fmt.Sprintf("pull request #%d is %d of %d in GitHub stack %d", ev.PR, ev.Stack.Position, ev.Stack.Size, ev.Stack.Number)
+	}
+	return res, nil
 }

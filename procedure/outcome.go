@@ -64,6 +64,7 @@ var classes = []struct {
 	{is[*ApprovalRequiredError], Classification{OutcomeWaiting, "APPROVAL_REQUIRED"}},
 	{is[*UndoUnfinishedError], Classification{OutcomeWaiting, "UNDO_UNFINISHED"}},
 	{is[*RestackError], Classification{OutcomeWaiting, "RESTACK_STOPPED"}},
+	{is[*LandError], Classification{OutcomeWaiting, "LAND_STOPPED"}},
 	{is[*RetriesExhaustedError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*UndoRetryLaterError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},

@@ -170,10 +170,44 @@ func (e *Engine) RefreshStack(ctx context.Context, epicKey string) (ups []action
 }
 
 func (e *Engine) refreshStack(ctx context.Context, epicKey string) ([]action.StackUpdate, error) {
-	stack, err := e.LoadStack(ctx, epicKey)
+	stack, stacked, err := e.loadStack(ctx, epicKey)
 	if err != nil || len(stack) < 2 {
 		return nil, err
 	}
+	out, err := e.refreshTables(ctx, stack)
+	if err != nil || !stacked || stack[0].PRNumber == 0 {
+		return out, err
+	}
+	c, err := e.githubFor(stack[0].Repo)
+	if err == nil {
+		_, err = e.syncGitHubStack(ctx, epicKey, stack, c)
+	}
+	if err != nil {
+		err = fmt.Errorf("keeping GitHub's stack of epic %s: %w", epicKey, err)
+	}
+	return out, err
+}
+
+// loadStack reads an epic's stack, and whether it was split in stacked
+// mode (each part based on the one under it, as GitHub's stacks are).
+func (e *Engine) loadStack(ctx context.Context, epicKey string) (action.Stack, bool, error) {
+	children, err := e.Store.List(ctx, store.Filter{ParentKey: epicKey})
+	if err != nil {
+		return nil, false, err
+	}
+	edges, err := e.edgesOf(ctx, children)
+	if err != nil {
+		return nil, false, err
+	}
+	stacked := len(children) > 0
+	for _, d := range children {
+		stacked = stacked && workorder.String(d, "work_order.context.split_mode") == "stacked"
+	}
+	return action.StackOf(children, edges), stacked, nil
+}
+
+// refreshTables brings the stack table of each open pull request up to date.
+func (e *Engine) refreshTables(ctx context.Context, stack action.Stack) ([]action.StackUpdate, error) {
 	var out []action.StackUpdate
 	for _, en := range stack {
 		if en.PRNumber == 0 || en.PRState != github.PROpen {

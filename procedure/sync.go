@@ -62,14 +62,21 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 			return err
 		}
 		res.PRState = pr.Lifecycle()
+		after := before.Clone()
+		after.PRStack = prStackOf(pr)
 		if res.PRState == github.PROpen || before.PRState == res.PRState {
-			return nil
+			if samePlace(after.PRStack, before.PRStack) {
+				return nil
+			}
+			// Only where it stands in GitHub's stack changed.
+			rev, _ := doc["_rev"].(string)
+			_, err := e.Store.Update(ctx, key, rev, workorder.StatePatch(before, after))
+			return err
 		}
 		target, reason := workorder.StatusClosed, ""
 		if res.PRState == github.PRClosed {
 			target, reason = workorder.StatusBlocked, fmt.Sprintf("pull request #%d was closed without merging: reopen it, or close this task", res.PR)
 		}
-		after := before.Clone()
 		after.PRState = res.PRState
 		rev, _ := doc["_rev"].(string)
 		from := res.Status
@@ -101,4 +108,20 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// prStackOf is GitHub's stack object of a pull request as the state keeps
+// it; nil when it is in no stack.
+func prStackOf(pr *github.PR) *workorder.PRStack {
+	if pr.Stack == nil {
+		return nil
+	}
+	return &workorder.PRStack{Number: pr.Stack.Number, Position: pr.Stack.Position, Size: pr.Stack.Size}
+}
+
+func samePlace(a, b *workorder.PRStack) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }

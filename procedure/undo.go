@@ -894,8 +894,12 @@ type EpicUndoTask struct {
 
 // EpicUndoResult is the undo of an epic's children, in the order done.
 type EpicUndoResult struct {
-	Epic  string         `json:"epic"`
-	Tasks []EpicUndoTask `json:"tasks"`
+	Epic string `json:"epic"`
+	// Unstacked says what became of the GitHub stacks wo made for the
+	// epic: they are taken apart first, the pull requests kept as
+	// separate ones for the children's undo to judge.
+	Unstacked []string       `json:"unstacked,omitempty"`
+	Tasks     []EpicUndoTask `json:"tasks"`
 	// Complete is true when every child was undone whole: none failed or
 	// was kept, and none left anything.
 	Complete bool `json:"complete"`
@@ -926,6 +930,9 @@ func (e *Engine) UndoEpic(ctx context.Context, epicKey string, opts UndoOptions)
 		}
 	}
 	res := &EpicUndoResult{Epic: epicKey}
+	if res.Unstacked, err = e.UnstackEpic(ctx, epicKey, opts.DryRun); err != nil {
+		return nil, fmt.Errorf("taking apart the GitHub stack of epic %s: %w", epicKey, err)
+	}
 	failed := map[string]bool{}
 	if opts.DryRun {
 		opts.plannedUndone = map[string]bool{}

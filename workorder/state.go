@@ -139,6 +139,64 @@ type State struct {
 	// of its steps found and did, so that a rerun after a crash goes on
 	// from there. The final reset clears it; the activity log keeps it.
 	Undo *UndoRecord `json:"undo,omitempty"`
+	// GitHubStacks is, on an epic's document, what wo knows of GitHub's
+	// own stacked pull requests for the epic: whether the repository has
+	// them, and the stacks wo made.
+	GitHubStacks *GitHubStacks `json:"github_stacks,omitempty"`
+	// PRStack is where the task's pull request stands in one of GitHub's
+	// stacks, as GitHub's stack object on the pull request said last.
+	PRStack *PRStack `json:"pr_stack,omitempty"`
+	// Land is, on an epic's document, the landing of its pull requests
+	// (wo land): what it merged and the merge it waits for, so that a
+	// rerun after a crash merges nothing twice.
+	Land *Land `json:"land,omitempty"`
+}
+
+// GitHubStacks is what wo found and did of GitHub's own stacks for an
+// epic.
+type GitHubStacks struct {
+	// Enabled is GitHub's answer to the first stacked push: whether the
+	// repository has stacked pull requests (its Stacks API answered).
+	Enabled   bool   `json:"enabled"`
+	CheckedAt string `json:"checked_at"`
+	// Stacks are the numbers of the stacks wo made, bottom first: an epic
+	// of more than 100 pull requests is consecutive stacks.
+	Stacks []int `json:"stacks,omitempty"`
+	// Note is what the last check of the stacks found that a person
+	// should know (a repair, a refusal by GitHub).
+	Note string `json:"note,omitempty"`
+}
+
+// PRStack is GitHub's stack object on a pull request.
+type PRStack struct {
+	Number   int `json:"number"`
+	Position int `json:"position"` // 1 is the bottom
+	Size     int `json:"size"`
+}
+
+// Land is the progress of wo land on an epic.
+type Land struct {
+	Started string `json:"started"`
+	Method  string `json:"method"`
+	// Merged are the pull requests it merged (or found merged), bottom
+	// first.
+	Merged []int `json:"merged,omitempty"`
+	// Checked are the pull requests it found ready before it merged the
+	// first: a restack between two merges sends the next back to its
+	// review wait, which a rerun does not take for not ready.
+	Checked []int `json:"checked,omitempty"`
+	// Pending is the asynchronous merge asked for and not yet seen to end.
+	Pending *PendingMerge `json:"pending,omitempty"`
+	// Stopped is why the last land stopped before the end.
+	Stopped  string `json:"stopped,omitempty"`
+	Finished string `json:"finished,omitempty"`
+}
+
+// PendingMerge is an asynchronous merge GitHub was asked for.
+type PendingMerge struct {
+	PR   int    `json:"pr_number"`
+	UUID string `json:"uuid"`
+	At   string `json:"at"`
 }
 
 // NeverRan reports whether the state records no step and nothing a step

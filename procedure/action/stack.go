@@ -283,6 +283,29 @@ func SpliceStack(body, section string) (out string, changed bool, err error) {
 	return body[:i] + section + body[end:], true, nil
 }
 
+// StripStack is body without wo's stack section (a merge commit's message
+// is the pull request's own summary, not the table of its stack), with the
+// blank lines around it closed up. A start marker without an end is left:
+// what follows it is the author's.
+func StripStack(body string) string {
+	from := 0
+	for {
+		j := strings.Index(body[from:], StackEnd)
+		if j < 0 {
+			return strings.TrimSpace(body)
+		}
+		j += from
+		i := strings.LastIndex(body[:j], StackBegin)
+		if i < 0 {
+			from = j + len(StackEnd) // an end marker with no section: the author's text
+			continue
+		}
+		head := strings.TrimRight(body[:i], " \t\r\n")
+		body = head + "\n\n" + strings.TrimLeft(body[j+len(StackEnd):], " \t\r\n")
+		from = len(head)
+	}
+}
+
 // prRef names e's pull request as GitHub links it by itself: #N in the
 // repository of the description, owner/name#N in another. The recorded
 // URL is not used: it is document text, and a link to it could send every

@@ -1,0 +1,279 @@
+package procedure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/store"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// GitHub's own stacked pull requests. A stacked epic is a chain of pull
+// requests, each based on the head of the one under it; on a repository
+// that has GitHub's stacks, wo also makes the chain one GitHub stack, so
+// that GitHub shows it as one and merges it as one. wo does not assume the
+// feature: the first time the epic's stack is refreshed with a pull request
+// open, it asks (the Stacks API answers, or is not found) and keeps the
+// answer in the epic's state; without stacks nothing changes.
+//
+// Each refresh then checks GitHub's stack against the epic's order: pull
+// requests opened since are added on top; a stack that no longer matches
+// (a retarget, a restack, a person's change on GitHub) is unstacked and
+// made again, the only repair GitHub offers. An epic of more than 100 pull
+// requests is consecutive stacks of 100.
+
+// syncGitHubStack makes GitHub's stacks of a stacked epic match stack.
+// It returns a note for the person when it repaired or could not.
+func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack action.Stack, c *github.Client) (string, error) {
+	doc, err := e.Store.Get(ctx, epicKey)
+	if err != nil {
+		return "", err
+	}
+	st, err := workorder.StateOf(doc)
+	if err != nil {
+		return "", err
+	}
+	rec := st.GitHubStacks
+	if rec == nil {
+		enabled, err := c.StacksEnabled(ctx)
+		if err != nil {
+			return "", err
+		}
+		rec = &workorder.GitHubStacks{Enabled: enabled, CheckedAt: workorder.Timestamp(e.Now())}
+		if err := e.editEpicState(ctx, epicKey, func(s *workorder.State) { s.GitHubStacks = rec }); err != nil {
+			return "", err
+		}
+	}
+	if !rec.Enabled {
+		return "", nil
+	}
+	chain := chainOf(stack)
+	var notes []string
+	made := slices.Clone(rec.Stacks)
+	for i := 0; i*github.MaxStack < len(chain); i++ {
+		part := chain[i*github.MaxStack : min(len(chain), (i+1)*github.MaxStack)]
+		var known int
+		if i < len(made) {
+			known = made[i]
+		}
+		n, note, err := e.syncOneStack(ctx, c, known, part)
+		if note != "" {
+			notes = append(notes, note)
+		}
+		if err != nil {
+			return joinNotes(notes), err
+		}
+		if n == 0 {
+			break // too few pull requests yet to make this one
+		}
+		if i < len(made) {
+			made[i] = n
+		} else {
+			made = append(made, n)
+		}
+	}
+	note := joinNotes(notes)
+	if !slices.Equal(made, rec.Stacks) || note != rec.Note {
+		err = e.editEpicState(ctx, epicKey, func(s *workorder.State) {
+			if s.GitHubStacks != nil {
+				s.GitHubStacks.Stacks, s.GitHubStacks.Note = made, note
+			}
+		})
+	}
+	return note, err
+}
+
+// chainEntry is one pull request of the epic's chain.
+type chainEntry struct {
+	Number int
+	Open   bool
+}
+
+// chainOf is the epic's pull requests, bottom first, up to the first part
+// that has none yet: the parts above it build on it, so GitHub's stack
+// cannot go past it.
+func chainOf(stack action.Stack) []chainEntry {
+	var out []chainEntry
+	for _, en := range stack {
+		if en.PRNumber == 0 {
+			break
+		}
+		out = append(out, chainEntry{Number: en.PRNumber, Open: en.PRState == github.PROpen})
+	}
+	return out
+}
+
+// syncOneStack makes one GitHub stack hold part, in order. known is the
+// stack wo made for it before (0: none, or not recorded: a run that made
+// it and died before writing finds it by its pull requests). It returns
+// the stack's number, 0 when part has too few open pull requests to
+// make one.
+func (e *Engine) syncOneStack(ctx context.Context, c *github.Client, known int, part []chainEntry) (int, string, error) {
+	var have *github.Stack
+	var err error
+	if known > 0 {
+		if have, err = c.GetStack(ctx, known); err != nil {
+			return 0, "", err
+		}
+	}
+	for i := 0; have == nil && i < len(part); i++ {
+		if part[i].Open {
+			if have, err = c.StackOf(ctx, part[i].Number); err != nil {
+				return 0, "", err
+			}
+		}
+	}
+	if have != nil {
+		in := map[int]bool{}
+		for _, n := range have.Numbers() {
+			in[n] = true
+		}
+		// What the stack should hold: every pull request it holds, merged
+		// or closed ones included, and every open one.
+		var want []int
+		for _, p := range part {
+			if p.Open || in[p.Number] {
+				want = append(want, p.Number)
+			}
+		}
+		got := have.Numbers()
+		if len(got) <= len(want) && slices.Equal(got, want[:len(got)]) {
+			if rest := want[len(got):]; len(rest) > 0 {
+				if _, err := c.AddToStack(ctx, have.Number, rest); err != nil {
+					var refused *github.StackRefusedError
+					if !errors.As(err, &refused) {
+						return 0, "", err
+					}
+					return e.remakeStack(ctx, c, have.Number, part, fmt.Sprintf("GitHub would not add %v to stack %d (%s)", rest, have.Number, refused.Reason))
+				}
+			}
+			return have.Number, "", nil
+		}
+		return e.remakeStack(ctx, c, have.Number, part, fmt.Sprintf("stack %d held %v, not the epic's order %v", have.Number, got, want))
+	}
+	return e.makeStack(ctx, c, part, "")
+}
+
+// remakeStack unstacks stack n and makes the part's stack again.
+func (e *Engine) remakeStack(ctx context.Context, c *github.Client, n int, part []chainEntry, why string) (int, string, error) {
+	if err := c.Unstack(ctx, n); err != nil {
+		return 0, "", err
+	}
+	return e.makeStack(ctx, c, part, why)
+}
+
+// makeStack makes a stack of the part's open pull requests.
+func (e *Engine) makeStack(ctx context.Context, c *github.Client, part []chainEntry, why string) (int, string, error) {
+	var open []int
+	for _, p := range part {
+		if p.Open {
+			open = append(open, p.Number)
+		}
+	}
+	if len(open) < 2 {
+		return 0, remade(why, 0), nil
+	}
+	s, err := c.CreateStack(ctx, open)
+	var refused *github.StackRefusedError
+	if errors.As(err, &refused) {
+		// Not wo's to force: the chain on GitHub is not what the epic
+		// says (a person retargeted a pull request); wo sync restacks it.
+		return 0, fmt.Sprintf("GitHub would not stack %v: %s; run wo sync to restack the epic", open, refused.Reason), nil
+	}
+	if err != nil {
+		return 0, "", err
+	}
+	return s.Number, remade(why, s.Number), nil
+}
+
+func remade(why string, n int) string {
+	switch {
+	case why == "":
+		return ""
+	case n == 0:
+		return why + ": unstacked it"
+	}
+	return fmt.Sprintf("%s: unstacked it and made stack %d", why, n)
+}
+
+func joinNotes(notes []string) string {
+	out := ""
+	for _, n := range notes {
+		if out != "" {
+			out += "; "
+		}
+		out += n
+	}
+	return out
+}
+
+// editEpicState changes an epic's state. An epic's document has no run
+// and so no lease: the write is conditional on the revision read, and a
+// conflict reads again.
+func (e *Engine) editEpicState(ctx context.Context, epicKey string, edit func(*workorder.State)) error {
+	return store.RetryConflicts(ctx, func() error {
+		doc, err := e.Store.Get(ctx, epicKey)
+		if err != nil {
+			return err
+		}
+		before, err := workorder.StateOf(doc)
+		if err != nil {
+			return err
+		}
+		after := before.Clone()
+		edit(&after)
+		patch := workorder.StatePatch(before, after)
+		if patch == nil {
+			return nil
+		}
+		rev, _ := doc["_rev"].(string)
+		patch["updated_at"] = workorder.Timestamp(e.Now())
+		_, err = e.Store.Update(ctx, epicKey, rev, patch)
+		return err
+	})
+}
+
+// UnstackEpic takes apart the GitHub stacks that wo made for an epic (wo
+// undo --epic): the pull requests stay, as separate ones. It returns what
+// it did, a line a stack.
+func (e *Engine) UnstackEpic(ctx context.Context, epicKey string, dryRun bool) ([]string, error) {
+	doc, err := e.Store.Get(ctx, epicKey)
+	if err != nil {
+		return nil, err
+	}
+	st, err := workorder.StateOf(doc)
+	if err != nil || st.GitHubStacks == nil || len(st.GitHubStacks.Stacks) == 0 {
+		return nil, err
+	}
+	children, err := e.Store.List(ctx, store.Filter{ParentKey: epicKey})
+	if err != nil || len(children) == 0 {
+		return nil, err
+	}
+	c, err := e.githubFor(workorder.String(children[0], "work_order.context.repo"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range st.GitHubStacks.Stacks {
+		if dryRun {
+			out = append(out, fmt.Sprintf("would unstack GitHub stack %d", n))
+			continue
+		}
+		if err := c.Unstack(ctx, n); err != nil {
+			return out, err
+		}
+		out = append(out, fmt.Sprintf("unstacked GitHub stack %d", n))
+	}
+	if dryRun {
+		return out, nil
+	}
+	return out, e.editEpicState(ctx, epicKey, func(s *workorder.State) {
+		if s.GitHubStacks != nil {
+			s.GitHubStacks.Stacks = nil
+		}
+	})
+}
