@@ -1,10 +1,11 @@
 // Package ghstandin is a TEST DOUBLE for GitHub's REST API: a stateful
 // server on loopback that answers the calls wo makes (pull requests, reviews,
-// review comments, issue comments, the authenticated user) with GitHub's
-// documented field names, status codes, ETag/304, pagination links and
-// rate-limit headers. Tests drive it through knobs: a scripted reviewer
-// that comments after a delay, 5xx bursts, primary and secondary rate
-// limits, a bad token. It is not GitHub and never talks to GitHub.
+// review comments, issue comments, the authenticated user, stacked pull
+// requests) with GitHub's documented field names, status codes, ETag/304,
+// pagination links and rate-limit headers. Tests drive it through knobs: a
+// scripted reviewer that comments after a delay, 5xx bursts, primary and
+// secondary rate limits, a bad token. It is not GitHub and never talks to
+// GitHub.
 package ghstandin
 
 import (
@@ -114,6 +115,12 @@ type Server struct {
 	// failure.
 	ExpectViolations bool
 	violations       []error
+
+	// Stacks enables stacked pull requests on every repository (stacks.go):
+	// without it the /stacks operations answer 404, as GitHub's do on a
+	// repository that has not enabled them.
+	Stacks bool
+	stacks map[string][]*stack // by repo, in number order
 }
 
 // DefaultContract is the Contract that New gives every server: test
@@ -165,6 +172,7 @@ type pr struct {
 	baseSeen     bool   // the base branch was seen in the remote
 	bot          botState
 	mergeSHA     string // the commit MergeAs made
+	Draft        bool
 }
 
 // New returns a stand-in with a token and the defaults of github.com:
@@ -174,7 +182,8 @@ func New(token string) *Server {
 		Token: token, Login: "wo-bot", ReviewerLogin: "coderabbitai[bot]",
 		RateLimit: 5000, RateWindow: time.Hour, Remotes: map[string]string{}, Writers: map[string]bool{},
 		prs: map[string][]*pr{}, nextID: 1000, Contract: DefaultContract,
-		gql: GraphQLCalls{Mutations: map[string]int{}},
+		gql:    GraphQLCalls{Mutations: map[string]int{}},
+		stacks: map[string][]*stack{},
 	}
 }
 
@@ -449,6 +458,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 		return s.errorJSON(w, http.StatusForbidden, "API rate limit exceeded for user ID 1.")
 	}
 	s.refreshHeads()
+	if status, ok := s.handleStacks(w, r, path); ok {
+		return status
+	}
 
 	var m []string
 	switch {
@@ -637,7 +649,10 @@ func (s *Server) listPRs(w http.ResponseWriter, r *http.Request, repo string) in
 }
 
 func (s *Server) createPR(w http.ResponseWriter, r *http.Request, repo string) int {
-	var in struct{ Title, Body, Head, Base string }
+	var in struct {
+		Title, Body, Head, Base string
+		Draft                   bool
+	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Title == "" || in.Head == "" || in.Base == "" {
 		return s.errorJSON(w, http.StatusUnprocessableEntity, "Validation Failed")
 	}
@@ -658,7 +673,7 @@ func (s *Server) createPR(w http.ResponseWriter, r *http.Request, repo string) i
 	}
 	now := time.Now().UTC()
 	p := &pr{Number: len(s.prs[repo]) + 1, Title: in.Title, Body: in.Body, Head: head, Base: in.Base,
-		State: "open", User: s.Login, CreatedAt: now, UpdatedAt: now}
+		State: "open", User: s.Login, CreatedAt: now, UpdatedAt: now, Draft: in.Draft}
 	s.baseGone(repo, p) // a base that exists now is seen at once, as GitHub sees it
 	s.prs[repo] = append(s.prs[repo], p)
 	out := s.prJSON(repo, p)
