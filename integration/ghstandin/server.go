@@ -1,11 +1,12 @@
 // Package ghstandin is a TEST DOUBLE for GitHub's REST API: a stateful
 // server on loopback that answers the calls wo makes (pull requests, reviews,
 // review comments, issue comments, the authenticated user, stacked pull
-// requests) with GitHub's documented field names, status codes, ETag/304,
-// pagination links and rate-limit headers. Tests drive it through knobs: a
-// scripted reviewer that comments after a delay, 5xx bursts, primary and
-// secondary rate limits, a bad token. It is not GitHub and never talks to
-// GitHub.
+// requests, the asynchronous and the legacy merge) with GitHub's
+// documented field names, status codes, ETag/304, pagination links and
+// rate-limit headers. Tests drive it through knobs: a scripted reviewer
+// that comments after a delay, 5xx bursts, primary and secondary rate
+// limits, a bad token, merges that rules refuse. It is not GitHub and
+// never talks to GitHub.
 package ghstandin
 
 import (
@@ -120,7 +121,18 @@ type Server struct {
 	// without it the /stacks operations answer 404, as GitHub's do on a
 	// repository that has not enabled them.
 	Stacks bool
-	stacks map[string][]*stack // by repo, in number order
+	// MergeDelay is how long an asynchronous merge waits before it runs
+	// (mergeasync.go); New sets 50ms.
+	MergeDelay time.Duration
+	// SquashMessageFromBody is the repository's default squash commit
+	// message "Pull request title and description": a squash's message is
+	// "TITLE (#N)", a blank line and the pull request's description. Off,
+	// it is the title alone ("Pull request title"). New sets it.
+	SquashMessageFromBody bool
+	stacks                map[string][]*stack // by repo, in number order
+	asyncOrder            []*asyncMerge       // every asynchronous merge, oldest first
+	refusals              map[string]string   // by repo#number (RefuseMerge)
+	merges                map[string][]MergeRecord
 }
 
 // DefaultContract is the Contract that New gives every server: test
@@ -171,7 +183,7 @@ type pr struct {
 	headSeen     string // the head the threads were last compared with
 	baseSeen     bool   // the base branch was seen in the remote
 	bot          botState
-	mergeSHA     string // the commit MergeAs made
+	mergeSHA     string // the commit its merge made
 	Draft        bool
 }
 
@@ -182,8 +194,9 @@ func New(token string) *Server {
 		Token: token, Login: "wo-bot", ReviewerLogin: "coderabbitai[bot]",
 		RateLimit: 5000, RateWindow: time.Hour, Remotes: map[string]string{}, Writers: map[string]bool{},
 		prs: map[string][]*pr{}, nextID: 1000, Contract: DefaultContract,
-		gql:    GraphQLCalls{Mutations: map[string]int{}},
-		stacks: map[string][]*stack{},
+		gql:        GraphQLCalls{Mutations: map[string]int{}},
+		MergeDelay: 50 * time.Millisecond, SquashMessageFromBody: true,
+		stacks: map[string][]*stack{}, refusals: map[string]string{}, merges: map[string][]MergeRecord{},
 	}
 }
 
@@ -341,6 +354,12 @@ func (s *Server) Merge(repo string, number int) {
 	defer s.mu.Unlock()
 	for _, p := range s.prs[repo] {
 		if p.Number == number {
+			if !p.Merged {
+				if s.merges == nil {
+					s.merges = map[string][]MergeRecord{}
+				}
+				s.merges[repo] = append(s.merges[repo], MergeRecord{Number: number})
+			}
 			p.State, p.Merged, p.UpdatedAt = "closed", true, time.Now().UTC()
 		}
 	}
@@ -459,6 +478,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 	}
 	s.refreshHeads()
 	if status, ok := s.handleStacks(w, r, path); ok {
+		return status
+	}
+	if status, ok := s.handleMerges(w, r, path); ok {
 		return status
 	}
 
@@ -722,10 +744,12 @@ func (s *Server) baseGone(repo string, p *pr) bool {
 	return false
 }
 
-// refreshHeads notices pushes: a PR whose head moved gets a review
-// scheduled after ReviewDelay; one whose base branch was deleted is
-// closed, as GitHub closes it.
+// refreshHeads runs the asynchronous merges that are due and notices
+// pushes: a PR whose head moved gets a review scheduled after
+// ReviewDelay; one whose base branch was deleted is closed, as GitHub
+// closes it.
 func (s *Server) refreshHeads() {
+	s.runMerges() // the asynchronous merges that are due
 	for repo, list := range s.prs {
 		for _, p := range list {
 			if p.State != "open" {

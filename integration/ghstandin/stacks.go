@@ -165,9 +165,21 @@ func (s *Server) newStack(repo string, numbers []int) *stack {
 	return st
 }
 
-// locked reports whether pull request n cannot be unstacked: none can
-// yet.
-func (s *Server) locked(repo string, n int) bool { return false }
+// locked reports whether pull request n waits for an asynchronous merge
+// (its own or one above it in its stack): it cannot be unstacked.
+func (s *Server) locked(repo string, n int) bool {
+	for _, m := range s.asyncOrder {
+		if m.repo != repo || m.status != "pending" {
+			continue
+		}
+		for _, c := range m.covers {
+			if c == n {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // prStackJSON is a pull-request-stack, the "stack" of a pull request: null
 // for one in no stack.
