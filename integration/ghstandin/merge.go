@@ -106,6 +106,16 @@ func (s *Server) SetPRBody(repo string, number int, body string) {
 	}
 }
 
+// SetDraft marks a pull request a draft or ready for review, as its
+// author would on GitHub. GitHub merges no draft.
+func (s *Server) SetDraft(repo string, number int, draft bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.find(repo, strconv.Itoa(number)); p != nil {
+		p.Draft, p.UpdatedAt = draft, time.Now().UTC()
+	}
+}
+
 // mergeOpts is how a merge was asked for. title and message are the
 // commit_title and commit_message of the API, for the requested pull
 // request only; nil takes GitHub's default.

@@ -510,6 +510,11 @@ func TestMergeAsyncRefusesAClosedOrDraftPullRequest(t *testing.T) {
 	if field(out, "details", "message") != "Pull request is still a draft." {
 		t.Errorf("a draft: %v", out)
 	}
+	f.want(http.StatusMethodNotAllowed, "PUT", fmt.Sprintf("/pulls/%d/merge", n), nil)
+	f.s.SetDraft(stackRepo, n, false)
+	if status, _ := f.result(n, f.requestMerge(n, http.StatusAccepted, nil)); status != "merged" {
+		t.Errorf("ready for review, the merge: %s", status)
+	}
 }
 
 // Unstacking leaves the pull requests that wait for a merge; a stack of
@@ -588,5 +593,43 @@ func TestMergeAsMergesAStackFromTheBottom(t *testing.T) {
 	}
 	if fmt.Sprint(f.s.Stack(stackRepo, 1)) != "[1 2 3]" {
 		t.Errorf("the stack after: %v", f.s.Stack(stackRepo, 1))
+	}
+}
+
+// A push between the request and the merge cancels the merge, as GitHub
+// documents; a closed pull request under the one asked for in its stack
+// fails the stacked merge and merges nothing.
+func TestMergeAsyncFailsOnAPushMeanwhileAndOnAClosedOneUnder(t *testing.T) {
+	f := newStackFixture(t, func(s *Server) { s.MergeDelay = time.Hour })
+	due := func() { // the merges asked for run now
+		f.s.mu.Lock()
+		for _, a := range f.s.asyncOrder {
+			a.due = time.Now()
+		}
+		f.s.mu.Unlock()
+	}
+	uuid := f.requestMerge(5, http.StatusAccepted, nil)
+	r, err := git.PlainOpen(f.origin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := plumbing.NewHashReference(plumbing.NewBranchReferenceName("solo"), plumbing.NewHash(f.tip("s1")))
+	if err := r.Storer.SetReference(moved); err != nil {
+		t.Fatal(err)
+	}
+	due()
+	if status, msg := f.result(5, uuid); status != "failed" || msg != "Head branch was modified. Review and try the merge again." {
+		t.Errorf("pushed meanwhile: %s %q", status, msg)
+	}
+
+	f.want(http.StatusCreated, "POST", "/stacks", map[string]any{"pull_requests": []int{1, 2, 3}})
+	f.want(http.StatusOK, "PATCH", "/pulls/1", map[string]any{"state": "closed"})
+	uuid = f.requestMerge(2, http.StatusAccepted, map[string]any{"merge_method": "squash"})
+	due()
+	if status, msg := f.result(2, uuid); status != "failed" || msg != "Pull request #1 is closed." {
+		t.Errorf("over a closed one: %s %q", status, msg)
+	}
+	if recs := f.s.MergeRecords(stackRepo); len(recs) != 0 {
+		t.Errorf("merged: %+v", recs)
 	}
 }
