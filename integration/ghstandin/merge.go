@@ -200,9 +200,9 @@ func (s *Server) mergeUpTo(repo string, p *pr, o mergeOpts) (string, error) {
 		} else {
 			return "", fmt.Errorf("base %s: %w", q.Base, err)
 		}
-		message := s.mergeMessage(repo, q, o.method, nil, nil)
+		message := s.mergeMessage(q, o.method, nil, nil)
 		if q == p {
-			message = s.mergeMessage(repo, q, o.method, o.title, o.message)
+			message = s.mergeMessage(q, o.method, o.title, o.message)
 		}
 		if o.method == MergeRebase {
 			message = ""
@@ -214,8 +214,8 @@ func (s *Server) mergeUpTo(repo string, p *pr, o mergeOpts) (string, error) {
 		tip = next
 		steps = append(steps, step{p: q, head: headRef.Hash(), tip: next, message: message, headBranch: headRef.Name()})
 	}
-	st2 := r.Storer
-	if err := st2.SetReference(plumbing.NewHashReference(baseRef.Name(), tip)); err != nil {
+	store := r.Storer
+	if err := store.SetReference(plumbing.NewHashReference(baseRef.Name(), tip)); err != nil {
 		return "", err
 	}
 	now := time.Now().UTC()
@@ -239,7 +239,7 @@ func (s *Server) mergeUpTo(repo string, p *pr, o mergeOpts) (string, error) {
 	}
 	if o.deleteHead {
 		for _, x := range steps {
-			if err := st2.RemoveReference(x.headBranch); err != nil {
+			if err := store.RemoveReference(x.headBranch); err != nil {
 				return "", err
 			}
 			for _, q := range s.prs[repo] {
@@ -259,7 +259,7 @@ func (s *Server) mergeUpTo(repo string, p *pr, o mergeOpts) (string, error) {
 // commit; "TITLE (#N)" for a squash, with the pull request's description
 // as detail when SquashMessageFromBody (the repository's "Pull request
 // title and description" setting) and none otherwise.
-func (s *Server) mergeMessage(repo string, p *pr, method string, title, detail *string) string {
+func (s *Server) mergeMessage(p *pr, method string, title, detail *string) string {
 	t, d := fmt.Sprintf("Merge pull request #%d from %s", p.Number, p.Head), ""
 	if method == MergeSquash {
 		t = fmt.Sprintf("%s (#%d)", p.Title, p.Number)
