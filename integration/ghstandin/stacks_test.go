@@ -330,6 +330,16 @@ func (f *stackFixture) result(n int, uuid string) (string, string) {
 	}
 }
 
+// due makes the asynchronous merges asked for run now, for a test that
+// sets MergeDelay long so as to act before they run, whatever the load.
+func (f *stackFixture) due() {
+	f.s.mu.Lock()
+	defer f.s.mu.Unlock()
+	for _, a := range f.s.asyncOrder {
+		a.due = time.Now()
+	}
+}
+
 // commitOf reads a commit of the remote: its message and first parent.
 func (f *stackFixture) commitOf(sha string) (msg, parent string, files []string) {
 	f.t.Helper()
@@ -357,7 +367,7 @@ func (f *stackFixture) commitOf(sha string) (msg, parent string, files []string)
 // others with GitHub's default (the title alone, as the repository is
 // set to), and the fourth is retargeted to the base.
 func TestMergeAsyncMergesTheStackUpToTheRequestedPullRequest(t *testing.T) {
-	f := newStackFixture(t, func(s *Server) { s.SquashMessageFromBody = false })
+	f := newStackFixture(t, func(s *Server) { s.SquashMessageFromBody, s.MergeDelay = false, time.Hour })
 	f.want(http.StatusCreated, "POST", "/stacks", map[string]any{"pull_requests": []int{1, 2, 3, 4}})
 	mainBefore, head3 := f.tip("main"), f.tip("s3")
 	out := f.want(http.StatusAccepted, "PUT", "/pulls/3/merge-async",
@@ -372,6 +382,10 @@ func TestMergeAsyncMergesTheStackUpToTheRequestedPullRequest(t *testing.T) {
 	if field(again, "status") != "pending" || field(again, "details", "uuid") != uuid || field(again, "details", "merge_method") != "squash" {
 		t.Errorf("the 409: %v", again)
 	}
+	if recs := f.s.MergeRecords(stackRepo); len(recs) != 0 {
+		t.Errorf("merged before its time: %+v", recs)
+	}
+	f.due()
 	status, sha := f.result(3, uuid)
 	if status != "merged" || sha != f.tip("main") {
 		t.Fatalf("the result: %s %s; main is at %s", status, sha, f.tip("main"))
@@ -427,7 +441,9 @@ func TestMergeAsyncMergesTheStackUpToTheRequestedPullRequest(t *testing.T) {
 	f.want(http.StatusNotFound, "GET", "/pulls/2/merge-async/"+uuid, nil)
 
 	// The last one merges alone, with GitHub's default message.
-	status, sha = f.result(4, f.requestMerge(4, http.StatusAccepted, map[string]any{"merge_method": "squash"}))
+	uuid = f.requestMerge(4, http.StatusAccepted, map[string]any{"merge_method": "squash"})
+	f.due()
+	status, sha = f.result(4, uuid)
 	recs = f.s.MergeRecords(stackRepo)
 	if status != "merged" || len(recs) != 4 || recs[3].Number != 4 || recs[3].SHA != sha || recs[3].Message != "T4 (#4)" {
 		t.Errorf("merging #4: %s, %+v", status, recs)
@@ -601,13 +617,6 @@ func TestMergeAsMergesAStackFromTheBottom(t *testing.T) {
 // fails the stacked merge and merges nothing.
 func TestMergeAsyncFailsOnAPushMeanwhileAndOnAClosedOneUnder(t *testing.T) {
 	f := newStackFixture(t, func(s *Server) { s.MergeDelay = time.Hour })
-	due := func() { // the merges asked for run now
-		f.s.mu.Lock()
-		for _, a := range f.s.asyncOrder {
-			a.due = time.Now()
-		}
-		f.s.mu.Unlock()
-	}
 	uuid := f.requestMerge(5, http.StatusAccepted, nil)
 	r, err := git.PlainOpen(f.origin)
 	if err != nil {
@@ -617,7 +626,7 @@ func TestMergeAsyncFailsOnAPushMeanwhileAndOnAClosedOneUnder(t *testing.T) {
 	if err := r.Storer.SetReference(moved); err != nil {
 		t.Fatal(err)
 	}
-	due()
+	f.due()
 	if status, msg := f.result(5, uuid); status != "failed" || msg != "Head branch was modified. Review and try the merge again." {
 		t.Errorf("pushed meanwhile: %s %q", status, msg)
 	}
@@ -625,7 +634,7 @@ func TestMergeAsyncFailsOnAPushMeanwhileAndOnAClosedOneUnder(t *testing.T) {
 	f.want(http.StatusCreated, "POST", "/stacks", map[string]any{"pull_requests": []int{1, 2, 3}})
 	f.want(http.StatusOK, "PATCH", "/pulls/1", map[string]any{"state": "closed"})
 	uuid = f.requestMerge(2, http.StatusAccepted, map[string]any{"merge_method": "squash"})
-	due()
+	f.due()
 	if status, msg := f.result(2, uuid); status != "failed" || msg != "Pull request #1 is closed." {
 		t.Errorf("over a closed one: %s %q", status, msg)
 	}
