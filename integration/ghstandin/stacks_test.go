@@ -448,9 +448,11 @@ func TestMergeAsyncMergesTheStackUpToTheRequestedPullRequest(t *testing.T) {
 	if status != "merged" || len(recs) != 4 || recs[3].Number != 4 || recs[3].SHA != sha || recs[3].Message != "T4 (#4)" {
 		t.Errorf("merging #4: %s, %+v", status, recs)
 	}
-	if st := f.want(http.StatusOK, "GET", "/stacks/1", nil); field(st, "open") != false {
-		t.Errorf("a stack all merged is open: %v", st)
+	if st := f.want(http.StatusOK, "GET", "/stacks/1", nil); field(st, "open") != false || fmt.Sprint(numbers(st)) != "[1 2 3 4]" {
+		t.Errorf("a stack all merged: %v", st)
 	}
+	// Merged pull requests stay in their stack: there is nothing to unstack.
+	f.want(http.StatusUnprocessableEntity, "POST", "/stacks/1/unstack", nil)
 }
 
 // By default a squash's message is the title and the pull request's
@@ -549,6 +551,16 @@ func TestUnstackLeavesThePullRequestsQueuedForMerge(t *testing.T) {
 	}
 	if p3 := f.want(http.StatusOK, "GET", "/pulls/3", nil); field(p3, "stack") != nil {
 		t.Errorf("#3 is still stacked: %v", field(p3, "stack"))
+	}
+	// Once merged, the two stay in the stack, which is no longer open.
+	f.due()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(f.s.MergeRecords(stackRepo)) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	st = f.want(http.StatusOK, "GET", "/stacks/1", nil)
+	if fmt.Sprint(numbers(st)) != "[1 2]" || field(st, "open") != false || len(f.s.MergeRecords(stackRepo)) != 2 {
+		t.Errorf("after the merge: %v; merges %+v", st, f.s.MergeRecords(stackRepo))
 	}
 }
 
