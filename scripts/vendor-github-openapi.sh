@@ -44,6 +44,16 @@ const operations = [
   ["get", "/repos/{owner}/{repo}/commits/{ref}/statuses"],
   ["get", "/repos/{owner}/{repo}/commits/{ref}/check-runs"],
   ["post", "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers"],
+  // Stacked pull requests and the asynchronous merge (the stand-in serves
+  // them; wo's client is being taught them).
+  ["get", "/repos/{owner}/{repo}/stacks"],
+  ["post", "/repos/{owner}/{repo}/stacks"],
+  ["get", "/repos/{owner}/{repo}/stacks/{stack_number}"],
+  ["post", "/repos/{owner}/{repo}/stacks/{stack_number}/add"],
+  ["post", "/repos/{owner}/{repo}/stacks/{stack_number}/unstack"],
+  ["put", "/repos/{owner}/{repo}/pulls/{pull_number}/merge-async"],
+  ["get", "/repos/{owner}/{repo}/pulls/{pull_number}/merge-async/{uuid}"],
+  ["put", "/repos/{owner}/{repo}/pulls/{pull_number}/merge"],
 ];
 const paths = {};
 for (const [method, path] of operations) {

@@ -1,10 +1,12 @@
 // Package ghstandin is a TEST DOUBLE for GitHub's REST API: a stateful
 // server on loopback that answers the calls wo makes (pull requests, reviews,
-// review comments, issue comments, the authenticated user) with GitHub's
+// review comments, issue comments, the authenticated user, stacked pull
+// requests, the asynchronous and the legacy merge) with GitHub's
 // documented field names, status codes, ETag/304, pagination links and
 // rate-limit headers. Tests drive it through knobs: a scripted reviewer
 // that comments after a delay, 5xx bursts, primary and secondary rate
-// limits, a bad token. It is not GitHub and never talks to GitHub.
+// limits, a bad token, merges that rules refuse. It is not GitHub and
+// never talks to GitHub.
 package ghstandin
 
 import (
@@ -114,6 +116,23 @@ type Server struct {
 	// failure.
 	ExpectViolations bool
 	violations       []error
+
+	// Stacks enables stacked pull requests on every repository (stacks.go):
+	// without it the /stacks operations answer 404, as GitHub's do on a
+	// repository that has not enabled them.
+	Stacks bool
+	// MergeDelay is how long an asynchronous merge waits before it runs
+	// (mergeasync.go); New sets 50ms.
+	MergeDelay time.Duration
+	// SquashMessageFromBody is the repository's default squash commit
+	// message "Pull request title and description": a squash's message is
+	// "TITLE (#N)", a blank line and the pull request's description. Off,
+	// it is the title alone ("Pull request title"). New sets it.
+	SquashMessageFromBody bool
+	stacks                map[string][]*stack // by repo, in number order
+	asyncOrder            []*asyncMerge       // every asynchronous merge, oldest first
+	refusals              map[string]string   // by repo#number (RefuseMerge)
+	merges                map[string][]MergeRecord
 }
 
 // DefaultContract is the Contract that New gives every server: test
@@ -164,7 +183,8 @@ type pr struct {
 	headSeen     string // the head the threads were last compared with
 	baseSeen     bool   // the base branch was seen in the remote
 	bot          botState
-	mergeSHA     string // the commit MergeAs made
+	mergeSHA     string // the commit its merge made
+	Draft        bool
 }
 
 // New returns a stand-in with a token and the defaults of github.com:
@@ -174,7 +194,9 @@ func New(token string) *Server {
 		Token: token, Login: "wo-bot", ReviewerLogin: "coderabbitai[bot]",
 		RateLimit: 5000, RateWindow: time.Hour, Remotes: map[string]string{}, Writers: map[string]bool{},
 		prs: map[string][]*pr{}, nextID: 1000, Contract: DefaultContract,
-		gql: GraphQLCalls{Mutations: map[string]int{}},
+		gql:        GraphQLCalls{Mutations: map[string]int{}},
+		MergeDelay: 50 * time.Millisecond, SquashMessageFromBody: true,
+		stacks: map[string][]*stack{}, refusals: map[string]string{}, merges: map[string][]MergeRecord{},
 	}
 }
 
@@ -332,6 +354,12 @@ func (s *Server) Merge(repo string, number int) {
 	defer s.mu.Unlock()
 	for _, p := range s.prs[repo] {
 		if p.Number == number {
+			if !p.Merged {
+				if s.merges == nil {
+					s.merges = map[string][]MergeRecord{}
+				}
+				s.merges[repo] = append(s.merges[repo], MergeRecord{Number: number})
+			}
 			p.State, p.Merged, p.UpdatedAt = "closed", true, time.Now().UTC()
 		}
 	}
@@ -449,6 +477,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 		return s.errorJSON(w, http.StatusForbidden, "API rate limit exceeded for user ID 1.")
 	}
 	s.refreshHeads()
+	if status, ok := s.handleStacks(w, r, path); ok {
+		return status
+	}
+	if status, ok := s.handleMerges(w, r, path); ok {
+		return status
+	}
 
 	var m []string
 	switch {
@@ -637,7 +671,10 @@ func (s *Server) listPRs(w http.ResponseWriter, r *http.Request, repo string) in
 }
 
 func (s *Server) createPR(w http.ResponseWriter, r *http.Request, repo string) int {
-	var in struct{ Title, Body, Head, Base string }
+	var in struct {
+		Title, Body, Head, Base string
+		Draft                   bool
+	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Title == "" || in.Head == "" || in.Base == "" {
 		return s.errorJSON(w, http.StatusUnprocessableEntity, "Validation Failed")
 	}
@@ -658,7 +695,7 @@ func (s *Server) createPR(w http.ResponseWriter, r *http.Request, repo string) i
 	}
 	now := time.Now().UTC()
 	p := &pr{Number: len(s.prs[repo]) + 1, Title: in.Title, Body: in.Body, Head: head, Base: in.Base,
-		State: "open", User: s.Login, CreatedAt: now, UpdatedAt: now}
+		State: "open", User: s.Login, CreatedAt: now, UpdatedAt: now, Draft: in.Draft}
 	s.baseGone(repo, p) // a base that exists now is seen at once, as GitHub sees it
 	s.prs[repo] = append(s.prs[repo], p)
 	out := s.prJSON(repo, p)
@@ -707,10 +744,12 @@ func (s *Server) baseGone(repo string, p *pr) bool {
 	return false
 }
 
-// refreshHeads notices pushes: a PR whose head moved gets a review
-// scheduled after ReviewDelay; one whose base branch was deleted is
-// closed, as GitHub closes it.
+// refreshHeads runs the asynchronous merges that are due and notices
+// pushes: a PR whose head moved gets a review scheduled after
+// ReviewDelay; one whose base branch was deleted is closed, as GitHub
+// closes it.
 func (s *Server) refreshHeads() {
+	s.runMerges() // the asynchronous merges that are due
 	for repo, list := range s.prs {
 		for _, p := range list {
 			if p.State != "open" {

@@ -206,7 +206,8 @@ func (s *Server) prSimpleJSON(repo string, p *pr) map[string]any {
 			"review_comments": link(a + "/comments"), "review_comment": link(s.api("repos/%s/pulls/comments{/number}", repo)),
 			"commits": link(a + "/commits"), "statuses": link(statuses),
 		},
-		"author_association": "MEMBER", "auto_merge": nil, "draft": false,
+		"author_association": "MEMBER", "auto_merge": nil, "draft": p.Draft,
+		"stack": s.prStackJSON(repo, p),
 	}
 }
 

@@ -32,6 +32,7 @@ func main() {
 	openapi := flag.String("openapi", "", "check every request and answer against this OpenAPI description (integration/testdata/openapi/github-subset.json)")
 	mode := flag.String("mode", "", "how the reviewer behaves: empty (a review object for every head), coderabbit or copilot (as those bots do on GitHub)")
 	defaultBranch := flag.String("default-branch", "main", "coderabbit mode: the repository's default branch; pull requests into others are skipped unless asked")
+	stacks := flag.Bool("stacks", false, "enable stacked pull requests (the /stacks operations answer 404 without)")
 	flag.Var(&repos, "repo", "owner/name=/path/to/bare.git (repeatable)")
 	flag.Var(&rounds, "round", "one review round: path:line:body entries separated by |; an empty round approves (repeatable)")
 	flag.Parse()
@@ -49,6 +50,7 @@ func main() {
 		s.Contract = c
 	}
 	s.ReviewDelay = *delay
+	s.Stacks = *stacks
 	switch *mode {
 	case ghstandin.ModeIdealised, ghstandin.ModeCodeRabbit, ghstandin.ModeCopilot:
 		s.Mode = *mode
