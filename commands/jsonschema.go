@@ -53,6 +53,7 @@ var dataShapes = map[string][]dataShape{
 	"log":      {{"", []store.LogEntry{}}},
 	"status":   {{"", []StatusRow{}}},
 	"sync":     {{"", []procedure.SyncResult{}}},
+	"land":     {{"", procedure.LandResult{}}},
 	"event":    {{"", eventData{}}},
 	"split":    {{"default", splitData{}}, {"--emit-matrix", splitMatrix{}}},
 	"prompt":   {{"", action.PromptView{}}},

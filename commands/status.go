@@ -291,6 +291,13 @@ type StatusRow struct {
 	// merged, restacked at <sha> onto <branch>, blocked by a conflict in
 	// <files>, left (someone else pushed).
 	Stack string `json:"stack,omitempty"`
+	// GitHubStack is where its pull request stands in one of GitHub's own
+	// stacks, as GitHub's stack object said when wo last read it.
+	GitHubStack *workorder.PRStack `json:"github_stack,omitempty"`
+	// GitHubStacks is, for an epic, whether its repository has GitHub's
+	// stacks and the stacks wo made of it; Land its last wo land.
+	GitHubStacks *workorder.GitHubStacks `json:"github_stacks,omitempty"`
+	Land         *workorder.Land         `json:"land,omitempty"`
 	// Agent is what the agent's runs for the task did and cost.
 	Agent *workorder.AgentUsage `json:"agent,omitempty"`
 	// ReviewEstimate is, for an epic wo split made, how long its review
@@ -314,11 +321,12 @@ func statusRow(d map[string]any, known map[string]map[string]any, graph *workord
 		reviews, rate := number(workorder.Get(d, "split.estimated_reviews")), number(workorder.Get(d, "split.reviews_per_hour"))
 		r.ReviewEstimate = fmt.Sprintf("about %.0f reviews at %.4g an hour: %.1f hours of the reviewer's time", reviews, rate, hours)
 	}
+	st, _ := workorder.StateOf(d) // a state this wo cannot read shows as not started
+	r.GitHubStack, r.GitHubStacks, r.Land = st.PRStack, st.GitHubStacks, st.Land
 	wo, ok := d["work_order"].(map[string]any)
 	if !ok {
 		return r
 	}
-	st, _ := workorder.StateOf(d) // a state this wo cannot read shows as not started
 	steps, _ := wo["procedure"].([]any)
 	r.Steps = len(steps)
 	r.Phase, r.Step = st.Phase, st.CurrentStep

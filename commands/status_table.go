@@ -144,6 +144,12 @@ func tableStatus(rows []StatusRow, v textView) string {
 		if line := paceLine(rows[1:]); line != "" {
 			b.WriteString(line + "\n")
 		}
+		if line := githubStackLine(rows); line != "" {
+			b.WriteString(line + "\n")
+		}
+		if l := rows[0].Land; l != nil {
+			b.WriteString(termtext.Line(landLine(l)) + "\n")
+		}
 		for _, r := range rows[1:] {
 			if r.Stack != "" && r.Stack != "merged" {
 				b.WriteString(termtext.Line(fmt.Sprintf("stack: %s %s", r.Key, r.Stack)) + "\n")
@@ -346,3 +352,50 @@ func agentTotal(rows []StatusRow) (total workorder.AgentUsage, n int) {
 	}
 	return total, n
 }
+
+// githubStackLine says which of GitHub's stacks the epic's pull requests
+// are in, and where: "GitHub stack 7: #1 1/6, #2 2/6, …"; a repository
+// without GitHub's stacks says so once it was asked.
+func githubStackLine(rows []StatusRow) string {
+	byStack := map[int][]string{}
+	var order []int
+	for _, r := range rows[1:] {
+		if s := r.GitHubStack; s != nil {
+			if _, ok := byStack[s.Number]; !ok {
+				order = append(order, s.Number)
+			}
+			byStack[s.Number] = append(byStack[s.Number], fmt.Sprintf("#%d %d/%d", r.PRNumber, s.Position, s.Size))
+		}
+	}
+	var parts []string
+	for _, n := range order {
+		parts = append(parts, fmt.Sprintf("GitHub stack %d: %s", n, strings.Join(byStack[n], ", ")))
+	}
+	rec := rows[0].GitHubStacks
+	switch {
+	case len(parts) > 0 && len(order) > 1:
+		return "consecutive stacks (GitHub takes 100 pull requests a stack): " + strings.Join(parts, "; ")
+	case len(parts) > 0:
+		return parts[0]
+	case rec != nil && !rec.Enabled:
+		return "GitHub stacks: not on this repository (its pull requests are chained by their bases)"
+	case rec != nil && len(rec.Stacks) > 0:
+		return fmt.Sprintf("GitHub stack %s: wo status --refresh reads where each pull request stands", joinInts(rec.Stacks))
+	}
+	return ""
+}
+
+// landLine says where the epic's last wo land stands.
+func landLine(l *workorder.Land) string {
+	merged := fmt.Sprintf("%d merged", len(l.Merged))
+	switch {
+	case l.Finished != "":
+		return fmt.Sprintf("land: finished %s, %s (%s)", l.Finished, merged, l.Method)
+	case l.Pending != nil:
+		return fmt.Sprintf("land: waiting for GitHub to merge #%d (asked %s), %s; wo land goes on waiting", l.Pending.PR, l.Pending.At, merged)
+	case l.Stopped != "":
+		return fmt.Sprintf("land: stopped, %s: %s", merged, l.Stopped)
+	}
+	return fmt.Sprintf("land: started %s, %s", l.Started, merged)
+}
+

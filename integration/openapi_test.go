@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -34,9 +35,11 @@ func TestOpenAPIVendoredSubsetCoversWo(t *testing.T) {
 		t.Fatalf("not GitHub's description: %+v", doc.Info)
 	}
 	want := []string{
-		"checks/list-for-ref", "issues/create-comment", "issues/delete-comment", "issues/list-comments", "pulls/create", "pulls/get", "pulls/list",
-		"pulls/list-review-comments", "pulls/list-reviews", "pulls/request-reviewers", "pulls/update", "repos/list-commit-statuses-for-ref",
-		"users/get-authenticated",
+		"checks/list-for-ref", "issues/create-comment", "issues/delete-comment", "issues/list-comments",
+		"pull-request-stacks/add", "pull-request-stacks/create", "pull-request-stacks/get", "pull-request-stacks/list", "pull-request-stacks/unstack",
+		"pulls/create", "pulls/get", "pulls/get-merge-async-result", "pulls/list",
+		"pulls/list-review-comments", "pulls/list-reviews", "pulls/merge", "pulls/merge-async", "pulls/request-reviewers", "pulls/update",
+		"repos/list-commit-statuses-for-ref", "users/get-authenticated",
 	}
 	var got []string
 	for _, item := range doc.Paths.Map() {
@@ -61,6 +64,7 @@ func TestOpenAPIContractThroughWosClient(t *testing.T) {
 	gh := ghstandin.New(secretToken)
 	gh.Contract = contract
 	gh.Remotes["acme/hermes"] = f.origin
+	gh.Stacks = true
 	// One round of more comments than a page holds, so that wo follows
 	// GitHub's Link header.
 	var round []ghstandin.Comment
@@ -176,6 +180,8 @@ func TestOpenAPIContractThroughWosClient(t *testing.T) {
 		t.Errorf("after the merge: %+v", merged)
 	}
 
+	checkStacksThroughClient(t, ctx, c, f)
+
 	// The answers wo handles when things go wrong.
 	if _, err := c.GetPR(ctx, 99); err == nil {
 		t.Error("GetPR of a pull request that does not exist succeeded")
@@ -265,5 +271,66 @@ func TestOpenAPIContractCatchesDrift(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("the old pull request passed, or without %s: %v", want, err)
 		}
+	}
+}
+
+// checkStacksThroughClient drives GitHub's stacked pull requests and its
+// merges through wo's client: a chain of three pull requests above
+// review/01-openapi becomes a stack of two, then three; the bottom merges
+// asynchronously; the rest is unstacked and merged the ordinary way.
+func checkStacksThroughClient(t *testing.T, ctx context.Context, c *github.Client, f *fixture) {
+	t.Helper()
+	below := "review/01-openapi"
+	var prs []int
+	for i := 2; i <= 4; i++ {
+		branch := fmt.Sprintf("review/%02d-openapi", i)
+		git(t, f.repo, "checkout", "-q", "-B", branch, "origin/"+below)
+		writeFile(t, filepath.Join(f.repo, fmt.Sprintf("stacked%d.txt", i)), "part\n")
+		git(t, f.repo, "add", ".")
+		git(t, f.repo, "commit", "-q", "-m", "part "+branch)
+		git(t, f.repo, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
+		git(t, f.repo, "fetch", "-q", "origin")
+		pr, err := c.CreatePR(ctx, branch, below, "Part "+branch, "Part of a stack.")
+		if err != nil {
+			t.Fatalf("CreatePR %s: %v", branch, err)
+		}
+		prs = append(prs, pr.Number)
+		below = branch
+	}
+	if on, err := c.StacksEnabled(ctx); err != nil || !on {
+		t.Fatalf("StacksEnabled: %v %v", on, err)
+	}
+	s, err := c.CreateStack(ctx, prs[:2])
+	if err != nil {
+		t.Fatalf("CreateStack: %v", err)
+	}
+	if _, err := c.AddToStack(ctx, s.Number, prs[2:]); err != nil {
+		t.Errorf("AddToStack: %v", err)
+	}
+	if got, err := c.GetStack(ctx, s.Number); err != nil || fmt.Sprint(got.Numbers()) != fmt.Sprint(prs) {
+		t.Errorf("GetStack: %+v %v, want %v", got, err, prs)
+	}
+	if of, err := c.StackOf(ctx, prs[1]); err != nil || of == nil || of.Number != s.Number {
+		t.Errorf("StackOf #%d: %+v %v", prs[1], of, err)
+	}
+	if pr, err := c.GetPR(ctx, prs[1]); err != nil || pr.Stack == nil || pr.Stack.Position != 2 || pr.Stack.Size != 3 || pr.Stack.Number != s.Number {
+		t.Errorf("GetPR #%d's stack: %+v %v", prs[1], pr, err)
+	}
+	r, err := c.MergeAsync(ctx, prs[0], github.MergeRequest{Title: "Part 2", Message: "Its summary.", Method: github.MergeSquash})
+	if err != nil || r.UUID == "" {
+		t.Fatalf("MergeAsync: %+v %v", r, err)
+	}
+	waitFor(t, "the asynchronous merge", 10*time.Second, func() bool {
+		r, err = c.MergeAsyncResult(ctx, prs[0], r.UUID)
+		return err != nil || r.Done()
+	})
+	if err != nil || r.Status != github.MergeMerged || r.SHA == "" {
+		t.Errorf("MergeAsyncResult: %+v %v", r, err)
+	}
+	if err := c.Unstack(ctx, s.Number); err != nil {
+		t.Errorf("Unstack: %v", err)
+	}
+	if sha, err := c.Merge(ctx, prs[1], github.MergeRequest{Title: "Part 3", Method: github.MergeSquash}); err != nil || sha == "" {
+		t.Errorf("Merge #%d: %q %v", prs[1], sha, err)
 	}
 }

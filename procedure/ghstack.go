@@ -68,7 +68,8 @@ func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack acti
 			return joinNotes(notes), err
 		}
 		if n == 0 {
-			break // too few pull requests yet to make this one
+			made = made[:min(i, len(made))] // too few pull requests yet to make this one, or GitHub refused
+			break
 		}
 		if i < len(made) {
 			made[i] = n
@@ -120,11 +121,23 @@ func (e *Engine) syncOneStack(ctx context.Context, c *github.Client, known int, 
 			return 0, "", err
 		}
 	}
+	open := 0
+	for _, p := range part {
+		if p.Open {
+			open++
+		}
+	}
+	if have == nil && known == 0 && open < 2 {
+		return 0, "", nil // one open pull request is no stack yet
+	}
+	// Not recorded (a run that made it died before writing): wo makes a
+	// stack from the lowest open pull request up, so it holds that one.
 	for i := 0; have == nil && i < len(part); i++ {
 		if part[i].Open {
 			if have, err = c.StackOf(ctx, part[i].Number); err != nil {
 				return 0, "", err
 			}
+			break
 		}
 	}
 	if have != nil {

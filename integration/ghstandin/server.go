@@ -142,6 +142,7 @@ var DefaultContract *Contract
 // Request is one request the stand-in answered, for counting.
 type Request struct {
 	Method, Path string
+	Query        string // the raw query, without "?"
 	Status       int
 }
 
@@ -393,7 +394,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	status := s.checked(w, r)
-	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Status: status})
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: status})
 }
 
 // Violations returns what the Contract found wrong so far.
