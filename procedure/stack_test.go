@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
@@ -136,7 +137,14 @@ func TestSpliceStackKeepsTheAuthorsTextByteForByte(t *testing.T) {
 // stack section, and returns the harness.
 func stackOnStandin(t *testing.T) *stepHarness {
 	t.Helper()
-	h := newStepContext(t, stepOpts{GitHub: true})
+	return stackOnStandinWith(t, 3, nil)
+}
+
+// stackOnStandinWith is stackOnStandin with n parts and the stand-in set
+// up by standIn (when not nil) before it starts.
+func stackOnStandinWith(t *testing.T, n int, standIn func(*ghstandin.Server)) *stepHarness {
+	t.Helper()
+	h := newStepContext(t, stepOpts{GitHub: true, StandIn: standIn})
 	ctx := context.Background()
 	client, err := github.New(github.Config{BaseURL: h.GH.URL, Token: fixture.Token, Repo: fixture.Repo})
 	if err != nil {
@@ -146,14 +154,14 @@ func stackOnStandin(t *testing.T) *stepHarness {
 		t.Fatal(err)
 	}
 	base := fixture.Base
-	for i := 1; i <= 3; i++ {
+	for i := 1; i <= n; i++ {
 		branch := fmt.Sprintf("review/%02d-part", i)
 		fixture.Git(t, h.Repo, "checkout", "-q", "-b", branch, base)
 		fixture.WriteFile(t, filepath.Join(h.Repo, fmt.Sprintf("part%d.txt", i)), "part\n")
 		fixture.Git(t, h.Repo, "add", "-A")
 		fixture.Git(t, h.Repo, "commit", "-q", "-m", branch)
 		fixture.Git(t, h.Repo, "push", "-q", "origin", branch)
-		pr, err := client.CreatePR(ctx, branch, base, fmt.Sprintf("[%d/3] part %d", i, i), fmt.Sprintf("Author's text of part %d.", i))
+		pr, err := client.CreatePR(ctx, branch, base, fmt.Sprintf("[%d/%d] part %d", i, n, i), fmt.Sprintf("Author's text of part %d.", i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +169,7 @@ func stackOnStandin(t *testing.T) *stepHarness {
 		if i > 1 {
 			blocked = []any{fmt.Sprintf("task_ep_pr%02d", i-1)}
 		}
-		doc := stackChild(fmt.Sprintf("task_ep_pr%02d", i), fmt.Sprintf("[%d/3] part %d", i, i), blocked,
+		doc := stackChild(fmt.Sprintf("task_ep_pr%02d", i), fmt.Sprintf("[%d/%d] part %d", i, n, i), blocked,
 			map[string]any{"pr_number": pr.Number, "pr_url": pr.URL})
 		if err := h.store.Create(ctx, doc); err != nil {
 			t.Fatal(err)
