@@ -398,4 +398,3 @@ func landLine(l *workorder.Land) string {
 	}
 	return fmt.Sprintf("land: started %s, %s", l.Started, merged)
 }
-
