@@ -45,7 +45,7 @@ func TestCompletionBash(t *testing.T) {
 	}
 	// What a user sees on TAB: the script run by bash on typed words.
 	for _, tc := range []struct{ line, want string }{
-		{"wo l", "list log"},
+		{"wo l", "land list log"},
 		{"wo --store /tmp/x.db li", "list"},
 		{"wo list --st", "--status --store --store-timeout"},
 		{"wo split --ba", "--base"},

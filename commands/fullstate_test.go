@@ -77,6 +77,12 @@ func fullState() workorder.State {
 				CostUSD: 0.4, Tokens: 30000, DurationMS: 61000, At: "2026-03-01T10:11:00Z", NotBefore: "2099-01-01T00:00:00Z", Comments: "77"}},
 		Undo: &workorder.UndoRecord{By: "alice", Started: "2026-03-02T09:00:00Z",
 			Steps: []workorder.UndoStep{{Step: "pull_request", Target: "#12", Outcome: "left", Reason: "someone else commented on it"}}},
+		GitHubStacks: &workorder.GitHubStacks{Enabled: true, CheckedAt: "2026-03-01T10:05:30Z", Stacks: []int{7},
+			Note: "stack 6 held [12 11], not the epic's order [11 12]: unstacked it and made stack 7"},
+		PRStack: &workorder.PRStack{Number: 7, Position: 2, Size: 6},
+		Land: &workorder.Land{Started: "2026-03-03T09:00:00Z", Method: "squash", Merged: []int{11}, Checked: []int{11, 12},
+			Pending: &workorder.PendingMerge{PR: 12, UUID: "3f2c9a", At: "2026-03-03T09:01:00Z"},
+			Stopped: "GitHub did not merge #12: Required status check \"build\" is expected.", Finished: "2026-03-03T09:30:00Z"},
 	}
 }
 

@@ -108,6 +108,18 @@ func stateText(st workorder.State, name string) string {
 		if u := st.AgentUsage; u != nil {
 			return agentUsageText(*u)
 		}
+	case "github_stacks":
+		if g := st.GitHubStacks; g != nil {
+			return githubStacksText(*g)
+		}
+	case "pr_stack":
+		if p := st.PRStack; p != nil {
+			return fmt.Sprintf("%d of %d in GitHub stack %d", p.Position, p.Size, p.Number)
+		}
+	case "land":
+		if l := st.Land; l != nil {
+			return landLine(l)
+		}
 	case "undo":
 		if u := st.Undo; u != nil {
 			return fmt.Sprintf("started by %s at %s, %s", u.By, u.Started, countText(len(u.Steps), "step", "steps")) + lastText(u.Steps, func(s workorder.UndoStep) string {
@@ -313,6 +325,20 @@ func criteriaText(results []workorder.CriterionResult) string {
 	}
 	if len(failed) > 0 {
 		s += ", failed: " + excerpt(strings.Join(failed, "; "))
+	}
+	return s
+}
+
+func githubStacksText(g workorder.GitHubStacks) string {
+	if !g.Enabled {
+		return "the repository has no GitHub stacks (asked " + g.CheckedAt + ")"
+	}
+	s := "the repository has GitHub stacks (asked " + g.CheckedAt + ")"
+	if len(g.Stacks) > 0 {
+		s += "; wo made stack " + joinInts(g.Stacks)
+	}
+	if g.Note != "" {
+		s += "; " + g.Note
 	}
 	return s
 }
