@@ -1,6 +1,7 @@
 package procedure
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -91,5 +92,56 @@ func TestNoReviewWaitStopsAtOnceAndAReviewEventResumes(t *testing.T) {
 	}
 	if after := h.stored(); !reflect.DeepEqual(after, before) {
 		t.Errorf("a fork's event changed the state:\n%+v\nwas:\n%+v", after, before)
+	}
+}
+
+func TestAPullRequestEventRecordsItsPlaceInGitHubsStack(t *testing.T) {
+	h := stackOnStandin(t)
+	e := h.engine()
+	ctx := context.Background()
+	event := func(stack string) *GitHubEvent {
+		t.Helper()
+		payload := `{"action": "edited", "number": 2, "pull_request": {"number": 2, "head": {"ref": "review/02-part", "repo": {"full_name": "acme/hermes"}}`
+		if stack != "" {
+			payload += `, "stack": ` + stack
+		}
+		ev, err := ParseGitHubEvent("pull_request", []byte(payload+`}, "repository": {"full_name": "acme/hermes"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	place := func() *workorder.PRStack {
+		doc, err := h.store.Get(ctx, "task_ep_pr02")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, _ := workorder.StateOf(doc)
+		return st.PRStack
+	}
+	in := `{"id": 40, "number": 4, "size": 3, "position": 2, "base": {"ref": "main", "sha": "a"}}`
+	res, err := e.OnGitHubEvent(ctx, event(in), RunOptions{})
+	if err != nil || res.Action != "recorded" || res.Key != "task_ep_pr02" || res.Reason != "pull request #2 is 2 of 3 in GitHub stack 4" {
+		t.Fatalf("an event with the stack object: %+v %v", res, err)
+	}
+	if got := place(); got == nil || *got != (workorder.PRStack{Number: 4, Position: 2, Size: 3}) {
+		t.Errorf("recorded %+v", got)
+	}
+	if res, err = e.OnGitHubEvent(ctx, event(in), RunOptions{}); err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, "nothing to do") {
+		t.Errorf("the same place again: %+v %v", res, err)
+	}
+	if res, err = e.OnGitHubEvent(ctx, event("null"), RunOptions{}); err != nil || res.Action != "recorded" || place() != nil ||
+		res.Reason != "pull request #2 is in no GitHub stack now" {
+		t.Errorf("an event with stack null: %+v %v, place %+v", res, err, place())
+	}
+	if res, err = e.OnGitHubEvent(ctx, event(""), RunOptions{}); err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, "changes nothing wo waits for") {
+		t.Errorf("an event without a stack object: %+v %v", res, err)
+	}
+	for _, bad := range []string{`{"number": 4, "size": 3, "position": 0}`, `{"number": 4, "size": 1, "position": 2}`, `{"number": 0, "size": 3, "position": 1}`, `"four"`} {
+		_, err := ParseGitHubEvent("pull_request", []byte(`{"action": "edited", "pull_request": {"number": 2, "stack": `+bad+`}, "repository": {"full_name": "acme/hermes"}}`))
+		var ee *EventError
+		if !errors.As(err, &ee) {
+			t.Errorf("stack %s: %v, want an EventError", bad, err)
+		}
 	}
 }
