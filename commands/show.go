@@ -109,7 +109,7 @@ type StepView struct {
 // planSteps renders every step of a work order and marks its progress.
 func planSteps(doc map[string]any) []StepView {
 	task, err := workorder.Parse(doc)
-	if err != nil || task.WorkOrder == nil {
+	if err != nil || task.WorkOrder == nil || !workorder.IsWorkOrder(doc) {
 		return nil
 	}
 	wo := task.WorkOrder
@@ -167,7 +167,7 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView, estimate *proc
 		p.line("\n(the work order cannot be read: %v; run wo validate %s)", err, workorder.Key(doc))
 		return p.err
 	}
-	if task.WorkOrder == nil {
+	if task.WorkOrder == nil || !workorder.IsWorkOrder(doc) {
 		p.line("\n(no work_order: this task has no procedure to run)")
 		return p.err
 	}

@@ -391,10 +391,10 @@ func landLine(l *workorder.Land) string {
 	switch {
 	case l.Finished != "":
 		return fmt.Sprintf("land: finished %s, %s (%s)", l.Finished, merged, l.Method)
-	case l.Pending != nil:
-		return fmt.Sprintf("land: waiting for GitHub to merge #%d (asked %s), %s; wo land goes on waiting", l.Pending.PR, l.Pending.At, merged)
 	case l.Stopped != "":
 		return fmt.Sprintf("land: stopped, %s: %s", merged, l.Stopped)
+	case l.Pending != nil:
+		return fmt.Sprintf("land: waiting for GitHub to merge #%d (asked %s), %s; wo land goes on waiting", l.Pending.PR, l.Pending.At, merged)
 	}
 	return fmt.Sprintf("land: started %s, %s", l.Started, merged)
 }

@@ -47,6 +47,9 @@ type StackPR struct {
 
 // Numbers are the stack's pull request numbers, bottom first.
 func (s *Stack) Numbers() []int {
+	if s == nil {
+		return nil
+	}
 	out := make([]int, len(s.PRs))
 	for i, p := range s.PRs {
 		out[i] = p.Number
@@ -200,7 +203,9 @@ const (
 // head it must find, and the method.
 type MergeRequest struct {
 	Title   string `json:"commit_title,omitempty"`
-	Message string `json:"commit_message,omitempty"`
+	// Message is always sent, "" included: left out, GitHub would take
+	// the repository's default, which may be the whole description.
+	Message string `json:"commit_message"`
 	SHA     string `json:"sha,omitempty"`
 	Method  string `json:"merge_method,omitempty"`
 }
@@ -234,7 +239,7 @@ type mergeAsyncJSON struct {
 }
 
 func (j *mergeAsyncJSON) result(s *Client) *MergeResult {
-	return &MergeResult{Status: j.Status, UUID: j.Details.UUID, SHA: j.Details.SHA, Message: s.secrets.String(j.Details.Message)}
+	return &MergeResult{Status: j.Status, UUID: j.Details.UUID, SHA: j.Details.SHA, Message: clipString(s.secrets.String(j.Details.Message))}
 }
 
 // MergeAsync asks GitHub to merge pull request number in the background.

@@ -35,6 +35,7 @@ func newNativeStack(t *testing.T, stacks bool, files int) *nativeStack {
 	gh.Stacks = stacks
 	gh.MergeDelay = 20 * time.Millisecond
 	gh.SquashMessageFromBody = true // the repository takes a squash's message from the description
+	gh.Writers = map[string]bool{"alice": true}
 	if err := gh.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +74,14 @@ func (x *nativeStack) prs(upTo int) []int {
 		out = append(out, p.pr)
 	}
 	return out
+}
+
+// approve has alice, who can push to the repository, approve every part's
+// pull request (the review bot's approval does not count for landing).
+func (x *nativeStack) approve() {
+	for _, p := range x.parts {
+		x.gh.AddReview("acme/big", p.pr, "alice", "APPROVED", "Ready to land.")
+	}
 }
 
 // land runs wo land and decodes its JSON.
@@ -246,6 +255,7 @@ func TestAStackedEpicIsOneGitHubStackAndLandsThroughTheAsyncMerge(t *testing.T) 
 	}
 
 	// wo land merges the rest, bottom up, through the asynchronous merge.
+	x.approve()
 	out := x.land(nil, 0)
 	if !out.GitHubStacks || !out.Complete {
 		t.Errorf("wo land: %+v", out)
@@ -286,6 +296,7 @@ func TestALandKilledAndRefusedMergesNothingTwice(t *testing.T) {
 	if stacks := x.gh.StacksOf("acme/big"); len(stacks) != 1 || len(stacks[0]) != len(x.parts) {
 		t.Fatalf("GitHub's stacks after the epic run: %v, want one of %d", stacks, len(x.parts))
 	}
+	x.approve()
 	x.land([]string{"WO_FAULT=land:after_request"}, -1)
 	x.land([]string{"WO_FAULT=land:after_merge"}, -1)
 	const rule = "Repository rule violations found\n\nRequired status check \"build\" is expected."
@@ -310,7 +321,8 @@ func TestALandKilledAndRefusedMergesNothingTwice(t *testing.T) {
 // TestAnEpicWithoutGitHubStacksBehavesAsBeforeAndLands: on a repository
 // without GitHub's stacks, one question (a 404) and nothing else of the
 // Stacks API; wo land will not merge while a check fails, then merges with
-// the ordinary merge, restacking between.
+// the ordinary merge, restacking between, and a land killed after a merge
+// goes on from there.
 func TestAnEpicWithoutGitHubStacksBehavesAsBeforeAndLands(t *testing.T) {
 	t.Parallel()
 	x := newNativeStack(t, false, 12)
@@ -336,6 +348,7 @@ func TestAnEpicWithoutGitHubStacksBehavesAsBeforeAndLands(t *testing.T) {
 	if !strings.Contains(x.f.wo(x.env, "status", "task_big").stdout, "GitHub stacks: not on this repository") {
 		t.Error("wo status does not say the repository has no GitHub stacks")
 	}
+	x.approve()
 	second := x.gh.PullRequests("acme/big")[1]
 	head := second["head"].(map[string]any)["sha"].(string)
 	x.gh.SetStatus("acme/big", head, "failure", "build failed")
@@ -347,6 +360,10 @@ func TestAnEpicWithoutGitHubStacksBehavesAsBeforeAndLands(t *testing.T) {
 		t.Errorf("the stop does not name the --through that lands the ready one under it: %q", out.Stopped)
 	}
 	x.gh.SetStatus("acme/big", head, "success", "build passed")
+	// Killed right after its first merge: the rerun restacks the next
+	// onto what merged before it merges it (the ordinary merge would take
+	// a pull request into a branch that merged already).
+	x.land([]string{"WO_FAULT=land:after_merge"}, -1)
 	if out := x.land(nil, 0); out.GitHubStacks || !out.Complete {
 		t.Errorf("wo land: %+v", out)
 	}

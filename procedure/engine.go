@@ -183,7 +183,10 @@ func (e *Engine) runnable(doc workorder.Document) (*workorder.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	if task.WorkOrder == nil {
+	if task.WorkOrder == nil || !workorder.IsWorkOrder(doc) {
+		if task.Type == "epic" {
+			return nil, fmt.Errorf("task %s is an epic, not a work order: wo run --epic %s runs its children", workorder.Key(doc), workorder.Key(doc))
+		}
 		return nil, fmt.Errorf("task %s has no work_order: there is nothing to run", workorder.Key(doc))
 	}
 	return task, nil

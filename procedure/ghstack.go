@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/procedure/action"
@@ -154,6 +155,9 @@ func (e *Engine) syncOneStack(ctx context.Context, c *github.Client, known int, 
 			}
 		}
 		got := have.Numbers()
+		if len(got) > len(want) && slices.Equal(got[:len(want)], want) {
+			return have.Number, "", nil // a person stacked more on top: theirs
+		}
 		if len(got) <= len(want) && slices.Equal(got, want[:len(got)]) {
 			if rest := want[len(got):]; len(rest) > 0 {
 				if _, err := c.AddToStack(ctx, have.Number, rest); err != nil {
@@ -270,16 +274,39 @@ func (e *Engine) UnstackEpic(ctx context.Context, epicKey string, dryRun bool) (
 	if err != nil {
 		return nil, err
 	}
+	ours := map[int]bool{}
+	for _, d := range children {
+		if ps, _ := workorder.StateOf(d); ps.PRNumber > 0 {
+			ours[ps.PRNumber] = true
+		}
+	}
 	var out []string
 	for _, n := range st.GitHubStacks.Stacks {
-		if dryRun {
-			out = append(out, fmt.Sprintf("would unstack GitHub stack %d", n))
-			continue
-		}
-		if err := c.Unstack(ctx, n); err != nil {
+		// Only a stack that holds the epic's pull requests alone is wo's
+		// to take apart: one a person added to is theirs now.
+		have, err := c.GetStack(ctx, n)
+		if err != nil {
 			return out, err
 		}
-		out = append(out, fmt.Sprintf("unstacked GitHub stack %d", n))
+		var others []string
+		for _, p := range have.Numbers() { // nil: none
+			if !ours[p] {
+				others = append(others, fmt.Sprintf("#%d", p))
+			}
+		}
+		switch {
+		case have == nil:
+			out = append(out, fmt.Sprintf("GitHub stack %d is gone already", n))
+		case len(others) > 0:
+			out = append(out, fmt.Sprintf("left GitHub stack %d: it holds %s too, which the epic did not make", n, strings.Join(others, ", ")))
+		case dryRun:
+			out = append(out, fmt.Sprintf("would unstack GitHub stack %d", n))
+		default:
+			if err := c.Unstack(ctx, n); err != nil {
+				return out, err
+			}
+			out = append(out, fmt.Sprintf("unstacked GitHub stack %d", n))
+		}
 	}
 	if dryRun {
 		return out, nil

@@ -23,6 +23,7 @@ func nativeStack(t *testing.T, n int, stacks bool) (*stepHarness, *github.Client
 	h := stackOnStandinWith(t, n, func(gh *ghstandin.Server) {
 		gh.Stacks = stacks
 		gh.MergeDelay = time.Millisecond
+		gh.Writers = map[string]bool{"alice": true}
 	})
 	for i := 1; i <= n; i++ {
 		h.patch(fmt.Sprintf("task_ep_pr%02d", i), map[string]any{"work_order": map[string]any{"context": map[string]any{"split_mode": "stacked"}}})
@@ -248,31 +249,25 @@ func TestUnstackEpicTakesApartWhatWoMade(t *testing.T) {
 	}
 }
 
-// landReadyStack is nativeStack with every part's run ended in review and
-// each pull request approved by the stand-in's reviewer.
+// landReadyStack is nativeStack with every part's run ended in review at
+// the head it pushed, and each pull request approved by alice, who can
+// push to the repository.
 func landReadyStack(t *testing.T, n int, stacks bool) (*stepHarness, *github.Client) {
 	t.Helper()
 	h, client := nativeStack(t, n, stacks)
-	for i := 1; i <= n; i++ {
-		h.patch(fmt.Sprintf("task_ep_pr%02d", i), map[string]any{"status": "in_review"})
-		// Each part is its own: no restack between merges here.
-		h.patch(fmt.Sprintf("task_ep_pr%02d", i), map[string]any{"work_order": map[string]any{"context": map[string]any{"split_mode": "independent"}}})
-	}
 	ctx := context.Background()
-	deadline := time.Now().Add(10 * time.Second)
 	for i := 1; i <= n; i++ {
-		for {
-			reviews, err := client.Reviews(ctx, i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(reviews) > 0 && reviews[len(reviews)-1].State == "APPROVED" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the stand-in's reviewer did not approve #%d", i)
-			}
-			time.Sleep(10 * time.Millisecond)
+		pr, err := client.GetPR(ctx, i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Each part is its own: no restack between merges here.
+		h.patch(fmt.Sprintf("task_ep_pr%02d", i), map[string]any{"status": "in_review", "work_order": map[string]any{
+			"context": map[string]any{"split_mode": "independent", "base_branch": fixture.Base},
+			"state":   map[string]any{"pushed_sha": pr.HeadSHA}}})
+		h.GH.AddReview(fixture.Repo, i, "alice", "APPROVED", "Looks right.")
+		if err := client.EditPRBase(ctx, i, fixture.Base); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return h, client
@@ -412,5 +407,60 @@ func TestLandRefusesWhatItCannotDo(t *testing.T) {
 		if r.Method == http.MethodPut {
 			t.Errorf("a refused land sent %s %s", r.Method, r.Path)
 		}
+	}
+}
+
+func TestLandCountsOnlyAWritersApprovalOfTheHeadWoPushed(t *testing.T) {
+	h, client := landReadyStack(t, 1, false)
+	e := h.engine()
+	ctx := context.Background()
+	reason := func() string {
+		t.Helper()
+		res, err := e.Land(ctx, LandOptions{Epic: "task_ep"})
+		var stop *LandError
+		if !errors.As(err, &stop) || len(h.GH.MergeRecords(fixture.Repo)) != 0 {
+			t.Fatalf("land: %v, %d merges; want a stop and nothing merged", err, len(h.GH.MergeRecords(fixture.Repo)))
+		}
+		return res.Steps[0].Reason
+	}
+	// alice asks for changes after approving: her latest review counts.
+	h.GH.AddReview(fixture.Repo, 1, "alice", "CHANGES_REQUESTED", "One more thing.")
+	if got := reason(); got != "GitHub shows changes requested by alice" {
+		t.Errorf("after alice's request for changes: %q", got)
+	}
+	// An outsider's or a bot's approval is no approval.
+	h.GH.AddReview(fixture.Repo, 1, "alice", "DISMISSED", "")
+	h.GH.AddReview(fixture.Repo, 1, "mallory", "APPROVED", "ship it")
+	h.GH.AddReview(fixture.Repo, 1, "coderabbitai[bot]", "APPROVED", "LGTM")
+	if got := reason(); !strings.Contains(got, "no approving review from someone who can push") {
+		t.Errorf("with only an outsider's and a bot's approval: %q", got)
+	}
+	h.GH.AddReview(fixture.Repo, 1, "alice", "APPROVED", "Now it is.")
+	// Someone pushed to the pull request after wo's review loop ended.
+	pr, err := client.GetPR(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.patch("task_ep_pr01", map[string]any{"work_order": map[string]any{"state": map[string]any{"pushed_sha": strings.Repeat("0", 40)}}})
+	if got := reason(); !strings.Contains(got, "is not 000000000000, which wo pushed and its review loop saw") {
+		t.Errorf("with a head wo did not push: %q", got)
+	}
+	h.patch("task_ep_pr01", map[string]any{"work_order": map[string]any{"state": map[string]any{"pushed_sha": pr.HeadSHA}}})
+	if res, err := e.Land(ctx, LandOptions{Epic: "task_ep"}); err != nil || !res.Complete {
+		t.Errorf("once ready: %v %+v", err, res)
+	}
+}
+
+func TestALandThatGitHubCannotAnswerIsOneToRetry(t *testing.T) {
+	err := transient(fmt.Errorf("reading #1: %w", &github.ServerError{Err: errors.New("502 bad gateway")}))
+	var retry *LandRetryError
+	if !errors.As(err, &retry) || Classify(err).Outcome != OutcomeRetryLater || !strings.Contains(err.Error(), "run wo land again later") {
+		t.Errorf("a 502: %v (%+v), want a land to retry later", err, Classify(err))
+	}
+	if err := transient(&LandError{Reason: "stopped"}); Classify(err).Code != "LAND_STOPPED" {
+		t.Errorf("a stop is classified %+v", Classify(err))
+	}
+	if transient(nil) != nil {
+		t.Error("no error became one")
 	}
 }

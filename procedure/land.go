@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/internal/identity"
 	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -51,8 +53,10 @@ type LandStep struct {
 	Key   string `json:"key"`
 	PR    int    `json:"pr_number"`
 	Title string `json:"title,omitempty"`
-	// Outcome: merged, already_merged, not_ready, refused, pending,
-	// restack_stopped, later (above --through or after a stop).
+	// Outcome: merged, already_merged, not_ready, refused (GitHub's
+	// reason), queued (in GitHub's merge queue), pending (still merging
+	// when the wait ended), restack_stopped, later (above --through, or
+	// after a stop).
 	Outcome string `json:"outcome"`
 	SHA     string `json:"merge_sha,omitempty"`
 	Reason  string `json:"reason,omitempty"`
@@ -79,7 +83,29 @@ type LandError struct{ Reason string }
 
 func (e *LandError) Error() string { return e.Reason }
 
-// Land merges an epic's pull requests bottom-up (see above).
+// LandRetryError is a land that GitHub's trouble stopped (5xx, a rate
+// limit, no answer): run it again later (exit 5).
+type LandRetryError struct{ Err error }
+
+func (e *LandRetryError) Error() string { return e.Err.Error() + "; run wo land again later" }
+func (e *LandRetryError) Unwrap() error { return e.Err }
+
+// landing is one wo land: the epic's stack and what the land knows.
+type landing struct {
+	e       *Engine
+	o       LandOptions
+	stack   action.Stack
+	stacked bool   // split in stacked mode: restacked between merges
+	base    string // the branch the epic lands on
+	last    int    // the index of the last pull request to land
+	c       *github.Client
+	record  *workorder.Land
+	res     *LandResult
+}
+
+// Land merges an epic's pull requests bottom-up (see above). It holds the
+// epic's lease throughout: a second wo land of the epic waits its turn
+// (exit 4).
 func (e *Engine) Land(ctx context.Context, o LandOptions) (*LandResult, error) {
 	e.defaults()
 	if o.Method == "" {
@@ -94,165 +120,302 @@ func (e *Engine) Land(ctx context.Context, o LandOptions) (*LandResult, error) {
 	if o.PollEvery <= 0 {
 		o.PollEvery = github.PollMergeEvery
 	}
-	say := func(format string, args ...any) {
-		if o.Progress != nil {
-			o.Progress(fmt.Sprintf(format, args...))
-		}
+	l, err := e.newLanding(ctx, o)
+	if err != nil {
+		return nil, transient(err)
 	}
+	leases := &store.Leases{Store: e.Store, Now: e.Now}
+	if _, err := leases.Acquire(ctx, o.Epic, e.Runner, e.LeaseTTL, identity.Gone); err != nil {
+		return nil, err
+	}
+	defer leases.Release(context.WithoutCancel(ctx), o.Epic, e.Runner)
+	err = l.run(ctx, func() error {
+		_, err := leases.Renew(ctx, o.Epic, e.Runner, e.LeaseTTL)
+		return err
+	})
+	return l.res, transient(err)
+}
+
+// transient makes GitHub's passing trouble a LandRetryError.
+func transient(err error) error {
+	var stop *LandError
+	if err != nil && !errors.As(err, &stop) && IsTransient(err) {
+		return &LandRetryError{Err: err}
+	}
+	return err
+}
+
+// newLanding reads the epic: its stack, the last pull request to land, the
+// GitHub client and whether the repository has GitHub's stacks.
+func (e *Engine) newLanding(ctx context.Context, o LandOptions) (*landing, error) {
 	children, edges, err := e.epicChildren(ctx, o.Epic)
 	if err != nil {
 		return nil, err
 	}
-	stack := action.StackOf(children, edges)
-	docs := map[string]workorder.Document{}
-	stacked := true
+	l := &landing{e: e, o: o, stack: action.StackOf(children, edges), stacked: true}
 	for _, d := range children {
-		docs[workorder.Key(d)] = d
-		stacked = stacked && workorder.String(d, "work_order.context.split_mode") == "stacked"
+		l.stacked = l.stacked && workorder.String(d, "work_order.context.split_mode") == "stacked"
 	}
-	last, err := throughIndex(stack, o)
-	if err != nil {
+	if l.last, err = throughIndex(l.stack, o); err != nil {
 		return nil, err
 	}
-	res := &LandResult{Epic: o.Epic, Method: o.Method, Steps: []LandStep{}}
-	c, err := e.githubFor(stack[0].Repo)
-	if err != nil {
+	for _, en := range l.stack {
+		if en.Repo != l.stack[0].Repo {
+			return nil, &PreflightError{Key: o.Epic, Problems: []string{fmt.Sprintf("epic %s spans repositories (%s, %s): wo land merges the pull requests of one; land each repository's part by hand", o.Epic, l.stack[0].Repo, en.Repo)}, Steps: []int{0}}
+		}
+	}
+	for _, d := range children {
+		if workorder.Key(d) == l.stack[0].Key {
+			l.base = workorder.String(d, "work_order.context.base_branch")
+		}
+	}
+	if l.c, err = e.githubFor(l.stack[0].Repo); err != nil {
 		return nil, err
 	}
-	if res.GitHubStacks, err = e.stacksEnabled(ctx, o.Epic, c); err != nil {
+	l.res = &LandResult{Epic: o.Epic, Method: o.Method, Steps: []LandStep{}}
+	if l.res.GitHubStacks, err = e.stacksEnabled(ctx, o.Epic, l.c); err != nil {
 		return nil, err
 	}
-	land, err := e.startLand(ctx, o)
-	if err != nil {
-		return nil, err
-	}
+	return l, nil
+}
 
-	// Every pull request through the last is checked before anything
-	// merges: a land that stops half-way is one a person asked for.
-	prs := map[int]*github.PR{}
-	var notReady []string
-	for _, en := range stack[:last+1] {
-		step := LandStep{Key: en.Key, PR: en.PRNumber, Title: en.Title}
-		if en.PRNumber == 0 {
-			step.Outcome, step.Reason = "not_ready", "it has no pull request yet: run wo run "+en.Key
-		} else {
-			pr, err := c.GetPR(ctx, en.PRNumber)
-			if err != nil {
-				return nil, err
-			}
-			prs[en.PRNumber] = pr
-			step.Title = pr.Title
-			switch {
-			case pr.Merged:
-				step.Outcome = "already_merged"
-			case pr.State != github.PROpen:
-				step.Outcome, step.Reason = "not_ready", fmt.Sprintf("pull request #%d was closed without merging: reopen it, or land through the one under it", pr.Number)
-			default:
-				reason, err := e.landReady(ctx, c, docs[en.Key], pr, land)
-				if err != nil {
-					return nil, err
-				}
-				if reason != "" {
-					step.Outcome, step.Reason = "not_ready", reason
-				}
-			}
-		}
-		if step.Outcome == "not_ready" {
-			notReady = append(notReady, fmt.Sprintf("%s (#%d): %s", en.Key, en.PRNumber, step.Reason))
-		}
-		res.Steps = append(res.Steps, step)
+func (l *landing) say(format string, args ...any) {
+	if l.o.Progress != nil {
+		l.o.Progress(fmt.Sprintf(format, args...))
 	}
-	for _, en := range stack[last+1:] {
-		res.Steps = append(res.Steps, LandStep{Key: en.Key, PR: en.PRNumber, Title: en.Title, Outcome: "later"})
+}
+
+// run checks every pull request through the last, then merges them.
+func (l *landing) run(ctx context.Context, renew func() error) error {
+	var err error
+	if l.record, err = l.e.startLand(ctx, l.o); err != nil {
+		return err
+	}
+	if err := l.check(ctx); err != nil {
+		return err
+	}
+	for i := 0; i <= l.last; i++ {
+		if err := renew(); err != nil {
+			return err
+		}
+		if l.res.Steps[i].Outcome == "already_merged" {
+			if err := l.merged(ctx, i, ""); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := l.mergeStep(ctx, i); err != nil {
+			return err
+		}
+	}
+	l.res.Complete = true
+	if _, _, err := l.e.RefreshStack(ctx, l.o.Epic); err != nil {
+		l.res.Warnings = append(l.res.Warnings, fmt.Sprintf("%v; wo sync %s tries again", err, l.o.Epic))
+	}
+	return l.e.editEpicState(ctx, l.o.Epic, func(s *workorder.State) {
+		if s.Land != nil {
+			s.Land.Stopped, s.Land.Pending, s.Land.Finished = "", nil, workorder.Timestamp(l.e.Now())
+		}
+	})
+}
+
+// check is the readiness of every pull request through the last, before
+// anything merges: a land that stops half-way is one a person asked for.
+func (l *landing) check(ctx context.Context) error {
+	var notReady []string
+	for _, en := range l.stack[:l.last+1] {
+		step := LandStep{Key: en.Key, PR: en.PRNumber, Title: en.Title}
+		reason, merged, err := l.ready(ctx, en)
+		if err != nil {
+			return err
+		}
+		switch {
+		case merged:
+			step.Outcome = "already_merged"
+		case reason != "":
+			step.Outcome, step.Reason = "not_ready", reason
+			notReady = append(notReady, fmt.Sprintf("%s (#%d): %s", en.Key, en.PRNumber, reason))
+		}
+		l.res.Steps = append(l.res.Steps, step)
+	}
+	for _, en := range l.stack[l.last+1:] {
+		l.res.Steps = append(l.res.Steps, LandStep{Key: en.Key, PR: en.PRNumber, Title: en.Title, Outcome: "later"})
 	}
 	if len(notReady) > 0 {
-		res.Stopped = "nothing merged: not ready: " + strings.Join(notReady, "; ")
-		if k := readyPrefix(res.Steps[:last+1]); k > 0 {
-			res.Stopped += fmt.Sprintf("; wo land %s --through %d lands the ready ones under it", o.Epic, res.Steps[k-1].PR)
+		stopped := "nothing merged: not ready: " + strings.Join(notReady, "; ")
+		if k := readyPrefix(l.res.Steps[:l.last+1]); k > 0 {
+			stopped += fmt.Sprintf("; wo land %s --through %d lands the ready ones under it", l.o.Epic, l.res.Steps[k-1].PR)
 		}
-		for i := range res.Steps[:last+1] {
-			if res.Steps[i].Outcome == "" {
-				res.Steps[i].Outcome = "later"
+		for i := range l.res.Steps[:l.last+1] {
+			if l.res.Steps[i].Outcome == "" {
+				l.res.Steps[i].Outcome = "later"
 			}
 		}
-		return res, e.stopLand(ctx, o.Epic, res)
+		return l.stop(ctx, stopped)
 	}
-	if err := e.editEpicState(ctx, o.Epic, func(s *workorder.State) {
+	return l.e.editEpicState(ctx, l.o.Epic, func(s *workorder.State) {
 		if s.Land != nil {
-			for _, st := range res.Steps[:last+1] {
+			for _, st := range l.res.Steps[:l.last+1] {
 				if !slices.Contains(s.Land.Checked, st.PR) {
 					s.Land.Checked = append(s.Land.Checked, st.PR)
 				}
 			}
 		}
-	}); err != nil {
-		return nil, err
-	}
+	})
+}
 
-	for i := 0; i <= last; i++ {
-		step := &res.Steps[i]
-		if step.Outcome == "already_merged" {
-			continue
+// ready says why one pull request may not land yet ("" when it may), or
+// that it is merged already.
+func (l *landing) ready(ctx context.Context, en action.StackEntry) (reason string, merged bool, err error) {
+	if en.PRNumber == 0 {
+		return "it has no pull request yet: run wo run " + en.Key, false, nil
+	}
+	pr, err := l.c.GetPR(ctx, en.PRNumber)
+	if err != nil {
+		return "", false, err
+	}
+	switch {
+	case pr.Merged:
+		return "", true, nil
+	case pr.State != github.PROpen:
+		return fmt.Sprintf("pull request #%d was closed without merging: reopen it, or land through the one under it", pr.Number), false, nil
+	}
+	doc, err := l.e.Store.Get(ctx, en.Key)
+	if err != nil {
+		return "", false, err
+	}
+	if reason, err := l.e.loopReady(doc, pr, l.record); reason != "" || err != nil {
+		return reason, false, err
+	}
+	reason, err = l.e.githubReady(ctx, l.c, pr)
+	return reason, false, err
+}
+
+// mergeStep merges the i-th pull request: restacked first in a stacked
+// epic, read again, and merged only at the head wo pushed.
+func (l *landing) mergeStep(ctx context.Context, i int) error {
+	step := &l.res.Steps[i]
+	if i > 0 && l.stacked {
+		if err := l.restack(ctx, i); err != nil {
+			return err
 		}
-		pr, body, err := c.PRBody(ctx, step.PR)
-		if err != nil {
-			return res, err
-		}
-		if pr.Merged {
-			step.Outcome = "already_merged"
-			continue
-		}
-		m := github.MergeRequest{Title: fmt.Sprintf("%s (#%d)", pr.Title, pr.Number), Message: action.StripStack(body), SHA: pr.HeadSHA, Method: o.Method}
-		say("merging #%d %s (%s)", pr.Number, pr.Title, o.Method)
-		sha, reason, err := e.mergeOne(ctx, c, o, res.GitHubStacks, pr.Number, m, land)
-		if err != nil {
-			return res, err
+	}
+	pr, body, err := l.c.PRBody(ctx, step.PR)
+	if err != nil {
+		return err
+	}
+	if pr.Merged {
+		step.Outcome = "already_merged"
+		return l.merged(ctx, i, "")
+	}
+	doc, err := l.e.Store.Get(ctx, step.Key)
+	if err != nil {
+		return err
+	}
+	st, err := workorder.StateOf(doc)
+	if err != nil {
+		return err
+	}
+	reason := ""
+	switch {
+	case pr.State != github.PROpen:
+		reason = fmt.Sprintf("pull request #%d was closed without merging", pr.Number)
+	case pr.Base != l.base && pr.Stack == nil:
+		reason = fmt.Sprintf("pull request #%d targets %s, not %s, which the one under it merged into: run wo sync %s, then wo land again", pr.Number, pr.Base, l.base, l.o.Epic)
+	case pr.HeadSHA != st.PushedSHA:
+		reason = fmt.Sprintf("its head %s is not %s, which wo pushed and its review loop saw: run wo run %s", shortSHA(pr.HeadSHA), shortSHA(st.PushedSHA), step.Key)
+	case i > 0 && l.restackedHere(st, pr):
+		// The restack rebuilt it onto what merged: GitHub's approval and
+		// checks are asked of the new head.
+		if reason, err = l.e.githubReady(ctx, l.c, pr); err != nil {
+			return err
 		}
 		if reason != "" {
-			step.Outcome, step.Reason = "refused", reason
-			res.Stopped = fmt.Sprintf("GitHub did not merge #%d: %s", pr.Number, reason)
-			markLater(res.Steps[i+1 : last+1])
-			return res, e.stopLand(ctx, o.Epic, res)
-		}
-		step.Outcome, step.SHA = "merged", sha
-		if err := e.editEpicState(ctx, o.Epic, func(s *workorder.State) {
-			if s.Land != nil {
-				s.Land.Pending = nil
-				if !slices.Contains(s.Land.Merged, pr.Number) {
-					s.Land.Merged = append(s.Land.Merged, pr.Number)
-				}
-			}
-		}); err != nil {
-			return res, err
-		}
-		e.fault("land:after_merge")
-		say("merged #%d at %s", pr.Number, shortSHA(sha))
-		if _, err := e.Sync(ctx, step.Key); err != nil {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s was not marked closed: %v; wo sync %s does it", step.Key, err, o.Epic))
-		}
-		if i < last && stacked {
-			say("restacking the pull requests above #%d", pr.Number)
-			if _, err := e.Restack(ctx, o.Epic, RestackOptions{}); err != nil {
-				var stop *RestackError
-				if !errors.As(err, &stop) {
-					return res, err
-				}
-				res.Steps[i+1].Outcome, res.Steps[i+1].Reason = "restack_stopped", stop.Reason
-				res.Stopped = "the restack after #" + strconv.Itoa(pr.Number) + " stopped: " + stop.Reason
-				markLater(res.Steps[i+2 : last+1])
-				return res, e.stopLand(ctx, o.Epic, res)
-			}
+			reason = "restacked onto the merged base at " + shortSHA(pr.HeadSHA) + ", but " + reason
 		}
 	}
-	res.Complete = true
-	if _, _, err := e.RefreshStack(ctx, o.Epic); err != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%v; wo sync %s tries again", err, o.Epic))
+	if reason != "" {
+		step.Outcome, step.Reason = "not_ready", reason
+		markLater(l.res.Steps[i+1 : l.last+1])
+		return l.stop(ctx, fmt.Sprintf("stopped before #%d: %s", pr.Number, reason))
 	}
-	return res, e.editEpicState(ctx, o.Epic, func(s *workorder.State) {
+	m := github.MergeRequest{Title: fmt.Sprintf("%s (#%d)", pr.Title, pr.Number), Message: action.StripStack(body), SHA: st.PushedSHA, Method: l.o.Method}
+	l.say("merging #%d %s (%s)", pr.Number, pr.Title, l.o.Method)
+	sha, outcome, reason, err := l.e.mergeOne(ctx, l.c, l.o, l.res.GitHubStacks || pr.Stack != nil, pr.Number, m, l.record)
+	if err != nil {
+		return err
+	}
+	if outcome != "merged" {
+		step.Outcome, step.Reason = outcome, reason
+		markLater(l.res.Steps[i+1 : l.last+1])
+		if outcome == "refused" {
+			reason = "GitHub did not merge #" + strconv.Itoa(pr.Number) + ": " + reason
+		}
+		return l.stop(ctx, reason)
+	}
+	step.Outcome, step.SHA = "merged", sha
+	return l.merged(ctx, i, sha)
+}
+
+// restackedHere says whether this land's restack rebuilt the pull request
+// to the head it has now.
+func (l *landing) restackedHere(st workorder.State, pr *github.PR) bool {
+	r := st.Restack
+	return r != nil && r.Outcome == "restacked" && r.To == pr.HeadSHA && l.record != nil && r.At >= l.record.Started
+}
+
+// restack brings the pull requests above a merged one onto it.
+func (l *landing) restack(ctx context.Context, i int) error {
+	l.say("restacking the pull requests above #%d", l.res.Steps[i-1].PR)
+	r, err := l.e.Restack(ctx, l.o.Epic, RestackOptions{})
+	var stop *RestackError
+	reason := ""
+	switch {
+	case errors.As(err, &stop):
+		reason = stop.Reason
+	case err != nil:
+		return err
+	case r.Stopped != "":
+		reason = r.Stopped
+	}
+	if reason == "" {
+		return nil
+	}
+	l.res.Steps[i].Outcome, l.res.Steps[i].Reason = "restack_stopped", reason
+	markLater(l.res.Steps[i+1 : l.last+1])
+	return l.stop(ctx, fmt.Sprintf("the restack before #%d stopped: %s", l.res.Steps[i].PR, reason))
+}
+
+// merged records a merged pull request (sha "" when it was merged
+// before) and closes its task.
+func (l *landing) merged(ctx context.Context, i int, sha string) error {
+	step := &l.res.Steps[i]
+	if err := l.e.editEpicState(ctx, l.o.Epic, func(s *workorder.State) {
 		if s.Land != nil {
-			s.Land.Stopped, s.Land.Finished = "", workorder.Timestamp(e.Now())
+			if p := s.Land.Pending; p != nil && p.PR == step.PR {
+				s.Land.Pending = nil
+			}
+			if !slices.Contains(s.Land.Merged, step.PR) {
+				s.Land.Merged = append(s.Land.Merged, step.PR)
+			}
 		}
-	})
+	}); err != nil {
+		return err
+	}
+	if sha != "" {
+		l.e.fault("land:after_merge")
+		l.say("merged #%d at %s", step.PR, shortSHA(sha))
+	}
+	if _, err := l.e.Sync(ctx, step.Key); err != nil {
+		l.res.Warnings = append(l.res.Warnings, fmt.Sprintf("%s was not marked closed: %v; wo sync %s does it", step.Key, err, l.o.Epic))
+	}
+	return nil
+}
+
+// stop records why the land stopped and returns it as a LandError.
+func (l *landing) stop(ctx context.Context, reason string) error {
+	l.res.Stopped = reason
+	return l.e.stopLand(ctx, l.o.Epic, l.res)
 }
 
 // throughIndex is the index in stack of the last pull request to land.
@@ -356,28 +519,43 @@ func (e *Engine) stopLand(ctx context.Context, epicKey string, res *LandResult) 
 	return &LandError{Reason: res.Stopped}
 }
 
-// landReady says why a pull request may not land yet ("" when it may):
-// its run must have ended with its review loop clean, and GitHub must show
-// it approved by someone other than wo, with no changes requested, and
-// its checks green. A pull request that this land checked before and
-// restacked since is ready on wo's side: the restack rebuilt it onto what
-// merged, its own change unchanged.
-func (e *Engine) landReady(ctx context.Context, c *github.Client, doc workorder.Document, pr *github.PR, land *workorder.Land) (string, error) {
+// loopReady says why a pull request may not land as far as wo's own
+// record goes ("" when it may): its run ended with its review loop clean,
+// and its head is the one wo pushed and the loop saw. A pull request this
+// land checked and then restacked onto what merged is ready on wo's side:
+// the restack rebuilt its own change, unchanged, and went back to its
+// review wait only so that a run would ask GitHub again; the land asks
+// GitHub itself.
+func (e *Engine) loopReady(doc workorder.Document, pr *github.PR, land *workorder.Land) (string, error) {
 	key := workorder.Key(doc)
 	st, err := workorder.StateOf(doc)
 	if err != nil {
 		return "", err
 	}
-	restackedByLand := land != nil && slices.Contains(land.Checked, pr.Number) && st.Restack != nil && st.Restack.At >= land.Started
-	if status := workorder.StatusOf(doc); status != workorder.StatusInReview && !restackedByLand {
+	status := workorder.StatusOf(doc)
+	r := st.Restack
+	restackedByLand := land != nil && slices.Contains(land.Checked, pr.Number) && r != nil && r.Outcome == "restacked" &&
+		r.To == pr.HeadSHA && r.At >= land.Started && status != workorder.StatusBlocked
+	switch {
+	case status != workorder.StatusInReview && !restackedByLand:
 		return fmt.Sprintf("its run has not finished (status %s, step %d): run wo run %s", status, st.CurrentStep, key), nil
+	case len(st.ReviewComments) > 0:
+		return fmt.Sprintf("its review loop is not clean: %d review comment(s) open; run wo run %s", len(st.ReviewComments), key), nil
+	case len(st.ChangesRequestedBy) > 0:
+		return "its review loop is not clean: changes requested by " + strings.Join(st.ChangesRequestedBy, ", "), nil
+	case pr.HeadSHA != st.PushedSHA:
+		return fmt.Sprintf("its head %s is not %s, which wo pushed and its review loop saw: someone pushed to it; run wo run %s", shortSHA(pr.HeadSHA), shortSHA(st.PushedSHA), key), nil
 	}
-	if n := len(st.ReviewComments); n > 0 {
-		return fmt.Sprintf("its review loop is not clean: %d review comment(s) open; run wo run %s", n, key), nil
-	}
-	if by := st.ChangesRequestedBy; len(by) > 0 {
-		return "its review loop is not clean: changes requested by " + strings.Join(by, ", "), nil
-	}
+	return "", nil
+}
+
+// githubReady says why GitHub does not show a pull request ready ("" when
+// it does): approved by someone who can push to the repository (not wo
+// itself; a bot's or an outsider's approval does not count, as GitHub's
+// required reviews do not count them), no changes requested, and every
+// commit status and check run of its head green. A head with none is
+// green: the repository runs no checks.
+func (e *Engine) githubReady(ctx context.Context, c *github.Client, pr *github.PR) (string, error) {
 	reviews, err := c.Reviews(ctx, pr.Number)
 	if err != nil {
 		return "", err
@@ -388,10 +566,14 @@ func (e *Engine) landReady(ctx context.Context, c *github.Client, doc workorder.
 	}
 	latest := map[string]string{}
 	for _, r := range reviews { // oldest first
+		if github.SameLogin(r.Author, me) {
+			continue
+		}
+		if r.State == "APPROVED" && !github.Writer(r.Association) {
+			continue
+		}
 		if r.State == "APPROVED" || r.State == "CHANGES_REQUESTED" || r.State == "DISMISSED" {
-			if !github.SameLogin(r.Author, me) {
-				latest[r.Author] = r.State
-			}
+			latest[r.Author] = r.State
 		}
 	}
 	var approvers, blockers []string
@@ -408,7 +590,7 @@ func (e *Engine) landReady(ctx context.Context, c *github.Client, doc workorder.
 	case len(blockers) > 0:
 		return "GitHub shows changes requested by " + strings.Join(blockers, ", "), nil
 	case len(approvers) == 0:
-		return "GitHub shows no approving review", nil
+		return "GitHub shows no approving review from someone who can push to the repository", nil
 	}
 	statuses, err := c.Statuses(ctx, pr.HeadSHA)
 	if err != nil {
@@ -419,11 +601,14 @@ func (e *Engine) landReady(ctx context.Context, c *github.Client, doc workorder.
 		return "", err
 	}
 	seen := map[string]bool{}
-	for _, s := range append(statuses, runs...) { // statuses newest first
-		if seen[s.Context] {
-			continue
+	var current []github.Status
+	for _, s := range statuses { // newest first: a context's latest counts
+		if !seen[s.Context] {
+			seen[s.Context] = true
+			current = append(current, s)
 		}
-		seen[s.Context] = true
+	}
+	for _, s := range append(current, runs...) { // every check run counts, same names or not
 		switch s.State {
 		case "failure", "error":
 			return fmt.Sprintf("check %q failed on %s", s.Context, shortSHA(pr.HeadSHA)), nil
@@ -434,28 +619,33 @@ func (e *Engine) landReady(ctx context.Context, c *github.Client, doc workorder.
 	return "", nil
 }
 
-// mergeOne merges one pull request and returns its merge commit, or
-// GitHub's reason for not merging it.
-func (e *Engine) mergeOne(ctx context.Context, c *github.Client, o LandOptions, async bool, number int, m github.MergeRequest, land *workorder.Land) (sha, reason string, err error) {
+// mergeOne merges one pull request. It returns the merge commit with
+// outcome merged, or the outcome that stopped it (refused: GitHub's
+// reason; queued: in the merge queue; pending: still merging when the
+// wait ended) and why.
+func (e *Engine) mergeOne(ctx context.Context, c *github.Client, o LandOptions, async bool, number int, m github.MergeRequest, land *workorder.Land) (sha, outcome, reason string, err error) {
 	if !async {
 		sha, err := c.Merge(ctx, number, m)
 		var refused *github.MergeRefusedError
 		if errors.As(err, &refused) {
-			return "", refused.Reason, nil
+			return "", "refused", refused.Reason, nil
 		}
-		return sha, "", err
+		if err != nil {
+			return "", "", "", err
+		}
+		return sha, "merged", "", nil
 	}
 	var r *github.MergeResult
 	uuid := ""
 	if p := land.Pending; p != nil && p.PR == number {
 		if r, err = c.MergeAsyncResult(ctx, number, p.UUID); err != nil {
-			return "", "", err
+			return "", "", "", err
 		}
 		uuid = p.UUID
 	}
 	if r == nil { // none asked for, or GitHub no longer keeps it
 		if r, err = c.MergeAsync(ctx, number, m); err != nil {
-			return "", "", err
+			return "", "", "", err
 		}
 		if uuid = r.UUID; uuid != "" {
 			pending := &workorder.PendingMerge{PR: number, UUID: r.UUID, At: workorder.Timestamp(e.Now())}
@@ -464,44 +654,61 @@ func (e *Engine) mergeOne(ctx context.Context, c *github.Client, o LandOptions, 
 					s.Land.Pending = pending
 				}
 			}); err != nil {
-				return "", "", err
+				return "", "", "", err
 			}
 			land.Pending = pending
 		}
 		e.fault("land:after_request")
 	}
-	deadline := e.Now().Add(o.Timeout)
-	for !r.Done() {
-		if e.Now().After(deadline) {
-			return "", "", &LandError{Reason: fmt.Sprintf("GitHub's merge of #%d is still %s after %s; run wo land %s again to go on waiting", number, r.Status, o.Timeout, o.Epic)}
-		}
-		if uuid == "" {
-			return "", "", fmt.Errorf("GitHub's answer to the merge of #%d is %s with no id to follow it by", number, r.Status)
-		}
-		if err := sleepCtx(ctx, o.PollEvery); err != nil {
-			return "", "", err
-		}
-		next, err := c.MergeAsyncResult(ctx, number, uuid)
-		if err != nil {
-			return "", "", err
-		}
-		if next == nil {
-			return "", "", &LandError{Reason: fmt.Sprintf("GitHub no longer knows the merge of #%d it was asked for; run wo land %s again", number, o.Epic)}
-		}
-		r = next
+	if r, err = e.awaitMerge(ctx, c, o, number, uuid, r); err != nil {
+		return "", "", "", err
 	}
-	if r.Status == github.MergeFailed {
+	switch r.Status {
+	case github.MergeMerged:
+		return r.SHA, "merged", "", nil
+	case github.MergeEnqueued:
+		return "", "queued", fmt.Sprintf("#%d is in the merge queue: GitHub merges it when the queue gets to it; run wo land %s again after that", number, o.Epic), nil
+	case github.MergeFailed:
 		if err := e.editEpicState(ctx, o.Epic, func(s *workorder.State) {
 			if s.Land != nil {
 				s.Land.Pending = nil
 			}
 		}); err != nil {
-			return "", "", err
+			return "", "", "", err
 		}
 		land.Pending = nil
-		return "", r.Message, nil
+		return "", "refused", r.Message, nil
 	}
-	return r.SHA, "", nil
+	return "", "pending", fmt.Sprintf("GitHub's merge of #%d is still %s after %s; run wo land %s again to go on waiting", number, r.Status, o.Timeout, o.Epic), nil
+}
+
+// awaitMerge polls an asynchronous merge until it ends, is queued, or the
+// wait is over. GitHub's passing trouble (5xx, a rate limit) is waited out
+// within the same time.
+func (e *Engine) awaitMerge(ctx context.Context, c *github.Client, o LandOptions, number int, uuid string, r *github.MergeResult) (*github.MergeResult, error) {
+	deadline := e.Now().Add(o.Timeout)
+	for !r.Done() && r.Status != github.MergeEnqueued {
+		if uuid == "" {
+			return nil, fmt.Errorf("GitHub's answer to the merge of #%d is %s with no id to follow it by", number, r.Status)
+		}
+		if e.Now().After(deadline) {
+			return r, nil
+		}
+		if err := sleepCtx(ctx, o.PollEvery); err != nil {
+			return nil, err
+		}
+		next, err := c.MergeAsyncResult(ctx, number, uuid)
+		switch {
+		case err != nil && IsTransient(err) && e.Now().Before(deadline):
+			continue
+		case err != nil:
+			return nil, err
+		case next == nil:
+			return nil, &LandError{Reason: fmt.Sprintf("GitHub no longer knows the merge of #%d it was asked for; run wo land %s again", number, o.Epic)}
+		}
+		r = next
+	}
+	return r, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

@@ -65,6 +65,7 @@ var classes = []struct {
 	{is[*UndoUnfinishedError], Classification{OutcomeWaiting, "UNDO_UNFINISHED"}},
 	{is[*RestackError], Classification{OutcomeWaiting, "RESTACK_STOPPED"}},
 	{is[*LandError], Classification{OutcomeWaiting, "LAND_STOPPED"}},
+	{is[*LandRetryError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*RetriesExhaustedError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*UndoRetryLaterError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},

@@ -104,7 +104,7 @@ func (e *Engine) Plan(ctx context.Context, opts RunOptions) (*Plan, error) {
 func (e *Engine) Preflight(ctx context.Context, doc workorder.Document, opts RunOptions) error {
 	e.defaults()
 	task, err := workorder.Parse(doc)
-	if err != nil || task.WorkOrder == nil {
+	if err != nil || task.WorkOrder == nil || !workorder.IsWorkOrder(doc) {
 		return err
 	}
 	r, err := newRun(e, opts, doc, task)

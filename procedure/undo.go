@@ -718,7 +718,7 @@ func (u *undo) otherTask(ctx context.Context, match func(*workorder.Task, workor
 				continue
 			}
 			t, err := workorder.Parse(d)
-			if err != nil || t.WorkOrder == nil {
+			if err != nil || t.WorkOrder == nil || !workorder.IsWorkOrder(d) {
 				continue
 			}
 			st, _ := workorder.StateOf(d)

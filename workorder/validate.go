@@ -200,7 +200,11 @@ func Validate(doc Document, opts Options) Report {
 	v.formation()
 	if wo, ok := doc["work_order"]; ok {
 		if m, ok := v.object("work_order", wo); ok {
-			v.workOrder(m)
+			if IsWorkOrder(doc) {
+				v.workOrder(m)
+			} else {
+				v.stateOnly(m)
+			}
 		}
 	}
 	if tc, ok := doc["task_context"]; ok {
@@ -1031,4 +1035,30 @@ func describe(x any) string {
 func sameEpic(doc Document, other Dependencies) bool {
 	p := String(doc, "parent_key")
 	return p != "" && p == other.Parent
+}
+
+// IsWorkOrder reports whether a document carries a work order: a
+// work_order with more than the state. wo keeps state on documents that
+// are not work orders too (an epic's: GitHub's stacks of it, its land), as
+// a work_order holding only a state; such a document is still a plain
+// task, and its state need only be one this wo reads.
+func IsWorkOrder(doc Document) bool {
+	wo, ok := doc["work_order"].(map[string]any)
+	if !ok {
+		_, present := doc["work_order"]
+		return present // not an object: the checks of a work order say so
+	}
+	for k := range wo {
+		if k != "state" {
+			return true
+		}
+	}
+	return false
+}
+
+// stateOnly checks the state of a document that is not a work order.
+func (v *validator) stateOnly(wo map[string]any) {
+	if st, ok := v.object("work_order.state", wo["state"]); ok {
+		checkStateTypes(st, func(field, msg string) { v.errorf("work_order.state."+field, "%s", msg) })
+	}
 }
