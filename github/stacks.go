@@ -202,7 +202,7 @@ const (
 // (so that nothing of wo's own, such as the stack table, lands in it), the
 // head it must find, and the method.
 type MergeRequest struct {
-	Title   string `json:"commit_title,omitempty"`
+	Title string `json:"commit_title,omitempty"`
 	// Message is always sent, "" included: left out, GitHub would take
 	// the repository's default, which may be the whole description.
 	Message string `json:"commit_message"`
