@@ -12,6 +12,7 @@ import (
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
+	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -462,5 +463,29 @@ func TestALandThatGitHubCannotAnswerIsOneToRetry(t *testing.T) {
 	}
 	if transient(nil) != nil {
 		t.Error("no error became one")
+	}
+}
+
+func TestTwoLandsOfOneEpicTakeTurns(t *testing.T) {
+	h, _ := landReadyStack(t, 1, false)
+	ctx := context.Background()
+	leases := &store.Leases{Store: h.store, Now: time.Now}
+	if _, err := leases.Acquire(ctx, "task_ep", "another-runner@elsewhere:1", time.Minute, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.engine().Land(ctx, LandOptions{Epic: "task_ep"})
+	var held *store.LeaseHeldError
+	if !errors.As(err, &held) || len(h.GH.MergeRecords(fixture.Repo)) != 0 {
+		t.Fatalf("a land while another holds the epic: %v, %d merges; want LeaseHeldError and nothing merged", err, len(h.GH.MergeRecords(fixture.Repo)))
+	}
+	if err := leases.Release(ctx, "task_ep", "another-runner@elsewhere:1"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := h.engine().Land(ctx, LandOptions{Epic: "task_ep"}); err != nil || !res.Complete {
+		t.Errorf("the land after the other released the epic: %v %+v", err, res)
+	}
+	doc, _ := h.store.Get(ctx, "task_ep")
+	if store.Current(doc) != nil && store.Current(doc).Holder != "" {
+		t.Errorf("the land left its lease on the epic: %+v", store.Current(doc))
 	}
 }
