@@ -31,11 +31,12 @@ func landCommand(f *Factory, run func(context.Context, *Factory, *landOptions) (
 		Description: `Merges the epic's pull requests in stack order, from the bottom up to
 --through (a pull request's number, or its task's key; the whole epic
 when not given). Before merging anything it checks each of them: the
-task's run ended with its review loop clean, GitHub shows it approved by
-someone other than wo with no changes requested, and its checks and
-statuses are green. When one is not ready it merges nothing, says which
-and why, and names the --through that lands the ready ones under it
-(exit 3).
+task's run ended with its review loop clean, its head is the one wo
+pushed and reviewed, GitHub shows it approved by someone who can push to
+the repository (not wo, a bot or an outsider) with no changes requested,
+and its checks and statuses are green. When one is not ready it merges
+nothing, says which and why, and names the --through that lands the
+ready ones under it (exit 3).
 
 On a repository with GitHub's stacked pull requests each merge goes
 through GitHub's asynchronous merge API, and wo follows its result; a
@@ -47,12 +48,16 @@ pull request's title and its description without wo's stack table.
 
 wo land can be stopped at any moment and run again: it reads each pull
 request before merging it, never merges one twice, and goes on waiting
-for a merge it asked for. Merged pull requests close their tasks.`,
+for a merge it asked for. Merged pull requests close their tasks. It
+holds the epic's lease while it works (another wo land of the epic: exit
+4); a pull request in GitHub's merge queue, or a merge still running when
+--timeout ends, stops it (exit 3: run it again later); GitHub not
+answering well exits 5.`,
 		Flags: append(storeFlags(),
 			&cli.StringFlag{Name: "through", Usage: "land up to and including pull request `N` (or the task KEY)"},
 			&cli.StringFlag{Name: "method", Value: "squash", Usage: "merge `METHOD`: squash, merge or rebase"},
 			&cli.DurationFlag{Name: "timeout", Value: 30 * time.Minute, Usage: "give up waiting for one asynchronous merge after this `DURATION`"},
-			&cli.DurationFlag{Name: "poll-every", Value: 2 * time.Second, Usage: "read an asynchronous merge's result this often (`DURATION`)"},
+			&cli.DurationFlag{Name: "poll-every", Value: 2 * time.Second, Usage: "read an asynchronous merge's result every `DURATION`"},
 			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
