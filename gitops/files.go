@@ -19,7 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
-	"github.com/wo-runner/wo/workorder"
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // treeFile is one file of a tree: its path, mode and blob.
@@ -410,7 +410,7 @@ func checkInside(root, p string) error {
 		return fmt.Errorf("%q points outside the repository", p)
 	}
 	for _, part := range strings.Split(clean, string(filepath.Separator)) {
-		if workorder.IsDotGit(part) {
+		if gitname.IsDotGit(part) {
 			return fmt.Errorf("%q points into .git (or a name a file system takes for it)", p)
 		}
 	}

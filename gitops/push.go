@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/plumbing/transport/ssh"
 
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/redact"
 )
 
@@ -113,7 +114,7 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 		return PushResult{}, fmt.Errorf("pushing %s: no local branch %s", opts.Branch, opts.Branch)
 	}
 	if !opts.Expect.IsZero() && local != opts.Expect {
-		return PushResult{}, fmt.Errorf("pushing %s: the branch is at %s, not at %s as it was when checked; nothing was pushed", opts.Branch, Short(local.String()), Short(opts.Expect.String()))
+		return PushResult{}, fmt.Errorf("pushing %s: the branch is at %s, not at %s as it was when checked; nothing was pushed", opts.Branch, gitname.Short(local.String()), gitname.Short(opts.Expect.String()))
 	}
 	token, withheld := CredentialsFor(rawURL, opts.GitHubAPI, opts.Token)
 	auth, err := authFor(rawURL, token)

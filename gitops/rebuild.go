@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // RebuildOptions say how to move a branch of a stack onto a new parent.
@@ -53,7 +55,7 @@ func (r *Repo) Rebuild(o RebuildOptions) (RebuildResult, error) {
 	files := func(h plumbing.Hash) (map[string]object.TreeEntry, *object.Commit, error) {
 		c, err := object.GetCommit(v, h)
 		if err != nil {
-			return nil, nil, fmt.Errorf("reading commit %s: %w", Short(h.String()), err)
+			return nil, nil, fmt.Errorf("reading commit %s: %w", gitname.Short(h.String()), err)
 		}
 		t, err := c.Tree()
 		if err != nil {
@@ -70,7 +72,7 @@ func (r *Repo) Rebuild(o RebuildOptions) (RebuildResult, error) {
 				return out, c, nil
 			}
 			if err != nil {
-				return nil, nil, fmt.Errorf("reading the tree of %s: %w", Short(h.String()), err)
+				return nil, nil, fmt.Errorf("reading the tree of %s: %w", gitname.Short(h.String()), err)
 			}
 			if e.Mode != filemode.Dir {
 				out[name] = object.TreeEntry{Name: name, Mode: e.Mode, Hash: e.Hash}
@@ -160,7 +162,7 @@ func (r *Repo) SetBranch(branch string, h, was plumbing.Hash) error {
 		return r.repo.Storer.SetReference(plumbing.NewHashReference(name, h))
 	}
 	if err := r.repo.Storer.CheckAndSetReference(plumbing.NewHashReference(name, h), plumbing.NewHashReference(name, was)); err != nil {
-		return fmt.Errorf("moving branch %s to %s: it is no longer at %s: %w", branch, Short(h.String()), Short(was.String()), err)
+		return fmt.Errorf("moving branch %s to %s: it is no longer at %s: %w", branch, gitname.Short(h.String()), gitname.Short(was.String()), err)
 	}
 	return nil
 }

@@ -1,9 +1,10 @@
 package gitops
 
-// Short is a commit id cut to 12 characters, as messages and notes show it.
-func Short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
+import "github.com/wo-runner/wo/internal/gitname"
+
+// Short is gitname.Short, kept for the callers not yet moved to it
+// (commands/status.go and procedure's restack, undo and GitHub-event code,
+// which other work is changing at the same time). New code calls gitname.Short.
+//
+// Deprecated: use gitname.Short.
+func Short(sha string) string { return gitname.Short(sha) }

@@ -17,7 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
-	"github.com/wo-runner/wo/workorder"
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // What an agent (or anyone) left in a worktree is untrusted: staging reads
@@ -324,7 +324,7 @@ func (w *Worktree) scan(idx *index.Index, opts StageOptions) (*scan, error) {
 				if ignored(parts, true) {
 					return fs.SkipDir
 				}
-				if workorder.IsDotGit(d.Name()) {
+				if gitname.IsDotGit(d.Name()) {
 					s.oddNames = append(s.oddNames, rel)
 					return fs.SkipDir
 				}
@@ -352,7 +352,7 @@ func (w *Worktree) scan(idx *index.Index, opts StageOptions) (*scan, error) {
 		if _, ok := tracked[rel]; ok || ignored(parts, false) {
 			return nil
 		}
-		if workorder.IsDotGit(d.Name()) {
+		if gitname.IsDotGit(d.Name()) {
 			s.oddNames = append(s.oddNames, rel)
 			return nil
 		}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // A rewrite of a pushed branch is judged by what it takes back: going
@@ -41,7 +43,7 @@ func TestUndoneNamesTheChangesARewriteTakesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	short := func(h plumbing.Hash) string { return Short(h.String()) }
+	short := func(h plumbing.Hash) string { return gitname.Short(h.String()) }
 	for _, c := range []struct {
 		name     string
 		tip, to  plumbing.Hash

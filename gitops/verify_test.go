@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // forgeCommit overwrites the loose object file of commit h in the
@@ -162,7 +164,7 @@ func TestReadRemoteAndLineBase(t *testing.T) {
 		t.Fatalf("an empty remote: %+v %v", view, err)
 	}
 	if b, err := r.LineBase(child, view.Tips); err == nil || !strings.Contains(err.Error(), "is not a line of commits on top of what the remote has: ") ||
-		!strings.Contains(err.Error(), Short(base.String())+" is a root commit") {
+		!strings.Contains(err.Error(), gitname.Short(base.String())+" is a root commit") {
 		t.Errorf("nothing on the remote: %s %v", b, err)
 	}
 	runGit(t, dir, "push", "-q", "origin", "base")
@@ -188,7 +190,7 @@ func TestReadRemoteAndLineBase(t *testing.T) {
 	runGit(t, dir, "checkout", "-q", "-b", "merged", "child")
 	runGit(t, dir, "merge", "-q", "--no-ff", "-m", "merge", side.String())
 	merge := plumbing.NewHash(runGit(t, dir, "rev-parse", "merged"))
-	if b, err := r.LineBase(merge, view.Tips); err == nil || !strings.Contains(err.Error(), Short(merge.String())+" is a merge") {
+	if b, err := r.LineBase(merge, view.Tips); err == nil || !strings.Contains(err.Error(), gitname.Short(merge.String())+" is a merge") {
 		t.Errorf("a merge: %s %v", b, err)
 	}
 	if _, err := r.ReadRemote(ctx, RemoteOptions{Branch: "child", ExpectURL: "https://github.com/acme/elsewhere.git"}); err == nil ||
