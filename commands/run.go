@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/agent"
-	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
@@ -137,7 +136,7 @@ finishes the epic.
 			&cli.DurationFlag{Name: "poll-interval", Usage: "how often to poll GitHub while waiting", DefaultText: "30s"},
 			&cli.StringSliceFlag{Name: "agent-env", Usage: "also pass the environment variable `NAME` to the agent (repeat, or comma-separate in WO_AGENT_ENV; the agent gets only PATH, LANG, LC_*, TERM, TMPDIR, a temporary HOME, WO_TASK_KEY, WO_WORKTREE, WO_PROMPT_FILE and these)"},
 			&cli.DurationFlag{Name: "agent-timeout", Value: 30 * time.Minute, Usage: "stop an agent run (and its child processes) after this `DURATION`"},
-			&cli.DurationFlag{Name: "git-timeout", Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git push that takes longer than this `DURATION`"},
+			&cli.DurationFlag{Name: "git-timeout", Value: action.DefaultGitTimeout, Usage: "give up on a git push that takes longer than this `DURATION`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := runOptionsFrom(c, f)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -53,18 +53,18 @@ func stateText(st workorder.State, name string) string {
 	case "step_durations_ms":
 		return byStep(st.StepDurationsMS, func(ms int64) string { return formatDuration(time.Duration(ms) * time.Millisecond) })
 	case "base_sha", "source_sha", "commit_sha", "pushed_sha", "stack_parent", "review_checked_sha":
-		return gitops.Short(plainValue(workorder.StateMap(st)[name]))
+		return gitname.Short(plainValue(workorder.StateMap(st)[name]))
 	case "restack":
 		if r := st.Restack; r != nil {
 			return restackText(*r)
 		}
 	case "reviewers":
 		return listText(st.Reviewers, 3, func(r workorder.ReviewerStand) string {
-			return strings.TrimSuffix(fmt.Sprintf("%s %s on %s (%s)", r.Login, words(r.Kind), gitops.Short(r.Head), r.Said), " ()")
+			return strings.TrimSuffix(fmt.Sprintf("%s %s on %s (%s)", r.Login, words(r.Kind), gitname.Short(r.Head), r.Said), " ()")
 		})
 	case "review_asks":
 		return countText(len(st.ReviewAsks), "request", "requests") + lastText(st.ReviewAsks, func(a workorder.ReviewAsk) string {
-			return fmt.Sprintf("%s asked by %s on %s at %s", a.Reviewer, a.How, gitops.Short(a.Head), a.At)
+			return fmt.Sprintf("%s asked by %s on %s at %s", a.Reviewer, a.How, gitname.Short(a.Head), a.At)
 		})
 	case "review_uncounted":
 		return countText(len(st.ReviewUncounted), "not counted", "not counted") + firstText(st.ReviewUncounted, func(u workorder.UncountedComment) string {
@@ -86,7 +86,7 @@ func stateText(st workorder.State, name string) string {
 		return strings.Join(st.ChangesRequestedBy, ", ")
 	case "fix_pushed":
 		if p := st.FixPushed; p != nil {
-			return gitops.Short(p.From) + " → " + gitops.Short(p.To)
+			return gitname.Short(p.From) + " → " + gitname.Short(p.To)
 		}
 	case "fix_requested":
 		return yesNo(st.FixRequested)
@@ -320,10 +320,10 @@ func criteriaText(results []workorder.CriterionResult) string {
 func restackText(r workorder.Restack) string {
 	s := words(r.Outcome)
 	if r.To != "" {
-		s += " at " + gitops.Short(r.To)
+		s += " at " + gitname.Short(r.To)
 	}
 	if r.Onto != "" {
-		s += " onto " + gitops.Short(r.Onto)
+		s += " onto " + gitname.Short(r.Onto)
 	}
 	if len(r.Conflicts) > 0 {
 		s += ", conflicts in " + strings.Join(r.Conflicts, ", ")

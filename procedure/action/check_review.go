@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/wo-runner/wo/github"
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -289,7 +289,7 @@ func changesRequested(verdicts map[string]string, aud audience) []string {
 
 // changesSummary is the latest request for changes by who on the head.
 func changesSummary(reviews []github.Review, who, head string) workorder.ReviewComment {
-	c := workorder.ReviewComment{Author: who, Body: fmt.Sprintf("%s requested changes on %s", who, gitops.Short(head))}
+	c := workorder.ReviewComment{Author: who, Body: fmt.Sprintf("%s requested changes on %s", who, gitname.Short(head))}
 	for _, r := range reviews {
 		if github.SameLogin(r.Author, who) && r.State == "CHANGES_REQUESTED" && (head == "" || r.CommitID == head) {
 			c.ID, c.URL = r.ID, r.URL

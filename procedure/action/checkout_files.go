@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -53,7 +53,7 @@ func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 		return Outcome{}, err
 	}
 	if done {
-		note := fmt.Sprintf("the %d file(s) from %s (%s) are on branch %s at %s already: nothing to write", len(files), sc.Context("source_branch"), source.String()[:12], branch, gitops.Short(head.String()))
+		note := fmt.Sprintf("the %d file(s) from %s (%s) are on branch %s at %s already: nothing to write", len(files), sc.Context("source_branch"), source.String()[:12], branch, gitname.Short(head.String()))
 		if remade != "" {
 			note = remade + "; " + note
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -143,11 +144,11 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	after.ReviewWatermark = after.ReviewSeen
 	// A pass of the loop is complete once its fix is pushed: a commit it
 	// made is one it pushed.
-	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), gitops.Short(to), n, p.LoopTo),
+	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), gitname.Short(to), n, p.LoopTo),
 		[]Fact{{Kind: FactCommit, SHA: to}, {Kind: FactPushed, SHA: to}} // the branch is create_branch's or push's to prove
 	if !made {
 		facts = nil
-		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), gitops.Short(to), n, p.LoopTo)
+		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), gitname.Short(to), n, p.LoopTo)
 	}
 	if answered != "" {
 		note += "; " + answered
@@ -356,7 +357,7 @@ func remakeWorktree(ctx context.Context, sc *StepContext, repo *gitops.Repo, w *
 		return err
 	}
 	if !ok || tip.String() != sc.State().PushedSHA {
-		return fmt.Errorf("branch %s is not at the pushed commit %s", branch, gitops.Short(sc.State().PushedSHA))
+		return fmt.Errorf("branch %s is not at the pushed commit %s", branch, gitname.Short(sc.State().PushedSHA))
 	}
 	w.Owner = sc.Key()
 	if err := w.Create(ctx, tip, nil); err != nil {
@@ -430,7 +431,7 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 		return "", err
 	}
 	marker := AddressedMarker(after)
-	body := fmt.Sprintf("Addressed in %s.\n\n%s", gitops.Short(after), marker)
+	body := fmt.Sprintf("Addressed in %s.\n\n%s", gitname.Short(after), marker)
 	// wo's reply is a comment of wo's carrying the marker: anyone may
 	// quote the marker, and must not stop wo from replying.
 	repliedIn := func(t github.ThreadComment) bool {
@@ -613,10 +614,10 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 		}
 		if sc.Now().After(deadline) {
 			reason := fmt.Sprintf("review in progress: %s is still reviewing %s, and a push now would abort that review; the fix is committed and wo pushes it on the next run: wo run %s",
-				strings.Join(busy, ", "), gitops.Short(head), sc.Key())
+				strings.Join(busy, ", "), gitname.Short(head), sc.Key())
 			return Outcome{State: sc.withPhase(workorder.PhaseWaitingForReview)}, &WaitingError{Key: sc.Key(), Reason: reason}
 		}
-		sc.Say(fmt.Sprintf("%s is still reviewing %s: waiting to push the fix", strings.Join(busy, ", "), gitops.Short(head)))
+		sc.Say(fmt.Sprintf("%s is still reviewing %s: waiting to push the fix", strings.Join(busy, ", "), gitname.Short(head)))
 		if err := sleepCtx(ctx, min(sc.Settings().PollInterval, deadline.Sub(sc.Now())+time.Millisecond)); err != nil {
 			return Outcome{}, err
 		}

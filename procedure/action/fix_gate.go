@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -59,7 +60,7 @@ func (e *FixRefusedError) Error() string {
 	if e.Staged {
 		what = "the fix was not committed or pushed"
 	}
-	from := gitops.Short(e.From)
+	from := gitname.Short(e.From)
 	takeOut := fmt.Sprintf("take those paths out (for a file that was there at the last push, git -C %s checkout %s -- PATH; for a new one, delete it)", e.Worktree, from)
 	if !e.Staged {
 		takeOut = fmt.Sprintf("take those paths out of the commits (git -C %s reset -q --soft %s keeps their changes uncommitted; then, for a file that was there at the last push, git -C %s checkout %s -- PATH; for a new one, delete it)", e.Worktree, from, e.Worktree, from)
@@ -238,7 +239,7 @@ func headRefusal(w *gitops.Worktree, branch string) (string, plumbing.Hash, erro
 	if on == branch {
 		return "", head, nil
 	}
-	where := "a detached HEAD at " + gitops.Short(head.String())
+	where := "a detached HEAD at " + gitname.Short(head.String())
 	if on != "" {
 		where = "branch " + on
 	}
@@ -305,7 +306,7 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 	case why != "":
 		deny("HEAD", why)
 	case !exists || tip.String() != to:
-		deny("refs/heads/"+branch, fmt.Sprintf("the branch moved after the fix was committed (%s, not %s)", gitops.Short(tip.String()), gitops.Short(to)))
+		deny("refs/heads/"+branch, fmt.Sprintf("the branch moved after the fix was committed (%s, not %s)", gitname.Short(tip.String()), gitname.Short(to)))
 	}
 	if len(refused.Refused) > 0 {
 		return refused
@@ -341,7 +342,7 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 		}
 		if why != "" {
 			seen[c.Path] = true
-			deny(c.Path, why+" (commit "+gitops.Short(c.Commit.String())+")")
+			deny(c.Path, why+" (commit "+gitname.Short(c.Commit.String())+")")
 		}
 	}
 	if len(refused.Refused) > 0 {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/github"
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -161,7 +161,7 @@ type TooManyAsksError struct {
 
 func (e *TooManyAsksError) Error() string {
 	return fmt.Sprintf("%s was asked %d times to review %s and still has not (it says: %s); look at the pull request, then run wo run again",
-		e.Reviewer, e.Asks, gitops.Short(e.Head), termtext.Line(e.Said))
+		e.Reviewer, e.Asks, gitname.Short(e.Head), termtext.Line(e.Said))
 }
 
 // ask makes the requests p's profile names for reading r, each at most

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -114,7 +115,7 @@ func applySuggestions(repo *gitops.Repo, w *gitops.Worktree, reviewed string, th
 	}
 	commit, err := repo.Commit(plumbing.NewHash(reviewed))
 	if err != nil {
-		return out, fmt.Errorf("reading the reviewed commit %s: %w", gitops.Short(reviewed), err)
+		return out, fmt.Errorf("reading the reviewed commit %s: %w", gitname.Short(reviewed), err)
 	}
 	for _, path := range paths {
 		list := byPath[path]

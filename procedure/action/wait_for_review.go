@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -74,7 +74,7 @@ func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 		if who := l.with(reviewer.Unavailable); len(who) > 0 {
 			r := l.readings[who[0]]
 			reason := fmt.Sprintf("%s cannot review %s (it says: %s); ask a person to review pull request #%d, or name another reviewer, then run wo run %s",
-				strings.Join(who, ", "), gitops.Short(pushed), termtext.Line(r.Said), n, sc.Key())
+				strings.Join(who, ", "), gitname.Short(pushed), termtext.Line(r.Said), n, sc.Key())
 			st := sc.State()
 			st.Phase, st.Reviewers, st.ReviewDeadline = workorder.PhaseWaitingForReview, l.stands, ""
 			return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
@@ -83,7 +83,7 @@ func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 		if until, said := l.limitedUntil(now); !until.IsZero() {
 			if sc.Settings().NoReviewWait || until.After(deadline) || until.Sub(now) > maxLimitWaitInProcess {
 				reason := fmt.Sprintf("the reviewer is rate limited until %s (%s); wo asks again for the review of %s after that: run wo run %s then",
-					until.UTC().Format(time.RFC3339), said, gitops.Short(pushed), sc.Key())
+					until.UTC().Format(time.RFC3339), said, gitname.Short(pushed), sc.Key())
 				st := sc.State()
 				st.Phase, st.ReviewNotBefore, st.Reviewers, st.ReviewDeadline = workorder.PhaseWaitingForReview, workorder.Timestamp(until), l.stands, ""
 				return Outcome{State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
@@ -139,9 +139,9 @@ func waitingFor(l look, n int) string {
 	}
 	if len(who) == 0 {
 		// No reviewer named and none seen: a writer's review ends the wait.
-		return fmt.Sprintf("a review of %s on pull request #%d", gitops.Short(l.head), n)
+		return fmt.Sprintf("a review of %s on pull request #%d", gitname.Short(l.head), n)
 	}
-	return fmt.Sprintf("%s to review %s on pull request #%d", strings.Join(who, ", "), gitops.Short(l.head), n)
+	return fmt.Sprintf("%s to review %s on pull request #%d", strings.Join(who, ", "), gitname.Short(l.head), n)
 }
 
 // limitGrace is how long after a rate limit's end wo asks: the bot's
@@ -168,7 +168,7 @@ func notYet(sc *StepContext, n int, l look, deadline time.Time) (Outcome, error)
 	if since == "" {
 		since = workorder.Timestamp(sc.Now())
 	}
-	head := gitops.Short(l.head)
+	head := gitname.Short(l.head)
 	named := by(awaitedReviewers(sc))
 	var why string
 	switch busy := l.with(reviewer.InProgress); {
