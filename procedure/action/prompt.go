@@ -96,7 +96,11 @@ func fixPrompt(doc workorder.Document, fixAction string, comments []workorder.Re
 			texts = append(texts, c.Body)
 		}
 	}
-	fence := newFence(texts)
+	return writeFixPrompt(doc, fixAction, comments, threads, worktree, notes, newFence(texts))
+}
+
+// writeFixPrompt is fixPrompt with its fence token given.
+func writeFixPrompt(doc workorder.Document, fixAction string, comments []workorder.ReviewComment, threads []workorder.ReviewThread, worktree string, notes []string, fence string) string {
 	fenced := func(b *strings.Builder, label, text string) {
 		fmt.Fprintf(b, "%s\n<<<%s\n%s\n%s>>>\n", label, fence, strings.TrimRight(text, "\n"), fence)
 	}
