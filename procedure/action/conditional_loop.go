@@ -604,7 +604,7 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 			return Outcome{}, err
 		}
 		var busy []string
-		for _, p := range audienceOf(sc, me, s).awaited {
+		for _, p := range audienceOf(sc, me, s).Awaited {
 			if p.Read(s).Kind == reviewer.InProgress {
 				busy = append(busy, p.Login())
 			}

@@ -23,7 +23,7 @@ const maxAsksPerHead = 4
 // head.
 type look struct {
 	head     string
-	audience audience
+	audience reviewer.Audience
 	signals  reviewer.Signals
 	stands   []workorder.ReviewerStand
 	readings map[string]reviewer.Reading // by login
@@ -84,11 +84,11 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 		}
 	}
 	l := look{head: head, signals: s, audience: audienceOf(sc, me, s), readings: map[string]reviewer.Reading{}}
-	if len(l.audience.awaited) == 0 {
+	if len(l.audience.Awaited) == 0 {
 		// No reviewer named, none seen: a review of the head by someone
 		// who counts ends the wait.
 		for _, r := range s.Reviews {
-			if (head == "" || r.CommitID == head) && l.audience.counts(r.Author, r.Association) && r.State != "PENDING" {
+			if (head == "" || r.CommitID == head) && l.audience.Counts(r.Author, r.Association) && r.State != "PENDING" {
 				l.done, l.arrived = true, fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State)
 				return l, nil
 			}
@@ -98,7 +98,7 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 	now := sc.Now()
 	l.done = true
 	var parts []string
-	for _, p := range l.audience.awaited {
+	for _, p := range l.audience.Awaited {
 		r := p.Read(s)
 		l.readings[p.Login()] = r
 		stand := workorder.ReviewerStand{Login: p.Login(), Head: head, Kind: string(r.Kind), Said: termtext.Clip(r.Said, 200)}
@@ -183,7 +183,7 @@ func (l *look) ask(ctx context.Context, sc *StepContext, client *github.Client, 
 	// comments, and by the re-requests the state records.
 	episodes := map[string]bool{}
 	for _, c := range l.signals.Comments {
-		if github.SameLogin(c.Author, l.audience.me) {
+		if github.SameLogin(c.Author, l.audience.Me) {
 			if i := strings.Index(c.Body, prefix); i >= 0 {
 				rest := c.Body[i+len(prefix):]
 				if j := strings.Index(rest, " #"); j >= 0 {
@@ -242,7 +242,7 @@ func (l *look) ask(ctx context.Context, sc *StepContext, client *github.Client, 
 // posted reports whether wo's comment with marker is on the pull request.
 func (l *look) posted(marker string) bool {
 	return slices.ContainsFunc(l.signals.Comments, func(c github.Comment) bool {
-		return github.SameLogin(c.Author, l.audience.me) && strings.Contains(c.Body, marker)
+		return github.SameLogin(c.Author, l.audience.Me) && strings.Contains(c.Body, marker)
 	})
 }
 

@@ -181,7 +181,7 @@ func notYet(sc *StepContext, n int, l look, deadline time.Time) (Outcome, error)
 	}
 	silent := l.with(reviewer.Waiting)
 	switch {
-	case len(l.audience.awaited) == 0 && !sc.Settings().NoReviewWait:
+	case len(l.audience.Awaited) == 0 && !sc.Settings().NoReviewWait:
 		why += " on pull request #" + fmt.Sprint(n) + "; no reviewer said anything about it"
 	case len(silent) > 0 && !sc.Settings().NoReviewWait:
 		why += fmt.Sprintf(" on pull request #%d; %s said nothing about it (no review, status or summary of that commit)", n, strings.Join(silent, ", "))
