@@ -168,16 +168,9 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 // person, or the outcome of waiting for a person.
 func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comments []workorder.ReviewComment, n int) (string, bool, Outcome, error) {
 	st := sc.State()
-	w, err := sc.Worktree()
+	w, err := fixWorktree(ctx, sc, repo)
 	if err != nil {
 		return "", false, Outcome{}, err
-	}
-	if !w.Complete() {
-		// Gone since the review (a restack sent the task back to its
-		// review wait after its cleanup): made again at the branch.
-		if err := remakeWorktree(ctx, sc, repo, w); err != nil {
-			return "", false, Outcome{}, fmt.Errorf("worktree %s is gone and could not be made again at the branch (%v): the fixes need it; wo reset %s --to-step 0 to start over", w.Path, err, sc.Key())
-		}
 	}
 	author, err := repo.Identity(sc.Getenv)
 	if err != nil {
@@ -189,19 +182,9 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		return "", false, Outcome{}, err
 	}
 	ours := map[string]bool{st.PushedSHA: true} // commits wo made in this pass build on these
-	suggested := false
-	if len(sugg.threads) > 0 {
-		if err := stageFix(sc, repo, w); err != nil {
-			return "", false, Outcome{}, err
-		}
-		res, err := w.Commit(fmt.Sprintf("Apply review suggestions (iteration %d)", n), author, sc.Now())
-		if err != nil {
-			return "", false, Outcome{}, err
-		}
-		suggested = res.Created
-		if res.Created {
-			ours[res.Hash.String()] = true
-		}
+	suggested, err := commitSuggestions(sc, repo, w, author, n, len(sugg.threads), ours)
+	if err != nil {
+		return "", false, Outcome{}, err
 	}
 	comments, threads := withoutThreads(comments, st.ReviewThreads, sugg.threads)
 	if len(comments) == 0 {
@@ -213,51 +196,14 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 			return head.String(), suggested, Outcome{}, nil
 		}
 	}
+	asked := commentsKey(st)
+	by := fixerOf(sc, st, asked)
 	// An agent wo runs in this pass works for wo: a commit it makes on
 	// top of what wo pushed (or of wo's suggestions) is wo's too; a
 	// person's is not.
-	agentFrom := plumbing.ZeroHash
-	var ran *AgentRun // the agent's run in this pass, if it ran
-	asked := commentsKey(st)
-	by := fixerOf(sc, st, asked)
-	switch by {
-	case byAgent:
-		if err := agentCapped(sc); err != nil {
-			return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: err.Error(), State: sc.withPhase(workorder.PhaseNeedsFix)}, err
-		}
-		if agentFrom, _, err = w.Head(); err != nil {
-			return "", false, Outcome{}, err
-		}
-		prompt := fixPrompt(sc.Doc(), paramsOf[loopParams](sc.Step).FixAction, comments, threads, w.Path, sugg.left)
-		res, err := runAgentOnce(ctx, sc, w.Path, prompt)
-		if err != nil {
-			sc.Log(ctx, "agent_finished", howItEnded(res, map[string]any{"step": sc.Step.Step, "agent": res.Agent, "outcome": "stopped",
-				"duration_ms": res.Duration.Milliseconds(), "stdout": trim(res.Stdout, maxKept), "stderr": trim(res.Stderr, maxKept), "error": err.Error()}))
-			return "", false, Outcome{}, err
-		}
-		if err := agentFailure(ctx, sc, res, asked); err != nil {
-			return "", false, Outcome{}, err
-		}
-		ran = &res
-	case byPersonAfterRefusal:
-		sc.Say("taking the worktree as it is now: the last fix was refused, and the agent is not run again (--rerun-agent runs it)")
-	case byPersonAfterNoChange:
-		sc.Say(fmt.Sprintf("not asking the agent again: it changed nothing for these comments before (%s); --rerun-agent asks it again", st.AgentUsage.Last.Message))
-	case byPerson:
-		// Asked for once; a change already in the worktree is the fix.
-		pending, err := worktreePending(w, st.PushedSHA)
-		if err != nil {
-			return "", false, Outcome{}, err
-		}
-		if !st.FixRequested && !pending {
-			reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
-			if len(sugg.threads) > 0 {
-				reason = fmt.Sprintf("%d suggestion(s) applied and committed; ", len(sugg.threads)) + reason
-			}
-			st := sc.State()
-			st.Phase, st.FixRequested = workorder.PhaseNeedsFix, true
-			return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
-		}
+	ran, agentFrom, out, err := getFix(ctx, sc, st, w, by, fixAsk{comments: comments, threads: threads, notes: sugg.left, suggested: len(sugg.threads), asked: asked})
+	if err != nil {
+		return "", false, out, err
 	}
 	// What the agent or a person changed, staged or not, or committed
 	// already, is the fix: stage the rest and commit what the index holds
@@ -274,22 +220,12 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		return "", false, Outcome{}, err
 	}
 	if !res.Created && head.String() == st.PushedSHA {
-		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
-		switch by {
-		case byAgent:
+		if by == byAgent {
 			if err := recordAgentRun(ctx, sc, *ran, AgentNoChange, asked); err != nil {
 				return "", false, Outcome{}, err
 			}
-			reason = fmt.Sprintf("agent %s changed nothing for the %d review comment(s); it said: %q. Change the files in %s yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
-				ran.Agent, len(comments), cmp.Or(ran.Report.Message, "nothing"), w.Path, sc.Key(), sc.Key())
-		case byPersonAfterRefusal:
-			reason = fmt.Sprintf("the last fix was refused, and the worktree %s has no changes now for the %d review comment(s): change the files yourself and run wo run %s, or run the agent again: wo run %s --rerun-agent",
-				w.Path, len(comments), sc.Key(), sc.Key())
-		case byPersonAfterNoChange:
-			u := st.AgentUsage
-			reason = fmt.Sprintf("agent %s changed nothing for the %d review comment(s) before (it said: %q), and the worktree %s has no changes: change the files yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
-				u.Last.Agent, len(comments), u.Last.Message, w.Path, sc.Key(), sc.Key())
 		}
+		reason := noFixReason(sc.Key(), st, by, ran, w.Path, len(comments))
 		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: sc.withPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	if ran != nil {
@@ -300,6 +236,119 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	byAgent := sc.Settings().Agent != "" && ours[agentFrom.String()] && head != agentFrom && res.Hash == head
 	bySuggestions := suggested && !res.Created && head.String() != st.PushedSHA && ours[head.String()]
 	return res.Hash.String(), res.Created || byAgent || bySuggestions, Outcome{}, nil
+}
+
+// fixWorktree is the task's worktree, made again at the branch when it
+// is gone since the review (a restack sent the task back to its review
+// wait after its cleanup).
+func fixWorktree(ctx context.Context, sc *StepContext, repo *gitops.Repo) (*gitops.Worktree, error) {
+	w, err := sc.Worktree()
+	if err != nil {
+		return nil, err
+	}
+	if !w.Complete() {
+		if err := remakeWorktree(ctx, sc, repo, w); err != nil {
+			return nil, fmt.Errorf("worktree %s is gone and could not be made again at the branch (%v): the fixes need it; wo reset %s --to-step 0 to start over", w.Path, err, sc.Key())
+		}
+	}
+	return w, nil
+}
+
+// commitSuggestions commits the suggestions wo applied (applied of them),
+// and notes the commit in ours; it reports whether it made one.
+func commitSuggestions(sc *StepContext, repo *gitops.Repo, w *gitops.Worktree, author gitops.Signature, n, applied int, ours map[string]bool) (bool, error) {
+	if applied == 0 {
+		return false, nil
+	}
+	if err := stageFix(sc, repo, w); err != nil {
+		return false, err
+	}
+	res, err := w.Commit(fmt.Sprintf("Apply review suggestions (iteration %d)", n), author, sc.Now())
+	if err != nil {
+		return false, err
+	}
+	if res.Created {
+		ours[res.Hash.String()] = true
+	}
+	return res.Created, nil
+}
+
+// fixAsk is what is left to fix after the suggestions: the comments and
+// threads, wo's notes on the suggestions it could not apply, how many it
+// applied, and the key of the comments asked about (commentsKey).
+type fixAsk struct {
+	comments  []workorder.ReviewComment
+	threads   []workorder.ReviewThread
+	notes     []string
+	suggested int
+	asked     string
+}
+
+// getFix has the fixer by make the fix in the worktree: it runs the
+// agent (its run, and the head it started from, are returned), or takes
+// what a person changed; the first time a person is asked, it blocks the
+// task with the comments to address. st is the state the pass began with.
+func getFix(ctx context.Context, sc *StepContext, st workorder.State, w *gitops.Worktree, by fixer, ask fixAsk) (*AgentRun, plumbing.Hash, Outcome, error) {
+	switch by {
+	case byAgent:
+		if err := agentCapped(sc); err != nil {
+			return nil, plumbing.ZeroHash, Outcome{Status: workorder.StatusBlocked, BlockReason: err.Error(), State: sc.withPhase(workorder.PhaseNeedsFix)}, err
+		}
+		from, _, err := w.Head()
+		if err != nil {
+			return nil, plumbing.ZeroHash, Outcome{}, err
+		}
+		prompt := fixPrompt(sc.Doc(), paramsOf[loopParams](sc.Step).FixAction, ask.comments, ask.threads, w.Path, ask.notes)
+		res, err := runAgentOnce(ctx, sc, w.Path, prompt)
+		if err != nil {
+			sc.Log(ctx, "agent_finished", howItEnded(res, map[string]any{"step": sc.Step.Step, "agent": res.Agent, "outcome": "stopped",
+				"duration_ms": res.Duration.Milliseconds(), "stdout": trim(res.Stdout, maxKept), "stderr": trim(res.Stderr, maxKept), "error": err.Error()}))
+			return nil, plumbing.ZeroHash, Outcome{}, err
+		}
+		if err := agentFailure(ctx, sc, res, ask.asked); err != nil {
+			return nil, plumbing.ZeroHash, Outcome{}, err
+		}
+		return &res, from, Outcome{}, nil
+	case byPersonAfterRefusal:
+		sc.Say("taking the worktree as it is now: the last fix was refused, and the agent is not run again (--rerun-agent runs it)")
+	case byPersonAfterNoChange:
+		sc.Say(fmt.Sprintf("not asking the agent again: it changed nothing for these comments before (%s); --rerun-agent asks it again", st.AgentUsage.Last.Message))
+	case byPerson:
+		// Asked for once; a change already in the worktree is the fix.
+		pending, err := worktreePending(w, st.PushedSHA)
+		if err != nil {
+			return nil, plumbing.ZeroHash, Outcome{}, err
+		}
+		if !st.FixRequested && !pending {
+			reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(ask.comments), w.Path, sc.Key(), summarizeComments(ask.comments))
+			if ask.suggested > 0 {
+				reason = fmt.Sprintf("%d suggestion(s) applied and committed; ", ask.suggested) + reason
+			}
+			after := sc.State()
+			after.Phase, after.FixRequested = workorder.PhaseNeedsFix, true
+			return nil, plumbing.ZeroHash, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &after}, &WaitingError{Key: sc.Key(), Reason: reason}
+		}
+	}
+	return nil, plumbing.ZeroHash, Outcome{}, nil
+}
+
+// noFixReason says why task key waits when the fixer by changed nothing
+// for the count comments in the worktree at path; st is the state the
+// pass began with.
+func noFixReason(key string, st workorder.State, by fixer, ran *AgentRun, path string, count int) string {
+	switch by {
+	case byAgent:
+		return fmt.Sprintf("agent %s changed nothing for the %d review comment(s); it said: %q. Change the files in %s yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
+			ran.Agent, count, cmp.Or(ran.Report.Message, "nothing"), path, key, key)
+	case byPersonAfterRefusal:
+		return fmt.Sprintf("the last fix was refused, and the worktree %s has no changes now for the %d review comment(s): change the files yourself and run wo run %s, or run the agent again: wo run %s --rerun-agent",
+			path, count, key, key)
+	case byPersonAfterNoChange:
+		u := st.AgentUsage
+		return fmt.Sprintf("agent %s changed nothing for the %d review comment(s) before (it said: %q), and the worktree %s has no changes: change the files yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
+			u.Last.Agent, count, u.Last.Message, path, key, key)
+	}
+	return fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", path, count, key)
 }
 
 // worktreePending reports whether the worktree holds a change since the
