@@ -114,22 +114,13 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	ctx, cancel := context.WithTimeout(ctx, settings.AgentTimeout)
 	defer cancel()
 
-	outR, outW, err := os.Pipe()
+	outR, outW, errR, errW, err := outputPipes()
 	if err != nil {
-		return AgentRun{}, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
 		return AgentRun{}, err
 	}
 	cmd, err := agentCommand(sc, box, dir, login, caches, line.Profile, call.Argv)
 	if err != nil {
-		outR.Close()
-		outW.Close()
-		errR.Close()
-		errW.Close()
+		closeAll(outR, outW, errR, errW)
 		return AgentRun{}, err
 	}
 	cmd.Dir = dir
@@ -141,8 +132,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	outW.Close() // the agent's copies stay open in it and its children
 	errW.Close()
 	if err != nil {
-		outR.Close()
-		errR.Close()
+		closeAll(outR, errR)
 		return AgentRun{}, fmt.Errorf("agent command %s could not run: %v", program, err)
 	}
 	pid := cmd.Process.Pid
@@ -209,6 +199,18 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	removeLeaves(dir, line.Profile.Leaves, leftBefore)
 	restoreGitFile(dir, gitFile)
 	run := AgentRun{Agent: line.Profile.Name, Program: program, Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
+	if err := howTheRunEnded(ctx, &run, waitErr, program, settings.AgentTimeout); err != nil {
+		return run, err
+	}
+	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
+	return run, nil
+}
+
+// howTheRunEnded fills in run's exit code or signal from waitErr, and what
+// stopped it; the error is a run that was stopped (by its time limit,
+// ctx, or a signal wo got) or never ran (the command could not start, or
+// wo's launcher said the sandbox could not).
+func howTheRunEnded(ctx context.Context, run *AgentRun, waitErr error, program string, timeout time.Duration) error {
 	var exit *exec.ExitError
 	if errors.As(waitErr, &exit) {
 		if run.Signal = signalOf(exit); run.Signal == "" {
@@ -219,27 +221,44 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	}
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		run.StoppedBy = fmt.Sprintf("its time limit of %s", settings.AgentTimeout)
-		return run, fmt.Errorf("agent command %s ran longer than its limit of %s and was stopped with its child processes; raise --agent-timeout (WO_AGENT_TIMEOUT) if it needs longer", program, settings.AgentTimeout)
+		run.StoppedBy = fmt.Sprintf("its time limit of %s", timeout)
+		return fmt.Errorf("agent command %s ran longer than its limit of %s and was stopped with its child processes; raise --agent-timeout (WO_AGENT_TIMEOUT) if it needs longer", program, timeout)
 	case ctx.Err() != nil:
 		// The signal that counts is the one wo got: the agent's own end
 		// came from wo's SIGTERM.
 		run.Signal, run.StoppedBy = stopCause(ctx)
-		return run, &agentStoppedError{program: program, by: run.StoppedBy, err: ctx.Err()}
+		return &agentStoppedError{program: program, by: run.StoppedBy, err: ctx.Err()}
 	case run.Signal != "":
 		// Killed from outside wo (the OOM killer, a person's kill): no
 		// exit status of its own.
 		run.StoppedBy = fmt.Sprintf("a signal from outside wo (%s)", run.Signal)
 	case exit != nil:
 	case waitErr != nil:
-		return run, fmt.Errorf("agent command %s could not run: %v", program, waitErr)
+		return fmt.Errorf("agent command %s could not run: %v", program, waitErr)
 	}
 	if words, ok := sandbox.NotStarted(run.ExitCode, run.Stderr); ok {
 		// wo's launcher, not the agent, said so: the agent never ran.
-		return run, fmt.Errorf("agent command %s could not run: %s", program, agent.Meaningful(words))
+		return fmt.Errorf("agent command %s could not run: %s", program, agent.Meaningful(words))
 	}
-	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
-	return run, nil
+	return nil
+}
+
+// outputPipes are the pipes of the agent's standard output and error.
+func outputPipes() (outR, outW, errR, errW *os.File, err error) {
+	if outR, outW, err = os.Pipe(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if errR, errW, err = os.Pipe(); err != nil {
+		closeAll(outR, outW)
+		return nil, nil, nil, nil, err
+	}
+	return outR, outW, errR, errW, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // agentWho names the agent for a person: a named agent by its name, a
