@@ -50,49 +50,19 @@ func (r *Repo) sendBranch(ctx context.Context, remote *config.RemoteConfig, url 
 
 func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfig, url string, auth transport.AuthMethod,
 	branch string, local plumbing.Hash, lease *plumbing.Hash, progress io.Writer, watch *stallWatch) error {
-	ep, err := transport.NewEndpoint(url)
-	if err != nil {
-		return err
-	}
-	cl, err := transportFor(ep, watch)
-	if err != nil {
-		return err
-	}
-	sess, err := cl.NewReceivePackSession(ep, auth)
+	sess, ar, err := openReceivePack(ctx, url, auth, watch)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return err
-	}
-	remoteRefs, err := ar.AllReferences()
-	if err != nil {
-		return err
-	}
 	name := plumbing.NewBranchReferenceName(branch)
-	old := plumbing.ZeroHash
-	if ref, err := remoteRefs.Reference(name); err == nil {
-		if ref.Type() != plumbing.HashReference {
-			return fmt.Errorf("the remote's %s is a symbolic reference", name)
-		}
-		old = ref.Hash()
+	old, haves, err := remoteTip(ar, name)
+	if err != nil {
+		return err
 	}
 	if old == local {
 		return errUpToDate
 	}
-	var haves []plumbing.Hash
-	iter, err := remoteRefs.IterReferences()
-	if err != nil {
-		return err
-	}
-	iter.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Type() == plumbing.HashReference {
-			haves = append(haves, ref.Hash())
-		}
-		return nil
-	})
 	// Every object read to choose what to send, and every object sent, is
 	// hashed as it is read: a forged object is never sent as the one it
 	// replaced.
@@ -113,7 +83,81 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 	if err != nil {
 		return err
 	}
+	cfg, err := r.repo.Storer.Config()
+	if err != nil {
+		return err
+	}
+	update := &packp.Command{Name: name, Old: old, New: local}
+	if err := sendPack(ctx, sess, ar, update, st, hashes, cfg.Pack.Window, progress); err != nil {
+		return err
+	}
+	// The remote-tracking branch follows, as git push updates it.
+	for _, spec := range remote.Fetch {
+		if spec.Match(name) {
+			if err := r.repo.Storer.SetReference(plumbing.NewHashReference(spec.Dst(name), local)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
+// openReceivePack opens a receive-pack session with the remote at url,
+// its transport watched for stalls, and reads the references it
+// advertises. The caller closes the session.
+func openReceivePack(ctx context.Context, url string, auth transport.AuthMethod, watch *stallWatch) (transport.ReceivePackSession, *packp.AdvRefs, error) {
+	ep, err := transport.NewEndpoint(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := transportFor(ep, watch)
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := cl.NewReceivePackSession(ep, auth)
+	if err != nil {
+		return nil, nil, err
+	}
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
+	}
+	return sess, ar, nil
+}
+
+// remoteTip is where the remote's branch name is (zero when it has none),
+// and every commit the remote's references name: what it has.
+func remoteTip(ar *packp.AdvRefs, name plumbing.ReferenceName) (plumbing.Hash, []plumbing.Hash, error) {
+	remoteRefs, err := ar.AllReferences()
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	old := plumbing.ZeroHash
+	if ref, err := remoteRefs.Reference(name); err == nil {
+		if ref.Type() != plumbing.HashReference {
+			return plumbing.ZeroHash, nil, fmt.Errorf("the remote's %s is a symbolic reference", name)
+		}
+		old = ref.Hash()
+	}
+	var haves []plumbing.Hash
+	iter, err := remoteRefs.IterReferences()
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	iter.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() == plumbing.HashReference {
+			haves = append(haves, ref.Hash())
+		}
+		return nil
+	})
+	return old, haves, nil
+}
+
+// sendPack sends the reference update with a pack of the objects hashes,
+// read from st as they are encoded, and reads the remote's answer.
+func sendPack(ctx context.Context, sess transport.ReceivePackSession, ar *packp.AdvRefs, update *packp.Command, st *verifiedObjects,
+	hashes []plumbing.Hash, window uint, progress io.Writer) error {
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
 	// The server's progress (resolving deltas, checking objects) is asked
 	// for even when nobody reads it: on a large push it is what shows the
@@ -127,16 +171,12 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 	} else if ar.Capabilities.Supports(capability.Sideband) {
 		req.Capabilities.Set(capability.Sideband)
 	}
-	req.Commands = []*packp.Command{{Name: name, Old: old, New: local}}
-	cfg, err := r.repo.Storer.Config()
-	if err != nil {
-		return err
-	}
+	req.Commands = []*packp.Command{update}
 	rd, wr := io.Pipe()
 	req.Packfile = rd
 	done := make(chan error, 1)
 	go func() {
-		_, err := packfile.NewEncoder(wr, st, !ar.Capabilities.Supports(capability.OFSDelta)).Encode(hashes, cfg.Pack.Window)
+		_, err := packfile.NewEncoder(wr, st, !ar.Capabilities.Supports(capability.OFSDelta)).Encode(hashes, window)
 		if err != nil {
 			// The pack ends short, without its checksum, which the
 			// remote refuses whole. A read error instead would leave
@@ -158,17 +198,7 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 		return cmpOr(st.firstForged(), err)
 	}
 	if rs != nil {
-		if err := rs.Error(); err != nil {
-			return err
-		}
-	}
-	// The remote-tracking branch follows, as git push updates it.
-	for _, spec := range remote.Fetch {
-		if spec.Match(name) {
-			if err := r.repo.Storer.SetReference(plumbing.NewHashReference(spec.Dst(name), local)); err != nil {
-				return err
-			}
-		}
+		return rs.Error()
 	}
 	return nil
 }
