@@ -227,65 +227,26 @@ func (q *commitQueue) Pop() any {
 // them, but nothing here builds on them.
 func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plumbing.Hash) (commitSet, error) {
 	set := commitSet{send: map[plumbing.Hash]*object.Commit{}, edge: map[plumbing.Hash]*object.Commit{}}
-	has := map[plumbing.Hash]bool{}
-	seen := map[plumbing.Hash]bool{}
-	queued := map[plumbing.Hash]bool{}
-	ours := 0 // queued commits not known to be the remote's
-	q := &commitQueue{}
-	mark := func(h plumbing.Hash) {
-		if !has[h] && queued[h] {
-			ours--
-		}
-		has[h] = true
+	shallow, err := shallowCommits(st)
+	if err != nil {
+		return set, err
 	}
-	push := func(h plumbing.Hash, theirs bool) error {
-		if seen[h] {
-			return nil
-		}
-		c, err := object.GetCommit(st, h)
-		if errors.Is(err, plumbing.ErrObjectNotFound) && theirs {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		seen[h], queued[h] = true, true
-		if !has[h] {
-			ours++
-		}
-		heap.Push(q, c)
-		return nil
-	}
-	// The commits at the edge of a shallow clone have no parents here: the
-	// walk stops at them, as git's does, and the remote, which has their
-	// history or refuses the push, is sent their whole trees.
-	shallow := map[plumbing.Hash]bool{}
-	if ss, ok := st.(interface {
-		Shallow() ([]plumbing.Hash, error)
-	}); ok {
-		list, err := ss.Shallow()
-		if err != nil {
-			return set, fmt.Errorf("reading the shallow clone's boundary: %w", err)
-		}
-		for _, h := range list {
-			shallow[h] = true
-		}
-	}
+	w := &sendWalk{st: st, has: map[plumbing.Hash]bool{}, seen: map[plumbing.Hash]bool{}, queued: map[plumbing.Hash]bool{}, q: &commitQueue{}}
 	for _, h := range haves {
-		mark(h)
-		if err := push(h, true); err != nil {
+		w.mark(h)
+		if err := w.push(h, true); err != nil {
 			return set, err
 		}
 	}
-	if err := push(tip, false); err != nil {
+	if err := w.push(tip, false); err != nil {
 		return set, err
 	}
-	for q.Len() > 0 && ours > 0 {
-		c := heap.Pop(q).(*object.Commit)
-		queued[c.Hash] = false
-		theirs := has[c.Hash]
+	for w.q.Len() > 0 && w.ours > 0 {
+		c := heap.Pop(w.q).(*object.Commit)
+		w.queued[c.Hash] = false
+		theirs := w.has[c.Hash]
 		if !theirs {
-			ours--
+			w.ours--
 			set.send[c.Hash] = c
 		}
 		if shallow[c.Hash] {
@@ -293,19 +254,86 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 		}
 		for _, p := range c.ParentHashes {
 			if theirs {
-				mark(p) // below a commit the remote has: the remote's
+				w.mark(p) // below a commit the remote has: the remote's
 			}
-			if err := push(p, theirs); err != nil {
+			if err := w.push(p, theirs); err != nil {
 				return set, err
 			}
 		}
 	}
 	// A commit found to be the remote's after it was listed is not sent.
 	for h := range set.send {
-		if has[h] {
+		if w.has[h] {
 			delete(set.send, h)
 		}
 	}
+	return set, set.findEdge(st, shallow)
+}
+
+// sendWalk is the state of commitsToSend's walk: what the remote has,
+// what was seen and is queued, and how many queued commits are not known
+// to be the remote's (ours).
+type sendWalk struct {
+	st                storer.EncodedObjectStorer
+	has, seen, queued map[plumbing.Hash]bool
+	ours              int
+	q                 *commitQueue
+}
+
+// mark notes that the remote has h.
+func (w *sendWalk) mark(h plumbing.Hash) {
+	if !w.has[h] && w.queued[h] {
+		w.ours--
+	}
+	w.has[h] = true
+}
+
+// push queues commit h, once; one of the remote's (theirs) that this
+// repository does not know is skipped.
+func (w *sendWalk) push(h plumbing.Hash, theirs bool) error {
+	if w.seen[h] {
+		return nil
+	}
+	c, err := object.GetCommit(w.st, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) && theirs {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	w.seen[h], w.queued[h] = true, true
+	if !w.has[h] {
+		w.ours++
+	}
+	heap.Push(w.q, c)
+	return nil
+}
+
+// shallowCommits are the commits at the edge of a shallow clone: they
+// have no parents here, so the walk stops at them, as git's does, and the
+// remote, which has their history or refuses the push, is sent their
+// whole trees.
+func shallowCommits(st storer.EncodedObjectStorer) (map[plumbing.Hash]bool, error) {
+	shallow := map[plumbing.Hash]bool{}
+	ss, ok := st.(interface {
+		Shallow() ([]plumbing.Hash, error)
+	})
+	if !ok {
+		return shallow, nil
+	}
+	list, err := ss.Shallow()
+	if err != nil {
+		return nil, fmt.Errorf("reading the shallow clone's boundary: %w", err)
+	}
+	for _, h := range list {
+		shallow[h] = true
+	}
+	return shallow, nil
+}
+
+// findEdge fills in the parents of the commits to send that are not sent
+// themselves (but not those of a shallow clone's edge).
+func (set commitSet) findEdge(st storer.EncodedObjectStorer, shallow map[plumbing.Hash]bool) error {
 	for _, c := range set.send {
 		if shallow[c.Hash] {
 			continue
@@ -316,12 +344,12 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 			}
 			pc, err := object.GetCommit(st, p)
 			if err != nil {
-				return set, err
+				return err
 			}
 			set.edge[p] = pc
 		}
 	}
-	return set, nil
+	return nil
 }
 
 // commitSet is the commits to send and the remote's commits at their edge.
