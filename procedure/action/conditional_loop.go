@@ -75,57 +75,13 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	// made is the fix commit when wo itself created it in this pass: only
-	// then do the step's facts claim it (undo takes them as proof that the
-	// commit is wo's). A commit the state names (document text), or one a
-	// person made in the worktree, is pushed but not claimed.
-	from, to, made := st.PushedSHA, "", false
-	switch fp := st.FixPushed; {
-	case fp != nil && fp.To == st.PushedSHA:
-		// A pass killed after its push was recorded: only the replies are
-		// left (answerThreads finds those already posted).
-		from, to = fp.From, fp.To
-	case fp != nil && fp.From == st.PushedSHA:
-		// A pass killed between its commit and the record of its push:
-		// push that commit again (a no-op when it landed) rather than run
-		// the agent a second time.
-		to = fp.To
-	default:
-		fixed, created, waiting, err := fixAndCommit(ctx, sc, repo, comments, n)
-		if err != nil {
-			if refused := (*FixRefusedError)(nil); errors.As(err, &refused) {
-				// The next run takes the worktree as the person leaves it.
-				rec := sc.State()
-				rec.FixRequested, rec.Phase = true, workorder.PhaseNeedsFix
-				if cerr := sc.Checkpoint(ctx, rec); cerr != nil {
-					return Outcome{}, fmt.Errorf("%w (and recording it failed: %v)", err, cerr)
-				}
-			}
-			return waiting, err
-		}
-		to, made = fixed, created
-		rec := sc.State()
-		rec.FixPushed = &workorder.FixPush{From: from, To: to}
-		if err := sc.Checkpoint(ctx, rec); err != nil {
-			return Outcome{}, err
-		}
-		sc.Fault("after_commit")
+	from, to, made, out, err := fixToPush(ctx, sc, repo, st, n)
+	if err != nil {
+		return out, err
 	}
 	if to != st.PushedSHA {
-		// A push while the reviewer is still at the head it is reviewing
-		// aborts that review (CodeRabbit: "Review failed: the head commit
-		// changed"): wait for it, within a review wait, else stop and push
-		// on the next run (the fix is recorded).
-		if out, err := waitWhileReviewing(ctx, sc); err != nil {
+		if out, err := pushTheFix(ctx, sc, to); err != nil {
 			return out, err
-		}
-		if err := pushFix(ctx, sc, to); err != nil {
-			return Outcome{}, err
-		}
-		pushed := sc.State()
-		pushed.PushedSHA, pushed.CommitSHA, pushed.PushedAt = to, to, workorder.Timestamp(sc.Now())
-		if err := sc.Checkpoint(ctx, pushed); err != nil {
-			return Outcome{}, err
 		}
 	}
 	answered, err := answerThreads(ctx, sc, repo, from, to, st.ReviewThreads)
@@ -159,6 +115,64 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		State:  &after,
 		JumpTo: p.LoopTo,
 	}, nil
+}
+
+// fixToPush is the pass's fix, from the commit pushed before it to the
+// one to push (to), picking up where a killed pass stopped, else made now
+// (fixAndCommit, pass n) and recorded before it is pushed. made says wo
+// itself created the commit in this pass: only then do the step's facts
+// claim it (undo takes them as proof that the commit is wo's). A commit
+// the state names (document text), or one a person made in the worktree,
+// is pushed but not claimed.
+func fixToPush(ctx context.Context, sc *StepContext, repo *gitops.Repo, st workorder.State, n int) (from, to string, made bool, out Outcome, err error) {
+	from = st.PushedSHA
+	switch fp := st.FixPushed; {
+	case fp != nil && fp.To == st.PushedSHA:
+		// A pass killed after its push was recorded: only the replies are
+		// left (answerThreads finds those already posted).
+		return fp.From, fp.To, false, Outcome{}, nil
+	case fp != nil && fp.From == st.PushedSHA:
+		// A pass killed between its commit and the record of its push:
+		// push that commit again (a no-op when it landed) rather than run
+		// the agent a second time.
+		return from, fp.To, false, Outcome{}, nil
+	}
+	fixed, created, waiting, err := fixAndCommit(ctx, sc, repo, st.ReviewComments, n)
+	if err != nil {
+		if refused := (*FixRefusedError)(nil); errors.As(err, &refused) {
+			// The next run takes the worktree as the person leaves it.
+			rec := sc.State()
+			rec.FixRequested, rec.Phase = true, workorder.PhaseNeedsFix
+			if cerr := sc.Checkpoint(ctx, rec); cerr != nil {
+				return "", "", false, Outcome{}, fmt.Errorf("%w (and recording it failed: %v)", err, cerr)
+			}
+		}
+		return "", "", false, waiting, err
+	}
+	rec := sc.State()
+	rec.FixPushed = &workorder.FixPush{From: from, To: fixed}
+	if err := sc.Checkpoint(ctx, rec); err != nil {
+		return "", "", false, Outcome{}, err
+	}
+	sc.Fault("after_commit")
+	return from, fixed, created, Outcome{}, nil
+}
+
+// pushTheFix pushes commit to and records it. A push while the reviewer
+// is still at the head it is reviewing aborts that review (CodeRabbit:
+// "Review failed: the head commit changed"): it waits for it, within a
+// review wait, else stops and pushes on the next run (the fix is
+// recorded).
+func pushTheFix(ctx context.Context, sc *StepContext, to string) (Outcome, error) {
+	if out, err := waitWhileReviewing(ctx, sc); err != nil {
+		return out, err
+	}
+	if err := pushFix(ctx, sc, to); err != nil {
+		return Outcome{}, err
+	}
+	pushed := sc.State()
+	pushed.PushedSHA, pushed.CommitSHA, pushed.PushedAt = to, to, workorder.Timestamp(sc.Now())
+	return Outcome{}, sc.Checkpoint(ctx, pushed)
 }
 
 // fixAndCommit gets the fix and commits what is not committed yet: first
