@@ -71,29 +71,9 @@ func (w *Worktree) writeFiles(ctx context.Context, files []treeFile, progress Pr
 		return nil, err
 	}
 	defer root.close()
-	// Directories first, once each, so writers never race on creating
-	// them; each is made inside its parent, never through a link.
-	dirs := map[string]bool{}
-	for _, f := range files {
-		if d, _ := splitPath(f.Path); d != "" && !dirs[d] {
-			for p := d; p != "" && !dirs[p]; p, _ = splitPath(p) {
-				dirs[p] = true
-			}
-		}
+	if err := makeDirs(root, files); err != nil {
+		return nil, err
 	}
-	sorted := make([]string, 0, len(dirs))
-	for d := range dirs {
-		sorted = append(sorted, d)
-	}
-	sort.Strings(sorted)
-	for _, d := range sorted {
-		dir, err := root.openDir(d, true, "write", d)
-		if err != nil {
-			return nil, err
-		}
-		dir.close()
-	}
-
 	entries := make([]*index.Entry, len(files))
 	jobs := make(chan int)
 	errs := make(chan error, 1)
@@ -148,6 +128,33 @@ feed:
 		progress(len(files), len(files))
 	}
 	return entries, nil
+}
+
+// makeDirs makes the folders of files, first and once each, so that the
+// writers never race on creating them; each is made inside its parent,
+// never through a link.
+func makeDirs(root worktreeDir, files []treeFile) error {
+	dirs := map[string]bool{}
+	for _, f := range files {
+		if d, _ := splitPath(f.Path); d != "" && !dirs[d] {
+			for p := d; p != "" && !dirs[p]; p, _ = splitPath(p) {
+				dirs[p] = true
+			}
+		}
+	}
+	sorted := make([]string, 0, len(dirs))
+	for d := range dirs {
+		sorted = append(sorted, d)
+	}
+	sort.Strings(sorted)
+	for _, d := range sorted {
+		dir, err := root.openDir(d, true, "write", d)
+		if err != nil {
+			return err
+		}
+		dir.close()
+	}
+	return nil
 }
 
 // writeOne writes one blob to its path and returns its index entry. The
