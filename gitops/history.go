@@ -53,24 +53,9 @@ func (e *NotALineError) Error() string {
 func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, error) {
 	// What the gate reads is what a push sends: hashed as it is read.
 	v := r.verified()
-	var line []*object.Commit
-	for h := tip; h != base; {
-		if len(line) == max {
-			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: fmt.Sprintf("is more than %d commits away (wo checks at most that many)", max)}
-		}
-		c, err := object.GetCommit(v, h)
-		if err != nil {
-			return nil, fmt.Errorf("reading commit %s: %w", h, err)
-		}
-		switch len(c.ParentHashes) {
-		case 0:
-			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a root commit: the branch does not descend from " + gitname.Short(base.String())}
-		case 1:
-		default:
-			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a merge: a fix must be commits of one parent each"}
-		}
-		line = append(line, c)
-		h = c.ParentHashes[0]
+	line, err := lineOf(v, base, tip, max)
+	if err != nil {
+		return nil, err
 	}
 	if len(line) == 0 {
 		return nil, nil
@@ -115,6 +100,31 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 		from = to
 	}
 	return out, nil
+}
+
+// lineOf is the commits from tip down to base (not included), newest
+// first: each of one parent, at most max of them.
+func lineOf(v *verifiedObjects, base, tip plumbing.Hash, max int) ([]*object.Commit, error) {
+	var line []*object.Commit
+	for h := tip; h != base; {
+		if len(line) == max {
+			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: fmt.Sprintf("is more than %d commits away (wo checks at most that many)", max)}
+		}
+		c, err := object.GetCommit(v, h)
+		if err != nil {
+			return nil, fmt.Errorf("reading commit %s: %w", h, err)
+		}
+		switch len(c.ParentHashes) {
+		case 0:
+			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a root commit: the branch does not descend from " + gitname.Short(base.String())}
+		case 1:
+		default:
+			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a merge: a fix must be commits of one parent each"}
+		}
+		line = append(line, c)
+		h = c.ParentHashes[0]
+	}
+	return line, nil
 }
 
 // commitTree reads the tree of commit h, hashing what it reads.
