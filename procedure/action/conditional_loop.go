@@ -461,12 +461,9 @@ func withoutThreads(comments []workorder.ReviewComment, threads []workorder.Revi
 // so that a rerun finds it and never replies twice.
 func AddressedMarker(sha string) string { return "<!-- wo:addressed " + sha + " -->" }
 
-// answerThreads replies "Addressed in <sha>" in each counted thread whose
-// lines the fix touched (once: a rerun finds its reply by the marker), and
-// resolves those threads when context.resolve_threads (or
-// --resolve-threads) asks. It reads the threads afresh, since a rerun's
-// state predates its replies.
-func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, before, after string, threads []workorder.ReviewThread) (string, error) {
+// addressedThreads are the threads that count whose lines the fix (from
+// before to after) touched.
+func addressedThreads(repo *gitops.Repo, before, after string, threads []workorder.ReviewThread) []workorder.ReviewThread {
 	addressed := addressedBy(repo, before, after)
 	var todo []workorder.ReviewThread
 	for _, t := range threads {
@@ -474,6 +471,30 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 			todo = append(todo, t)
 		}
 	}
+	return todo
+}
+
+// threadsNow are pull request n's review threads as GitHub has them now,
+// by ID.
+func threadsNow(ctx context.Context, client *github.Client, n int) (map[string]github.ReviewThread, error) {
+	now, err := client.ReviewThreads(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	current := map[string]github.ReviewThread{}
+	for _, t := range now.Threads {
+		current[t.ID] = t
+	}
+	return current, nil
+}
+
+// answerThreads replies "Addressed in <sha>" in each counted thread whose
+// lines the fix touched (once: a rerun finds its reply by the marker), and
+// resolves those threads when context.resolve_threads (or
+// --resolve-threads) asks. It reads the threads afresh, since a rerun's
+// state predates its replies.
+func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, before, after string, threads []workorder.ReviewThread) (string, error) {
+	todo := addressedThreads(repo, before, after, threads)
 	if len(todo) == 0 {
 		return "", nil
 	}
@@ -481,13 +502,9 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 	if err != nil {
 		return "", err
 	}
-	now, err := client.ReviewThreads(ctx, sc.PRNumber())
+	current, err := threadsNow(ctx, client, sc.PRNumber())
 	if err != nil {
 		return "", err
-	}
-	current := map[string]github.ReviewThread{}
-	for _, t := range now.Threads {
-		current[t.ID] = t
 	}
 	me, err := client.Login(ctx)
 	if err != nil {
