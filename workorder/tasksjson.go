@@ -549,15 +549,7 @@ func FromTasksFile(f *TasksFile, procedure TaskProcedure) (Document, []Document)
 	}
 	for _, id := range sortedTaskIDs(f.Tasks) {
 		t := f.Tasks[id]
-		status, reason := "open", ""
-		switch t.Status {
-		case "in_progress":
-			status = "in_progress"
-		case "completed":
-			status = "closed"
-		case "failed", "skipped":
-			status, reason = "blocked", importedReason(t)
-		}
+		status, reason := persephoneStatus(t)
 		deps := make([]any, len(t.Deps))
 		for i, d := range t.Deps {
 			deps[i] = d
@@ -591,6 +583,20 @@ func FromTasksFile(f *TasksFile, procedure TaskProcedure) (Document, []Document)
 		docs = append(docs, doc)
 	}
 	return epic, docs
+}
+
+// persephoneStatus is a tasks.json task's status as Persephone has it,
+// and the block reason of a failed or skipped one.
+func persephoneStatus(t TaskEntry) (string, string) {
+	switch t.Status {
+	case "in_progress":
+		return "in_progress", ""
+	case "completed":
+		return "closed", ""
+	case "failed", "skipped":
+		return "blocked", importedReason(t)
+	}
+	return "open", ""
 }
 
 func clip(s string, n int) string {
