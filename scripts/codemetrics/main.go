@@ -145,7 +145,7 @@ func longCheck(fig Figures) check {
 	if len(fig.Funcs) > 0 {
 		share = 100 * float64(long) / float64(len(fig.Funcs))
 	}
-	return check{what: fmt.Sprintf("functions over %d lines", longFunc), figure: fmt.Sprintf("%d of %d, %.1f%%", long, len(fig.Funcs), share),
+	return check{what: fmt.Sprintf("functions over %d lines", longFunc), figure: fmt.Sprintf("%d of %d, %.2f%%", long, len(fig.Funcs), share),
 		limit: fmt.Sprintf("≤ %.0f%%", maxLongShare), ok: share <= maxLongShare}
 }
 

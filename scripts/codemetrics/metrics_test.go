@@ -159,7 +159,7 @@ func TestReportSaysWhichThresholdsHold(t *testing.T) {
 	}
 	for _, want := range []string{
 		"met      max cyclomatic complexity    2, long in procedure/long.go; 0 functions over 30 (threshold ≤ 30)",
-		"NOT MET  functions over 60 lines      1 of 2, 50.0% (threshold ≤ 3%)",
+		"NOT MET  functions over 60 lines      1 of 2, 50.00% (threshold ≤ 3%)",
 		"met      lines in procedure/          68 (threshold ≤ 3000)",
 		"met      commands naming gitops       none (threshold none)",
 		"NOT MET  gitops importing workorder   1 places (threshold none)",
