@@ -219,17 +219,7 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	if err != nil {
 		return "", false, out, err
 	}
-	// What the agent or a person changed, staged or not, or committed
-	// already, is the fix: stage the rest and commit what the index holds
-	// beyond HEAD (nothing, when it was all committed).
-	if err := stageFix(sc, repo, w); err != nil {
-		return "", false, Outcome{}, err
-	}
-	head, _, err := w.Head()
-	if err != nil {
-		return "", false, Outcome{}, err
-	}
-	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.Now())
+	head, res, err := commitFix(sc, repo, w, author, n)
 	if err != nil {
 		return "", false, Outcome{}, err
 	}
@@ -250,6 +240,22 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	byAgent := sc.Settings().Agent != "" && ours[agentFrom.String()] && head != agentFrom && res.Hash == head
 	bySuggestions := suggested && !res.Created && head.String() != st.PushedSHA && ours[head.String()]
 	return res.Hash.String(), res.Created || byAgent || bySuggestions, Outcome{}, nil
+}
+
+// commitFix commits pass n's fix: what the agent or a person changed,
+// staged or not, or committed already, is the fix, so the rest is staged
+// and what the index holds beyond HEAD committed (nothing, when it was all
+// committed). It returns HEAD before the commit, and the commit.
+func commitFix(sc *StepContext, repo *gitops.Repo, w *gitops.Worktree, author gitops.Signature, n int) (plumbing.Hash, gitops.CommitResult, error) {
+	if err := stageFix(sc, repo, w); err != nil {
+		return plumbing.ZeroHash, gitops.CommitResult{}, err
+	}
+	head, _, err := w.Head()
+	if err != nil {
+		return plumbing.ZeroHash, gitops.CommitResult{}, err
+	}
+	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.Now())
+	return head, res, err
 }
 
 // fixWorktree is the task's worktree, made again at the branch when it
