@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -128,7 +127,7 @@ func TestValidatePassesWhatRunStarts(t *testing.T) {
 	mustRun(t, db, "", "validate", "local_01")
 	mustRun(t, db, "", "run", "local_01", "--dry-run")
 	r := mustRun(t, db, "", "run", "local_01")
-	if log, _ := exec.Command("git", "-C", repo, "log", "--format=%s", "review/hello").Output(); !strings.Contains(string(log), "Bring hello.go over") {
+	if log, _ := gittest.Try(repo, "log", "--format=%s", "review/hello"); !strings.Contains(log, "Bring hello.go over") {
 		t.Errorf("the run did not commit on review/hello: %s\n%s", log, r.stderr)
 	}
 }
