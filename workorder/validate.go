@@ -594,26 +594,8 @@ func (v *validator) dependencies(deps map[string]any) {
 				v.errorf(path, "a task cannot depend on itself")
 				continue
 			}
-			if v.opts.Lookup != nil {
-				other, exists := v.opts.Lookup(k)
-				switch {
-				case !exists && v.opts.Offline:
-					v.warnf(path, "names task %q, which is not among the documents checked (offline: the store was not read)", k)
-				case !exists && f == "blocks":
-					// A task may name the tasks it will block before they exist.
-					v.warnf(path, "names task %q, which does not exist yet: it will wait for this task once it does", k)
-				case !exists:
-					v.errorf(path, "names task %q, which does not exist", k)
-					continue
-				case f == "blocks" && slices.Contains(other.Blocks, self):
-					v.errorf(path, "task %q blocks this task, and this task blocks it: that is a cycle", k)
-				case f == "blocks" && !slices.Contains(other.BlockedBy, self) && !sameEpic(v.doc, other):
-					v.warnf(path, "task %q does not list %q in its blocked_by and is not in the same epic, so wo will not make it wait: add %q to its blocked_by", k, self, self)
-				case f == "blocks" && !slices.Contains(other.BlockedBy, self):
-					v.warnf(path, "task %q does not list %q in its blocked_by; wo honours both sides within an epic, so it waits for this task", k, self)
-				case f == "blocked_by" && len(other.Blocks) > 0 && !slices.Contains(other.Blocks, self):
-					v.warnf(path, "task %q lists what it blocks without %q; wo honours both sides, so this task waits for it", k, self)
-				}
+			if v.opts.Lookup != nil && !v.otherSide(path, f, k, self) {
+				continue
 			}
 			if f == "blocked_by" {
 				lists.BlockedBy = append(lists.BlockedBy, k)
@@ -632,6 +614,32 @@ func (v *validator) dependencies(deps map[string]any) {
 			v.errorf(base+".blocked_by", "dependency cycle: %s", strings.Join(cycle, " → "))
 		}
 	}
+}
+
+// otherSide checks dependency k (in list f, at path) against task k as
+// the store has it: that it exists, and that its own lists agree. It
+// reports false when k does not exist and the dependency is refused.
+func (v *validator) otherSide(path, f, k, self string) bool {
+	other, exists := v.opts.Lookup(k)
+	switch {
+	case !exists && v.opts.Offline:
+		v.warnf(path, "names task %q, which is not among the documents checked (offline: the store was not read)", k)
+	case !exists && f == "blocks":
+		// A task may name the tasks it will block before they exist.
+		v.warnf(path, "names task %q, which does not exist yet: it will wait for this task once it does", k)
+	case !exists:
+		v.errorf(path, "names task %q, which does not exist", k)
+		return false
+	case f == "blocks" && slices.Contains(other.Blocks, self):
+		v.errorf(path, "task %q blocks this task, and this task blocks it: that is a cycle", k)
+	case f == "blocks" && !slices.Contains(other.BlockedBy, self) && !sameEpic(v.doc, other):
+		v.warnf(path, "task %q does not list %q in its blocked_by and is not in the same epic, so wo will not make it wait: add %q to its blocked_by", k, self, self)
+	case f == "blocks" && !slices.Contains(other.BlockedBy, self):
+		v.warnf(path, "task %q does not list %q in its blocked_by; wo honours both sides within an epic, so it waits for this task", k, self)
+	case f == "blocked_by" && len(other.Blocks) > 0 && !slices.Contains(other.Blocks, self):
+		v.warnf(path, "task %q lists what it blocks without %q; wo honours both sides, so this task waits for it", k, self)
+	}
+	return true
 }
 
 // findCycle follows "waits for" edges (blocked_by) from self and returns a
