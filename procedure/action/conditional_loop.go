@@ -182,11 +182,7 @@ func pushTheFix(ctx context.Context, sc *StepContext, to string) (Outcome, error
 // person, or the outcome of waiting for a person.
 func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comments []workorder.ReviewComment, n int) (string, bool, Outcome, error) {
 	st := sc.State()
-	w, err := fixWorktree(ctx, sc, repo)
-	if err != nil {
-		return "", false, Outcome{}, err
-	}
-	author, err := repo.Identity(sc.Getenv)
+	w, author, err := fixWorktree(ctx, sc, repo)
 	if err != nil {
 		return "", false, Outcome{}, err
 	}
@@ -260,18 +256,19 @@ func commitFix(sc *StepContext, repo *gitops.Repo, w *gitops.Worktree, author gi
 
 // fixWorktree is the task's worktree, made again at the branch when it
 // is gone since the review (a restack sent the task back to its review
-// wait after its cleanup).
-func fixWorktree(ctx context.Context, sc *StepContext, repo *gitops.Repo) (*gitops.Worktree, error) {
+// wait after its cleanup), and the author of the commits made in it.
+func fixWorktree(ctx context.Context, sc *StepContext, repo *gitops.Repo) (*gitops.Worktree, gitops.Signature, error) {
 	w, err := sc.Worktree()
 	if err != nil {
-		return nil, err
+		return nil, gitops.Signature{}, err
 	}
 	if !w.Complete() {
 		if err := remakeWorktree(ctx, sc, repo, w); err != nil {
-			return nil, fmt.Errorf("worktree %s is gone and could not be made again at the branch (%v): the fixes need it; wo reset %s --to-step 0 to start over", w.Path, err, sc.Key())
+			return nil, gitops.Signature{}, fmt.Errorf("worktree %s is gone and could not be made again at the branch (%v): the fixes need it; wo reset %s --to-step 0 to start over", w.Path, err, sc.Key())
 		}
 	}
-	return w, nil
+	author, err := repo.Identity(sc.Getenv)
+	return w, author, err
 }
 
 // commitSuggestions commits the suggestions wo applied (applied of them),
