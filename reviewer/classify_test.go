@@ -204,3 +204,29 @@ func TestARequestForChangesAloneIsItsSummary(t *testing.T) {
 		t.Errorf("with a comment to address as well: %s", summarize(c))
 	}
 }
+
+// A long conversation keeps its first comment and the latest ones, at
+// most MaxThreadComments, and says how many it left out.
+func TestALongConversationKeepsItsFirstAndLatestComments(t *testing.T) {
+	t.Parallel()
+	aud := Audience{Me: "wo-bot", Awaited: []Profile{For("bot")}, Named: true}
+	var comments []github.ThreadComment
+	for i := range MaxThreadComments + 2 {
+		comments = append(comments, github.ThreadComment{DatabaseID: int64(i + 1), Author: "bot[bot]", Body: fmt.Sprint("comment ", i+1)})
+	}
+	var out Uncounted
+	kept, _ := openThreads([]github.ReviewThread{{ID: "T", Path: "a.go", Comments: comments}}, aud, false, &out)
+	if len(kept) != 1 {
+		t.Fatalf("kept %d threads, want 1", len(kept))
+	}
+	var ids []int64
+	for _, c := range kept[0].Comments {
+		ids = append(ids, c.ID)
+	}
+	if got, want := fmt.Sprint(ids), "[1 4 5 6 7 8 9 10 11 12]"; got != want || kept[0].Omitted != 2 {
+		t.Errorf("kept comments %s, omitted %d; want %s and 2", got, kept[0].Omitted, want)
+	}
+	if kept, _ := openThreads([]github.ReviewThread{{ID: "T", Path: "a.go", Comments: comments[:MaxThreadComments]}}, aud, false, &out); len(kept[0].Comments) != MaxThreadComments || kept[0].Omitted != 0 {
+		t.Errorf("a conversation of exactly %d: kept %d, omitted %d", MaxThreadComments, len(kept[0].Comments), kept[0].Omitted)
+	}
+}
