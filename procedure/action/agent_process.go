@@ -90,19 +90,10 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	if err := os.WriteFile(box.prompt, []byte(prompt), 0o600); err != nil {
 		return AgentRun{}, err
 	}
-	var profile *agent.Profile
-	if line.Known() {
-		profile = line.Profile
+	env, login, caches, err := agentEnvironment(sc, line, box, dir)
+	if err != nil {
+		return AgentRun{}, err
 	}
-	login := ""
-	if settings.AgentLogin {
-		if login = loginFolder(profile, sc.Getenv); login == "" {
-			return AgentRun{}, fmt.Errorf("--agent-login: agent command %s has no login folder that wo knows; pass its credentials with --agent-env NAME instead", program)
-		}
-	}
-	caches := box.caches(buildCaches(sc.Getenv))
-	env := agentEnv{getenv: sc.Getenv, optIn: settings.AgentEnv, home: box.home, tmp: box.tmp, profile: profile, login: login, caches: caches,
-		own: map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": box.prompt}}.environment()
 	if p := line.Profile; p.KeyRequired && login == "" && !slices.ContainsFunc(p.Credentials, func(n string) bool { return agentHas(env, n) }) {
 		return AgentRun{Agent: p.Name, Program: program, Report: agent.Report{Failure: agent.FailAuth,
 			Message: fmt.Sprintf("no credentials: set one of %s in wo's environment (wo passes it to %s by name)", strings.Join(p.Credentials[:min(4, len(p.Credentials))], ", "), p.Name)}}, nil
@@ -154,25 +145,54 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		if !reaped {
 			stopGroup(pid, agentGrace)
 		}
-		closed := make(chan struct{})
-		go func() { readers.Wait(); close(closed) }()
-		select {
-		case <-closed:
-		case <-time.After(agentGrace):
-		}
+		waitAtMost(&readers, agentGrace)
 		outR.Close()
 		errR.Close()
 		clearAgent(ctx, sc, pid)
 	}()
 
-	rec := &workorder.AgentProcess{PID: pid, Host: identity.Host(), StartTicks: startTicks(pid),
-		StartedAt: workorder.Timestamp(sc.Now()), Step: sc.Step.Step}
-	st := sc.State()
-	st.Agent = rec
-	if err := sc.Checkpoint(ctx, st); err != nil {
+	if err := recordAgentProcess(ctx, sc, pid); err != nil {
 		return AgentRun{}, fmt.Errorf("agent command %s was stopped: its pid could not be recorded in task %s: %w", program, key, err)
 	}
 
+	waitErr := waitForGroup(ctx, cmd, pid)
+	reaped = true
+	waitAtMost(&readers, agentGrace)
+	removeLeaves(dir, line.Profile.Leaves, leftBefore)
+	restoreGitFile(dir, gitFile)
+	run := AgentRun{Agent: line.Profile.Name, Program: program, Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
+	if err := howTheRunEnded(ctx, &run, waitErr, program, settings.AgentTimeout); err != nil {
+		return run, err
+	}
+	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
+	return run, nil
+}
+
+// waitAtMost waits for wg, but no longer than d: a child the agent left
+// may hold its output open.
+func waitAtMost(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// recordAgentProcess records the running agent's process in the task's
+// state, so that a rerun after wo was killed stops it first.
+func recordAgentProcess(ctx context.Context, sc *StepContext, pid int) error {
+	st := sc.State()
+	st.Agent = &workorder.AgentProcess{PID: pid, Host: identity.Host(), StartTicks: startTicks(pid),
+		StartedAt: workorder.Timestamp(sc.Now()), Step: sc.Step.Step}
+	return sc.Checkpoint(ctx, st)
+}
+
+// waitForGroup waits for the agent's leader to exit, or for ctx to end:
+// then the group gets SIGTERM, and SIGKILL after agentGrace. Children left
+// behind are stopped before the leader is reaped (its pid, the group's id,
+// is free once it is); it returns the leader's end.
+func waitForGroup(ctx context.Context, cmd *exec.Cmd, pid int) error {
 	exited := make(chan func() error, 1)
 	go func() { exited <- waitLeader(cmd) }()
 	var reap func() error
@@ -188,22 +208,29 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		}
 	}
 	stopGroup(pid, agentGrace)
-	waitErr := reap()
-	reaped = true
-	readersDone := make(chan struct{})
-	go func() { readers.Wait(); close(readersDone) }()
-	select {
-	case <-readersDone:
-	case <-time.After(agentGrace):
+	return reap()
+}
+
+// agentEnvironment is the environment the agent command runs with in
+// dir, the login folder lent to it ("" when none: --agent-login lends the
+// one its profile names, and fails when there is none), and the build
+// caches it may use.
+func agentEnvironment(sc *StepContext, line agent.Command, box agentBox, dir string) ([]string, string, map[string]string, error) {
+	settings := sc.Settings()
+	var profile *agent.Profile
+	if line.Known() {
+		profile = line.Profile
 	}
-	removeLeaves(dir, line.Profile.Leaves, leftBefore)
-	restoreGitFile(dir, gitFile)
-	run := AgentRun{Agent: line.Profile.Name, Program: program, Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
-	if err := howTheRunEnded(ctx, &run, waitErr, program, settings.AgentTimeout); err != nil {
-		return run, err
+	login := ""
+	if settings.AgentLogin {
+		if login = loginFolder(profile, sc.Getenv); login == "" {
+			return nil, "", nil, fmt.Errorf("--agent-login: agent command %s has no login folder that wo knows; pass its credentials with --agent-env NAME instead", line.Program())
+		}
 	}
-	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
-	return run, nil
+	caches := box.caches(buildCaches(sc.Getenv))
+	env := agentEnv{getenv: sc.Getenv, optIn: settings.AgentEnv, home: box.home, tmp: box.tmp, profile: profile, login: login, caches: caches,
+		own: map[string]string{"WO_TASK_KEY": sc.Key(), "WO_WORKTREE": dir, "WO_PROMPT_FILE": box.prompt}}.environment()
+	return env, login, caches, nil
 }
 
 // howTheRunEnded fills in run's exit code or signal from waitErr, and what
