@@ -283,13 +283,7 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 		return err
 	}
 	refused := &FixRefusedError{Key: sc.Key(), Worktree: w.Path, Branch: branch, From: from}
-	deny := func(path, why string) {
-		if len(refused.Refused) < maxRefusalsListed {
-			refused.Refused = append(refused.Refused, gitops.Refusal{Path: path, Reason: why})
-		} else {
-			refused.More++
-		}
-	}
+	deny := refused.deny
 	if !plumbing.IsHash(from) {
 		return fmt.Errorf("task %s: no push is recorded to check the fix against (state.pushed_sha is %q): wo reset %s --to-step %d, then wo run %s",
 			sc.Key(), from, sc.Key(), paramsOf[loopParams](sc.Step).LoopTo-1, sc.Key())
@@ -329,16 +323,9 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 		if seen[c.Path] {
 			continue
 		}
-		why := p.check(c)
-		if why == "" && c.Mode == filemode.Symlink && !c.Deleted {
-			if why, err = p.commitLinkRefusal(repo, plumbing.NewHash(from), c); err != nil {
-				return err
-			}
-		}
-		if why == "" {
-			if why, err = secretIn(repo, c, sc.Redact); err != nil {
-				return err
-			}
+		why, err := p.changeRefusal(repo, plumbing.NewHash(from), c, sc.Redact)
+		if err != nil {
+			return err
 		}
 		if why != "" {
 			seen[c.Path] = true
@@ -349,4 +336,29 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 		return refused
 	}
 	return nil
+}
+
+// deny adds a refusal, listing at most maxRefusalsListed and counting the
+// rest.
+func (e *FixRefusedError) deny(path, why string) {
+	if len(e.Refused) < maxRefusalsListed {
+		e.Refused = append(e.Refused, gitops.Refusal{Path: path, Reason: why})
+	} else {
+		e.More++
+	}
+}
+
+// changeRefusal is why the fix's change c may not be pushed: the policy's
+// rules for paths, a link that leads where the fix may not reach (from is
+// the last push), or a secret in its content; "" when it may be.
+func (p fixPolicy) changeRefusal(repo *gitops.Repo, from plumbing.Hash, c gitops.PathChange, redact func(string) string) (string, error) {
+	if why := p.check(c); why != "" {
+		return why, nil
+	}
+	if c.Mode == filemode.Symlink && !c.Deleted {
+		if why, err := p.commitLinkRefusal(repo, from, c); why != "" || err != nil {
+			return why, err
+		}
+	}
+	return secretIn(repo, c, redact)
 }
