@@ -63,26 +63,11 @@ func (l look) limitedUntil(now time.Time) (time.Time, string) {
 // awaited reviewer that withholds its review, asks for it (once for each
 // thing it said, and never more than maxAsksPerHead times for one head).
 func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n int, me string) (look, error) {
-	st := sc.State()
-	head := st.PushedSHA
-	s := reviewer.Signals{Head: head, Now: sc.Now()}
-	if t, err := time.Parse(time.RFC3339Nano, st.PushedAt); err == nil {
-		s.Since = t
-	}
-	var err error
-	if s.Reviews, err = client.Reviews(ctx, n); err != nil {
+	s, err := readSignals(ctx, sc, client, n)
+	if err != nil {
 		return look{}, err
 	}
-	// Every answer is conditional: when nothing moved, each of these is
-	// a free 304.
-	if s.Comments, err = client.IssueComments(ctx, n); err != nil {
-		return look{}, err
-	}
-	if head != "" {
-		if s.Statuses, err = headStatuses(ctx, client, head); err != nil {
-			return look{}, err
-		}
-	}
+	head := s.Head
 	l := look{head: head, signals: s, audience: audienceOf(sc, me, s), readings: map[string]reviewer.Reading{}}
 	if len(l.audience.Awaited) == 0 {
 		// No reviewer named, none seen: a review of the head by someone
@@ -107,16 +92,7 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 		}
 		l.stands = append(l.stands, stand)
 		if r.Kind == reviewer.Reviewed {
-			state := "reviewed"
-			if r.Review != nil {
-				state = r.Review.State
-				if bare := p.Login(); !strings.HasSuffix(bare, "[bot]") && strings.EqualFold(r.Review.Author, bare+"[bot]") {
-					// A bare name resolves to the app's bot by the account
-					// GitHub reports; a user of that name would match too.
-					state += fmt.Sprintf("; the bare name %s matched the app %s: name it so, since a user may hold the bare name", bare, r.Review.Author)
-				}
-			}
-			parts = append(parts, fmt.Sprintf("%s (%s)", p.Login(), state))
+			parts = append(parts, fmt.Sprintf("%s (%s)", p.Login(), reviewedState(p, r)))
 			continue
 		}
 		l.done = false
@@ -135,6 +111,45 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 		}
 	}
 	return l, nil
+}
+
+// readSignals reads what GitHub shows of pull request n's review of the
+// pushed head: the reviews, the conversation and the head's statuses.
+// Every answer is conditional: when nothing moved, each is a free 304.
+func readSignals(ctx context.Context, sc *StepContext, client *github.Client, n int) (reviewer.Signals, error) {
+	st := sc.State()
+	s := reviewer.Signals{Head: st.PushedSHA, Now: sc.Now()}
+	if t, err := time.Parse(time.RFC3339Nano, st.PushedAt); err == nil {
+		s.Since = t
+	}
+	var err error
+	if s.Reviews, err = client.Reviews(ctx, n); err != nil {
+		return s, err
+	}
+	if s.Comments, err = client.IssueComments(ctx, n); err != nil {
+		return s, err
+	}
+	if s.Head != "" {
+		if s.Statuses, err = headStatuses(ctx, client, s.Head); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// reviewedState is how a reviewer that reviewed the head says so: its
+// review's state, and a word when a bare name matched an app's bot.
+func reviewedState(p reviewer.Profile, r reviewer.Reading) string {
+	if r.Review == nil {
+		return "reviewed"
+	}
+	state := r.Review.State
+	if bare := p.Login(); !strings.HasSuffix(bare, "[bot]") && strings.EqualFold(r.Review.Author, bare+"[bot]") {
+		// A bare name resolves to the app's bot by the account GitHub
+		// reports; a user of that name would match too.
+		state += fmt.Sprintf("; the bare name %s matched the app %s: name it so, since a user may hold the bare name", bare, r.Review.Author)
+	}
+	return state
 }
 
 // headStatuses are what the head's commit statuses and check runs say,
@@ -179,25 +194,7 @@ func (l *look) ask(ctx context.Context, sc *StepContext, client *github.Client, 
 	}
 	episode := fmt.Sprintf("%s %s %s", r.Kind, signal, p.Login())
 	prefix := fmt.Sprintf("<!-- wo:ask %s %s ", p.Name(), l.head)
-	// The episodes already asked about for this head: by wo's own marked
-	// comments, and by the re-requests the state records.
-	episodes := map[string]bool{}
-	for _, c := range l.signals.Comments {
-		if github.SameLogin(c.Author, l.audience.Me) {
-			if i := strings.Index(c.Body, prefix); i >= 0 {
-				rest := c.Body[i+len(prefix):]
-				if j := strings.Index(rest, " #"); j >= 0 {
-					episodes[rest[:j]] = true
-				}
-			}
-		}
-	}
-	st := sc.State()
-	for _, a := range st.ReviewAsks {
-		if a.Head == l.head && github.SameLogin(a.Reviewer, p.Login()) {
-			episodes[fmt.Sprintf("%s %s %s", a.Kind, a.Signal, p.Login())] = true
-		}
-	}
+	episodes := l.askedEpisodes(sc.State(), p, prefix)
 	if !episodes[episode] && len(episodes) >= maxAsksPerHead {
 		return &TooManyAsksError{Reviewer: p.Login(), Head: l.head, Asks: len(episodes), Said: r.Said}
 	}
@@ -237,6 +234,29 @@ func (l *look) ask(ctx context.Context, sc *StepContext, client *github.Client, 
 		l.asked = append(l.asked, fmt.Sprintf("%s (%s, %s)", rec.How, p.Login(), r.Kind))
 	}
 	return nil
+}
+
+// askedEpisodes are the episodes (a reading's kind, its time and the
+// reviewer) already asked about for this head: by wo's own comments
+// marked with prefix, and by the re-requests the state st records.
+func (l *look) askedEpisodes(st workorder.State, p reviewer.Profile, prefix string) map[string]bool {
+	episodes := map[string]bool{}
+	for _, c := range l.signals.Comments {
+		if github.SameLogin(c.Author, l.audience.Me) {
+			if i := strings.Index(c.Body, prefix); i >= 0 {
+				rest := c.Body[i+len(prefix):]
+				if j := strings.Index(rest, " #"); j >= 0 {
+					episodes[rest[:j]] = true
+				}
+			}
+		}
+	}
+	for _, a := range st.ReviewAsks {
+		if a.Head == l.head && github.SameLogin(a.Reviewer, p.Login()) {
+			episodes[fmt.Sprintf("%s %s %s", a.Kind, a.Signal, p.Login())] = true
+		}
+	}
+	return episodes
 }
 
 // posted reports whether wo's comment with marker is on the pull request.
