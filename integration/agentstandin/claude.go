@@ -432,17 +432,7 @@ func (r *claudeRun) finish(res claudeResult) int {
 		turns = 1
 	}
 	if res.Result != "" {
-		msg := map[string]any{"type": "assistant", "session_id": r.session, "uuid": newUUID(), "parent_tool_use_id": nil,
-			"message": map[string]any{"role": "assistant", "model": r.model, "type": "message",
-				"content": []any{map[string]any{"type": "text", "text": res.Result}}}}
-		if res.Synthetic {
-			msg["message"].(map[string]any)["model"] = "<synthetic>"
-			msg["is_api_error_message"] = true
-			if res.APIStatus != 0 {
-				msg["error"] = map[int]string{401: "authentication_failed", 429: "rate_limit"}[res.APIStatus]
-			}
-		}
-		r.emit(msg)
+		r.emit(r.assistantMessage(res))
 	}
 	denials := []any{}
 	for _, d := range r.denied {
@@ -480,10 +470,7 @@ func (r *claudeRun) finish(res claudeResult) int {
 	}
 	r.transcript = append(r.transcript, obj)
 	switch r.format {
-	case "json":
-		b, _ := json.Marshal(obj)
-		fmt.Fprintln(r.p.stdout, string(b))
-	case "stream-json":
+	case "json", "stream-json":
 		b, _ := json.Marshal(obj)
 		fmt.Fprintln(r.p.stdout, string(b))
 	default:
@@ -494,6 +481,22 @@ func (r *claudeRun) finish(res claudeResult) int {
 		}
 	}
 	return res.Exit
+}
+
+// assistantMessage is the assistant's message with the result's text,
+// marked synthetic (and with its error) when claude made it, not a model.
+func (r *claudeRun) assistantMessage(res claudeResult) map[string]any {
+	msg := map[string]any{"type": "assistant", "session_id": r.session, "uuid": newUUID(), "parent_tool_use_id": nil,
+		"message": map[string]any{"role": "assistant", "model": r.model, "type": "message",
+			"content": []any{map[string]any{"type": "text", "text": res.Result}}}}
+	if res.Synthetic {
+		msg["message"].(map[string]any)["model"] = "<synthetic>"
+		msg["is_api_error_message"] = true
+		if res.APIStatus != 0 {
+			msg["error"] = map[int]string{401: "authentication_failed", 429: "rate_limit"}[res.APIStatus]
+		}
+	}
+	return msg
 }
 
 // writeClaudeJSON leaves the global state file real claude keeps:

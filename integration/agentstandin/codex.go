@@ -340,7 +340,32 @@ func (r *codexRun) run() int {
 	if s.Outcome == OutcomeFix {
 		edits = s.Edits
 	}
-	var done, refused []string
+	done, refused := r.makeEdits(edits)
+	msg := s.Message
+	switch {
+	case len(refused) > 0 && r.sandbox == "read-only":
+		msg = fmt.Sprintf("I couldn't apply the change to %s: this session runs in a read-only sandbox, so file writes are blocked. Re-run with --sandbox workspace-write to allow edits.", strings.Join(refused, ", "))
+	case msg == "" && len(done) > 0:
+		msg = "Applied the requested change."
+	case msg == "":
+		msg = "No change was needed."
+	}
+	r.item(map[string]any{"type": "agent_message", "text": msg})
+	in, out := orInt(s.InputTokens, 24763), orInt(s.OutputTokens, 122)
+	usage := map[string]any{"input_tokens": in, "cached_input_tokens": in * 9 / 10, "output_tokens": out, "reasoning_output_tokens": out / 2}
+	r.event(map[string]any{"type": "turn.completed", "usage": usage})
+	r.human("codex\n%s\ntokens used\n%d\n", msg, in+out)
+	if !r.json {
+		fmt.Fprintln(p.stdout, msg)
+	}
+	r.writeLastMessage(msg)
+	return 0
+}
+
+// makeEdits makes the script's edits as codex's apply_patch does (none
+// in a read-only sandbox), reporting each as a file_change item; it
+// returns the paths changed and the paths refused.
+func (r *codexRun) makeEdits(edits []Edit) (done, refused []string) {
 	for _, e := range edits {
 		kind := "update"
 		if _, err := os.Stat(filepath.Join(r.workdir, e.Path)); err != nil {
@@ -361,32 +386,21 @@ func (r *codexRun) run() int {
 		}
 		r.item(map[string]any{"type": "file_change", "changes": []any{map[string]any{"path": filepath.Join(r.workdir, e.Path), "kind": kind}}, "status": status})
 	}
-	msg := s.Message
-	switch {
-	case len(refused) > 0 && r.sandbox == "read-only":
-		msg = fmt.Sprintf("I couldn't apply the change to %s: this session runs in a read-only sandbox, so file writes are blocked. Re-run with --sandbox workspace-write to allow edits.", strings.Join(refused, ", "))
-	case msg == "" && len(done) > 0:
-		msg = "Applied the requested change."
-	case msg == "":
-		msg = "No change was needed."
+	return done, refused
+}
+
+// writeLastMessage writes the last message to -o/--output-last-message.
+func (r *codexRun) writeLastMessage(msg string) {
+	f := r.a.get("-o", "--output-last-message")
+	if f == "" {
+		return
 	}
-	r.item(map[string]any{"type": "agent_message", "text": msg})
-	in, out := orInt(s.InputTokens, 24763), orInt(s.OutputTokens, 122)
-	usage := map[string]any{"input_tokens": in, "cached_input_tokens": in * 9 / 10, "output_tokens": out, "reasoning_output_tokens": out / 2}
-	r.event(map[string]any{"type": "turn.completed", "usage": usage})
-	r.human("codex\n%s\ntokens used\n%d\n", msg, in+out)
-	if !r.json {
-		fmt.Fprintln(p.stdout, msg)
+	if !filepath.IsAbs(f) {
+		f = filepath.Join(r.p.cwd, f)
 	}
-	if f := r.a.get("-o", "--output-last-message"); f != "" {
-		if !filepath.IsAbs(f) {
-			f = filepath.Join(r.p.cwd, f)
-		}
-		if err := os.WriteFile(f, []byte(msg), 0o644); err != nil {
-			fmt.Fprintf(p.stderr, "Failed to write last message file %q: %v\n", f, err)
-		}
+	if err := os.WriteFile(f, []byte(msg), 0o644); err != nil {
+		fmt.Fprintf(r.p.stderr, "Failed to write last message file %q: %v\n", f, err)
 	}
-	return 0
 }
 
 // writeRollout leaves the session file real codex keeps under
