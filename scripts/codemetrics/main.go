@@ -10,8 +10,9 @@
 // but those under testdata, hidden folders and other modules (tools/).
 // Functions are the declared functions and methods of non-test files;
 // cyclomatic complexity is gocyclo's count, closures counted with the
-// function that holds them; a function's lines run from its func keyword
-// to its closing brace. The procedure figure is every line (comments and
+// function that holds them (a closure outside any function, in a table
+// such as commands' stateWords, is not counted); a function's lines run
+// from its func keyword to its closing brace. The procedure figure is every line (comments and
 // blank lines too, as wc -l counts them) of the non-test .go files
 // directly in procedure/, not its subfolders. The two leaks look at test
 // files too, as git grep does.
