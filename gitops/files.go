@@ -174,13 +174,7 @@ func (w *Worktree) writeOne(blobs *sharedBlobs, dirs *dirCache, f treeFile, buf 
 		}
 		return entry, nil
 	case filemode.Symlink:
-		if err := blobs.read(f.Hash, buf); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Path, err)
-		}
-		if err := dir.symlink(name, buf.String()); err != nil {
-			return nil, err
-		}
-		fi, err := os.Lstat(filepath.Join(dir.path, name))
+		fi, err := writeLink(blobs, dir, name, f, buf)
 		if err != nil {
 			return nil, err
 		}
@@ -221,6 +215,18 @@ func (w *Worktree) writeOne(blobs *sharedBlobs, dirs *dirCache, f treeFile, buf 
 	}
 	fillStat(entry, fi)
 	return entry, nil
+}
+
+// writeLink makes the link name in dir that the tree's f is, its target
+// read into buf, and returns what the file system says of it.
+func writeLink(blobs *sharedBlobs, dir worktreeDir, name string, f treeFile, buf *bytes.Buffer) (os.FileInfo, error) {
+	if err := blobs.read(f.Hash, buf); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	if err := dir.symlink(name, buf.String()); err != nil {
+		return nil, err
+	}
+	return os.Lstat(filepath.Join(dir.path, name))
 }
 
 // MissingFilesError lists manifest files that the source commit lacks.
