@@ -291,20 +291,7 @@ func permuteArgs(app *cli.App, args []string) []string {
 		return args
 	}
 	appValue := takesValue(app.Flags)
-	idx := -1
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return args
-		}
-		if a == "-" || !strings.HasPrefix(a, "-") {
-			idx = i
-			break
-		}
-		if name, inline := flagName(a); !inline && appValue[name] {
-			i++ // its value
-		}
-	}
+	idx := verbIndex(args, appValue)
 	if idx < 0 {
 		return args
 	}
@@ -313,22 +300,7 @@ func permuteArgs(app *cli.App, args []string) []string {
 		return args
 	}
 	cmdValue := takesValue(cmd.Flags)
-	var front, moved []string
-	global := args[1:idx]
-	for i := 0; i < len(global); i++ {
-		name, inline := flagName(global[i])
-		n := 1
-		if !inline && appValue[name] && i+1 < len(global) {
-			n = 2
-		}
-		if _, known := cmdValue[name]; known {
-			moved = append(moved, global[i:i+n]...)
-		} else {
-			front = append(front, global[i:i+n]...)
-		}
-		i += n - 1
-	}
-	flags := moved
+	front, flags := splitGlobals(args[1:idx], appValue, cmdValue)
 	var positional []string
 	rest := args[idx+1:]
 	for i := 0; i < len(rest); i++ {
@@ -355,6 +327,43 @@ func permuteArgs(app *cli.App, args []string) []string {
 		out = append(out, positional...)
 	}
 	return out
+}
+
+// verbIndex is where the command's name is in args, after the flags that
+// come before it (-1 when there is none, or -- comes first).
+func verbIndex(args []string, appValue map[string]bool) int {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return -1
+		}
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			return i
+		}
+		if name, inline := flagName(a); !inline && appValue[name] {
+			i++ // its value
+		}
+	}
+	return -1
+}
+
+// splitGlobals sorts the flags before the command's name: those the
+// command knows move after it (moved), the others stay in front.
+func splitGlobals(global []string, appValue, cmdValue map[string]bool) (front, moved []string) {
+	for i := 0; i < len(global); i++ {
+		name, inline := flagName(global[i])
+		n := 1
+		if !inline && appValue[name] && i+1 < len(global) {
+			n = 2
+		}
+		if _, known := cmdValue[name]; known {
+			moved = append(moved, global[i:i+n]...)
+		} else {
+			front = append(front, global[i:i+n]...)
+		}
+		i += n - 1
+	}
+	return front, moved
 }
 
 // takesValue maps each flag name (and alias) to whether it takes a value.

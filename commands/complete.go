@@ -65,46 +65,14 @@ var argValues = map[string][][]string{
 const maxKeys = 2000
 
 func (f *Factory) complete(ctx context.Context, app *cli.App, before []string, cur string) []string {
-	var cmd *cli.Command
-	var positional []string
-	flagsOf := func() []cli.Flag {
-		if cmd != nil {
-			return cmd.Flags
-		}
-		return app.Flags
-	}
-	given := map[string]string{} // store flags given so far
-	var pending cli.Flag         // a flag whose value comes next
-	for _, w := range before {
-		if pending != nil {
-			given[pending.Names()[0]] = w
-			pending = nil
-			continue
-		}
-		if strings.HasPrefix(w, "-") && w != "-" {
-			name, inline := flagName(w)
-			if fl := findFlag(flagsOf(), name); fl != nil {
-				if df, ok := fl.(cli.DocGenerationFlag); ok && df.TakesValue() {
-					if !inline {
-						pending = fl
-					} else {
-						given[fl.Names()[0]] = w[strings.IndexByte(w, '=')+1:]
-					}
-				}
-			}
-			continue
-		}
-		if cmd == nil {
-			if cmd = app.Command(w); cmd == nil {
-				return nil
-			}
-			continue
-		}
-		positional = append(positional, w)
+	var line typedLine
+	if !line.read(app, before) {
+		return nil
 	}
 	if strings.HasPrefix(cur, "-") {
 		return nil // the scripts list flags themselves
 	}
+	cmd, pending := line.cmd, line.pending
 	var out []string
 	switch {
 	case pending != nil:
@@ -113,18 +81,67 @@ func (f *Factory) complete(ctx context.Context, app *cli.App, before []string, c
 			out = flagValues[cmd.Name+"."+name]
 		}
 		if out == nil && takesKey(pending) {
-			out = f.taskKeys(ctx, given, cur)
+			out = f.taskKeys(ctx, line.given, cur)
 		}
 	case cmd == nil:
 		return nil
-	case strings.HasPrefix(cmd.ArgsUsage, "KEY") && len(positional) == 0:
-		out = f.taskKeys(ctx, given, cur)
+	case strings.HasPrefix(cmd.ArgsUsage, "KEY") && len(line.positional) == 0:
+		out = f.taskKeys(ctx, line.given, cur)
 	default:
-		if lists := argValues[cmd.Name]; len(positional) < len(lists) {
-			out = lists[len(positional)]
+		if lists := argValues[cmd.Name]; len(line.positional) < len(lists) {
+			out = lists[len(line.positional)]
 		}
 	}
 	return slices.DeleteFunc(slices.Clone(out), func(s string) bool { return !strings.HasPrefix(s, cur) })
+}
+
+// typedLine is what the words typed before the one being completed say:
+// the command, its arguments so far, the store flags given, and a flag
+// whose value comes next.
+type typedLine struct {
+	cmd        *cli.Command
+	positional []string
+	given      map[string]string
+	pending    cli.Flag
+}
+
+// read reads the words; false when one names no command wo has.
+func (l *typedLine) read(app *cli.App, before []string) bool {
+	l.given = map[string]string{}
+	flagsOf := func() []cli.Flag {
+		if l.cmd != nil {
+			return l.cmd.Flags
+		}
+		return app.Flags
+	}
+	for _, w := range before {
+		if l.pending != nil {
+			l.given[l.pending.Names()[0]] = w
+			l.pending = nil
+			continue
+		}
+		if strings.HasPrefix(w, "-") && w != "-" {
+			name, inline := flagName(w)
+			if fl := findFlag(flagsOf(), name); fl != nil {
+				if df, ok := fl.(cli.DocGenerationFlag); ok && df.TakesValue() {
+					if !inline {
+						l.pending = fl
+					} else {
+						l.given[fl.Names()[0]] = w[strings.IndexByte(w, '=')+1:]
+					}
+				}
+			}
+			continue
+		}
+		if l.cmd == nil {
+			if l.cmd = app.Command(w); l.cmd == nil {
+				return false
+			}
+			continue
+		}
+		l.positional = append(l.positional, w)
+	}
+	return true
 }
 
 func findFlag(flags []cli.Flag, name string) cli.Flag {

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/store"
 )
 
@@ -152,25 +152,14 @@ func splitRepo(t *testing.T) (root, repo string) {
 	t.Helper()
 	root = t.TempDir()
 	repo = filepath.Join(root, "repo")
-	gitIn(t, root, "init", "-q", "-b", "main", repo)
+	gittest.Run(t, root, "init", "-q", "-b", "main", repo)
 	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o644)
-	gitIn(t, repo, "add", "-A")
-	gitIn(t, repo, "commit", "-q", "-m", "base")
-	gitIn(t, repo, "branch", "base")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "base")
+	gittest.Run(t, repo, "branch", "base")
 	os.MkdirAll(filepath.Join(repo, "lib"), 0o755)
 	os.WriteFile(filepath.Join(repo, "lib", "lib.go"), []byte("package lib\n"), 0o644)
-	gitIn(t, repo, "add", "-A")
-	gitIn(t, repo, "commit", "-q", "-m", "change")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "change")
 	return root, repo
-}
-
-func gitIn(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
 }

@@ -120,45 +120,15 @@ func runDelete(ctx context.Context, f *Factory, o *deleteOptions) (result, error
 			return err
 		}
 		out.Undone = undone
-		others, err := s.List(ctx, store.Filter{})
-		if err != nil {
+		if err := noDependents(ctx, s, o.Key); err != nil {
 			return err
-		}
-		var children, waiting []string
-		for _, d := range others {
-			k := workorder.Key(d)
-			if k == o.Key {
-				continue
-			}
-			if workorder.String(d, "parent_key") == o.Key {
-				children = append(children, k)
-			}
-			if slices.Contains(store.BlockedByOf(d), o.Key) {
-				waiting = append(waiting, k)
-			}
-		}
-		if len(children) > 0 {
-			return &refusedError{o.Key, fmt.Sprintf("is the epic of %d task(s) (%s)", len(children), joinKeys(children, 5)), "delete or move them first"}
-		}
-		if len(waiting) > 0 {
-			return &refusedError{o.Key, fmt.Sprintf("is waited for by %s (their blocked_by names it)", joinKeys(waiting, 5)), "take it out of their blocked_by first"}
 		}
 		out.LogEntries = len(entries)
 		if o.DryRun {
 			return nil
 		}
-		r, ok := s.(store.Replacer)
-		if !ok {
-			return fmt.Errorf("this store cannot remove tasks")
-		}
-		rev, _ := doc["_rev"].(string)
-		if err := r.Replace(ctx, map[string]string{o.Key: rev}, nil); err != nil {
+		if err := removeTask(ctx, f, s, o.Key, doc, out.Title); err != nil {
 			return err
-		}
-		entry := store.LogEntry{Action: "task_deleted", TaskKey: o.Key, SessionKey: identity.Runner(),
-			Details: map[string]any{"title": out.Title, "command": "delete"}}
-		if err := s.AppendLog(ctx, entry); err != nil {
-			writeNotes(f, []string{fmt.Sprintf("%s was deleted but its activity log entry was not written: %v", o.Key, err)})
 		}
 		out.LogEntries++
 		return nil
@@ -166,26 +136,78 @@ func runDelete(ctx context.Context, f *Factory, o *deleteOptions) (result, error
 	if err != nil {
 		return result{}, err
 	}
-	return result{data: out, human: func(w io.Writer) error {
-		title := ""
-		if out.Title != "" {
-			title = " (" + termtext.Line(out.Title) + ")"
-		}
-		verb := "deleted"
-		if out.DryRun {
-			verb = "would delete"
-		}
-		history := "it never ran"
-		if out.Undone {
-			history = "it ran, and wo undo took its runs back"
-		}
-		_, err := fmt.Fprintf(w, "%s %s%s: %s; its activity log (%d entr%s) stays\n", verb, termtext.Line(out.Key), title,
-			history, out.LogEntries, plural(out.LogEntries, "y", "ies"))
-		if err == nil && out.DryRun {
-			_, err = fmt.Fprintln(w, "dry run: nothing changed")
-		}
+	return result{data: out, human: out.write}, nil
+}
+
+// noDependents refuses to delete a task that other tasks need: the epic of
+// children, or a blocker named in another's blocked_by.
+func noDependents(ctx context.Context, s store.Store, key string) error {
+	others, err := s.List(ctx, store.Filter{})
+	if err != nil {
 		return err
-	}}, nil
+	}
+	var children, waiting []string
+	for _, d := range others {
+		k := workorder.Key(d)
+		if k == key {
+			continue
+		}
+		if workorder.String(d, "parent_key") == key {
+			children = append(children, k)
+		}
+		if slices.Contains(store.BlockedByOf(d), key) {
+			waiting = append(waiting, k)
+		}
+	}
+	if len(children) > 0 {
+		return &refusedError{key, fmt.Sprintf("is the epic of %d task(s) (%s)", len(children), joinKeys(children, 5)), "delete or move them first"}
+	}
+	if len(waiting) > 0 {
+		return &refusedError{key, fmt.Sprintf("is waited for by %s (their blocked_by names it)", joinKeys(waiting, 5)), "take it out of their blocked_by first"}
+	}
+	return nil
+}
+
+// removeTask removes task key, if its document is still at the revision
+// read (doc), and logs it (a log that cannot be written is said, not an
+// error).
+func removeTask(ctx context.Context, f *Factory, s store.Store, key string, doc workorder.Document, title string) error {
+	r, ok := s.(store.Replacer)
+	if !ok {
+		return fmt.Errorf("this store cannot remove tasks")
+	}
+	rev, _ := doc["_rev"].(string)
+	if err := r.Replace(ctx, map[string]string{key: rev}, nil); err != nil {
+		return err
+	}
+	entry := store.LogEntry{Action: "task_deleted", TaskKey: key, SessionKey: identity.Runner(),
+		Details: map[string]any{"title": title, "command": "delete"}}
+	if err := s.AppendLog(ctx, entry); err != nil {
+		writeNotes(f, []string{fmt.Sprintf("%s was deleted but its activity log entry was not written: %v", key, err)})
+	}
+	return nil
+}
+
+// write says for a person what was (or would be) deleted.
+func (out deleteOutcome) write(w io.Writer) error {
+	title := ""
+	if out.Title != "" {
+		title = " (" + termtext.Line(out.Title) + ")"
+	}
+	verb := "deleted"
+	if out.DryRun {
+		verb = "would delete"
+	}
+	history := "it never ran"
+	if out.Undone {
+		history = "it ran, and wo undo took its runs back"
+	}
+	_, err := fmt.Fprintf(w, "%s %s%s: %s; its activity log (%d entr%s) stays\n", verb, termtext.Line(out.Key), title,
+		history, out.LogEntries, plural(out.LogEntries, "y", "ies"))
+	if err == nil && out.DryRun {
+		_, err = fmt.Fprintln(w, "dry run: nothing changed")
+	}
+	return err
 }
 
 func plural(n int, one, many string) string {

@@ -145,47 +145,16 @@ func FieldReference() string {
 		}
 		b.WriteString("| field | type | required | default | meaning |\n|---|---|---|---|---|\n")
 		for _, f := range workorder.Fields {
-			if f.Parent() != sec.parent {
-				continue
+			if f.Parent() == sec.parent {
+				b.WriteString(fieldRow(f, sec.parent))
 			}
-			kind := string(f.Kind)
-			if len(f.Values) > 0 {
-				kind = "one of " + codeList(f.Values)
-			}
-			meaning, readers := f.Doc, action.ReadBy(f.Path)
-			if len(readers) > 0 && sec.parent != "work_order.procedure[]" && !strings.HasPrefix(sec.parent, "work_order.procedure[].") {
-				meaning = strings.TrimSpace(meaning + " Read by " + codeList(readers) + ".")
-			}
-			if len(readers) > 0 && sec.parent == "work_order.procedure[]" {
-				meaning = strings.TrimSpace("`" + strings.Join(readers, "`, `") + "` only. " + meaning)
-			}
-			if f.Writer != "" {
-				meaning = strings.TrimSpace(meaning + " Written by " + f.Writer + ".")
-			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name(), kind, f.Required, f.Default, cell(meaning))
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("## Every action\n\n")
 	b.WriteString("| action | does | changes git or GitHub | step fields | context and inputs it reads |\n|---|---|---|---|---|\n")
 	for _, name := range action.Names() {
-		does, _ := action.Describe(name)
-		var stepFields, reads []string
-		for _, f := range workorder.Fields {
-			if !slices.Contains(action.ReadBy(f.Path), name) {
-				continue
-			}
-			if strings.HasPrefix(f.Path, "work_order.procedure[]") {
-				stepFields = append(stepFields, strings.TrimPrefix(f.Path, "work_order.procedure[]."))
-			} else {
-				reads = append(reads, strings.TrimPrefix(f.Path, "work_order."))
-			}
-		}
-		mutates := "yes"
-		if action.Ephemeral([]workorder.Step{{Action: name}}) {
-			mutates = "no"
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", name, cell(does), mutates, codeList(stepFields), codeList(reads))
+		b.WriteString(actionRow(name))
 	}
 	fmt.Fprintf(&b, "\nEvery step also takes `step`, `action`, `description` and `command`. A %s step's `condition` is one of: %s.\n\n",
 		codeList(action.ReadBy("work_order.procedure[].condition")), codeList(action.Conditions()))
@@ -196,6 +165,49 @@ func FieldReference() string {
 		"an unknown name is an error.\n\n", codeList(workorder.DerivedPlaceholders), codeList(action.LaterNames()))
 	b.WriteString(FieldsEnd + "\n")
 	return b.String()
+}
+
+// fieldRow is field f's row in the table of the section of fields below
+// parent: its type or values, and what it means, who reads and who
+// writes it.
+func fieldRow(f workorder.Field, parent string) string {
+	kind := string(f.Kind)
+	if len(f.Values) > 0 {
+		kind = "one of " + codeList(f.Values)
+	}
+	meaning, readers := f.Doc, action.ReadBy(f.Path)
+	if len(readers) > 0 && parent != "work_order.procedure[]" && !strings.HasPrefix(parent, "work_order.procedure[].") {
+		meaning = strings.TrimSpace(meaning + " Read by " + codeList(readers) + ".")
+	}
+	if len(readers) > 0 && parent == "work_order.procedure[]" {
+		meaning = strings.TrimSpace("`" + strings.Join(readers, "`, `") + "` only. " + meaning)
+	}
+	if f.Writer != "" {
+		meaning = strings.TrimSpace(meaning + " Written by " + f.Writer + ".")
+	}
+	return fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", f.Name(), kind, f.Required, f.Default, cell(meaning))
+}
+
+// actionRow is action name's row in the table of actions: what it does,
+// whether it changes git or GitHub, and the fields it reads.
+func actionRow(name string) string {
+	does, _ := action.Describe(name)
+	var stepFields, reads []string
+	for _, f := range workorder.Fields {
+		if !slices.Contains(action.ReadBy(f.Path), name) {
+			continue
+		}
+		if strings.HasPrefix(f.Path, "work_order.procedure[]") {
+			stepFields = append(stepFields, strings.TrimPrefix(f.Path, "work_order.procedure[]."))
+		} else {
+			reads = append(reads, strings.TrimPrefix(f.Path, "work_order."))
+		}
+	}
+	mutates := "yes"
+	if action.Ephemeral([]workorder.Step{{Action: name}}) {
+		mutates = "no"
+	}
+	return fmt.Sprintf("| `%s` | %s | %s | %s | %s |\n", name, cell(does), mutates, codeList(stepFields), codeList(reads))
 }
 
 func codeList(items []string) string {

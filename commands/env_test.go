@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/procedure/action"
 )
 
 // urfave/cli reads a flag's EnvVars from the process environment itself:
@@ -236,7 +236,7 @@ func TestTheProcessEnvironmentIsNotReadWhenATestGivesItsOwn(t *testing.T) {
 		t.Errorf("wo list opened %+v (%s)", cfg, r.stderr)
 	}
 	o, msg := parseOptionsEnv(t, nil, runCommand, "--epic", "task_e")
-	want := engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: gitops.DefaultNetworkTimeout}
+	want := engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: action.DefaultGitTimeout}
 	if o == nil || !reflect.DeepEqual(o.Engine, want) || o.Wait {
 		t.Errorf("wo run: %+v (%s)", o, msg)
 	}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/intake"
 	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/split"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -214,7 +214,7 @@ func TestRunFlags(t *testing.T) {
 
 	got, msg = parseOptions(t, runCommand, "task_cr_01")
 	want = &runOptions{Store: sqlite(""), Parallel: 1, WaitTimeout: 30 * time.Minute, ProgressEvery: time.Minute, Task: procedure.RunOptions{Key: "task_cr_01"},
-		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: gitops.DefaultNetworkTimeout}}
+		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: action.DefaultGitTimeout}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
@@ -256,7 +256,7 @@ func TestRunEpicFlags(t *testing.T) {
 	got, msg := parseOptions(t, runCommand, "--epic", "task_e", "--parallel", "4", "--wait", "--wait-timeout", "5m", "--repo", "/src/app")
 	want := &runOptions{Store: sqlite(""), Epic: "task_e", Parallel: 4, Wait: true, WaitTimeout: 5 * time.Minute, ProgressEvery: time.Minute,
 		Task:   procedure.RunOptions{RepoPath: "/src/app"},
-		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: gitops.DefaultNetworkTimeout}}
+		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: action.DefaultGitTimeout}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
@@ -483,7 +483,7 @@ func TestUndoFlags(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
-	if got, msg := parseOptions(t, undoCommand, "--epic", "task_big"); got == nil || got.Epic != "task_big" || got.Undo.Key != "" || got.Engine.GitTimeout != gitops.DefaultNetworkTimeout {
+	if got, msg := parseOptions(t, undoCommand, "--epic", "task_big"); got == nil || got.Epic != "task_big" || got.Undo.Key != "" || got.Engine.GitTimeout != action.DefaultGitTimeout {
 		t.Errorf("--epic: %+v (%s)", got, msg)
 	}
 	if got, msg := parseOptions(t, undoCommand, "task_a", "--epic", "task_big"); got != nil || !strings.Contains(msg, "either a task KEY or --epic KEY") {

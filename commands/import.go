@@ -91,18 +91,8 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 	if err != nil {
 		return result{}, err
 	}
-	var docs []workorder.Document
-	if o.Format == "tasks-json" {
-		if err := workorder.CheckJSON(source, data); err != nil {
-			return result{}, err
-		}
-		tf, err := workorder.ParseTasksFile(source, data)
-		if err != nil {
-			return result{}, err
-		}
-		epic, tasks := workorder.FromTasksFile(tf, action.AgentTask)
-		docs = append([]workorder.Document{epic}, tasks...)
-	} else if docs, err = workorder.DecodeDocuments(source, data); err != nil {
+	docs, err := importedDocuments(o.Format, source, data)
+	if err != nil {
 		return result{}, err
 	}
 	var res *intake.Created
@@ -147,6 +137,23 @@ func runImport(ctx context.Context, f *Factory, o *importOptions) (result, error
 			return err
 		},
 	}, nil
+}
+
+// importedDocuments reads the documents of the input: a JSON array of
+// them, or a tasks.json (format tasks-json) as an epic and its tasks.
+func importedDocuments(format, source string, data []byte) ([]workorder.Document, error) {
+	if format != "tasks-json" {
+		return workorder.DecodeDocuments(source, data)
+	}
+	if err := workorder.CheckJSON(source, data); err != nil {
+		return nil, err
+	}
+	tf, err := workorder.ParseTasksFile(source, data)
+	if err != nil {
+		return nil, err
+	}
+	epic, tasks := workorder.FromTasksFile(tf, action.AgentTask)
+	return append([]workorder.Document{epic}, tasks...), nil
 }
 
 // newIntake is the task intake over s, checking procedures against what

@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
@@ -115,7 +116,7 @@ func writeLand(w io.Writer, r *procedure.LandResult) {
 			line = fmt.Sprintf("  %s: %s", s.Key, strings.ReplaceAll(s.Outcome, "_", " "))
 		}
 		if s.SHA != "" {
-			line += " at " + shortHash(s.SHA)
+			line += " at " + gitname.Short(s.SHA)
 		}
 		if s.Reason != "" {
 			line += ": " + termtext.Line(s.Reason)
@@ -128,12 +129,4 @@ func writeLand(w io.Writer, r *procedure.LandResult) {
 	case r.Stopped != "":
 		fmt.Fprintf(w, "Stopped: %s\n", termtext.Line(r.Stopped))
 	}
-}
-
-// shortHash is a commit's first 12 hex digits.
-func shortHash(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

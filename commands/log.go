@@ -161,26 +161,31 @@ func compactEntry(e store.LogEntry) logLine {
 		l.duration = formatDuration(time.Duration(ms) * time.Millisecond)
 		shown["duration_ms"] = true
 	}
+	if l.note == "" {
+		l.note = noteOf(d, shown)
+	}
+	return l
+}
+
+// noteOf is a log line's note: the first of noteKeys the details hold
+// that the line does not show already, else every detail not shown.
+func noteOf(d map[string]any, shown map[string]bool) string {
 	for _, k := range noteKeys {
-		if l.note != "" {
-			break
-		}
 		if v, ok := d[k]; ok && !shown[k] && v != nil && plainValue(v) != "" {
-			l.note = clipRunes(termtext.Line(plainValue(v)), 100)
+			if note := clipRunes(termtext.Line(plainValue(v)), 100); note != "" {
+				return note
+			}
 			shown[k] = true
 			break
 		}
 	}
-	if l.note == "" {
-		rest := map[string]any{}
-		for k, v := range d {
-			if !shown[k] {
-				rest[k] = v
-			}
+	rest := map[string]any{}
+	for k, v := range d {
+		if !shown[k] {
+			rest[k] = v
 		}
-		l.note = details(rest)
 	}
-	return l
+	return details(rest)
 }
 
 // agentLogNote is an agent run's line: the agent, its failure, its cost,

@@ -67,47 +67,8 @@ type output struct {
 // (errors), once, in the requested form.
 func printResult(f *Factory, name string, out output, started time.Time, storeName string, res result, err error) int {
 	exit, code := classify(err)
-	asJSON := out.json || out.jq != nil
-	if asJSON {
-		env := Envelope{
-			Success: err == nil,
-			Command: cmp.Or(name, "wo"),
-			Data:    res.data,
-			Metadata: EnvelopeMetadata{
-				WoVersion:  versionString(),
-				Timestamp:  workorder.Timestamp(time.Now()),
-				DurationMS: time.Since(started).Milliseconds(),
-				ExitCode:   exit,
-				Store:      storeName,
-			},
-		}
-		if err != nil {
-			env.Error = &EnvelopeError{Code: code, Message: clipLines(err.Error()), Details: errorDetails(err)}
-		}
-		var werr error
-		if out.jq != nil {
-			if jqErr := printJQ(f.Stdout, out.jq, env); jqErr != nil {
-				fmt.Fprintf(f.Stderr, "wo %s: --jq: %s\n", name, termtext.Line(jqErr.Error()))
-				return cmp.Or(exit, ExitInvalid)
-			}
-			if err != nil {
-				fmt.Fprintf(f.Stderr, "wo %s: %s\n", name, termtext.Block(clipLines(err.Error())))
-			}
-			return exit
-		}
-		if res.compact {
-			var b []byte
-			if b, werr = json.Marshal(env); werr == nil {
-				_, werr = fmt.Fprintln(f.Stdout, string(b))
-			}
-		} else {
-			werr = workorder.Encode(f.Stdout, env)
-		}
-		if werr != nil {
-			fmt.Fprintln(f.Stderr, "wo: writing output:", werr)
-			return ExitFailed
-		}
-		return exit
+	if out.json || out.jq != nil {
+		return printEnvelope(f, name, out, started, storeName, res, err)
 	}
 	if err != nil {
 		if res.always && res.human != nil {
@@ -125,6 +86,51 @@ func printResult(f *Factory, name string, out output, started time.Time, storeNa
 			fmt.Fprintln(f.Stderr, "wo: writing output:", werr)
 			return ExitFailed
 		}
+	}
+	return exit
+}
+
+// printEnvelope writes the result as the JSON envelope (or what --jq
+// makes of it) and returns the exit code.
+func printEnvelope(f *Factory, name string, out output, started time.Time, storeName string, res result, err error) int {
+	exit, code := classify(err)
+	env := Envelope{
+		Success: err == nil,
+		Command: cmp.Or(name, "wo"),
+		Data:    res.data,
+		Metadata: EnvelopeMetadata{
+			WoVersion:  versionString(),
+			Timestamp:  workorder.Timestamp(time.Now()),
+			DurationMS: time.Since(started).Milliseconds(),
+			ExitCode:   exit,
+			Store:      storeName,
+		},
+	}
+	if err != nil {
+		env.Error = &EnvelopeError{Code: code, Message: clipLines(err.Error()), Details: errorDetails(err)}
+	}
+	var werr error
+	if out.jq != nil {
+		if jqErr := printJQ(f.Stdout, out.jq, env); jqErr != nil {
+			fmt.Fprintf(f.Stderr, "wo %s: --jq: %s\n", name, termtext.Line(jqErr.Error()))
+			return cmp.Or(exit, ExitInvalid)
+		}
+		if err != nil {
+			fmt.Fprintf(f.Stderr, "wo %s: %s\n", name, termtext.Block(clipLines(err.Error())))
+		}
+		return exit
+	}
+	if res.compact {
+		var b []byte
+		if b, werr = json.Marshal(env); werr == nil {
+			_, werr = fmt.Fprintln(f.Stdout, string(b))
+		}
+	} else {
+		werr = workorder.Encode(f.Stdout, env)
+	}
+	if werr != nil {
+		fmt.Fprintln(f.Stderr, "wo: writing output:", werr)
+		return ExitFailed
 	}
 	return exit
 }

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -128,7 +128,7 @@ func writeReviewOutcome(p *printer, o *ReviewOutcome) {
 		if r.Said != "" {
 			said = " (" + r.Said + ")"
 		}
-		p.line("  reviewer %s: %s on %s%s", r.Login, strings.ReplaceAll(r.Kind, "_", " "), gitops.Short(r.Head), said)
+		p.line("  reviewer %s: %s on %s%s", r.Login, strings.ReplaceAll(r.Kind, "_", " "), gitname.Short(r.Head), said)
 	}
 	if o.NotBefore != "" {
 		p.line("  rate limited: wo asks again for the review after %s", o.NotBefore)

@@ -14,7 +14,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/agent"
-	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
@@ -137,7 +136,7 @@ finishes the epic.
 			&cli.DurationFlag{Name: "poll-interval", Usage: "how often to poll GitHub while waiting", DefaultText: "30s"},
 			&cli.StringSliceFlag{Name: "agent-env", Usage: "also pass the environment variable `NAME` to the agent (repeat, or comma-separate in WO_AGENT_ENV; the agent gets only PATH, LANG, LC_*, TERM, TMPDIR, a temporary HOME, WO_TASK_KEY, WO_WORKTREE, WO_PROMPT_FILE and these)"},
 			&cli.DurationFlag{Name: "agent-timeout", Value: 30 * time.Minute, Usage: "stop an agent run (and its child processes) after this `DURATION`"},
-			&cli.DurationFlag{Name: "git-timeout", Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git push that takes longer than this `DURATION`"},
+			&cli.DurationFlag{Name: "git-timeout", Value: action.DefaultGitTimeout, Usage: "give up on a git push that takes longer than this `DURATION`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := runOptionsFrom(c, f)
@@ -165,74 +164,94 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 	if !c.IsSet("agent-writable") {
 		o.Engine.AgentWritable = writableDirs([]string{f.Getenv("WO_AGENT_WRITABLE")})
 	}
+	if err := checkRunOptions(o); err != nil {
+		return nil, err
+	}
+	if err := readRunTarget(c, f, o); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// checkRunOptions refuses a value no run can use: a negative time or
+// count, a reviewer's name GitHub would not give, an unknown sandbox
+// setting, a port or folder the agent's sandbox cannot take, an agent
+// command or environment name wo cannot use.
+func checkRunOptions(o *runOptions) error {
 	for name, d := range map[string]time.Duration{"review-wait": o.Engine.ReviewWait, "poll-interval": o.Engine.PollInterval,
 		"agent-timeout": o.Engine.AgentTimeout, "git-timeout": o.Engine.GitTimeout, "wait-timeout": o.WaitTimeout} {
 		if d < 0 {
-			return nil, usagef(fmt.Sprintf("--%s %s: a time cannot be negative", name, d))
+			return usagef(fmt.Sprintf("--%s %s: a time cannot be negative", name, d))
 		}
 	}
 	if o.Engine.MaxIterations < 0 || o.Parallel < 0 {
-		return nil, usagef("--max-iterations and --parallel cannot be negative")
+		return usagef("--max-iterations and --parallel cannot be negative")
 	}
 	for _, r := range o.Engine.Reviewers {
 		if strings.TrimSpace(r) == "" || strings.ContainsAny(r, " \t\n/@") {
-			return nil, usagef(fmt.Sprintf("--reviewer %q: name the reviewer as GitHub does (coderabbitai[bot], alice)", r))
+			return usagef(fmt.Sprintf("--reviewer %q: name the reviewer as GitHub does (coderabbitai[bot], alice)", r))
 		}
 	}
 	switch o.Engine.AgentSandbox {
 	case "", action.SandboxOn, action.SandboxOff:
 	default:
-		return nil, usagef(fmt.Sprintf("--agent-sandbox %q: give on or off", o.Engine.AgentSandbox))
+		return usagef(fmt.Sprintf("--agent-sandbox %q: give on or off", o.Engine.AgentSandbox))
 	}
 	if o.Engine.MaxAgentRounds < 0 || o.Engine.MaxAgentCost < 0 {
-		return nil, usagef("--max-agent-rounds and --max-agent-cost cannot be negative")
+		return usagef("--max-agent-rounds and --max-agent-cost cannot be negative")
 	}
 	for _, p := range o.Engine.AgentPorts {
 		if p < 1 || p > 65535 {
-			return nil, usagef(fmt.Sprintf("--agent-allow-port %d: give a TCP port, 1 to 65535", p))
+			return usagef(fmt.Sprintf("--agent-allow-port %d: give a TCP port, 1 to 65535", p))
 		}
 	}
 	for _, d := range o.Engine.AgentWritable {
 		if !filepath.IsAbs(d) || filepath.Clean(d) == "/" {
-			return nil, usagef(fmt.Sprintf("--agent-writable %q: give an absolute folder other than /", d))
+			return usagef(fmt.Sprintf("--agent-writable %q: give an absolute folder other than /", d))
 		}
 	}
 	if o.Engine.Agent != "" {
 		if _, err := agent.Parse(o.Engine.Agent); err != nil {
-			return nil, usagef("--agent: " + err.Error())
+			return usagef("--agent: " + err.Error())
 		}
 	}
 	for _, name := range o.Engine.AgentEnv {
 		if err := action.CheckAgentEnv(name); err != nil {
-			return nil, usagef(err.Error())
+			return usagef(err.Error())
 		}
 	}
+	return nil
+}
+
+// readRunTarget reads what the run is for: the work order a GitHub event
+// names, an epic, or one task KEY, each alone.
+func readRunTarget(c *cli.Context, f *Factory, o *runOptions) error {
 	o.GitHubEvent, o.GitHubEventName = githubEventOf(c, f)
 	o.ContinueEpic = c.Bool("continue-epic")
 	if o.ContinueEpic && o.GitHubEvent == "" {
-		return nil, usagef("--continue-epic goes with --github-event (or GITHUB_EVENT_PATH in a workflow run for a pull request event)")
+		return usagef("--continue-epic goes with --github-event (or GITHUB_EVENT_PATH in a workflow run for a pull request event)")
 	}
 	if o.GitHubEvent != "" {
 		if c.Args().Len() > 0 || o.DryRun || o.Task.FromStep > 0 || o.Task.UntilStep > 0 {
-			return nil, usagef("--github-event finds its work order from the event: give no task KEY, --dry-run or step range")
+			return usagef("--github-event finds its work order from the event: give no task KEY, --dry-run or step range")
 		}
-		return o, nil
+		return nil
 	}
 	if o.Epic != "" {
 		if c.Args().Len() > 0 {
-			return nil, usagef("give either a task KEY or --epic KEY, not both")
+			return usagef("give either a task KEY or --epic KEY, not both")
 		}
 		if o.DryRun || o.Task.FromStep > 0 || o.Task.UntilStep > 0 {
-			return nil, usagef("--dry-run, --from-step and --until-step work on one task, not with --epic")
+			return usagef("--dry-run, --from-step and --until-step work on one task, not with --epic")
 		}
-		return o, nil
+		return nil
 	}
 	key, err := oneArg(c, "task KEY")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	o.Task.Key = key
-	return o, nil
+	return nil
 }
 
 // engineOptionsFrom reads the engine's flags; those the command lacks

@@ -219,25 +219,13 @@ func (p *progress) event(ev procedure.Event) {
 	secrets := p.f.secrets()
 	ev.Error, ev.Note = secrets.String(ev.Error), secrets.String(ev.Note)
 	if p.json {
-		if ev.Type == "step_waiting" {
-			return // for a person watching: --json shows no wait
+		if ev.Type != "step_waiting" { // for a person watching: --json shows no wait
+			b, _ := json.Marshal(ev)
+			fmt.Fprintln(p.f.Stdout, string(b))
 		}
-		b, _ := json.Marshal(ev)
-		fmt.Fprintln(p.f.Stdout, string(b))
 		return
 	}
-	// Keys, actions, notes and errors come from documents, servers and
-	// review comments: escape them before they reach the terminal.
-	ev.Key, ev.Action, ev.Note, ev.Error = termtext.Line(ev.Key), termtext.Line(ev.Action), termtext.Line(ev.Note), termtext.Line(ev.Error)
-	ev.Outcome = termtext.Line(ev.Outcome)
-	label := fmt.Sprintf("%d/%d %s", ev.Step, ev.Steps, ev.Action)
-	if p.withKeys {
-		label = ev.Key + " " + label
-	}
-	switch ev.Type {
-	case "step_finished", "step_failed", "run_waiting", "run_finished":
-		delete(p.waits, ev.Key)
-	}
+	label := p.escapeAndLabel(&ev)
 	switch ev.Type {
 	case "run_started":
 		p.println("%s: running from step %d of %d", ev.Key, ev.Step, ev.Steps)
@@ -274,4 +262,21 @@ func (p *progress) event(ev procedure.Event) {
 	case "log_failed", "warning":
 		p.println("warning: %s", ev.Error) // it says what was not written
 	}
+}
+
+// escapeAndLabel escapes what the event carries from documents, servers
+// and review comments before it reaches the terminal, forgets the task's
+// wait when the event ends it, and returns the step's label.
+func (p *progress) escapeAndLabel(ev *procedure.Event) string {
+	ev.Key, ev.Action, ev.Note, ev.Error = termtext.Line(ev.Key), termtext.Line(ev.Action), termtext.Line(ev.Note), termtext.Line(ev.Error)
+	ev.Outcome = termtext.Line(ev.Outcome)
+	switch ev.Type {
+	case "step_finished", "step_failed", "run_waiting", "run_finished":
+		delete(p.waits, ev.Key)
+	}
+	label := fmt.Sprintf("%d/%d %s", ev.Step, ev.Steps, ev.Action)
+	if p.withKeys {
+		label = ev.Key + " " + label
+	}
+	return label
 }

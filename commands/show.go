@@ -180,6 +180,28 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView, estimate *proc
 		p.line("  blocked by  %s", orDash(strings.Join(wo.Dependencies.BlockedBy, ", ")))
 		p.line("  blocks      %s", orDash(strings.Join(wo.Dependencies.Blocks, ", ")))
 	}
+	writeSteps(p, steps)
+	writeApproval(p, wo.Approval)
+	for i, h := range wo.RollbackHints {
+		if i == 0 {
+			p.line("\nTo roll back:")
+		}
+		p.line("  - %s", h)
+	}
+	if len(wo.SuccessCriteria) > 0 {
+		p.line("\nSuccess criteria:")
+		for _, c := range wo.SuccessCriteria {
+			p.line("  - %s", c)
+		}
+	}
+	writeRunState(p, workorder.Key(doc), wo.State, len(wo.Procedure), estimate)
+	writeReviewOutcome(p, reviewOutcomeOf(wo.State))
+	return p.err
+}
+
+// writeSteps lists the procedure's steps, each marked done, next,
+// pending or failed, with its rendered command.
+func writeSteps(p *printer, steps []StepView) {
 	p.line("\nProcedure (%d steps):", len(steps))
 	for _, s := range steps {
 		p.line("  %s %2d %s", marks[s.Mark], s.Step, s.Action)
@@ -193,33 +215,32 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView, estimate *proc
 			p.line("          command: %s", firstLine(s.Rendered))
 		}
 	}
-	if a := wo.Approval; a != nil && (a.Summary != "" || a.Confidence != nil || len(a.Evidence) > 0) {
-		p.line("\nApproval request:")
-		if a.Summary != "" {
-			p.line("  summary     %s", a.Summary)
-		}
-		if a.Confidence != nil {
-			p.line("  confidence  %.0f%%", *a.Confidence*100)
-		}
-		for _, e := range a.Evidence {
-			p.line("  evidence    (%s) %s", e.Status, e.Claim)
-		}
+}
+
+// writeApproval shows the request for approval, when the work order makes
+// one.
+func writeApproval(p *printer, a *workorder.ApprovalSpec) {
+	if a == nil || a.Summary == "" && a.Confidence == nil && len(a.Evidence) == 0 {
+		return
 	}
-	for i, h := range wo.RollbackHints {
-		if i == 0 {
-			p.line("\nTo roll back:")
-		}
-		p.line("  - %s", h)
+	p.line("\nApproval request:")
+	if a.Summary != "" {
+		p.line("  summary     %s", a.Summary)
 	}
-	if len(wo.SuccessCriteria) > 0 {
-		p.line("\nSuccess criteria:")
-		for _, c := range wo.SuccessCriteria {
-			p.line("  - %s", c)
-		}
+	if a.Confidence != nil {
+		p.line("  confidence  %.0f%%", *a.Confidence*100)
 	}
-	st := wo.State
+	for _, e := range a.Evidence {
+		p.line("  evidence    (%s) %s", e.Status, e.Claim)
+	}
+}
+
+// writeRunState shows where the run stands: its step, review iterations,
+// pull request and worktree, what is left to do (estimate), the agent's
+// usage, an interrupt, the lease, the last error and the notes.
+func writeRunState(p *printer, key string, st workorder.State, steps int, estimate *procedure.Estimate) {
 	p.line("\nState: step %d/%d done · review iterations %d · PR %s · worktree %s",
-		st.CurrentStep, len(wo.Procedure), st.ReviewIterations, orDash(deref(st.PRURL)), orDash(deref(st.WorktreePath)))
+		st.CurrentStep, steps, st.ReviewIterations, orDash(deref(st.PRURL)), orDash(deref(st.WorktreePath)))
 	if e := estimate; e != nil && !e.Known {
 		p.line("  estimate: %s", e.Basis)
 	} else if e != nil {
@@ -229,7 +250,7 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView, estimate *proc
 		p.line("  agent: %s", agentUsageText(*st.AgentUsage))
 	}
 	if st.Phase == workorder.PhaseInterrupted {
-		p.line("  interrupted: the last run was stopped by a signal in step %d; wo run %s goes on from there", st.CurrentStep+1, termtext.Line(workorder.Key(doc)))
+		p.line("  interrupted: the last run was stopped by a signal in step %d; wo run %s goes on from there", st.CurrentStep+1, termtext.Line(key))
 	}
 	if st.Lease != nil {
 		p.line("  lease: %s until %s", st.Lease.Holder, st.Lease.ExpiresAt.Format("2006-01-02 15:04:05Z07:00"))
@@ -240,8 +261,6 @@ func writeShow(w io.Writer, doc map[string]any, steps []StepView, estimate *proc
 	for _, n := range st.Notes {
 		p.line("  note: %s", n)
 	}
-	writeReviewOutcome(p, reviewOutcomeOf(st))
-	return p.err
 }
 
 // printer writes lines and remembers the first write error.

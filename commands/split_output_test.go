@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/split"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -68,9 +68,9 @@ func TestSplitHelpStatesTheSplitLargeDefaultOnce(t *testing.T) {
 func TestSplitExplainSaysWhyEachFileWentWhere(t *testing.T) {
 	t.Parallel()
 	repo := t.TempDir()
-	splitGit(t, repo, "init", "-q", "-b", "main")
-	splitGit(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
-	splitGit(t, repo, "branch", "base")
+	gittest.Run(t, repo, "init", "-q", "-b", "main")
+	gittest.Run(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
+	gittest.Run(t, repo, "branch", "base")
 	for path, content := range map[string]string{
 		"go.mod":               "module example.com/r\n\ngo 1.21\n",
 		"p/p.go":               "package p\n\n// P is p.\nfunc P() int { return 1 }\n",
@@ -88,8 +88,8 @@ func TestSplitExplainSaysWhyEachFileWentWhere(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	splitGit(t, repo, "add", "-A")
-	splitGit(t, repo, "commit", "-q", "-m", "the change")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "the change")
 	r := mustRun(t, newDB(t), "", "split", "--repo", repo, "--base", "base", "--source", "main", "--dry-run", "--explain",
 		"--max-lines", "10", "--split-large=false", "--epic-key", "task_e", "--wide")
 	lines := map[string]bool{}
@@ -112,17 +112,6 @@ func TestSplitExplainSaysWhyEachFileWentWhere(t *testing.T) {
 	}
 	if want := "warning: q alone has 11 lines in 2 files, over the budget of 10 lines and 150 files: it stays whole in PR #2 (--split-large is off)\n"; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
-	}
-}
-
-func splitGit(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 }
 

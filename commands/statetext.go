@@ -9,127 +9,136 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
 // stateText is one field of work_order.state, by its JSON name, as a
-// person reads it: "step 9 ×2", not Go's map[9:2]. A field this function
-// has no words for (another tool's, or one added since) reads as
-// plainValue shows any JSON value. The text is untrusted: escape it.
+// person reads it: "step 9 ×2", not Go's map[9:2]. A field stateWords has
+// no words for (another tool's, or one added since) reads as plainValue
+// shows any JSON value. The text is untrusted: escape it.
 func stateText(st workorder.State, name string) string {
-	switch name {
-	case "version":
-		return strconv.Itoa(st.Version)
-	case "current_step":
-		return "step " + strconv.Itoa(st.CurrentStep)
-	case "completed_steps":
+	if words, ok := stateWords[name]; ok {
+		return words(st)
+	}
+	return plainValue(workorder.StateMap(st)[name])
+}
+
+// unsetText is how a field that is not set reads.
+const unsetText = "-"
+
+// stateWords words each state field wo knows, by its JSON name.
+var stateWords = map[string]func(workorder.State) string{
+	"version":      func(st workorder.State) string { return strconv.Itoa(st.Version) },
+	"current_step": func(st workorder.State) string { return "step " + strconv.Itoa(st.CurrentStep) },
+	"completed_steps": func(st workorder.State) string {
 		if len(st.CompletedSteps) == 0 {
 			return "none"
 		}
 		return "steps " + stepRanges(st.CompletedSteps)
-	case "review_iterations":
-		return strconv.Itoa(st.ReviewIterations)
-	case "pr_url":
-		return orDash(deref(st.PRURL))
-	case "worktree_path":
-		return orDash(deref(st.WorktreePath))
-	case "notes":
-		return notesText(st.Notes)
-	case "pr_number":
-		return "#" + strconv.Itoa(st.PRNumber)
-	case "lease":
-		if l := st.Lease; l != nil {
-			return l.Holder + " until " + l.ExpiresAt.UTC().Format(time.RFC3339)
-		}
-	case "last_error":
-		if e := st.LastError; e != nil {
+	},
+	"review_iterations": func(st workorder.State) string { return strconv.Itoa(st.ReviewIterations) },
+	"pr_url":            func(st workorder.State) string { return orDash(deref(st.PRURL)) },
+	"worktree_path":     func(st workorder.State) string { return orDash(deref(st.WorktreePath)) },
+	"notes":             func(st workorder.State) string { return notesText(st.Notes) },
+	"pr_number":         func(st workorder.State) string { return "#" + strconv.Itoa(st.PRNumber) },
+	"lease": func(st workorder.State) string {
+		return ifSet(st.Lease, func(l workorder.Lease) string { return l.Holder + " until " + l.ExpiresAt.UTC().Format(time.RFC3339) })
+	},
+	"last_error": func(st workorder.State) string {
+		return ifSet(st.LastError, func(e workorder.StepError) string {
 			return fmt.Sprintf("step %d (%s), attempt %d: %s", e.Step, e.Action, e.Attempt, e.Message)
-		}
-	case "approval":
-		if a := st.Approval; a != nil {
+		})
+	},
+	"approval": func(st workorder.State) string {
+		return ifSet(st.Approval, func(a workorder.Approval) string {
 			return strings.TrimSuffix(fmt.Sprintf("%s by %s at %s: %s", a.Decision, a.By, a.At, a.Note), ": ")
-		}
-	case "step_durations_ms":
+		})
+	},
+	"step_durations_ms": func(st workorder.State) string {
 		return byStep(st.StepDurationsMS, func(ms int64) string { return formatDuration(time.Duration(ms) * time.Millisecond) })
-	case "base_sha", "source_sha", "commit_sha", "pushed_sha", "stack_parent", "review_checked_sha":
-		return gitops.Short(plainValue(workorder.StateMap(st)[name]))
-	case "restack":
-		if r := st.Restack; r != nil {
-			return restackText(*r)
-		}
-	case "reviewers":
+	},
+	"base_sha":           shortSHA("base_sha"),
+	"source_sha":         shortSHA("source_sha"),
+	"commit_sha":         shortSHA("commit_sha"),
+	"pushed_sha":         shortSHA("pushed_sha"),
+	"stack_parent":       shortSHA("stack_parent"),
+	"review_checked_sha": shortSHA("review_checked_sha"),
+	"restack":            func(st workorder.State) string { return ifSet(st.Restack, restackText) },
+	"reviewers": func(st workorder.State) string {
 		return listText(st.Reviewers, 3, func(r workorder.ReviewerStand) string {
-			return strings.TrimSuffix(fmt.Sprintf("%s %s on %s (%s)", r.Login, words(r.Kind), gitops.Short(r.Head), r.Said), " ()")
+			return strings.TrimSuffix(fmt.Sprintf("%s %s on %s (%s)", r.Login, words(r.Kind), gitname.Short(r.Head), r.Said), " ()")
 		})
-	case "review_asks":
+	},
+	"review_asks": func(st workorder.State) string {
 		return countText(len(st.ReviewAsks), "request", "requests") + lastText(st.ReviewAsks, func(a workorder.ReviewAsk) string {
-			return fmt.Sprintf("%s asked by %s on %s at %s", a.Reviewer, a.How, gitops.Short(a.Head), a.At)
+			return fmt.Sprintf("%s asked by %s on %s at %s", a.Reviewer, a.How, gitname.Short(a.Head), a.At)
 		})
-	case "review_uncounted":
+	},
+	"review_uncounted": func(st workorder.State) string {
 		return countText(len(st.ReviewUncounted), "not counted", "not counted") + firstText(st.ReviewUncounted, func(u workorder.UncountedComment) string {
 			return fmt.Sprintf("%s by %s%s: %s", u.Kind, u.Author, onLine(u.Path, u.Line), u.Why)
 		})
-	case "review_comments":
+	},
+	"review_comments": func(st workorder.State) string {
 		return countText(len(st.ReviewComments), "comment", "comments") + firstText(st.ReviewComments, func(c workorder.ReviewComment) string {
 			return fmt.Sprintf("%s%s: %s", c.Author, onLine(c.Path, c.Line), excerpt(c.Body))
 		})
-	case "review_watermark":
-		return watermarkText(st.ReviewWatermark)
-	case "review_seen":
-		return watermarkText(st.ReviewSeen)
-	case "review_threads":
-		return threadsText(st.ReviewThreads)
-	case "review_verdicts":
-		return verdictsText(st.ReviewVerdicts)
-	case "changes_requested_by":
-		return strings.Join(st.ChangesRequestedBy, ", ")
-	case "fix_pushed":
-		if p := st.FixPushed; p != nil {
-			return gitops.Short(p.From) + " → " + gitops.Short(p.To)
-		}
-	case "fix_requested":
-		return yesNo(st.FixRequested)
-	case "loop_iterations":
+	},
+	"review_watermark":     func(st workorder.State) string { return watermarkText(st.ReviewWatermark) },
+	"review_seen":          func(st workorder.State) string { return watermarkText(st.ReviewSeen) },
+	"review_threads":       func(st workorder.State) string { return threadsText(st.ReviewThreads) },
+	"review_verdicts":      func(st workorder.State) string { return verdictsText(st.ReviewVerdicts) },
+	"changes_requested_by": func(st workorder.State) string { return strings.Join(st.ChangesRequestedBy, ", ") },
+	"fix_pushed": func(st workorder.State) string {
+		return ifSet(st.FixPushed, func(p workorder.FixPush) string { return gitname.Short(p.From) + " → " + gitname.Short(p.To) })
+	},
+	"fix_requested": func(st workorder.State) string { return yesNo(st.FixRequested) },
+	"loop_iterations": func(st workorder.State) string {
 		return byStep(st.LoopIterations, func(n int) string { return "×" + strconv.Itoa(n) })
-	case "criteria_results":
-		return criteriaText(st.CriteriaResults)
-	case "deliverables":
+	},
+	"criteria_results": func(st workorder.State) string { return criteriaText(st.CriteriaResults) },
+	"deliverables": func(st workorder.State) string {
 		return byStep(st.Deliverables, func(d string) string { return excerpt(d) })
-	case "skipped":
-		if s := st.Skipped; s != nil {
-			return fmt.Sprintf("%s (by %s at %s)", s.Reason, s.By, s.At)
-		}
-	case "agent":
-		if a := st.Agent; a != nil {
+	},
+	"skipped": func(st workorder.State) string {
+		return ifSet(st.Skipped, func(s workorder.Skip) string { return fmt.Sprintf("%s (by %s at %s)", s.Reason, s.By, s.At) })
+	},
+	"agent": func(st workorder.State) string {
+		return ifSet(st.Agent, func(a workorder.AgentProcess) string {
 			return fmt.Sprintf("pid %d on %s, step %d, since %s", a.PID, a.Host, a.Step, a.StartedAt)
-		}
-	case "agent_usage":
-		if u := st.AgentUsage; u != nil {
-			return agentUsageText(*u)
-		}
-	case "github_stacks":
-		if g := st.GitHubStacks; g != nil {
-			return githubStacksText(*g)
-		}
-	case "pr_stack":
-		if p := st.PRStack; p != nil {
+		})
+	},
+	"agent_usage":   func(st workorder.State) string { return ifSet(st.AgentUsage, agentUsageText) },
+	"github_stacks": func(st workorder.State) string { return ifSet(st.GitHubStacks, githubStacksText) },
+	"pr_stack": func(st workorder.State) string {
+		return ifSet(st.PRStack, func(p workorder.PRStack) string {
 			return fmt.Sprintf("%d of %d in GitHub stack %d", p.Position, p.Size, p.Number)
-		}
-	case "land":
-		if l := st.Land; l != nil {
-			return landLine(l)
-		}
-	case "undo":
-		if u := st.Undo; u != nil {
+		})
+	},
+	"land": func(st workorder.State) string {
+		return ifSet(st.Land, func(l workorder.Land) string { return landLine(&l) })
+	},
+	"undo": func(st workorder.State) string {
+		return ifSet(st.Undo, func(u workorder.UndoRecord) string {
 			return fmt.Sprintf("started by %s at %s, %s", u.By, u.Started, countText(len(u.Steps), "step", "steps")) + lastText(u.Steps, func(s workorder.UndoStep) string {
 				return strings.TrimSuffix(fmt.Sprintf("%s %s (%s)", s.Outcome, s.Target, s.Reason), " ()")
 			})
-		}
-	default:
-		return plainValue(workorder.StateMap(st)[name])
+		})
+	},
+}
+
+// ifSet words a pointer field: unsetText when it is nil.
+func ifSet[T any](p *T, text func(T) string) string {
+	if p == nil {
+		return unsetText
 	}
-	return "-" // a pointer field that is not set
+	return text(*p)
+}
+
+// shortSHA words the commit field name: its id, short.
+func shortSHA(name string) func(workorder.State) string {
+	return func(st workorder.State) string { return gitname.Short(plainValue(workorder.StateMap(st)[name])) }
 }
 
 // stateTexts reads the state fields a document holds (JSON names to JSON
@@ -346,10 +355,10 @@ func githubStacksText(g workorder.GitHubStacks) string {
 func restackText(r workorder.Restack) string {
 	s := words(r.Outcome)
 	if r.To != "" {
-		s += " at " + gitops.Short(r.To)
+		s += " at " + gitname.Short(r.To)
 	}
 	if r.Onto != "" {
-		s += " onto " + gitops.Short(r.Onto)
+		s += " onto " + gitname.Short(r.Onto)
 	}
 	if len(r.Conflicts) > 0 {
 		s += ", conflicts in " + strings.Join(r.Conflicts, ", ")

@@ -14,9 +14,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/intake"
 	"github.com/wo-runner/wo/internal/cores"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
@@ -358,7 +358,7 @@ func statusRow(d map[string]any, known map[string]map[string]any, graph *workord
 		r.Stack = "merged"
 	case rs == nil:
 	case rs.Outcome == "restacked":
-		r.Stack = fmt.Sprintf("restacked at %s onto %s", gitops.Short(rs.To), orDash(st.StackBase))
+		r.Stack = fmt.Sprintf("restacked at %s onto %s", gitname.Short(rs.To), orDash(st.StackBase))
 	case rs.Outcome == "conflict":
 		r.Stack = "blocked by a conflict in " + strings.Join(rs.Conflicts, ", ")
 	case rs.Outcome == "left":

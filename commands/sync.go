@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
@@ -144,7 +144,7 @@ func writeRestack(w io.Writer, r *procedure.RestackResult) {
 		line := fmt.Sprintf("  %s (#%d) %s: %s", s.Key, s.PR, termtext.Line(s.Branch), strings.ReplaceAll(s.Outcome, "_", " "))
 		switch {
 		case s.Outcome == "restacked":
-			line += fmt.Sprintf(" at %s, onto %s", gitops.Short(s.Head), termtext.Line(s.Base))
+			line += fmt.Sprintf(" at %s, onto %s", gitname.Short(s.Head), termtext.Line(s.Base))
 		case len(s.Conflicts) > 0:
 			line += ": " + termtext.Line(strings.Join(s.Conflicts, ", "))
 		}

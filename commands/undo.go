@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 )
 
@@ -95,7 +95,7 @@ order's rollback hints, and changes nothing.`,
 			&cli.BoolFlag{Name: "close", Usage: "end with status closed instead of open"},
 			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH`", DefaultText: "context.repo_path"},
 			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
-			&cli.DurationFlag{Name: "git-timeout", Value: gitops.DefaultNetworkTimeout, Usage: "give up on a git network operation that takes longer than this `DURATION`"},
+			&cli.DurationFlag{Name: "git-timeout", Value: action.DefaultGitTimeout, Usage: "give up on a git network operation that takes longer than this `DURATION`"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := undoOptionsFrom(c, f)

@@ -5,11 +5,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // gitRepo makes a repository with main and a feature branch that adds
@@ -17,15 +18,7 @@ import (
 func gitRepo(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "repo")
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	run := func(args ...string) { gittest.Run(t, dir, args...) }
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +127,7 @@ func TestValidatePassesWhatRunStarts(t *testing.T) {
 	mustRun(t, db, "", "validate", "local_01")
 	mustRun(t, db, "", "run", "local_01", "--dry-run")
 	r := mustRun(t, db, "", "run", "local_01")
-	if log, _ := exec.Command("git", "-C", repo, "log", "--format=%s", "review/hello").Output(); !strings.Contains(string(log), "Bring hello.go over") {
+	if log, _ := gittest.Try(repo, "log", "--format=%s", "review/hello"); !strings.Contains(log, "Bring hello.go over") {
 		t.Errorf("the run did not commit on review/hello: %s\n%s", log, r.stderr)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // cpuTime is the process's user and system time so far: on a shared
@@ -33,15 +35,15 @@ func cpuTime() time.Duration {
 func BenchmarkWorktreeCreate5k(b *testing.B) {
 	root := b.TempDir()
 	repoPath := filepath.Join(root, "repo")
-	runGit(b, root, "init", "-q", "-b", "main", repoPath)
+	gittest.Run(b, root, "init", "-q", "-b", "main", repoPath)
 	for i := 0; i < 5000; i++ {
 		p := filepath.Join(repoPath, fmt.Sprintf("d%02d/e%d/f%d/file%04d.txt", i%10, i%5, i%5, i))
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		os.WriteFile(p, []byte(fmt.Sprintf("file %d\n%0500d\n", i, i)), 0o644)
 	}
-	runGit(b, repoPath, "add", "-A")
-	runGit(b, repoPath, "commit", "-q", "-m", "base")
-	runGit(b, repoPath, "gc", "-q")
+	gittest.Run(b, repoPath, "add", "-A")
+	gittest.Run(b, repoPath, "commit", "-q", "-m", "base")
+	gittest.Run(b, repoPath, "gc", "-q")
 	r, err := Open(repoPath)
 	if err != nil {
 		b.Fatal(err)

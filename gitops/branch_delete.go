@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/redact"
 )
 
@@ -28,14 +29,14 @@ type BranchMovedError struct {
 func (e *BranchMovedError) Error() string {
 	want := make([]string, len(e.Want))
 	for i, h := range e.Want {
-		want[i] = Short(h.String())
+		want[i] = gitname.Short(h.String())
 	}
 	if e.Where == "local" {
 		return fmt.Sprintf("branch %s is at %s, not a commit wo made (%s): someone committed on it since, so wo keeps it; delete it yourself with git branch -D %s if it is not needed",
-			e.Branch, Short(e.Tip.String()), strings.Join(want, ", "), e.Branch)
+			e.Branch, gitname.Short(e.Tip.String()), strings.Join(want, ", "), e.Branch)
 	}
 	return fmt.Sprintf("branch %s on %s is at %s, not %s that wo pushed: someone else pushed since, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
-		e.Branch, e.Where, Short(e.Tip.String()), strings.Join(want, ", "), e.Where, e.Branch)
+		e.Branch, e.Where, gitname.Short(e.Tip.String()), strings.Join(want, ", "), e.Where, e.Branch)
 }
 
 // CheckedOutError says a branch is checked out in a worktree, which git

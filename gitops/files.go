@@ -19,7 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
-	"github.com/wo-runner/wo/workorder"
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // treeFile is one file of a tree: its path, mode and blob.
@@ -71,29 +71,9 @@ func (w *Worktree) writeFiles(ctx context.Context, files []treeFile, progress Pr
 		return nil, err
 	}
 	defer root.close()
-	// Directories first, once each, so writers never race on creating
-	// them; each is made inside its parent, never through a link.
-	dirs := map[string]bool{}
-	for _, f := range files {
-		if d, _ := splitPath(f.Path); d != "" && !dirs[d] {
-			for p := d; p != "" && !dirs[p]; p, _ = splitPath(p) {
-				dirs[p] = true
-			}
-		}
+	if err := makeDirs(root, files); err != nil {
+		return nil, err
 	}
-	sorted := make([]string, 0, len(dirs))
-	for d := range dirs {
-		sorted = append(sorted, d)
-	}
-	sort.Strings(sorted)
-	for _, d := range sorted {
-		dir, err := root.openDir(d, true, "write", d)
-		if err != nil {
-			return nil, err
-		}
-		dir.close()
-	}
-
 	entries := make([]*index.Entry, len(files))
 	jobs := make(chan int)
 	errs := make(chan error, 1)
@@ -150,6 +130,33 @@ feed:
 	return entries, nil
 }
 
+// makeDirs makes the folders of files, first and once each, so that the
+// writers never race on creating them; each is made inside its parent,
+// never through a link.
+func makeDirs(root worktreeDir, files []treeFile) error {
+	dirs := map[string]bool{}
+	for _, f := range files {
+		if d, _ := splitPath(f.Path); d != "" && !dirs[d] {
+			for p := d; p != "" && !dirs[p]; p, _ = splitPath(p) {
+				dirs[p] = true
+			}
+		}
+	}
+	sorted := make([]string, 0, len(dirs))
+	for d := range dirs {
+		sorted = append(sorted, d)
+	}
+	sort.Strings(sorted)
+	for _, d := range sorted {
+		dir, err := root.openDir(d, true, "write", d)
+		if err != nil {
+			return err
+		}
+		dir.close()
+	}
+	return nil
+}
+
 // writeOne writes one blob to its path and returns its index entry. The
 // file is made inside its directory's handle: a link at the path is
 // replaced, a link above it is refused.
@@ -167,13 +174,7 @@ func (w *Worktree) writeOne(blobs *sharedBlobs, dirs *dirCache, f treeFile, buf 
 		}
 		return entry, nil
 	case filemode.Symlink:
-		if err := blobs.read(f.Hash, buf); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.Path, err)
-		}
-		if err := dir.symlink(name, buf.String()); err != nil {
-			return nil, err
-		}
-		fi, err := os.Lstat(filepath.Join(dir.path, name))
+		fi, err := writeLink(blobs, dir, name, f, buf)
 		if err != nil {
 			return nil, err
 		}
@@ -214,6 +215,18 @@ func (w *Worktree) writeOne(blobs *sharedBlobs, dirs *dirCache, f treeFile, buf 
 	}
 	fillStat(entry, fi)
 	return entry, nil
+}
+
+// writeLink makes the link name in dir that the tree's f is, its target
+// read into buf, and returns what the file system says of it.
+func writeLink(blobs *sharedBlobs, dir worktreeDir, name string, f treeFile, buf *bytes.Buffer) (os.FileInfo, error) {
+	if err := blobs.read(f.Hash, buf); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	if err := dir.symlink(name, buf.String()); err != nil {
+		return nil, err
+	}
+	return os.Lstat(filepath.Join(dir.path, name))
 }
 
 // MissingFilesError lists manifest files that the source commit lacks.
@@ -410,7 +423,7 @@ func checkInside(root, p string) error {
 		return fmt.Errorf("%q points outside the repository", p)
 	}
 	for _, part := range strings.Split(clean, string(filepath.Separator)) {
-		if workorder.IsDotGit(part) {
+		if gitname.IsDotGit(part) {
 			return fmt.Errorf("%q points into .git (or a name a file system takes for it)", p)
 		}
 	}

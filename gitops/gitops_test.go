@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -13,21 +12,9 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport/http"
-)
 
-// runGit runs the real git command and returns its trimmed output.
-func runGit(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
-		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com", "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+	"github.com/wo-runner/wo/internal/gittest"
+)
 
 func write(t testing.TB, path, content string) {
 	t.Helper()
@@ -43,25 +30,25 @@ func fixtureRepo(t *testing.T) (repo, origin string) {
 	t.Helper()
 	root := t.TempDir()
 	repo, origin = filepath.Join(root, "repo"), filepath.Join(root, "origin.git")
-	runGit(t, root, "init", "-q", "-b", "main", repo)
-	runGit(t, repo, "config", "user.name", "Wo Test")
-	runGit(t, repo, "config", "user.email", "wo@example.com")
+	gittest.Run(t, root, "init", "-q", "-b", "main", repo)
+	gittest.Run(t, repo, "config", "user.name", "Wo Test")
+	gittest.Run(t, repo, "config", "user.email", "wo@example.com")
 	write(t, filepath.Join(repo, "README.md"), "hello\n")
 	write(t, filepath.Join(repo, "internal/a/a.go"), "package a\n")
 	os.Symlink("README.md", filepath.Join(repo, "link"))
 	write(t, filepath.Join(repo, "bin/run.sh"), "#!/bin/sh\n")
 	os.Chmod(filepath.Join(repo, "bin/run.sh"), 0o755)
-	runGit(t, repo, "add", "-A")
-	runGit(t, repo, "commit", "-q", "-m", "base")
-	runGit(t, repo, "branch", "code-review-base")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "base")
+	gittest.Run(t, repo, "branch", "code-review-base")
 	write(t, filepath.Join(repo, "internal/a/a.go"), "package a\n\nfunc A() {}\n")
 	write(t, filepath.Join(repo, "internal/b/b.go"), "package b\n")
 	write(t, filepath.Join(repo, "docs/x.md"), "not in the manifest\n")
-	runGit(t, repo, "add", "-A")
-	runGit(t, repo, "commit", "-q", "-m", "work")
-	runGit(t, root, "init", "-q", "--bare", origin)
-	runGit(t, repo, "remote", "add", "origin", origin)
-	runGit(t, repo, "push", "-q", "origin", "code-review-base")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "work")
+	gittest.Run(t, root, "init", "-q", "--bare", origin)
+	gittest.Run(t, repo, "remote", "add", "origin", origin)
+	gittest.Run(t, repo, "push", "-q", "origin", "code-review-base")
 	return repo, origin
 }
 
@@ -100,14 +87,14 @@ func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
 	if _, err := w.SwitchBranch("review/01-foundation"); err != nil {
 		t.Fatal(err)
 	}
-	list := runGit(t, repoPath, "worktree", "list", "--porcelain")
+	list := gittest.Run(t, repoPath, "worktree", "list", "--porcelain")
 	if !strings.Contains(list, "worktree "+wtPath+"\nHEAD "+base.String()+"\nbranch refs/heads/review/01-foundation") {
 		t.Fatalf("git worktree list:\n%s", list)
 	}
-	if st := runGit(t, wtPath, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, wtPath, "status", "--porcelain"); st != "" {
 		t.Fatalf("fresh worktree not clean:\n%s", st)
 	}
-	if got := runGit(t, wtPath, "ls-files", "-s", "bin/run.sh", "link"); !strings.Contains(got, "100755") || !strings.Contains(got, "120000") {
+	if got := gittest.Run(t, wtPath, "ls-files", "-s", "bin/run.sh", "link"); !strings.Contains(got, "100755") || !strings.Contains(got, "120000") {
 		t.Errorf("modes lost: %s", got)
 	}
 
@@ -117,13 +104,13 @@ func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
 	if !errors.As(err, &missing) || len(missing.Files) != 1 || missing.Files[0] != "nope.go" {
 		t.Fatalf("missing file: %v", err)
 	}
-	if st := runGit(t, wtPath, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, wtPath, "status", "--porcelain"); st != "" {
 		t.Fatalf("a refused checkout changed the worktree:\n%s", st)
 	}
 	if err := w.CheckoutFiles(ctx, main, "main", []string{"internal/a/a.go", "internal/b/b.go"}); err != nil {
 		t.Fatal(err)
 	}
-	if st := runGit(t, wtPath, "status", "--porcelain"); st != "M  internal/a/a.go\nA  internal/b/b.go" {
+	if st := gittest.Run(t, wtPath, "status", "--porcelain"); st != "M  internal/a/a.go\nA  internal/b/b.go" {
 		t.Fatalf("after checkout, status:\n%s", st)
 	}
 
@@ -135,22 +122,22 @@ func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
 	if err != nil || again.Created || again.Hash != res.Hash {
 		t.Fatalf("second commit must be a no-op: %+v %v", again, err)
 	}
-	if st := runGit(t, wtPath, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, wtPath, "status", "--porcelain"); st != "" {
 		t.Fatalf("after commit, status:\n%s", st)
 	}
-	if log := runGit(t, wtPath, "log", "--format=%s", "code-review-base..HEAD"); log != "PR #1: Foundation" {
+	if log := gittest.Run(t, wtPath, "log", "--format=%s", "code-review-base..HEAD"); log != "PR #1: Foundation" {
 		t.Errorf("commits on the branch: %q", log)
 	}
-	if diff := runGit(t, wtPath, "diff", "--name-only", "main", "HEAD", "--", "internal"); diff != "" {
+	if diff := gittest.Run(t, wtPath, "diff", "--name-only", "main", "HEAD", "--", "internal"); diff != "" {
 		t.Errorf("committed files differ from main: %s", diff)
 	}
-	runGit(t, repoPath, "fsck", "--strict")
+	gittest.Run(t, repoPath, "fsck", "--strict")
 
 	pushed, err := r.Push(ctx, PushOptions{Branch: "review/01-foundation"})
 	if err != nil || pushed.UpToDate {
 		t.Fatalf("push: %+v %v", pushed, err)
 	}
-	if got := runGit(t, origin, "rev-parse", "refs/heads/review/01-foundation"); got != res.Hash.String() {
+	if got := gittest.Run(t, origin, "rev-parse", "refs/heads/review/01-foundation"); got != res.Hash.String() {
 		t.Errorf("origin at %s, want %s", got, res.Hash)
 	}
 	if again, err := r.Push(ctx, PushOptions{Branch: "review/01-foundation"}); err != nil || !again.UpToDate {
@@ -172,17 +159,17 @@ func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
 		t.Fatalf("dirty remove: %v", err)
 	}
 	os.Remove(filepath.Join(wtPath, "scratch.txt"))
-	runGit(t, repoPath, "worktree", "remove", wtPath)
+	gittest.Run(t, repoPath, "worktree", "remove", wtPath)
 	if err := w.Remove(); err != nil { // already gone: fine
 		t.Fatal(err)
 	}
 	if err := other.Remove(); err != nil {
 		t.Fatal(err)
 	}
-	if list := runGit(t, repoPath, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+	if list := gittest.Run(t, repoPath, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("worktrees left:\n%s", list)
 	}
-	if got := runGit(t, repoPath, "rev-parse", "review/01-foundation"); got != res.Hash.String() {
+	if got := gittest.Run(t, repoPath, "rev-parse", "review/01-foundation"); got != res.Hash.String() {
 		t.Errorf("the branch must stay after cleanup")
 	}
 }
@@ -235,10 +222,10 @@ func TestCreateResumesAfterPartialWorktree(t *testing.T) {
 	if err := w.Create(context.Background(), base, nil); err != nil {
 		t.Fatal(err)
 	}
-	if st := runGit(t, wtPath, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, wtPath, "status", "--porcelain"); st != "" {
 		t.Fatalf("status after resume:\n%s", st)
 	}
-	runGit(t, repoPath, "worktree", "remove", wtPath)
+	gittest.Run(t, repoPath, "worktree", "remove", wtPath)
 }
 
 func TestPushRewritesOnlyWithLease(t *testing.T) {
@@ -256,10 +243,10 @@ func TestPushRewritesOnlyWithLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Rewrite the branch: a different commit on the base.
-	runGit(t, w.Path, "reset", "-q", "--hard", "code-review-base")
+	gittest.Run(t, w.Path, "reset", "-q", "--hard", "code-review-base")
 	write(t, filepath.Join(w.Path, "b.txt"), "second\n")
-	runGit(t, w.Path, "add", "-A")
-	runGit(t, w.Path, "commit", "-q", "-m", "second")
+	gittest.Run(t, w.Path, "add", "-A")
+	gittest.Run(t, w.Path, "commit", "-q", "-m", "second")
 	var nff *NonFastForwardError
 	if _, err := r.Push(ctx, PushOptions{Branch: "review/x"}); !errors.As(err, &nff) {
 		t.Fatalf("a rewrite without a lease: %v", err)
@@ -267,14 +254,14 @@ func TestPushRewritesOnlyWithLease(t *testing.T) {
 	if _, err := r.Push(ctx, PushOptions{Branch: "review/x", Lease: base}); err == nil {
 		t.Fatal("a lease on the wrong commit was accepted")
 	}
-	if got := runGit(t, origin, "rev-parse", "refs/heads/review/x"); got != first.Hash.String() {
+	if got := gittest.Run(t, origin, "rev-parse", "refs/heads/review/x"); got != first.Hash.String() {
 		t.Fatalf("the remote moved: %s", got)
 	}
 	res, err := r.Push(ctx, PushOptions{Branch: "review/x", Lease: first.Hash})
 	if err != nil {
 		t.Fatalf("a rewrite with the right lease: %v", err)
 	}
-	if got := runGit(t, origin, "rev-parse", "refs/heads/review/x"); got != res.Hash.String() || got == first.Hash.String() {
+	if got := gittest.Run(t, origin, "rev-parse", "refs/heads/review/x"); got != res.Hash.String() || got == first.Hash.String() {
 		t.Errorf("remote at %s after the leased rewrite", got)
 	}
 }
@@ -319,7 +306,7 @@ func TestCreateAfterACrashWritingTheGitFile(t *testing.T) {
 	if err := w.Create(context.Background(), base, nil); err != nil {
 		t.Fatal(err)
 	}
-	if st := runGit(t, wtPath, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, wtPath, "status", "--porcelain"); st != "" {
 		t.Errorf("status:\n%s", st)
 	}
 	// Somebody else's file of that name is not ours.

@@ -10,6 +10,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
+
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // PathChange is one path that one commit changed.
@@ -37,9 +39,9 @@ type NotALineError struct {
 
 func (e *NotALineError) Error() string {
 	if e.Base.IsZero() {
-		return fmt.Sprintf("%s is not a line of commits on top of what the remote has: %s %s", Short(e.Tip.String()), Short(e.At.String()), e.Reason)
+		return fmt.Sprintf("%s is not a line of commits on top of what the remote has: %s %s", gitname.Short(e.Tip.String()), gitname.Short(e.At.String()), e.Reason)
 	}
-	return fmt.Sprintf("%s is not a line of commits on top of %s: %s %s", Short(e.Tip.String()), Short(e.Base.String()), Short(e.At.String()), e.Reason)
+	return fmt.Sprintf("%s is not a line of commits on top of %s: %s %s", gitname.Short(e.Tip.String()), gitname.Short(e.Base.String()), gitname.Short(e.At.String()), e.Reason)
 }
 
 // LineChanges lists what each commit from base (not included) to tip
@@ -51,24 +53,9 @@ func (e *NotALineError) Error() string {
 func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, error) {
 	// What the gate reads is what a push sends: hashed as it is read.
 	v := r.verified()
-	var line []*object.Commit
-	for h := tip; h != base; {
-		if len(line) == max {
-			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: fmt.Sprintf("is more than %d commits away (wo checks at most that many)", max)}
-		}
-		c, err := object.GetCommit(v, h)
-		if err != nil {
-			return nil, fmt.Errorf("reading commit %s: %w", h, err)
-		}
-		switch len(c.ParentHashes) {
-		case 0:
-			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a root commit: the branch does not descend from " + Short(base.String())}
-		case 1:
-		default:
-			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a merge: a fix must be commits of one parent each"}
-		}
-		line = append(line, c)
-		h = c.ParentHashes[0]
+	line, err := lineOf(v, base, tip, max)
+	if err != nil {
+		return nil, err
 	}
 	if len(line) == 0 {
 		return nil, nil
@@ -89,7 +76,7 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 		}
 		changes, err := object.DiffTree(from, to)
 		if err != nil {
-			return nil, fmt.Errorf("comparing commit %s with its parent: %w", Short(c.Hash.String()), err)
+			return nil, fmt.Errorf("comparing commit %s with its parent: %w", gitname.Short(c.Hash.String()), err)
 		}
 		for _, ch := range changes {
 			action, err := ch.Action()
@@ -105,7 +92,7 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 			}
 			if !pc.Deleted && pc.Mode != filemode.Submodule {
 				if pc.Size, err = r.storage.EncodedObjectSize(hash); err != nil {
-					return nil, fmt.Errorf("reading %s of commit %s: %w", pc.Path, Short(c.Hash.String()), err)
+					return nil, fmt.Errorf("reading %s of commit %s: %w", pc.Path, gitname.Short(c.Hash.String()), err)
 				}
 			}
 			out = append(out, pc)
@@ -113,6 +100,31 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 		from = to
 	}
 	return out, nil
+}
+
+// lineOf is the commits from tip down to base (not included), newest
+// first: each of one parent, at most max of them.
+func lineOf(v *verifiedObjects, base, tip plumbing.Hash, max int) ([]*object.Commit, error) {
+	var line []*object.Commit
+	for h := tip; h != base; {
+		if len(line) == max {
+			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: fmt.Sprintf("is more than %d commits away (wo checks at most that many)", max)}
+		}
+		c, err := object.GetCommit(v, h)
+		if err != nil {
+			return nil, fmt.Errorf("reading commit %s: %w", h, err)
+		}
+		switch len(c.ParentHashes) {
+		case 0:
+			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a root commit: the branch does not descend from " + gitname.Short(base.String())}
+		case 1:
+		default:
+			return nil, &NotALineError{Base: base, Tip: tip, At: h, Reason: "is a merge: a fix must be commits of one parent each"}
+		}
+		line = append(line, c)
+		h = c.ParentHashes[0]
+	}
+	return line, nil
 }
 
 // commitTree reads the tree of commit h, hashing what it reads.

@@ -11,19 +11,21 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // lineRepo is a repository with one commit on main, whose hash it returns.
 func lineRepo(t *testing.T) (*Repo, string, plumbing.Hash) {
 	t.Helper()
 	dir := t.TempDir()
-	runGit(t, dir, "init", "-q", "-b", "main")
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
 	write(t, filepath.Join(dir, "a.txt"), "a\n")
 	write(t, filepath.Join(dir, "gone.txt"), "gone\n")
 	write(t, filepath.Join(dir, "run.sh"), "#!/bin/sh\n")
 	os.Chmod(filepath.Join(dir, "run.sh"), 0o755)
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "commit", "-q", "-m", "base")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "base")
 	r, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -50,16 +52,16 @@ func TestLineChangesListsEveryCommitsPathsOldestFirst(t *testing.T) {
 	r, dir, base := lineRepo(t)
 	write(t, filepath.Join(dir, "a.txt"), "a, changed\n")
 	write(t, filepath.Join(dir, "sub/new.txt"), "12345")
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "commit", "-q", "-m", "one")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "one")
 	one, _ := r.Resolve("HEAD")
 	os.Remove(filepath.Join(dir, "gone.txt"))
 	os.Chmod(filepath.Join(dir, "run.sh"), 0o644)
 	os.Symlink("a.txt", filepath.Join(dir, "link"))
-	runGit(t, dir, "add", "-A")
+	gittest.Run(t, dir, "add", "-A")
 	// A gitlink, as git submodule add leaves it.
-	runGit(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+base.String()+",vendor/sub")
-	runGit(t, dir, "commit", "-q", "-m", "two")
+	gittest.Run(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+base.String()+",vendor/sub")
+	gittest.Run(t, dir, "commit", "-q", "-m", "two")
 	two, _ := r.Resolve("HEAD")
 
 	changes, err := r.LineChanges(base, two, 10)
@@ -96,13 +98,13 @@ func TestLineChangesRefusesARewriteAMergeAndAnotherHistory(t *testing.T) {
 	t.Parallel()
 	r, dir, base := lineRepo(t)
 	write(t, filepath.Join(dir, "a.txt"), "pushed\n")
-	runGit(t, dir, "commit", "-qam", "pushed")
+	gittest.Run(t, dir, "commit", "-qam", "pushed")
 	pushed, _ := r.Resolve("HEAD")
 
 	// The agent amends what wo pushed: the new commit does not descend
 	// from it, and the walk reaches the root.
 	write(t, filepath.Join(dir, "a.txt"), "rewritten\n")
-	runGit(t, dir, "commit", "-qa", "--amend", "-m", "rewritten")
+	gittest.Run(t, dir, "commit", "-qa", "--amend", "-m", "rewritten")
 	amended, _ := r.Resolve("HEAD")
 	var notLine *NotALineError
 	_, err := r.LineChanges(pushed, amended, 100)
@@ -111,13 +113,13 @@ func TestLineChangesRefusesARewriteAMergeAndAnotherHistory(t *testing.T) {
 	}
 
 	// A merge brings in commits from elsewhere.
-	runGit(t, dir, "reset", "-q", "--hard", pushed.String())
-	runGit(t, dir, "checkout", "-q", "-b", "side", base.String())
+	gittest.Run(t, dir, "reset", "-q", "--hard", pushed.String())
+	gittest.Run(t, dir, "checkout", "-q", "-b", "side", base.String())
 	write(t, filepath.Join(dir, "side.txt"), "side\n")
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "commit", "-qm", "side")
-	runGit(t, dir, "checkout", "-q", "main")
-	runGit(t, dir, "merge", "-q", "--no-edit", "side")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-qm", "side")
+	gittest.Run(t, dir, "checkout", "-q", "main")
+	gittest.Run(t, dir, "merge", "-q", "--no-edit", "side")
 	merge, _ := r.Resolve("HEAD")
 	if _, err := r.LineChanges(pushed, merge, 100); !errors.As(err, &notLine) || notLine.At != merge || !strings.Contains(err.Error(), "is a merge") {
 		t.Errorf("a merge: %v", err)
@@ -136,8 +138,8 @@ func TestLineChangesRefusesACraftedTreeOnTheWayToAPath(t *testing.T) {
 		"has a '/'":  {{"100644", "x/../../y", blob}},
 	} {
 		sub := rawTree(t, dir, entries...)
-		baseTree := runGit(t, dir, "rev-parse", base.String()+"^{tree}")
-		top := runGit(t, dir, "ls-tree", baseTree)
+		baseTree := gittest.Run(t, dir, "rev-parse", base.String()+"^{tree}")
+		top := gittest.Run(t, dir, "ls-tree", baseTree)
 		var list [][3]string
 		for _, line := range strings.Split(top, "\n") {
 			meta, file, _ := strings.Cut(line, "\t")
@@ -146,7 +148,7 @@ func TestLineChangesRefusesACraftedTreeOnTheWayToAPath(t *testing.T) {
 		}
 		list = append(list, [3]string{"40000", "vendor", sub})
 		tree := rawTree(t, dir, list...)
-		c := runGit(t, dir, "commit-tree", "-p", base.String(), "-m", "crafted", tree)
+		c := gittest.Run(t, dir, "commit-tree", "-p", base.String(), "-m", "crafted", tree)
 		var unsafe *UnsafeTreeError
 		if _, err := r.LineChanges(base, plumbing.NewHash(c), 10); !errors.As(err, &unsafe) || !strings.HasPrefix(unsafe.Path, "vendor/") {
 			t.Errorf("a tree that %s: %v", name, err)
@@ -174,7 +176,7 @@ func TestPushWithExpectRefusesABranchThatMoved(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the branch is at "+later.Hash.String()[:12]+", not at "+checked.Hash.String()[:12]+" as it was when checked; nothing was pushed") {
 		t.Errorf("err %v", err)
 	}
-	if refs := runGit(t, origin, "for-each-ref", "refs/heads/review"); refs != "" {
+	if refs := gittest.Run(t, origin, "for-each-ref", "refs/heads/review"); refs != "" {
 		t.Errorf("pushed: %s", refs)
 	}
 	if res, err := r.Push(ctx, PushOptions{Branch: "review/x", Expect: later.Hash}); err != nil || res.Hash != later.Hash {

@@ -6,11 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // The attacks of issue 10, each against real repositories made with git.
@@ -51,20 +52,20 @@ func linkRepo(t *testing.T, link, target string, main map[string]string) (*Repo,
 	t.Helper()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	runGit(t, root, "init", "-q", "-b", "main", repo)
+	gittest.Run(t, root, "init", "-q", "-b", "main", repo)
 	write(t, filepath.Join(repo, "README.md"), "hello\n")
 	if err := os.Symlink(target, filepath.Join(repo, link)); err != nil {
 		t.Fatal(err)
 	}
-	runGit(t, repo, "add", "-A")
-	runGit(t, repo, "commit", "-q", "-m", "base with a link")
-	runGit(t, repo, "branch", "base")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "base with a link")
+	gittest.Run(t, repo, "branch", "base")
 	os.Remove(filepath.Join(repo, link))
 	for p, content := range main {
 		write(t, filepath.Join(repo, p), content)
 	}
-	runGit(t, repo, "add", "-A")
-	runGit(t, repo, "commit", "-q", "-m", "source")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "source")
 	r, err := Open(repo)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func TestCheckoutReplacesALinkAtTheTargetAsGitDoes(t *testing.T) {
 	}
 	assertBytes(t, filepath.Join(w.Path, "cfg.txt"), "from the source\n")
 	// What git checkout main -- cfg.txt leaves: a staged type change.
-	if st := runGit(t, w.Path, "status", "--porcelain"); st != "T  cfg.txt" {
+	if st := gittest.Run(t, w.Path, "status", "--porcelain"); st != "T  cfg.txt" {
 		t.Errorf("git status:\n%s", st)
 	}
 }
@@ -121,7 +122,7 @@ func TestNothingIsWrittenOrDeletedBelowALinkedDirectory(t *testing.T) {
 		t.Fatalf("write below a link: %v", err)
 	}
 	assertEntries(t, outside, "victim.txt") // no sub/ made outside
-	if st := runGit(t, w.Path, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, w.Path, "status", "--porcelain"); st != "" {
 		t.Errorf("a refused checkout changed the worktree:\n%s", st)
 	}
 	if err := w.CheckWriteFiles([]string{"evil/sub/new.txt"}); !errors.As(err, &unsafe) {
@@ -133,7 +134,7 @@ func TestNothingIsWrittenOrDeletedBelowALinkedDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	assertBytes(t, victim, "outside, keep me\n")
-	if st := runGit(t, w.Path, "status", "--porcelain"); st != "D  evil" {
+	if st := gittest.Run(t, w.Path, "status", "--porcelain"); st != "D  evil" {
 		t.Errorf("after deleting the link, status:\n%s", st)
 	}
 }
@@ -160,7 +161,7 @@ func TestRemoveDeletesOnlyWhatItProvesIsThisWorktree(t *testing.T) {
 		t.Errorf("Remove of a user's folder: %v", err)
 	}
 	assertBytes(t, filepath.Join(user, "thesis.tex"), "years of work\n")
-	if st := runGit(t, other.Path, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, other.Path, "status", "--porcelain"); st != "" {
 		t.Errorf("the other worktree: %s", st)
 	}
 
@@ -195,7 +196,7 @@ func TestRemoveDeletesOnlyWhatItProvesIsThisWorktree(t *testing.T) {
 	if err := other.Remove(); err != nil {
 		t.Fatal(err)
 	}
-	if list := runGit(t, r.Path, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+	if list := gittest.Run(t, r.Path, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("worktrees left:\n%s", list)
 	}
 	if err := mine.Remove(); !errors.As(err, &notOwned) { // the name is free now; the folder is still not ours
@@ -204,17 +205,12 @@ func TestRemoveDeletesOnlyWhatItProvesIsThisWorktree(t *testing.T) {
 	assertBytes(t, filepath.Join(user, "thesis.tex"), "years of work\n")
 }
 
-// gitStdin runs git with stdin and returns its trimmed output.
+// gitStdin runs git with stdin and returns its trimmed standard output.
 func gitStdin(t *testing.T, dir string, stdin []byte, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
+	cmd := gittest.Command(dir, args...)
 	cmd.Stdin = bytes.NewReader(stdin)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(out))
+	return gittest.Output(t, cmd)
 }
 
 // rawTree writes a tree object exactly as given, entries in order, the
@@ -233,8 +229,8 @@ func rawTree(t *testing.T, repo string, entries ...[3]string) string {
 // craftedCommit makes a commit of the tree on branch name.
 func craftedCommit(t *testing.T, repo, name, tree string) string {
 	t.Helper()
-	c := runGit(t, repo, "commit-tree", "-m", "crafted", tree)
-	runGit(t, repo, "update-ref", "refs/heads/"+name, c)
+	c := gittest.Run(t, repo, "commit-tree", "-m", "crafted", tree)
+	gittest.Run(t, repo, "update-ref", "refs/heads/"+name, c)
 	return c
 }
 
@@ -251,9 +247,7 @@ func TestCraftedTreesAreRefusedByName(t *testing.T) {
 	sub := rawTree(t, repo, [3]string{"100644", "pwn.txt", pwn})
 	dup := rawTree(t, repo, [3]string{"120000", "a", link}, [3]string{"40000", "a", sub})
 	evil := craftedCommit(t, repo, "evil", dup)
-	cmd := exec.Command("git", "fsck", "--no-dangling")
-	cmd.Dir = repo
-	if out, _ := cmd.CombinedOutput(); !strings.Contains(string(out), "duplicateEntries") {
+	if out, _ := gittest.Try(repo, "fsck", "--no-dangling"); !strings.Contains(out, "duplicateEntries") {
 		t.Fatalf("git fsck does not see the crafted tree:\n%s", out)
 	}
 	h, _ := r.Resolve(evil)
@@ -286,7 +280,7 @@ func TestCraftedTreesAreRefusedByName(t *testing.T) {
 		}
 	}
 	assertEntries(t, outside, "victim.txt")
-	if st := runGit(t, w.Path, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, w.Path, "status", "--porcelain"); st != "" {
 		t.Errorf("a refused checkout changed the worktree:\n%s", st)
 	}
 
@@ -331,17 +325,17 @@ func TestStageAllStagesALinkNotWhatItLeadsTo(t *testing.T) {
 	if changed, err := w.StageAll(); err != nil || !changed {
 		t.Fatalf("StageAll: %v %v", changed, err)
 	}
-	if st := runGit(t, w.Path, "status", "--porcelain"); st != "A  internal/a\nD  internal/a/a.go" {
+	if st := gittest.Run(t, w.Path, "status", "--porcelain"); st != "A  internal/a\nD  internal/a/a.go" {
 		t.Errorf("status after StageAll:\n%s", st)
 	}
 	res, err := w.Commit("link", Signature{"T", "t@example.com"}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := runGit(t, w.Path, "ls-tree", "-r", res.Hash.String(), "internal"); !strings.HasPrefix(got, "120000 blob") || strings.Contains(got, "a.go") {
+	if got := gittest.Run(t, w.Path, "ls-tree", "-r", res.Hash.String(), "internal"); !strings.HasPrefix(got, "120000 blob") || strings.Contains(got, "a.go") {
 		t.Errorf("committed internal/:\n%s", got)
 	}
-	if got := runGit(t, w.Path, "show", res.Hash.String()+":internal/a"); got != outside {
+	if got := gittest.Run(t, w.Path, "show", res.Hash.String()+":internal/a"); got != outside {
 		t.Errorf("the committed link holds %q, want %q", got, outside)
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // MaxLinkTarget bounds the target of a symbolic link that wo reads from a
@@ -36,16 +38,16 @@ func (r *Repo) LinkTarget(h plumbing.Hash, p string) (target string, ok bool, er
 	}
 	blob, err := r.repo.BlobObject(e.Hash)
 	if err != nil {
-		return "", false, fmt.Errorf("reading the link %s of %s: %w", p, Short(h.String()), err)
+		return "", false, fmt.Errorf("reading the link %s of %s: %w", p, gitname.Short(h.String()), err)
 	}
 	rd, err := blob.Reader()
 	if err != nil {
-		return "", false, fmt.Errorf("reading the link %s of %s: %w", p, Short(h.String()), err)
+		return "", false, fmt.Errorf("reading the link %s of %s: %w", p, gitname.Short(h.String()), err)
 	}
 	defer rd.Close()
 	b, err := io.ReadAll(io.LimitReader(rd, MaxLinkTarget+1))
 	if err != nil {
-		return "", false, fmt.Errorf("reading the link %s of %s: %w", p, Short(h.String()), err)
+		return "", false, fmt.Errorf("reading the link %s of %s: %w", p, gitname.Short(h.String()), err)
 	}
 	return string(b), true, nil
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 func TestLinkTargetReadsALinkOfACommitAndNothingElse(t *testing.T) {
@@ -19,9 +21,9 @@ func TestLinkTargetReadsALinkOfACommitAndNothingElse(t *testing.T) {
 	// A link no file system makes, as a crafted commit holds it.
 	long := filepath.Join(t.TempDir(), "target")
 	write(t, long, strings.Repeat("x/", MaxLinkTarget))
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "update-index", "--add", "--cacheinfo", "120000,"+runGit(t, dir, "hash-object", "-w", long)+",long")
-	runGit(t, dir, "commit", "-q", "-m", "links")
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "update-index", "--add", "--cacheinfo", "120000,"+gittest.Run(t, dir, "hash-object", "-w", long)+",long")
+	gittest.Run(t, dir, "commit", "-q", "-m", "links")
 	h, _ := r.Resolve("HEAD")
 	for _, c := range []struct {
 		path, target string

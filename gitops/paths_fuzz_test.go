@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wo-runner/wo/workorder"
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // FuzzCheckInside checks the worktree's own guard: whatever it accepts is
@@ -18,7 +18,7 @@ func FuzzCheckInside(f *testing.F) {
 	root := filepath.FromSlash("/work/tree")
 	f.Fuzz(func(t *testing.T, p string) {
 		err := checkInside(root, p)
-		if workorder.CheckRelativePath(p) == nil && err != nil {
+		if gitname.CheckRelativePath(p) == nil && err != nil {
 			t.Fatalf("the validator accepts %q but the worktree refuses it: %v", p, err)
 		}
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/plumbing/transport/ssh"
 
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/redact"
 )
 
@@ -105,15 +106,9 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	if opts.ExpectURL != "" && shown != opts.ExpectURL {
 		return PushResult{}, &RemoteMovedError{Remote: opts.Remote, Branch: opts.Branch, Now: shown, Before: opts.ExpectURL}
 	}
-	local, exists, err := r.branchHash(opts.Branch)
+	local, err := r.branchToPush(opts.Branch, opts.Expect)
 	if err != nil {
 		return PushResult{}, err
-	}
-	if !exists {
-		return PushResult{}, fmt.Errorf("pushing %s: no local branch %s", opts.Branch, opts.Branch)
-	}
-	if !opts.Expect.IsZero() && local != opts.Expect {
-		return PushResult{}, fmt.Errorf("pushing %s: the branch is at %s, not at %s as it was when checked; nothing was pushed", opts.Branch, Short(local.String()), Short(opts.Expect.String()))
 	}
 	token, withheld := CredentialsFor(rawURL, opts.GitHubAPI, opts.Token)
 	auth, err := authFor(rawURL, token)
@@ -154,6 +149,22 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 		return PushResult{}, fmt.Errorf("pushing %s to %s: %s", opts.Branch, shown, secrets.String(err.Error()))
 	}
 	return PushResult{Hash: local, RemoteURL: shown, Withheld: withheld}, nil
+}
+
+// branchToPush is where the local branch is: it must exist, and be at
+// expect when that is given (where it was when it was checked).
+func (r *Repo) branchToPush(branch string, expect plumbing.Hash) (plumbing.Hash, error) {
+	local, exists, err := r.branchHash(branch)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if !exists {
+		return plumbing.ZeroHash, fmt.Errorf("pushing %s: no local branch %s", branch, branch)
+	}
+	if !expect.IsZero() && local != expect {
+		return plumbing.ZeroHash, fmt.Errorf("pushing %s: the branch is at %s, not at %s as it was when checked; nothing was pushed", branch, gitname.Short(local.String()), gitname.Short(expect.String()))
+	}
+	return local, nil
 }
 
 // CredentialsFor returns the token to send to a remote, and why none is

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 const pushToken = "ghs_PUSH_SECRET_0a1b2c3d4e"
@@ -34,7 +36,7 @@ func echoRemote(t *testing.T) (*httptest.Server, func() []string) {
 func httpRemoteRepo(t *testing.T, url string) *Repo {
 	t.Helper()
 	repo, _ := fixtureRepo(t)
-	runGit(t, repo, "remote", "add", "web", url+"/acme/hermes.git")
+	gittest.Run(t, repo, "remote", "add", "web", url+"/acme/hermes.git")
 	r, err := Open(repo)
 	if err != nil {
 		t.Fatal(err)

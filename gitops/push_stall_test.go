@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // gitHTTPRemote serves a bare repository over smart HTTP with git's own
@@ -27,8 +29,8 @@ func gitHTTPRemote(t *testing.T, wrap func(http.Handler) http.Handler) (string, 
 	}
 	root := t.TempDir()
 	bare := filepath.Join(root, "acme", "hermes.git")
-	runGit(t, root, "init", "-q", "--bare", bare)
-	runGit(t, bare, "config", "http.receivepack", "true")
+	gittest.Run(t, root, "init", "-q", "--bare", bare)
+	gittest.Run(t, bare, "config", "http.receivepack", "true")
 	h := &cgi.Handler{Path: backend, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
 	srv := httptest.NewServer(wrap(h))
 	t.Cleanup(srv.Close)
@@ -94,8 +96,8 @@ func TestASlowPushThatMovesIsNotCutOff(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(r.Path, "big.bin"), blob, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	runGit(t, r.Path, "add", "big.bin")
-	runGit(t, r.Path, "commit", "-q", "-m", "a large file")
+	gittest.Run(t, r.Path, "add", "big.bin")
+	gittest.Run(t, r.Path, "commit", "-q", "-m", "a large file")
 	start := time.Now()
 	res, err := r.Push(context.Background(), PushOptions{Remote: "web", Branch: "main", Timeout: 2 * time.Minute, Stall: 4 * time.Second})
 	if err != nil {
@@ -104,7 +106,7 @@ func TestASlowPushThatMovesIsNotCutOff(t *testing.T) {
 	if took := time.Since(start); took < 4*time.Second {
 		t.Logf("the push took %s: the throttle did not slow it past the stall limit", took)
 	}
-	if got := runGit(t, bare, "rev-parse", "refs/heads/main"); got != res.Hash.String() {
+	if got := gittest.Run(t, bare, "rev-parse", "refs/heads/main"); got != res.Hash.String() {
 		t.Errorf("the remote is at %s, want %s", got, res.Hash)
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // RebuildOptions say how to move a branch of a stack onto a new parent.
@@ -50,78 +52,19 @@ func (r *Repo) Rebuild(o RebuildOptions) (RebuildResult, error) {
 	// of the head (its file overwritten) would otherwise be rebuilt, and
 	// pushed, as the branch's change.
 	v := r.verified()
-	files := func(h plumbing.Hash) (map[string]object.TreeEntry, *object.Commit, error) {
-		c, err := object.GetCommit(v, h)
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading commit %s: %w", Short(h.String()), err)
-		}
-		t, err := c.Tree()
-		if err != nil {
-			return nil, nil, err
-		}
-		// Every entry but folders, gitlinks (submodules) too, and no blob
-		// read: the tree says each one's mode and hash.
-		out := map[string]object.TreeEntry{}
-		walker := object.NewTreeWalker(t, true, nil)
-		defer walker.Close()
-		for {
-			name, e, err := walker.Next()
-			if err == io.EOF {
-				return out, c, nil
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("reading the tree of %s: %w", Short(h.String()), err)
-			}
-			if e.Mode != filemode.Dir {
-				out[name] = object.TreeEntry{Name: name, Mode: e.Mode, Hash: e.Hash}
-			}
-		}
-	}
-	head, headCommit, err := files(o.Head)
+	head, headCommit, err := treeFiles(v, o.Head)
 	if err != nil {
 		return RebuildResult{}, err
 	}
-	old, _, err := files(o.OldParent)
+	old, _, err := treeFiles(v, o.OldParent)
 	if err != nil {
 		return RebuildResult{}, err
 	}
-	next, _, err := files(o.NewParent)
+	next, _, err := treeFiles(v, o.NewParent)
 	if err != nil {
 		return RebuildResult{}, err
 	}
-	out := make(map[string]object.TreeEntry, len(next))
-	for p, e := range next {
-		out[p] = e
-	}
-	var conflicts []string
-	same := func(a, b object.TreeEntry, okA, okB bool) bool {
-		return okA == okB && (!okA || (a.Hash == b.Hash && a.Mode == b.Mode))
-	}
-	paths := map[string]bool{}
-	for p := range head {
-		paths[p] = true
-	}
-	for p := range old {
-		paths[p] = true
-	}
-	for p := range paths {
-		h, inHead := head[p]
-		b, inOld := old[p]
-		if same(h, b, inHead, inOld) {
-			continue // not the branch's change
-		}
-		n, inNext := next[p]
-		if !same(n, b, inNext, inOld) && !same(n, h, inNext, inHead) {
-			conflicts = append(conflicts, p)
-			continue
-		}
-		if inHead {
-			out[p] = h
-		} else {
-			delete(out, p)
-		}
-	}
-	sort.Strings(conflicts)
+	out, conflicts := moveChange(head, old, next)
 	if len(conflicts) > 0 {
 		return RebuildResult{Conflicts: conflicts}, nil
 	}
@@ -151,6 +94,75 @@ func (r *Repo) Rebuild(o RebuildOptions) (RebuildResult, error) {
 	return RebuildResult{Hash: hash}, nil
 }
 
+// treeFiles is every entry of commit h's tree but folders, gitlinks
+// (submodules) too, by path, and the commit; no blob is read: the tree
+// says each one's mode and hash.
+func treeFiles(v *verifiedObjects, h plumbing.Hash) (map[string]object.TreeEntry, *object.Commit, error) {
+	c, err := object.GetCommit(v, h)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading commit %s: %w", gitname.Short(h.String()), err)
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]object.TreeEntry{}
+	walker := object.NewTreeWalker(t, true, nil)
+	defer walker.Close()
+	for {
+		name, e, err := walker.Next()
+		if err == io.EOF {
+			return out, c, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading the tree of %s: %w", gitname.Short(h.String()), err)
+		}
+		if e.Mode != filemode.Dir {
+			out[name] = object.TreeEntry{Name: name, Mode: e.Mode, Hash: e.Hash}
+		}
+	}
+}
+
+// moveChange is next's files with the branch's change (what head changed
+// since old) on top, or the paths that next changed otherwise (sorted):
+// the conflicts.
+func moveChange(head, old, next map[string]object.TreeEntry) (map[string]object.TreeEntry, []string) {
+	out := make(map[string]object.TreeEntry, len(next))
+	for p, e := range next {
+		out[p] = e
+	}
+	same := func(a, b object.TreeEntry, okA, okB bool) bool {
+		return okA == okB && (!okA || (a.Hash == b.Hash && a.Mode == b.Mode))
+	}
+	paths := map[string]bool{}
+	for p := range head {
+		paths[p] = true
+	}
+	for p := range old {
+		paths[p] = true
+	}
+	var conflicts []string
+	for p := range paths {
+		h, inHead := head[p]
+		b, inOld := old[p]
+		if same(h, b, inHead, inOld) {
+			continue // not the branch's change
+		}
+		n, inNext := next[p]
+		if !same(n, b, inNext, inOld) && !same(n, h, inNext, inHead) {
+			conflicts = append(conflicts, p)
+			continue
+		}
+		if inHead {
+			out[p] = h
+		} else {
+			delete(out, p)
+		}
+	}
+	sort.Strings(conflicts)
+	return out, conflicts
+}
+
 // SetBranch points a local branch at h, if it is still at was (zero: it
 // may not exist yet).
 func (r *Repo) SetBranch(branch string, h, was plumbing.Hash) error {
@@ -160,7 +172,7 @@ func (r *Repo) SetBranch(branch string, h, was plumbing.Hash) error {
 		return r.repo.Storer.SetReference(plumbing.NewHashReference(name, h))
 	}
 	if err := r.repo.Storer.CheckAndSetReference(plumbing.NewHashReference(name, h), plumbing.NewHashReference(name, was)); err != nil {
-		return fmt.Errorf("moving branch %s to %s: it is no longer at %s: %w", branch, Short(h.String()), Short(was.String()), err)
+		return fmt.Errorf("moving branch %s to %s: it is no longer at %s: %w", branch, gitname.Short(h.String()), gitname.Short(was.String()), err)
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // FetchBranch brings the remote's tip of a branch another clone moved into
@@ -16,12 +18,12 @@ func TestFetchBranchBringsTheRemoteTip(t *testing.T) {
 	t.Parallel()
 	repoPath, origin := fixtureRepo(t)
 	other := filepath.Join(t.TempDir(), "other")
-	runGit(t, filepath.Dir(other), "clone", "-q", "-b", "code-review-base", origin, other)
+	gittest.Run(t, filepath.Dir(other), "clone", "-q", "-b", "code-review-base", origin, other)
 	write(t, filepath.Join(other, "moved.txt"), "someone else's push\n")
-	runGit(t, other, "add", "-A")
-	runGit(t, other, "commit", "-q", "-m", "moved")
-	runGit(t, other, "push", "-q", "origin", "code-review-base")
-	want := runGit(t, origin, "rev-parse", "refs/heads/code-review-base")
+	gittest.Run(t, other, "add", "-A")
+	gittest.Run(t, other, "commit", "-q", "-m", "moved")
+	gittest.Run(t, other, "push", "-q", "origin", "code-review-base")
+	want := gittest.Run(t, origin, "rev-parse", "refs/heads/code-review-base")
 
 	r, err := Open(repoPath)
 	if err != nil {
@@ -32,7 +34,7 @@ func TestFetchBranchBringsTheRemoteTip(t *testing.T) {
 	if err != nil || got.String() != want {
 		t.Fatalf("fetched %s, %v; the remote is at %s", got, err, want)
 	}
-	if tracking := runGit(t, repoPath, "rev-parse", "refs/remotes/origin/code-review-base"); tracking != want {
+	if tracking := gittest.Run(t, repoPath, "rev-parse", "refs/remotes/origin/code-review-base"); tracking != want {
 		t.Errorf("origin/code-review-base is at %s, want %s", tracking, want)
 	}
 	if _, err := r.FetchBranch(context.Background(), RemoteOptions{Branch: "no-such-branch"}); err == nil ||
@@ -50,22 +52,22 @@ func TestFetchBranchBringsTheRemoteTip(t *testing.T) {
 func stackRepo(t *testing.T) (r *Repo, dir string, base, parent, child plumbing.Hash) {
 	t.Helper()
 	dir = filepath.Join(t.TempDir(), "repo")
-	runGit(t, filepath.Dir(dir), "init", "-q", "-b", "base", dir)
+	gittest.Run(t, filepath.Dir(dir), "init", "-q", "-b", "base", dir)
 	commit := func(msg string) plumbing.Hash {
-		runGit(t, dir, "add", "-A")
-		runGit(t, dir, "commit", "-q", "-m", msg)
-		return plumbing.NewHash(runGit(t, dir, "rev-parse", "HEAD"))
+		gittest.Run(t, dir, "add", "-A")
+		gittest.Run(t, dir, "commit", "-q", "-m", msg)
+		return plumbing.NewHash(gittest.Run(t, dir, "rev-parse", "HEAD"))
 	}
 	write(t, filepath.Join(dir, "a.txt"), "a\n")
 	write(t, filepath.Join(dir, "b.txt"), "b\n")
 	write(t, filepath.Join(dir, "c.txt"), "c\n")
 	base = commit("base")
-	runGit(t, dir, "checkout", "-q", "-b", "parent")
+	gittest.Run(t, dir, "checkout", "-q", "-b", "parent")
 	write(t, filepath.Join(dir, "a.txt"), "a, the parent's\n")
 	parent = commit("parent")
-	runGit(t, dir, "checkout", "-q", "-b", "child")
+	gittest.Run(t, dir, "checkout", "-q", "-b", "child")
 	write(t, filepath.Join(dir, "b.txt"), "b, the child's\n")
-	runGit(t, dir, "rm", "-q", "c.txt")
+	gittest.Run(t, dir, "rm", "-q", "c.txt")
 	write(t, filepath.Join(dir, "d.txt"), "d, the child's\n")
 	child = commit("child")
 	r, err := Open(dir)
@@ -80,13 +82,13 @@ func stackRepo(t *testing.T) (r *Repo, dir string, base, parent, child plumbing.
 // parent squash-merged, and what else the base gained.
 func onBase(t *testing.T, dir, branch string, files map[string]string) plumbing.Hash {
 	t.Helper()
-	runGit(t, dir, "checkout", "-q", "-b", branch, "base")
+	gittest.Run(t, dir, "checkout", "-q", "-b", branch, "base")
 	for name, content := range files {
 		write(t, filepath.Join(dir, name), content)
 	}
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "commit", "-q", "-m", branch)
-	return plumbing.NewHash(runGit(t, dir, "rev-parse", "HEAD"))
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", branch)
+	return plumbing.NewHash(gittest.Run(t, dir, "rev-parse", "HEAD"))
 }
 
 // A child branch rebuilt on its parent squash-merged is its own change on
@@ -102,32 +104,32 @@ func TestRebuildMovesABranchsOwnChangeOntoANewParent(t *testing.T) {
 		t.Fatalf("rebuild: %+v %v", res, err)
 	}
 	h := res.Hash.String()
-	if got := runGit(t, dir, "rev-parse", h+"^"); got != squashed.String() {
+	if got := gittest.Run(t, dir, "rev-parse", h+"^"); got != squashed.String() {
 		t.Errorf("the rebuilt commit's parent is %s, want %s", got, squashed)
 	}
-	if got := runGit(t, dir, "diff", "--name-status", squashed.String(), h); got != "M\tb.txt\nD\tc.txt\nA\td.txt" {
+	if got := gittest.Run(t, dir, "diff", "--name-status", squashed.String(), h); got != "M\tb.txt\nD\tc.txt\nA\td.txt" {
 		t.Errorf("the rebuilt commit changes\n%s\nwant the child's own change only", got)
 	}
-	if got := runGit(t, dir, "diff", child.String(), h, "--", "a.txt", "b.txt", "c.txt", "d.txt"); got != "" {
+	if got := gittest.Run(t, dir, "diff", child.String(), h, "--", "a.txt", "b.txt", "c.txt", "d.txt"); got != "" {
 		t.Errorf("the rebuilt files differ from the child's:\n%s", got)
 	}
-	if got := runGit(t, dir, "log", "-1", "--format=%an <%ae> %s", h); got != "Wo Test <wo@example.com> child, rebuilt" {
+	if got := gittest.Run(t, dir, "log", "-1", "--format=%an <%ae> %s", h); got != "Wo Test <wo@example.com> child, rebuilt" {
 		t.Errorf("the rebuilt commit is %q", got)
 	}
 
 	// A submodule of the new parent stays in the rebuilt tree.
-	runGit(t, dir, "checkout", "-q", "squashed")
-	runGit(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+parent.String()+",vendor/sub")
-	runGit(t, dir, "commit", "-q", "-m", "a submodule")
-	withSub := plumbing.NewHash(runGit(t, dir, "rev-parse", "HEAD"))
+	gittest.Run(t, dir, "checkout", "-q", "squashed")
+	gittest.Run(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+parent.String()+",vendor/sub")
+	gittest.Run(t, dir, "commit", "-q", "-m", "a submodule")
+	withSub := plumbing.NewHash(gittest.Run(t, dir, "rev-parse", "HEAD"))
 	sub, err := r.Rebuild(RebuildOptions{Head: child, OldParent: parent, NewParent: withSub, Author: sig, When: time.Now()})
 	if err != nil || len(sub.Conflicts) > 0 {
 		t.Fatalf("rebuild onto a parent with a submodule: %+v %v", sub, err)
 	}
-	if got := runGit(t, dir, "ls-tree", sub.Hash.String(), "vendor/sub"); got != "160000 commit "+parent.String()+"\tvendor/sub" {
+	if got := gittest.Run(t, dir, "ls-tree", sub.Hash.String(), "vendor/sub"); got != "160000 commit "+parent.String()+"\tvendor/sub" {
 		t.Errorf("the submodule in the rebuilt tree: %q", got)
 	}
-	if got := runGit(t, dir, "diff", "--name-status", withSub.String(), sub.Hash.String()); got != "M\tb.txt\nD\tc.txt\nA\td.txt" {
+	if got := gittest.Run(t, dir, "diff", "--name-status", withSub.String(), sub.Hash.String()); got != "M\tb.txt\nD\tc.txt\nA\td.txt" {
 		t.Errorf("rebuilt onto a parent with a submodule, the commit changes\n%s", got)
 	}
 
@@ -142,12 +144,12 @@ func TestRebuildMovesABranchsOwnChangeOntoANewParent(t *testing.T) {
 	}
 	// One that changed the child's files otherwise is.
 	other := onBase(t, dir, "other", map[string]string{"b.txt": "b, someone else's\n", "c.txt": "c, kept and changed\n", "a.txt": "a, changed again\n"})
-	before := runGit(t, dir, "count-objects", "-v")
+	before := gittest.Run(t, dir, "count-objects", "-v")
 	conflict, err := r.Rebuild(RebuildOptions{Head: child, OldParent: parent, NewParent: other, Author: sig, When: time.Now()})
 	if err != nil || strings.Join(conflict.Conflicts, ",") != "b.txt,c.txt" || !conflict.Hash.IsZero() {
 		t.Errorf("a parent that changed b.txt and c.txt otherwise: %+v %v", conflict, err)
 	}
-	if after := runGit(t, dir, "count-objects", "-v"); after != before {
+	if after := gittest.Run(t, dir, "count-objects", "-v"); after != before {
 		t.Errorf("a conflict wrote objects:\n%s\n%s", before, after)
 	}
 }
@@ -157,13 +159,13 @@ func TestRebuildMovesABranchsOwnChangeOntoANewParent(t *testing.T) {
 func TestOverlapNamesTheFilesBothSidesChanged(t *testing.T) {
 	t.Parallel()
 	r, dir, base, parent, child := stackRepo(t)
-	runGit(t, dir, "checkout", "-q", "-b", "moved", "parent")
+	gittest.Run(t, dir, "checkout", "-q", "-b", "moved", "parent")
 	write(t, filepath.Join(dir, "b.txt"), "b, moved on\n")
-	runGit(t, dir, "mv", "c.txt", "c2.txt")
+	gittest.Run(t, dir, "mv", "c.txt", "c2.txt")
 	write(t, filepath.Join(dir, "e.txt"), "e\n")
-	runGit(t, dir, "add", "-A")
-	runGit(t, dir, "commit", "-q", "-m", "the base moved")
-	moved := plumbing.NewHash(runGit(t, dir, "rev-parse", "HEAD"))
+	gittest.Run(t, dir, "add", "-A")
+	gittest.Run(t, dir, "commit", "-q", "-m", "the base moved")
+	moved := plumbing.NewHash(gittest.Run(t, dir, "rev-parse", "HEAD"))
 	if got, err := r.Overlap(parent, moved, child); err != nil || strings.Join(got, ",") != "b.txt,c.txt" {
 		t.Errorf("overlap from the parent: %v %v", got, err)
 	}

@@ -50,49 +50,19 @@ func (r *Repo) sendBranch(ctx context.Context, remote *config.RemoteConfig, url 
 
 func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfig, url string, auth transport.AuthMethod,
 	branch string, local plumbing.Hash, lease *plumbing.Hash, progress io.Writer, watch *stallWatch) error {
-	ep, err := transport.NewEndpoint(url)
-	if err != nil {
-		return err
-	}
-	cl, err := transportFor(ep, watch)
-	if err != nil {
-		return err
-	}
-	sess, err := cl.NewReceivePackSession(ep, auth)
+	sess, ar, err := openReceivePack(ctx, url, auth, watch)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return err
-	}
-	remoteRefs, err := ar.AllReferences()
-	if err != nil {
-		return err
-	}
 	name := plumbing.NewBranchReferenceName(branch)
-	old := plumbing.ZeroHash
-	if ref, err := remoteRefs.Reference(name); err == nil {
-		if ref.Type() != plumbing.HashReference {
-			return fmt.Errorf("the remote's %s is a symbolic reference", name)
-		}
-		old = ref.Hash()
+	old, haves, err := remoteTip(ar, name)
+	if err != nil {
+		return err
 	}
 	if old == local {
 		return errUpToDate
 	}
-	var haves []plumbing.Hash
-	iter, err := remoteRefs.IterReferences()
-	if err != nil {
-		return err
-	}
-	iter.ForEach(func(ref *plumbing.Reference) error {
-		if ref.Type() == plumbing.HashReference {
-			haves = append(haves, ref.Hash())
-		}
-		return nil
-	})
 	// Every object read to choose what to send, and every object sent, is
 	// hashed as it is read: a forged object is never sent as the one it
 	// replaced.
@@ -113,7 +83,81 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 	if err != nil {
 		return err
 	}
+	cfg, err := r.repo.Storer.Config()
+	if err != nil {
+		return err
+	}
+	update := &packp.Command{Name: name, Old: old, New: local}
+	if err := sendPack(ctx, sess, ar, update, st, hashes, cfg.Pack.Window, progress); err != nil {
+		return err
+	}
+	// The remote-tracking branch follows, as git push updates it.
+	for _, spec := range remote.Fetch {
+		if spec.Match(name) {
+			if err := r.repo.Storer.SetReference(plumbing.NewHashReference(spec.Dst(name), local)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
 
+// openReceivePack opens a receive-pack session with the remote at url,
+// its transport watched for stalls, and reads the references it
+// advertises. The caller closes the session.
+func openReceivePack(ctx context.Context, url string, auth transport.AuthMethod, watch *stallWatch) (transport.ReceivePackSession, *packp.AdvRefs, error) {
+	ep, err := transport.NewEndpoint(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := transportFor(ep, watch)
+	if err != nil {
+		return nil, nil, err
+	}
+	sess, err := cl.NewReceivePackSession(ep, auth)
+	if err != nil {
+		return nil, nil, err
+	}
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
+	}
+	return sess, ar, nil
+}
+
+// remoteTip is where the remote's branch name is (zero when it has none),
+// and every commit the remote's references name: what it has.
+func remoteTip(ar *packp.AdvRefs, name plumbing.ReferenceName) (plumbing.Hash, []plumbing.Hash, error) {
+	remoteRefs, err := ar.AllReferences()
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	old := plumbing.ZeroHash
+	if ref, err := remoteRefs.Reference(name); err == nil {
+		if ref.Type() != plumbing.HashReference {
+			return plumbing.ZeroHash, nil, fmt.Errorf("the remote's %s is a symbolic reference", name)
+		}
+		old = ref.Hash()
+	}
+	var haves []plumbing.Hash
+	iter, err := remoteRefs.IterReferences()
+	if err != nil {
+		return plumbing.ZeroHash, nil, err
+	}
+	iter.ForEach(func(ref *plumbing.Reference) error {
+		if ref.Type() == plumbing.HashReference {
+			haves = append(haves, ref.Hash())
+		}
+		return nil
+	})
+	return old, haves, nil
+}
+
+// sendPack sends the reference update with a pack of the objects hashes,
+// read from st as they are encoded, and reads the remote's answer.
+func sendPack(ctx context.Context, sess transport.ReceivePackSession, ar *packp.AdvRefs, update *packp.Command, st *verifiedObjects,
+	hashes []plumbing.Hash, window uint, progress io.Writer) error {
 	req := packp.NewReferenceUpdateRequestFromCapabilities(ar.Capabilities)
 	// The server's progress (resolving deltas, checking objects) is asked
 	// for even when nobody reads it: on a large push it is what shows the
@@ -127,16 +171,12 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 	} else if ar.Capabilities.Supports(capability.Sideband) {
 		req.Capabilities.Set(capability.Sideband)
 	}
-	req.Commands = []*packp.Command{{Name: name, Old: old, New: local}}
-	cfg, err := r.repo.Storer.Config()
-	if err != nil {
-		return err
-	}
+	req.Commands = []*packp.Command{update}
 	rd, wr := io.Pipe()
 	req.Packfile = rd
 	done := make(chan error, 1)
 	go func() {
-		_, err := packfile.NewEncoder(wr, st, !ar.Capabilities.Supports(capability.OFSDelta)).Encode(hashes, cfg.Pack.Window)
+		_, err := packfile.NewEncoder(wr, st, !ar.Capabilities.Supports(capability.OFSDelta)).Encode(hashes, window)
 		if err != nil {
 			// The pack ends short, without its checksum, which the
 			// remote refuses whole. A read error instead would leave
@@ -158,17 +198,7 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 		return cmpOr(st.firstForged(), err)
 	}
 	if rs != nil {
-		if err := rs.Error(); err != nil {
-			return err
-		}
-	}
-	// The remote-tracking branch follows, as git push updates it.
-	for _, spec := range remote.Fetch {
-		if spec.Match(name) {
-			if err := r.repo.Storer.SetReference(plumbing.NewHashReference(spec.Dst(name), local)); err != nil {
-				return err
-			}
-		}
+		return rs.Error()
 	}
 	return nil
 }
@@ -197,65 +227,26 @@ func (q *commitQueue) Pop() any {
 // them, but nothing here builds on them.
 func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plumbing.Hash) (commitSet, error) {
 	set := commitSet{send: map[plumbing.Hash]*object.Commit{}, edge: map[plumbing.Hash]*object.Commit{}}
-	has := map[plumbing.Hash]bool{}
-	seen := map[plumbing.Hash]bool{}
-	queued := map[plumbing.Hash]bool{}
-	ours := 0 // queued commits not known to be the remote's
-	q := &commitQueue{}
-	mark := func(h plumbing.Hash) {
-		if !has[h] && queued[h] {
-			ours--
-		}
-		has[h] = true
+	shallow, err := shallowCommits(st)
+	if err != nil {
+		return set, err
 	}
-	push := func(h plumbing.Hash, theirs bool) error {
-		if seen[h] {
-			return nil
-		}
-		c, err := object.GetCommit(st, h)
-		if errors.Is(err, plumbing.ErrObjectNotFound) && theirs {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		seen[h], queued[h] = true, true
-		if !has[h] {
-			ours++
-		}
-		heap.Push(q, c)
-		return nil
-	}
-	// The commits at the edge of a shallow clone have no parents here: the
-	// walk stops at them, as git's does, and the remote, which has their
-	// history or refuses the push, is sent their whole trees.
-	shallow := map[plumbing.Hash]bool{}
-	if ss, ok := st.(interface {
-		Shallow() ([]plumbing.Hash, error)
-	}); ok {
-		list, err := ss.Shallow()
-		if err != nil {
-			return set, fmt.Errorf("reading the shallow clone's boundary: %w", err)
-		}
-		for _, h := range list {
-			shallow[h] = true
-		}
-	}
+	w := &sendWalk{st: st, has: map[plumbing.Hash]bool{}, seen: map[plumbing.Hash]bool{}, queued: map[plumbing.Hash]bool{}, q: &commitQueue{}}
 	for _, h := range haves {
-		mark(h)
-		if err := push(h, true); err != nil {
+		w.mark(h)
+		if err := w.push(h, true); err != nil {
 			return set, err
 		}
 	}
-	if err := push(tip, false); err != nil {
+	if err := w.push(tip, false); err != nil {
 		return set, err
 	}
-	for q.Len() > 0 && ours > 0 {
-		c := heap.Pop(q).(*object.Commit)
-		queued[c.Hash] = false
-		theirs := has[c.Hash]
+	for w.q.Len() > 0 && w.ours > 0 {
+		c := heap.Pop(w.q).(*object.Commit)
+		w.queued[c.Hash] = false
+		theirs := w.has[c.Hash]
 		if !theirs {
-			ours--
+			w.ours--
 			set.send[c.Hash] = c
 		}
 		if shallow[c.Hash] {
@@ -263,19 +254,86 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 		}
 		for _, p := range c.ParentHashes {
 			if theirs {
-				mark(p) // below a commit the remote has: the remote's
+				w.mark(p) // below a commit the remote has: the remote's
 			}
-			if err := push(p, theirs); err != nil {
+			if err := w.push(p, theirs); err != nil {
 				return set, err
 			}
 		}
 	}
 	// A commit found to be the remote's after it was listed is not sent.
 	for h := range set.send {
-		if has[h] {
+		if w.has[h] {
 			delete(set.send, h)
 		}
 	}
+	return set, set.findEdge(st, shallow)
+}
+
+// sendWalk is the state of commitsToSend's walk: what the remote has,
+// what was seen and is queued, and how many queued commits are not known
+// to be the remote's (ours).
+type sendWalk struct {
+	st                storer.EncodedObjectStorer
+	has, seen, queued map[plumbing.Hash]bool
+	ours              int
+	q                 *commitQueue
+}
+
+// mark notes that the remote has h.
+func (w *sendWalk) mark(h plumbing.Hash) {
+	if !w.has[h] && w.queued[h] {
+		w.ours--
+	}
+	w.has[h] = true
+}
+
+// push queues commit h, once; one of the remote's (theirs) that this
+// repository does not know is skipped.
+func (w *sendWalk) push(h plumbing.Hash, theirs bool) error {
+	if w.seen[h] {
+		return nil
+	}
+	c, err := object.GetCommit(w.st, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) && theirs {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	w.seen[h], w.queued[h] = true, true
+	if !w.has[h] {
+		w.ours++
+	}
+	heap.Push(w.q, c)
+	return nil
+}
+
+// shallowCommits are the commits at the edge of a shallow clone: they
+// have no parents here, so the walk stops at them, as git's does, and the
+// remote, which has their history or refuses the push, is sent their
+// whole trees.
+func shallowCommits(st storer.EncodedObjectStorer) (map[plumbing.Hash]bool, error) {
+	shallow := map[plumbing.Hash]bool{}
+	ss, ok := st.(interface {
+		Shallow() ([]plumbing.Hash, error)
+	})
+	if !ok {
+		return shallow, nil
+	}
+	list, err := ss.Shallow()
+	if err != nil {
+		return nil, fmt.Errorf("reading the shallow clone's boundary: %w", err)
+	}
+	for _, h := range list {
+		shallow[h] = true
+	}
+	return shallow, nil
+}
+
+// findEdge fills in the parents of the commits to send that are not sent
+// themselves (but not those of a shallow clone's edge).
+func (set commitSet) findEdge(st storer.EncodedObjectStorer, shallow map[plumbing.Hash]bool) error {
 	for _, c := range set.send {
 		if shallow[c.Hash] {
 			continue
@@ -286,12 +344,12 @@ func commitsToSend(st storer.EncodedObjectStorer, tip plumbing.Hash, haves []plu
 			}
 			pc, err := object.GetCommit(st, p)
 			if err != nil {
-				return set, err
+				return err
 			}
 			set.edge[p] = pc
 		}
 	}
-	return set, nil
+	return nil
 }
 
 // commitSet is the commits to send and the remote's commits at their edge.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // A push sends what the remote lacks and no more: after several pushes of
@@ -22,7 +24,7 @@ func TestPushSendsOnlyWhatTheRemoteLacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Other branches on the remote, one of them with history of its own.
-	runGit(t, r.Path, "push", "-q", "origin", "main:refs/heads/other")
+	gittest.Run(t, r.Path, "push", "-q", "origin", "main:refs/heads/other")
 	if _, err := w.SwitchBranch("review/x"); err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestPushSendsOnlyWhatTheRemoteLacks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := runGit(t, origin, "rev-parse", "refs/heads/review/x"); got != res.Hash.String() {
+		if got := gittest.Run(t, origin, "rev-parse", "refs/heads/review/x"); got != res.Hash.String() {
 			t.Fatalf("push %d: remote at %s, want %s", i, got, res.Hash)
 		}
 		if i == 2 {
@@ -54,11 +56,11 @@ func TestPushSendsOnlyWhatTheRemoteLacks(t *testing.T) {
 			}
 		}
 	}
-	runGit(t, origin, "fsck", "--no-progress", "--no-dangling")
-	if got, want := runGit(t, origin, "rev-list", "refs/heads/review/x"), runGit(t, r.Path, "rev-list", "review/x"); got != want {
+	gittest.Run(t, origin, "fsck", "--no-progress", "--no-dangling")
+	if got, want := gittest.Run(t, origin, "rev-list", "refs/heads/review/x"), gittest.Run(t, r.Path, "rev-list", "review/x"); got != want {
 		t.Errorf("remote history differs:\n%s\nwant\n%s", got, want)
 	}
-	if got := runGit(t, r.Path, "rev-parse", "refs/remotes/origin/review/x"); got != runGit(t, r.Path, "rev-parse", "review/x") {
+	if got := gittest.Run(t, r.Path, "rev-parse", "refs/remotes/origin/review/x"); got != gittest.Run(t, r.Path, "rev-parse", "review/x") {
 		t.Errorf("remote-tracking branch at %s", got)
 	}
 }
@@ -67,7 +69,7 @@ func TestPushSendsOnlyWhatTheRemoteLacks(t *testing.T) {
 func countObjects(t *testing.T, repo string) int {
 	t.Helper()
 	n := 0
-	for _, line := range strings.Split(runGit(t, repo, "count-objects", "-v"), "\n") {
+	for _, line := range strings.Split(gittest.Run(t, repo, "count-objects", "-v"), "\n") {
 		var v int
 		if _, err := fmt.Sscanf(line, "count: %d", &v); err == nil {
 			n += v

@@ -17,7 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
-	"github.com/wo-runner/wo/workorder"
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // What an agent (or anyone) left in a worktree is untrusted: staging reads
@@ -250,44 +250,13 @@ func (w *Worktree) scan(idx *index.Index, opts StageOptions) (*scan, error) {
 	realDirs := map[string]bool{}
 	for _, e := range idx.Entries {
 		tracked[e.Name] = e
-		if e.Mode == filemode.Submodule {
-			continue
-		}
-		if dir, _ := splitPath(e.Name); !w.realDir(dir, realDirs) {
-			s.changed = append(s.changed, e.Name) // gone: a link replaced its directory
-			continue
-		}
-		target := filepath.Join(w.Path, filepath.FromSlash(e.Name))
-		fi, err := os.Lstat(target)
-		if err != nil {
+		if changed, special := w.trackedChange(e, realDirs); changed {
 			s.changed = append(s.changed, e.Name)
-			continue
-		}
-		mode := fi.Mode()
-		switch {
-		case mode.IsDir():
-			s.changed = append(s.changed, e.Name) // gone: a directory took its place
-			continue
-		case !mode.IsRegular() && mode&fs.ModeSymlink == 0:
-			s.changed = append(s.changed, e.Name)
-			s.special[e.Name] = mode
-			continue
-		}
-		if uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) {
-			continue
-		}
-		if uint32(fi.Size()) != e.Size || fi.Size() >= 1<<32 {
-			s.changed = append(s.changed, e.Name) // another size: changed, and not read
-			continue
-		}
-		// The same size as the committed file: compare the content,
-		// streamed, so that a large file that did not change is no change.
-		h, err := hashWorktreeFile(target, fi)
-		if err != nil || h != e.Hash {
-			s.changed = append(s.changed, e.Name)
+			if special != 0 {
+				s.special[e.Name] = special
+			}
 		}
 	}
-
 	global, err := ignoreFile(opts.ExcludesFile)
 	if err != nil {
 		return nil, err
@@ -296,74 +265,128 @@ func (w *Worktree) scan(idx *index.Index, opts StageOptions) (*scan, error) {
 	if err != nil {
 		return nil, err
 	}
-	patterns := append(global, exclude...)
-	ignored := func(parts []string, isDir bool) bool {
-		return gitignore.NewMatcher(patterns).Match(parts, isDir)
-	}
-	err = filepath.WalkDir(w.Path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(w.Path, p)
-		rel = filepath.ToSlash(rel)
-		if rel == ".git" {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		var parts []string
-		if rel != "." {
-			parts = strings.Split(rel, "/")
-		}
-		if d.IsDir() {
-			if rel != "." {
-				if e, ok := tracked[rel]; ok && e.Mode == filemode.Submodule {
-					return fs.SkipDir
-				}
-				if ignored(parts, true) {
-					return fs.SkipDir
-				}
-				if workorder.IsDotGit(d.Name()) {
-					s.oddNames = append(s.oddNames, rel)
-					return fs.SkipDir
-				}
-				if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
-					s.nested = append(s.nested, rel)
-					return fs.SkipDir
-				}
-			}
-			// A directory's own .gitignore applies below it; a link named
-			// .gitignore is not read, as git does not read one.
-			b, err := readBounded(filepath.Join(p, ".gitignore"), maxIgnoreFile, false)
-			switch {
-			case err == nil:
-				patterns = append(patterns, parseIgnore(b, parts)...)
-			case errors.Is(err, fs.ErrNotExist):
-			default:
-				var tooLarge *TooLargeError
-				if errors.As(err, &tooLarge) {
-					return fmt.Errorf("reading the ignore file %s: %w", filepath.Join(p, ".gitignore"), err)
-				}
-				// A link, pipe or directory named .gitignore: no patterns.
-			}
-			return nil
-		}
-		if _, ok := tracked[rel]; ok || ignored(parts, false) {
-			return nil
-		}
-		if workorder.IsDotGit(d.Name()) {
-			s.oddNames = append(s.oddNames, rel)
-			return nil
-		}
-		s.changed = append(s.changed, rel)
-		if mode := d.Type(); mode&fs.ModeSymlink == 0 && !mode.IsRegular() {
-			s.special[rel] = mode
-		}
-		return nil
-	})
+	walk := &untrackedWalk{root: w.Path, s: s, tracked: tracked, patterns: append(global, exclude...)}
+	err = filepath.WalkDir(w.Path, walk.visit)
 	sort.Strings(s.changed)
 	return s, err
+}
+
+// trackedChange reports whether the tracked file e differs from the
+// working file, and the mode of a working file that is neither a regular
+// file nor a link (a pipe, a device).
+func (w *Worktree) trackedChange(e *index.Entry, realDirs map[string]bool) (bool, fs.FileMode) {
+	if e.Mode == filemode.Submodule {
+		return false, 0
+	}
+	if dir, _ := splitPath(e.Name); !w.realDir(dir, realDirs) {
+		return true, 0 // gone: a link replaced its directory
+	}
+	target := filepath.Join(w.Path, filepath.FromSlash(e.Name))
+	fi, err := os.Lstat(target)
+	if err != nil {
+		return true, 0
+	}
+	mode := fi.Mode()
+	switch {
+	case mode.IsDir():
+		return true, 0 // gone: a directory took its place
+	case !mode.IsRegular() && mode&fs.ModeSymlink == 0:
+		return true, mode
+	}
+	if uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) {
+		return false, 0
+	}
+	if uint32(fi.Size()) != e.Size || fi.Size() >= 1<<32 {
+		return true, 0 // another size: changed, and not read
+	}
+	// The same size as the committed file: compare the content,
+	// streamed, so that a large file that did not change is no change.
+	h, err := hashWorktreeFile(target, fi)
+	return err != nil || h != e.Hash, 0
+}
+
+// untrackedWalk finds the untracked files of a worktree, as git status
+// does: what no ignore file names (patterns grows with each folder's
+// .gitignore), not inside a submodule or a nested repository, and names
+// git reads as .git apart.
+type untrackedWalk struct {
+	root     string
+	s        *scan
+	tracked  map[string]*index.Entry
+	patterns []gitignore.Pattern
+}
+
+func (u *untrackedWalk) ignored(parts []string, isDir bool) bool {
+	return gitignore.NewMatcher(u.patterns).Match(parts, isDir)
+}
+
+func (u *untrackedWalk) visit(p string, d fs.DirEntry, err error) error {
+	if err != nil {
+		return err
+	}
+	rel, _ := filepath.Rel(u.root, p)
+	rel = filepath.ToSlash(rel)
+	if rel == ".git" {
+		if d.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	}
+	var parts []string
+	if rel != "." {
+		parts = strings.Split(rel, "/")
+	}
+	if d.IsDir() {
+		return u.dir(p, rel, parts, d)
+	}
+	if _, ok := u.tracked[rel]; ok || u.ignored(parts, false) {
+		return nil
+	}
+	if gitname.IsDotGit(d.Name()) {
+		u.s.oddNames = append(u.s.oddNames, rel)
+		return nil
+	}
+	u.s.changed = append(u.s.changed, rel)
+	if mode := d.Type(); mode&fs.ModeSymlink == 0 && !mode.IsRegular() {
+		u.s.special[rel] = mode
+	}
+	return nil
+}
+
+// dir decides whether the walk goes into a folder, and reads its
+// .gitignore when it does.
+func (u *untrackedWalk) dir(p, rel string, parts []string, d fs.DirEntry) error {
+	if rel != "." {
+		if e, ok := u.tracked[rel]; ok && e.Mode == filemode.Submodule {
+			return fs.SkipDir
+		}
+		if u.ignored(parts, true) {
+			return fs.SkipDir
+		}
+		if gitname.IsDotGit(d.Name()) {
+			u.s.oddNames = append(u.s.oddNames, rel)
+			return fs.SkipDir
+		}
+		if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+			u.s.nested = append(u.s.nested, rel)
+			return fs.SkipDir
+		}
+	}
+	// A directory's own .gitignore applies below it; a link named
+	// .gitignore is not read, as git does not read one.
+	b, err := readBounded(filepath.Join(p, ".gitignore"), maxIgnoreFile, false)
+	switch {
+	case err == nil:
+		u.patterns = append(u.patterns, parseIgnore(b, parts)...)
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		var tooLarge *TooLargeError
+		if errors.As(err, &tooLarge) {
+			return fmt.Errorf("reading the ignore file %s: %w", filepath.Join(p, ".gitignore"), err)
+		}
+		// A link, pipe or directory named .gitignore: no patterns.
+	}
+	return nil
 }
 
 // Changes lists files that differ from the index, and untracked files
@@ -432,61 +455,10 @@ func (w *Worktree) Stage(opts StageOptions) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var refused refusals
-	for _, p := range s.nested {
-		refused.add(p+"/", "a nested git repository: wo commits neither a gitlink nor the files of another .git")
-	}
-	for _, p := range s.oddNames {
-		refused.add(p, "a name git reads as .git")
-	}
 	limit := opts.maxSize()
-	removed := map[string]bool{}
-	realDirs := map[string]bool{}
-	type file struct {
-		name, target string
-		fi           os.FileInfo
-	}
-	var todo []file
-	for _, name := range s.changed {
-		if mode, ok := s.special[name]; ok {
-			refused.add(name, fileKind(mode)+": only regular files and symbolic links are committed")
-			continue
-		}
-		target := filepath.Join(w.Path, filepath.FromSlash(name))
-		var fi os.FileInfo
-		gone := false
-		if dir, _ := splitPath(name); !w.realDir(dir, realDirs) {
-			gone = true // below a link: git stages the link, never what it leads to
-		} else if fi, err = os.Lstat(target); errors.Is(err, fs.ErrNotExist) || err == nil && fi.IsDir() {
-			gone = true
-		} else if err != nil {
-			return false, err
-		}
-		if !gone && fi.Mode().IsRegular() && fi.Size() > limit {
-			refused.add(name, tooLargeReason(fi.Size(), limit))
-			continue
-		}
-		if opts.Refuse != nil {
-			if why := opts.Refuse(name); why != "" {
-				refused.add(name, why)
-				continue
-			}
-		}
-		if gone {
-			removed[name] = true
-			continue
-		}
-		if opts.RefuseLink != nil && fi.Mode()&fs.ModeSymlink != 0 {
-			link, err := os.Readlink(target)
-			if err != nil {
-				return false, err
-			}
-			if why := opts.RefuseLink(name, link); why != "" {
-				refused.add(name, why)
-				continue
-			}
-		}
-		todo = append(todo, file{name, target, fi})
+	todo, removed, refused, err := w.sortChanges(s, opts, limit)
+	if err != nil {
+		return false, err
 	}
 	if err := refused.err(w.Path); err != nil {
 		return false, err
@@ -510,6 +482,93 @@ func (w *Worktree) Stage(opts StageOptions) (bool, error) {
 	if err := refused.err(w.Path); err != nil {
 		return false, err
 	}
+	putEntries(idx, staged, removed)
+	return true, w.writeIndex(idx)
+}
+
+// fileToStage is a working file to store and add to the index.
+type fileToStage struct {
+	name, target string
+	fi           os.FileInfo
+}
+
+// sortChanges sorts what a scan found into the files to stage, the ones
+// gone (to remove from the index), and the ones refused, with why.
+func (w *Worktree) sortChanges(s *scan, opts StageOptions, limit int64) ([]fileToStage, map[string]bool, refusals, error) {
+	var refused refusals
+	for _, p := range s.nested {
+		refused.add(p+"/", "a nested git repository: wo commits neither a gitlink nor the files of another .git")
+	}
+	for _, p := range s.oddNames {
+		refused.add(p, "a name git reads as .git")
+	}
+	removed := map[string]bool{}
+	realDirs := map[string]bool{}
+	var todo []fileToStage
+	for _, name := range s.changed {
+		if mode, ok := s.special[name]; ok {
+			refused.add(name, fileKind(mode)+": only regular files and symbolic links are committed")
+			continue
+		}
+		target := filepath.Join(w.Path, filepath.FromSlash(name))
+		fi, gone, err := w.lookAt(target, name, realDirs)
+		if err != nil {
+			return nil, nil, refused, err
+		}
+		why := ""
+		if !gone && fi.Mode().IsRegular() && fi.Size() > limit {
+			why = tooLargeReason(fi.Size(), limit)
+		} else if opts.Refuse != nil {
+			why = opts.Refuse(name)
+		}
+		switch {
+		case why != "":
+			refused.add(name, why)
+		case gone:
+			removed[name] = true
+		default:
+			if why, err = refuseLink(opts, target, name, fi); err != nil {
+				return nil, nil, refused, err
+			}
+			if why != "" {
+				refused.add(name, why)
+			} else {
+				todo = append(todo, fileToStage{name, target, fi})
+			}
+		}
+	}
+	return todo, removed, refused, nil
+}
+
+// lookAt is the working file name at target, or gone: missing, a folder
+// now, or below a link (git stages the link, never what it leads to).
+func (w *Worktree) lookAt(target, name string, realDirs map[string]bool) (os.FileInfo, bool, error) {
+	if dir, _ := splitPath(name); !w.realDir(dir, realDirs) {
+		return nil, true, nil
+	}
+	fi, err := os.Lstat(target)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && fi.IsDir() {
+		return fi, true, nil
+	}
+	return fi, false, err
+}
+
+// refuseLink is why opts.RefuseLink refuses the link at target, if it is
+// one.
+func refuseLink(opts StageOptions, target, name string, fi os.FileInfo) (string, error) {
+	if opts.RefuseLink == nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return "", nil
+	}
+	link, err := os.Readlink(target)
+	if err != nil {
+		return "", err
+	}
+	return opts.RefuseLink(name, link), nil
+}
+
+// putEntries puts the staged entries in the index, in place of the ones
+// of the same name, and takes the removed names out.
+func putEntries(idx *index.Index, staged []*index.Entry, removed map[string]bool) {
 	byName := make(map[string]int, len(idx.Entries))
 	for i, e := range idx.Entries {
 		byName[e.Name] = i
@@ -530,7 +589,6 @@ func (w *Worktree) Stage(opts StageOptions) (bool, error) {
 		}
 		idx.Entries = kept
 	}
-	return true, w.writeIndex(idx)
 }
 
 // stageFile stores a file's content (at most limit bytes) or a link's

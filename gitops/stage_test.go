@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // The fix gate's staging (issue 24): what an agent leaves in a worktree is
@@ -35,7 +37,7 @@ func stagedWorktree(t *testing.T) (*Repo, *Worktree) {
 // staged is what the index holds beyond HEAD, as git reports it.
 func staged(t *testing.T, w *Worktree) []string {
 	t.Helper()
-	out := runGit(t, w.Path, "diff", "--cached", "--name-only")
+	out := gittest.Run(t, w.Path, "diff", "--cached", "--name-only")
 	if out == "" {
 		return nil
 	}
@@ -47,13 +49,13 @@ func staged(t *testing.T, w *Worktree) []string {
 func stagedStatus(t *testing.T, w *Worktree) string {
 	t.Helper()
 	var out []string
-	for _, line := range strings.Split(runGit(t, w.Path, "diff", "--cached", "--name-status"), "\n") {
+	for _, line := range strings.Split(gittest.Run(t, w.Path, "diff", "--cached", "--name-status"), "\n") {
 		status, path, _ := strings.Cut(line, "\t")
 		if status == "D" {
 			out = append(out, "D "+path)
 			continue
 		}
-		mode, _, _ := strings.Cut(runGit(t, w.Path, "ls-files", "-s", "--", path), " ")
+		mode, _, _ := strings.Cut(gittest.Run(t, w.Path, "ls-files", "-s", "--", path), " ")
 		out = append(out, status+" "+mode+" "+path)
 	}
 	return strings.Join(out, "\n")
@@ -63,7 +65,7 @@ func stagedStatus(t *testing.T, w *Worktree) string {
 // excludes file: the oracle for the ignore rules.
 func gitWouldAdd(t *testing.T, w *Worktree, excludes string) []string {
 	t.Helper()
-	out := runGit(t, w.Path, "-c", "core.excludesFile="+excludes, "add", "-A", "--dry-run")
+	out := gittest.Run(t, w.Path, "-c", "core.excludesFile="+excludes, "add", "-A", "--dry-run")
 	var paths []string
 	for _, line := range strings.Split(out, "\n") {
 		if p, ok := strings.CutPrefix(line, "add '"); ok {
@@ -179,7 +181,7 @@ func TestStageRefusesWhatIsNotAFileAndStagesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	runGit(t, w.Path, "init", "-q", "vendor/x")
+	gittest.Run(t, w.Path, "init", "-q", "vendor/x")
 	write(t, filepath.Join(w.Path, "vendor/x/lib.go"), "package x\n")
 	write(t, filepath.Join(w.Path, "deep/.GIT"), "[core]\n")
 	big, err := os.Create(filepath.Join(w.Path, "big.bin"))
@@ -290,7 +292,7 @@ func TestStageAsksThePolicyAboutEveryChangeDeletionsToo(t *testing.T) {
 	}
 	// Allowed alone, it is staged.
 	os.RemoveAll(filepath.Join(w.Path, "docs"))
-	runGit(t, w.Path, "checkout", "--", "bin/run.sh")
+	gittest.Run(t, w.Path, "checkout", "--", "bin/run.sh")
 	if changed, err := w.Stage(StageOptions{Refuse: refuse}); err != nil || !changed {
 		t.Fatalf("Stage: %v %v", changed, err)
 	}
@@ -379,14 +381,14 @@ func TestExcludesFileIsWhereGitLooks(t *testing.T) {
 	if got := r.ExcludesFile(getenv); got != "/from/global" {
 		t.Errorf("GIT_CONFIG_GLOBAL: %s", got)
 	}
-	runGit(t, r.Path, "config", "core.excludesFile", "/from/repo")
+	gittest.Run(t, r.Path, "config", "core.excludesFile", "/from/repo")
 	if got := r.ExcludesFile(getenv); got != "/from/repo" {
 		t.Errorf("the repository's own setting wins: %s", got)
 	}
 	// A configuration file that is a pipe sets nothing and is not waited on.
 	os.Remove(env["GIT_CONFIG_GLOBAL"])
 	syscall.Mkfifo(env["GIT_CONFIG_GLOBAL"], 0o644)
-	runGit(t, r.Path, "config", "--unset", "core.excludesFile")
+	gittest.Run(t, r.Path, "config", "--unset", "core.excludesFile")
 	var got string
 	finishes(t, "ExcludesFile", func() { got = r.ExcludesFile(getenv) })
 	if want := filepath.Join(home, "xdg/git/ignore"); got != want {
@@ -429,8 +431,8 @@ func TestStageStagesWhatChangedAsGitDoes(t *testing.T) {
 	write(t, filepath.Join(w.Path, "plain.txt"), "plain\n")
 	os.Remove(filepath.Join(w.Path, "README.md"))
 	write(t, filepath.Join(w.Path, "README.md/inside.md"), "a folder now\n")
-	head := runGit(t, w.Path, "rev-parse", "HEAD")
-	runGit(t, w.Path, "update-index", "--add", "--cacheinfo", "160000,"+head+",vendor/sub")
+	head := gittest.Run(t, w.Path, "rev-parse", "HEAD")
+	gittest.Run(t, w.Path, "update-index", "--add", "--cacheinfo", "160000,"+head+",vendor/sub")
 	write(t, filepath.Join(w.Path, "vendor/sub/file.go"), "a submodule's checkout\n")
 	if _, err := w.Stage(StageOptions{}); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/wo-runner/wo/workorder"
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // UnsafeTreeError is a tree that git fsck rejects and that wo will not
@@ -59,7 +59,7 @@ func unsafeName(name string) string {
 		return "has a '/' inside its name"
 	case strings.ContainsRune(name, 0):
 		return "has a NUL byte inside its name"
-	case workorder.IsDotGit(name):
+	case gitname.IsDotGit(name):
 		return "names the .git directory"
 	}
 	return ""

@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // Undone lists the changes of the commits on tip's line that a push of to
@@ -28,7 +30,7 @@ func (r *Repo) Undone(tip, to plumbing.Hash, max int) ([]PathChange, error) {
 			return out, nil
 		}
 		if n == max {
-			return nil, fmt.Errorf("%s is more than %d commits from where %s joins it: wo looks at no more", Short(tip.String()), max, Short(to.String()))
+			return nil, fmt.Errorf("%s is more than %d commits from where %s joins it: wo looks at no more", gitname.Short(tip.String()), max, gitname.Short(to.String()))
 		}
 		c, err := object.GetCommit(v, h)
 		if err != nil {

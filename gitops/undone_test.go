@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/internal/gitname"
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // A rewrite of a pushed branch is judged by what it takes back: going
@@ -14,34 +17,34 @@ import (
 // fix's change back; an amended commit of the same files takes nothing.
 func TestUndoneNamesTheChangesARewriteTakesBack(t *testing.T) {
 	dir := t.TempDir()
-	runGit(t, dir, "init", "-q", "-b", "main")
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
 	commit := func(msg string, files map[string]string) plumbing.Hash {
 		for p, c := range files {
 			if c == "" {
-				runGit(t, dir, "rm", "-q", p)
+				gittest.Run(t, dir, "rm", "-q", p)
 				continue
 			}
 			write(t, filepath.Join(dir, p), c)
-			runGit(t, dir, "add", p)
+			gittest.Run(t, dir, "add", p)
 		}
-		runGit(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
-		return plumbing.NewHash(runGit(t, dir, "rev-parse", "HEAD"))
+		gittest.Run(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
+		return plumbing.NewHash(gittest.Run(t, dir, "rev-parse", "HEAD"))
 	}
 	base := commit("base", map[string]string{"keep.txt": "k\n"})
 	a := commit("wo's commit", map[string]string{"f.go": "f1\n", "g.go": "g1\n"})
 	fix := commit("review fix", map[string]string{"f.go": "f2\n", "gone.txt": "x\n"})
 	late := commit("a deletion", map[string]string{"gone.txt": ""})
-	runGit(t, dir, "checkout", "-q", a.String())
+	gittest.Run(t, dir, "checkout", "-q", a.String())
 	amended := commit("wo's commit, amended", map[string]string{"f.go": "f3\n"}) // on a: same files, new content
-	runGit(t, dir, "checkout", "-q", base.String())
+	gittest.Run(t, dir, "checkout", "-q", base.String())
 	withoutG := commit("without g", map[string]string{"f.go": "f2\n"})
-	runGit(t, dir, "checkout", "-q", base.String())
+	gittest.Run(t, dir, "checkout", "-q", base.String())
 	revert := commit("source again", map[string]string{"f.go": "f1\n", "g.go": "g1\n"})
 	repo, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	short := func(h plumbing.Hash) string { return Short(h.String()) }
+	short := func(h plumbing.Hash) string { return gitname.Short(h.String()) }
 	for _, c := range []struct {
 		name     string
 		tip, to  plumbing.Hash

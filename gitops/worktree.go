@@ -166,19 +166,7 @@ func (w *Worktree) Create(ctx context.Context, base plumbing.Hash, progress Prog
 		// creating the files.
 		defer tightHeap()()
 	}
-	if err := os.MkdirAll(w.AdminDir, 0o755); err != nil {
-		return err
-	}
-	// The owner first, so that even a worktree cut short is provably ours.
-	if w.Owner != "" {
-		if err := writeFile(filepath.Join(w.AdminDir, OwnerFile), w.Owner+"\n"); err != nil {
-			return err
-		}
-	}
-	if err := writeFile(filepath.Join(w.AdminDir, "commondir"), "../..\n"); err != nil {
-		return err
-	}
-	if err := writeFile(filepath.Join(w.AdminDir, "HEAD"), base.String()+"\n"); err != nil {
+	if err := w.writeAdmin(base); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(w.Path, 0o755); err != nil {
@@ -198,6 +186,24 @@ func (w *Worktree) Create(ctx context.Context, base plumbing.Hash, progress Prog
 	}
 	// gitdir last: it marks the worktree complete for git and for wo.
 	return writeFile(filepath.Join(w.AdminDir, "gitdir"), filepath.Join(w.Path, ".git")+"\n")
+}
+
+// writeAdmin makes the worktree's admin folder in the repository's .git:
+// the owner first, so that even a worktree cut short is provably ours,
+// then commondir and HEAD (gitdir comes last, when the worktree is whole).
+func (w *Worktree) writeAdmin(base plumbing.Hash) error {
+	if err := os.MkdirAll(w.AdminDir, 0o755); err != nil {
+		return err
+	}
+	if w.Owner != "" {
+		if err := writeFile(filepath.Join(w.AdminDir, OwnerFile), w.Owner+"\n"); err != nil {
+			return err
+		}
+	}
+	if err := writeFile(filepath.Join(w.AdminDir, "commondir"), "../..\n"); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(w.AdminDir, "HEAD"), base.String()+"\n")
 }
 
 // CheckFree reports whether Create could proceed: the worktree is complete

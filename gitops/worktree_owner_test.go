@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // Create names the task that made the worktree in its admin files, which
@@ -32,18 +34,18 @@ func TestCreateMarksTheWorktreeWithItsOwner(t *testing.T) {
 	if owner, _ := again.CreatedFor(); owner != "task_cr_01" {
 		t.Errorf("read back: %q", owner)
 	}
-	runGit(t, repoPath, "fsck", "--strict", "--no-progress")
-	if list := runGit(t, repoPath, "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+path) {
+	gittest.Run(t, repoPath, "fsck", "--strict", "--no-progress")
+	if list := gittest.Run(t, repoPath, "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+path) {
 		t.Errorf("git does not list the marked worktree:\n%s", list)
 	}
-	runGit(t, repoPath, "worktree", "remove", path)
+	gittest.Run(t, repoPath, "worktree", "remove", path)
 	if _, err := os.Stat(w.AdminDir); !os.IsNotExist(err) {
 		t.Errorf("git worktree remove left the admin files: %v", err)
 	}
 
 	// git's own worktree, and one whose marker is a link, are nobody's.
 	theirs := filepath.Join(t.TempDir(), "theirs")
-	runGit(t, repoPath, "worktree", "add", "-q", "--detach", theirs, "code-review-base")
+	gittest.Run(t, repoPath, "worktree", "add", "-q", "--detach", theirs, "code-review-base")
 	g, _ := r.Worktree("theirs", theirs)
 	if owner, marked := g.CreatedFor(); marked || owner != "" {
 		t.Errorf("git's worktree: %q, %v; want no owner", owner, marked)

@@ -5,26 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/split"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
-
-func git(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_NOSYSTEM=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-}
 
 // commitFiles writes files into repo and commits them.
 func commitFiles(t *testing.T, repo string, files map[string]string) {
@@ -33,8 +22,8 @@ func commitFiles(t *testing.T, repo string, files map[string]string) {
 		os.MkdirAll(filepath.Dir(filepath.Join(repo, path)), 0o755)
 		os.WriteFile(filepath.Join(repo, path), []byte(content), 0o644)
 	}
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "change")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "change")
 }
 
 // twoPackages is a module whose base branch has only go.mod and whose
@@ -43,9 +32,9 @@ func twoPackages(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	git(t, root, "init", "-q", "-b", "main", repo)
+	gittest.Run(t, root, "init", "-q", "-b", "main", repo)
 	commitFiles(t, repo, map[string]string{"go.mod": "module example.com/big\n\ngo 1.22\n"})
-	git(t, repo, "branch", "base")
+	gittest.Run(t, repo, "branch", "base")
 	commitFiles(t, repo, map[string]string{
 		"alib/a.go":   "package alib\n\n// A is the library.\nconst A = 1\n",
 		"alib/b.go":   "package alib\n\n// B is more library.\nconst B = 2\n",

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // The big repository of the worktree benchmark: 30,000 files of about 4 KB
@@ -51,7 +52,7 @@ func buildBigRepo(b *testing.B) (string, []string) {
 			}
 			cmd := exec.Command("git", args...)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), gitEnv...)
+			cmd.Env = append(os.Environ(), gittest.Env...)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				bigErr = fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 			}
@@ -105,7 +106,7 @@ func measure(b *testing.B, env []string, dir string, name string, args ...string
 	b.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), gitEnv...), env...)
+	cmd.Env = append(append(os.Environ(), gittest.Env...), env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
@@ -246,7 +247,7 @@ func buildSplitRepo(b *testing.B) string {
 			}
 			cmd := exec.Command("git", args...)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), gitEnv...)
+			cmd.Env = append(os.Environ(), gittest.Env...)
 			if out, err := cmd.CombinedOutput(); err != nil {
 				splitErr = fmt.Errorf("git %v: %v\n%s", args, err, out)
 			}

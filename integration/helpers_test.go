@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/commands"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/split"
 )
 
@@ -36,21 +37,12 @@ func buildWo() (cleanup func(), err error) {
 	return func() { os.RemoveAll(dir) }, nil
 }
 
-// gitEnv makes git commands independent of the machine's configuration.
-var gitEnv = []string{"GIT_AUTHOR_NAME=Fixture", "GIT_AUTHOR_EMAIL=fixture@example.com",
-	"GIT_COMMITTER_NAME=Fixture", "GIT_COMMITTER_EMAIL=fixture@example.com", "GIT_CONFIG_NOSYSTEM=1"}
-
-// git runs the real git command in dir.
+// git runs the real git command in dir (gittest.Run, under the short name
+// this package's many tests use; other work adding tests here at the
+// same time keeps compiling).
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return gittest.Run(t, dir, args...)
 }
 
 // fixture is a repository with a base branch, a source branch with the
@@ -146,7 +138,7 @@ func buildFixtureTemplate(n int) (dir string, files []string, err error) {
 		}
 		cmd := exec.Command("git", args...)
 		cmd.Dir = in
-		cmd.Env = append(os.Environ(), gitEnv...)
+		cmd.Env = append(os.Environ(), gittest.Env...)
 		if out, e := cmd.CombinedOutput(); e != nil {
 			err = fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), e, out)
 		}
@@ -272,7 +264,7 @@ func (f *fixture) wo(env []string, args ...string) woResult {
 
 func (f *fixture) cmd(env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(woBin, append(args, "--store", f.store)...)
-	cmd.Env = append(os.Environ(), gitEnv...)
+	cmd.Env = append(os.Environ(), gittest.Env...)
 	cmd.Env = append(cmd.Env, "WO_AGENT=", "GITHUB_TOKEN=", "GH_TOKEN=", "WO_FAULT=", "WO_FAULT_PAUSE=", "WO_FAULT_SIGNAL=")
 	// The test agents write what they were given (their prompt, their
 	// environment) to these two files beside the repository: the only

@@ -6,11 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/store"
 )
 
@@ -195,15 +195,9 @@ func rawTree(t *testing.T, repo string, entries ...[3]string) string {
 
 func gitIn(t *testing.T, dir string, stdin []byte, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
+	cmd := gittest.Command(dir, args...)
 	cmd.Stdin = bytes.NewReader(stdin)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("git %s: %v", strings.Join(args, " "), err)
-	}
-	return strings.TrimSpace(string(out))
+	return gittest.Output(t, cmd)
 }
 
 // Attack 4: a tree holding a link a -> the victim's folder and a

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/store"
 )
 
@@ -435,7 +436,7 @@ func forgeHead(t *testing.T, dir, head, path, content string) string {
 	run := func(env []string, stdin string, args ...string) string {
 		cmd := exec.Command("git", args...)
 		cmd.Dir, cmd.Stdin = dir, strings.NewReader(stdin)
-		cmd.Env = append(append(os.Environ(), gitEnv...), env...)
+		cmd.Env = append(append(os.Environ(), gittest.Env...), env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)

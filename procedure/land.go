@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/internal/identity"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
@@ -323,7 +324,7 @@ func (l *landing) mergeStep(ctx context.Context, i int) error {
 	case pr.Base != l.base && pr.Stack == nil:
 		reason = fmt.Sprintf("pull request #%d targets %s, not %s, which the one under it merged into: run wo sync %s, then wo land again", pr.Number, pr.Base, l.base, l.o.Epic)
 	case pr.HeadSHA != st.PushedSHA:
-		reason = fmt.Sprintf("its head %s is not %s, which wo pushed and its review loop saw: run wo run %s", shortSHA(pr.HeadSHA), shortSHA(st.PushedSHA), step.Key)
+		reason = fmt.Sprintf("its head %s is not %s, which wo pushed and its review loop saw: run wo run %s", gitname.Short(pr.HeadSHA), gitname.Short(st.PushedSHA), step.Key)
 	case i > 0 && l.restackedHere(st, pr):
 		// The restack rebuilt it onto what merged: GitHub's approval and
 		// checks are asked of the new head.
@@ -331,7 +332,7 @@ func (l *landing) mergeStep(ctx context.Context, i int) error {
 			return err
 		}
 		if reason != "" {
-			reason = "restacked onto the merged base at " + shortSHA(pr.HeadSHA) + ", but " + reason
+			reason = "restacked onto the merged base at " + gitname.Short(pr.HeadSHA) + ", but " + reason
 		}
 	}
 	if reason != "" {
@@ -404,7 +405,7 @@ func (l *landing) merged(ctx context.Context, i int, sha string) error {
 	}
 	if sha != "" {
 		l.e.fault("land:after_merge")
-		l.say("merged #%d at %s", step.PR, shortSHA(sha))
+		l.say("merged #%d at %s", step.PR, gitname.Short(sha))
 	}
 	if _, err := l.e.Sync(ctx, step.Key); err != nil {
 		l.res.Warnings = append(l.res.Warnings, fmt.Sprintf("%s was not marked closed: %v; wo sync %s does it", step.Key, err, l.o.Epic))
@@ -449,13 +450,6 @@ func markLater(steps []LandStep) {
 	for i := range steps {
 		steps[i].Outcome = "later"
 	}
-}
-
-func shortSHA(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 // stacksEnabled is the epic's recorded answer to whether the repository
@@ -544,7 +538,7 @@ func (e *Engine) loopReady(doc workorder.Document, pr *github.PR, land *workorde
 	case len(st.ChangesRequestedBy) > 0:
 		return "its review loop is not clean: changes requested by " + strings.Join(st.ChangesRequestedBy, ", "), nil
 	case pr.HeadSHA != st.PushedSHA:
-		return fmt.Sprintf("its head %s is not %s, which wo pushed and its review loop saw: someone pushed to it; run wo run %s", shortSHA(pr.HeadSHA), shortSHA(st.PushedSHA), key), nil
+		return fmt.Sprintf("its head %s is not %s, which wo pushed and its review loop saw: someone pushed to it; run wo run %s", gitname.Short(pr.HeadSHA), gitname.Short(st.PushedSHA), key), nil
 	}
 	return "", nil
 }
@@ -611,9 +605,9 @@ func (e *Engine) githubReady(ctx context.Context, c *github.Client, pr *github.P
 	for _, s := range append(current, runs...) { // every check run counts, same names or not
 		switch s.State {
 		case "failure", "error":
-			return fmt.Sprintf("check %q failed on %s", s.Context, shortSHA(pr.HeadSHA)), nil
+			return fmt.Sprintf("check %q failed on %s", s.Context, gitname.Short(pr.HeadSHA)), nil
 		case "pending":
-			return fmt.Sprintf("check %q is still running on %s: wait for it and run wo land again", s.Context, shortSHA(pr.HeadSHA)), nil
+			return fmt.Sprintf("check %q is still running on %s: wait for it and run wo land again", s.Context, gitname.Short(pr.HeadSHA)), nil
 		}
 	}
 	return "", nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
@@ -37,7 +37,7 @@ func (RecordHead) Run(_ context.Context, sc *action.StepContext) (action.Outcome
 	if err != nil {
 		return action.Outcome{}, err
 	}
-	return action.Outcome{Note: fmt.Sprintf("HEAD of %s is %s on %s", w.Name, gitops.Short(head.String()), branch)}, nil
+	return action.Outcome{Note: fmt.Sprintf("HEAD of %s is %s on %s", w.Name, gitname.Short(head.String()), branch)}, nil
 }
 
 // Plan says what it would read.

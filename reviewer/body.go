@@ -74,119 +74,161 @@ func ParseBody(body string) []Finding {
 	if len(body) > maxBody {
 		body = body[:maxBody]
 	}
-	var out []Finding
-	var stack []*frame
-	ignored := 0 // <details> opened past maxDepth, not followed
-	var cur *Finding
-	var text strings.Builder
-	flush := func() {
-		if cur == nil {
-			return
-		}
-		cur.Body = strings.TrimSpace(reMarkupLine.ReplaceAllString(text.String(), ""))
-		cur.Body = termtext.Cut(cur.Body, maxFindingBody)
-		if len(out) < maxFindings {
-			out = append(out, *cur)
-		}
-		cur = nil
-		text.Reset()
-	}
-	// fileFrame is the innermost file of a known section, or nil.
-	fileFrame := func() *frame {
-		for i := len(stack) - 1; i >= 0; i-- {
-			switch stack[i].kind {
-			case frameFile:
-				return stack[i]
-			case frameSection:
-				return nil
-			}
-		}
-		return nil
-	}
-	sectionOf := func() (Section, bool) {
-		for i := len(stack) - 1; i >= 0; i-- {
-			if stack[i].kind == frameSection {
-				return stack[i].section, true
-			}
-		}
-		return "", false
-	}
+	var p bodyParser
 	for _, line := range strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n") {
 		// CodeRabbit quotes whole sections (the caution about comments
 		// outside the diff): one level of "> " is markup, not text.
 		if rest, ok := strings.CutPrefix(line, ">"); ok {
 			line = strings.TrimPrefix(rest, " ")
 		}
-		opens := len(reDetailsOpen.FindAllString(line, -1))
-		for range opens {
-			if len(stack) < maxDepth {
-				stack = append(stack, &frame{})
-			} else {
-				ignored++
-			}
-		}
-		if m := reSectionSummary.FindStringSubmatch(line); m != nil && len(stack) > 0 && !stack[len(stack)-1].labeled {
-			flush()
-			top := stack[len(stack)-1]
-			top.kind, top.labeled = frameSection, true
-			top.section = sectionName(m[1])
-		} else if m := reFileSummary.FindStringSubmatch(line); m != nil && len(stack) > 0 && !stack[len(stack)-1].labeled {
-			top := stack[len(stack)-1]
-			top.labeled = true
-			if _, in := sectionOf(); in && len(stack) >= 2 && stack[len(stack)-2].kind == frameSection {
-				flush()
-				top.kind, top.path = frameFile, strings.Trim(m[1], "`* ")
-			}
-		} else if len(stack) > 0 && strings.Contains(strings.ToLower(line), "<summary>") {
-			stack[len(stack)-1].labeled = true
-		}
-		if f := fileFrame(); f != nil && stack[len(stack)-1] == f {
-			if m := reEntry.FindStringSubmatch(line); m != nil {
-				flush()
-				sec, _ := sectionOf()
-				start, _ := strconv.Atoi(m[1])
-				end := start
-				if m[2] != "" {
-					end, _ = strconv.Atoi(m[2])
-				}
-				if end < start {
-					start, end = end, start
-				}
-				cur = &Finding{Section: sec, Path: f.path, StartLine: start, Line: end}
-				if start == end {
-					cur.StartLine = 0
-				}
-				text.WriteString(m[3])
-				text.WriteString("\n")
-				goto closes
-			}
-			if strings.TrimSpace(line) == "---" {
-				flush()
-				goto closes
-			}
-		}
-		if cur != nil && fileFrame() != nil {
-			text.WriteString(line)
-			text.WriteString("\n")
-		}
-	closes:
-		for range len(reDetailsClose.FindAllString(line, -1)) {
-			if ignored > 0 {
-				ignored--
-				continue
-			}
-			if len(stack) == 0 {
-				break
-			}
-			top := stack[len(stack)-1]
-			if top.kind == frameFile || top.kind == frameSection {
-				flush()
-			}
-			stack = stack[:len(stack)-1]
+		p.line(line)
+	}
+	p.flush()
+	return p.out
+}
+
+// bodyParser reads a review body line by line: the <details> it is in
+// (stack), and the finding it is reading (cur, its text so far).
+type bodyParser struct {
+	out     []Finding
+	stack   []*frame
+	ignored int // <details> opened past maxDepth, not followed
+	cur     *Finding
+	text    strings.Builder
+}
+
+func (p *bodyParser) line(line string) {
+	p.open(len(reDetailsOpen.FindAllString(line, -1)))
+	p.label(line)
+	if !p.entry(line) && p.cur != nil && p.fileFrame() != nil {
+		p.text.WriteString(line)
+		p.text.WriteString("\n")
+	}
+	p.close(len(reDetailsClose.FindAllString(line, -1)))
+}
+
+// open follows n <details> opened, up to maxDepth.
+func (p *bodyParser) open(n int) {
+	for range n {
+		if len(p.stack) < maxDepth {
+			p.stack = append(p.stack, &frame{})
+		} else {
+			p.ignored++
 		}
 	}
-	flush()
-	return out
+}
+
+// label reads the <summary> of the innermost <details>: a known section,
+// a file inside one, or anything else.
+func (p *bodyParser) label(line string) {
+	if len(p.stack) == 0 || p.stack[len(p.stack)-1].labeled {
+		return
+	}
+	top := p.stack[len(p.stack)-1]
+	if m := reSectionSummary.FindStringSubmatch(line); m != nil {
+		p.flush()
+		top.kind, top.labeled = frameSection, true
+		top.section = sectionName(m[1])
+	} else if m := reFileSummary.FindStringSubmatch(line); m != nil {
+		top.labeled = true
+		if _, in := p.sectionOf(); in && len(p.stack) >= 2 && p.stack[len(p.stack)-2].kind == frameSection {
+			p.flush()
+			top.kind, top.path = frameFile, strings.Trim(m[1], "`* ")
+		}
+	} else if strings.Contains(strings.ToLower(line), "<summary>") {
+		top.labeled = true
+	}
+}
+
+// entry reads a line directly in a file's <details> that starts a
+// finding ("`10-12`: **Title.**") or ends one ("---"); it reports
+// whether the line was one.
+func (p *bodyParser) entry(line string) bool {
+	f := p.fileFrame()
+	if f == nil || p.stack[len(p.stack)-1] != f {
+		return false
+	}
+	if strings.TrimSpace(line) == "---" {
+		p.flush()
+		return true
+	}
+	m := reEntry.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	p.flush()
+	sec, _ := p.sectionOf()
+	start, _ := strconv.Atoi(m[1])
+	end := start
+	if m[2] != "" {
+		end, _ = strconv.Atoi(m[2])
+	}
+	if end < start {
+		start, end = end, start
+	}
+	p.cur = &Finding{Section: sec, Path: f.path, StartLine: start, Line: end}
+	if start == end {
+		p.cur.StartLine = 0
+	}
+	p.text.WriteString(m[3])
+	p.text.WriteString("\n")
+	return true
+}
+
+// close follows n </details>, ending the finding of a section or file
+// that closes.
+func (p *bodyParser) close(n int) {
+	for range n {
+		if p.ignored > 0 {
+			p.ignored--
+			continue
+		}
+		if len(p.stack) == 0 {
+			return
+		}
+		top := p.stack[len(p.stack)-1]
+		if top.kind == frameFile || top.kind == frameSection {
+			p.flush()
+		}
+		p.stack = p.stack[:len(p.stack)-1]
+	}
+}
+
+// flush ends the finding being read, keeping at most maxFindings.
+func (p *bodyParser) flush() {
+	if p.cur == nil {
+		return
+	}
+	p.cur.Body = strings.TrimSpace(reMarkupLine.ReplaceAllString(p.text.String(), ""))
+	p.cur.Body = termtext.Cut(p.cur.Body, maxFindingBody)
+	if len(p.out) < maxFindings {
+		p.out = append(p.out, *p.cur)
+	}
+	p.cur = nil
+	p.text.Reset()
+}
+
+// fileFrame is the innermost file of a known section, or nil.
+func (p *bodyParser) fileFrame() *frame {
+	for i := len(p.stack) - 1; i >= 0; i-- {
+		switch p.stack[i].kind {
+		case frameFile:
+			return p.stack[i]
+		case frameSection:
+			return nil
+		}
+	}
+	return nil
+}
+
+// sectionOf is the innermost known section, if any.
+func (p *bodyParser) sectionOf() (Section, bool) {
+	for i := len(p.stack) - 1; i >= 0; i-- {
+		if p.stack[i].kind == frameSection {
+			return p.stack[i].section, true
+		}
+	}
+	return "", false
 }
 
 func sectionName(s string) Section {

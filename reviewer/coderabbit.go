@@ -71,60 +71,14 @@ const clockSkew = 2 * time.Minute
 // about it), a review of the head, then the summary comment when it
 // names the head or was edited after the push.
 func (p CodeRabbit) Read(s Signals) Reading {
-	var st *github.Status
-	for i, x := range s.Statuses {
-		// Anyone who can push may post a status named CodeRabbit: only the
-		// bot's own counts.
-		// GitHub lists statuses newest first, to the second: on a tie the
-		// first listed is the newer.
-		if strings.EqualFold(strings.TrimSpace(x.Context), "CodeRabbit") && p.Is(x.Creator) && (st == nil || x.UpdatedAt.After(st.UpdatedAt)) {
-			st = &s.Statuses[i]
-		}
-	}
-	summary, sumKind, sumAbout := p.summary(s)
-	withSummary := func(r Reading) Reading {
-		// A skipped status may be a pause: the summary tells them apart.
-		if r.Kind == Skipped && sumKind == Paused && summary != nil && sumAbout {
-			r.Kind = Paused
-		}
-		if sumKind == r.Kind && summary != nil {
-			r.NotBefore = notBefore(summary)
-			if h := stanzaHeading(summary.Body); h != "" {
-				r.Said = h
-			}
-		}
-		if r.Kind == RateLimited && r.NotBefore.IsZero() {
-			r.NotBefore = r.At.Add(defaultLimitWait)
-		}
-		// A server clock far ahead cannot park the task for ever.
-		if !s.Now.IsZero() && r.NotBefore.After(s.Now.Add(maxLimitWait)) {
-			r.NotBefore = s.Now.Add(maxLimitWait)
-		}
-		return r
-	}
+	st := p.status(s)
+	sum := p.summaryReading(s)
 	if st != nil {
-		r := Reading{Said: "status: " + st.Description, At: st.UpdatedAt}
-		switch {
-		case st.State == "pending" && !s.Now.IsZero() && s.Now.Sub(st.UpdatedAt) > stalledAfter:
-			// A review that has said nothing for this long is lost: ask
-			// again rather than wait for ever.
-			r.Kind, r.Said = Aborted, fmt.Sprintf("status: %s, unchanged since %s", st.Description, st.UpdatedAt.UTC().Format(time.RFC3339))
-			return r
-		case st.State == "pending":
-			r.Kind = InProgress
-			return r
-		case containsAny(st.Description, "skipped"):
-			r.Kind = Skipped
-			return withSummary(r)
-		case containsAny(st.Description, "rate limit", "review limit"):
-			r.Kind = RateLimited
-			return withSummary(r)
-		case containsAny(st.Description, "paused"):
-			r.Kind = Paused
-			return withSummary(r)
-		case st.State == "failure" || st.State == "error" || containsAny(st.Description, "failed"):
-			r.Kind = Aborted
-			return withSummary(r)
+		if r, ok := readStatus(*st, s.Now); ok {
+			if st.State == "pending" { // in progress, or stalled: the summary adds nothing
+				return r
+			}
+			return sum.onto(r, s.Now)
 		}
 	}
 	if rv := reviewOf(p, s); rv != nil {
@@ -133,10 +87,86 @@ func (p CodeRabbit) Read(s Signals) Reading {
 	if st != nil && containsAny(st.Description, "completed", "reviewed") {
 		return Reading{Kind: Reviewed, Said: "status: " + st.Description, At: st.UpdatedAt}
 	}
-	if summary != nil && sumAbout {
-		return withSummary(Reading{Kind: sumKind, Said: stanzaHeading(summary.Body), At: summary.UpdatedAt})
+	if sum.comment != nil && sum.about {
+		return sum.onto(Reading{Kind: sum.kind, Said: stanzaHeading(sum.comment.Body), At: sum.comment.UpdatedAt}, s.Now)
 	}
 	return Reading{Kind: Waiting}
+}
+
+// status is the bot's own latest CodeRabbit status on the head, or nil.
+// Anyone who can push may post a status named CodeRabbit: only the bot's
+// own counts. GitHub lists statuses newest first, to the second: on a tie
+// the first listed is the newer.
+func (p CodeRabbit) status(s Signals) *github.Status {
+	var st *github.Status
+	for i, x := range s.Statuses {
+		if strings.EqualFold(strings.TrimSpace(x.Context), "CodeRabbit") && p.Is(x.Creator) && (st == nil || x.UpdatedAt.After(st.UpdatedAt)) {
+			st = &s.Statuses[i]
+		}
+	}
+	return st
+}
+
+// readStatus is what the status says, when it says something: pending (in
+// progress, or stalled since long before now), skipped, rate limited,
+// paused or failed.
+func readStatus(st github.Status, now time.Time) (Reading, bool) {
+	r := Reading{Said: "status: " + st.Description, At: st.UpdatedAt}
+	switch {
+	case st.State == "pending" && !now.IsZero() && now.Sub(st.UpdatedAt) > stalledAfter:
+		// A review that has said nothing for this long is lost: ask
+		// again rather than wait for ever.
+		r.Kind, r.Said = Aborted, fmt.Sprintf("status: %s, unchanged since %s", st.Description, st.UpdatedAt.UTC().Format(time.RFC3339))
+	case st.State == "pending":
+		r.Kind = InProgress
+	case containsAny(st.Description, "skipped"):
+		r.Kind = Skipped
+	case containsAny(st.Description, "rate limit", "review limit"):
+		r.Kind = RateLimited
+	case containsAny(st.Description, "paused"):
+		r.Kind = Paused
+	case st.State == "failure" || st.State == "error" || containsAny(st.Description, "failed"):
+		r.Kind = Aborted
+	default:
+		return Reading{}, false
+	}
+	return r, true
+}
+
+// summaryReading is the summary comment, what it says and whether that
+// is about the head.
+type summaryReading struct {
+	comment *github.Comment
+	kind    Kind
+	about   bool
+}
+
+func (p CodeRabbit) summaryReading(s Signals) summaryReading {
+	c, k, about := p.summary(s)
+	return summaryReading{c, k, about}
+}
+
+// onto completes a reading with what the summary adds: a skip that is a
+// pause, and when the reviewer takes a request again, with its words.
+func (sum summaryReading) onto(r Reading, now time.Time) Reading {
+	// A skipped status may be a pause: the summary tells them apart.
+	if r.Kind == Skipped && sum.kind == Paused && sum.comment != nil && sum.about {
+		r.Kind = Paused
+	}
+	if sum.kind == r.Kind && sum.comment != nil {
+		r.NotBefore = notBefore(sum.comment)
+		if h := stanzaHeading(sum.comment.Body); h != "" {
+			r.Said = h
+		}
+	}
+	if r.Kind == RateLimited && r.NotBefore.IsZero() {
+		r.NotBefore = r.At.Add(defaultLimitWait)
+	}
+	// A server clock far ahead cannot park the task for ever.
+	if !now.IsZero() && r.NotBefore.After(now.Add(maxLimitWait)) {
+		r.NotBefore = now.Add(maxLimitWait)
+	}
+	return r
 }
 
 // summary is CodeRabbit's summary comment, what its state stanza says,

@@ -41,53 +41,7 @@ func FromCreateParams(p CreateParams, now time.Time) Document {
 		prio = word
 	}
 	stamp := now.UTC().Format(time.RFC3339Nano)
-	tc := map[string]any{}
-	if bg := strings.TrimSpace(p.BackgroundContext); bg != "" {
-		tc["background_context"] = bg
-	}
-	if list := CleanList(p.ExpectedDeliverables); len(list) > 0 {
-		tc["expected_deliverables"] = map[string]any{"items": AnyList(list), "validation_added": stamp}
-	}
-	if list := CleanList(p.SuccessCriteria); len(list) > 0 {
-		tc["success_criteria"] = map[string]any{"criteria": AnyList(list), "all_required": true}
-	}
-	if list := CleanList(p.Constraints); len(list) > 0 {
-		tc["constraints"] = map[string]any{"rules": AnyList(list), "enforcement_level": "strict"}
-	}
-	abs := func(path string) string {
-		if filepath.IsAbs(path) {
-			return path
-		}
-		if p.ClientCWD != "" {
-			return filepath.Join(p.ClientCWD, path)
-		}
-		if a, err := filepath.Abs(path); err == nil {
-			return a
-		}
-		return path
-	}
-	if files := CleanList(p.RelevantFiles); len(files) > 0 {
-		out := make([]any, len(files))
-		for i, f := range files {
-			path := abs(f)
-			if real, err := filepath.EvalSymlinks(path); err == nil {
-				path = real
-			}
-			out[i] = path
-		}
-		tc["relevant_files"] = out
-	}
-	if docs := CleanList(p.RelatedDocumentation); len(docs) > 0 {
-		out := make([]any, len(docs))
-		for i, d := range docs {
-			if strings.HasPrefix(d, "http://") || strings.HasPrefix(d, "https://") {
-				out[i] = d
-			} else {
-				out[i] = abs(d)
-			}
-		}
-		tc["related_documentation"] = out
-	}
+	tc := taskContextOf(p, stamp)
 	doc := Document{"description": desc, "priority": prio, "status": string(StatusOpen), "type": "task",
 		"created_at": Timestamp(now), "updated_at": Timestamp(now)}
 	// An empty title would be a second complaint about an empty
@@ -109,6 +63,61 @@ func FromCreateParams(p CreateParams, now time.Time) Document {
 		doc["task_context"] = tc
 	}
 	return doc
+}
+
+// taskContextOf is the task_context of the parameters (stamp: when they
+// were validated), as seed 000 lays it out; empty when they give none.
+func taskContextOf(p CreateParams, stamp string) map[string]any {
+	tc := map[string]any{}
+	if bg := strings.TrimSpace(p.BackgroundContext); bg != "" {
+		tc["background_context"] = bg
+	}
+	if list := CleanList(p.ExpectedDeliverables); len(list) > 0 {
+		tc["expected_deliverables"] = map[string]any{"items": AnyList(list), "validation_added": stamp}
+	}
+	if list := CleanList(p.SuccessCriteria); len(list) > 0 {
+		tc["success_criteria"] = map[string]any{"criteria": AnyList(list), "all_required": true}
+	}
+	if list := CleanList(p.Constraints); len(list) > 0 {
+		tc["constraints"] = map[string]any{"rules": AnyList(list), "enforcement_level": "strict"}
+	}
+	if files := CleanList(p.RelevantFiles); len(files) > 0 {
+		out := make([]any, len(files))
+		for i, f := range files {
+			path := p.absPath(f)
+			if real, err := filepath.EvalSymlinks(path); err == nil {
+				path = real
+			}
+			out[i] = path
+		}
+		tc["relevant_files"] = out
+	}
+	if docs := CleanList(p.RelatedDocumentation); len(docs) > 0 {
+		out := make([]any, len(docs))
+		for i, d := range docs {
+			if strings.HasPrefix(d, "http://") || strings.HasPrefix(d, "https://") {
+				out[i] = d
+			} else {
+				out[i] = p.absPath(d)
+			}
+		}
+		tc["related_documentation"] = out
+	}
+	return tc
+}
+
+// absPath is path made absolute against the client's folder (else wo's).
+func (p CreateParams) absPath(path string) string {
+	if filepath.IsAbs(path) {
+		return path
+	}
+	if p.ClientCWD != "" {
+		return filepath.Join(p.ClientCWD, path)
+	}
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
 }
 
 // RecordWarnings keeps the warnings of a task's validation in its

@@ -134,80 +134,104 @@ func CheckJSON(source string, data []byte) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	type frame struct {
-		object    bool
-		expectKey bool
-		key       string
-		index     int
-		keys      map[string]struct{}
-	}
-	var stack []*frame
-	path := func() string {
-		var b strings.Builder
-		for _, f := range stack {
-			if f.object {
-				if f.expectKey {
-					continue
-				}
-				b.WriteString(pathKey(f.key))
-			} else {
-				fmt.Fprintf(&b, "[%d]", f.index)
-			}
-		}
-		return strings.TrimPrefix(b.String(), ".")
-	}
-	// valueDone moves the enclosing container past one value.
-	valueDone := func() {
-		if len(stack) == 0 {
-			return
-		}
-		if top := stack[len(stack)-1]; top.object {
-			top.expectKey = true
-		} else {
-			top.index++
-		}
-	}
+	c := &jsonChecker{source: source}
 	for {
 		tok, err := dec.Token()
 		if err != nil {
 			return nil // the end, or malformed JSON that the decoder locates
 		}
-		top := (*frame)(nil)
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
+		if err := c.token(tok); err != nil {
+			return err
 		}
-		if top != nil && top.object && top.expectKey {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
-				valueDone()
+	}
+}
+
+// jsonChecker follows the objects and arrays a JSON text is in, token
+// by token, for CheckJSON.
+type jsonChecker struct {
+	source string
+	stack  []*jsonFrame
+}
+
+// jsonFrame is one object or array: the key or index of the value being
+// read in it, and an object's keys so far.
+type jsonFrame struct {
+	object    bool
+	expectKey bool
+	key       string
+	index     int
+	keys      map[string]struct{}
+}
+
+func (c *jsonChecker) token(tok json.Token) error {
+	if len(c.stack) > 0 {
+		if top := c.stack[len(c.stack)-1]; top.object && top.expectKey {
+			return c.key(top, tok)
+		}
+	}
+	switch d, _ := tok.(json.Delim); d {
+	case '{', '[':
+		if len(c.stack) == MaxDepth {
+			return &ShapeError{fmt.Sprintf("%s: nested deeper than %d levels at %s: a work order needs far fewer",
+				c.source, MaxDepth, termtext.Clip(c.path(), 200))}
+		}
+		c.stack = append(c.stack, &jsonFrame{object: d == '{', expectKey: d == '{', keys: map[string]struct{}{}})
+	case ']':
+		c.stack = c.stack[:len(c.stack)-1]
+		c.valueDone()
+	default:
+		c.valueDone()
+	}
+	return nil
+}
+
+// key reads a token where object top expects a key: the key, or the
+// object's end. A key given twice is refused.
+func (c *jsonChecker) key(top *jsonFrame, tok json.Token) error {
+	if d, ok := tok.(json.Delim); ok && d == '}' {
+		c.stack = c.stack[:len(c.stack)-1]
+		c.valueDone()
+		return nil
+	}
+	key, _ := tok.(string)
+	if _, dup := top.keys[key]; dup {
+		at := termtext.Clip(c.path(), 200)
+		if at == "" {
+			at = "the top-level object"
+		}
+		return &ShapeError{fmt.Sprintf("%s: duplicate key %s in %s: each key may appear once in an object",
+			c.source, quote(key), at)}
+	}
+	top.keys[key] = struct{}{}
+	top.key, top.expectKey = key, false
+	return nil
+}
+
+// path is where the checker is, as a document path.
+func (c *jsonChecker) path() string {
+	var b strings.Builder
+	for _, f := range c.stack {
+		if f.object {
+			if f.expectKey {
 				continue
 			}
-			key, _ := tok.(string)
-			if _, dup := top.keys[key]; dup {
-				at := termtext.Clip(path(), 200)
-				if at == "" {
-					at = "the top-level object"
-				}
-				return &ShapeError{fmt.Sprintf("%s: duplicate key %s in %s: each key may appear once in an object",
-					source, quote(key), at)}
-			}
-			top.keys[key] = struct{}{}
-			top.key, top.expectKey = key, false
-			continue
+			b.WriteString(pathKey(f.key))
+		} else {
+			fmt.Fprintf(&b, "[%d]", f.index)
 		}
-		switch d, _ := tok.(json.Delim); d {
-		case '{', '[':
-			if len(stack) == MaxDepth {
-				return &ShapeError{fmt.Sprintf("%s: nested deeper than %d levels at %s: a work order needs far fewer",
-					source, MaxDepth, termtext.Clip(path(), 200))}
-			}
-			stack = append(stack, &frame{object: d == '{', expectKey: d == '{', keys: map[string]struct{}{}})
-		case ']':
-			stack = stack[:len(stack)-1]
-			valueDone()
-		default:
-			valueDone()
-		}
+	}
+	return strings.TrimPrefix(b.String(), ".")
+}
+
+// valueDone moves the enclosing container past one value.
+func (c *jsonChecker) valueDone() {
+	if len(c.stack) == 0 {
+		return
+	}
+	if top := c.stack[len(c.stack)-1]; top.object {
+		top.expectKey = true
+	} else {
+		top.index++
 	}
 }
 

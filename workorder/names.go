@@ -4,10 +4,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // keyPattern is ArangoDB's document key alphabet (at most 254 bytes).
@@ -38,35 +39,9 @@ func CheckRefName(name string) error {
 	return nil
 }
 
-// CheckRelativePath explains why p cannot name a file inside a repository:
-// it must be relative, clean, and stay inside the tree.
-func CheckRelativePath(p string) error {
-	switch {
-	case p == "":
-		return fmt.Errorf("empty path")
-	case strings.HasPrefix(p, "/") || (len(p) > 1 && p[1] == ':'):
-		return fmt.Errorf("%q is absolute: give a path relative to the repository root", p)
-	case strings.ContainsRune(p, 0):
-		return fmt.Errorf("%q contains a NUL byte", p)
-	case strings.Contains(p, `\`):
-		return fmt.Errorf("%q contains a backslash: use '/' between directories", p)
-	}
-	for _, part := range strings.Split(p, "/") {
-		if part == ".." {
-			return fmt.Errorf("%q climbs out of the repository with '..'", p)
-		}
-		if IsDotGit(part) {
-			return fmt.Errorf("%q points into .git (%q is .git to some file systems)", p, part)
-		}
-	}
-	if path.Clean(p) != p {
-		return fmt.Errorf("%q is not clean: write it as %q", p, path.Clean(p))
-	}
-	if p == "." {
-		return fmt.Errorf("%q is the repository itself: list the files to bring in", p)
-	}
-	return nil
-}
+// CheckRelativePath explains why p cannot name a file inside a repository
+// (gitname.CheckRelativePath: gitops applies the same rule).
+func CheckRelativePath(p string) error { return gitname.CheckRelativePath(p) }
 
 // repoPattern is GitHub's owner/name.
 var repoPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)

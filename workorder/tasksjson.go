@@ -124,21 +124,7 @@ func ToTasksFile(epic Document, children []Document) (*TasksFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys := map[string]bool{}
-	floor := map[string]int{}
-	entries := map[string]TaskEntry{}
-	for _, c := range children {
-		k := Key(c)
-		keys[k] = true
-		if kept := keptFields(c); kept != nil {
-			var e TaskEntry
-			if decodeKept(kept, &e) == nil {
-				e.kept = kept
-				entries[k] = e
-				floor[k] = e.Wave
-			}
-		}
-	}
+	keys, entries, floor := keptEntries(children)
 	deps := NewGraph(children, nil).Within(keys)
 	waves, err := wavesAtLeast(deps, keys, floor)
 	if err != nil {
@@ -185,6 +171,28 @@ func ToTasksFile(epic Document, children []Document) (*TasksFile, error) {
 		f.CompletedWaves = completedWaves(f.Tasks)
 	}
 	return f, nil
+}
+
+// keptEntries are the children's keys, the entries they keep of the file
+// they were imported from (by key), and each one's wave there: a floor
+// for its wave now.
+func keptEntries(children []Document) (map[string]bool, map[string]TaskEntry, map[string]int) {
+	keys := map[string]bool{}
+	floor := map[string]int{}
+	entries := map[string]TaskEntry{}
+	for _, c := range children {
+		k := Key(c)
+		keys[k] = true
+		if kept := keptFields(c); kept != nil {
+			var e TaskEntry
+			if decodeKept(kept, &e) == nil {
+				e.kept = kept
+				entries[k] = e
+				floor[k] = e.Wave
+			}
+		}
+	}
+	return keys, entries, floor
 }
 
 // newTasksFile starts the file from the epic: as imported, or made up.
@@ -376,6 +384,18 @@ func ParseTasksFile(source string, data []byte) (*TasksFile, error) {
 	if err != nil {
 		return nil, invalid([]Problem{{Path: "(top level)", Message: err.Error(), Severity: SeverityError}})
 	}
+	probs = append(probs, tasksProblems(f)...)
+	if len(probs) > 0 {
+		return nil, invalid(probs)
+	}
+	return f, nil
+}
+
+// tasksProblems are what the schema cannot say about a tasks.json: keys
+// wo can use, findings and errors where the status needs them, deps and
+// context_from that name tasks of the file, and waves after their deps'.
+func tasksProblems(f *TasksFile) []Problem {
+	var probs []Problem
 	add := func(path, format string, args ...any) {
 		probs = append(probs, Problem{Path: path, Message: fmt.Sprintf(format, args...), Severity: SeverityError})
 	}
@@ -389,28 +409,8 @@ func ParseTasksFile(source string, data []byte) (*TasksFile, error) {
 		keys[id] = true
 	}
 	for _, id := range ids {
-		t := f.Tasks[id]
-		path := "tasks." + id
-		if err := CheckKey(id); err != nil {
-			add(path, "%v", err)
-		}
-		if t.Status == "completed" && t.Findings == nil {
-			add(path+".findings", "required when status is completed")
-		}
-		if (t.Status == "failed" || t.Status == "skipped") && t.Error == nil {
-			add(path+".error", "required when status is %s", t.Status)
-		}
-		for _, d := range t.Deps {
-			if !keys[d] {
-				add(path+".deps", "%q is not a task of this file", d)
-				continue
-			}
-			deps[id] = append(deps[id], d)
-		}
-		for _, d := range t.ContextFrom {
-			if !keys[d] {
-				add(path+".context_from", "%q is not a task of this file", d)
-			}
+		if d := checkTask(id, f.Tasks[id], keys, add); len(d) > 0 {
+			deps[id] = d
 		}
 	}
 	if _, err := Waves(deps, keys); err != nil {
@@ -424,10 +424,36 @@ func ParseTasksFile(source string, data []byte) (*TasksFile, error) {
 			}
 		}
 	}
-	if len(probs) > 0 {
-		return nil, invalid(probs)
+	return probs
+}
+
+// checkTask checks task id against the file's task ids (keys), and
+// returns the deps it names that are tasks of the file.
+func checkTask(id string, t TaskEntry, keys map[string]bool, add func(path, format string, args ...any)) []string {
+	path := "tasks." + id
+	if err := CheckKey(id); err != nil {
+		add(path, "%v", err)
 	}
-	return f, nil
+	if t.Status == "completed" && t.Findings == nil {
+		add(path+".findings", "required when status is completed")
+	}
+	if (t.Status == "failed" || t.Status == "skipped") && t.Error == nil {
+		add(path+".error", "required when status is %s", t.Status)
+	}
+	var deps []string
+	for _, d := range t.Deps {
+		if !keys[d] {
+			add(path+".deps", "%q is not a task of this file", d)
+			continue
+		}
+		deps = append(deps, d)
+	}
+	for _, d := range t.ContextFrom {
+		if !keys[d] {
+			add(path+".context_from", "%q is not a task of this file", d)
+		}
+	}
+	return deps
 }
 
 // tasksFileOf types a schema-valid file and keeps every field it has.
@@ -523,15 +549,7 @@ func FromTasksFile(f *TasksFile, procedure TaskProcedure) (Document, []Document)
 	}
 	for _, id := range sortedTaskIDs(f.Tasks) {
 		t := f.Tasks[id]
-		status, reason := "open", ""
-		switch t.Status {
-		case "in_progress":
-			status = "in_progress"
-		case "completed":
-			status = "closed"
-		case "failed", "skipped":
-			status, reason = "blocked", importedReason(t)
-		}
+		status, reason := persephoneStatus(t)
 		deps := make([]any, len(t.Deps))
 		for i, d := range t.Deps {
 			deps[i] = d
@@ -565,6 +583,20 @@ func FromTasksFile(f *TasksFile, procedure TaskProcedure) (Document, []Document)
 		docs = append(docs, doc)
 	}
 	return epic, docs
+}
+
+// persephoneStatus is a tasks.json task's status as Persephone has it,
+// and the block reason of a failed or skipped one.
+func persephoneStatus(t TaskEntry) (string, string) {
+	switch t.Status {
+	case "in_progress":
+		return "in_progress", ""
+	case "completed":
+		return "closed", ""
+	case "failed", "skipped":
+		return "blocked", importedReason(t)
+	}
+	return "open", ""
 }
 
 func clip(s string, n int) string {

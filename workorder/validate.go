@@ -598,26 +598,8 @@ func (v *validator) dependencies(deps map[string]any) {
 				v.errorf(path, "a task cannot depend on itself")
 				continue
 			}
-			if v.opts.Lookup != nil {
-				other, exists := v.opts.Lookup(k)
-				switch {
-				case !exists && v.opts.Offline:
-					v.warnf(path, "names task %q, which is not among the documents checked (offline: the store was not read)", k)
-				case !exists && f == "blocks":
-					// A task may name the tasks it will block before they exist.
-					v.warnf(path, "names task %q, which does not exist yet: it will wait for this task once it does", k)
-				case !exists:
-					v.errorf(path, "names task %q, which does not exist", k)
-					continue
-				case f == "blocks" && slices.Contains(other.Blocks, self):
-					v.errorf(path, "task %q blocks this task, and this task blocks it: that is a cycle", k)
-				case f == "blocks" && !slices.Contains(other.BlockedBy, self) && !sameEpic(v.doc, other):
-					v.warnf(path, "task %q does not list %q in its blocked_by and is not in the same epic, so wo will not make it wait: add %q to its blocked_by", k, self, self)
-				case f == "blocks" && !slices.Contains(other.BlockedBy, self):
-					v.warnf(path, "task %q does not list %q in its blocked_by; wo honours both sides within an epic, so it waits for this task", k, self)
-				case f == "blocked_by" && len(other.Blocks) > 0 && !slices.Contains(other.Blocks, self):
-					v.warnf(path, "task %q lists what it blocks without %q; wo honours both sides, so this task waits for it", k, self)
-				}
+			if v.opts.Lookup != nil && !v.otherSide(path, f, k, self) {
+				continue
 			}
 			if f == "blocked_by" {
 				lists.BlockedBy = append(lists.BlockedBy, k)
@@ -636,6 +618,32 @@ func (v *validator) dependencies(deps map[string]any) {
 			v.errorf(base+".blocked_by", "dependency cycle: %s", strings.Join(cycle, " → "))
 		}
 	}
+}
+
+// otherSide checks dependency k (in list f, at path) against task k as
+// the store has it: that it exists, and that its own lists agree. It
+// reports false when k does not exist and the dependency is refused.
+func (v *validator) otherSide(path, f, k, self string) bool {
+	other, exists := v.opts.Lookup(k)
+	switch {
+	case !exists && v.opts.Offline:
+		v.warnf(path, "names task %q, which is not among the documents checked (offline: the store was not read)", k)
+	case !exists && f == "blocks":
+		// A task may name the tasks it will block before they exist.
+		v.warnf(path, "names task %q, which does not exist yet: it will wait for this task once it does", k)
+	case !exists:
+		v.errorf(path, "names task %q, which does not exist", k)
+		return false
+	case f == "blocks" && slices.Contains(other.Blocks, self):
+		v.errorf(path, "task %q blocks this task, and this task blocks it: that is a cycle", k)
+	case f == "blocks" && !slices.Contains(other.BlockedBy, self) && !sameEpic(v.doc, other):
+		v.warnf(path, "task %q does not list %q in its blocked_by and is not in the same epic, so wo will not make it wait: add %q to its blocked_by", k, self, self)
+	case f == "blocks" && !slices.Contains(other.BlockedBy, self):
+		v.warnf(path, "task %q does not list %q in its blocked_by; wo honours both sides within an epic, so it waits for this task", k, self)
+	case f == "blocked_by" && len(other.Blocks) > 0 && !slices.Contains(other.Blocks, self):
+		v.warnf(path, "task %q lists what it blocks without %q; wo honours both sides, so this task waits for it", k, self)
+	}
+	return true
 }
 
 // findCycle follows "waits for" edges (blocked_by) from self and returns a
@@ -709,14 +717,7 @@ func (v *validator) procedure(x any) int {
 const maxWaitMinutes = 7 * 24 * 60
 
 func (v *validator) step(path string, want int, s map[string]any) {
-	num := int64(want)
-	if x, ok := s["step"]; !ok {
-		v.errorf(path+".step", "required: steps are numbered 1..n in order (this is step %d)", want)
-	} else if n, ok := v.integer(path+".step", x); ok && int(n) != want {
-		v.errorf(path+".step", "is %d but steps must be numbered 1..n in order: expected %d", n, want)
-	} else if ok {
-		num = n
-	}
+	num := v.stepNumber(path, want, s)
 	if x, ok := s["action"]; !ok {
 		v.errorf(path+".action", "required: one of %s", strings.Join(v.opts.Actions, ", "))
 	} else if a, ok := v.str(path+".action", x); ok {
@@ -728,16 +729,7 @@ func (v *validator) step(path string, want int, s map[string]any) {
 		v.optString(s, path, f)
 	}
 	v.stepText(path, s)
-	if cmd, ok := s["command"].(string); ok {
-		// Placeholders must resolve against this document.
-		var unknown *UnknownPlaceholderError
-		if _, err := NewScope(v.doc).Render(cmd); errors.As(err, &unknown) {
-			unknown.Names = slices.DeleteFunc(unknown.Names, func(n string) bool { return slices.Contains(v.opts.LaterNames, n) })
-			if len(unknown.Names) > 0 {
-				v.errorf(path+".command", "%v", unknown)
-			}
-		}
-	}
+	v.stepCommand(path, s)
 	cond, hasCond := v.optString(s, path, "condition")
 	if hasCond && !slices.Contains(v.opts.Conditions, cond) {
 		v.errorf(path+".condition", "unknown condition %q%s; known conditions are %s", cond, meant(cond, v.opts.Conditions), strings.Join(v.opts.Conditions, ", "))
@@ -747,36 +739,85 @@ func (v *validator) step(path string, want int, s map[string]any) {
 			v.errorf(path+".loop_to", "is %d but must point to an earlier existing step (1..%d)", n, num-1)
 		}
 	}
-	if x, ok := s["duration_minutes"]; ok && x != nil {
-		if f, ok := AsFloat(x); !ok || f <= 0 {
-			v.errorf(path+".duration_minutes", "must be a positive number of minutes, not %s", describe(x))
-		} else if f > maxWaitMinutes {
-			// A longer wait is a mistake, and one of 1e12 minutes is no
-			// time.Duration at all (it wraps to a negative wait).
-			v.errorf(path+".duration_minutes", "is %g minutes, more than a week (%d): wait that long with wo run --review-wait 0 and a review event instead", f, maxWaitMinutes)
-		}
-	}
-	if x, ok := s["delivery"]; ok && x != nil {
-		list, isList := x.([]any)
-		if !isList {
-			v.errorf(path+".delivery", "must be an array of {target, content}, not %s", jsonKind(x))
-		}
-		for i, item := range list {
-			p := fmt.Sprintf("%s.delivery[%d]", path, i)
-			m, ok := v.object(p, item)
-			if !ok {
-				continue
-			}
-			if t, _ := m["target"].(string); !slices.Contains(DeliveryTargets, t) {
-				v.errorf(p+".target", "%s is not a delivery target: use %s", describe(m["target"]), strings.Join(DeliveryTargets, ", "))
-			}
-			v.optString(m, p, "content")
-		}
-	}
+	v.stepWait(path, s)
+	v.stepDelivery(path, s)
 	if x, ok := s["max_iterations"]; ok && x != nil {
 		if n, ok := v.integer(path+".max_iterations", x); ok && n < 1 {
 			v.errorf(path+".max_iterations", "must be at least 1")
 		}
+	}
+}
+
+// stepNumber checks that the step is numbered want, and returns its
+// number (want when it has none that can be read).
+func (v *validator) stepNumber(path string, want int, s map[string]any) int64 {
+	x, ok := s["step"]
+	if !ok {
+		v.errorf(path+".step", "required: steps are numbered 1..n in order (this is step %d)", want)
+		return int64(want)
+	}
+	n, ok := v.integer(path+".step", x)
+	if !ok {
+		return int64(want)
+	}
+	if int(n) != want {
+		v.errorf(path+".step", "is %d but steps must be numbered 1..n in order: expected %d", n, want)
+		return int64(want)
+	}
+	return n
+}
+
+// stepCommand checks that the placeholders of the step's command resolve
+// against this document (or name what a later step sets).
+func (v *validator) stepCommand(path string, s map[string]any) {
+	cmd, ok := s["command"].(string)
+	if !ok {
+		return
+	}
+	var unknown *UnknownPlaceholderError
+	if _, err := NewScope(v.doc).Render(cmd); errors.As(err, &unknown) {
+		unknown.Names = slices.DeleteFunc(unknown.Names, func(n string) bool { return slices.Contains(v.opts.LaterNames, n) })
+		if len(unknown.Names) > 0 {
+			v.errorf(path+".command", "%v", unknown)
+		}
+	}
+}
+
+// stepWait checks duration_minutes: a positive number, at most a week.
+func (v *validator) stepWait(path string, s map[string]any) {
+	x, ok := s["duration_minutes"]
+	if !ok || x == nil {
+		return
+	}
+	if f, ok := AsFloat(x); !ok || f <= 0 {
+		v.errorf(path+".duration_minutes", "must be a positive number of minutes, not %s", describe(x))
+	} else if f > maxWaitMinutes {
+		// A longer wait is a mistake, and one of 1e12 minutes is no
+		// time.Duration at all (it wraps to a negative wait).
+		v.errorf(path+".duration_minutes", "is %g minutes, more than a week (%d): wait that long with wo run --review-wait 0 and a review event instead", f, maxWaitMinutes)
+	}
+}
+
+// stepDelivery checks delivery: an array of {target, content}.
+func (v *validator) stepDelivery(path string, s map[string]any) {
+	x, ok := s["delivery"]
+	if !ok || x == nil {
+		return
+	}
+	list, isList := x.([]any)
+	if !isList {
+		v.errorf(path+".delivery", "must be an array of {target, content}, not %s", jsonKind(x))
+	}
+	for i, item := range list {
+		p := fmt.Sprintf("%s.delivery[%d]", path, i)
+		m, ok := v.object(p, item)
+		if !ok {
+			continue
+		}
+		if t, _ := m["target"].(string); !slices.Contains(DeliveryTargets, t) {
+			v.errorf(p+".target", "%s is not a delivery target: use %s", describe(m["target"]), strings.Join(DeliveryTargets, ", "))
+		}
+		v.optString(m, p, "content")
 	}
 }
 

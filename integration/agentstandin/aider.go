@@ -75,17 +75,7 @@ func (a aiderArgs) on(n string, def bool) bool {
 // parseAider parses as argparse does, prefix abbreviations included; an
 // error is argparse's text (exit 2).
 func parseAider(args []string) (aiderArgs, string) {
-	kinds := map[string]string{}
-	for _, n := range aiderBools {
-		kinds[n] = "bool"
-		kinds["--no-"+strings.TrimPrefix(n, "--")] = "nobool"
-	}
-	for _, n := range aiderFlags {
-		kinds[n] = "flag"
-	}
-	for _, n := range aiderValues {
-		kinds[n] = "value"
-	}
+	kinds := aiderKinds()
 	out := aiderArgs{opts: map[string][]string{}}
 	var unknown []string
 	for i := 0; i < len(args); i++ {
@@ -106,58 +96,90 @@ func parseAider(args []string) (aiderArgs, string) {
 				name, val, hasVal = arg[:2], arg[2:], true
 			}
 		}
-		kind, ok := kinds[name]
-		if !ok && strings.HasPrefix(name, "--") {
-			var matches []string
-			for k := range kinds {
-				if strings.HasPrefix(k, name) {
-					matches = append(matches, k)
-				}
-			}
-			sort.Strings(matches)
-			switch len(matches) {
-			case 0:
-			case 1:
-				name, kind, ok = matches[0], kinds[matches[0]], true
-			default:
-				return out, fmt.Sprintf("%saider: error: ambiguous option: %s could match %s\n", aiderUsage, name, strings.Join(matches, ", "))
-			}
+		name, kind, perr := aiderOption(kinds, name)
+		if perr != "" {
+			return out, perr
 		}
-		if !ok {
+		if kind == "" {
 			unknown = append(unknown, arg)
 			continue
 		}
-		canon := name
-		if c, ok := aiderAliases[name]; ok {
-			canon = c
-		}
-		switch kind {
-		case "bool":
-			out.opts[canon] = append(out.opts[canon], "true")
-		case "nobool":
-			pos := "--" + strings.TrimPrefix(name, "--no-")
-			out.opts[pos] = append(out.opts[pos], "false")
-		case "flag":
-			if m, ok := aiderShortcutModels[name]; ok {
-				out.opts["--model"] = append(out.opts["--model"], m)
-				continue
+		if kind == "value" && !hasVal {
+			if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "-") && args[i+1] != "-") {
+				return out, fmt.Sprintf("%saider: error: argument %s: expected one argument\n", aiderUsage, name)
 			}
-			out.opts[canon] = append(out.opts[canon], "true")
-		case "value":
-			if !hasVal {
-				if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "-") && args[i+1] != "-") {
-					return out, fmt.Sprintf("%saider: error: argument %s: expected one argument\n", aiderUsage, name)
-				}
-				i++
-				val = args[i]
-			}
-			out.opts[canon] = append(out.opts[canon], val)
+			i++
+			val = args[i]
 		}
+		out.set(kind, name, val)
 	}
 	if len(unknown) > 0 {
 		return out, fmt.Sprintf("%saider: error: unrecognized arguments: %s\n", aiderUsage, strings.Join(unknown, " "))
 	}
 	return out, ""
+}
+
+// aiderKinds is each option aider knows, by name, and its kind: bool (and
+// its --no- form, nobool), flag or value.
+func aiderKinds() map[string]string {
+	kinds := map[string]string{}
+	for _, n := range aiderBools {
+		kinds[n] = "bool"
+		kinds["--no-"+strings.TrimPrefix(n, "--")] = "nobool"
+	}
+	for _, n := range aiderFlags {
+		kinds[n] = "flag"
+	}
+	for _, n := range aiderValues {
+		kinds[n] = "value"
+	}
+	return kinds
+}
+
+// aiderOption is the option name stands for, as argparse reads it (a
+// long option by any unique prefix), and its kind; kind "" when aider
+// knows none, an error text when the prefix is ambiguous.
+func aiderOption(kinds map[string]string, name string) (string, string, string) {
+	if kind, ok := kinds[name]; ok || !strings.HasPrefix(name, "--") {
+		return name, kind, ""
+	}
+	var matches []string
+	for k := range kinds {
+		if strings.HasPrefix(k, name) {
+			matches = append(matches, k)
+		}
+	}
+	sort.Strings(matches)
+	switch len(matches) {
+	case 0:
+		return name, "", ""
+	case 1:
+		return matches[0], kinds[matches[0]], ""
+	}
+	return name, "", fmt.Sprintf("%saider: error: ambiguous option: %s could match %s\n", aiderUsage, name, strings.Join(matches, ", "))
+}
+
+// set records option name, of kind, with val (for a value option).
+func (a aiderArgs) set(kind, name, val string) {
+	canon := name
+	if c, ok := aiderAliases[name]; ok {
+		canon = c
+	}
+	switch kind {
+	case "bool":
+		a.opts[canon] = append(a.opts[canon], "true")
+	case "nobool":
+		pos := "--" + strings.TrimPrefix(name, "--no-")
+		a.opts[pos] = append(a.opts[pos], "false")
+	case "flag":
+		if m, ok := aiderShortcutModels[name]; ok {
+			a.opts["--model"] = append(a.opts["--model"], m)
+			return
+		}
+		a.opts[canon] = append(a.opts[canon], "true")
+	case "value":
+		a.opts[canon] = append(a.opts[canon], val)
+	}
 }
 
 // aiderKeyFor names the environment variable a model needs.
@@ -248,11 +270,55 @@ func runAider(p *proc) int {
 		return 0
 	}
 	r := &aiderRun{p: p, a: a, yes: a.on("--yes-always", false), env: map[string]string{}}
-	useGit := a.on("--git", true)
-	if useGit {
+	if a.on("--git", true) {
 		r.root = gitRoot(p.cwd)
 	}
-	// .env files, then the process environment, then the key flags.
+	r.loadEnv()
+	// The chat history is opened (and written) as aider's io starts.
+	inputPath := r.historyPaths()
+	r.chat.WriteString(fmt.Sprintf("\n# aider chat started at %s\n\n", time.Now().Format("2006-01-02 15:04:05")))
+	defer r.flushChat()
+
+	if r.root != "" {
+		r.setupGitIdentity()
+	}
+	if r.root != "" && a.on("--gitignore", true) {
+		r.checkGitignore()
+	}
+	if p.scriptE != nil {
+		fmt.Fprintf(p.stderr, "agent-standin: %v\n", p.scriptE)
+		return 70
+	}
+	model := r.model()
+	if model == "" {
+		r.onboarding()
+		return 1
+	}
+	keyVar := aiderKeyFor(model)
+	missingKey := r.env[keyVar] == ""
+	if missingKey && a.on("--show-model-warnings", true) {
+		r.out("Warning for %s: Missing these environment variables:\n- %s\n", model, keyVar)
+		r.out("You can skip this check with --no-show-model-warnings\n\nhttps://aider.chat/docs/llms/warnings.html\n")
+		r.confirm("Open documentation url for more info?")
+	}
+	r.banner(model)
+	messages, code := r.messages(inputPath)
+	if messages == nil {
+		return code
+	}
+	for i, m := range messages {
+		r.chat.WriteString(fmt.Sprintf("#### %s\n\n", m))
+		if i == 0 {
+			code = r.turn(model, keyVar, missingKey)
+		}
+	}
+	return code
+}
+
+// loadEnv reads the keys as aider does: .env files (home, the repository,
+// the folder), then the process environment, then the key flags.
+func (r *aiderRun) loadEnv() {
+	p, a := r.p, r.a
 	loadDotenv(filepath.Join(homeDir(), ".env"), r.env)
 	if r.root != "" {
 		loadDotenv(filepath.Join(r.root, ".env"), r.env)
@@ -280,8 +346,12 @@ func runAider(p *proc) int {
 			r.env[k] = v
 		}
 	}
+}
 
-	// The chat history is opened (and written) as aider's io starts.
+// historyPaths sets where the chat history goes and returns where the
+// input history goes: the repository (else the folder), or the flags'.
+func (r *aiderRun) historyPaths() string {
+	p, a := r.p, r.a
 	base := r.root
 	if base == "" {
 		base = p.cwd
@@ -294,56 +364,46 @@ func runAider(p *proc) int {
 	if v, ok := a.get("--input-history-file"); ok {
 		inputPath = absFrom(p.cwd, v)
 	}
-	r.chat.WriteString(fmt.Sprintf("\n# aider chat started at %s\n\n", time.Now().Format("2006-01-02 15:04:05")))
-	defer r.flushChat()
+	return inputPath
+}
 
-	if r.root != "" {
-		r.setupGitIdentity()
+// model is --model, else the model of the first key found, as aider
+// chooses; "" when there is none.
+func (r *aiderRun) model() string {
+	if model, _ := r.a.get("--model"); model != "" {
+		return model
 	}
-	if r.root != "" && a.on("--gitignore", true) {
-		r.checkGitignore()
-	}
-	if p.scriptE != nil {
-		fmt.Fprintf(p.stderr, "agent-standin: %v\n", p.scriptE)
-		return 70
-	}
-
-	model, _ := a.get("--model")
-	if model == "" {
-		for _, mk := range [][2]string{{"OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4"}, {"ANTHROPIC_API_KEY", "sonnet"},
-			{"DEEPSEEK_API_KEY", "deepseek"}, {"OPENAI_API_KEY", "gpt-4o"}, {"GEMINI_API_KEY", "gemini/gemini-2.5-pro-exp-03-25"},
-			{"VERTEXAI_PROJECT", "vertex_ai/gemini-2.5-pro-exp-03-25"}} {
-			if r.env[mk[0]] != "" {
-				model = mk[1]
-				r.out("Using %s model with API key from environment.\n", model)
-				break
-			}
+	for _, mk := range [][2]string{{"OPENROUTER_API_KEY", "openrouter/anthropic/claude-sonnet-4"}, {"ANTHROPIC_API_KEY", "sonnet"},
+		{"DEEPSEEK_API_KEY", "deepseek"}, {"OPENAI_API_KEY", "gpt-4o"}, {"GEMINI_API_KEY", "gemini/gemini-2.5-pro-exp-03-25"},
+		{"VERTEXAI_PROJECT", "vertex_ai/gemini-2.5-pro-exp-03-25"}} {
+		if r.env[mk[0]] != "" {
+			r.out("Using %s model with API key from environment.\n", mk[1])
+			return mk[1]
 		}
 	}
-	if model == "" {
-		// aider/onboarding.py: offer OpenRouter OAuth, then give up with exit 1.
-		r.out("No LLM model was specified and no API keys were provided.\n")
-		r.out("OpenRouter provides free and paid access to many LLMs.\n")
-		if r.confirm("Login to OpenRouter or create a free account?") {
-			r.out("\nPlease open this URL in your browser to connect Aider with OpenRouter:\n\nhttps://openrouter.ai/auth?callback_url=http://localhost:8484/callback/aider&code_challenge_method=S256\n")
-			r.out("\nWaiting up to 5 minutes for you to finish in the browser...\nUse Control-C to interrupt.\n")
-			r.out("OpenRouter authentication did not complete successfully.\n")
-		}
-		r.confirm("Open documentation URL for more info?")
-		r.out("https://aider.chat/docs/troubleshooting/models-and-keys.html\n")
-		return 1
-	}
-	keyVar := aiderKeyFor(model)
-	missingKey := r.env[keyVar] == ""
-	if missingKey && a.on("--show-model-warnings", true) {
-		r.out("Warning for %s: Missing these environment variables:\n- %s\n", model, keyVar)
-		r.out("You can skip this check with --no-show-model-warnings\n\nhttps://aider.chat/docs/llms/warnings.html\n")
-		r.confirm("Open documentation url for more info?")
-	}
+	return ""
+}
 
-	editFormat := orDefault(func() string { v, _ := a.get("--edit-format"); return v }(), "diff")
+// onboarding is aider/onboarding.py with no model: offer OpenRouter
+// OAuth, then give up (the caller exits 1).
+func (r *aiderRun) onboarding() {
+	r.out("No LLM model was specified and no API keys were provided.\n")
+	r.out("OpenRouter provides free and paid access to many LLMs.\n")
+	if r.confirm("Login to OpenRouter or create a free account?") {
+		r.out("\nPlease open this URL in your browser to connect Aider with OpenRouter:\n\nhttps://openrouter.ai/auth?callback_url=http://localhost:8484/callback/aider&code_challenge_method=S256\n")
+		r.out("\nWaiting up to 5 minutes for you to finish in the browser...\nUse Control-C to interrupt.\n")
+		r.out("OpenRouter authentication did not complete successfully.\n")
+	}
+	r.confirm("Open documentation URL for more info?")
+	r.out("https://aider.chat/docs/troubleshooting/models-and-keys.html\n")
+}
+
+// banner is what aider says as it starts: its version and model, the
+// repository and its map, the files in the chat.
+func (r *aiderRun) banner(model string) {
+	editFormat := orDefault(func() string { v, _ := r.a.get("--edit-format"); return v }(), "diff")
 	r.out("Aider v%s\nMain model: %s with %s edit format\n", aiderVersion, model, editFormat)
-	mapTokens, _ := a.get("--map-tokens")
+	mapTokens, _ := r.a.get("--map-tokens")
 	if r.root != "" {
 		n := len(gitLines(r.root, "ls-files"))
 		r.out("Git repo: .git with %d files\n", n)
@@ -360,44 +420,43 @@ func runAider(p *proc) int {
 	for _, f := range r.a.files {
 		r.out("Added %s to the chat.\n", f)
 	}
+}
 
-	var messages []string
+// messages are the messages to answer: --message, --message-file, or the
+// lines of standard input in chat mode. None means the run ends with the
+// exit code given.
+func (r *aiderRun) messages(inputPath string) ([]string, int) {
+	p, a := r.p, r.a
 	if m, ok := a.get("--message"); ok {
 		appendInputHistory(inputPath, m)
-		messages = []string{m}
-	} else if mf, ok := a.get("--message-file"); ok {
+		return []string{m}, 0
+	}
+	if mf, ok := a.get("--message-file"); ok {
 		b, err := os.ReadFile(absFrom(p.cwd, mf))
 		if err != nil {
 			fmt.Fprintf(p.stderr, "Message file not found: %s\n", mf)
-			return 1
+			return nil, 1
 		}
-		messages = []string{string(b)}
-	} else {
-		// Chat mode without a terminal: prompt_toolkit warns, lines are read as
-		// messages, and EOF ends the session with exit 0.
-		if !p.stdin.tty {
-			fmt.Fprintln(p.stderr, "Warning: Input is not a terminal (fd=0).")
-		}
-		for _, line := range strings.Split(p.stdin.ReadAll(), "\n") {
-			if strings.TrimSpace(line) != "" {
-				appendInputHistory(inputPath, line)
-				messages = append(messages, line)
-			}
-		}
-		if len(messages) == 0 {
-			r.out("\n> ")
-			fmt.Fprintln(p.stdout)
-			return 0
+		return []string{string(b)}, 0
+	}
+	// Chat mode without a terminal: prompt_toolkit warns, lines are read as
+	// messages, and EOF ends the session with exit 0.
+	if !p.stdin.tty {
+		fmt.Fprintln(p.stderr, "Warning: Input is not a terminal (fd=0).")
+	}
+	var messages []string
+	for _, line := range strings.Split(p.stdin.ReadAll(), "\n") {
+		if strings.TrimSpace(line) != "" {
+			appendInputHistory(inputPath, line)
+			messages = append(messages, line)
 		}
 	}
-	code := 0
-	for i, m := range messages {
-		r.chat.WriteString(fmt.Sprintf("#### %s\n\n", m))
-		if i == 0 {
-			code = r.turn(model, keyVar, missingKey)
-		}
+	if len(messages) == 0 {
+		r.out("\n> ")
+		fmt.Fprintln(p.stdout)
+		return nil, 0
 	}
-	return code
+	return messages, 0
 }
 
 // turn answers one message as the script says.

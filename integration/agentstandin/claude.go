@@ -213,8 +213,7 @@ func runClaude(p *proc) int {
 		return 0
 	}
 	writeClaudeJSON()
-	printMode := a.has("-p", "--print")
-	if !printMode {
+	if !a.has("-p", "--print") {
 		if !p.stdin.tty {
 			// Interactive mode renders with Ink, which needs a terminal on stdin.
 			fmt.Fprintln(p.stderr, "Error: Raw mode is not supported on the current process.stdin, which Ink uses as input stream by default.\nRead about how to prevent this error on https://github.com/vadimdemedes/ink/#israwmodesupported\n    at handleSetRawMode (file:///usr/lib/node_modules/@anthropic-ai/claude-code/cli.js:720:2407)")
@@ -228,6 +227,41 @@ func runClaude(p *proc) int {
 		fmt.Fprintln(p.stderr, "Error: When using --print, --output-format=stream-json requires --verbose")
 		return 1
 	}
+	prompt, maxTurns, ok := claudeInput(p, a)
+	if !ok {
+		return 1
+	}
+	if p.scriptE != nil {
+		fmt.Fprintf(p.stderr, "agent-standin: %v\n", p.scriptE)
+		return 70
+	}
+
+	r := claudeRun{p: p, a: a, format: format, session: orDefault(a.get("--session-id"), newUUID()),
+		model: orDefault(a.get("--model"), "claude-sonnet-4-6"), start: time.Now()}
+	cred := claudeCredentials(a.has("--bare"))
+	r.apiKeySource = cred
+	r.init()
+	defer r.writeSession(prompt)
+	if cred == "" {
+		return r.finish(claudeResult{Subtype: "success", IsError: true, Result: "Not logged in · Please run /login", Exit: 1, Synthetic: true})
+	}
+	switch p.script.Outcome {
+	case OutcomeAuth:
+		return r.finish(claudeResult{Subtype: "success", IsError: true, Result: "Invalid API key · Please run /login", Exit: 1, Synthetic: true, APIStatus: 401, Terminal: "api_error"})
+	case OutcomeRateLimit:
+		// anthropics/claude-code#79500: subtype "success", is_error true, exit 0,
+		// the error text only in result (stdout in text mode).
+		return r.finish(claudeResult{Subtype: "success", IsError: true, Result: "API Error: Rate limit reached", Exit: 0, Synthetic: true, APIStatus: 429, Terminal: "api_error"})
+	case OutcomeCrash:
+		fmt.Fprintf(p.stderr, "file:///usr/lib/node_modules/@anthropic-ai/claude-code/cli.js:4821\n    throw new TypeError(\"Cannot read properties of undefined (reading 'content')\");\n\nTypeError: Cannot read properties of undefined (reading 'content')\n    at Yx5 (file:///usr/lib/node_modules/@anthropic-ai/claude-code/cli.js:4821:1337)\n\nNode.js v22.12.0\n")
+		return 1
+	}
+	return r.work(maxTurns)
+}
+
+// claudeInput is the prompt (stdin, then the arguments) and --max-turns;
+// false when either is missing or wrong (claude has said so and exits 1).
+func claudeInput(p *proc, a claudeArgs) (string, int, bool) {
 	prompt := strings.Join(a.prompt, " ")
 	if !p.stdin.tty {
 		if in := p.stdin.ReadAll(); strings.TrimSpace(in) != "" {
@@ -240,43 +274,24 @@ func runClaude(p *proc) int {
 	}
 	if strings.TrimSpace(prompt) == "" {
 		fmt.Fprintln(p.stderr, "Error: Input must be provided either through stdin or as a prompt argument when using --print")
-		return 1
+		return "", 0, false
 	}
 	maxTurns := 0
 	if v := a.get("--max-turns"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			fmt.Fprintf(p.stderr, "Error: Invalid max turns: %s\n", v)
-			return 1
+			return "", 0, false
 		}
 		maxTurns = n
 	}
-	if p.scriptE != nil {
-		fmt.Fprintf(p.stderr, "agent-standin: %v\n", p.scriptE)
-		return 70
-	}
+	return prompt, maxTurns, true
+}
 
-	r := claudeRun{p: p, a: a, format: format, session: orDefault(a.get("--session-id"), newUUID()),
-		model: orDefault(a.get("--model"), "claude-sonnet-4-6"), start: time.Now()}
-	cred := claudeCredentials(a.has("--bare"))
-	r.apiKeySource = cred
-	r.init()
-	s := p.script
-	defer r.writeSession(prompt)
-	if cred == "" {
-		return r.finish(claudeResult{Subtype: "success", IsError: true, Result: "Not logged in · Please run /login", Exit: 1, Synthetic: true})
-	}
-	switch s.Outcome {
-	case OutcomeAuth:
-		return r.finish(claudeResult{Subtype: "success", IsError: true, Result: "Invalid API key · Please run /login", Exit: 1, Synthetic: true, APIStatus: 401, Terminal: "api_error"})
-	case OutcomeRateLimit:
-		// anthropics/claude-code#79500: subtype "success", is_error true, exit 0,
-		// the error text only in result (stdout in text mode).
-		return r.finish(claudeResult{Subtype: "success", IsError: true, Result: "API Error: Rate limit reached", Exit: 0, Synthetic: true, APIStatus: 429, Terminal: "api_error"})
-	case OutcomeCrash:
-		fmt.Fprintf(p.stderr, "file:///usr/lib/node_modules/@anthropic-ai/claude-code/cli.js:4821\n    throw new TypeError(\"Cannot read properties of undefined (reading 'content')\");\n\nTypeError: Cannot read properties of undefined (reading 'content')\n    at Yx5 (file:///usr/lib/node_modules/@anthropic-ai/claude-code/cli.js:4821:1337)\n\nNode.js v22.12.0\n")
-		return 1
-	}
+// work makes the script's edits, up to the turn limit, and ends the run
+// with the script's message (or one that says what happened).
+func (r *claudeRun) work(maxTurns int) int {
+	s := r.p.script
 	turns := orInt(s.Turns, 1+len(s.Edits))
 	var edits []Edit
 	if s.Outcome == OutcomeFix || s.Outcome == OutcomeTurnLimit {
@@ -417,17 +432,7 @@ func (r *claudeRun) finish(res claudeResult) int {
 		turns = 1
 	}
 	if res.Result != "" {
-		msg := map[string]any{"type": "assistant", "session_id": r.session, "uuid": newUUID(), "parent_tool_use_id": nil,
-			"message": map[string]any{"role": "assistant", "model": r.model, "type": "message",
-				"content": []any{map[string]any{"type": "text", "text": res.Result}}}}
-		if res.Synthetic {
-			msg["message"].(map[string]any)["model"] = "<synthetic>"
-			msg["is_api_error_message"] = true
-			if res.APIStatus != 0 {
-				msg["error"] = map[int]string{401: "authentication_failed", 429: "rate_limit"}[res.APIStatus]
-			}
-		}
-		r.emit(msg)
+		r.emit(r.assistantMessage(res))
 	}
 	denials := []any{}
 	for _, d := range r.denied {
@@ -465,10 +470,7 @@ func (r *claudeRun) finish(res claudeResult) int {
 	}
 	r.transcript = append(r.transcript, obj)
 	switch r.format {
-	case "json":
-		b, _ := json.Marshal(obj)
-		fmt.Fprintln(r.p.stdout, string(b))
-	case "stream-json":
+	case "json", "stream-json":
 		b, _ := json.Marshal(obj)
 		fmt.Fprintln(r.p.stdout, string(b))
 	default:
@@ -479,6 +481,22 @@ func (r *claudeRun) finish(res claudeResult) int {
 		}
 	}
 	return res.Exit
+}
+
+// assistantMessage is the assistant's message with the result's text,
+// marked synthetic (and with its error) when claude made it, not a model.
+func (r *claudeRun) assistantMessage(res claudeResult) map[string]any {
+	msg := map[string]any{"type": "assistant", "session_id": r.session, "uuid": newUUID(), "parent_tool_use_id": nil,
+		"message": map[string]any{"role": "assistant", "model": r.model, "type": "message",
+			"content": []any{map[string]any{"type": "text", "text": res.Result}}}}
+	if res.Synthetic {
+		msg["message"].(map[string]any)["model"] = "<synthetic>"
+		msg["is_api_error_message"] = true
+		if res.APIStatus != 0 {
+			msg["error"] = map[int]string{401: "authentication_failed", 429: "rate_limit"}[res.APIStatus]
+		}
+	}
+	return msg
 }
 
 // writeClaudeJSON leaves the global state file real claude keeps:

@@ -129,57 +129,17 @@ func runCodex(p *proc) int {
 		fmt.Fprintf(p.stdout, "codex-cli %s\n", codexVersion)
 		return 0
 	}
-	switch a.subcommand {
-	case "":
-		// The interactive TUI refuses a stdin that is not a terminal (openai/codex#6382).
-		if !p.stdin.tty {
-			fmt.Fprintln(p.stderr, "Error: stdin is not a terminal")
-			return 1
-		}
-		fmt.Fprintln(p.stderr, "agent-standin: the codex stand-in has no interactive mode; use codex exec")
-		return 1
-	case "exec", "e":
-	case "login":
-		fmt.Fprintln(p.stderr, "agent-standin: the codex stand-in does not log in")
-		return 1
-	default:
-		// An unknown word is the interactive TUI's initial prompt.
-		if !p.stdin.tty {
-			fmt.Fprintln(p.stderr, "Error: stdin is not a terminal")
-			return 1
-		}
-		return 1
+	if code, ok := codexExecOnly(p, a); !ok {
+		return code
 	}
 	if a.has("--help", "-h") {
 		fmt.Fprint(p.stdout, "Run Codex non-interactively (stand-in test double)\n\n"+codexUsage)
 		return 0
 	}
-	sandbox := orDefault(a.get("-s", "--sandbox"), "read-only")
-	if a.has("--full-auto") {
-		fmt.Fprintln(p.stderr, "warning: `--full-auto` is deprecated; use `--sandbox workspace-write` instead.")
-		sandbox = "workspace-write"
+	sandbox, model, yolo, code := codexSettings(p, a)
+	if code != 0 {
+		return code
 	}
-	yolo := a.has("--dangerously-bypass-approvals-and-sandbox", "--yolo")
-	if yolo {
-		sandbox = "danger-full-access"
-	} else if a.has("--not-so-yolo") {
-		sandbox = "workspace-write"
-	}
-	model := "gpt-5.5"
-	for _, kv := range append(append([]string{}, a.opts["-c"]...), a.opts["--config"]...) {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			fmt.Fprintf(p.stderr, "Error parsing -c overrides: Invalid override (missing '='): %s\n", kv)
-			return 1
-		}
-		if strings.TrimSpace(k) == "model" {
-			model = strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-		if strings.TrimSpace(k) == "sandbox_mode" && a.get("-s", "--sandbox") == "" && !yolo && !a.has("--full-auto") {
-			sandbox = strings.Trim(strings.TrimSpace(v), `"'`)
-		}
-	}
-	model = orDefault(a.get("-m", "--model"), model)
 	workdir := p.cwd
 	if d := a.get("-C", "--cd"); d != "" {
 		if !filepath.IsAbs(d) {
@@ -193,34 +153,9 @@ func runCodex(p *proc) int {
 		workdir = filepath.Clean(d)
 	}
 	// The prompt is settled before the git check, as codex-rs/exec does.
-	var prompt string
-	switch {
-	case a.prompt == nil || *a.prompt == "-":
-		if a.prompt == nil && p.stdin.tty {
-			fmt.Fprintln(p.stderr, "No prompt provided. Either specify one as an argument or pipe the prompt into stdin.")
-			return 1
-		}
-		if a.prompt == nil {
-			fmt.Fprintln(p.stderr, "Reading prompt from stdin...")
-		}
-		prompt = p.stdin.ReadAll()
-		if strings.TrimSpace(prompt) == "" {
-			fmt.Fprintln(p.stderr, "No prompt provided via stdin.")
-			return 1
-		}
-	default:
-		prompt = *a.prompt
-		if !p.stdin.tty {
-			// A piped stdin is read to EOF and appended (it blocks until EOF).
-			fmt.Fprintln(p.stderr, "Reading additional input from stdin...")
-			if in := p.stdin.ReadAll(); strings.TrimSpace(in) != "" {
-				prompt += "\n\n<stdin>\n" + in
-				if !strings.HasSuffix(in, "\n") {
-					prompt += "\n"
-				}
-				prompt += "</stdin>"
-			}
-		}
+	prompt, ok := codexPrompt(p, a)
+	if !ok {
+		return 1
 	}
 	if !a.has("--skip-git-repo-check") && !yolo && gitRoot(workdir) == "" {
 		fmt.Fprintln(p.stderr, "Not inside a trusted directory and --skip-git-repo-check was not specified.")
@@ -233,6 +168,98 @@ func runCodex(p *proc) int {
 	r := &codexRun{p: p, a: a, json: a.has("--json", "--experimental-json"), workdir: workdir, model: model,
 		sandbox: sandbox, thread: newUUID(), prompt: prompt}
 	return r.run()
+}
+
+// codexExecOnly reports whether the subcommand is exec, which is all the
+// stand-in runs; else the exit code codex would give.
+func codexExecOnly(p *proc, a codexArgs) (int, bool) {
+	switch a.subcommand {
+	case "exec", "e":
+		return 0, true
+	case "":
+		// The interactive TUI refuses a stdin that is not a terminal (openai/codex#6382).
+		if !p.stdin.tty {
+			fmt.Fprintln(p.stderr, "Error: stdin is not a terminal")
+			return 1, false
+		}
+		fmt.Fprintln(p.stderr, "agent-standin: the codex stand-in has no interactive mode; use codex exec")
+		return 1, false
+	case "login":
+		fmt.Fprintln(p.stderr, "agent-standin: the codex stand-in does not log in")
+		return 1, false
+	default:
+		// An unknown word is the interactive TUI's initial prompt.
+		if !p.stdin.tty {
+			fmt.Fprintln(p.stderr, "Error: stdin is not a terminal")
+		}
+		return 1, false
+	}
+}
+
+// codexSettings are the sandbox mode and model the flags and -c
+// overrides choose, and whether approvals and the sandbox are bypassed;
+// a code other than 0 is an override codex refuses.
+func codexSettings(p *proc, a codexArgs) (sandbox, model string, yolo bool, code int) {
+	sandbox = orDefault(a.get("-s", "--sandbox"), "read-only")
+	if a.has("--full-auto") {
+		fmt.Fprintln(p.stderr, "warning: `--full-auto` is deprecated; use `--sandbox workspace-write` instead.")
+		sandbox = "workspace-write"
+	}
+	yolo = a.has("--dangerously-bypass-approvals-and-sandbox", "--yolo")
+	if yolo {
+		sandbox = "danger-full-access"
+	} else if a.has("--not-so-yolo") {
+		sandbox = "workspace-write"
+	}
+	model = "gpt-5.5"
+	for _, kv := range append(append([]string{}, a.opts["-c"]...), a.opts["--config"]...) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			fmt.Fprintf(p.stderr, "Error parsing -c overrides: Invalid override (missing '='): %s\n", kv)
+			return "", "", false, 1
+		}
+		if strings.TrimSpace(k) == "model" {
+			model = strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+		if strings.TrimSpace(k) == "sandbox_mode" && a.get("-s", "--sandbox") == "" && !yolo && !a.has("--full-auto") {
+			sandbox = strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return sandbox, orDefault(a.get("-m", "--model"), model), yolo, 0
+}
+
+// codexPrompt is the prompt: the argument (with a piped stdin appended),
+// or stdin when the argument is "-" or missing; false when there is none
+// (codex has said so and exits 1).
+func codexPrompt(p *proc, a codexArgs) (string, bool) {
+	if a.prompt == nil || *a.prompt == "-" {
+		if a.prompt == nil && p.stdin.tty {
+			fmt.Fprintln(p.stderr, "No prompt provided. Either specify one as an argument or pipe the prompt into stdin.")
+			return "", false
+		}
+		if a.prompt == nil {
+			fmt.Fprintln(p.stderr, "Reading prompt from stdin...")
+		}
+		prompt := p.stdin.ReadAll()
+		if strings.TrimSpace(prompt) == "" {
+			fmt.Fprintln(p.stderr, "No prompt provided via stdin.")
+			return "", false
+		}
+		return prompt, true
+	}
+	prompt := *a.prompt
+	if !p.stdin.tty {
+		// A piped stdin is read to EOF and appended (it blocks until EOF).
+		fmt.Fprintln(p.stderr, "Reading additional input from stdin...")
+		if in := p.stdin.ReadAll(); strings.TrimSpace(in) != "" {
+			prompt += "\n\n<stdin>\n" + in
+			if !strings.HasSuffix(in, "\n") {
+				prompt += "\n"
+			}
+			prompt += "</stdin>"
+		}
+	}
+	return prompt, true
 }
 
 type codexRun struct {
@@ -313,7 +340,32 @@ func (r *codexRun) run() int {
 	if s.Outcome == OutcomeFix {
 		edits = s.Edits
 	}
-	var done, refused []string
+	done, refused := r.makeEdits(edits)
+	msg := s.Message
+	switch {
+	case len(refused) > 0 && r.sandbox == "read-only":
+		msg = fmt.Sprintf("I couldn't apply the change to %s: this session runs in a read-only sandbox, so file writes are blocked. Re-run with --sandbox workspace-write to allow edits.", strings.Join(refused, ", "))
+	case msg == "" && len(done) > 0:
+		msg = "Applied the requested change."
+	case msg == "":
+		msg = "No change was needed."
+	}
+	r.item(map[string]any{"type": "agent_message", "text": msg})
+	in, out := orInt(s.InputTokens, 24763), orInt(s.OutputTokens, 122)
+	usage := map[string]any{"input_tokens": in, "cached_input_tokens": in * 9 / 10, "output_tokens": out, "reasoning_output_tokens": out / 2}
+	r.event(map[string]any{"type": "turn.completed", "usage": usage})
+	r.human("codex\n%s\ntokens used\n%d\n", msg, in+out)
+	if !r.json {
+		fmt.Fprintln(p.stdout, msg)
+	}
+	r.writeLastMessage(msg)
+	return 0
+}
+
+// makeEdits makes the script's edits as codex's apply_patch does (none
+// in a read-only sandbox), reporting each as a file_change item; it
+// returns the paths changed and the paths refused.
+func (r *codexRun) makeEdits(edits []Edit) (done, refused []string) {
 	for _, e := range edits {
 		kind := "update"
 		if _, err := os.Stat(filepath.Join(r.workdir, e.Path)); err != nil {
@@ -334,32 +386,21 @@ func (r *codexRun) run() int {
 		}
 		r.item(map[string]any{"type": "file_change", "changes": []any{map[string]any{"path": filepath.Join(r.workdir, e.Path), "kind": kind}}, "status": status})
 	}
-	msg := s.Message
-	switch {
-	case len(refused) > 0 && r.sandbox == "read-only":
-		msg = fmt.Sprintf("I couldn't apply the change to %s: this session runs in a read-only sandbox, so file writes are blocked. Re-run with --sandbox workspace-write to allow edits.", strings.Join(refused, ", "))
-	case msg == "" && len(done) > 0:
-		msg = "Applied the requested change."
-	case msg == "":
-		msg = "No change was needed."
+	return done, refused
+}
+
+// writeLastMessage writes the last message to -o/--output-last-message.
+func (r *codexRun) writeLastMessage(msg string) {
+	f := r.a.get("-o", "--output-last-message")
+	if f == "" {
+		return
 	}
-	r.item(map[string]any{"type": "agent_message", "text": msg})
-	in, out := orInt(s.InputTokens, 24763), orInt(s.OutputTokens, 122)
-	usage := map[string]any{"input_tokens": in, "cached_input_tokens": in * 9 / 10, "output_tokens": out, "reasoning_output_tokens": out / 2}
-	r.event(map[string]any{"type": "turn.completed", "usage": usage})
-	r.human("codex\n%s\ntokens used\n%d\n", msg, in+out)
-	if !r.json {
-		fmt.Fprintln(p.stdout, msg)
+	if !filepath.IsAbs(f) {
+		f = filepath.Join(r.p.cwd, f)
 	}
-	if f := r.a.get("-o", "--output-last-message"); f != "" {
-		if !filepath.IsAbs(f) {
-			f = filepath.Join(r.p.cwd, f)
-		}
-		if err := os.WriteFile(f, []byte(msg), 0o644); err != nil {
-			fmt.Fprintf(p.stderr, "Failed to write last message file %q: %v\n", f, err)
-		}
+	if err := os.WriteFile(f, []byte(msg), 0o644); err != nil {
+		fmt.Fprintf(r.p.stderr, "Failed to write last message file %q: %v\n", f, err)
 	}
-	return 0
 }
 
 // writeRollout leaves the session file real codex keeps under

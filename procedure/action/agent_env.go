@@ -75,70 +75,89 @@ type agentEnv struct {
 // config folder only when the user asked, every --agent-env name (which
 // may override these), then wo's own variables.
 func (a agentEnv) environment() []string {
-	var env []string
-	index := map[string]int{}
-	put := func(name, value string) {
-		if i, ok := index[name]; ok {
-			env[i] = name + "=" + value
-			return
-		}
-		index[name] = len(env)
-		env = append(env, name+"="+value)
-	}
+	var e envList
 	base := agentBaseEnv
 	if runtime.GOOS == "windows" {
 		base = append(slices.Clip(base), agentWindowsEnv...)
 	}
 	for _, name := range base {
 		if v := a.getenv(name); v != "" && name != "TMPDIR" {
-			put(name, v)
+			e.put(name, v)
 		}
 	}
-	put("HOME", a.home)
+	e.put("HOME", a.home)
 	if a.tmp != "" {
-		put("TMPDIR", a.tmp)
+		e.put("TMPDIR", a.tmp)
 	}
 	// git in the agent reads neither ~/.gitconfig nor /etc/gitconfig (the
 	// credential helpers, url rewrites and tokens they may hold), never
 	// prompts, and has no credential helper even from the repository's
 	// own configuration (an empty value resets git's list of helpers).
-	put("GIT_CONFIG_GLOBAL", os.DevNull)
-	put("GIT_CONFIG_NOSYSTEM", "1")
-	put("GIT_TERMINAL_PROMPT", "0")
-	put("GIT_CONFIG_COUNT", "1")
-	put("GIT_CONFIG_KEY_0", "credential.helper")
-	put("GIT_CONFIG_VALUE_0", "")
+	e.put("GIT_CONFIG_GLOBAL", os.DevNull)
+	e.put("GIT_CONFIG_NOSYSTEM", "1")
+	e.put("GIT_TERMINAL_PROMPT", "0")
+	e.put("GIT_CONFIG_COUNT", "1")
+	e.put("GIT_CONFIG_KEY_0", "credential.helper")
+	e.put("GIT_CONFIG_VALUE_0", "")
 	for _, name := range slices.Sorted(maps.Keys(a.caches)) {
-		put(name, a.caches[name])
+		e.put(name, a.caches[name])
 	}
-	if p := a.profile; p != nil {
-		for _, name := range p.Credentials {
-			if slices.Contains(agentNeverEnv, name) || slices.Contains(agentStoreEnv, name) {
-				continue
-			}
-			if v := a.getenv(name); v != "" {
-				put(name, v)
-			}
-		}
-		for _, name := range slices.Sorted(maps.Keys(p.Settings)) {
-			put(name, p.Settings[name])
-		}
-		if a.login != "" && p.ConfigVar != "" {
-			put(p.ConfigVar, a.login)
-		}
-	}
+	a.profileEnv(&e)
 	for _, name := range a.optIn {
 		if CheckAgentEnv(name) != nil {
 			continue
 		}
 		if v := a.getenv(name); v != "" {
-			put(name, v)
+			e.put(name, v)
 		}
 	}
 	for _, name := range agentOwnEnv {
-		put(name, a.own[name])
+		e.put(name, a.own[name])
 	}
-	return env
+	return e.env
+}
+
+// profileEnv adds what the agent's profile needs: its credentials from
+// wo's environment (never the store's or GitHub's), its settings, and its
+// login folder when one is lent.
+func (a agentEnv) profileEnv(e *envList) {
+	p := a.profile
+	if p == nil {
+		return
+	}
+	for _, name := range p.Credentials {
+		if slices.Contains(agentNeverEnv, name) || slices.Contains(agentStoreEnv, name) {
+			continue
+		}
+		if v := a.getenv(name); v != "" {
+			e.put(name, v)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(p.Settings)) {
+		e.put(name, p.Settings[name])
+	}
+	if a.login != "" && p.ConfigVar != "" {
+		e.put(p.ConfigVar, a.login)
+	}
+}
+
+// envList is an environment being built: a name set again keeps its
+// place and takes the new value.
+type envList struct {
+	env   []string
+	index map[string]int
+}
+
+func (e *envList) put(name, value string) {
+	if i, ok := e.index[name]; ok {
+		e.env[i] = name + "=" + value
+		return
+	}
+	if e.index == nil {
+		e.index = map[string]int{}
+	}
+	e.index[name] = len(e.env)
+	e.env = append(e.env, name+"="+value)
 }
 
 // agentHas reports whether the agent's environment sets name.

@@ -90,19 +90,10 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	if err := os.WriteFile(box.prompt, []byte(prompt), 0o600); err != nil {
 		return AgentRun{}, err
 	}
-	var profile *agent.Profile
-	if line.Known() {
-		profile = line.Profile
+	env, login, caches, err := agentEnvironment(sc, line, box, dir)
+	if err != nil {
+		return AgentRun{}, err
 	}
-	login := ""
-	if settings.AgentLogin {
-		if login = loginFolder(profile, sc.Getenv); login == "" {
-			return AgentRun{}, fmt.Errorf("--agent-login: agent command %s has no login folder that wo knows; pass its credentials with --agent-env NAME instead", program)
-		}
-	}
-	caches := box.caches(buildCaches(sc.Getenv))
-	env := agentEnv{getenv: sc.Getenv, optIn: settings.AgentEnv, home: box.home, tmp: box.tmp, profile: profile, login: login, caches: caches,
-		own: map[string]string{"WO_TASK_KEY": key, "WO_WORKTREE": dir, "WO_PROMPT_FILE": box.prompt}}.environment()
 	if p := line.Profile; p.KeyRequired && login == "" && !slices.ContainsFunc(p.Credentials, func(n string) bool { return agentHas(env, n) }) {
 		return AgentRun{Agent: p.Name, Program: program, Report: agent.Report{Failure: agent.FailAuth,
 			Message: fmt.Sprintf("no credentials: set one of %s in wo's environment (wo passes it to %s by name)", strings.Join(p.Credentials[:min(4, len(p.Credentials))], ", "), p.Name)}}, nil
@@ -114,22 +105,13 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	ctx, cancel := context.WithTimeout(ctx, settings.AgentTimeout)
 	defer cancel()
 
-	outR, outW, err := os.Pipe()
+	outR, outW, errR, errW, err := outputPipes()
 	if err != nil {
-		return AgentRun{}, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
 		return AgentRun{}, err
 	}
 	cmd, err := agentCommand(sc, box, dir, login, caches, line.Profile, call.Argv)
 	if err != nil {
-		outR.Close()
-		outW.Close()
-		errR.Close()
-		errW.Close()
+		closeAll(outR, outW, errR, errW)
 		return AgentRun{}, err
 	}
 	cmd.Dir = dir
@@ -141,8 +123,7 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	outW.Close() // the agent's copies stay open in it and its children
 	errW.Close()
 	if err != nil {
-		outR.Close()
-		errR.Close()
+		closeAll(outR, errR)
 		return AgentRun{}, fmt.Errorf("agent command %s could not run: %v", program, err)
 	}
 	pid := cmd.Process.Pid
@@ -164,25 +145,54 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		if !reaped {
 			stopGroup(pid, agentGrace)
 		}
-		closed := make(chan struct{})
-		go func() { readers.Wait(); close(closed) }()
-		select {
-		case <-closed:
-		case <-time.After(agentGrace):
-		}
+		waitAtMost(&readers, agentGrace)
 		outR.Close()
 		errR.Close()
 		clearAgent(ctx, sc, pid)
 	}()
 
-	rec := &workorder.AgentProcess{PID: pid, Host: identity.Host(), StartTicks: startTicks(pid),
-		StartedAt: workorder.Timestamp(sc.Now()), Step: sc.Step.Step}
-	st := sc.State()
-	st.Agent = rec
-	if err := sc.Checkpoint(ctx, st); err != nil {
+	if err := recordAgentProcess(ctx, sc, pid); err != nil {
 		return AgentRun{}, fmt.Errorf("agent command %s was stopped: its pid could not be recorded in task %s: %w", program, key, err)
 	}
 
+	waitErr := waitForGroup(ctx, cmd, pid)
+	reaped = true
+	waitAtMost(&readers, agentGrace)
+	removeLeaves(dir, line.Profile.Leaves, leftBefore)
+	restoreGitFile(dir, gitFile)
+	run := AgentRun{Agent: line.Profile.Name, Program: program, Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
+	if err := howTheRunEnded(ctx, &run, waitErr, program, settings.AgentTimeout); err != nil {
+		return run, err
+	}
+	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
+	return run, nil
+}
+
+// waitAtMost waits for wg, but no longer than d: a child the agent left
+// may hold its output open.
+func waitAtMost(wg *sync.WaitGroup, d time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
+}
+
+// recordAgentProcess records the running agent's process in the task's
+// state, so that a rerun after wo was killed stops it first.
+func recordAgentProcess(ctx context.Context, sc *StepContext, pid int) error {
+	st := sc.State()
+	st.Agent = &workorder.AgentProcess{PID: pid, Host: identity.Host(), StartTicks: startTicks(pid),
+		StartedAt: workorder.Timestamp(sc.Now()), Step: sc.Step.Step}
+	return sc.Checkpoint(ctx, st)
+}
+
+// waitForGroup waits for the agent's leader to exit, or for ctx to end:
+// then the group gets SIGTERM, and SIGKILL after agentGrace. Children left
+// behind are stopped before the leader is reaped (its pid, the group's id,
+// is free once it is); it returns the leader's end.
+func waitForGroup(ctx context.Context, cmd *exec.Cmd, pid int) error {
 	exited := make(chan func() error, 1)
 	go func() { exited <- waitLeader(cmd) }()
 	var reap func() error
@@ -198,17 +208,36 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 		}
 	}
 	stopGroup(pid, agentGrace)
-	waitErr := reap()
-	reaped = true
-	readersDone := make(chan struct{})
-	go func() { readers.Wait(); close(readersDone) }()
-	select {
-	case <-readersDone:
-	case <-time.After(agentGrace):
+	return reap()
+}
+
+// agentEnvironment is the environment the agent command runs with in
+// dir, the login folder lent to it ("" when none: --agent-login lends the
+// one its profile names, and fails when there is none), and the build
+// caches it may use.
+func agentEnvironment(sc *StepContext, line agent.Command, box agentBox, dir string) ([]string, string, map[string]string, error) {
+	settings := sc.Settings()
+	var profile *agent.Profile
+	if line.Known() {
+		profile = line.Profile
 	}
-	removeLeaves(dir, line.Profile.Leaves, leftBefore)
-	restoreGitFile(dir, gitFile)
-	run := AgentRun{Agent: line.Profile.Name, Program: program, Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(started)}
+	login := ""
+	if settings.AgentLogin {
+		if login = loginFolder(profile, sc.Getenv); login == "" {
+			return nil, "", nil, fmt.Errorf("--agent-login: agent command %s has no login folder that wo knows; pass its credentials with --agent-env NAME instead", line.Program())
+		}
+	}
+	caches := box.caches(buildCaches(sc.Getenv))
+	env := agentEnv{getenv: sc.Getenv, optIn: settings.AgentEnv, home: box.home, tmp: box.tmp, profile: profile, login: login, caches: caches,
+		own: map[string]string{"WO_TASK_KEY": sc.Key(), "WO_WORKTREE": dir, "WO_PROMPT_FILE": box.prompt}}.environment()
+	return env, login, caches, nil
+}
+
+// howTheRunEnded fills in run's exit code or signal from waitErr, and what
+// stopped it; the error is a run that was stopped (by its time limit,
+// ctx, or a signal wo got) or never ran (the command could not start, or
+// wo's launcher said the sandbox could not).
+func howTheRunEnded(ctx context.Context, run *AgentRun, waitErr error, program string, timeout time.Duration) error {
 	var exit *exec.ExitError
 	if errors.As(waitErr, &exit) {
 		if run.Signal = signalOf(exit); run.Signal == "" {
@@ -219,27 +248,44 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	}
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		run.StoppedBy = fmt.Sprintf("its time limit of %s", settings.AgentTimeout)
-		return run, fmt.Errorf("agent command %s ran longer than its limit of %s and was stopped with its child processes; raise --agent-timeout (WO_AGENT_TIMEOUT) if it needs longer", program, settings.AgentTimeout)
+		run.StoppedBy = fmt.Sprintf("its time limit of %s", timeout)
+		return fmt.Errorf("agent command %s ran longer than its limit of %s and was stopped with its child processes; raise --agent-timeout (WO_AGENT_TIMEOUT) if it needs longer", program, timeout)
 	case ctx.Err() != nil:
 		// The signal that counts is the one wo got: the agent's own end
 		// came from wo's SIGTERM.
 		run.Signal, run.StoppedBy = stopCause(ctx)
-		return run, &agentStoppedError{program: program, by: run.StoppedBy, err: ctx.Err()}
+		return &agentStoppedError{program: program, by: run.StoppedBy, err: ctx.Err()}
 	case run.Signal != "":
 		// Killed from outside wo (the OOM killer, a person's kill): no
 		// exit status of its own.
 		run.StoppedBy = fmt.Sprintf("a signal from outside wo (%s)", run.Signal)
 	case exit != nil:
 	case waitErr != nil:
-		return run, fmt.Errorf("agent command %s could not run: %v", program, waitErr)
+		return fmt.Errorf("agent command %s could not run: %v", program, waitErr)
 	}
 	if words, ok := sandbox.NotStarted(run.ExitCode, run.Stderr); ok {
 		// wo's launcher, not the agent, said so: the agent never ran.
-		return run, fmt.Errorf("agent command %s could not run: %s", program, agent.Meaningful(words))
+		return fmt.Errorf("agent command %s could not run: %s", program, agent.Meaningful(words))
 	}
-	run.Report = call.Read(run.Stdout, run.Stderr, run.ExitCode)
-	return run, nil
+	return nil
+}
+
+// outputPipes are the pipes of the agent's standard output and error.
+func outputPipes() (outR, outW, errR, errW *os.File, err error) {
+	if outR, outW, err = os.Pipe(); err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if errR, errW, err = os.Pipe(); err != nil {
+		closeAll(outR, outW)
+		return nil, nil, nil, nil, err
+	}
+	return outR, outW, errR, errW, nil
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
 }
 
 // agentWho names the agent for a person: a named agent by its name, a

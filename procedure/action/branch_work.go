@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 )
 
 // A rerun never drops work that is on the branch. A step that writes the
@@ -129,7 +130,7 @@ func keptWork(sc *StepContext, branch string, lost []lostCommit) error {
 			named = append(named, fmt.Sprintf("and %d more", len(lost)-5))
 			break
 		}
-		named = append(named, fmt.Sprintf("%s %q (%s)", gitops.Short(c.SHA), c.Subject, strings.Join(c.Paths, ", ")))
+		named = append(named, fmt.Sprintf("%s %q (%s)", gitname.Short(c.SHA), c.Subject, strings.Join(c.Paths, ", ")))
 	}
 	after := sc.Step.Step
 	for _, s := range sc.Task().WorkOrder.Procedure {
@@ -179,7 +180,7 @@ func ensureWorktree(ctx context.Context, sc *StepContext, w *gitops.Worktree) (s
 	if err := sc.Checkpoint(ctx, st); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("worktree %s made again at branch %s (%s)", w.Path, branch, gitops.Short(tip.String())), nil
+	return fmt.Sprintf("worktree %s made again at branch %s (%s)", w.Path, branch, gitname.Short(tip.String())), nil
 }
 
 func lostSHAs(lost []lostCommit) []string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
+	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -134,7 +135,7 @@ func TestReviewCheckBoundsLongComments(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := h.recorded(out).ReviewComments
-	if len(cs) != 1 || cs[0].Body != long[:maxCommentBody]+" […]" {
+	if len(cs) != 1 || cs[0].Body != long[:reviewer.MaxCommentBody]+" […]" {
 		t.Errorf("a 5000-byte comment was kept as %d bytes", len(cs[0].Body))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -36,7 +37,7 @@ func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 		return Outcome{}, err
 	}
 	// Files the change deletes (inputs.delete_manifest, as wo split
-	// writes): checked before anything is written.
+	// writes).
 	deleted := stringList(sc.Task().WorkOrder.Inputs["delete_manifest"])
 	// Run again on a branch that moved on: its result may be there
 	// already, or writing it would undo commits (branch_work.go).
@@ -53,7 +54,7 @@ func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 		return Outcome{}, err
 	}
 	if done {
-		note := fmt.Sprintf("the %d file(s) from %s (%s) are on branch %s at %s already: nothing to write", len(files), sc.Context("source_branch"), source.String()[:12], branch, gitops.Short(head.String()))
+		note := fmt.Sprintf("the %d file(s) from %s (%s) are on branch %s at %s already: nothing to write", len(files), sc.Context("source_branch"), source.String()[:12], branch, gitname.Short(head.String()))
 		if remade != "" {
 			note = remade + "; " + note
 		}
@@ -66,21 +67,30 @@ func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 		}
 		sc.Log(ctx, "commits_discarded", map[string]any{"step": sc.Step.Step, "branch": branch, "commits": lostSHAs(lost)})
 	}
-	if err := w.CheckRemoveFiles(deleted); err != nil {
+	if err := writeChange(ctx, sc, w, source, files, deleted); err != nil {
 		return Outcome{}, err
 	}
-	if err := w.CheckoutFiles(ctx, source, sc.Context("source_branch"), files); err != nil {
-		return Outcome{}, err
-	}
-	if err := w.RemoveFiles(deleted); err != nil {
-		return Outcome{}, err
-	}
-	sc.Fault("files_written")
 	note := fmt.Sprintf("%d file(s) checked out from %s (%s)", len(files), sc.Context("source_branch"), source.String()[:12])
 	if len(deleted) > 0 {
 		note += fmt.Sprintf(", %d deleted", len(deleted))
 	}
 	return Outcome{Note: note}, nil
+}
+
+// writeChange writes files as they are at source and removes deleted,
+// the deletions checked before anything is written.
+func writeChange(ctx context.Context, sc *StepContext, w *gitops.Worktree, source plumbing.Hash, files, deleted []string) error {
+	if err := w.CheckRemoveFiles(deleted); err != nil {
+		return err
+	}
+	if err := w.CheckoutFiles(ctx, source, sc.Context("source_branch"), files); err != nil {
+		return err
+	}
+	if err := w.RemoveFiles(deleted); err != nil {
+		return err
+	}
+	sc.Fault("files_written")
+	return nil
 }
 
 // Check makes sure every manifest file exists at the source commit (the

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -74,57 +75,13 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	// made is the fix commit when wo itself created it in this pass: only
-	// then do the step's facts claim it (undo takes them as proof that the
-	// commit is wo's). A commit the state names (document text), or one a
-	// person made in the worktree, is pushed but not claimed.
-	from, to, made := st.PushedSHA, "", false
-	switch fp := st.FixPushed; {
-	case fp != nil && fp.To == st.PushedSHA:
-		// A pass killed after its push was recorded: only the replies are
-		// left (answerThreads finds those already posted).
-		from, to = fp.From, fp.To
-	case fp != nil && fp.From == st.PushedSHA:
-		// A pass killed between its commit and the record of its push:
-		// push that commit again (a no-op when it landed) rather than run
-		// the agent a second time.
-		to = fp.To
-	default:
-		fixed, created, waiting, err := fixAndCommit(ctx, sc, repo, comments, n)
-		if err != nil {
-			if refused := (*FixRefusedError)(nil); errors.As(err, &refused) {
-				// The next run takes the worktree as the person leaves it.
-				rec := sc.State()
-				rec.FixRequested, rec.Phase = true, workorder.PhaseNeedsFix
-				if cerr := sc.Checkpoint(ctx, rec); cerr != nil {
-					return Outcome{}, fmt.Errorf("%w (and recording it failed: %v)", err, cerr)
-				}
-			}
-			return waiting, err
-		}
-		to, made = fixed, created
-		rec := sc.State()
-		rec.FixPushed = &workorder.FixPush{From: from, To: to}
-		if err := sc.Checkpoint(ctx, rec); err != nil {
-			return Outcome{}, err
-		}
-		sc.Fault("after_commit")
+	from, to, made, out, err := fixToPush(ctx, sc, repo, st, n)
+	if err != nil {
+		return out, err
 	}
 	if to != st.PushedSHA {
-		// A push while the reviewer is still at the head it is reviewing
-		// aborts that review (CodeRabbit: "Review failed: the head commit
-		// changed"): wait for it, within a review wait, else stop and push
-		// on the next run (the fix is recorded).
-		if out, err := waitWhileReviewing(ctx, sc); err != nil {
+		if out, err := pushTheFix(ctx, sc, to); err != nil {
 			return out, err
-		}
-		if err := pushFix(ctx, sc, to); err != nil {
-			return Outcome{}, err
-		}
-		pushed := sc.State()
-		pushed.PushedSHA, pushed.CommitSHA, pushed.PushedAt = to, to, workorder.Timestamp(sc.Now())
-		if err := sc.Checkpoint(ctx, pushed); err != nil {
-			return Outcome{}, err
 		}
 	}
 	answered, err := answerThreads(ctx, sc, repo, from, to, st.ReviewThreads)
@@ -143,11 +100,11 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	after.ReviewWatermark = after.ReviewSeen
 	// A pass of the loop is complete once its fix is pushed: a commit it
 	// made is one it pushed.
-	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), gitops.Short(to), n, p.LoopTo),
+	note, facts := fmt.Sprintf("fixed %d review comment(s) in %s (iteration %d); back to step %d", len(comments), gitname.Short(to), n, p.LoopTo),
 		[]Fact{{Kind: FactCommit, SHA: to}, {Kind: FactPushed, SHA: to}} // the branch is create_branch's or push's to prove
 	if !made {
 		facts = nil
-		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), gitops.Short(to), n, p.LoopTo)
+		note = fmt.Sprintf("addressed %d review comment(s) with %s, a commit wo did not create in this pass (iteration %d); back to step %d", len(comments), gitname.Short(to), n, p.LoopTo)
 	}
 	if answered != "" {
 		note += "; " + answered
@@ -160,6 +117,64 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 	}, nil
 }
 
+// fixToPush is the pass's fix, from the commit pushed before it to the
+// one to push (to), picking up where a killed pass stopped, else made now
+// (fixAndCommit, pass n) and recorded before it is pushed. made says wo
+// itself created the commit in this pass: only then do the step's facts
+// claim it (undo takes them as proof that the commit is wo's). A commit
+// the state names (document text), or one a person made in the worktree,
+// is pushed but not claimed.
+func fixToPush(ctx context.Context, sc *StepContext, repo *gitops.Repo, st workorder.State, n int) (from, to string, made bool, out Outcome, err error) {
+	from = st.PushedSHA
+	switch fp := st.FixPushed; {
+	case fp != nil && fp.To == st.PushedSHA:
+		// A pass killed after its push was recorded: only the replies are
+		// left (answerThreads finds those already posted).
+		return fp.From, fp.To, false, Outcome{}, nil
+	case fp != nil && fp.From == st.PushedSHA:
+		// A pass killed between its commit and the record of its push:
+		// push that commit again (a no-op when it landed) rather than run
+		// the agent a second time.
+		return from, fp.To, false, Outcome{}, nil
+	}
+	fixed, created, waiting, err := fixAndCommit(ctx, sc, repo, st.ReviewComments, n)
+	if err != nil {
+		if refused := (*FixRefusedError)(nil); errors.As(err, &refused) {
+			// The next run takes the worktree as the person leaves it.
+			rec := sc.State()
+			rec.FixRequested, rec.Phase = true, workorder.PhaseNeedsFix
+			if cerr := sc.Checkpoint(ctx, rec); cerr != nil {
+				return "", "", false, Outcome{}, fmt.Errorf("%w (and recording it failed: %v)", err, cerr)
+			}
+		}
+		return "", "", false, waiting, err
+	}
+	rec := sc.State()
+	rec.FixPushed = &workorder.FixPush{From: from, To: fixed}
+	if err := sc.Checkpoint(ctx, rec); err != nil {
+		return "", "", false, Outcome{}, err
+	}
+	sc.Fault("after_commit")
+	return from, fixed, created, Outcome{}, nil
+}
+
+// pushTheFix pushes commit to and records it. A push while the reviewer
+// is still at the head it is reviewing aborts that review (CodeRabbit:
+// "Review failed: the head commit changed"): it waits for it, within a
+// review wait, else stops and pushes on the next run (the fix is
+// recorded).
+func pushTheFix(ctx context.Context, sc *StepContext, to string) (Outcome, error) {
+	if out, err := waitWhileReviewing(ctx, sc); err != nil {
+		return out, err
+	}
+	if err := pushFix(ctx, sc, to); err != nil {
+		return Outcome{}, err
+	}
+	pushed := sc.State()
+	pushed.PushedSHA, pushed.CommitSHA, pushed.PushedAt = to, to, workorder.Timestamp(sc.Now())
+	return Outcome{}, sc.Checkpoint(ctx, pushed)
+}
+
 // fixAndCommit gets the fix and commits what is not committed yet: first
 // the reviewers' suggestions, applied by wo itself; then, for what is
 // left, the agent's changes, else a person's. It returns the fix commit
@@ -167,18 +182,7 @@ func (ConditionalLoop) Run(ctx context.Context, sc *StepContext) (Outcome, error
 // person, or the outcome of waiting for a person.
 func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comments []workorder.ReviewComment, n int) (string, bool, Outcome, error) {
 	st := sc.State()
-	w, err := sc.Worktree()
-	if err != nil {
-		return "", false, Outcome{}, err
-	}
-	if !w.Complete() {
-		// Gone since the review (a restack sent the task back to its
-		// review wait after its cleanup): made again at the branch.
-		if err := remakeWorktree(ctx, sc, repo, w); err != nil {
-			return "", false, Outcome{}, fmt.Errorf("worktree %s is gone and could not be made again at the branch (%v): the fixes need it; wo reset %s --to-step 0 to start over", w.Path, err, sc.Key())
-		}
-	}
-	author, err := repo.Identity(sc.Getenv)
+	w, author, err := fixWorktree(ctx, sc, repo)
 	if err != nil {
 		return "", false, Outcome{}, err
 	}
@@ -188,19 +192,9 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 		return "", false, Outcome{}, err
 	}
 	ours := map[string]bool{st.PushedSHA: true} // commits wo made in this pass build on these
-	suggested := false
-	if len(sugg.threads) > 0 {
-		if err := stageFix(sc, repo, w); err != nil {
-			return "", false, Outcome{}, err
-		}
-		res, err := w.Commit(fmt.Sprintf("Apply review suggestions (iteration %d)", n), author, sc.Now())
-		if err != nil {
-			return "", false, Outcome{}, err
-		}
-		suggested = res.Created
-		if res.Created {
-			ours[res.Hash.String()] = true
-		}
+	suggested, err := commitSuggestions(sc, repo, w, author, n, len(sugg.threads), ours)
+	if err != nil {
+		return "", false, Outcome{}, err
 	}
 	comments, threads := withoutThreads(comments, st.ReviewThreads, sugg.threads)
 	if len(comments) == 0 {
@@ -212,83 +206,26 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 			return head.String(), suggested, Outcome{}, nil
 		}
 	}
+	asked := commentsKey(st)
+	by := fixerOf(sc, st, asked)
 	// An agent wo runs in this pass works for wo: a commit it makes on
 	// top of what wo pushed (or of wo's suggestions) is wo's too; a
 	// person's is not.
-	agentFrom := plumbing.ZeroHash
-	var ran *AgentRun // the agent's run in this pass, if it ran
-	asked := commentsKey(st)
-	by := fixerOf(sc, st, asked)
-	switch by {
-	case byAgent:
-		if err := agentCapped(sc); err != nil {
-			return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: err.Error(), State: sc.withPhase(workorder.PhaseNeedsFix)}, err
-		}
-		if agentFrom, _, err = w.Head(); err != nil {
-			return "", false, Outcome{}, err
-		}
-		prompt := fixPrompt(sc.Doc(), paramsOf[loopParams](sc.Step).FixAction, comments, threads, w.Path, sugg.left)
-		res, err := runAgentOnce(ctx, sc, w.Path, prompt)
-		if err != nil {
-			sc.Log(ctx, "agent_finished", howItEnded(res, map[string]any{"step": sc.Step.Step, "agent": res.Agent, "outcome": "stopped",
-				"duration_ms": res.Duration.Milliseconds(), "stdout": trim(res.Stdout, maxKept), "stderr": trim(res.Stderr, maxKept), "error": err.Error()}))
-			return "", false, Outcome{}, err
-		}
-		if err := agentFailure(ctx, sc, res, asked); err != nil {
-			return "", false, Outcome{}, err
-		}
-		ran = &res
-	case byPersonAfterRefusal:
-		sc.Say("taking the worktree as it is now: the last fix was refused, and the agent is not run again (--rerun-agent runs it)")
-	case byPersonAfterNoChange:
-		sc.Say(fmt.Sprintf("not asking the agent again: it changed nothing for these comments before (%s); --rerun-agent asks it again", st.AgentUsage.Last.Message))
-	case byPerson:
-		// Asked for once; a change already in the worktree is the fix.
-		pending, err := worktreePending(w, st.PushedSHA)
-		if err != nil {
-			return "", false, Outcome{}, err
-		}
-		if !st.FixRequested && !pending {
-			reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(comments), w.Path, sc.Key(), summarizeComments(comments))
-			if len(sugg.threads) > 0 {
-				reason = fmt.Sprintf("%d suggestion(s) applied and committed; ", len(sugg.threads)) + reason
-			}
-			st := sc.State()
-			st.Phase, st.FixRequested = workorder.PhaseNeedsFix, true
-			return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
-		}
-	}
-	// What the agent or a person changed, staged or not, or committed
-	// already, is the fix: stage the rest and commit what the index holds
-	// beyond HEAD (nothing, when it was all committed).
-	if err := stageFix(sc, repo, w); err != nil {
-		return "", false, Outcome{}, err
-	}
-	head, _, err := w.Head()
+	ran, agentFrom, out, err := getFix(ctx, sc, st, w, by, fixAsk{comments: comments, threads: threads, notes: sugg.left, suggested: len(sugg.threads), asked: asked})
 	if err != nil {
-		return "", false, Outcome{}, err
+		return "", false, out, err
 	}
-	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.Now())
+	head, res, err := commitFix(sc, repo, w, author, n)
 	if err != nil {
 		return "", false, Outcome{}, err
 	}
 	if !res.Created && head.String() == st.PushedSHA {
-		reason := fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", w.Path, len(comments), sc.Key())
-		switch by {
-		case byAgent:
+		if by == byAgent {
 			if err := recordAgentRun(ctx, sc, *ran, AgentNoChange, asked); err != nil {
 				return "", false, Outcome{}, err
 			}
-			reason = fmt.Sprintf("agent %s changed nothing for the %d review comment(s); it said: %q. Change the files in %s yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
-				ran.Agent, len(comments), cmp.Or(ran.Report.Message, "nothing"), w.Path, sc.Key(), sc.Key())
-		case byPersonAfterRefusal:
-			reason = fmt.Sprintf("the last fix was refused, and the worktree %s has no changes now for the %d review comment(s): change the files yourself and run wo run %s, or run the agent again: wo run %s --rerun-agent",
-				w.Path, len(comments), sc.Key(), sc.Key())
-		case byPersonAfterNoChange:
-			u := st.AgentUsage
-			reason = fmt.Sprintf("agent %s changed nothing for the %d review comment(s) before (it said: %q), and the worktree %s has no changes: change the files yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
-				u.Last.Agent, len(comments), u.Last.Message, w.Path, sc.Key(), sc.Key())
 		}
+		reason := noFixReason(sc.Key(), st, by, ran, w.Path, len(comments))
 		return "", false, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: sc.withPhase(workorder.PhaseNeedsFix)}, &WaitingError{Key: sc.Key(), Reason: reason}
 	}
 	if ran != nil {
@@ -299,6 +236,136 @@ func fixAndCommit(ctx context.Context, sc *StepContext, repo *gitops.Repo, comme
 	byAgent := sc.Settings().Agent != "" && ours[agentFrom.String()] && head != agentFrom && res.Hash == head
 	bySuggestions := suggested && !res.Created && head.String() != st.PushedSHA && ours[head.String()]
 	return res.Hash.String(), res.Created || byAgent || bySuggestions, Outcome{}, nil
+}
+
+// commitFix commits pass n's fix: what the agent or a person changed,
+// staged or not, or committed already, is the fix, so the rest is staged
+// and what the index holds beyond HEAD committed (nothing, when it was all
+// committed). It returns HEAD before the commit, and the commit.
+func commitFix(sc *StepContext, repo *gitops.Repo, w *gitops.Worktree, author gitops.Signature, n int) (plumbing.Hash, gitops.CommitResult, error) {
+	if err := stageFix(sc, repo, w); err != nil {
+		return plumbing.ZeroHash, gitops.CommitResult{}, err
+	}
+	head, _, err := w.Head()
+	if err != nil {
+		return plumbing.ZeroHash, gitops.CommitResult{}, err
+	}
+	res, err := w.Commit(fmt.Sprintf("Fix review comments (iteration %d)", n), author, sc.Now())
+	return head, res, err
+}
+
+// fixWorktree is the task's worktree, made again at the branch when it
+// is gone since the review (a restack sent the task back to its review
+// wait after its cleanup), and the author of the commits made in it.
+func fixWorktree(ctx context.Context, sc *StepContext, repo *gitops.Repo) (*gitops.Worktree, gitops.Signature, error) {
+	w, err := sc.Worktree()
+	if err != nil {
+		return nil, gitops.Signature{}, err
+	}
+	if !w.Complete() {
+		if err := remakeWorktree(ctx, sc, repo, w); err != nil {
+			return nil, gitops.Signature{}, fmt.Errorf("worktree %s is gone and could not be made again at the branch (%v): the fixes need it; wo reset %s --to-step 0 to start over", w.Path, err, sc.Key())
+		}
+	}
+	author, err := repo.Identity(sc.Getenv)
+	return w, author, err
+}
+
+// commitSuggestions commits the suggestions wo applied (applied of them),
+// and notes the commit in ours; it reports whether it made one.
+func commitSuggestions(sc *StepContext, repo *gitops.Repo, w *gitops.Worktree, author gitops.Signature, n, applied int, ours map[string]bool) (bool, error) {
+	if applied == 0 {
+		return false, nil
+	}
+	if err := stageFix(sc, repo, w); err != nil {
+		return false, err
+	}
+	res, err := w.Commit(fmt.Sprintf("Apply review suggestions (iteration %d)", n), author, sc.Now())
+	if err != nil {
+		return false, err
+	}
+	if res.Created {
+		ours[res.Hash.String()] = true
+	}
+	return res.Created, nil
+}
+
+// fixAsk is what is left to fix after the suggestions: the comments and
+// threads, wo's notes on the suggestions it could not apply, how many it
+// applied, and the key of the comments asked about (commentsKey).
+type fixAsk struct {
+	comments  []workorder.ReviewComment
+	threads   []workorder.ReviewThread
+	notes     []string
+	suggested int
+	asked     string
+}
+
+// getFix has the fixer by make the fix in the worktree: it runs the
+// agent (its run, and the head it started from, are returned), or takes
+// what a person changed; the first time a person is asked, it blocks the
+// task with the comments to address. st is the state the pass began with.
+func getFix(ctx context.Context, sc *StepContext, st workorder.State, w *gitops.Worktree, by fixer, ask fixAsk) (*AgentRun, plumbing.Hash, Outcome, error) {
+	switch by {
+	case byAgent:
+		if err := agentCapped(sc); err != nil {
+			return nil, plumbing.ZeroHash, Outcome{Status: workorder.StatusBlocked, BlockReason: err.Error(), State: sc.withPhase(workorder.PhaseNeedsFix)}, err
+		}
+		from, _, err := w.Head()
+		if err != nil {
+			return nil, plumbing.ZeroHash, Outcome{}, err
+		}
+		prompt := fixPrompt(sc.Doc(), paramsOf[loopParams](sc.Step).FixAction, ask.comments, ask.threads, w.Path, ask.notes)
+		res, err := runAgentOnce(ctx, sc, w.Path, prompt)
+		if err != nil {
+			sc.Log(ctx, "agent_finished", howItEnded(res, map[string]any{"step": sc.Step.Step, "agent": res.Agent, "outcome": "stopped",
+				"duration_ms": res.Duration.Milliseconds(), "stdout": trim(res.Stdout, maxKept), "stderr": trim(res.Stderr, maxKept), "error": err.Error()}))
+			return nil, plumbing.ZeroHash, Outcome{}, err
+		}
+		if err := agentFailure(ctx, sc, res, ask.asked); err != nil {
+			return nil, plumbing.ZeroHash, Outcome{}, err
+		}
+		return &res, from, Outcome{}, nil
+	case byPersonAfterRefusal:
+		sc.Say("taking the worktree as it is now: the last fix was refused, and the agent is not run again (--rerun-agent runs it)")
+	case byPersonAfterNoChange:
+		sc.Say(fmt.Sprintf("not asking the agent again: it changed nothing for these comments before (%s); --rerun-agent asks it again", st.AgentUsage.Last.Message))
+	case byPerson:
+		// Asked for once; a change already in the worktree is the fix.
+		pending, err := worktreePending(w, st.PushedSHA)
+		if err != nil {
+			return nil, plumbing.ZeroHash, Outcome{}, err
+		}
+		if !st.FixRequested && !pending {
+			reason := fmt.Sprintf("%d review comment(s) to address in %s, then run wo run %s: %s", len(ask.comments), w.Path, sc.Key(), summarizeComments(ask.comments))
+			if ask.suggested > 0 {
+				reason = fmt.Sprintf("%d suggestion(s) applied and committed; ", ask.suggested) + reason
+			}
+			after := sc.State()
+			after.Phase, after.FixRequested = workorder.PhaseNeedsFix, true
+			return nil, plumbing.ZeroHash, Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &after}, &WaitingError{Key: sc.Key(), Reason: reason}
+		}
+	}
+	return nil, plumbing.ZeroHash, Outcome{}, nil
+}
+
+// noFixReason says why task key waits when the fixer by changed nothing
+// for the count comments in the worktree at path; st is the state the
+// pass began with.
+func noFixReason(key string, st workorder.State, by fixer, ran *AgentRun, path string, count int) string {
+	switch by {
+	case byAgent:
+		return fmt.Sprintf("agent %s changed nothing for the %d review comment(s); it said: %q. Change the files in %s yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
+			ran.Agent, count, cmp.Or(ran.Report.Message, "nothing"), path, key, key)
+	case byPersonAfterRefusal:
+		return fmt.Sprintf("the last fix was refused, and the worktree %s has no changes now for the %d review comment(s): change the files yourself and run wo run %s, or run the agent again: wo run %s --rerun-agent",
+			path, count, key, key)
+	case byPersonAfterNoChange:
+		u := st.AgentUsage
+		return fmt.Sprintf("agent %s changed nothing for the %d review comment(s) before (it said: %q), and the worktree %s has no changes: change the files yourself and run wo run %s, or ask it again with wo run %s --rerun-agent",
+			u.Last.Agent, count, u.Last.Message, path, key, key)
+	}
+	return fmt.Sprintf("the worktree %s has no changes yet for the %d review comment(s): change the files, then run wo run %s", path, count, key)
 }
 
 // worktreePending reports whether the worktree holds a change since the
@@ -356,7 +423,7 @@ func remakeWorktree(ctx context.Context, sc *StepContext, repo *gitops.Repo, w *
 		return err
 	}
 	if !ok || tip.String() != sc.State().PushedSHA {
-		return fmt.Errorf("branch %s is not at the pushed commit %s", branch, gitops.Short(sc.State().PushedSHA))
+		return fmt.Errorf("branch %s is not at the pushed commit %s", branch, gitname.Short(sc.State().PushedSHA))
 	}
 	w.Owner = sc.Key()
 	if err := w.Create(ctx, tip, nil); err != nil {
@@ -397,12 +464,9 @@ func withoutThreads(comments []workorder.ReviewComment, threads []workorder.Revi
 // so that a rerun finds it and never replies twice.
 func AddressedMarker(sha string) string { return "<!-- wo:addressed " + sha + " -->" }
 
-// answerThreads replies "Addressed in <sha>" in each counted thread whose
-// lines the fix touched (once: a rerun finds its reply by the marker), and
-// resolves those threads when context.resolve_threads (or
-// --resolve-threads) asks. It reads the threads afresh, since a rerun's
-// state predates its replies.
-func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, before, after string, threads []workorder.ReviewThread) (string, error) {
+// addressedThreads are the threads that count whose lines the fix (from
+// before to after) touched.
+func addressedThreads(repo *gitops.Repo, before, after string, threads []workorder.ReviewThread) []workorder.ReviewThread {
 	addressed := addressedBy(repo, before, after)
 	var todo []workorder.ReviewThread
 	for _, t := range threads {
@@ -410,6 +474,30 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 			todo = append(todo, t)
 		}
 	}
+	return todo
+}
+
+// threadsNow are pull request n's review threads as GitHub has them now,
+// by ID.
+func threadsNow(ctx context.Context, client *github.Client, n int) (map[string]github.ReviewThread, error) {
+	now, err := client.ReviewThreads(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	current := map[string]github.ReviewThread{}
+	for _, t := range now.Threads {
+		current[t.ID] = t
+	}
+	return current, nil
+}
+
+// answerThreads replies "Addressed in <sha>" in each counted thread whose
+// lines the fix touched (once: a rerun finds its reply by the marker), and
+// resolves those threads when context.resolve_threads (or
+// --resolve-threads) asks. It reads the threads afresh, since a rerun's
+// state predates its replies.
+func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, before, after string, threads []workorder.ReviewThread) (string, error) {
+	todo := addressedThreads(repo, before, after, threads)
 	if len(todo) == 0 {
 		return "", nil
 	}
@@ -417,20 +505,16 @@ func answerThreads(ctx context.Context, sc *StepContext, repo *gitops.Repo, befo
 	if err != nil {
 		return "", err
 	}
-	now, err := client.ReviewThreads(ctx, sc.PRNumber())
+	current, err := threadsNow(ctx, client, sc.PRNumber())
 	if err != nil {
 		return "", err
-	}
-	current := map[string]github.ReviewThread{}
-	for _, t := range now.Threads {
-		current[t.ID] = t
 	}
 	me, err := client.Login(ctx)
 	if err != nil {
 		return "", err
 	}
 	marker := AddressedMarker(after)
-	body := fmt.Sprintf("Addressed in %s.\n\n%s", gitops.Short(after), marker)
+	body := fmt.Sprintf("Addressed in %s.\n\n%s", gitname.Short(after), marker)
 	// wo's reply is a comment of wo's carrying the marker: anyone may
 	// quote the marker, and must not stop wo from replying.
 	repliedIn := func(t github.ThreadComment) bool {
@@ -603,7 +687,7 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 			return Outcome{}, err
 		}
 		var busy []string
-		for _, p := range audienceOf(sc, me, s).awaited {
+		for _, p := range audienceOf(sc, me, s).Awaited {
 			if p.Read(s).Kind == reviewer.InProgress {
 				busy = append(busy, p.Login())
 			}
@@ -613,10 +697,10 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 		}
 		if sc.Now().After(deadline) {
 			reason := fmt.Sprintf("review in progress: %s is still reviewing %s, and a push now would abort that review; the fix is committed and wo pushes it on the next run: wo run %s",
-				strings.Join(busy, ", "), gitops.Short(head), sc.Key())
+				strings.Join(busy, ", "), gitname.Short(head), sc.Key())
 			return Outcome{State: sc.withPhase(workorder.PhaseWaitingForReview)}, &WaitingError{Key: sc.Key(), Reason: reason}
 		}
-		sc.Say(fmt.Sprintf("%s is still reviewing %s: waiting to push the fix", strings.Join(busy, ", "), gitops.Short(head)))
+		sc.Say(fmt.Sprintf("%s is still reviewing %s: waiting to push the fix", strings.Join(busy, ", "), gitname.Short(head)))
 		if err := sleepCtx(ctx, min(sc.Settings().PollInterval, deadline.Sub(sc.Now())+time.Millisecond)); err != nil {
 			return Outcome{}, err
 		}

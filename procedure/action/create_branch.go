@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -118,7 +119,7 @@ func undoLocalBranch(ctx context.Context, u Undo, dry bool) (*workorder.UndoStep
 	}
 	if !ours {
 		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("branch %s is at %s, which is not a commit this task's runs logged making: someone committed on it since, or it is not wo's, so wo keeps it; delete it yourself with git branch -D %s if it is not needed",
-			branch, gitops.Short(tip.String()), branch)
+			branch, gitname.Short(tip.String()), branch)
 		return out, nil
 	}
 	if dry {

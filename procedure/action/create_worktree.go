@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -163,7 +164,7 @@ func checkBase(sc *StepContext, repo *gitops.Repo) error {
 			return err
 		} else if !ok {
 			return fmt.Errorf("context.base_commit %s is not on the base branch %s (at %s): the pull request would carry changes from elsewhere; pin a commit of %s, or change base_branch",
-				gitops.Short(pinned), branch, gitops.Short(tip.String()), branch)
+				gitname.Short(pinned), branch, gitname.Short(tip.String()), branch)
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -59,7 +60,7 @@ func (e *FixRefusedError) Error() string {
 	if e.Staged {
 		what = "the fix was not committed or pushed"
 	}
-	from := gitops.Short(e.From)
+	from := gitname.Short(e.From)
 	takeOut := fmt.Sprintf("take those paths out (for a file that was there at the last push, git -C %s checkout %s -- PATH; for a new one, delete it)", e.Worktree, from)
 	if !e.Staged {
 		takeOut = fmt.Sprintf("take those paths out of the commits (git -C %s reset -q --soft %s keeps their changes uncommitted; then, for a file that was there at the last push, git -C %s checkout %s -- PATH; for a new one, delete it)", e.Worktree, from, e.Worktree, from)
@@ -238,7 +239,7 @@ func headRefusal(w *gitops.Worktree, branch string) (string, plumbing.Hash, erro
 	if on == branch {
 		return "", head, nil
 	}
-	where := "a detached HEAD at " + gitops.Short(head.String())
+	where := "a detached HEAD at " + gitname.Short(head.String())
 	if on != "" {
 		where = "branch " + on
 	}
@@ -282,13 +283,7 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 		return err
 	}
 	refused := &FixRefusedError{Key: sc.Key(), Worktree: w.Path, Branch: branch, From: from}
-	deny := func(path, why string) {
-		if len(refused.Refused) < maxRefusalsListed {
-			refused.Refused = append(refused.Refused, gitops.Refusal{Path: path, Reason: why})
-		} else {
-			refused.More++
-		}
-	}
+	deny := refused.deny
 	if !plumbing.IsHash(from) {
 		return fmt.Errorf("task %s: no push is recorded to check the fix against (state.pushed_sha is %q): wo reset %s --to-step %d, then wo run %s",
 			sc.Key(), from, sc.Key(), paramsOf[loopParams](sc.Step).LoopTo-1, sc.Key())
@@ -305,7 +300,7 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 	case why != "":
 		deny("HEAD", why)
 	case !exists || tip.String() != to:
-		deny("refs/heads/"+branch, fmt.Sprintf("the branch moved after the fix was committed (%s, not %s)", gitops.Short(tip.String()), gitops.Short(to)))
+		deny("refs/heads/"+branch, fmt.Sprintf("the branch moved after the fix was committed (%s, not %s)", gitname.Short(tip.String()), gitname.Short(to)))
 	}
 	if len(refused.Refused) > 0 {
 		return refused
@@ -328,24 +323,42 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 		if seen[c.Path] {
 			continue
 		}
-		why := p.check(c)
-		if why == "" && c.Mode == filemode.Symlink && !c.Deleted {
-			if why, err = p.commitLinkRefusal(repo, plumbing.NewHash(from), c); err != nil {
-				return err
-			}
-		}
-		if why == "" {
-			if why, err = secretIn(repo, c, sc.Redact); err != nil {
-				return err
-			}
+		why, err := p.changeRefusal(repo, plumbing.NewHash(from), c, sc.Redact)
+		if err != nil {
+			return err
 		}
 		if why != "" {
 			seen[c.Path] = true
-			deny(c.Path, why+" (commit "+gitops.Short(c.Commit.String())+")")
+			deny(c.Path, why+" (commit "+gitname.Short(c.Commit.String())+")")
 		}
 	}
 	if len(refused.Refused) > 0 {
 		return refused
 	}
 	return nil
+}
+
+// deny adds a refusal, listing at most maxRefusalsListed and counting the
+// rest.
+func (e *FixRefusedError) deny(path, why string) {
+	if len(e.Refused) < maxRefusalsListed {
+		e.Refused = append(e.Refused, gitops.Refusal{Path: path, Reason: why})
+	} else {
+		e.More++
+	}
+}
+
+// changeRefusal is why the fix's change c may not be pushed: the policy's
+// rules for paths, a link that leads where the fix may not reach (from is
+// the last push), or a secret in its content; "" when it may be.
+func (p fixPolicy) changeRefusal(repo *gitops.Repo, from plumbing.Hash, c gitops.PathChange, redact func(string) string) (string, error) {
+	if why := p.check(c); why != "" {
+		return why, nil
+	}
+	if c.Mode == filemode.Symlink && !c.Deleted {
+		if why, err := p.commitLinkRefusal(repo, from, c); why != "" || err != nil {
+			return why, err
+		}
+	}
+	return secretIn(repo, c, redact)
 }

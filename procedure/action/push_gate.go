@@ -11,6 +11,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -107,7 +108,7 @@ func PushThroughGate(ctx context.Context, repo *gitops.Repo, g PushGate) (gitops
 	if errors.As(err, &nff) {
 		at := "absent"
 		if view.Exists {
-			at = "at " + gitops.Short(view.Tip.String())
+			at = "at " + gitname.Short(view.Tip.String())
 		}
 		return res, fmt.Errorf("%w (it was %s when wo checked the push, and moved since: nothing was pushed)", err, at)
 	}
@@ -165,11 +166,11 @@ func (g PushGate) rangeStart(ctx context.Context, repo *gitops.Repo, view gitops
 					named = append(named, fmt.Sprintf("and %d more", len(undone)-5))
 					break
 				}
-				named = append(named, fmt.Sprintf("%s of %s", c.Path, gitops.Short(c.Commit.String())))
+				named = append(named, fmt.Sprintf("%s of %s", c.Path, gitname.Short(c.Commit.String())))
 			}
 			return plumbing.ZeroHash, false, &WaitingError{Key: g.Key, Reason: fmt.Sprintf(
 				"the push of %s would replace the remote branch at %s (wo's last push) with %s, which takes back what its commits changed (%s); nothing was pushed. Look at the branch (git log %s..%s), or push it anyway with wo run %s --discard-commits",
-				g.Branch, gitops.Short(view.Tip.String()), gitops.Short(g.To.String()), strings.Join(named, ", "), gitops.Short(g.To.String()), gitops.Short(view.Tip.String()), g.Key)}
+				g.Branch, gitname.Short(view.Tip.String()), gitname.Short(g.To.String()), strings.Join(named, ", "), gitname.Short(g.To.String()), gitname.Short(view.Tip.String()), g.Key)}
 		}
 	}
 	// Every commit the remote lacks is checked.
@@ -210,7 +211,7 @@ func (g PushGate) check(repo *gitops.Repo, from plumbing.Hash, own bool) error {
 		}
 		if why != "" {
 			seen[c.Path] = true
-			refused = append(refused, gitops.Refusal{Path: c.Path, Reason: why + " (commit " + gitops.Short(c.Commit.String()) + ")"})
+			refused = append(refused, gitops.Refusal{Path: c.Path, Reason: why + " (commit " + gitname.Short(c.Commit.String()) + ")"})
 		}
 	}
 	if len(refused) > 0 {

@@ -6,15 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
-	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/redact"
-	"github.com/wo-runner/wo/reviewer"
-	"github.com/wo-runner/wo/termtext"
 )
 
 // A fix addresses a thread when it touched the lines the thread shows, not
@@ -96,40 +92,6 @@ func TestTheTokenInAReviewCommentNeverReachesTheAgent(t *testing.T) {
 	prompt := fixture.ReadFile(t, filepath.Join(h.WtRoot, "prompt.txt"))
 	if strings.Contains(prompt, fixture.Token) || !strings.Contains(prompt, "Authorization: token "+redact.Mask) {
 		t.Errorf("the agent's prompt:\n%s", prompt)
-	}
-}
-
-// The document keeps at most maxRecordedThreads threads; more are counted
-// and said, never dropped in silence. Resolved threads and wo's own are
-// not kept at all.
-func TestOpenThreadsKeepsABoundedNumberAndSaysHowManyMore(t *testing.T) {
-	var all []github.ReviewThread
-	comment := func(who string) []github.ThreadComment { return []github.ThreadComment{{Author: who, Body: "x"}} }
-	all = append(all, github.ReviewThread{ID: "resolved", Resolved: true, Comments: comment("bot")},
-		github.ReviewThread{ID: "mine", Comments: comment("WO-BOT")},
-		github.ReviewThread{ID: "empty"})
-	for i := range maxRecordedThreads + 3 {
-		all = append(all, github.ReviewThread{ID: fmt.Sprint(i), Outdated: i == 0, Comments: comment("bot")})
-	}
-	bots := audience{me: "wo-bot", awaited: []reviewer.Profile{reviewer.For("bot")}, named: true}
-	var out uncounted
-	kept, unkept := openThreads(all, bots, false, &out)
-	if len(kept) != maxRecordedThreads || unkept != 3 || kept[0].ID != "0" || kept[0].Counted || !kept[1].Counted {
-		t.Errorf("kept %d (first %+v), unkept %d; want %d and 3, the outdated first not counted", len(kept), kept[0], unkept, maxRecordedThreads)
-	}
-	if kept, _ := openThreads(all, bots, true, &out); !kept[0].Counted {
-		t.Error("with outdated threads counted, an outdated one is not")
-	}
-}
-
-func TestACommentBodyIsCutAtACharacterBoundary(t *testing.T) {
-	body := strings.Repeat("a", maxCommentBody-1) + "é and more"
-	got := termtext.Cut(body, maxCommentBody)
-	if !utf8.ValidString(got) || got != strings.Repeat("a", maxCommentBody-1)+" […]" {
-		t.Errorf("bound cut %q", got[len(got)-12:])
-	}
-	if short := "é"; termtext.Cut(short, maxCommentBody) != short {
-		t.Errorf("a short body changed: %q", termtext.Cut(short, maxCommentBody))
 	}
 }
 

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -30,7 +30,7 @@ func TestAReviewerAskedTooOftenForOneHeadBlocksTheTask(t *testing.T) {
 	if out.Status != workorder.StatusBlocked {
 		t.Errorf("status %q; want blocked for a person", out.Status)
 	}
-	for _, part := range []string{copilot + " was asked 4 times to review " + gitops.Short(head), "pull request #1"} {
+	for _, part := range []string{copilot + " was asked 4 times to review " + gitname.Short(head), "pull request #1"} {
 		if !strings.Contains(w.Reason, part) || !strings.Contains(out.BlockReason, part) {
 			t.Errorf("reason %q (block reason %q) does not say %q", w.Reason, out.BlockReason, part)
 		}

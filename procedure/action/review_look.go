@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/github"
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -23,7 +23,7 @@ const maxAsksPerHead = 4
 // head.
 type look struct {
 	head     string
-	audience audience
+	audience reviewer.Audience
 	signals  reviewer.Signals
 	stands   []workorder.ReviewerStand
 	readings map[string]reviewer.Reading // by login
@@ -63,32 +63,17 @@ func (l look) limitedUntil(now time.Time) (time.Time, string) {
 // awaited reviewer that withholds its review, asks for it (once for each
 // thing it said, and never more than maxAsksPerHead times for one head).
 func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n int, me string) (look, error) {
-	st := sc.State()
-	head := st.PushedSHA
-	s := reviewer.Signals{Head: head, Now: sc.Now()}
-	if t, err := time.Parse(time.RFC3339Nano, st.PushedAt); err == nil {
-		s.Since = t
-	}
-	var err error
-	if s.Reviews, err = client.Reviews(ctx, n); err != nil {
+	s, err := readSignals(ctx, sc, client, n)
+	if err != nil {
 		return look{}, err
 	}
-	// Every answer is conditional: when nothing moved, each of these is
-	// a free 304.
-	if s.Comments, err = client.IssueComments(ctx, n); err != nil {
-		return look{}, err
-	}
-	if head != "" {
-		if s.Statuses, err = headStatuses(ctx, client, head); err != nil {
-			return look{}, err
-		}
-	}
+	head := s.Head
 	l := look{head: head, signals: s, audience: audienceOf(sc, me, s), readings: map[string]reviewer.Reading{}}
-	if len(l.audience.awaited) == 0 {
+	if len(l.audience.Awaited) == 0 {
 		// No reviewer named, none seen: a review of the head by someone
 		// who counts ends the wait.
 		for _, r := range s.Reviews {
-			if (head == "" || r.CommitID == head) && l.audience.counts(r.Author, r.Association) && r.State != "PENDING" {
+			if (head == "" || r.CommitID == head) && l.audience.Counts(r.Author, r.Association) && r.State != "PENDING" {
 				l.done, l.arrived = true, fmt.Sprintf("review by %s arrived (%s)", r.Author, r.State)
 				return l, nil
 			}
@@ -98,7 +83,7 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 	now := sc.Now()
 	l.done = true
 	var parts []string
-	for _, p := range l.audience.awaited {
+	for _, p := range l.audience.Awaited {
 		r := p.Read(s)
 		l.readings[p.Login()] = r
 		stand := workorder.ReviewerStand{Login: p.Login(), Head: head, Kind: string(r.Kind), Said: termtext.Clip(r.Said, 200)}
@@ -107,16 +92,7 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 		}
 		l.stands = append(l.stands, stand)
 		if r.Kind == reviewer.Reviewed {
-			state := "reviewed"
-			if r.Review != nil {
-				state = r.Review.State
-				if bare := p.Login(); !strings.HasSuffix(bare, "[bot]") && strings.EqualFold(r.Review.Author, bare+"[bot]") {
-					// A bare name resolves to the app's bot by the account
-					// GitHub reports; a user of that name would match too.
-					state += fmt.Sprintf("; the bare name %s matched the app %s: name it so, since a user may hold the bare name", bare, r.Review.Author)
-				}
-			}
-			parts = append(parts, fmt.Sprintf("%s (%s)", p.Login(), state))
+			parts = append(parts, fmt.Sprintf("%s (%s)", p.Login(), reviewedState(p, r)))
 			continue
 		}
 		l.done = false
@@ -135,6 +111,45 @@ func reviewLook(ctx context.Context, sc *StepContext, client *github.Client, n i
 		}
 	}
 	return l, nil
+}
+
+// readSignals reads what GitHub shows of pull request n's review of the
+// pushed head: the reviews, the conversation and the head's statuses.
+// Every answer is conditional: when nothing moved, each is a free 304.
+func readSignals(ctx context.Context, sc *StepContext, client *github.Client, n int) (reviewer.Signals, error) {
+	st := sc.State()
+	s := reviewer.Signals{Head: st.PushedSHA, Now: sc.Now()}
+	if t, err := time.Parse(time.RFC3339Nano, st.PushedAt); err == nil {
+		s.Since = t
+	}
+	var err error
+	if s.Reviews, err = client.Reviews(ctx, n); err != nil {
+		return s, err
+	}
+	if s.Comments, err = client.IssueComments(ctx, n); err != nil {
+		return s, err
+	}
+	if s.Head != "" {
+		if s.Statuses, err = headStatuses(ctx, client, s.Head); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// reviewedState is how a reviewer that reviewed the head says so: its
+// review's state, and a word when a bare name matched an app's bot.
+func reviewedState(p reviewer.Profile, r reviewer.Reading) string {
+	if r.Review == nil {
+		return "reviewed"
+	}
+	state := r.Review.State
+	if bare := p.Login(); !strings.HasSuffix(bare, "[bot]") && strings.EqualFold(r.Review.Author, bare+"[bot]") {
+		// A bare name resolves to the app's bot by the account GitHub
+		// reports; a user of that name would match too.
+		state += fmt.Sprintf("; the bare name %s matched the app %s: name it so, since a user may hold the bare name", bare, r.Review.Author)
+	}
+	return state
 }
 
 // headStatuses are what the head's commit statuses and check runs say,
@@ -161,7 +176,7 @@ type TooManyAsksError struct {
 
 func (e *TooManyAsksError) Error() string {
 	return fmt.Sprintf("%s was asked %d times to review %s and still has not (it says: %s); look at the pull request, then run wo run again",
-		e.Reviewer, e.Asks, gitops.Short(e.Head), termtext.Line(e.Said))
+		e.Reviewer, e.Asks, gitname.Short(e.Head), termtext.Line(e.Said))
 }
 
 // ask makes the requests p's profile names for reading r, each at most
@@ -179,25 +194,7 @@ func (l *look) ask(ctx context.Context, sc *StepContext, client *github.Client, 
 	}
 	episode := fmt.Sprintf("%s %s %s", r.Kind, signal, p.Login())
 	prefix := fmt.Sprintf("<!-- wo:ask %s %s ", p.Name(), l.head)
-	// The episodes already asked about for this head: by wo's own marked
-	// comments, and by the re-requests the state records.
-	episodes := map[string]bool{}
-	for _, c := range l.signals.Comments {
-		if github.SameLogin(c.Author, l.audience.me) {
-			if i := strings.Index(c.Body, prefix); i >= 0 {
-				rest := c.Body[i+len(prefix):]
-				if j := strings.Index(rest, " #"); j >= 0 {
-					episodes[rest[:j]] = true
-				}
-			}
-		}
-	}
-	st := sc.State()
-	for _, a := range st.ReviewAsks {
-		if a.Head == l.head && github.SameLogin(a.Reviewer, p.Login()) {
-			episodes[fmt.Sprintf("%s %s %s", a.Kind, a.Signal, p.Login())] = true
-		}
-	}
+	episodes := l.askedEpisodes(sc.State(), p, prefix)
 	if !episodes[episode] && len(episodes) >= maxAsksPerHead {
 		return &TooManyAsksError{Reviewer: p.Login(), Head: l.head, Asks: len(episodes), Said: r.Said}
 	}
@@ -239,10 +236,33 @@ func (l *look) ask(ctx context.Context, sc *StepContext, client *github.Client, 
 	return nil
 }
 
+// askedEpisodes are the episodes (a reading's kind, its time and the
+// reviewer) already asked about for this head: by wo's own comments
+// marked with prefix, and by the re-requests the state st records.
+func (l *look) askedEpisodes(st workorder.State, p reviewer.Profile, prefix string) map[string]bool {
+	episodes := map[string]bool{}
+	for _, c := range l.signals.Comments {
+		if github.SameLogin(c.Author, l.audience.Me) {
+			if i := strings.Index(c.Body, prefix); i >= 0 {
+				rest := c.Body[i+len(prefix):]
+				if j := strings.Index(rest, " #"); j >= 0 {
+					episodes[rest[:j]] = true
+				}
+			}
+		}
+	}
+	for _, a := range st.ReviewAsks {
+		if a.Head == l.head && github.SameLogin(a.Reviewer, p.Login()) {
+			episodes[fmt.Sprintf("%s %s %s", a.Kind, a.Signal, p.Login())] = true
+		}
+	}
+	return episodes
+}
+
 // posted reports whether wo's comment with marker is on the pull request.
 func (l *look) posted(marker string) bool {
 	return slices.ContainsFunc(l.signals.Comments, func(c github.Comment) bool {
-		return github.SameLogin(c.Author, l.audience.me) && strings.Contains(c.Body, marker)
+		return github.SameLogin(c.Author, l.audience.Me) && strings.Contains(c.Body, marker)
 	})
 }
 

@@ -13,37 +13,6 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-func TestAudienceCountsAwaitedReviewersAndWritersOnly(t *testing.T) {
-	named := audience{me: "wo-bot", awaited: []reviewer.Profile{reviewer.For("coderabbitai")}, named: true}
-	unnamed := audience{me: "wo-bot"}
-	cases := []struct {
-		a           audience
-		login, assn string
-		want        bool
-	}{
-		{named, "coderabbitai[bot]", "NONE", true}, // the awaited bot, whatever its association
-		{named, "coderabbitai", "NONE", false},     // a user who took the bot's bare name
-		{named, "alice", "MEMBER", true},           // a writer
-		{named, "alice", "OWNER", true},            //
-		{named, "alice", "collaborator", true},     // GitHub's words, in any case
-		{named, "mallory", "CONTRIBUTOR", false},   // a contributor cannot push
-		{named, "mallory", "FIRST_TIME_CONTRIBUTOR", false},
-		{named, "mallory", "NONE", false},
-		{named, "copilot-pull-request-reviewer[bot]", "NONE", false}, // a bot not awaited
-		{named, "WO-BOT", "MEMBER", false},                           // wo itself, in other case
-		{named, "", "MEMBER", false},                                 // a deleted account (ghost)
-		{unnamed, "coderabbitai[bot]", "NONE", true},                 // no names: a known review bot
-		{unnamed, "some-app[bot]", "NONE", false},                    // but not any bot
-		{unnamed, "mallory", "NONE", false},
-		{unnamed, "alice", "MEMBER", true},
-	}
-	for _, c := range cases {
-		if got := c.a.counts(c.login, c.assn); got != c.want {
-			t.Errorf("named %v: counts(%q, %q) = %v, want %v", c.a.named, c.login, c.assn, got, c.want)
-		}
-	}
-}
-
 var reFence = regexp.MustCompile(`<<<(WO-DATA-[0-9A-F]+)\n`)
 
 func TestThePromptFencesGitHubTextAsData(t *testing.T) {
@@ -88,10 +57,10 @@ func TestThePromptIsBounded(t *testing.T) {
 	doc := workorder.Document{"_key": "task_x", "work_order": map[string]any{}}
 	var comments []workorder.ReviewComment
 	for i := range 500 {
-		comments = append(comments, workorder.ReviewComment{ID: int64(i + 1), Author: "alice", Body: strings.Repeat("x", maxCommentBody)})
+		comments = append(comments, workorder.ReviewComment{ID: int64(i + 1), Author: "alice", Body: strings.Repeat("x", reviewer.MaxCommentBody)})
 	}
 	prompt := fixPrompt(doc, "", comments, nil, "", nil)
-	if len(prompt) > maxPromptBytes+2*maxCommentBody+4096 {
+	if len(prompt) > maxPromptBytes+2*reviewer.MaxCommentBody+4096 {
 		t.Errorf("a prompt of %d bytes, bound %d", len(prompt), maxPromptBytes)
 	}
 	if !strings.Contains(prompt, "more comment(s) left out of this prompt") {

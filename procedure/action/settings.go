@@ -1,6 +1,14 @@
 package action
 
-import "time"
+import (
+	"time"
+
+	"github.com/wo-runner/wo/gitops"
+)
+
+// DefaultGitTimeout is --git-timeout's default: how long a push or another
+// git network operation may take.
+const DefaultGitTimeout = gitops.DefaultNetworkTimeout
 
 // Settings are the engine's settings that its actions read: the
 // agent, pushes, the review wait and loop. An action sees them through
@@ -43,7 +51,7 @@ type Settings struct {
 	AgentWritable []string
 	AgentPorts    []int
 	// GitTimeout bounds a push (--git-timeout, WO_GIT_TIMEOUT; default
-	// gitops.DefaultNetworkTimeout).
+	// DefaultGitTimeout).
 	GitTimeout time.Duration
 	// ReviewWait overrides a wait_for_review step's duration_minutes;
 	// PollInterval is how often it polls (default 30s).

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -88,15 +89,9 @@ type appliedSuggestions struct {
 	left    []string // "path:line: why", for suggestions left to the agent
 }
 
-// applySuggestions writes the suggestions of the counted threads into the
-// worktree. Each file is edited from its version at the reviewed head:
-// when the worktree's file is still that version the suggestions are
-// applied, bottom up so that line numbers hold; when it already holds the
-// result (a rerun after a crash) nothing is written; when it is anything
-// else, a person or an agent changed it since, and its suggestions are
-// left to the agent. Overlapping suggestions: the first wins.
-func applySuggestions(repo *gitops.Repo, w *gitops.Worktree, reviewed string, threads []workorder.ReviewThread) (appliedSuggestions, error) {
-	var out appliedSuggestions
+// suggestionsByPath are the threads' suggestions by file, and the files
+// in the order the threads name them first.
+func suggestionsByPath(threads []workorder.ReviewThread) (map[string][]suggestion, []string) {
 	byPath := map[string][]suggestion{}
 	var paths []string
 	for _, t := range threads {
@@ -109,12 +104,25 @@ func applySuggestions(repo *gitops.Repo, w *gitops.Worktree, reviewed string, th
 		}
 		byPath[s.path] = append(byPath[s.path], s)
 	}
+	return byPath, paths
+}
+
+// applySuggestions writes the suggestions of the counted threads into the
+// worktree. Each file is edited from its version at the reviewed head:
+// when the worktree's file is still that version the suggestions are
+// applied, bottom up so that line numbers hold; when it already holds the
+// result (a rerun after a crash) nothing is written; when it is anything
+// else, a person or an agent changed it since, and its suggestions are
+// left to the agent. Overlapping suggestions: the first wins.
+func applySuggestions(repo *gitops.Repo, w *gitops.Worktree, reviewed string, threads []workorder.ReviewThread) (appliedSuggestions, error) {
+	var out appliedSuggestions
+	byPath, paths := suggestionsByPath(threads)
 	if len(paths) == 0 {
 		return out, nil
 	}
 	commit, err := repo.Commit(plumbing.NewHash(reviewed))
 	if err != nil {
-		return out, fmt.Errorf("reading the reviewed commit %s: %w", gitops.Short(reviewed), err)
+		return out, fmt.Errorf("reading the reviewed commit %s: %w", gitname.Short(reviewed), err)
 	}
 	for _, path := range paths {
 		list := byPath[path]

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/wo-runner/wo/github"
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -134,7 +134,7 @@ func reviewCriterion(st workorder.State, awaited []string) (bool, string) {
 	var more []string
 	stale := st.ReviewCheckedSHA == "" || st.ReviewCheckedSHA != st.PushedSHA
 	if stale {
-		more = append(more, fmt.Sprintf("the last check was not of the pushed head %s", gitops.Short(st.PushedSHA)))
+		more = append(more, fmt.Sprintf("the last check was not of the pushed head %s", gitname.Short(st.PushedSHA)))
 	}
 	missing := unreviewed(st, awaited)
 	if len(missing) > 0 {

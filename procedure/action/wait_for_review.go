@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -62,42 +62,15 @@ func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 			return Outcome{}, err
 		}
 		if l.done {
-			note := l.arrived
-			if len(asked) > 0 {
-				note += "; asked: " + strings.Join(asked, ", ")
-			}
-			st := sc.State()
-			st.ReviewDeadline, st.ReviewWaitingSince, st.ReviewNotBefore = "", "", ""
-			st.Reviewers = l.stands
-			return Outcome{Note: note, State: &st}, nil
+			return reviewArrived(sc, l, asked), nil
 		}
 		if who := l.with(reviewer.Unavailable); len(who) > 0 {
-			r := l.readings[who[0]]
-			reason := fmt.Sprintf("%s cannot review %s (it says: %s); ask a person to review pull request #%d, or name another reviewer, then run wo run %s",
-				strings.Join(who, ", "), gitops.Short(pushed), termtext.Line(r.Said), n, sc.Key())
-			st := sc.State()
-			st.Phase, st.Reviewers, st.ReviewDeadline = workorder.PhaseWaitingForReview, l.stands, ""
-			return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
+			return reviewerUnavailable(sc, l, who, pushed, n)
 		}
 		now := sc.Now()
 		if until, said := l.limitedUntil(now); !until.IsZero() {
-			if sc.Settings().NoReviewWait || until.After(deadline) || until.Sub(now) > maxLimitWaitInProcess {
-				reason := fmt.Sprintf("the reviewer is rate limited until %s (%s); wo asks again for the review of %s after that: run wo run %s then",
-					until.UTC().Format(time.RFC3339), said, gitops.Short(pushed), sc.Key())
-				st := sc.State()
-				st.Phase, st.ReviewNotBefore, st.Reviewers, st.ReviewDeadline = workorder.PhaseWaitingForReview, workorder.Timestamp(until), l.stands, ""
-				return Outcome{State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
-			}
-			st := sc.State()
-			st.ReviewNotBefore, st.Reviewers = workorder.Timestamp(until), l.stands
-			if err := sc.Checkpoint(ctx, st); err != nil {
-				return Outcome{}, err
-			}
-			sc.Say(fmt.Sprintf("rate limited until %s (%s): waiting", until.UTC().Format(time.RFC3339), said))
-			next := until.Add(limitGrace)
-			sc.Waiting(Wait{For: "the reviewer's rate limit to end (" + said + ")", Since: now, Until: next, NextLook: next})
-			if err := sleepCtx(ctx, until.Sub(now)+limitGrace); err != nil {
-				return Outcome{}, err
+			if stop, out, err := waitOutLimit(ctx, sc, l, until, said, now, deadline, pushed); stop {
+				return out, err
 			}
 			continue
 		}
@@ -107,20 +80,75 @@ func (WaitForReview) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 			// pull request clean: the task waits for the review instead.
 			return notYet(sc, n, l, deadline)
 		}
-		total := reviewWaitFor(sc)
-		sc.Progress(int((total - left).Seconds()), int(total.Seconds()))
-		pause := min(sc.Settings().PollInterval, left)
-		// The wait began a whole wait before its deadline, in an earlier
-		// run too when this one resumed it.
-		since := deadline.Add(-total)
-		if since.After(now) {
-			since = now
-		}
-		sc.Waiting(Wait{For: waitingFor(l, n), Since: since, Until: deadline, NextLook: now.Add(pause)})
-		if err := sleepCtx(ctx, pause); err != nil {
+		if err := pollPause(ctx, sc, l, n, now, deadline, left); err != nil {
 			return Outcome{}, err
 		}
 	}
+}
+
+// reviewArrived ends the wait: the review is there (and what wo asked for
+// on the way is said).
+func reviewArrived(sc *StepContext, l look, asked []string) Outcome {
+	note := l.arrived
+	if len(asked) > 0 {
+		note += "; asked: " + strings.Join(asked, ", ")
+	}
+	st := sc.State()
+	st.ReviewDeadline, st.ReviewWaitingSince, st.ReviewNotBefore = "", "", ""
+	st.Reviewers = l.stands
+	return Outcome{Note: note, State: &st}
+}
+
+// reviewerUnavailable blocks the task: the reviewers who cannot review
+// (who) say so, and a person must step in.
+func reviewerUnavailable(sc *StepContext, l look, who []string, pushed string, n int) (Outcome, error) {
+	r := l.readings[who[0]]
+	reason := fmt.Sprintf("%s cannot review %s (it says: %s); ask a person to review pull request #%d, or name another reviewer, then run wo run %s",
+		strings.Join(who, ", "), gitname.Short(pushed), termtext.Line(r.Said), n, sc.Key())
+	st := sc.State()
+	st.Phase, st.Reviewers, st.ReviewDeadline = workorder.PhaseWaitingForReview, l.stands, ""
+	return Outcome{Status: workorder.StatusBlocked, BlockReason: reason, State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
+}
+
+// waitOutLimit waits until a rate-limited reviewer takes requests again,
+// when that is within the wait and soon enough for this process; else it
+// stops (stop) with the task waiting until then.
+func waitOutLimit(ctx context.Context, sc *StepContext, l look, until time.Time, said string, now, deadline time.Time, pushed string) (stop bool, out Outcome, err error) {
+	if sc.Settings().NoReviewWait || until.After(deadline) || until.Sub(now) > maxLimitWaitInProcess {
+		reason := fmt.Sprintf("the reviewer is rate limited until %s (%s); wo asks again for the review of %s after that: run wo run %s then",
+			until.UTC().Format(time.RFC3339), said, gitname.Short(pushed), sc.Key())
+		st := sc.State()
+		st.Phase, st.ReviewNotBefore, st.Reviewers, st.ReviewDeadline = workorder.PhaseWaitingForReview, workorder.Timestamp(until), l.stands, ""
+		return true, Outcome{State: &st}, &WaitingError{Key: sc.Key(), Reason: reason}
+	}
+	st := sc.State()
+	st.ReviewNotBefore, st.Reviewers = workorder.Timestamp(until), l.stands
+	if err := sc.Checkpoint(ctx, st); err != nil {
+		return true, Outcome{}, err
+	}
+	sc.Say(fmt.Sprintf("rate limited until %s (%s): waiting", until.UTC().Format(time.RFC3339), said))
+	next := until.Add(limitGrace)
+	sc.Waiting(Wait{For: "the reviewer's rate limit to end (" + said + ")", Since: now, Until: next, NextLook: next})
+	if err := sleepCtx(ctx, until.Sub(now)+limitGrace); err != nil {
+		return true, Outcome{}, err
+	}
+	return false, Outcome{}, nil
+}
+
+// pollPause shows the wait's progress and sleeps until the next look, at
+// most what is left of the wait.
+func pollPause(ctx context.Context, sc *StepContext, l look, n int, now, deadline time.Time, left time.Duration) error {
+	total := reviewWaitFor(sc)
+	sc.Progress(int((total - left).Seconds()), int(total.Seconds()))
+	pause := min(sc.Settings().PollInterval, left)
+	// The wait began a whole wait before its deadline, in an earlier
+	// run too when this one resumed it.
+	since := deadline.Add(-total)
+	if since.After(now) {
+		since = now
+	}
+	sc.Waiting(Wait{For: waitingFor(l, n), Since: since, Until: deadline, NextLook: now.Add(pause)})
+	return sleepCtx(ctx, pause)
 }
 
 // waitingFor says what the wait waits for, for the status line: the
@@ -139,9 +167,9 @@ func waitingFor(l look, n int) string {
 	}
 	if len(who) == 0 {
 		// No reviewer named and none seen: a writer's review ends the wait.
-		return fmt.Sprintf("a review of %s on pull request #%d", gitops.Short(l.head), n)
+		return fmt.Sprintf("a review of %s on pull request #%d", gitname.Short(l.head), n)
 	}
-	return fmt.Sprintf("%s to review %s on pull request #%d", strings.Join(who, ", "), gitops.Short(l.head), n)
+	return fmt.Sprintf("%s to review %s on pull request #%d", strings.Join(who, ", "), gitname.Short(l.head), n)
 }
 
 // limitGrace is how long after a rate limit's end wo asks: the bot's
@@ -168,7 +196,7 @@ func notYet(sc *StepContext, n int, l look, deadline time.Time) (Outcome, error)
 	if since == "" {
 		since = workorder.Timestamp(sc.Now())
 	}
-	head := gitops.Short(l.head)
+	head := gitname.Short(l.head)
 	named := by(awaitedReviewers(sc))
 	var why string
 	switch busy := l.with(reviewer.InProgress); {
@@ -181,7 +209,7 @@ func notYet(sc *StepContext, n int, l look, deadline time.Time) (Outcome, error)
 	}
 	silent := l.with(reviewer.Waiting)
 	switch {
-	case len(l.audience.awaited) == 0 && !sc.Settings().NoReviewWait:
+	case len(l.audience.Awaited) == 0 && !sc.Settings().NoReviewWait:
 		why += " on pull request #" + fmt.Sprint(n) + "; no reviewer said anything about it"
 	case len(silent) > 0 && !sc.Settings().NoReviewWait:
 		why += fmt.Sprintf(" on pull request #%d; %s said nothing about it (no review, status or summary of that commit)", n, strings.Join(silent, ", "))

@@ -4,30 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
-)
 
-// gitAt runs git with a fixed committer date (RFC 2822 or @unix), so that
-// a test can make history whose dates lie.
-func gitAt(t *testing.T, dir, date string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
-		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+	"github.com/wo-runner/wo/internal/gittest"
+)
 
 // commitAt writes a file and commits it with the given date.
 func commitAt(t *testing.T, dir, date, file, content string) {
@@ -42,27 +26,28 @@ func remoteAndClone(t *testing.T) (origin, clone string) {
 	t.Helper()
 	root := t.TempDir()
 	origin, clone = filepath.Join(root, "origin.git"), filepath.Join(root, "clone")
-	runGit(t, root, "init", "-q", "--bare", "-b", "main", origin)
-	runGit(t, root, "init", "-q", "-b", "main", clone)
-	runGit(t, clone, "remote", "add", "origin", origin)
+	gittest.Run(t, root, "init", "-q", "--bare", "-b", "main", origin)
+	gittest.Run(t, root, "init", "-q", "-b", "main", clone)
+	gittest.Run(t, clone, "remote", "add", "origin", origin)
 	return origin, clone
+}
+
+// gitAt runs git with a fixed author and committer date (RFC 2822 or
+// @unix), so that a test can make history whose dates lie.
+func gitAt(t *testing.T, dir, date string, args ...string) string {
+	t.Helper()
+	cmd := gittest.Command(dir, args...)
+	cmd.Env = append(cmd.Env, "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)
+	return gittest.Output(t, cmd)
 }
 
 // checkRemote proves the remote has the whole branch: git fsck finds
 // nothing missing, and its history is the local one.
 func checkRemote(t *testing.T, origin, clone, branch string) {
 	t.Helper()
-	cmd := exec.Command("git", "fsck", "--no-progress", "--no-dangling", "--connectivity-only")
-	cmd.Dir = origin
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git fsck on the remote after the push: %v\n%s", err, out)
-	}
-	cmd = exec.Command("git", "fsck", "--no-progress", "--no-dangling")
-	cmd.Dir = origin
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git fsck on the remote after the push: %v\n%s", err, out)
-	}
-	if got, want := runGit(t, origin, "rev-list", "--objects", "refs/heads/"+branch), runGit(t, clone, "rev-list", "--objects", branch); got != want {
+	gittest.Run(t, origin, "fsck", "--no-progress", "--no-dangling", "--connectivity-only")
+	gittest.Run(t, origin, "fsck", "--no-progress", "--no-dangling")
+	if got, want := gittest.Run(t, origin, "rev-list", "--objects", "refs/heads/"+branch), gittest.Run(t, clone, "rev-list", "--objects", branch); got != want {
 		t.Errorf("the remote's %s differs from the local one", branch)
 	}
 }
@@ -75,22 +60,22 @@ func TestPushWithClockSkewAndMergesSendsEverything(t *testing.T) {
 	origin, clone := remoteAndClone(t)
 	now := "@1700000000 +0000"
 	commitAt(t, clone, now, "a.txt", "a\n")
-	runGit(t, clone, "push", "-q", "origin", "main")
+	gittest.Run(t, clone, "push", "-q", "origin", "main")
 	// The remote has a branch from the future that shares a commit with
 	// what the local branch will merge.
-	runGit(t, clone, "checkout", "-q", "-b", "shared")
+	gittest.Run(t, clone, "checkout", "-q", "-b", "shared")
 	commitAt(t, clone, "@1600000000 +0000", "shared.txt", "shared, dated in the past\n")
 	commitAt(t, clone, "@4000000000 +0000", "future.txt", "from 2096\n")
-	runGit(t, clone, "push", "-q", "origin", "shared")
+	gittest.Run(t, clone, "push", "-q", "origin", "shared")
 	// The local branch: a line from 1980 and a line from the future,
 	// merged, on top of main, and merging shared's older commit.
-	runGit(t, clone, "checkout", "-q", "-b", "topic", "main")
+	gittest.Run(t, clone, "checkout", "-q", "-b", "topic", "main")
 	commitAt(t, clone, "@315532800 +0000", "old1.txt", "1980\n")
 	commitAt(t, clone, "@315532801 +0000", "deep/old2.txt", "1980 again\n")
-	runGit(t, clone, "checkout", "-q", "-b", "line2", "main")
+	gittest.Run(t, clone, "checkout", "-q", "-b", "line2", "main")
 	commitAt(t, clone, "@4100000000 +0000", "deep/new.txt", "future\n")
 	commitAt(t, clone, "@1000000000 +0000", "deep/mid.txt", "2001\n")
-	runGit(t, clone, "checkout", "-q", "topic")
+	gittest.Run(t, clone, "checkout", "-q", "topic")
 	gitAt(t, clone, "@900000000 +0000", "merge", "-q", "--no-edit", "line2")
 	gitAt(t, clone, "@200000000 +0000", "merge", "-q", "--no-edit", "shared~1")
 	commitAt(t, clone, "@100000000 +0000", "last.txt", "1973\n")
@@ -111,20 +96,20 @@ func TestPushToARemoteWithManyRefsAndUnknownObjects(t *testing.T) {
 	t.Parallel()
 	origin, clone := remoteAndClone(t)
 	commitAt(t, clone, "@1700000000 +0000", "a.txt", "a\n")
-	runGit(t, clone, "push", "-q", "origin", "main")
+	gittest.Run(t, clone, "push", "-q", "origin", "main")
 	// Objects the clone does not have: made in another clone.
 	other := filepath.Join(t.TempDir(), "other")
-	runGit(t, filepath.Dir(other), "clone", "-q", origin, other)
+	gittest.Run(t, filepath.Dir(other), "clone", "-q", origin, other)
 	commitAt(t, other, "@1800000000 +0000", "b.txt", "b\n")
-	runGit(t, other, "push", "-q", "origin", "main:refs/heads/elsewhere")
+	gittest.Run(t, other, "push", "-q", "origin", "main:refs/heads/elsewhere")
 	for i := 0; i < 300; i++ {
-		runGit(t, origin, "update-ref", fmt.Sprintf("refs/heads/many/%03d", i), "refs/heads/main")
+		gittest.Run(t, origin, "update-ref", fmt.Sprintf("refs/heads/many/%03d", i), "refs/heads/main")
 	}
-	runGit(t, origin, "update-ref", "refs/pull/1/head", "refs/heads/elsewhere")
-	runGit(t, other, "tag", "-a", "-m", "v1", "v1")
-	runGit(t, other, "push", "-q", "origin", "v1")
+	gittest.Run(t, origin, "update-ref", "refs/pull/1/head", "refs/heads/elsewhere")
+	gittest.Run(t, other, "tag", "-a", "-m", "v1", "v1")
+	gittest.Run(t, other, "push", "-q", "origin", "v1")
 
-	runGit(t, clone, "checkout", "-q", "-b", "topic")
+	gittest.Run(t, clone, "checkout", "-q", "-b", "topic")
 	commitAt(t, clone, "@1750000000 +0000", "c.txt", "c\n")
 	r, err := Open(clone)
 	if err != nil {
@@ -145,14 +130,14 @@ func TestPushFromAShallowCloneAfterTheRemoteMoved(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		commitAt(t, seedClone, fmt.Sprintf("@%d +0000", 1700000000+i), fmt.Sprintf("f%d.txt", i), "x\n")
 	}
-	runGit(t, seedClone, "push", "-q", "origin", "main")
+	gittest.Run(t, seedClone, "push", "-q", "origin", "main")
 	shallow := filepath.Join(t.TempDir(), "shallow")
-	runGit(t, filepath.Dir(shallow), "clone", "-q", "--depth", "1", "file://"+origin, shallow)
+	gittest.Run(t, filepath.Dir(shallow), "clone", "-q", "--depth", "1", "file://"+origin, shallow)
 	// The remote's main moves on after the shallow clone.
 	commitAt(t, seedClone, "@1700000100 +0000", "g.txt", "later\n")
-	runGit(t, seedClone, "push", "-q", "origin", "main")
+	gittest.Run(t, seedClone, "push", "-q", "origin", "main")
 
-	runGit(t, shallow, "checkout", "-q", "-b", "topic")
+	gittest.Run(t, shallow, "checkout", "-q", "-b", "topic")
 	commitAt(t, shallow, "@1700000050 +0000", "mine.txt", "mine\n")
 	r, err := Open(shallow)
 	if err != nil {
@@ -165,12 +150,8 @@ func TestPushFromAShallowCloneAfterTheRemoteMoved(t *testing.T) {
 		}
 		return
 	}
-	cmd := exec.Command("git", "fsck", "--no-progress", "--no-dangling")
-	cmd.Dir = origin
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git fsck on the remote after the push: %v\n%s", err, out)
-	}
-	if got, want := runGit(t, origin, "rev-parse", "refs/heads/topic"), runGit(t, shallow, "rev-parse", "topic"); got != want {
+	gittest.Run(t, origin, "fsck", "--no-progress", "--no-dangling")
+	if got, want := gittest.Run(t, origin, "rev-parse", "refs/heads/topic"), gittest.Run(t, shallow, "rev-parse", "topic"); got != want {
 		t.Errorf("the remote's topic is at %s, want %s", got, want)
 	}
 }
@@ -181,21 +162,21 @@ func TestPushWithAStaleLeaseRefuses(t *testing.T) {
 	t.Parallel()
 	origin, clone := remoteAndClone(t)
 	commitAt(t, clone, "@1700000000 +0000", "a.txt", "a\n")
-	runGit(t, clone, "push", "-q", "origin", "main")
-	runGit(t, clone, "checkout", "-q", "-b", "topic")
+	gittest.Run(t, clone, "push", "-q", "origin", "main")
+	gittest.Run(t, clone, "checkout", "-q", "-b", "topic")
 	commitAt(t, clone, "@1700000001 +0000", "b.txt", "b\n")
-	runGit(t, clone, "push", "-q", "origin", "topic")
-	lease := plumbing.NewHash(runGit(t, clone, "rev-parse", "topic"))
+	gittest.Run(t, clone, "push", "-q", "origin", "topic")
+	lease := plumbing.NewHash(gittest.Run(t, clone, "rev-parse", "topic"))
 	// Someone else force-pushes topic.
 	other := filepath.Join(t.TempDir(), "other")
-	runGit(t, filepath.Dir(other), "clone", "-q", origin, other)
-	runGit(t, other, "checkout", "-q", "topic")
-	runGit(t, other, "reset", "-q", "--hard", "main")
+	gittest.Run(t, filepath.Dir(other), "clone", "-q", origin, other)
+	gittest.Run(t, other, "checkout", "-q", "topic")
+	gittest.Run(t, other, "reset", "-q", "--hard", "main")
 	commitAt(t, other, "@1700000002 +0000", "theirs.txt", "theirs\n")
-	runGit(t, other, "push", "-q", "-f", "origin", "topic")
-	theirs := runGit(t, origin, "rev-parse", "refs/heads/topic")
+	gittest.Run(t, other, "push", "-q", "-f", "origin", "topic")
+	theirs := gittest.Run(t, origin, "rev-parse", "refs/heads/topic")
 	// We rewrite ours and push with the old lease.
-	runGit(t, clone, "commit", "-q", "--amend", "-m", "rewritten")
+	gittest.Run(t, clone, "commit", "-q", "--amend", "-m", "rewritten")
 	r, err := Open(clone)
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +186,7 @@ func TestPushWithAStaleLeaseRefuses(t *testing.T) {
 	if !errors.As(err, &nff) {
 		t.Fatalf("a push with a stale lease: %v", err)
 	}
-	if got := runGit(t, origin, "rev-parse", "refs/heads/topic"); got != theirs {
+	if got := gittest.Run(t, origin, "rev-parse", "refs/heads/topic"); got != theirs {
 		t.Errorf("the remote topic moved to %s; the other writer's %s is lost", got, theirs)
 	}
 }

@@ -2,8 +2,11 @@ package integration
 
 // Go starts a package's tests in the order of their files' names, then of
 // their declarations. The tests here wait the longest on the clock (one
-// waits out CodeRabbit's rate limit of a whole minute), so they come first
-// and the rest of the package runs while they wait.
+// waits out CodeRabbit's rate limit of a whole minute), so they should
+// start early and the rest of the package run while they wait: the files
+// whose names sort before this one hold five tests, fewer than -parallel
+// runs at once (TestMain: 4 per core), so these are in the first batch.
+// The epic-in-waves test is here for that reason too.
 
 import (
 	"encoding/json"
