@@ -42,6 +42,14 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 		}
 	}
 	g.old = old
+	// A package of tests alone (an integration suite) has no code for
+	// its tests to follow: its test files are ordered as code, each
+	// after the test files whose helpers it uses.
+	testsOnly := len(code) > 0
+	for _, f := range code {
+		testsOnly = testsOnly && strings.HasSuffix(f.Path, "_test.go")
+	}
+	g.onlyTests = g.onlyTests || testsOnly
 	files, why := g.parse(code)
 	if why != "" {
 		return nil, nil, why

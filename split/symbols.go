@@ -569,10 +569,12 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 			}
 		}
 	}
-	// Files that give some type a new method, by the method's name.
+	// Files that give a type of the base a new method, by the method's
+	// name: a type the base lacks has no old users that an interface
+	// could take it from before its methods land.
 	newMethods := map[string][]string{}
 	for _, k := range sortedKeys(changed) {
-		if owner, member, ok := splitMember(k); ok && !isInterface[owner] && declared[0][k] == nil {
+		if owner, member, ok := splitMember(k); ok && !isInterface[owner] && declared[0][k] == nil && declared[0][owner] != nil {
 			for _, d := range declared[1][k] {
 				newMethods[member] = append(newMethods[member], d.file)
 			}
@@ -627,10 +629,14 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 		// A type's users need its methods that are new or changed: a
 		// value used as an interface needs its whole method set.
 		if owner, member, ok := splitMember(k); ok && isInterface[owner] && len(s) > 0 {
-			// An interface that gains a method needs it of the types
-			// that implement it: the files that add a method of that
-			// name come first (or with it).
+			// An interface of the base that gains a method needs it of
+			// the types that implement it: the files that add a method
+			// of that name come first (or with it). A new interface
+			// asks nothing of old code.
 			for _, d := range s {
+				if declared[0][owner] == nil {
+					break
+				}
 				for _, m := range newMethods[member] {
 					need(d.file, m, fmt.Sprintf("%s gains %s, which the types that implement it need first", displayKey(owner), member))
 				}

@@ -1,0 +1,80 @@
+package split
+
+import (
+	"strings"
+	"testing"
+)
+
+// A new interface asks nothing of old code: impl's type gaining methods
+// that the new interface api.Runner names does not tie impl to api,
+// which impl imports; api comes first.
+func TestANewInterfaceDoesNotTieItsImplementers(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{
+		"go.mod":    gomodM,
+		"impl/t.go": "package impl\n\ntype T struct{}\n\nfunc (T) Old() int { return 1 }\n",
+	}, map[string]string{
+		"go.mod":     gomodM,
+		"api/api.go": "package api\n\ntype Runner interface {\n\tRun() int\n\tKey() string\n}\n\nconst Name = \"api\"\n" + body("A", 30),
+		"impl/t.go":  "package impl\n\nimport \"example.com/m/api\"\n\ntype T struct{}\n\nfunc (T) Old() int { return 1 }\n\nfunc (T) Run() int { return 2 }\n\nfunc (T) Key() string { return api.Name }\n\nvar _ api.Runner = T{}\n" + body("T", 30),
+	})
+	p := planChange(t, c, Options{MaxLines: 45, MaxFiles: 30, SplitLarge: true})
+	if a, i := prNumber(t, p, "api/api.go"), prNumber(t, p, "impl/t.go"); a >= i {
+		t.Errorf("api/api.go (#%d) must come before impl/t.go (#%d), which imports it, in PRs of their own:%s", a, i, layout(p))
+	}
+	if said := planWarningsAndReasons(p); strings.Contains(said, "need each other") || strings.Contains(said, "gains") {
+		t.Errorf("a new interface tied its implementer:\n%s", said)
+	}
+}
+
+// An interface of the base that gains a method needs it of the types
+// that implement it: the method lands first, or with it.
+func TestAnInterfaceThatGainsAMethodWaitsForItsImplementers(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{
+		"go.mod":     gomodM,
+		"api/api.go": "package api\n\ntype Runner interface {\n\tRun() int\n}\n",
+		"impl/t.go":  "package impl\n\ntype T struct{}\n\nfunc (T) Run() int { return 1 }\n",
+	}, map[string]string{
+		"go.mod":     gomodM,
+		"api/api.go": "package api\n\ntype Runner interface {\n\tRun() int\n\tKey() string\n}\n" + body("A", 30),
+		"impl/t.go":  "package impl\n\ntype T struct{}\n\nfunc (T) Run() int { return 1 }\n\nfunc (T) Key() string { return \"t\" }\n" + body("T", 30),
+	})
+	p := planChange(t, c, Options{MaxLines: 45, MaxFiles: 30, SplitLarge: true})
+	if a, i := prNumber(t, p, "api/api.go"), prNumber(t, p, "impl/t.go"); a < i {
+		t.Errorf("api.Runner gains Key in PR #%d, before impl.T has it in #%d:%s", a, i, layout(p))
+	}
+	if why := reasonOf(p, "api/api.go"); !strings.Contains(why, "api.Runner gains Key, which the types that implement it need first") {
+		t.Errorf("api/api.go's reason: %q", why)
+	}
+}
+
+// A package of tests alone (an integration suite) over the budget is cut
+// along what its files use: the helpers first, each test file after
+// them, no part over the budget.
+func TestAPackageOfTestsAloneIsCut(t *testing.T) {
+	t.Parallel()
+	source := map[string]string{
+		"go.mod":                gomodM,
+		"suite/helpers_test.go": "package suite\n\nfunc helper() int { return 1 }\n" + body("H", 30),
+		"suite/a_test.go":       "package suite\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) { _ = helper() }\n" + body("A", 30),
+		"suite/b_test.go":       "package suite\n\nimport \"testing\"\n\nfunc TestB(t *testing.T) { _ = helper() }\n" + body("B", 30),
+		"suite/c_test.go":       "package suite\n\nimport \"testing\"\n\nfunc TestC(t *testing.T) { _ = helper() }\n" + body("C", 30),
+	}
+	opts := Options{MaxLines: 80, MaxFiles: 30, SplitLarge: true}
+	p := planChange(t, changeOf(t, map[string]string{"go.mod": gomodM}, source), opts)
+	for _, pr := range p.PRs {
+		if over(pr.Lines, len(pr.Files), opts) {
+			t.Errorf("PR #%d has %d lines, over the budget of %d:%s", pr.Number, pr.Lines, opts.MaxLines, layout(p))
+		}
+	}
+	h := prNumber(t, p, "suite/helpers_test.go")
+	for _, f := range []string{"suite/a_test.go", "suite/b_test.go", "suite/c_test.go"} {
+		if n := prNumber(t, p, f); n < h {
+			t.Errorf("%s (#%d) uses helper before suite/helpers_test.go (#%d) declares it:%s", f, n, h, layout(p))
+		}
+	}
+	for _, w := range p.Warnings {
+		t.Errorf("warning: %s", w)
+	}
+}
