@@ -31,11 +31,11 @@ func (p *piece) name() string {
 	return name
 }
 
-// shortName names a piece for a message: a cycle of many packages by
-// its first three.
+// shortName names a piece for a message: packages tied together (tieOf)
+// by their first three.
 func (p *piece) shortName() string {
 	if m := p.unit.members; len(m) > 3 {
-		name := fmt.Sprintf("the cycle of %d packages %s and %d more", len(m), strings.Join(m[:3], ", "), len(m)-3)
+		name := fmt.Sprintf("the %d tied packages %s and %d more", len(m), strings.Join(m[:3], ", "), len(m)-3)
 		if p.parts > 1 {
 			name += fmt.Sprintf(" (part %d of %d)", p.part, p.parts)
 		}

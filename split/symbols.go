@@ -613,9 +613,11 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 		for _, u := range sortedKeys(oldUsers) {
 			for _, d := range b {
 				if newUsers[u] && len(s) > 0 {
-					why := fmt.Sprintf("uses %s, which %s changes: they land together", name, d.file)
-					need(u, d.file, why)
-					need(d.file, u, why)
+					// A changed signature (or type) and its callers:
+					// the old caller needs the old one, the new the new.
+					what := changeKind(d.text)
+					need(u, d.file, fmt.Sprintf("uses %s, whose %s %s changes: they land together", name, what, d.file))
+					need(d.file, u, fmt.Sprintf("changes the %s of %s, which %s uses at both ends: they land together", what, name, u))
 				} else {
 					need(d.file, u, fmt.Sprintf("%s drops or changes %s, which %s used: that comes first", d.file, name, u))
 				}
@@ -846,4 +848,14 @@ func splitMember(k string) (owner, member string, ok bool) {
 func displayKey(k string) string {
 	_, rest, _ := strings.Cut(k, ":")
 	return rest
+}
+
+// changeKind names what a changed declaration's text is: a function's or
+// method's signature, else its declaration (a type, a field, a variable).
+func changeKind(text string) string {
+	if strings.HasPrefix(text, "(") || strings.HasPrefix(text, "[") || strings.Contains(text, " (") && !strings.HasPrefix(text, "var ") &&
+		!strings.HasPrefix(text, "const ") && !strings.HasPrefix(text, "func") {
+		return "signature"
+	}
+	return "declaration"
 }

@@ -1,0 +1,147 @@
+package split
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each tie that makes packages land together is named by its cause, and
+// only a cycle of imports is called an import cycle.
+
+// planWarningsAndReasons is everything the plan tells a reader: its
+// warnings and every file's reason.
+func planWarningsAndReasons(p *Plan) string {
+	var b strings.Builder
+	for _, w := range p.Warnings {
+		b.WriteString(w + "\n")
+	}
+	for _, pr := range p.PRs {
+		b.WriteString(pr.Why + "\n")
+		for _, f := range pr.Files {
+			b.WriteString(f.Path + ": " + f.Reason + "\n")
+		}
+	}
+	return b.String()
+}
+
+// An external test package (package p_test) that imports q, which
+// imports p, is no import cycle (go list shows none): p, q and p's tests
+// are three PRs in that order, and nothing says "cycle".
+func TestAnExternalTestPackageIsNoImportCycle(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{"go.mod": gomodM}, map[string]string{
+		"go.mod":      gomodM,
+		"p/p.go":      "package p\n\nfunc P() int { return 1 }\n" + body("P", 30),
+		"q/q.go":      "package q\n\nimport \"example.com/m/p\"\n\nfunc Q() int { return p.P() }\n" + body("Q", 30),
+		"p/p_test.go": "package p_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/q\"\n)\n\nfunc TestQ(t *testing.T) { _ = q.Q() }\n" + body("T", 30),
+	})
+	p := planChange(t, c, Options{MaxLines: 45, MaxFiles: 30, SplitLarge: true})
+	said := planWarningsAndReasons(p)
+	if strings.Contains(said, "cycle") || strings.Contains(said, "tied") {
+		t.Errorf("the plan calls an external test package's import a cycle or a tie:\n%s", said)
+	}
+	pp, q, tests := prNumber(t, p, "p/p.go"), prNumber(t, p, "q/q.go"), prNumber(t, p, "p/p_test.go")
+	if !(pp < q && q < tests) {
+		t.Errorf("want p (#%d), then q (#%d), then p's external tests (#%d), each a PR:%s", pp, q, tests, layout(p))
+	}
+	if why := reasonOf(p, "p/p_test.go"); !strings.Contains(why, "external test package of p") {
+		t.Errorf("p/p_test.go's reason does not name its cause: %q", why)
+	}
+}
+
+// p imports q, and q changes the signature of G, which p calls at both
+// ends: the two land together, as a tie of a changed signature and its
+// caller, not an import cycle.
+func TestAChangedSignatureTieIsNamedAndIsNoImportCycle(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{
+		"go.mod": gomodM,
+		"q/q.go": "package q\n\nfunc G(n int) int { return n }\n",
+		"p/p.go": "package p\n\nimport \"example.com/m/q\"\n\nfunc P() int { return q.G(1) }\n",
+	}, map[string]string{
+		"go.mod": gomodM,
+		"q/q.go": "package q\n\nfunc G(n int, s string) int { return n + len(s) }\n" + body("Q", 20),
+		"p/p.go": "package p\n\nimport \"example.com/m/q\"\n\nfunc P() int { return q.G(1, \"p\") }\n" + body("P", 20),
+	})
+	p := planChange(t, c, Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true})
+	if a, b := prNumber(t, p, "p/p.go"), prNumber(t, p, "q/q.go"); a != b {
+		t.Fatalf("p/p.go (#%d) calls q.G, whose signature q/q.go (#%d) changes:%s", a, b, layout(p))
+	}
+	why := reasonOf(p, "p/p.go")
+	for _, want := range []string{"need each other, though not in an import cycle", "changes the signature of q.G, which p/p.go uses at both ends"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("the tie's reason lacks %q: %q", want, why)
+		}
+	}
+	if strings.Contains(why, "import each other") {
+		t.Errorf("a tie of a changed signature is called an import cycle: %q", why)
+	}
+}
+
+// New code that uses range over an integer (Go 1.22) needs go.mod's new
+// go directive, and its old version, which go vet refuses from Go 1.24,
+// must go no later than go.mod: the file and go.mod land together, and
+// the plan names the go directive as the cause.
+func TestAGoDirectiveTieIsNamed(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.20\n",
+		"zlog/z.go": "package zlog\n\nimport \"fmt\"\n\nfunc Z(msg string) string { return fmt.Sprintf(msg) }\n",
+		"aaa/a.go":  "package aaa\n\nfunc A() int { return 1 }\n",
+	}, map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.24\n",
+		"zlog/z.go": "package zlog\n\nfunc Z(msg string) string {\n\tfor range 3 {\n\t\tmsg += \".\"\n\t}\n\treturn msg\n}\n" + body("Z", 20),
+		"aaa/a.go":  "package aaa\n\nfunc A() int { return 2 }\n" + body("A", 40),
+	})
+	p := planChange(t, c, Options{MaxLines: 60, MaxFiles: 30, SplitLarge: true})
+	if z, mod := prNumber(t, p, "zlog/z.go"), prNumber(t, p, "go.mod"); z != mod {
+		t.Fatalf("zlog/z.go (#%d) and go.mod (#%d) must land together:%s", z, mod, layout(p))
+	}
+	why := reasonOf(p, "zlog/z.go")
+	for _, want := range []string{"need each other, though not in an import cycle", "range over an integer (Go 1.22), and the base's go.mod says go 1.20", "which go vet refuses from Go 1.24"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("the tie's reason lacks %q: %q", want, why)
+		}
+	}
+	if strings.Contains(why, "import each other") {
+		t.Errorf("a tie through go.mod is called an import cycle: %q", why)
+	}
+	if a := prNumber(t, p, "aaa/a.go"); a == prNumber(t, p, "go.mod") {
+		t.Errorf("aaa/a.go needs nothing of go.mod, yet shares its PR #%d:%s", a, layout(p))
+	}
+}
+
+// p embeds the files of tmpl (a main package it ships as a template),
+// and tmpl imports p: the embed and the import tie them, which the plan
+// names; it is no import cycle.
+func TestAnEmbedTieIsNamed(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{"go.mod": gomodM}, map[string]string{
+		"go.mod":         gomodM,
+		"p/p.go":         "package p\n\nimport \"embed\"\n\n//go:embed tmpl\nvar Tmpl embed.FS\n\nfunc P() int { return 1 }\n",
+		"p/tmpl/main.go": "package main\n\nimport \"example.com/m/p\"\n\nfunc main() { println(p.P()) }\n",
+	})
+	p := planChange(t, c, Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true})
+	if a, b := prNumber(t, p, "p/p.go"), prNumber(t, p, "p/tmpl/main.go"); a != b {
+		t.Fatalf("p/p.go (#%d) embeds p/tmpl/main.go (#%d):%s", a, b, layout(p))
+	}
+	why := reasonOf(p, "p/p.go")
+	if !strings.Contains(why, "p/p.go embeds p/tmpl (//go:embed tmpl)") || !strings.Contains(why, "though not in an import cycle") {
+		t.Errorf("the embed tie's reason: %q", why)
+	}
+}
+
+// A true import cycle at the source (p's own tests import q, which
+// imports p: the go command refuses it) is the one thing called so.
+func TestOnlyAnImportCycleIsCalledOne(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{"go.mod": gomodM}, map[string]string{
+		"go.mod": gomodM,
+		"p/p.go": "package p\n\nimport \"example.com/m/q\"\n\nfunc P() int { return q.Q() }\n",
+		"q/q.go": "package q\n\nimport \"example.com/m/p\"\n\nfunc Q() int { return p.P() }\n",
+	})
+	p := planChange(t, c, Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true})
+	if why := reasonOf(p, "p/p.go"); !strings.Contains(why, "p, q import each other in a cycle, which the go command refuses") {
+		t.Errorf("an import cycle's reason: %q", why)
+	}
+}
