@@ -310,12 +310,17 @@ func TestPRsAreNamedApartAndNumberedAsASeries(t *testing.T) {
 	plan := &Plan{PRs: []*PR{
 		{Number: 1, Units: []string{"internal/msg", "internal/event"}, unitLines: map[string]int{"internal/msg": 27, "internal/event": 305}},
 		{Number: 2, Units: []string{"internal/adapters/claudecode", "internal/adapters/codex"}},
-		{Number: 3, Units: []string{"internal/tui (part 2 of 3)"}},
-		{Number: 4, Units: []string{"."}},
+		{Number: 3, Units: []string{"internal/tui (part 2 of 3)"}, Files: []File{{Path: "internal/tui/keys.go", Lines: 100},
+			{Path: "internal/tui/view_test.go", Lines: 900}, {Path: "internal/tui/view.go", Lines: 300}, {Path: "internal/tui/z.go", Lines: 10}}},
+		{Number: 4, Units: []string{"internal/tui (part 3 of 3)"}, Files: []File{{Path: "internal/tui/model.go", Lines: 100}}},
+		{Number: 5, Units: []string{"."}},
 	}}
 	name(plan)
-	want := []string{"[1/4] internal/event and 1 more", "[2/4] internal/adapters", "[3/4] internal/tui (part 2 of 3)", "[4/4] root"}
-	wantSlug := []string{"event-and-1-more", "adapters", "tui-part-2-of-3", "root"}
+	// A part is named after its largest files, code first, not "part 2
+	// of 3", which reads alike across the package's PRs.
+	want := []string{"[1/5] internal/event and internal/msg", "[2/5] internal/adapters", "[3/5] internal/tui: view, keys, z and 1 more",
+		"[4/5] internal/tui: model", "[5/5] root"}
+	wantSlug := []string{"event-and-internal-msg", "adapters", "tui-view-keys-z-and-1-more", "tui-model", "root"}
 	for i, pr := range plan.PRs {
 		if pr.Title != want[i] || pr.Slug != wantSlug[i] {
 			t.Errorf("PR %d is titled %q (%s), want %q (%s)", pr.Number, pr.Title, pr.Slug, want[i], wantSlug[i])

@@ -2,7 +2,9 @@ package split
 
 import (
 	"fmt"
+	"path"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -38,6 +40,12 @@ const maxTheme = 72
 func themeOf(pr *PR, common string, shared bool) (theme, why string) {
 	names := pr.names()
 	if len(names) == 1 {
+		if unit, _, isPart := strings.Cut(names[0], " (part"); isPart {
+			// "p (part 2 of 3)" says nothing of what the part holds,
+			// and reads alike across the package's PRs: a part is
+			// named after its largest files.
+			return partTheme(displayUnit(unit), displayUnit(names[0]), pr.Files), "a part of " + names[0] + ", named after its largest files"
+		}
 		return fit(displayUnit(names[0]), ""), "one package alone: " + names[0]
 	}
 	if !bareFolder(common) && !shared {
@@ -49,6 +57,8 @@ func themeOf(pr *PR, common string, shared bool) (theme, why string) {
 	if len(rest) == 1 {
 		if _, ok := moduleDir(rest[0]); ok {
 			more = " and " + rest[0] // go.mod, with the files of the module
+		} else if utf8.RuneCountInString(displayUnit(top)+" and "+displayUnit(rest[0])) <= maxTheme {
+			more = " and " + displayUnit(rest[0]) // "and 1 more" hides what the PR holds
 		}
 	}
 	if second := runnerUp(pr, top); second != "" && len(rest) > 1 {
@@ -247,4 +257,49 @@ func slugOf(theme string) string {
 		slug = "change"
 	}
 	return slug
+}
+
+// partTheme names a part of a package after its largest files (code
+// before tests, a Go file without its .go): "gitops: worktree, push and
+// 12 more", within maxTheme.
+func partTheme(unit, whole string, files []File) string {
+	if len(files) == 0 {
+		return fit(whole, "")
+	}
+	sorted := append([]File(nil), files...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		ti, tj := strings.HasSuffix(sorted[i].Path, "_test.go"), strings.HasSuffix(sorted[j].Path, "_test.go")
+		if ti != tj {
+			return tj
+		}
+		return sorted[i].weight() > sorted[j].weight()
+	})
+	var shown []string
+	seen := map[string]bool{}
+	for _, f := range sorted {
+		n := strings.TrimSuffix(path.Base(f.Path), ".go")
+		if !seen[n] {
+			seen[n] = true
+			shown = append(shown, n)
+		}
+	}
+	say := func(k int) string {
+		if k >= len(shown) {
+			if k == 1 {
+				return shown[0]
+			}
+			return strings.Join(shown[:k-1], ", ") + " and " + shown[k-1]
+		}
+		if k == 0 {
+			return fmt.Sprintf("%d files", len(shown))
+		}
+		return fmt.Sprintf("%s and %d more", strings.Join(shown[:k], ", "), len(shown)-k)
+	}
+	best := say(0)
+	for k := 1; k <= min(len(shown), 3); k++ {
+		if utf8.RuneCountInString(unit+": "+say(k)) <= maxTheme {
+			best = say(k)
+		}
+	}
+	return fit(unit, ": "+best)
 }
