@@ -14,10 +14,11 @@ type piece struct {
 	files       []File
 	size        size     // lines and files, reviewed and all
 	deps        []*piece // what must be in this PR or an earlier one
-	dir         string   // where it sits in the directory tree
-	rank        int      // its place in tree order
-	oversize    string   // why an over-budget piece was not cut
-	placed      bool     // packed into a PR
+	depWhy      map[*piece]string
+	dir         string // where it sits in the directory tree
+	rank        int    // its place in tree order
+	oversize    string // why an over-budget piece was not cut
+	placed      bool   // packed into a PR
 }
 
 func (p *piece) name() string {
@@ -86,6 +87,7 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 			}
 			if prev != nil {
 				p.deps = append(p.deps, prev)
+				p.depWhy = map[*piece]string{prev: fmt.Sprintf("the part of %s before it", displayUnit(name))}
 			} else {
 				first[name] = p
 			}
@@ -96,7 +98,12 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 	}
 	for _, name := range sortedKeys(units) {
 		for _, d := range sortedKeys(units[name].deps) {
-			first[name].deps = append(first[name].deps, last[d])
+			p := first[name]
+			p.deps = append(p.deps, last[d])
+			if p.depWhy == nil {
+				p.depWhy = map[*piece]string{}
+			}
+			p.depWhy[last[d]] = units[name].ties[d]
 		}
 	}
 	sort.SliceStable(pieces, func(i, j int) bool { return pieces[i].dir < pieces[j].dir })

@@ -286,7 +286,7 @@ func (l *linker) link(u *unit) {
 			continue // what the go command does not build imports nothing
 		}
 		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name && !(mod == moduleUnit && l.modEdges) {
-			need(mod, fmt.Sprintf("%s is Go code of the module whose go.mod %s holds", f.Path, displayUnit(mod)))
+			need(mod, fmt.Sprintf("%s is Go code of the module, which needs its %s first", f.Path, mod))
 		}
 		for _, pattern := range f.Embeds {
 			// A folder it embeds may be a package of its own (a
@@ -626,19 +626,24 @@ func mergeCycles(units map[string]*unit) map[string]*unit {
 		out[m.name] = m
 	}
 	deps := map[string]map[string]bool{}
-	for n, u := range units {
+	ties := map[string]map[string]string{}
+	for _, n := range sortedKeys(units) {
+		u := units[n]
 		to := rename[n]
 		if deps[to] == nil {
-			deps[to] = map[string]bool{}
+			deps[to], ties[to] = map[string]bool{}, map[string]string{}
 		}
-		for d := range u.deps {
+		for _, d := range sortedKeys(u.deps) {
 			if rename[d] != to {
 				deps[to][rename[d]] = true
+				if ties[to][rename[d]] == "" {
+					ties[to][rename[d]] = u.ties[d]
+				}
 			}
 		}
 	}
 	for name, u := range out {
-		u.deps = deps[name]
+		u.deps, u.ties = deps[name], ties[name]
 	}
 	return out
 }
