@@ -1,6 +1,7 @@
 package split
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -76,5 +77,34 @@ func TestAPackageOfTestsAloneIsCut(t *testing.T) {
 	}
 	for _, w := range p.Warnings {
 		t.Errorf("warning: %s", w)
+	}
+}
+
+// Plain files (docs, CI files) need nothing of each other: a docs site of
+// 12,000 lines and 1,000 lines of other folders' files fill two PRs at a
+// budget of 8,000, not three (the docs cut at the full budget, 7,200 and
+// 4,800, left no room for the rest).
+func TestPlainFilesFillTheirPRs(t *testing.T) {
+	t.Parallel()
+	source := map[string]string{"go.mod": gomodM, "p/p.go": "package p\n" + body("P", 10)}
+	for i := 0; i < 40; i++ {
+		source[fmt.Sprintf("docs/page%02d.md", i)] = strings.Repeat("a line of a page\n", 300)
+	}
+	for _, d := range []string{".ci", "fixtures", "scripts"} {
+		source[d+"/one.txt"] = strings.Repeat("x\n", 340)
+	}
+	opts := Options{MaxLines: 8000, MaxFiles: 150, SplitLarge: true}
+	p := planChange(t, changeOf(t, map[string]string{"go.mod": gomodM}, source), opts)
+	plain := 0
+	for _, pr := range p.PRs {
+		if plainPR(pr) {
+			plain++
+		}
+		if over(pr.Lines, len(pr.Files), opts) {
+			t.Errorf("PR #%d has %d lines, over the budget:%s", pr.Number, pr.Lines, layout(p))
+		}
+	}
+	if plain != 2 {
+		t.Errorf("13,020 lines of plain files are in %d PRs, want 2:%s", plain, layout(p))
 	}
 }

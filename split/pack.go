@@ -58,7 +58,13 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 		if weigh(u.files).over(opts) {
 			switch {
 			case isPlainUnit(u.name):
-				parts = cutPlain(u.files, opts)
+				// In parts of a quarter of the budget, which packing
+				// puts together with other plain files as they fit:
+				// plain files need nothing of each other, and parts cut
+				// at the full budget left PRs half empty.
+				quarter := opts
+				quarter.MaxLines, quarter.MaxFiles = max(1, opts.MaxLines/4), max(1, opts.MaxFiles/4)
+				parts = cutPlain(u.files, quarter)
 			case !goModule || !hasGoCode(u.files):
 				why = "only Go packages are cut"
 			case !opts.SplitLarge:
@@ -298,7 +304,7 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 			if len(cur.pieces) > 0 && cur.size.plus(p.size).over(opts) {
 				return // never over the budget: a reviewer was promised it
 			}
-			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode {
+			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode && !p.plain() {
 				return // a cut package starts a PR of its own
 			}
 			s := near.closeness(p)
@@ -342,7 +348,9 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 		cur.add(p)
 		near = cur.near
 		open = nil
-		if p.part < p.parts {
+		if p.plain() {
+			// Plain files' parts fill PRs as they fit.
+		} else if p.part < p.parts {
 			open = p
 		} else if p.parts > 1 {
 			// The last part ends its PR: what comes next is not the

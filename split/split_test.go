@@ -314,13 +314,16 @@ func TestPRsAreNamedApartAndNumberedAsASeries(t *testing.T) {
 			{Path: "internal/tui/view_test.go", Lines: 900}, {Path: "internal/tui/view.go", Lines: 300}, {Path: "internal/tui/z.go", Lines: 10}}},
 		{Number: 4, Units: []string{"internal/tui (part 3 of 3)"}, Files: []File{{Path: "internal/tui/model.go", Lines: 100}}},
 		{Number: 5, Units: []string{"."}},
+		{Number: 6, Units: []string{"intake", "integration/ghstandin (part 1 of 3)"}, unitLines: map[string]int{"intake": 100, "integration/ghstandin (part 1 of 3)": 269},
+			Files: []File{{Path: "intake/a.go", Lines: 100}, {Path: "integration/ghstandin/state.go", Lines: 269}}},
 	}}
 	name(plan)
 	// A part is named after its largest files, code first, not "part 2
 	// of 3", which reads alike across the package's PRs.
-	want := []string{"[1/5] internal/event and internal/msg", "[2/5] internal/adapters", "[3/5] internal/tui: view, keys, z and 1 more",
-		"[4/5] internal/tui: model", "[5/5] root"}
-	wantSlug := []string{"event-and-internal-msg", "adapters", "tui-view-keys-z-and-1-more", "tui-model", "root"}
+	// Among other packages, a part is named after its largest file there.
+	want := []string{"[1/6] internal/event and internal/msg", "[2/6] internal/adapters", "[3/6] internal/tui: view, keys, z and 1 more",
+		"[4/6] internal/tui: model", "[5/6] root", "[6/6] integration/ghstandin (state.go) and intake"}
+	wantSlug := []string{"event-and-internal-msg", "adapters", "tui-view-keys-z-and-1-more", "tui-model", "root", "integration-ghstandin-state-go-and-intak"}
 	for i, pr := range plan.PRs {
 		if pr.Title != want[i] || pr.Slug != wantSlug[i] {
 			t.Errorf("PR %d is titled %q (%s), want %q (%s)", pr.Number, pr.Title, pr.Slug, want[i], wantSlug[i])

@@ -51,32 +51,36 @@ func themeOf(pr *PR, common string, shared bool) (theme, why string) {
 	if !bareFolder(common) && !shared {
 		return fit(common, ""), fmt.Sprintf("%d packages that sit together under %s", len(names), common)
 	}
+	// A part among other packages is named after its largest file in
+	// the PR, not "(part 1 of 3)", which says nothing when its parts are
+	// in several PRs.
+	title := func(n string) string { return partLabel(n, pr.Files) }
 	top, lines := dominant(pr)
 	rest := others(names, top)
 	more := fmt.Sprintf(" and %d more", len(rest))
 	if len(rest) == 1 {
 		if _, ok := moduleDir(rest[0]); ok {
 			more = " and " + rest[0] // go.mod, with the files of the module
-		} else if utf8.RuneCountInString(displayUnit(top)+" and "+displayUnit(rest[0])) <= maxTheme {
-			more = " and " + displayUnit(rest[0]) // "and 1 more" hides what the PR holds
+		} else if utf8.RuneCountInString(title(top)+" and "+title(rest[0])) <= maxTheme {
+			more = " and " + title(rest[0]) // "and 1 more" hides what the PR holds
 		}
 	}
 	if second := runnerUp(pr, top); second != "" && len(rest) > 1 {
 		// Two packages say more of what the PR is about than one, where
 		// both fit whole.
-		two := fmt.Sprintf(", %s and %d more", displayUnit(second), len(rest)-1)
+		two := fmt.Sprintf(", %s and %d more", title(second), len(rest)-1)
 		if len(rest) == 2 {
 			third := others(rest, second)[0]
 			if _, ok := moduleDir(third); !ok {
-				third = displayUnit(third)
+				third = title(third)
 			}
-			two = ", " + displayUnit(second) + " and " + third
+			two = ", " + title(second) + " and " + third
 		}
-		if utf8.RuneCountInString(displayUnit(top)+two) <= maxTheme {
+		if utf8.RuneCountInString(title(top)+two) <= maxTheme {
 			more = two
 		}
 	}
-	return fit(displayUnit(top), more),
+	return fit(title(top), more),
 		fmt.Sprintf("%s (%d of its %d lines) with the packages closest to it in the tree and the imports: %s",
 			top, lines, pr.Lines, strings.Join(rest, ", "))
 }
@@ -302,4 +306,38 @@ func partTheme(unit, whole string, files []File) string {
 		}
 	}
 	return fit(unit, ": "+best)
+}
+
+// partLabel names a unit in a title: a part of a cut package (or of
+// plain files) by its largest file in the PR, "gitops (worktree.go, …)";
+// anything else as displayUnit does.
+func partLabel(name string, files []File) string {
+	unit, _, isPart := strings.Cut(name, " (part")
+	if !isPart {
+		return displayUnit(name)
+	}
+	dir := unitDir(unit)
+	var largest File
+	n := 0
+	for _, f := range files {
+		in := f.Dir() == dir || dir == "." && !strings.Contains(f.Path, "/")
+		if isPlainUnit(unit) {
+			in = f.Dir() == dir || strings.HasPrefix(f.Dir(), dir+"/")
+		}
+		if !in {
+			continue
+		}
+		n++
+		if f.weight() > largest.weight() || largest.Path == "" {
+			largest = f
+		}
+	}
+	if n == 0 {
+		return displayUnit(name)
+	}
+	more := ""
+	if n > 1 {
+		more = ", …"
+	}
+	return fmt.Sprintf("%s (%s%s)", displayUnit(unit), path.Base(largest.Path), more)
 }
