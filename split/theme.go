@@ -44,6 +44,9 @@ func themeOf(pr *PR, common string, shared bool) (theme, why string) {
 			// "p (part 2 of 3)" says nothing of what the part holds,
 			// and reads alike across the package's PRs: a part is
 			// named after its largest files.
+			if isPlainUnit(unit) {
+				return partTheme(displayUnit(unit), displayUnit(names[0]), plainGroups(unit, pr.Files)), "a part of " + names[0] + ", named after its largest folders"
+			}
 			return partTheme(displayUnit(unit), displayUnit(names[0]), pr.Files), "a part of " + names[0] + ", named after its largest files"
 		}
 		return fit(displayUnit(names[0]), ""), "one package alone: " + names[0]
@@ -282,6 +285,9 @@ func partTheme(unit, whole string, files []File) string {
 	seen := map[string]bool{}
 	for _, f := range sorted {
 		n := strings.TrimSuffix(path.Base(f.Path), ".go")
+		if f.Kind == "folder" {
+			n = f.Path // a folder of plain files (plainGroups)
+		}
 		if !seen[n] {
 			seen[n] = true
 			shown = append(shown, n)
@@ -339,5 +345,47 @@ func partLabel(name string, files []File) string {
 	if n > 1 {
 		more = ", …"
 	}
+	if isPlainUnit(unit) {
+		groups := plainGroups(unit, files)
+		if len(groups) > 1 {
+			more = ", …"
+		}
+		return fmt.Sprintf("%s (%s%s)", displayUnit(unit), groups[0].Path, more)
+	}
 	return fmt.Sprintf("%s (%s%s)", displayUnit(unit), path.Base(largest.Path), more)
+}
+
+// plainGroups are a plain unit's files in a PR by the folder below the
+// unit's that tells them apart (docs/i18n/fr-FR/… → i18n/fr-FR), a file
+// at the top as itself, largest first: the parts of a docs site are
+// about its sections, whose files may share their names (usage.md in
+// each translation).
+func plainGroups(unit string, files []File) []File {
+	dir := unitDir(unit)
+	lines := map[string]int{}
+	var order []string
+	for _, f := range files {
+		rel := f.Path
+		if dir != "." {
+			var ok bool
+			if rel, ok = strings.CutPrefix(f.Path, dir+"/"); !ok {
+				continue
+			}
+		}
+		parts := strings.Split(rel, "/")
+		key := parts[0]
+		if len(parts) > 2 {
+			key = parts[0] + "/" + parts[1]
+		}
+		if _, seen := lines[key]; !seen {
+			order = append(order, key)
+		}
+		lines[key] += f.weight()
+	}
+	out := make([]File, len(order))
+	for i, k := range order {
+		out[i] = File{Path: k, Lines: lines[k], Kind: "folder"}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Lines > out[j].Lines })
+	return out
 }
