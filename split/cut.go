@@ -79,7 +79,7 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 				first = append(first, f)
 			}
 		default:
-			if by := g.embedder(files, u.name, f.Path); by != "" {
+			if by := g.embedder(files, f.Path); by != "" {
 				g.extra[by] = append(g.extra[by], f)
 			} else {
 				rest = append(rest, f)
@@ -428,11 +428,15 @@ func receiverType(e ast.Expr) string {
 	}
 }
 
-// embedder is the file of the package whose //go:embed takes name.
-func (g *fileGraph) embedder(files map[string]parsedFile, dir, name string) string {
+// embedder is the file of the unit whose //go:embed takes name. A
+// pattern is relative to the embedding file's own folder: the unit's
+// name is not a folder when it holds packages tied together, and the
+// embedded file then went after all the code, in a later part than the
+// file that embeds it (go-task's init.go and taskfile/templates).
+func (g *fileGraph) embedder(files map[string]parsedFile, name string) string {
 	for _, p := range sortedKeys(files) {
 		for _, pattern := range files[p].Embeds {
-			if embeds(dir, pattern, name) {
+			if embeds(files[p].Dir(), pattern, name) {
 				return p
 			}
 		}

@@ -145,3 +145,27 @@ func TestOnlyAnImportCycleIsCalledOne(t *testing.T) {
 		t.Errorf("an import cycle's reason: %q", why)
 	}
 }
+
+// Packages tied together and cut: a file one of them embeds goes with
+// the file that embeds it, whose folder the pattern is relative to (the
+// tied unit's name is no folder; the file went after all the code).
+func TestAFileEmbeddedInATiedGroupGoesWithItsEmbedder(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{
+		"go.mod": gomodM,
+		"q/q.go": "package q\n\nfunc G(n int) int { return n }\n",
+		"p/p.go": "package p\n\nimport \"example.com/m/q\"\n\nfunc P() int { return q.G(1) }\n",
+		"q/z.go": "package q\n\nfunc Z() int { return 1 }\n",
+	}, map[string]string{
+		"go.mod":         gomodM,
+		"q/q.go":         "package q\n\nfunc G(n int, s string) int { return n + len(s) }\n" + body("Q", 10),
+		"p/p.go":         "package p\n\nimport (\n\t\"embed\"\n\n\t\"example.com/m/q\"\n)\n\n//go:embed themes/*.xml\nvar Themes embed.FS\n\nfunc P() int { return q.G(1, \"p\") }\n" + body("P", 10),
+		"p/themes/a.xml": strings.Repeat("<theme/>\n", 10),
+		"q/z.go":         "package q\n\nfunc Z() int { return 2 }\n" + body("Z", 40),
+		"q/zz.go":        "package q\n\nfunc ZZ() int { return 2 }\n" + body("ZZ", 40),
+	})
+	p := planChange(t, c, Options{MaxLines: 50, MaxFiles: 30, SplitLarge: true})
+	if e, x := prNumber(t, p, "p/p.go"), prNumber(t, p, "p/themes/a.xml"); x > e {
+		t.Errorf("p/p.go embeds themes/*.xml in PR #%d, but p/themes/a.xml lands in #%d:%s", e, x, layout(p))
+	}
+}

@@ -65,6 +65,7 @@ type result struct {
 	OverProved int // of them, a group the plan names as uncuttable, with why
 	Tips       string
 	Top        string
+	Embeds     string // tips where every embed pattern matches (checkEmbeds)
 	Planned    time.Duration
 	Err        string
 }
@@ -279,10 +280,110 @@ func measure(c change, dir string, perHour float64, build bool) (r result) {
 	fmt.Printf("PRs: %d (bound %d); largest: %d lines; over the budget: %d (one file: %d, proved uncuttable: %d); planned in %v\n",
 		r.PRs, r.Bound, r.Largest, r.Over, r.OverSingle, r.OverProved, r.Planned.Round(time.Millisecond))
 	r.Tips, r.Top = "not run", "not run"
+	r.Embeds = checkEmbeds(repo, p)
 	if build {
 		r.Tips, r.Top = buildEveryTip(repo, p)
 	}
 	return r
+}
+
+// checkEmbeds says, without building, at how many tips of the stack
+// every //go:embed pattern of the Go files there matches a file there
+// (the go command refuses one that matches nothing), and names the
+// first that does not.
+func checkEmbeds(repo string, p *split.Plan) string {
+	list := func(ref string) map[string]bool {
+		out := map[string]bool{}
+		for _, f := range strings.Split(output(repo, "git", "ls-tree", "-r", "--name-only", "-z", ref), "\x00") {
+			if f != "" {
+				out[f] = true
+			}
+		}
+		return out
+	}
+	// embeds lists the patterns of each Go file at a ref that has any.
+	embeds := func(ref string) map[string][]string {
+		out := map[string][]string{}
+		cmd := exec.Command("git", "grep", "-z", "-n", "--full-name", "-e", "^//go:embed ", ref, "--", "*.go")
+		cmd.Dir = repo
+		data, _ := cmd.Output() // exit 1: no match
+		for _, l := range strings.Split(string(data), "\n") {
+			// ref:path\x00line\x00//go:embed a b
+			parts := strings.Split(l, "\x00")
+			if len(parts) < 3 {
+				continue
+			}
+			file := strings.TrimPrefix(parts[0], ref+":")
+			for _, pat := range strings.Fields(strings.TrimPrefix(parts[2], "//go:embed ")) {
+				out[file] = append(out[file], strings.Trim(strings.TrimPrefix(pat, "all:"), "\"`"))
+			}
+		}
+		return out
+	}
+	tree, source := list("base"), list("main")
+	baseEmbeds, sourceEmbeds := embeds("base"), embeds("main")
+	landed := map[string]bool{}
+	good := 0
+	first := ""
+	for _, pr := range p.PRs {
+		for _, f := range pr.Files {
+			if f.OldPath != "" {
+				delete(tree, f.OldPath)
+			}
+			if f.Kind == "deleted" {
+				delete(tree, f.Path)
+			} else {
+				tree[f.Path] = true
+			}
+			landed[f.Path] = true
+		}
+		ok := true
+		for file := range tree {
+			patterns := baseEmbeds[file]
+			if landed[file] {
+				patterns = sourceEmbeds[file]
+			}
+			for _, pat := range patterns {
+				if !embedMatches(tree, filepath.ToSlash(filepath.Dir(file)), pat) {
+					ok = false
+					if first == "" {
+						first = fmt.Sprintf("tip %d: %s embeds %s, which matches nothing there", pr.Number, file, pat)
+					}
+				}
+			}
+		}
+		if ok {
+			good++
+		}
+	}
+	n := 0
+	for _, ps := range sourceEmbeds {
+		n += len(ps)
+	}
+	fmt.Printf("  embeds: %d patterns at the source, %d files at the base with some\n", n, len(baseEmbeds))
+	_ = source
+	if first != "" {
+		fmt.Println("  embeds:", first)
+		return fmt.Sprintf("%d of %d", good, len(p.PRs))
+	}
+	return fmt.Sprintf("all %d", len(p.PRs))
+}
+
+// embedMatches says whether a //go:embed pattern of a file in dir
+// matches a file of the tree, or a folder holding one.
+func embedMatches(tree map[string]bool, dir, pattern string) bool {
+	full := pattern
+	if dir != "." {
+		full = dir + "/" + pattern
+	}
+	for f := range tree {
+		for p := f; p != "." && p != "/"; p = filepath.ToSlash(filepath.Dir(p)) {
+			if ok, _ := filepath.Match(full, p); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // lay writes the tree of what (a MODULE@VERSION, or a ref of c.Repo)
