@@ -59,6 +59,12 @@ type symbols struct {
 	// declarations.
 	lang, langWhat string
 	generic        map[string]bool
+	// rangeNames are the package-level names (of its own package) it
+	// ranges over, and rangeCalls the functions and methods whose result
+	// it ranges over: an int constant (Go 1.22) or an iterator (Go 1.23)
+	// is known only from the other files (moduleEdges); intConsts and
+	// iterators are its own that are such.
+	rangeNames, rangeCalls, intConsts, iterators []string
 	// arity is "params/results" of each method it declares, and of each
 	// method of its interfaces.
 	arity map[string]string
@@ -294,6 +300,7 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 		return true
 	})
 	s.lang, s.langWhat = langNeed(f, src)
+	rangeTargets(f, s)
 	genericDecls(f, own, s.generic)
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {

@@ -169,3 +169,39 @@ func TestAFileEmbeddedInATiedGroupGoesWithItsEmbedder(t *testing.T) {
 		t.Errorf("p/p.go embeds themes/*.xml in PR #%d, but p/themes/a.xml lands in #%d:%s", e, x, layout(p))
 	}
 }
+
+// Range over an integer (Go 1.22) or an iterator (Go 1.23) needs go.mod's
+// new go directive, though the parser alone does not see an integer in
+// `range n`: a constant, a parameter, arithmetic, a reflect count, a
+// package-level constant of another file, an iterator another file
+// returns. A range over a slice needs nothing of it.
+func TestRangeOverAnIntegerOrIteratorNeedsTheNewGoDirective(t *testing.T) {
+	t.Parallel()
+	old := map[string]string{"go.mod": "module example.com/m\n\ngo 1.20\n"}
+	source := map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.23\n",
+		"a/a.go":      "package a\n\nfunc A() (s int) {\n\tconst n = 3\n\tfor i := range n {\n\t\ts += i\n\t}\n\treturn\n}\n",
+		"b/b.go":      "package b\n\nfunc B(count int) (s int) {\n\tfor range count - 1 {\n\t\ts++\n\t}\n\treturn\n}\n",
+		"c/consts.go": "package c\n\nconst maxSignals = 3\n",
+		"c/c.go":      "package c\n\nfunc C() (s int) {\n\tfor range maxSignals {\n\t\ts++\n\t}\n\treturn\n}\n",
+		"d/d.go":      "package d\n\nimport \"reflect\"\n\nfunc D(v reflect.Value) (s int) {\n\tfor i := range v.NumField() {\n\t\ts += i\n\t}\n\treturn\n}\n",
+		"e/iter.go":   "package e\n\nimport \"iter\"\n\ntype T struct{ xs []int }\n\nfunc (t T) Values() iter.Seq[int] {\n\treturn func(yield func(int) bool) {\n\t\tfor _, x := range t.xs {\n\t\t\tif !yield(x) {\n\t\t\t\treturn\n\t\t\t}\n\t\t}\n\t}\n}\n",
+		"f/f.go":      "package f\n\nimport \"example.com/m/e\"\n\nfunc F(t e.T) (s int) {\n\tfor x := range t.Values() {\n\t\ts += x\n\t}\n\treturn\n}\n",
+		"z/z.go":      "package z\n\nfunc Z(items []string) (s int) {\n\tfor i := range items {\n\t\ts += i\n\t}\n\treturn\n}\n",
+	}
+	p := planChange(t, changeOf(t, old, source), Options{MaxLines: 8000, MaxFiles: 150, SplitLarge: true})
+	for file, want := range map[string]string{
+		"a/a.go": "range over an integer (Go 1.22)",
+		"b/b.go": "range over an integer (Go 1.22)",
+		"c/c.go": "it ranges over the integer c.maxSignals (Go 1.22)",
+		"d/d.go": "range over an integer (Go 1.22)",
+		"f/f.go": "it ranges over the iterator Values returns (Go 1.23)",
+	} {
+		if why := reasonOf(p, file); !strings.Contains(why, want) {
+			t.Errorf("%s's reason lacks %q: %q", file, want, why)
+		}
+	}
+	if why := reasonOf(p, "z/z.go"); strings.Contains(why, "go.mod") {
+		t.Errorf("z/z.go ranges over a slice, yet: %q", why)
+	}
+}
