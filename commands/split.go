@@ -249,14 +249,29 @@ func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Do
 	if err := writeTable(w, t, width); err != nil {
 		return err
 	}
+	// The lines below the table wrap to width (0: whole), as the table
+	// fits it.
+	say := func(s string) {
+		s = termtext.Line(s)
+		if width <= 0 {
+			fmt.Fprintln(w, s)
+			return
+		}
+		for i, l := range termtext.Wrap(s, max(width-2, 20)) {
+			if i > 0 {
+				l = "  " + l
+			}
+			fmt.Fprintln(w, l)
+		}
+	}
 	if len(plan.Excluded) > 0 {
-		fmt.Fprintf(w, "excluded: %s\n", termtext.Line(strings.Join(plan.Excluded, ", ")))
+		say("excluded: " + strings.Join(plan.Excluded, ", "))
 	}
 	for _, s := range plan.SetApart {
-		fmt.Fprintf(w, "set apart from the budget: %s\n", termtext.Line(s))
+		say("set apart from the budget: " + s)
 	}
 	if res != nil && (len(res.Updated) > 0 || len(res.Same) > 0) {
-		fmt.Fprintf(w, "already there: %d unchanged, %d updated (%s)\n", len(res.Same), len(res.Updated), strings.Join(res.Updated, ", "))
+		say(fmt.Sprintf("already there: %d unchanged, %d updated (%s)", len(res.Same), len(res.Updated), strings.Join(res.Updated, ", ")))
 	}
 	return nil
 }

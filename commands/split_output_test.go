@@ -191,6 +191,10 @@ func explainRepo(t *testing.T, withRemote string) string {
 		os.MkdirAll(dir, 0o755)
 		os.WriteFile(filepath.Join(dir, "code_with_a_long_file_name.go"), []byte(b.String()), 0o644)
 	}
+	// Test data set apart from the budget, whose note is long too.
+	data := filepath.Join(repo, deep, "pkg0", "testdata", "a_test_data_file_with_a_name_as_long_as_some_are.json")
+	os.MkdirAll(filepath.Dir(data), 0o755)
+	os.WriteFile(data, []byte(strings.Repeat("{\"a\": 1}\n", 600)), 0o644)
 	splitGit(t, repo, "add", "-A")
 	splitGit(t, repo, "commit", "-q", "-m", "the change")
 	return repo
@@ -212,9 +216,12 @@ func TestSplitExplainIsATreeThatFitsATerminal(t *testing.T) {
 			t.Errorf("line %d is %d columns wide: %q", i+1, n, l)
 		}
 	}
+	if !strings.Contains(r.stdout, "set apart from the budget:\n  internal/") {
+		t.Errorf("the plan lacks the files set apart:\n%s", r.stdout)
+	}
 	for _, want := range []string{
-		"epic task_e: 4 PRs, 152 lines in 6 files; budget 40 lines, 150 files a PR; 1 over it",
-		"├─ #1 …_pr01 · 32 lines, 2 files · [1/4] ",
+		"epic task_e: 4 PRs, 152 lines in 7 files; budget 40 lines, 150 files a PR; 1 over it",
+		"├─ #1 …_pr01 · 32 lines, 3 files (+600 set apart) · [1/4] ",
 		"│  └─ waits for nothing",
 		"├─ #3 …_pr03 · 66 lines, 1 file, OVER THE BUDGET · [3/4] ",
 		"│  ├─ over the budget: internal/averyveryverylongfoldername/anotherverylongfoldername/yetanotherlongfolder/pkg3:\n│  │     --split-large is off\n",
