@@ -41,6 +41,7 @@ func themeOf(pr *PR, common string, shared bool) (theme, why string) {
 	names := pr.names()
 	if len(names) == 1 {
 		if unit, _, isPart := strings.Cut(names[0], " (part"); isPart {
+			unit = unitOfDisplay(unit)
 			// "p (part 2 of 3)" says nothing of what the part holds,
 			// and reads alike across the package's PRs: a part is
 			// named after its largest files.
@@ -322,6 +323,7 @@ func partLabel(name string, files []File) string {
 	if !isPart {
 		return displayUnit(name)
 	}
+	unit = unitOfDisplay(unit)
 	dir := unitDir(unit)
 	var largest File
 	n := 0
@@ -388,4 +390,16 @@ func plainGroups(unit string, files []File) []File {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Lines > out[j].Lines })
 	return out
+}
+
+// unitOfDisplay is the unit a piece's name stands for: a part of plain
+// files is named as displayUnit shows it ("docs (files)").
+func unitOfDisplay(name string) string {
+	if name == "top-level files" {
+		return plainUnitOf(".")
+	}
+	if dir, ok := strings.CutSuffix(name, " (files)"); ok {
+		return plainUnitOf(dir)
+	}
+	return name
 }
