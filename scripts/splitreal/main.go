@@ -82,6 +82,7 @@ func main() {
 	maxFiles := flag.Int("max-files", 0, "file budget per PR (default: wo split's)")
 	perHour := flag.Float64("reviews-per-hour", split.DefaultReviewsPerHour, "the reviewer's rate, for the estimate")
 	build := flag.Bool("build", false, "stack the PRs and build and vet every tip")
+	fetch := flag.Bool("fetch", false, "download what the trees need to build (as -build does), without building: to build later offline")
 	verbose := flag.Bool("v", false, "print every PR")
 	explain := flag.Bool("explain", false, "print why each file of a PR over the budget is where it is")
 	flag.Parse()
@@ -113,14 +114,15 @@ func main() {
 			c.MaxFiles = *maxFiles
 		}
 		c.ExplainOver, c.Verbose = *explain, *verbose
-		r := measure(c, filepath.Join(dir, fmt.Sprintf("change%02d", i+1)), *perHour, *build)
+		r := measure(c, filepath.Join(dir, fmt.Sprintf("change%02d", i+1)), *perHour, *build, *fetch || *build)
 		results = append(results, r)
 	}
 	if *table != "" {
 		printTable(results, *build)
 	}
 	for _, r := range results {
-		if r.Err != "" || r.Over > r.OverSingle+r.OverProved || *build && (!strings.HasPrefix(r.Tips, "all") || r.Top != "yes") {
+		if r.Err != "" || r.Over > r.OverSingle+r.OverProved || !strings.HasPrefix(r.Embeds, "all") ||
+			*build && (!strings.HasPrefix(r.Tips, "all") || r.Top != "yes") {
 			os.Exit(1)
 		}
 	}
@@ -173,7 +175,7 @@ func readTable(file, repos string) []change {
 }
 
 // measure lays out one change, plans it and, if asked, builds every tip.
-func measure(c change, dir string, perHour float64, build bool) (r result) {
+func measure(c change, dir string, perHour float64, build, fetch bool) (r result) {
 	r.change = c
 	fmt.Printf("== %s\n", c.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -188,7 +190,7 @@ func measure(c change, dir string, perHour float64, build bool) (r result) {
 	run(repo, "git", "config", "user.name", "splitreal")
 	if c.Base != "" {
 		lay(c, c.Base, repo)
-		if build {
+		if fetch {
 			fetchDeps(repo)
 		}
 	}
@@ -197,7 +199,7 @@ func measure(c change, dir string, perHour float64, build bool) (r result) {
 	run(repo, "git", "branch", "base")
 	run(repo, "git", "rm", "-q", "-r", "--ignore-unmatch", ".")
 	lay(c, c.Source, repo)
-	if build {
+	if fetch {
 		fetchDeps(repo)
 	}
 	run(repo, "git", "add", "-A")
@@ -475,11 +477,11 @@ func buildEveryTip(repo string, p *split.Plan) (tips, top string) {
 // docs/BENCHMARKS.md.
 func printTable(results []result, built bool) {
 	fmt.Println()
-	fmt.Println("| change | files | lines (+ set apart) | budget | PRs (bound) | largest PR | over the budget (one file, proved uncuttable) | tips that build and vet | top = source | plan |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Println("| change | files | lines (+ set apart) | budget | PRs (bound) | largest PR | over the budget (one file, proved uncuttable) | tips whose embeds match | tips that build and vet | top = source | plan |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range results {
 		if r.Err != "" {
-			fmt.Printf("| %s | %s |||||||||\n", r.Name, r.Err)
+			fmt.Printf("| %s | %s ||||||||||\n", r.Name, r.Err)
 			continue
 		}
 		var kinds []string
@@ -490,9 +492,9 @@ func printTable(results []result, built bool) {
 		if r.Over > 0 {
 			over = fmt.Sprintf("%d (%d, %d)", r.Over, r.OverSingle, r.OverProved)
 		}
-		fmt.Printf("| %s | %d: %s | %s (+%s) | %s / %d | %d (%d) | %s | %s | %s | %s | %v |\n", r.Name, r.Files, strings.Join(kinds, ", "),
+		fmt.Printf("| %s | %d: %s | %s (+%s) | %s / %d | %d (%d) | %s | %s | %s | %s | %s | %v |\n", r.Name, r.Files, strings.Join(kinds, ", "),
 			thousands(r.Lines), thousands(r.SetApart), thousands(r.Budget.MaxLines), r.Budget.MaxFiles, r.PRs, r.Bound, thousands(r.Largest),
-			over, r.Tips, r.Top, r.Planned.Round(time.Millisecond))
+			over, r.Embeds, r.Tips, r.Top, r.Planned.Round(time.Millisecond))
 	}
 	if !built {
 		fmt.Println("\n(tips not built: run with -build)")
