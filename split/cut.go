@@ -226,6 +226,15 @@ func (g *fileGraph) link(files map[string]parsedFile, c *Change, inUnit map[stri
 				g.deps[name] = append(g.deps[name], e.to)
 			}
 		}
+		// A Go file it embeds (x/tools' modernize.go embeds its doc.go)
+		// must be there: it comes first, or with it.
+		for _, pattern := range f.Embeds {
+			for other := range files {
+				if other != name && other != moduleUnit && embeds(f.Dir(), pattern, other) {
+					g.deps[name] = append(g.deps[name], other)
+				}
+			}
+		}
 		for _, imp := range f.Imports {
 			if d := c.packageDir(imp); d != f.Dir() && inUnit[d] {
 				g.deps[name] = append(g.deps[name], codeOf[d]...)

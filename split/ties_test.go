@@ -205,3 +205,20 @@ func TestRangeOverAnIntegerOrIteratorNeedsTheNewGoDirective(t *testing.T) {
 		t.Errorf("z/z.go ranges over a slice, yet: %q", why)
 	}
 }
+
+// A Go file that embeds another Go file of its package (x/tools'
+// modernize.go embeds its doc.go) lands with or after it when the
+// package is cut.
+func TestAnEmbeddedGoFileComesNoLaterThanItsEmbedder(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{"go.mod": gomodM}, map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\nimport _ \"embed\"\n\n//go:embed z.go\nvar Doc string\n" + body("A", 30),
+		"p/m.go": "package p\n" + body("M", 30),
+		"p/z.go": "// Package p is documented here, and shows it.\npackage p\n" + body("Z", 30),
+	})
+	p := planChange(t, c, Options{MaxLines: 45, MaxFiles: 30, SplitLarge: true})
+	if a, z := prNumber(t, p, "p/a.go"), prNumber(t, p, "p/z.go"); z > a {
+		t.Errorf("p/a.go embeds z.go in PR #%d, but p/z.go lands in #%d:%s", a, z, layout(p))
+	}
+}

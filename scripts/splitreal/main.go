@@ -25,6 +25,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"math"
 	"os"
@@ -303,21 +305,34 @@ func checkEmbeds(repo string, p *split.Plan) string {
 		}
 		return out
 	}
-	// embeds lists the patterns of each Go file at a ref that has any.
+	// embeds lists the patterns of each Go file at a ref that has any:
+	// its //go:embed comments as the parser sees them (a test's input
+	// in a raw string may hold such a line too).
 	embeds := func(ref string) map[string][]string {
 		out := map[string][]string{}
-		cmd := exec.Command("git", "grep", "-z", "-n", "--full-name", "-e", "^//go:embed ", ref, "--", "*.go")
+		cmd := exec.Command("git", "grep", "-l", "-z", "--full-name", "-e", "//go:embed", ref, "--", "*.go")
 		cmd.Dir = repo
 		data, _ := cmd.Output() // exit 1: no match
-		for _, l := range strings.Split(string(data), "\n") {
-			// ref:path\x00line\x00//go:embed a b
-			parts := strings.Split(l, "\x00")
-			if len(parts) < 3 {
+		for _, name := range strings.Split(string(data), "\x00") {
+			file := strings.TrimPrefix(name, ref+":")
+			if file == "" {
 				continue
 			}
-			file := strings.TrimPrefix(parts[0], ref+":")
-			for _, pat := range strings.Fields(strings.TrimPrefix(parts[2], "//go:embed ")) {
-				out[file] = append(out[file], strings.Trim(strings.TrimPrefix(pat, "all:"), "\"`"))
+			src := output(repo, "git", "show", ref+":"+file)
+			f, err := parser.ParseFile(token.NewFileSet(), file, src, parser.ParseComments)
+			if err != nil {
+				continue
+			}
+			for _, g := range f.Comments {
+				for _, c := range g.List {
+					rest, ok := strings.CutPrefix(c.Text, "//go:embed")
+					if !ok || rest == "" || rest[0] != ' ' && rest[0] != '\t' {
+						continue
+					}
+					for _, pat := range strings.Fields(rest) {
+						out[file] = append(out[file], strings.Trim(strings.TrimPrefix(pat, "all:"), "\"`"))
+					}
+				}
 			}
 		}
 		return out
