@@ -220,6 +220,10 @@ func TestAMovedNameLandsWithBothFiles(t *testing.T) {
 	if prNumber(t, p, "p/m.go") == prNumber(t, p, "p/a.go") {
 		t.Errorf("p/m.go joined the move it has no part in:%s", layout(p))
 	}
+	// The tie is named by its cause.
+	if why := reasonOf(p, "p/a.go"); !strings.Contains(why, "p.T moves from p/a.go to p/z.go, which land together so that it is declared once") {
+		t.Errorf("p/a.go's reason does not name the move: %q", why)
+	}
 }
 
 // Old code that imports a module go.mod drops lands no later than
