@@ -222,3 +222,30 @@ func TestAnEmbeddedGoFileComesNoLaterThanItsEmbedder(t *testing.T) {
 		t.Errorf("p/a.go embeds z.go in PR #%d, but p/z.go lands in #%d:%s", a, z, layout(p))
 	}
 }
+
+// Files that must land together over the budget are named with one cycle
+// of their ties, each by its cause, and how many ties of each cause there
+// are.
+func TestAGroupOverTheBudgetSaysWhyByItsTies(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\nfunc F(n int) int { return n }\n",
+		"p/b.go": "package p\n\nfunc B() int { return F(1) }\n",
+	}, map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\nfunc F(n int, s string) int { return n + len(s) }\n" + body("A", 40),
+		"p/b.go": "package p\n\nfunc B() int { return F(1, \"b\") }\n" + body("B", 40),
+	})
+	p := planChange(t, c, Options{MaxLines: 50, MaxFiles: 30, SplitLarge: true})
+	pr := prHolding(p, "p/a.go")
+	if pr != prHolding(p, "p/b.go") || pr.OverBudget == "" {
+		t.Fatalf("p/a.go and p/b.go must land together, over the budget, and say why:%s", layout(p))
+	}
+	for _, want := range []string{"2 files (", "one cycle of their ties: p/a.go → p/b.go (changes the signature of p.F, which p/b.go uses at both ends: they land together); p/b.go → p/a.go (uses p.F, whose signature p/a.go changes: they land together)",
+		"their 2 ties by cause: 2 of a changed signature or declaration and its users"} {
+		if !strings.Contains(pr.OverBudget, want) {
+			t.Errorf("the group's reason lacks %q: %q", want, pr.OverBudget)
+		}
+	}
+}
