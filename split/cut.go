@@ -170,9 +170,6 @@ func (g *fileGraph) tied(cycle []string, s size, c *Change) string {
 	if s.rawLines > s.lines {
 		lines += fmt.Sprintf(", and %d set apart", s.rawLines-s.lines)
 	}
-	if total == 0 {
-		return fmt.Sprintf("%d files (%s) use each other's declarations in a cycle: %s", len(cycle), lines, strings.Join(cycle, ", "))
-	}
 	// One shortest cycle, breadth first along the graph the cut uses,
 	// from go.mod if it is among the files, else from the first.
 	start := cycle[0]
@@ -218,6 +215,19 @@ func (g *fileGraph) tied(cycle []string, s size, c *Change) string {
 		if len(steps) > 6 {
 			steps = append(append(steps[:5], fmt.Sprintf("… %d more", len(steps)-6)), steps[len(steps)-1])
 		}
+	}
+	if total == 0 {
+		// New code whose files name each other's declarations.
+		var files []string
+		for _, st := range steps {
+			from, _, _ := strings.Cut(st, " → ")
+			files = append(files, from)
+		}
+		if len(steps) < 2 || strings.HasPrefix(steps[len(steps)-2], "…") {
+			return fmt.Sprintf("%d files (%s) use each other's declarations in a cycle: %s", len(cycle), lines, strings.Join(cycle, ", "))
+		}
+		return fmt.Sprintf("%d files (%s) use each other's declarations in a cycle, so no tip can hold some of them and build: %s; one cycle of them: %s → %s → %s",
+			len(cycle), lines, joinNames(cycle), strings.Join(files[:len(files)-1], " → "), files[len(files)-1], files[0])
 	}
 	var counts []string
 	for _, cause := range sortedKeys(causes) {

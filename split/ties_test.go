@@ -249,3 +249,20 @@ func TestAGroupOverTheBudgetSaysWhyByItsTies(t *testing.T) {
 		}
 	}
 }
+
+// New code whose files name each other's declarations in a cycle over
+// the budget says so, with one cycle of them.
+func TestNewCodeInACycleOverTheBudgetSaysWhich(t *testing.T) {
+	t.Parallel()
+	c := changeOf(t, map[string]string{"go.mod": gomodM}, map[string]string{
+		"go.mod": gomodM,
+		"p/a.go": "package p\n\nfunc A() int { return B() }\n" + body("A", 40),
+		"p/b.go": "package p\n\nfunc B() int { return 1 }\n\nfunc C() int { return A() }\n" + body("B", 40),
+	})
+	p := planChange(t, c, Options{MaxLines: 50, MaxFiles: 30, SplitLarge: true})
+	pr := prHolding(p, "p/a.go")
+	want := "2 files (88 lines) use each other's declarations in a cycle, so no tip can hold some of them and build: p/a.go and p/b.go; one cycle of them: p/a.go → p/b.go → p/a.go"
+	if pr.OverBudget == "" || !strings.Contains(pr.OverBudget, want) {
+		t.Errorf("the group's reason: %q, want it to hold %q", pr.OverBudget, want)
+	}
+}
