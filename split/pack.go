@@ -439,7 +439,16 @@ func joinSmall(drafts []*draft, opts Options) []*draft {
 		}
 		into, score := -1, -1
 		for _, j := range []int{i - 1, i + 1} {
-			if j < 0 || j >= len(drafts) || d.size.plus(drafts[j].size).over(limit) || d.plain != drafts[j].plain {
+			if j < 0 || j >= len(drafts) || d.plain != drafts[j].plain {
+				continue
+			}
+			n := drafts[j].size
+			// A PR with nothing to review (all set apart) may join a
+			// neighbour that is past what GitHub shows already: it
+			// makes that one no less readable, and costs no review.
+			pastGitHub := n.rawLines > GitHubMaxLines || n.rawFiles > GitHubMaxFiles
+			nothingToReview := d.size.lines == 0 && d.size.files == 0
+			if d.size.plus(n).over(limit) && !(nothingToReview && pastGitHub && !over(n.lines, n.files, limit)) {
 				continue
 			}
 			s := 0
