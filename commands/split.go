@@ -318,7 +318,7 @@ func writeExplainTree(w io.Writer, plan *split.Plan, epic string, tasks []workor
 		if n == 1 {
 			return fmt.Sprintf("1 %s", what)
 		}
-		return fmt.Sprintf("%d %ss", n, what)
+		return fmt.Sprintf("%s %ss", thousands(n), what)
 	}
 	lines, files, over := 0, 0, 0
 	for _, pr := range plan.PRs {
@@ -329,8 +329,8 @@ func writeExplainTree(w io.Writer, plan *split.Plan, epic string, tasks []workor
 		}
 	}
 	fmt.Fprintln(w)
-	line(fmt.Sprintf("epic %s: %d PRs, %d lines in %d files; budget %d lines, %d files a PR; %d over it",
-		epic, len(plan.PRs), lines, files, plan.Options.MaxLines, plan.Options.MaxFiles, over))
+	line(fmt.Sprintf("epic %s: %d PRs, %s in %s; budget %s, %s a PR; %d over it",
+		epic, len(plan.PRs), plural(lines, "line"), plural(files, "file"), plural(plan.Options.MaxLines, "line"), plural(plan.Options.MaxFiles, "file"), over))
 	if plan.Estimate != nil {
 		line("review: " + plan.Estimate.String())
 	}
@@ -342,7 +342,7 @@ func writeExplainTree(w io.Writer, plan *split.Plan, epic string, tasks []workor
 		// Size first: the title is what a narrow terminal cuts.
 		size := plural(pr.Lines, "line") + ", " + plural(len(pr.Files), "file")
 		if pr.SetApartLines > 0 {
-			size += fmt.Sprintf(" (+%d set apart)", pr.SetApartLines)
+			size += fmt.Sprintf(" (+%s set apart)", thousands(pr.SetApartLines))
 		}
 		if pr.OverBudget != "" {
 			size += ", OVER THE BUDGET"
@@ -372,6 +372,15 @@ func writeExplainTree(w io.Writer, plan *split.Plan, epic string, tasks []workor
 		}
 	}
 	return nil
+}
+
+// thousands writes n with a comma every three digits: 107,147.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // writeExplanation says, PR by PR, why each file went where: each file

@@ -281,3 +281,13 @@ func TestSplitWarnsWhenTheReviewStepsAreLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// The tree's figures read as a person writes them: 107,147 lines.
+func TestSplitTreeFiguresHaveThousandsSeparators(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]string{0: "0", 999: "999", 8000: "8,000", 107147: "107,147", 1234567: "1,234,567"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
