@@ -266,3 +266,46 @@ func TestNewCodeInACycleOverTheBudgetSaysWhich(t *testing.T) {
 		t.Errorf("the group's reason: %q, want it to hold %q", pr.OverBudget, want)
 	}
 }
+
+// Every tip builds and vets where the ties above meet in one change: a
+// changed signature and its caller, a file they embed, the go directive
+// raised for a range over a constant of another file, an external test
+// package importing what imports its package, old code that go vet
+// refuses under the new directive; the change is cut small.
+func TestEveryTipOfTiedChangesBuilds(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.20\n",
+		"q/q.go": "package q\n\n// G is q's.\nfunc G(n int) int { return n }\n",
+		"p/p.go": "package p\n\nimport \"example.com/m/q\"\n\n// P is p's.\nfunc P() int { return q.G(1) }\n",
+		// Old code that go vet refuses from Go 1.24: go.mod waits for it.
+		"zlog/z.go": "package zlog\n\nimport \"fmt\"\n\n// Z is zlog's.\nfunc Z(msg string) string { return fmt.Sprintf(msg) }\n",
+		// maxN stays as it is: only the go directive orders c/c.go.
+		"c/consts.go": "package c\n\nconst maxN = 3\n",
+		"c/c.go":      "package c\n\n// C is c's.\nfunc C() (s int) {\n\tfor i := 0; i < maxN; i++ {\n\t\ts++\n\t}\n\treturn\n}\n",
+	}
+	source := map[string]string{
+		"go.mod":            "module example.com/m\n\ngo 1.24\n",
+		"zlog/z.go":         "package zlog\n\n// Z is zlog's.\nfunc Z(msg string) string { return msg }\n" + body("Z", 20),
+		"q/q.go":            "package q\n\n// G is q's.\nfunc G(n int, s string) int { return n + len(s) }\n" + body("Q", 20),
+		"p/p.go":            "package p\n\nimport (\n\t\"embed\"\n\n\t\"example.com/m/q\"\n)\n\n// Themes are p's.\n//\n//go:embed themes/*.xml\nvar Themes embed.FS\n\n// P is p's.\nfunc P() int { return q.G(1, \"p\") }\n" + body("P", 20),
+		"p/themes/dark.xml": strings.Repeat("<theme/>\n", 20),
+		"p/p_test.go":       "package p_test\n\nimport (\n\t\"testing\"\n\n\t\"example.com/m/r\"\n)\n\nfunc TestR(t *testing.T) {\n\tif r.R() != 2 {\n\t\tt.Fatal(r.R())\n\t}\n}\n",
+		"r/r.go":            "package r\n\nimport \"example.com/m/p\"\n\n// R is r's.\nfunc R() int { return p.P() }\n" + body("R", 20),
+		"c/consts.go":       "package c\n\nconst maxN = 3\n" + body("K", 20),
+		"aaa/a.go":          "package aaa\n" + body("A", 20),
+		"c/c.go":            "package c\n\n// C is c's.\nfunc C() (s int) {\n\tfor range maxN {\n\t\ts++\n\t}\n\treturn\n}\n" + body("C", 20),
+	}
+	for k, v := range base {
+		if _, ok := source[k]; !ok {
+			source[k] = v
+		}
+	}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 30, MaxFiles: 30, SplitLarge: true})
+	if len(p.PRs) < 3 {
+		t.Fatalf("the change is %d PRs, too few to test the ties between them:%s", len(p.PRs), layout(p))
+	}
+	t.Log(layout(p))
+	buildEveryTip(t, r, p)
+}
