@@ -15,6 +15,11 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/version"
+
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -103,6 +108,11 @@ type Change struct {
 	// format and its arguments, read when go.mod raises the go version
 	// past 1.24 (whose go vet refuses a format that is not a constant).
 	printfWrappers []string
+	// intConsts are the package-level integer constants of the source
+	// tree's files that the change leaves as they are, where a changed
+	// file ranges over a name of its package ("dir:pkg.Name"): read when
+	// go.mod raises the go version past 1.22.
+	intConsts []string
 	// needs are the changed files each Go file must land with or after,
 	// worked out by Make (symbolEdges).
 	needs map[string][]fileEdge
@@ -235,6 +245,10 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
 	if c.baseMod != nil && c.sourceMod != nil && vetsFormats(c.baseMod.goVersion, c.sourceMod.goVersion) {
 		c.printfWrappers = printfWrappers(ctx, st, sourceTree)
+	}
+	if c.baseMod != nil && c.sourceMod != nil && version.Compare("go"+c.baseMod.goVersion, "go1.22") < 0 &&
+		version.Compare("go"+c.sourceMod.goVersion, "go1.22") >= 0 {
+		c.intConsts = unchangedIntConsts(c, st, sourceTree)
 	}
 	readModules(c, st, sourceTree)
 	markMissingImports(c, sourceTree)
@@ -669,4 +683,77 @@ func countLines(data []byte) (int, bool) {
 		n++
 	}
 	return n, false
+}
+
+// unchangedIntConsts finds, for the changed Go files that range over a
+// name they do not declare, the integer constants of that name in the
+// files of their package that the change leaves as they are: the parser
+// sees a constant only in its own file, and a range over an integer
+// needs Go 1.22.
+func unchangedIntConsts(c *Change, st storer.EncodedObjectStorer, source *object.Tree) []string {
+	changed := map[string]bool{}
+	wanted := map[string]map[string]bool{} // folder → names ranged over
+	fset := token.NewFileSet()
+	for _, f := range c.Files {
+		changed[f.Path] = true
+		if f.src == nil || f.Kind == "deleted" || !strings.Contains(string(f.src), "range ") {
+			continue
+		}
+		a, err := parser.ParseFile(fset, f.Path, f.src, 0)
+		if err != nil {
+			continue
+		}
+		ast.Inspect(a, func(n ast.Node) bool {
+			if r, ok := n.(*ast.RangeStmt); ok {
+				if id, ok := r.X.(*ast.Ident); ok && id.Obj == nil {
+					if wanted[f.Dir()] == nil {
+						wanted[f.Dir()] = map[string]bool{}
+					}
+					wanted[f.Dir()][id.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	var out []string
+	for _, dir := range sortedKeys(wanted) {
+		tree := source
+		if dir != "." {
+			t, err := source.Tree(dir)
+			if err != nil {
+				continue
+			}
+			tree = t
+		}
+		for _, e := range tree.Entries {
+			name := path.Join(dir, e.Name)
+			if !e.Mode.IsFile() || path.Ext(e.Name) != ".go" || strings.HasSuffix(e.Name, "_test.go") || changed[name] {
+				continue
+			}
+			src, err := readHead(st, e.Hash, maxBlobRead)
+			if err != nil {
+				continue
+			}
+			a, err := parser.ParseFile(fset, name, src, 0)
+			if err != nil {
+				continue
+			}
+			for _, d := range a.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range g.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						t, typed := vs.Type.(*ast.Ident)
+						if wanted[dir][n.Name] && (typed && intTypes[t.Name] || vs.Type == nil && i < len(vs.Values) && isInt(vs.Values[i], 0)) {
+							out = append(out, dir+":"+a.Name.Name+"."+n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }

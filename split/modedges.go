@@ -461,6 +461,9 @@ func moduleEdges(c *Change, base, source []fileVersion, need func(from, to, why 
 	// What only the other files tell: the int constants and the
 	// functions that return iterators of the source.
 	intConst, iterFunc := map[string]bool{}, map[string]bool{}
+	for _, k := range c.intConsts {
+		intConst[k] = true
+	}
 	for _, v := range source {
 		for _, k := range v.syms.intConsts {
 			intConst[k] = true

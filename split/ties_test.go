@@ -309,3 +309,24 @@ func TestEveryTipOfTiedChangesBuilds(t *testing.T) {
 	t.Log(layout(p))
 	buildEveryTip(t, r, p)
 }
+
+// A range over an integer constant that a file of the package the change
+// leaves alone declares (the parser sees a constant only in its own file)
+// still needs the go.mod that raises the go directive.
+func TestRangeOverAConstantOfAnUnchangedFileNeedsTheNewGoDirective(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.20\n",
+		"c/consts.go": "package c\n\nconst maxN = 3\n",
+		"c/c.go":      "package c\n\n// C is c's.\nfunc C() (s int) {\n\tfor i := 0; i < maxN; i++ {\n\t\ts++\n\t}\n\treturn\n}\n",
+	}
+	source := map[string]string{
+		"go.mod":      "module example.com/m\n\ngo 1.22\n",
+		"c/consts.go": base["c/consts.go"],
+		"c/c.go":      "package c\n\n// C is c's.\nfunc C() (s int) {\n\tfor range maxN {\n\t\ts++\n\t}\n\treturn\n}\n",
+	}
+	p := planOf(t, repoFromTo(t, base, source), Options{SplitLarge: true})
+	if why := reasonOf(p, "c/c.go"); !strings.Contains(why, "it ranges over the integer c.maxN (Go 1.22), and the base's go.mod says go 1.20") {
+		t.Errorf("c/c.go's reason: %q", why)
+	}
+}
