@@ -357,11 +357,19 @@ func writeExplainTree(w io.Writer, plan *split.Plan, epic string, tasks []workor
 		if pr.OverBudget != "" {
 			under = append(under, "over the budget: "+pr.OverBudget)
 		}
-		if len(pr.WaitsFor) == 0 {
+		if len(pr.BlockedBy) == 0 {
 			under = append(under, "waits for nothing")
 		}
+		whys := map[int]string{}
 		for _, wt := range pr.WaitsFor {
-			under = append(under, fmt.Sprintf("waits for #%d: %s", wt.PR, wt.Why))
+			whys[wt.PR] = wt.Why
+		}
+		for _, d := range pr.BlockedBy {
+			if whys[d] == "" {
+				under = append(under, fmt.Sprintf("waits for #%d", d)) // a hand-written plan says no why
+				continue
+			}
+			under = append(under, fmt.Sprintf("waits for #%d: %s", d, whys[d]))
 		}
 		for j, u := range under {
 			twig, more := "├─ ", "│     "

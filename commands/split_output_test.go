@@ -291,3 +291,20 @@ func TestSplitTreeFiguresHaveThousandsSeparators(t *testing.T) {
 		}
 	}
 }
+
+// A hand-written plan's PRs wait for others without a why: the tree still
+// says which.
+func TestSplitTreeShowsWhatAHandPlanWaitsFor(t *testing.T) {
+	t.Parallel()
+	plan := &split.Plan{Options: split.Options{MaxLines: 8000, MaxFiles: 150}, PRs: []*split.PR{
+		{Number: 1, Title: "[1/2] config", Lines: 10, Files: []split.File{{Path: "config/a.go"}}},
+		{Number: 2, Title: "[2/2] server", Lines: 20, Files: []split.File{{Path: "server/b.go"}}, BlockedBy: []int{1}},
+	}}
+	var out bytes.Buffer
+	if err := writeExplainTree(&out, plan, "task_e", []workorder.Document{{"_key": "task_e_pr01"}, {"_key": "task_e_pr02"}}, 120); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "   └─ waits for #1\n") || strings.Count(out.String(), "waits for nothing") != 1 {
+		t.Errorf("the tree:\n%s", out.String())
+	}
+}
