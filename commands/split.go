@@ -364,7 +364,16 @@ func writeExplainTree(w io.Writer, plan *split.Plan, epic string, tasks []workor
 		for _, wt := range pr.WaitsFor {
 			whys[wt.PR] = wt.Why
 		}
-		for _, d := range pr.BlockedBy {
+		const shown = 4 // then the others by number alone
+		for k, d := range pr.BlockedBy {
+			if k == shown {
+				var rest []string
+				for _, e := range pr.BlockedBy[shown:] {
+					rest = append(rest, fmt.Sprintf("#%d", e))
+				}
+				under = append(under, "and waits for "+strings.Join(rest, ", "))
+				break
+			}
 			if whys[d] == "" {
 				under = append(under, fmt.Sprintf("waits for #%d", d)) // a hand-written plan says no why
 				continue

@@ -293,18 +293,22 @@ func TestSplitTreeFiguresHaveThousandsSeparators(t *testing.T) {
 }
 
 // A hand-written plan's PRs wait for others without a why: the tree still
-// says which.
+// says which; past four, by number alone.
 func TestSplitTreeShowsWhatAHandPlanWaitsFor(t *testing.T) {
 	t.Parallel()
 	plan := &split.Plan{Options: split.Options{MaxLines: 8000, MaxFiles: 150}, PRs: []*split.PR{
 		{Number: 1, Title: "[1/2] config", Lines: 10, Files: []split.File{{Path: "config/a.go"}}},
 		{Number: 2, Title: "[2/2] server", Lines: 20, Files: []split.File{{Path: "server/b.go"}}, BlockedBy: []int{1}},
+		{Number: 3, Title: "[3/3] all", Lines: 20, Files: []split.File{{Path: "all/c.go"}}, BlockedBy: []int{1, 2, 4, 5, 6, 7},
+			WaitsFor: []split.Wait{{PR: 2, Why: "all/c.go imports server"}}},
 	}}
 	var out bytes.Buffer
 	if err := writeExplainTree(&out, plan, "task_e", []workorder.Document{{"_key": "task_e_pr01"}, {"_key": "task_e_pr02"}}, 120); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "   └─ waits for #1\n") || strings.Count(out.String(), "waits for nothing") != 1 {
+	// Past four, the others by number alone.
+	if !strings.Contains(out.String(), "│  └─ waits for #1\n") || strings.Count(out.String(), "waits for nothing") != 1 ||
+		!strings.Contains(out.String(), "   ├─ waits for #2: all/c.go imports server\n   ├─ waits for #4\n   ├─ waits for #5\n   └─ and waits for #6, #7\n") {
 		t.Errorf("the tree:\n%s", out.String())
 	}
 }
