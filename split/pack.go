@@ -14,11 +14,11 @@ type piece struct {
 	files       []File
 	size        size     // lines and files, reviewed and all
 	deps        []*piece // what must be in this PR or an earlier one
-	depWhy      map[*piece]string
-	dir         string // where it sits in the directory tree
-	rank        int    // its place in tree order
-	oversize    string // why an over-budget piece was not cut
-	placed      bool   // packed into a PR
+	depWhy      []tieWhy // why, for each of deps
+	dir         string   // where it sits in the directory tree
+	rank        int      // its place in tree order
+	oversize    string   // why an over-budget piece was not cut
+	placed      bool     // packed into a PR
 }
 
 func (p *piece) name() string {
@@ -93,7 +93,7 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 			}
 			if prev != nil {
 				p.deps = append(p.deps, prev)
-				p.depWhy = map[*piece]string{prev: fmt.Sprintf("the part of %s before it", displayUnit(name))}
+				p.depWhy = append(p.depWhy, tieWhy{text: "the part of " + displayUnit(name) + " before it"})
 			} else {
 				first[name] = p
 			}
@@ -106,10 +106,7 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 		for _, d := range sortedKeys(units[name].deps) {
 			p := first[name]
 			p.deps = append(p.deps, last[d])
-			if p.depWhy == nil {
-				p.depWhy = map[*piece]string{}
-			}
-			p.depWhy[last[d]] = units[name].ties[d]
+			p.depWhy = append(p.depWhy, units[name].ties[d])
 		}
 	}
 	sort.SliceStable(pieces, func(i, j int) bool { return pieces[i].dir < pieces[j].dir })

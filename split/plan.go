@@ -157,8 +157,8 @@ func Make(c *Change, opts Options) (*Plan, error) {
 	}
 	for _, d := range drafts {
 		for _, p := range d.pieces {
-			for _, dep := range p.deps {
-				addDependency(prOf[p], prOf[dep], p.depWhy[dep])
+			for k, dep := range p.deps {
+				addDependency(prOf[p], prOf[dep], p.depWhy[k])
 			}
 			if p.oversize != "" {
 				limit := fmt.Sprintf("over the budget of %d lines and %d files", opts.MaxLines, opts.MaxFiles)
@@ -204,10 +204,11 @@ func finish(plan *Plan) {
 }
 
 // addDependency records that pr needs dep, both ways, and why.
-func addDependency(pr, dep *PR, why string) {
+func addDependency(pr, dep *PR, tie tieWhy) {
 	if dep != nil && dep != pr && !contains(pr.BlockedBy, dep.Number) {
 		pr.BlockedBy = append(pr.BlockedBy, dep.Number)
 		dep.Blocks = append(dep.Blocks, pr.Number)
+		why := tie.String()
 		if why == "" {
 			why = "it needs what that PR holds"
 		}

@@ -21,7 +21,7 @@ type unit struct {
 	// file's before a test's); imports are the deps that a file of its
 	// package imports (its code, or tests in the package itself): the
 	// edges of the import graph, the only ones an import cycle is made of.
-	ties    map[string]string
+	ties    map[string]tieWhy
 	imports map[string]bool
 	// members are the units merged into this one for a cycle, with
 	// their lines, for naming its PR.
@@ -248,16 +248,19 @@ type linker struct {
 // link sets the unit's dependencies from its files, and which of them
 // its code (not only its tests) has.
 func (l *linker) link(u *unit) {
-	u.deps, u.codeDeps, u.ties, u.imports = map[string]bool{}, map[string]bool{}, map[string]string{}, map[string]bool{}
-	tie := func(dep, why string, code bool) {
-		if u.ties[dep] == "" || code && !u.codeDeps[dep] {
+	u.deps, u.codeDeps, u.ties, u.imports = map[string]bool{}, map[string]bool{}, nil, nil
+	tie := func(dep string, why tieWhy, code bool) {
+		if _, seen := u.ties[dep]; !seen || code && !u.codeDeps[dep] {
+			if u.ties == nil {
+				u.ties = map[string]tieWhy{}
+			}
 			u.ties[dep] = why
 		}
 		u.deps[dep] = true
 		u.codeDeps[dep] = u.codeDeps[dep] || code
 	}
 	if tested, ok := strings.CutSuffix(u.name, testsSuffix); ok && l.units[tested] != nil {
-		tie(tested, fmt.Sprintf("the tests of %s (an external test package, or its tests set after it) need the package", displayUnit(tested)), true)
+		tie(tested, tieWhy{text: fmt.Sprintf("the tests of %s (an external test package, or its tests set after it) need the package", displayUnit(tested))}, true)
 	}
 	needs := l.change.ModuleNeeds // a go.mod's local replace targets
 	dir, ok := moduleDir(u.name)
@@ -268,32 +271,32 @@ func (l *linker) link(u *unit) {
 		// Their go.mod files must be there first.
 		for _, target := range needs[dir] {
 			if dep := moduleUnitOf(target); dep != u.name && l.units[dep] != nil {
-				tie(dep, fmt.Sprintf("%s uses the module in %s (a replace directive or a go.work)", displayUnit(u.name), target), true)
+				tie(dep, tieWhy{text: fmt.Sprintf("%s uses the module in %s (a replace directive or a go.work)", displayUnit(u.name), target)}, true)
 			}
 		}
 	}
 	for _, f := range u.files {
 		code := !strings.HasSuffix(f.Path, "_test.go")
-		need := func(dep, why string) {
+		need := func(dep string, why tieWhy) {
 			if dep != "" && dep != u.name && l.units[dep] != nil {
 				tie(dep, why, code)
 			}
 		}
 		for _, e := range l.needs[f.Path] {
-			need(l.fileUnit[e.to], f.Path+": "+e.why) // go.mod's needs among them
+			need(l.fileUnit[e.to], tieWhy{f.Path, e.why, formFile}) // go.mod's needs among them
 		}
 		if !f.isGoCode() {
 			continue // what the go command does not build imports nothing
 		}
 		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name && !(mod == moduleUnit && l.modEdges) {
-			need(mod, fmt.Sprintf("%s is Go code of the module, which needs its %s first", f.Path, mod))
+			need(mod, tieWhy{f.Path, mod, formModule})
 		}
 		for _, pattern := range f.Embeds {
 			// A folder it embeds may be a package of its own (a
 			// template main package): its files must be there.
 			for _, dir := range sortedKeys(l.dirUnit) {
 				if embeds(f.Dir(), pattern, dir+"/x") {
-					need(l.dirUnit[dir], fmt.Sprintf("%s embeds %s (//go:embed %s), whose files must be there", f.Path, dir, pattern))
+					need(l.dirUnit[dir], tieWhy{f.Path, dir + " (//go:embed " + pattern + ")", formEmbed})
 				}
 			}
 		}
@@ -307,19 +310,22 @@ func (l *linker) link(u *unit) {
 			if dir == "" {
 				continue
 			}
-			what := "imports"
+			form := formImport
 			if !code {
-				what = "(a test) imports"
+				form = formTestImport
 			}
 			if l.goModule {
 				dep := l.dirUnit[dir]
-				need(dep, fmt.Sprintf("%s %s %s", f.Path, what, imp))
-				if dep != "" && dep != u.name && !f.externalTest() {
+				need(dep, tieWhy{f.Path, imp, form})
+				if dep != "" && dep != u.name && l.units[dep] != nil && !f.externalTest() {
+					if u.imports == nil {
+						u.imports = map[string]bool{}
+					}
 					u.imports[dep] = true
 				}
-				need(l.workspaceFor(f.Dir(), imp), fmt.Sprintf("%s imports %s, of another module that a go.work uses", f.Path, imp))
+				need(l.workspaceFor(f.Dir(), imp), tieWhy{f.Path, imp, formWorkspace})
 			} else {
-				need(l.ownerOf(File{Path: dir + "/x"}).unit, fmt.Sprintf("%s %s %s", f.Path, what, imp))
+				need(l.ownerOf(File{Path: dir + "/x"}).unit, tieWhy{f.Path, imp, form})
 			}
 		}
 	}
@@ -626,19 +632,30 @@ func mergeCycles(units map[string]*unit) map[string]*unit {
 		out[m.name] = m
 	}
 	deps := map[string]map[string]bool{}
-	ties := map[string]map[string]string{}
+	ties := map[string]map[string]tieWhy{}
 	for _, n := range sortedKeys(units) {
 		u := units[n]
 		to := rename[n]
 		if deps[to] == nil {
-			deps[to], ties[to] = map[string]bool{}, map[string]string{}
+			deps[to] = map[string]bool{}
 		}
-		for _, d := range sortedKeys(u.deps) {
+		renamed := to != n
+		for d := range u.deps {
 			if rename[d] != to {
 				deps[to][rename[d]] = true
-				if ties[to][rename[d]] == "" {
-					ties[to][rename[d]] = u.ties[d]
-				}
+				renamed = renamed || rename[d] != d
+			}
+		}
+		if !renamed {
+			ties[to] = u.ties // a unit alone, whose deps are alone too
+			continue
+		}
+		if ties[to] == nil {
+			ties[to] = map[string]tieWhy{}
+		}
+		for _, d := range sortedKeys(u.deps) { // the first cause, in a fixed order
+			if _, seen := ties[to][rename[d]]; rename[d] != to && !seen {
+				ties[to][rename[d]] = u.ties[d]
 			}
 		}
 	}
@@ -755,7 +772,7 @@ func tieOf(scc []string, units map[string]*unit) string {
 		if i+1 < len(path) {
 			to = path[i+1]
 		}
-		why := units[from].ties[to]
+		why := units[from].ties[to].String()
 		if why == "" {
 			why = "it needs it"
 		}
@@ -774,4 +791,41 @@ func joinNames(names []string) string {
 		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 	}
 	return strings.Join(names, "")
+}
+
+// tieWhy is why a unit needs another, formatted only when a person is
+// told: a plan of 10,000 packages has as many ties, few of them read.
+type tieWhy struct {
+	file, text string
+	form       tieForm
+}
+
+type tieForm uint8
+
+const (
+	formText       tieForm = iota // text alone
+	formFile                      // file: text
+	formImport                    // file imports text
+	formTestImport                // file (a test) imports text
+	formModule                    // file is Go code of the module of go.mod text
+	formWorkspace                 // file imports text through a go.work
+	formEmbed                     // file embeds text
+)
+
+func (t tieWhy) String() string {
+	switch t.form {
+	case formFile:
+		return t.file + ": " + t.text
+	case formImport:
+		return t.file + " imports " + t.text
+	case formTestImport:
+		return t.file + " (a test) imports " + t.text
+	case formModule:
+		return t.file + " is Go code of the module, which needs its " + t.text + " first"
+	case formWorkspace:
+		return t.file + " imports " + t.text + ", of another module that a go.work uses"
+	case formEmbed:
+		return t.file + " embeds " + t.text + ", whose files must be there"
+	}
+	return t.text
 }
