@@ -32,11 +32,20 @@ func (p *piece) name() string {
 	return name
 }
 
+// unitLabel names a unit for a message: packages tied together (tieOf)
+// by their first three, and how many more.
+func unitLabel(u *unit) string {
+	if m := u.members; len(m) > 3 {
+		return fmt.Sprintf("the %d tied packages %s and %d more", len(m), strings.Join(m[:3], ", "), len(m)-3)
+	}
+	return displayUnit(u.name)
+}
+
 // shortName names a piece for a message: packages tied together (tieOf)
 // by their first three.
 func (p *piece) shortName() string {
-	if m := p.unit.members; len(m) > 3 {
-		name := fmt.Sprintf("the %d tied packages %s and %d more", len(m), strings.Join(m[:3], ", "), len(m)-3)
+	if len(p.unit.members) > 3 {
+		name := unitLabel(p.unit)
 		if p.parts > 1 {
 			name += fmt.Sprintf(" (part %d of %d)", p.part, p.parts)
 		}
@@ -93,7 +102,7 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 			}
 			if prev != nil {
 				p.deps = append(p.deps, prev)
-				p.depWhy = append(p.depWhy, tieWhy{text: "the part of " + displayUnit(name) + " before it"})
+				p.depWhy = append(p.depWhy, tieWhy{text: "the part of " + unitLabel(u) + " before it"})
 			} else {
 				first[name] = p
 			}
