@@ -371,6 +371,9 @@ func takesValue(flags []cli.Flag) map[string]bool {
 	m := map[string]bool{}
 	for _, fl := range flags {
 		_, isBool := fl.(*cli.BoolFlag)
+		if df, ok := fl.(cli.DocGenerationFlag); ok && !isBool {
+			isBool = !df.TakesValue() // a flag whose value is optional (--explain, --explain=full)
+		}
 		for _, n := range fl.Names() {
 			m[n] = !isBool
 		}

@@ -120,7 +120,7 @@ func TestSplitFlags(t *testing.T) {
 		"--key-prefix", "task_p", "--max-lines", "200", "--max-files", "9", "--by", "dir", "--plan", "plan.json", "--mode", "stacked",
 		"--github-repo", "acme/big", "--worktree-root", "/wt", "--source-event-id", "push-7", "--dry-run", "--emit-matrix",
 		"--store", "/tmp/wo.db", "--split-large=false", "--explain", "--reviews-per-hour", "2.5")
-	want := &splitOptions{Store: sqlite("/tmp/wo.db"), PlanFile: "plan.json", DryRun: true, EmitMatrix: true, Explain: true,
+	want := &splitOptions{Store: sqlite("/tmp/wo.db"), PlanFile: "plan.json", DryRun: true, EmitMatrix: true, Explain: "tree",
 		Request: intake.SplitRequest{RepoPath: "/src/big", Base: "main", Source: "feature", EpicKey: "task_e", KeyPrefix: "task_p",
 			Auto: split.Options{MaxLines: 200, MaxFiles: 9, By: "dir", ReviewsPerHour: 2.5}, Mode: "stacked", GitHubRepo: "acme/big",
 			WorktreeRoot: "/wt", SourceEvent: "push-7"}}

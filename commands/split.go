@@ -27,9 +27,43 @@ type splitOptions struct {
 	PlanFile   string // a hand-written plan; - for standard input
 	DryRun     bool
 	EmitMatrix bool
-	Explain    bool // say why each file went where
-	Wide       bool // every value whole, whatever the width
+	// Explain is "" (off), "tree" (--explain: the PRs as a tree with
+	// their size, theme and what each waits for) or "full"
+	// (--explain=full: also why each file went where).
+	Explain string
+	Wide    bool // every value whole, whatever the width
 }
+
+// explainValue is --explain's value: a flag that stands alone
+// (--explain) or takes a value (--explain=full).
+type explainValue struct{ mode string }
+
+func (e *explainValue) Set(v string) error {
+	switch v {
+	case "true", "tree":
+		e.mode = "tree"
+	case "full":
+		e.mode = "full"
+	case "false", "":
+		e.mode = ""
+	default:
+		return fmt.Errorf("--explain=%s: use --explain (the PRs as a tree: size, theme, what each waits for) or --explain=full (also why each file went where)", v)
+	}
+	return nil
+}
+
+func (e *explainValue) String() string   { return e.mode }
+func (e *explainValue) IsBoolFlag() bool { return true }
+
+// optionalValueFlag is a flag that may stand alone: it takes its value
+// only after "=", as a bool flag does (its Value has IsBoolFlag).
+type optionalValueFlag struct{ *cli.GenericFlag }
+
+func (optionalValueFlag) TakesValue() bool { return false }
+
+// explainWidth is the widest line of --explain's tree: it fits a
+// terminal of 120 columns, or a narrower one.
+const explainWidth = 120
 
 func splitCommand(f *Factory, run func(context.Context, *Factory, *splitOptions) (result, error)) *cli.Command {
 	return &cli.Command{
@@ -49,8 +83,12 @@ of go.mod. Lockfiles, generated and vendored code and test data blobs are set
 apart: they go with the code that needs them and do not count against the
 budget. With --split-large (the default) a package over the budget is cut
 across consecutive PRs along its declarations, so that each PR still builds.
---explain says why each file went where, and how long the review takes at
---reviews-per-hour.
+--explain prints the PRs as a tree, each line within 120 columns (or the
+terminal's width): its size, theme, why it is over the budget if it is, and
+what it waits for and why; --explain=full adds why each file went where
+(--json has it all), and how long the review takes at --reviews-per-hour.
+Without a GitHub repository (--github-repo, or an origin remote on GitHub)
+the work orders stop after the push, with no PR and no review: split warns.
 
 Rerunning split for the same repository, base and source finds the same keys:
 work orders that have not started get the new manifests, started ones are
@@ -81,7 +119,7 @@ cut (…), and --explain's reasons wrap; --wide shows every value whole.`,
 			&cli.BoolFlag{Name: "dry-run", Usage: "print the plan; write nothing"},
 			&cli.BoolFlag{Name: "emit-matrix", Usage: "print a GitHub Actions matrix of the work orders that can run now"},
 			&cli.BoolFlag{Name: "split-large", Value: true, Usage: "cut a Go package over the budget across consecutive PRs (--split-large=false keeps each package whole)"},
-			&cli.BoolFlag{Name: "explain", Usage: "say why each file went into its PR, and how long the review takes"},
+			optionalValueFlag{&cli.GenericFlag{Name: "explain", Value: &explainValue{}, Usage: "print the PRs as a tree: size, theme, what each waits for and why, and how long the review takes; --explain=full also says why each file went where"}},
 			wideFlag(),
 			&cli.Float64Flag{Name: "reviews-per-hour", Value: split.DefaultReviewsPerHour, Usage: "the reviews an hour, `N`, that the reviewer takes (5: a review bot such as CodeRabbit on a paid plan, per developer): --explain and the epic say how long the review takes, each PR costing two reviews; 0 for no estimate"},
 		),
@@ -106,7 +144,7 @@ func splitOptionsFrom(c *cli.Context, f *Factory) (*splitOptions, error) {
 	splitLarge := c.Bool("split-large")
 	return &splitOptions{
 		Store: f.storeConfig(c), PlanFile: c.String("plan"), DryRun: c.Bool("dry-run"), EmitMatrix: c.Bool("emit-matrix"),
-		Explain: c.Bool("explain"), Wide: c.Bool("wide"),
+		Explain: c.Generic("explain").(*explainValue).mode, Wide: c.Bool("wide"),
 		Request: intake.SplitRequest{
 			RepoPath: c.String("repo"), Base: c.String("base"), Source: c.String("source"),
 			Auto: split.Options{MaxLines: c.Int("max-lines"), MaxFiles: c.Int("max-files"), By: c.String("by"),
@@ -135,10 +173,14 @@ func runSplit(ctx context.Context, f *Factory, o *splitOptions) (result, error) 
 		return result{}, err
 	}
 	plan, epicKey := p.Plan, workorder.Key(p.Epic)
-	for _, w := range plan.Warnings {
+	warnings := append([]string(nil), plan.Warnings...)
+	if p.NoReview != "" {
+		warnings = append(warnings, p.NoReview)
+	}
+	for _, w := range warnings {
 		fmt.Fprintln(f.Stderr, "warning:", termtext.Line(w))
 	}
-	out := splitData{Epic: epicKey, PRs: plan.PRs, Warnings: plan.Warnings, Excluded: plan.Excluded,
+	out := splitData{Epic: epicKey, PRs: plan.PRs, Warnings: warnings, Excluded: plan.Excluded,
 		SetApart: plan.SetApart, Estimate: plan.Estimate}
 	ready := p.Ready()
 	var written *intake.SplitWritten
@@ -170,8 +212,14 @@ func runSplit(ctx context.Context, f *Factory, o *splitOptions) (result, error) 
 		}}, nil
 	}
 	width := f.textWidth(o.Wide)
+	if o.Explain != "" && width > explainWidth {
+		width = explainWidth // the plan explained fits 120 columns, table and tree
+	}
 	return result{data: out, human: func(w io.Writer) error {
-		if err := writeSplit(w, plan, epicKey, p.Tasks, o.DryRun, written, width); err != nil || !o.Explain {
+		if err := writeSplit(w, plan, epicKey, p.Tasks, o.DryRun, written, width); err != nil || o.Explain == "" {
+			return err
+		}
+		if err := writeExplainTree(w, plan, epicKey, p.Tasks, width); err != nil || o.Explain != "full" {
 			return err
 		}
 		return writeExplanation(w, plan, width)
@@ -201,33 +249,181 @@ func writeSplit(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Do
 	if err := writeTable(w, t, width); err != nil {
 		return err
 	}
+	// The lines below the table wrap to width (0: whole), as the table
+	// fits it.
+	say := func(s string) {
+		s = termtext.Line(s)
+		if width <= 0 {
+			fmt.Fprintln(w, s)
+			return
+		}
+		for i, l := range termtext.Wrap(s, max(width-2, 20)) {
+			if i > 0 {
+				l = "  " + l
+			}
+			fmt.Fprintln(w, l)
+		}
+	}
 	if len(plan.Excluded) > 0 {
-		fmt.Fprintf(w, "excluded: %s\n", termtext.Line(strings.Join(plan.Excluded, ", ")))
+		say("excluded: " + strings.Join(plan.Excluded, ", "))
 	}
 	for _, s := range plan.SetApart {
-		fmt.Fprintf(w, "set apart from the budget: %s\n", termtext.Line(s))
+		say("set apart from the budget: " + s)
 	}
 	if res != nil && (len(res.Updated) > 0 || len(res.Same) > 0) {
-		fmt.Fprintf(w, "already there: %d unchanged, %d updated (%s)\n", len(res.Same), len(res.Updated), strings.Join(res.Updated, ", "))
+		say(fmt.Sprintf("already there: %d unchanged, %d updated (%s)", len(res.Same), len(res.Updated), strings.Join(res.Updated, ", ")))
 	}
 	return nil
 }
 
-// writeExplanation says, PR by PR, why each file went where, the reasons
-// wrapped to width (0: no limit) and long paths cut. Paths and reasons come from the repository:
-// the table escapes them.
-func writeExplanation(w io.Writer, plan *split.Plan, width int) error {
+// writeExplainTree prints the plan as a tree: the epic, and under it
+// each PR with its size, its theme and why, why it is over the budget if
+// it is, and what it waits for and why. Every line fits explainWidth, or
+// width if narrower (0, --wide: whole lines); what comes from the
+// repository is escaped.
+func writeExplainTree(w io.Writer, plan *split.Plan, epic string, tasks []workorder.Document, width int) error {
+	if width <= 0 {
+		width = 0
+	} else {
+		width = min(width, explainWidth)
+	}
+	line := func(s string) {
+		s = termtext.Line(s)
+		if width > 0 {
+			s = termtext.Fit(s, width)
+		}
+		fmt.Fprintln(w, s)
+	}
+	// detail wraps a line under a PR to at most three lines of width,
+	// the rest cut: a reason names paths, which may be long.
+	detail := func(lead, more, s string) {
+		s = termtext.Line(s)
+		if width <= 0 {
+			fmt.Fprintln(w, lead+s)
+			return
+		}
+		room := width - max(termtext.Width(lead), termtext.Width(more))
+		parts := termtext.Wrap(s, room)
+		if len(parts) > 3 {
+			parts = append(parts[:2], termtext.Fit(strings.Join(parts[2:], " "), room))
+		}
+		for i, p := range parts {
+			if i > 0 {
+				lead = more
+			}
+			fmt.Fprintln(w, lead+p)
+		}
+	}
+	plural := func(n int, what string) string {
+		if n == 1 {
+			return fmt.Sprintf("1 %s", what)
+		}
+		return fmt.Sprintf("%s %ss", thousands(n), what)
+	}
+	lines, files, over := 0, 0, 0
+	for _, pr := range plan.PRs {
+		lines += pr.Lines
+		files += len(pr.Files)
+		if pr.OverBudget != "" {
+			over++
+		}
+	}
+	fmt.Fprintln(w)
+	line(fmt.Sprintf("epic %s: %d PRs, %s in %s; budget %s, %s a PR; %d over it",
+		epic, len(plan.PRs), plural(lines, "line"), plural(files, "file"), plural(plan.Options.MaxLines, "line"), plural(plan.Options.MaxFiles, "file"), over))
 	if plan.Estimate != nil {
-		fmt.Fprintf(w, "\nreview: %s\n", plan.Estimate)
+		line("review: " + plan.Estimate.String())
+	}
+	for i, pr := range plan.PRs {
+		branch, stem := "├─ ", "│  "
+		if i == len(plan.PRs)-1 {
+			branch, stem = "└─ ", "   "
+		}
+		// Size first: the title is what a narrow terminal cuts.
+		size := plural(pr.Lines, "line") + ", " + plural(len(pr.Files), "file")
+		if pr.SetApartLines > 0 {
+			size += fmt.Sprintf(" (+%s set apart)", thousands(pr.SetApartLines))
+		}
+		if pr.OverBudget != "" {
+			size += ", OVER THE BUDGET"
+		}
+		key := ""
+		if i < len(tasks) {
+			key = " " + shortKey(epic, workorder.Key(tasks[i]))
+		}
+		line(fmt.Sprintf("%s#%d%s · %s · %s", branch, pr.Number, key, size, pr.Title))
+		var under []string
+		under = append(under, "theme: "+strings.TrimPrefix(pr.Why, "; "))
+		if pr.OverBudget != "" {
+			under = append(under, "over the budget: "+pr.OverBudget)
+		}
+		if len(pr.BlockedBy) == 0 {
+			under = append(under, "waits for nothing")
+		}
+		whys := map[int]string{}
+		for _, wt := range pr.WaitsFor {
+			whys[wt.PR] = wt.Why
+		}
+		const shown = 4 // then the others by number alone
+		for k, d := range pr.BlockedBy {
+			if k == shown {
+				var rest []string
+				for _, e := range pr.BlockedBy[shown:] {
+					rest = append(rest, fmt.Sprintf("#%d", e))
+				}
+				under = append(under, "and waits for "+strings.Join(rest, ", "))
+				break
+			}
+			if whys[d] == "" {
+				under = append(under, fmt.Sprintf("waits for #%d", d)) // a hand-written plan says no why
+				continue
+			}
+			under = append(under, fmt.Sprintf("waits for #%d: %s", d, whys[d]))
+		}
+		for j, u := range under {
+			twig, more := "├─ ", "│     "
+			if j == len(under)-1 {
+				twig, more = "└─ ", "      "
+			}
+			detail(stem+twig, stem+more, u)
+		}
+	}
+	return nil
+}
+
+// thousands writes n with a comma every three digits: 107,147.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// writeExplanation says, PR by PR, why each file went where: each file
+// on a line of its own, its reason below it wrapped to width (0: no
+// limit), whole. Paths and reasons come from the repository: escaped.
+func writeExplanation(w io.Writer, plan *split.Plan, width int) error {
+	wrap := func(indent, s string) {
+		s = termtext.Line(s)
+		parts := []string{s}
+		if width > 0 {
+			parts = termtext.Wrap(s, max(width-termtext.Width(indent), 20))
+		}
+		for _, p := range parts {
+			fmt.Fprintln(w, indent+p)
+		}
 	}
 	for _, pr := range plan.PRs {
-		fmt.Fprintf(w, "\n%s: %s\n", termtext.Line(pr.Title), termtext.Line(pr.Why))
-		t := &termtext.Table{Indent: "  ", Columns: []termtext.Column{{Give: 1, Min: 20}, {Give: 2, Min: 20, Wrap: true}}}
+		fmt.Fprintln(w)
+		wrap("", pr.Title+": "+strings.TrimPrefix(pr.Why, "; "))
 		for _, f := range pr.Files {
-			t.Rows = append(t.Rows, []string{f.Path, f.Reason})
-		}
-		if err := writeTable(w, t, width); err != nil {
-			return err
+			lines := "1 line"
+			if f.Lines != 1 {
+				lines = fmt.Sprintf("%d lines", f.Lines)
+			}
+			wrap("  ", fmt.Sprintf("%s (%s, %s)", f.Path, f.Kind, lines))
+			wrap("      ", f.Reason)
 		}
 	}
 	return nil

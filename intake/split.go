@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/split"
@@ -42,6 +43,10 @@ type SplitPlan struct {
 	Plan  *split.Plan
 	Epic  workorder.Document
 	Tasks []workorder.Document
+	// NoReview says why the work orders stop after the push, without a
+	// pull request or a review (no GitHub repository to open them on),
+	// and how to have them; "" when they open PRs.
+	NoReview string
 }
 
 // Ready lists the planned work orders that could start at once.
@@ -70,9 +75,9 @@ func PlanSplit(ctx context.Context, req SplitRequest) (*SplitPlan, error) {
 	} else if plan, err = split.Make(change, req.Auto); err != nil {
 		return nil, &BadRequestError{err}
 	}
-	ghRepo := req.GitHubRepo
+	ghRepo, noReview := req.GitHubRepo, ""
 	if ghRepo == "" {
-		ghRepo = githubRepoOf(repo)
+		ghRepo, noReview = githubRepoOf(repo)
 	}
 	root := req.WorktreeRoot
 	if root == "" {
@@ -90,21 +95,38 @@ func PlanSplit(ctx context.Context, req SplitRequest) (*SplitPlan, error) {
 	if req.SourceEvent != "" {
 		epic["source_event_id"] = req.SourceEvent
 	}
-	return &SplitPlan{Plan: plan, Epic: epic, Tasks: tasks}, nil
+	return &SplitPlan{Plan: plan, Epic: epic, Tasks: tasks, NoReview: noReview}, nil
 }
 
 var githubURL = regexp.MustCompile(`github\.com[:/]([^/]+)/([^/]+?)(?:\.git)?/?$`)
 
-// githubRepoOf reads owner/name from the origin remote's URL.
-func githubRepoOf(r *gitops.Repo) string {
+// noReviewFix is how to have the review steps back.
+const noReviewFix = "the work orders will push their branches and stop, with no pull request and no review: " +
+	"pass --github-repo OWNER/NAME, or add the GitHub remote (git remote add origin https://github.com/OWNER/NAME.git), and split again"
+
+// githubRepoOf reads owner/name from the origin remote's URL; without
+// one, why says why not, and how to fix it.
+func githubRepoOf(r *gitops.Repo) (repo, why string) {
 	remote, err := r.Git().Remote("origin")
 	if err != nil || len(remote.Config().URLs) == 0 {
-		return ""
+		return "", fmt.Sprintf("the repository %s has no remote named origin, so wo cannot tell which GitHub repository the PRs belong to: %s", r.Path, noReviewFix)
 	}
-	if m := githubURL.FindStringSubmatch(remote.Config().URLs[0]); m != nil {
-		return m[1] + "/" + m[2]
+	url := remote.Config().URLs[0]
+	if m := githubURL.FindStringSubmatch(url); m != nil {
+		return m[1] + "/" + m[2], ""
 	}
-	return ""
+	return "", fmt.Sprintf("the origin remote of %s (%s) is not a GitHub repository's URL: %s", r.Path, redactURL(url), noReviewFix)
+}
+
+// redactURL leaves out the user information of a remote's URL (a token
+// may be there).
+func redactURL(u string) string {
+	if scheme, rest, ok := strings.Cut(u, "://"); ok {
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 && (strings.IndexByte(rest, '/') < 0 || at < strings.IndexByte(rest, '/')) {
+			return scheme + "://…@" + rest[at+1:]
+		}
+	}
+	return u
 }
 
 // SplitWritten is what WriteSplit did.

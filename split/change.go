@@ -11,8 +11,14 @@ import (
 	"math"
 	"path"
 	"sort"
+	"strings"
 	"time"
 	"unicode/utf8"
+
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/version"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 
@@ -102,6 +108,11 @@ type Change struct {
 	// format and its arguments, read when go.mod raises the go version
 	// past 1.24 (whose go vet refuses a format that is not a constant).
 	printfWrappers []string
+	// intConsts are the package-level integer constants of the source
+	// tree's files that the change leaves as they are, where a changed
+	// file ranges over a name of its package ("dir:pkg.Name"): read when
+	// go.mod raises the go version past 1.22.
+	intConsts []string
 	// needs are the changed files each Go file must land with or after,
 	// worked out by Make (symbolEdges).
 	needs map[string][]fileEdge
@@ -235,6 +246,10 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	if c.baseMod != nil && c.sourceMod != nil && vetsFormats(c.baseMod.goVersion, c.sourceMod.goVersion) {
 		c.printfWrappers = printfWrappers(ctx, st, sourceTree)
 	}
+	if c.baseMod != nil && c.sourceMod != nil && version.Compare("go"+c.baseMod.goVersion, "go1.22") < 0 &&
+		version.Compare("go"+c.sourceMod.goVersion, "go1.22") >= 0 {
+		c.intConsts = unchangedIntConsts(c, st, sourceTree)
+	}
 	readModules(c, st, sourceTree)
 	markMissingImports(c, sourceTree)
 	return c, nil
@@ -317,11 +332,220 @@ func diffTrees(ctx context.Context, st storer.EncodedObjectStorer, from, to *obj
 	if err := walk("", from, to); err != nil {
 		return nil, err
 	}
-	changes, err := object.DetectRenames(changes, object.DefaultDiffTreeOptions)
+	// go-git pairs files of the same content through a map, so which
+	// deletion became which rename changed from run to run (go-task's
+	// styleguide.md, the same in many translations), and the plan with
+	// it: they are paired here first, in an order of their own.
+	changes, exact, twins := pairIdentical(changes)
+	changes, err := pairSimilar(st, changes)
 	if err != nil {
 		return nil, err
 	}
-	return append(changes, odd...), nil
+	changes = append(append(append(changes, exact...), twins...), odd...)
+	sort.SliceStable(changes, func(i, j int) bool { return changeName(changes[i]) < changeName(changes[j]) })
+	return changes, nil
+}
+
+func changeName(c *object.Change) string {
+	if c.To.Name != "" {
+		return c.To.Name
+	}
+	return c.From.Name
+}
+
+// renameScore is how alike (in percent of lines) a deleted and an added
+// file must be to be a rename, as git's default.
+const renameScore = 60
+
+// pairSimilar pairs deleted and added text files whose lines are mostly
+// alike as renames, as git does, in an order of its own: go-git's search
+// walks maps and chose among equally alike files at random (go-task's
+// styleguide.md in four translations), so the plan changed from run to
+// run. Pairs go best first (most alike, then the most folders in common,
+// then path order); a file over maxBlobRead, binary or not a regular
+// file is left as it is, and so is everything when the pairs to weigh
+// are too many.
+func pairSimilar(st storer.EncodedObjectStorer, changes object.Changes) (object.Changes, error) {
+	var dels, adds []*object.Change
+	for _, c := range changes {
+		switch {
+		case c.From.Name != "" && c.To.Name == "" && c.From.TreeEntry.Mode == filemode.Regular:
+			dels = append(dels, c)
+		case c.From.Name == "" && c.To.Name != "" && c.To.TreeEntry.Mode == filemode.Regular:
+			adds = append(adds, c)
+		}
+	}
+	if len(dels) == 0 || len(adds) == 0 || len(dels)*len(adds) > 4_000_000 {
+		return changes, nil
+	}
+	type text struct {
+		lines map[string]int
+		n     int
+	}
+	read := func(h plumbing.Hash) *text {
+		if _, big, err := largeBlob(st, h); err != nil || big {
+			return nil
+		}
+		data, err := readBlob(st, h)
+		if err != nil {
+			return nil
+		}
+		if _, binary := countLines(data); binary {
+			return nil
+		}
+		t := &text{lines: map[string]int{}}
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			t.lines[string(bytes.TrimRight(l, "\r"))]++
+			t.n++
+		}
+		return t
+	}
+	from, to := make([]*text, len(dels)), make([]*text, len(adds))
+	for i, c := range dels {
+		from[i] = read(c.From.TreeEntry.Hash)
+	}
+	for i, c := range adds {
+		to[i] = read(c.To.TreeEntry.Hash)
+	}
+	type pair struct{ d, a, score, like int }
+	var pairs []pair
+	for i, f := range from {
+		for j, t := range to {
+			if f == nil || t == nil || min(f.n, t.n)*100 < renameScore*max(f.n, t.n) {
+				continue
+			}
+			common := 0
+			for l, k := range f.lines {
+				common += min(k, t.lines[l])
+			}
+			if score := common * 100 / max(f.n, t.n); score >= renameScore {
+				pairs = append(pairs, pair{i, j, score, pathLikeness(dels[i].From.Name, adds[j].To.Name)})
+			}
+		}
+	}
+	sort.Slice(pairs, func(x, y int) bool {
+		p, q := pairs[x], pairs[y]
+		if p.score != q.score {
+			return p.score > q.score
+		}
+		if p.like != q.like {
+			return p.like > q.like
+		}
+		if adds[p.a].To.Name != adds[q.a].To.Name {
+			return adds[p.a].To.Name < adds[q.a].To.Name
+		}
+		return dels[p.d].From.Name < dels[q.d].From.Name
+	})
+	used := map[*object.Change]bool{}
+	var out object.Changes
+	for _, p := range pairs {
+		d, a := dels[p.d], adds[p.a]
+		if used[d] || used[a] {
+			continue
+		}
+		used[d], used[a] = true, true
+		out = append(out, &object.Change{From: d.From, To: a.To})
+	}
+	for _, c := range changes {
+		if !used[c] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// pathLikeness is how alike two paths are: two for each folder they
+// share from the top, one more for the same name.
+func pathLikeness(a, b string) int {
+	n := 0
+	x, y := strings.Split(path.Dir(a), "/"), strings.Split(path.Dir(b), "/")
+	for i := 0; i < len(x) && i < len(y) && x[i] == y[i]; i++ {
+		n += 2
+	}
+	if path.Base(a) == path.Base(b) {
+		n++
+	}
+	return n
+}
+
+// pairIdentical takes out the deletions and additions of the same
+// content (blob and mode) and pairs them as renames: each added file, in
+// path order, with the deleted one whose path is most like its own (the
+// most folders in common, then the same name, then the first in path
+// order). Of the files of one content left on one side, only the first
+// in path order goes on to go-git's search for similar files, which
+// would otherwise choose among equals at random: the others (twins) stay
+// deletions or additions. It returns the other changes, the renames and
+// the twins.
+func pairIdentical(changes object.Changes) (rest, renames, twins object.Changes) {
+	type key struct {
+		h plumbing.Hash
+		m filemode.FileMode
+	}
+	gone, added := map[key][]*object.Change{}, map[key][]*object.Change{}
+	for _, c := range changes {
+		switch {
+		case c.From.Name != "" && c.To.Name == "":
+			k := key{c.From.TreeEntry.Hash, c.From.TreeEntry.Mode}
+			gone[k] = append(gone[k], c)
+		case c.From.Name == "" && c.To.Name != "":
+			k := key{c.To.TreeEntry.Hash, c.To.TreeEntry.Mode}
+			added[k] = append(added[k], c)
+		}
+	}
+	paired := map[*object.Change]bool{}
+	likeness := pathLikeness
+	for _, list := range gone {
+		sort.Slice(list, func(i, j int) bool { return list[i].From.Name < list[j].From.Name })
+	}
+	for _, list := range added {
+		sort.Slice(list, func(i, j int) bool { return list[i].To.Name < list[j].To.Name })
+	}
+	for k, ins := range added {
+		dels := gone[k]
+		if len(dels) == 0 {
+			continue
+		}
+		for _, in := range ins {
+			best := -1
+			for i, d := range dels {
+				if !paired[d] && (best < 0 || likeness(d.From.Name, in.To.Name) > likeness(dels[best].From.Name, in.To.Name)) {
+					best = i
+				}
+			}
+			if best < 0 {
+				break
+			}
+			d := dels[best]
+			paired[d], paired[in] = true, true
+			renames = append(renames, &object.Change{From: d.From, To: in.To})
+		}
+	}
+	twin := map[*object.Change]bool{}
+	for _, side := range []map[key][]*object.Change{gone, added} {
+		for _, list := range side {
+			first := true
+			for _, c := range list { // in path order where it was sorted above
+				if paired[c] {
+					continue
+				}
+				if !first {
+					twin[c] = true
+				}
+				first = false
+			}
+		}
+	}
+	for _, c := range changes {
+		switch {
+		case twin[c]:
+			twins = append(twins, c)
+		case !paired[c]:
+			rest = append(rest, c)
+		}
+	}
+	sort.Slice(renames, func(i, j int) bool { return renames[i].To.Name < renames[j].To.Name })
+	return rest, renames, twins
 }
 
 func hasControl(name string) bool {
@@ -459,4 +683,77 @@ func countLines(data []byte) (int, bool) {
 		n++
 	}
 	return n, false
+}
+
+// unchangedIntConsts finds, for the changed Go files that range over a
+// name they do not declare, the integer constants of that name in the
+// files of their package that the change leaves as they are: the parser
+// sees a constant only in its own file, and a range over an integer
+// needs Go 1.22.
+func unchangedIntConsts(c *Change, st storer.EncodedObjectStorer, source *object.Tree) []string {
+	changed := map[string]bool{}
+	wanted := map[string]map[string]bool{} // folder → names ranged over
+	fset := token.NewFileSet()
+	for _, f := range c.Files {
+		changed[f.Path] = true
+		if f.src == nil || f.Kind == "deleted" || !strings.Contains(string(f.src), "range ") {
+			continue
+		}
+		a, err := parser.ParseFile(fset, f.Path, f.src, 0)
+		if err != nil {
+			continue
+		}
+		ast.Inspect(a, func(n ast.Node) bool {
+			if r, ok := n.(*ast.RangeStmt); ok {
+				if id, ok := r.X.(*ast.Ident); ok && id.Obj == nil {
+					if wanted[f.Dir()] == nil {
+						wanted[f.Dir()] = map[string]bool{}
+					}
+					wanted[f.Dir()][id.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	var out []string
+	for _, dir := range sortedKeys(wanted) {
+		tree := source
+		if dir != "." {
+			t, err := source.Tree(dir)
+			if err != nil {
+				continue
+			}
+			tree = t
+		}
+		for _, e := range tree.Entries {
+			name := path.Join(dir, e.Name)
+			if !e.Mode.IsFile() || path.Ext(e.Name) != ".go" || strings.HasSuffix(e.Name, "_test.go") || changed[name] {
+				continue
+			}
+			src, err := readHead(st, e.Hash, maxBlobRead)
+			if err != nil {
+				continue
+			}
+			a, err := parser.ParseFile(fset, name, src, 0)
+			if err != nil {
+				continue
+			}
+			for _, d := range a.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.CONST {
+					continue
+				}
+				for _, spec := range g.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						t, typed := vs.Type.(*ast.Ident)
+						if wanted[dir][n.Name] && (typed && intTypes[t.Name] || vs.Type == nil && i < len(vs.Values) && isInt(vs.Values[i], 0)) {
+							out = append(out, dir+":"+a.Name.Name+"."+n.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }

@@ -42,6 +42,14 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 		}
 	}
 	g.old = old
+	// A package of tests alone (an integration suite) has no code for
+	// its tests to follow: its test files are ordered as code, each
+	// after the test files whose helpers it uses.
+	testsOnly := len(code) > 0
+	for _, f := range code {
+		testsOnly = testsOnly && strings.HasSuffix(f.Path, "_test.go")
+	}
+	g.onlyTests = g.onlyTests || testsOnly
 	files, why := g.parse(code)
 	if why != "" {
 		return nil, nil, why
@@ -71,7 +79,7 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 				first = append(first, f)
 			}
 		default:
-			if by := g.embedder(files, u.name, f.Path); by != "" {
+			if by := g.embedder(files, f.Path); by != "" {
 				g.extra[by] = append(g.extra[by], f)
 			} else {
 				rest = append(rest, f)
@@ -136,50 +144,124 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 	return parts, partWhy, ""
 }
 
-// tied says why a cycle of files over the budget cannot be cut: each
-// needs another of them, by the reasons of (at most) four of its ties,
-// those of go.mod first.
+// tied says why a cycle of files over the budget cannot be cut: one
+// cycle of their ties, each named by its cause (through go.mod when it is
+// among them), and how many ties of each cause hold the files together.
 func (g *fileGraph) tied(cycle []string, s size, c *Change) string {
 	in := map[string]bool{}
 	for _, f := range cycle {
 		in[f] = true
 	}
-	var from, to, other []string
+	why := map[[2]string]string{}
+	causes := map[string]int{}
+	total := 0
 	for _, f := range cycle {
 		for _, e := range c.needs[f] {
-			switch {
-			case !in[e.to]:
-			case f == moduleUnit:
-				from = append(from, f+" → "+e.to+": "+e.why)
-			case e.to == moduleUnit:
-				to = append(to, f+" → "+e.to+": "+e.why)
-			default:
-				other = append(other, f+" → "+e.to+": "+e.why)
+			if in[e.to] {
+				if why[[2]string{f, e.to}] == "" {
+					why[[2]string{f, e.to}] = e.why
+				}
+				causes[tieCause(e.why)]++
+				total++
 			}
 		}
-	}
-	var ties []string
-	for len(from)+len(to)+len(other) > 0 {
-		for _, list := range []*[]string{&from, &to, &other} {
-			if len(*list) > 0 {
-				ties = append(ties, (*list)[0])
-				*list = (*list)[1:]
-			}
-		}
-	}
-	more := ""
-	if len(ties) > 4 {
-		more = fmt.Sprintf("; and %d more ties", len(ties)-4)
-		ties = ties[:4]
 	}
 	lines := fmt.Sprintf("%d lines", s.lines)
 	if s.rawLines > s.lines {
 		lines += fmt.Sprintf(", and %d set apart", s.rawLines-s.lines)
 	}
-	if len(ties) == 0 {
-		return fmt.Sprintf("%d files (%s) use each other's declarations in a cycle: %s", len(cycle), lines, strings.Join(cycle, ", "))
+	// One shortest cycle, breadth first along the graph the cut uses,
+	// from go.mod if it is among the files, else from the first.
+	start := cycle[0]
+	if in[moduleUnit] {
+		start = moduleUnit
 	}
-	return fmt.Sprintf("%d files (%s) must land in one PR, each needing another of them, as the compiler sees them at each tip: %s%s", len(cycle), lines, strings.Join(ties, "; "), more)
+	prev := map[string]string{}
+	queue, last := []string{start}, ""
+	for len(queue) > 0 && last == "" {
+		n := queue[0]
+		queue = queue[1:]
+		for _, d := range g.deps[n] {
+			if !in[d] {
+				continue
+			}
+			if d == start {
+				last = n
+				break
+			}
+			if _, seen := prev[d]; !seen {
+				prev[d] = n
+				queue = append(queue, d)
+			}
+		}
+	}
+	var steps []string
+	if last != "" {
+		path := []string{last}
+		for path[0] != start && len(path) <= len(cycle) {
+			path = append([]string{prev[path[0]]}, path...)
+		}
+		for k, from := range path {
+			to := start
+			if k+1 < len(path) {
+				to = path[k+1]
+			}
+			w := why[[2]string{from, to}]
+			if w == "" {
+				w = "uses its declarations"
+			}
+			steps = append(steps, fmt.Sprintf("%s → %s (%s)", from, to, w))
+		}
+		if len(steps) > 6 {
+			steps = append(append(steps[:5], fmt.Sprintf("… %d more", len(steps)-6)), steps[len(steps)-1])
+		}
+	}
+	if total == 0 {
+		// New code whose files name each other's declarations.
+		var files []string
+		for _, st := range steps {
+			from, _, _ := strings.Cut(st, " → ")
+			files = append(files, from)
+		}
+		if len(steps) < 2 || strings.HasPrefix(steps[len(steps)-2], "…") {
+			return fmt.Sprintf("%d files (%s) use each other's declarations in a cycle: %s", len(cycle), lines, strings.Join(cycle, ", "))
+		}
+		return fmt.Sprintf("%d files (%s) use each other's declarations in a cycle, so no tip can hold some of them and build: %s; one cycle of them: %s → %s → %s",
+			len(cycle), lines, joinNames(cycle), strings.Join(files[:len(files)-1], " → "), files[len(files)-1], files[0])
+	}
+	var counts []string
+	for _, cause := range sortedKeys(causes) {
+		counts = append(counts, fmt.Sprintf("%d %s", causes[cause], cause))
+	}
+	sort.SliceStable(counts, func(a, b int) bool {
+		var x, y int
+		fmt.Sscan(counts[a], &x)
+		fmt.Sscan(counts[b], &y)
+		return x > y
+	})
+	return fmt.Sprintf("%d files (%s) must land in one PR, each needing another of them, as the compiler sees them at each tip; one cycle of their ties: %s; their %d ties by cause: %s",
+		len(cycle), lines, strings.Join(steps, "; "), total, strings.Join(counts, ", "))
+}
+
+// tieCause names the cause of a tie between two files by its reason.
+func tieCause(why string) string {
+	switch {
+	case strings.Contains(why, "go.mod"):
+		return "with go.mod (its go directive or modules)"
+	case strings.Contains(why, "moves from"):
+		return "of a name that moves between files"
+	case strings.Contains(why, "land together"):
+		return "of a changed signature or declaration and its users"
+	case strings.Contains(why, "drops or changes"):
+		return "of old code that uses what the change drops or changes"
+	case strings.Contains(why, "gains"):
+		return "of an interface that gains a method"
+	case strings.Contains(why, "whose method or field"), strings.Contains(why, "is a new type"):
+		return "of a type and its methods"
+	case strings.Contains(why, "declares it"):
+		return "of a use of a new declaration"
+	}
+	return "of other uses"
 }
 
 // parsedFile is a Go file of a package being cut.
@@ -216,6 +298,15 @@ func (g *fileGraph) link(files map[string]parsedFile, c *Change, inUnit map[stri
 		for _, e := range c.needs[name] {
 			if _, ok := files[e.to]; ok {
 				g.deps[name] = append(g.deps[name], e.to)
+			}
+		}
+		// A Go file it embeds (x/tools' modernize.go embeds its doc.go)
+		// must be there: it comes first, or with it.
+		for _, pattern := range f.Embeds {
+			for other := range files {
+				if other != name && other != moduleUnit && embeds(f.Dir(), pattern, other) {
+					g.deps[name] = append(g.deps[name], other)
+				}
 			}
 		}
 		for _, imp := range f.Imports {
@@ -420,11 +511,15 @@ func receiverType(e ast.Expr) string {
 	}
 }
 
-// embedder is the file of the package whose //go:embed takes name.
-func (g *fileGraph) embedder(files map[string]parsedFile, dir, name string) string {
+// embedder is the file of the unit whose //go:embed takes name. A
+// pattern is relative to the embedding file's own folder: the unit's
+// name is not a folder when it holds packages tied together, and the
+// embedded file then went after all the code, in a later part than the
+// file that embeds it (go-task's init.go and taskfile/templates).
+func (g *fileGraph) embedder(files map[string]parsedFile, name string) string {
 	for _, p := range sortedKeys(files) {
 		for _, pattern := range files[p].Embeds {
-			if embeds(dir, pattern, name) {
+			if embeds(files[p].Dir(), pattern, name) {
 				return p
 			}
 		}

@@ -127,18 +127,16 @@ func langNeed(f *ast.File, src []byte) (need, what string) {
 				raise("1.18", "type parameters")
 			}
 		case *ast.RangeStmt:
-			switch x := n.X.(type) {
-			case *ast.BasicLit:
-				if x.Kind == token.INT {
-					raise("1.22", "range over an integer")
-				}
-			case *ast.CallExpr:
-				if id, ok := x.Fun.(*ast.Ident); ok && id.Name == "len" && id.Obj == nil {
-					raise("1.22", "range over an integer")
-				}
+			if isInt(n.X, 0) {
+				raise("1.22", "range over an integer")
+			}
+			if x, ok := n.X.(*ast.CallExpr); ok {
 				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && iterator(sel) {
 					raise("1.23", "range over "+sel.Sel.Name+"'s iterator")
 				}
+			}
+			if fl, ok := n.X.(*ast.FuncLit); ok && fl.Type.Params != nil && len(fl.Type.Params.List) == 1 {
+				raise("1.23", "range over a function")
 			}
 		case *ast.SelectorExpr:
 			if x, ok := n.X.(*ast.Ident); ok && unsafeName != "" && x.Name == unsafeName {
@@ -156,6 +154,166 @@ func langNeed(f *ast.File, src []byte) (need, what string) {
 		raise("1.16", "//go:embed")
 	}
 	return need, what
+}
+
+// intTypes are the integer types' names.
+var intTypes = map[string]bool{"int": true, "int8": true, "int16": true, "int32": true, "int64": true, "uint": true, "uint8": true,
+	"uint16": true, "uint32": true, "uint64": true, "uintptr": true, "byte": true, "rune": true}
+
+// intMethods are methods that return an int, as reflect's do.
+var intMethods = map[string]bool{"Len": true, "Cap": true, "NumField": true, "NumMethod": true, "NumIn": true, "NumOut": true}
+
+// isInt says whether an expression is an integer as the parser sees it,
+// without types: a literal, len or cap, a conversion to an integer type,
+// min or max of an integer, arithmetic with one, a reflect count
+// (v.Len(), t.NumField()), b.N of a benchmark, or a name its file
+// declares as one (a constant, a parameter, a variable set to one).
+func isInt(e ast.Expr, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	switch x := e.(type) {
+	case *ast.BasicLit:
+		return x.Kind == token.INT
+	case *ast.ParenExpr:
+		return isInt(x.X, depth+1)
+	case *ast.BinaryExpr:
+		switch x.Op {
+		case token.ADD, token.SUB, token.MUL, token.QUO, token.REM, token.SHL, token.SHR, token.AND, token.OR, token.XOR:
+			return isInt(x.X, depth+1) || isInt(x.Y, depth+1)
+		}
+	case *ast.CallExpr:
+		switch fn := x.Fun.(type) {
+		case *ast.Ident:
+			if fn.Obj != nil {
+				return false
+			}
+			switch {
+			case fn.Name == "len" || fn.Name == "cap" || intTypes[fn.Name]:
+				return true
+			case fn.Name == "min" || fn.Name == "max":
+				for _, a := range x.Args {
+					if isInt(a, depth+1) {
+						return true
+					}
+				}
+			}
+		case *ast.SelectorExpr:
+			return len(x.Args) == 0 && intMethods[fn.Sel.Name]
+		}
+	case *ast.SelectorExpr:
+		// b.N of a benchmark (b *testing.B).
+		if id, ok := x.X.(*ast.Ident); ok && x.Sel.Name == "N" && id.Obj != nil {
+			if f, ok := id.Obj.Decl.(*ast.Field); ok {
+				if star, ok := f.Type.(*ast.StarExpr); ok {
+					if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "B" {
+						return true
+					}
+				}
+			}
+		}
+	case *ast.Ident:
+		if x.Obj == nil {
+			return false
+		}
+		switch d := x.Obj.Decl.(type) {
+		case *ast.Field:
+			t, ok := d.Type.(*ast.Ident)
+			return ok && intTypes[t.Name]
+		case *ast.ValueSpec:
+			if t, ok := d.Type.(*ast.Ident); ok {
+				return intTypes[t.Name]
+			}
+			for i, n := range d.Names {
+				if n.Name == x.Name && i < len(d.Values) {
+					return isInt(d.Values[i], depth+1)
+				}
+			}
+		case *ast.AssignStmt:
+			if len(d.Lhs) == len(d.Rhs) {
+				for i, l := range d.Lhs {
+					if id, ok := l.(*ast.Ident); ok && id.Name == x.Name {
+						return isInt(d.Rhs[i], depth+1)
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// rangeTargets records in s what its range statements range over that
+// only other files can tell (symbols.rangeNames, rangeCalls), and its
+// own package-level int constants and functions that return iterators.
+func rangeTargets(f *ast.File, s *symbols) {
+	own := s.own + ":" + f.Name.Name + "."
+	ast.Inspect(f, func(n ast.Node) bool {
+		r, ok := n.(*ast.RangeStmt)
+		if !ok {
+			return true
+		}
+		switch x := r.X.(type) {
+		case *ast.Ident:
+			if x.Obj == nil {
+				s.rangeNames = append(s.rangeNames, own+x.Name)
+			}
+		case *ast.CallExpr:
+			switch fn := x.Fun.(type) {
+			case *ast.Ident:
+				if fn.Obj == nil || fn.Obj.Kind == ast.Fun {
+					s.rangeCalls = append(s.rangeCalls, fn.Name)
+				}
+			case *ast.SelectorExpr:
+				s.rangeCalls = append(s.rangeCalls, fn.Sel.Name)
+			}
+		}
+		return true
+	})
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.GenDecl:
+			if d.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range d.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, n := range vs.Names {
+					if t, ok := vs.Type.(*ast.Ident); ok && intTypes[t.Name] || vs.Type == nil && i < len(vs.Values) && isInt(vs.Values[i], 0) {
+						s.intConsts = append(s.intConsts, own+n.Name)
+					}
+				}
+			}
+		case *ast.FuncDecl:
+			if d.Type.Results != nil && len(d.Type.Results.List) == 1 && returnsIterator(d.Type.Results.List[0].Type) {
+				s.iterators = append(s.iterators, d.Name.Name)
+			}
+		}
+	}
+}
+
+// returnsIterator says whether a result type is an iterator: iter.Seq,
+// iter.Seq2, or a func(yield func(…) bool).
+func returnsIterator(t ast.Expr) bool {
+	switch x := t.(type) {
+	case *ast.IndexExpr:
+		return returnsIterator(x.X)
+	case *ast.IndexListExpr:
+		return returnsIterator(x.X)
+	case *ast.SelectorExpr:
+		id, ok := x.X.(*ast.Ident)
+		return ok && id.Name == "iter" && (x.Sel.Name == "Seq" || x.Sel.Name == "Seq2")
+	case *ast.FuncType:
+		if x.Params == nil || len(x.Params.List) != 1 || x.Results != nil && len(x.Results.List) > 0 {
+			return false
+		}
+		yield, ok := x.Params.List[0].Type.(*ast.FuncType)
+		if !ok || yield.Results == nil || len(yield.Results.List) != 1 {
+			return false
+		}
+		b, ok := yield.Results.List[0].Type.(*ast.Ident)
+		return ok && b.Name == "bool"
+	}
+	return false
 }
 
 // iterator says whether a function is likely to return an iterator
@@ -300,11 +458,35 @@ func moduleEdges(c *Change, base, source []fileVersion, need func(from, to, why 
 		}
 	}
 	newer := func(v string) bool { return version.Compare("go"+v, "go"+baseGo) > 0 }
+	// What only the other files tell: the int constants and the
+	// functions that return iterators of the source.
+	intConst, iterFunc := map[string]bool{}, map[string]bool{}
+	for _, k := range c.intConsts {
+		intConst[k] = true
+	}
+	for _, v := range source {
+		for _, k := range v.syms.intConsts {
+			intConst[k] = true
+		}
+		for _, n := range v.syms.iterators {
+			iterFunc[n] = true
+		}
+	}
 	for _, v := range source {
 		why := ""
 		if newer(sourceGo) {
 			if v.syms.lang != "" && newer(v.syms.lang) {
 				why = fmt.Sprintf("it uses %s (Go %s), and the base's go.mod says go %s", v.syms.langWhat, v.syms.lang, baseGo)
+			}
+			for _, k := range v.syms.rangeNames {
+				if why == "" && intConst[k] && newer("1.22") {
+					why = fmt.Sprintf("it ranges over the integer %s (Go 1.22), and the base's go.mod says go %s", displayKey(k), baseGo)
+				}
+			}
+			for _, n := range v.syms.rangeCalls {
+				if why == "" && iterFunc[n] && newer("1.23") {
+					why = fmt.Sprintf("it ranges over the iterator %s returns (Go 1.23), and the base's go.mod says go %s", n, baseGo)
+				}
 			}
 			for _, k := range sortedKeys(v.syms.refs) {
 				if why == "" && generic[k] && newer("1.18") {

@@ -14,6 +14,7 @@ type piece struct {
 	files       []File
 	size        size     // lines and files, reviewed and all
 	deps        []*piece // what must be in this PR or an earlier one
+	depWhy      []tieWhy // why, for each of deps
 	dir         string   // where it sits in the directory tree
 	rank        int      // its place in tree order
 	oversize    string   // why an over-budget piece was not cut
@@ -31,11 +32,20 @@ func (p *piece) name() string {
 	return name
 }
 
-// shortName names a piece for a message: a cycle of many packages by
-// its first three.
+// unitLabel names a unit for a message: packages tied together (tieOf)
+// by their first three, and how many more.
+func unitLabel(u *unit) string {
+	if m := u.members; len(m) > 3 {
+		return fmt.Sprintf("the %d tied packages %s and %d more", len(m), strings.Join(m[:3], ", "), len(m)-3)
+	}
+	return displayUnit(u.name)
+}
+
+// shortName names a piece for a message: packages tied together (tieOf)
+// by their first three.
 func (p *piece) shortName() string {
-	if m := p.unit.members; len(m) > 3 {
-		name := fmt.Sprintf("the cycle of %d packages %s and %d more", len(m), strings.Join(m[:3], ", "), len(m)-3)
+	if len(p.unit.members) > 3 {
+		name := unitLabel(p.unit)
 		if p.parts > 1 {
 			name += fmt.Sprintf(" (part %d of %d)", p.part, p.parts)
 		}
@@ -57,7 +67,13 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 		if weigh(u.files).over(opts) {
 			switch {
 			case isPlainUnit(u.name):
-				parts = cutPlain(u.files, opts)
+				// In parts of a quarter of the budget, which packing
+				// puts together with other plain files as they fit:
+				// plain files need nothing of each other, and parts cut
+				// at the full budget left PRs half empty.
+				quarter := opts
+				quarter.MaxLines, quarter.MaxFiles = max(1, opts.MaxLines/4), max(1, opts.MaxFiles/4)
+				parts = cutPlain(u.files, quarter)
 			case !goModule || !hasGoCode(u.files):
 				why = "only Go packages are cut"
 			case !opts.SplitLarge:
@@ -86,6 +102,7 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 			}
 			if prev != nil {
 				p.deps = append(p.deps, prev)
+				p.depWhy = append(p.depWhy, tieWhy{text: "the part of " + unitLabel(u) + " before it"})
 			} else {
 				first[name] = p
 			}
@@ -96,7 +113,9 @@ func makePieces(units map[string]*unit, opts Options, goModule bool, c *Change) 
 	}
 	for _, name := range sortedKeys(units) {
 		for _, d := range sortedKeys(units[name].deps) {
-			first[name].deps = append(first[name].deps, last[d])
+			p := first[name]
+			p.deps = append(p.deps, last[d])
+			p.depWhy = append(p.depWhy, units[name].ties[d])
 		}
 	}
 	sort.SliceStable(pieces, func(i, j int) bool { return pieces[i].dir < pieces[j].dir })
@@ -291,7 +310,7 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 			if len(cur.pieces) > 0 && cur.size.plus(p.size).over(opts) {
 				return // never over the budget: a reviewer was promised it
 			}
-			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode {
+			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode && !p.plain() {
 				return // a cut package starts a PR of its own
 			}
 			s := near.closeness(p)
@@ -335,7 +354,9 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 		cur.add(p)
 		near = cur.near
 		open = nil
-		if p.part < p.parts {
+		if p.plain() {
+			// Plain files' parts fill PRs as they fit.
+		} else if p.part < p.parts {
 			open = p
 		} else if p.parts > 1 {
 			// The last part ends its PR: what comes next is not the
@@ -424,7 +445,16 @@ func joinSmall(drafts []*draft, opts Options) []*draft {
 		}
 		into, score := -1, -1
 		for _, j := range []int{i - 1, i + 1} {
-			if j < 0 || j >= len(drafts) || d.size.plus(drafts[j].size).over(limit) || d.plain != drafts[j].plain {
+			if j < 0 || j >= len(drafts) || d.plain != drafts[j].plain {
+				continue
+			}
+			n := drafts[j].size
+			// A PR with nothing to review (all set apart) may join a
+			// neighbour that is past what GitHub shows already: it
+			// makes that one no less readable, and costs no review.
+			pastGitHub := n.rawLines > GitHubMaxLines || n.rawFiles > GitHubMaxFiles
+			nothingToReview := d.size.lines == 0 && d.size.files == 0
+			if d.size.plus(n).over(limit) && !(nothingToReview && pastGitHub && !over(n.lines, n.files, limit)) {
 				continue
 			}
 			s := 0

@@ -73,6 +73,12 @@ type PR struct {
 	BlockedBy     []int `json:"blocked_by"`
 	Blocks        []int `json:"blocks"`
 	Wave          int   `json:"wave"`
+	// WaitsFor says, for each PR it is blocked by, why: one thing of
+	// this PR's that needs one thing of that one.
+	WaitsFor []Wait `json:"waits_for,omitempty"`
+	// OverBudget says why the PR is over the budget: one file, or a
+	// group of files the plan found cannot be cut, and why; "" within it.
+	OverBudget string `json:"over_budget,omitempty"`
 	// Why says how the PR came together: its theme, what joined it.
 	Why string `json:"why,omitempty"`
 
@@ -80,6 +86,12 @@ type PR struct {
 	// members of a cycle, "p (parts 2-3 of 5)"; unitLines are their lines.
 	packages  []string
 	unitLines map[string]int
+}
+
+// Wait is why a PR waits for another.
+type Wait struct {
+	PR  int    `json:"pr"`
+	Why string `json:"why"`
 }
 
 // Plan is the ordered series of PRs for a change.
@@ -145,8 +157,8 @@ func Make(c *Change, opts Options) (*Plan, error) {
 	}
 	for _, d := range drafts {
 		for _, p := range d.pieces {
-			for _, dep := range p.deps {
-				addDependency(prOf[p], prOf[dep])
+			for k, dep := range p.deps {
+				addDependency(prOf[p], prOf[dep], p.depWhy[k])
 			}
 			if p.oversize != "" {
 				limit := fmt.Sprintf("over the budget of %d lines and %d files", opts.MaxLines, opts.MaxFiles)
@@ -156,6 +168,9 @@ func Make(c *Change, opts Options) (*Plan, error) {
 				}
 				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s alone has %d lines in %d files, %s: it stays whole in PR #%d (%s)",
 					p.shortName(), p.size.lines, len(p.files), limit, prOf[p].Number, p.oversize))
+				if over(p.size.lines, p.size.files, opts) && prOf[p].OverBudget == "" {
+					prOf[p].OverBudget = fmt.Sprintf("%s: %s", p.shortName(), p.oversize)
+				}
 			}
 		}
 	}
@@ -170,6 +185,7 @@ func finish(plan *Plan) {
 	for _, pr := range plan.PRs {
 		sort.Ints(pr.BlockedBy)
 		sort.Ints(pr.Blocks)
+		sort.Slice(pr.WaitsFor, func(i, j int) bool { return pr.WaitsFor[i].PR < pr.WaitsFor[j].PR })
 		sort.Slice(pr.Files, func(i, j int) bool { return pr.Files[i].Path < pr.Files[j].Path })
 		// A task runs after everything it depends on.
 		pr.Wave = 1
@@ -187,11 +203,16 @@ func finish(plan *Plan) {
 	}
 }
 
-// addDependency records that pr needs dep, both ways.
-func addDependency(pr, dep *PR) {
+// addDependency records that pr needs dep, both ways, and why.
+func addDependency(pr, dep *PR, tie tieWhy) {
 	if dep != nil && dep != pr && !contains(pr.BlockedBy, dep.Number) {
 		pr.BlockedBy = append(pr.BlockedBy, dep.Number)
 		dep.Blocks = append(dep.Blocks, pr.Number)
+		why := tie.String()
+		if why == "" {
+			why = "it needs what that PR holds"
+		}
+		pr.WaitsFor = append(pr.WaitsFor, Wait{PR: dep.Number, Why: why})
 	}
 }
 

@@ -188,7 +188,7 @@ func TestAChangedSignatureLandsWithItsCallersOnly(t *testing.T) {
 			t.Errorf("%s calls F, whose signature p/a.go changes, but is in PR #%d, p/a.go in #%d:%s", caller, n, a, layout(p))
 		}
 	}
-	if why := reasonOf(p, "q/q.go"); !strings.Contains(why, "uses p.F, which p/a.go changes: they land together") {
+	if why := reasonOf(p, "q/q.go"); !strings.Contains(why, "uses p.F, whose signature p/a.go changes: they land together") {
 		t.Errorf("q/q.go's reason does not name the tie: %q", why)
 	}
 	for _, other := range []string{"p/m.go", "r/r.go"} {
@@ -219,6 +219,10 @@ func TestAMovedNameLandsWithBothFiles(t *testing.T) {
 	}
 	if prNumber(t, p, "p/m.go") == prNumber(t, p, "p/a.go") {
 		t.Errorf("p/m.go joined the move it has no part in:%s", layout(p))
+	}
+	// The tie is named by its cause.
+	if why := reasonOf(p, "p/a.go"); !strings.Contains(why, "p.T moves from p/a.go to p/z.go, which land together so that it is declared once") {
+		t.Errorf("p/a.go's reason does not name the move: %q", why)
 	}
 }
 
@@ -580,7 +584,7 @@ func plainFolders(t *testing.T, rootPackage bool) {
 	if pr := prHolding(p, "docs/guide/one.md"); !strings.Contains(pr.Title, "docs (files)") {
 		t.Errorf("the docs PR is titled %q", pr.Title)
 	}
-	if why := reasonOf(p, "a/README.md"); !strings.Contains(why, "a plain file of a, which is in a cycle of packages") {
+	if why := reasonOf(p, "a/README.md"); !strings.Contains(why, "a plain file of a, which must land with 1 other packages tied to it") {
 		t.Errorf("the reason for a/README.md: %q", why)
 	}
 	// The docs site, over the budget (220 lines), is more than one PR.

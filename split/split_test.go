@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -310,12 +311,20 @@ func TestPRsAreNamedApartAndNumberedAsASeries(t *testing.T) {
 	plan := &Plan{PRs: []*PR{
 		{Number: 1, Units: []string{"internal/msg", "internal/event"}, unitLines: map[string]int{"internal/msg": 27, "internal/event": 305}},
 		{Number: 2, Units: []string{"internal/adapters/claudecode", "internal/adapters/codex"}},
-		{Number: 3, Units: []string{"internal/tui (part 2 of 3)"}},
-		{Number: 4, Units: []string{"."}},
+		{Number: 3, Units: []string{"internal/tui (part 2 of 3)"}, Files: []File{{Path: "internal/tui/keys.go", Lines: 100},
+			{Path: "internal/tui/view_test.go", Lines: 900}, {Path: "internal/tui/view.go", Lines: 300}, {Path: "internal/tui/z.go", Lines: 10}}},
+		{Number: 4, Units: []string{"internal/tui (part 3 of 3)"}, Files: []File{{Path: "internal/tui/model.go", Lines: 100}}},
+		{Number: 5, Units: []string{"."}},
+		{Number: 6, Units: []string{"intake", "integration/ghstandin (part 1 of 3)"}, unitLines: map[string]int{"intake": 100, "integration/ghstandin (part 1 of 3)": 269},
+			Files: []File{{Path: "intake/a.go", Lines: 100}, {Path: "integration/ghstandin/state.go", Lines: 269}}},
 	}}
 	name(plan)
-	want := []string{"[1/4] internal/event and 1 more", "[2/4] internal/adapters", "[3/4] internal/tui (part 2 of 3)", "[4/4] root"}
-	wantSlug := []string{"event-and-1-more", "adapters", "tui-part-2-of-3", "root"}
+	// A part is named after its largest files, code first, not "part 2
+	// of 3", which reads alike across the package's PRs.
+	// Among other packages, a part is named after its largest file there.
+	want := []string{"[1/6] internal/event and internal/msg", "[2/6] internal/adapters", "[3/6] internal/tui: view, keys, z and 1 more",
+		"[4/6] internal/tui: model", "[5/6] root", "[6/6] integration/ghstandin (state.go) and intake"}
+	wantSlug := []string{"event-and-internal-msg", "adapters", "tui-view-keys-z-and-1-more", "tui-model", "root", "integration-ghstandin-state-go-and-intak"}
 	for i, pr := range plan.PRs {
 		if pr.Title != want[i] || pr.Slug != wantSlug[i] {
 			t.Errorf("PR %d is titled %q (%s), want %q (%s)", pr.Number, pr.Title, pr.Slug, want[i], wantSlug[i])
@@ -373,5 +382,75 @@ func TestThemesNameWhatThePRIsAbout(t *testing.T) {
 	}
 	if got := displayUnit(". (tests) (part 1 of 2)"); got != "root (tests) (part 1 of 2)" {
 		t.Errorf("the root package's tests are named %q", got)
+	}
+}
+
+// Files alike enough to be renames are paired the same way on every
+// read, and with the file whose path is most like theirs: go-git chose
+// among equally alike files at random, and the plan changed with it.
+func TestRenamesArePairedAlikeOnEveryRead(t *testing.T) {
+	t.Parallel()
+	page := func(lang string) string {
+		var b strings.Builder
+		for i := 0; i < 40; i++ {
+			fmt.Fprintf(&b, "line %d of the style guide\n", i)
+		}
+		return b.String() + "translated into " + lang + "\n"
+	}
+	base := map[string]string{"docs/es/guide.md": page("es"), "docs/fr/guide.md": page("fr"), "docs/pt/guide.md": page("pt"),
+		"same/a.txt": "one content\n", "same/b.txt": "one content\n"}
+	// website/guide.mdx is as like each translation (equally unlike
+	// its path): the first in path order is taken.
+	source := map[string]string{"website/guide.mdx": page("a new site"), "moved/b.txt": "one content\n"}
+	r := repoFromTo(t, base, source)
+	var first []string
+	for i := 0; i < 8; i++ {
+		c, err := ReadChange(context.Background(), r, "base", "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range c.Files {
+			got = append(got, f.Kind+" "+f.OldPath+" → "+f.Path)
+		}
+		if i == 0 {
+			first = got
+			continue
+		}
+		if !reflect.DeepEqual(got, first) {
+			t.Fatalf("read %d differs:\n%v\nfrom\n%v", i+1, got, first)
+		}
+	}
+	for _, want := range []string{"renamed docs/es/guide.md → website/guide.mdx", "renamed same/b.txt → moved/b.txt", "deleted  → same/a.txt"} {
+		if !slices.Contains(first, want) {
+			t.Errorf("the change lacks %q: %v", want, first)
+		}
+	}
+}
+
+// The parts of a docs site are titled after their sections (the folders
+// that tell them apart), not the file names that every translation
+// shares.
+func TestPlainPartsAreTitledAfterTheirFolders(t *testing.T) {
+	t.Parallel()
+	source := map[string]string{"go.mod": gomodM, "p/p.go": "package p\n" + body("P", 10)}
+	for _, lang := range []string{"es", "fr", "ja", "pt"} {
+		for _, page := range []string{"usage.md", "changelog.md", "api.md"} {
+			source["docs/i18n/"+lang+"/current/"+page] = strings.Repeat("a line of "+lang+"\n", 300)
+		}
+	}
+	p := planChange(t, changeOf(t, map[string]string{"go.mod": gomodM}, source), Options{MaxLines: 1000, MaxFiles: 150, SplitLarge: true})
+	seen := map[string]int{}
+	for _, pr := range p.PRs {
+		if !plainPR(pr) {
+			continue
+		}
+		if !strings.Contains(pr.Title, "i18n/") || strings.Contains(pr.Title, "usage.md") || strings.Contains(pr.Title, "(2)") {
+			t.Errorf("PR #%d is titled %q", pr.Number, pr.Title)
+		}
+		seen[pr.Theme]++
+	}
+	if len(seen) < 4 {
+		t.Errorf("the docs' PRs have %d titles for four sections: %v", len(seen), seen)
 	}
 }

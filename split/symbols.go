@@ -59,6 +59,12 @@ type symbols struct {
 	// declarations.
 	lang, langWhat string
 	generic        map[string]bool
+	// rangeNames are the package-level names (of its own package) it
+	// ranges over, and rangeCalls the functions and methods whose result
+	// it ranges over: an int constant (Go 1.22) or an iterator (Go 1.23)
+	// is known only from the other files (moduleEdges); intConsts and
+	// iterators are its own that are such.
+	rangeNames, rangeCalls, intConsts, iterators []string
 	// arity is "params/results" of each method it declares, and of each
 	// method of its interfaces.
 	arity map[string]string
@@ -294,6 +300,7 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 		return true
 	})
 	s.lang, s.langWhat = langNeed(f, src)
+	rangeTargets(f, s)
 	genericDecls(f, own, s.generic)
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
@@ -569,10 +576,12 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 			}
 		}
 	}
-	// Files that give some type a new method, by the method's name.
+	// Files that give a type of the base a new method, by the method's
+	// name: a type the base lacks has no old users that an interface
+	// could take it from before its methods land.
 	newMethods := map[string][]string{}
 	for _, k := range sortedKeys(changed) {
-		if owner, member, ok := splitMember(k); ok && !isInterface[owner] && declared[0][k] == nil {
+		if owner, member, ok := splitMember(k); ok && !isInterface[owner] && declared[0][k] == nil && declared[0][owner] != nil {
 			for _, d := range declared[1][k] {
 				newMethods[member] = append(newMethods[member], d.file)
 			}
@@ -611,9 +620,11 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 		for _, u := range sortedKeys(oldUsers) {
 			for _, d := range b {
 				if newUsers[u] && len(s) > 0 {
-					why := fmt.Sprintf("uses %s, which %s changes: they land together", name, d.file)
-					need(u, d.file, why)
-					need(d.file, u, why)
+					// A changed signature (or type) and its callers:
+					// the old caller needs the old one, the new the new.
+					what := changeKind(d.text)
+					need(u, d.file, fmt.Sprintf("uses %s, whose %s %s changes: they land together", name, what, d.file))
+					need(d.file, u, fmt.Sprintf("changes the %s of %s, which %s uses at both ends: they land together", what, name, u))
 				} else {
 					need(d.file, u, fmt.Sprintf("%s drops or changes %s, which %s used: that comes first", d.file, name, u))
 				}
@@ -627,10 +638,14 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 		// A type's users need its methods that are new or changed: a
 		// value used as an interface needs its whole method set.
 		if owner, member, ok := splitMember(k); ok && isInterface[owner] && len(s) > 0 {
-			// An interface that gains a method needs it of the types
-			// that implement it: the files that add a method of that
-			// name come first (or with it).
+			// An interface of the base that gains a method needs it of
+			// the types that implement it: the files that add a method
+			// of that name come first (or with it). A new interface
+			// asks nothing of old code.
 			for _, d := range s {
+				if declared[0][owner] == nil {
+					break
+				}
 				for _, m := range newMethods[member] {
 					need(d.file, m, fmt.Sprintf("%s gains %s, which the types that implement it need first", displayKey(owner), member))
 				}
@@ -840,4 +855,14 @@ func splitMember(k string) (owner, member string, ok bool) {
 func displayKey(k string) string {
 	_, rest, _ := strings.Cut(k, ":")
 	return rest
+}
+
+// changeKind names what a changed declaration's text is: a function's or
+// method's signature, else its declaration (a type, a field, a variable).
+func changeKind(text string) string {
+	if strings.HasPrefix(text, "(") || strings.HasPrefix(text, "[") || strings.Contains(text, " (") && !strings.HasPrefix(text, "var ") &&
+		!strings.HasPrefix(text, "const ") && !strings.HasPrefix(text, "func") {
+		return "signature"
+	}
+	return "declaration"
 }

@@ -2,7 +2,9 @@ package split
 
 import (
 	"fmt"
+	"path"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -38,35 +40,51 @@ const maxTheme = 72
 func themeOf(pr *PR, common string, shared bool) (theme, why string) {
 	names := pr.names()
 	if len(names) == 1 {
+		if unit, _, isPart := strings.Cut(names[0], " (part"); isPart {
+			unit = unitOfDisplay(unit)
+			// "p (part 2 of 3)" says nothing of what the part holds,
+			// and reads alike across the package's PRs: a part is
+			// named after its largest files.
+			if isPlainUnit(unit) {
+				return partTheme(displayUnit(unit), displayUnit(names[0]), plainGroups(unit, pr.Files)), "a part of " + names[0] + ", named after its largest folders"
+			}
+			return partTheme(displayUnit(unit), displayUnit(names[0]), pr.Files), "a part of " + names[0] + ", named after its largest files"
+		}
 		return fit(displayUnit(names[0]), ""), "one package alone: " + names[0]
 	}
 	if !bareFolder(common) && !shared {
 		return fit(common, ""), fmt.Sprintf("%d packages that sit together under %s", len(names), common)
 	}
+	// A part among other packages is named after its largest file in
+	// the PR, not "(part 1 of 3)", which says nothing when its parts are
+	// in several PRs.
+	title := func(n string) string { return partLabel(n, pr.Files) }
 	top, lines := dominant(pr)
 	rest := others(names, top)
 	more := fmt.Sprintf(" and %d more", len(rest))
 	if len(rest) == 1 {
 		if _, ok := moduleDir(rest[0]); ok {
 			more = " and " + rest[0] // go.mod, with the files of the module
+		} else if utf8.RuneCountInString(title(top)+" and "+title(rest[0])) <= maxTheme {
+			more = " and " + title(rest[0]) // "and 1 more" hides what the PR holds
 		}
 	}
 	if second := runnerUp(pr, top); second != "" && len(rest) > 1 {
 		// Two packages say more of what the PR is about than one, where
 		// both fit whole.
-		two := fmt.Sprintf(", %s and %d more", displayUnit(second), len(rest)-1)
+		two := fmt.Sprintf(", %s and %d more", title(second), len(rest)-1)
 		if len(rest) == 2 {
 			third := others(rest, second)[0]
 			if _, ok := moduleDir(third); !ok {
-				third = displayUnit(third)
+				third = title(third)
 			}
-			two = ", " + displayUnit(second) + " and " + third
+			two = ", " + title(second) + " and " + third
 		}
-		if utf8.RuneCountInString(displayUnit(top)+two) <= maxTheme {
+		if utf8.RuneCountInString(title(top)+two) <= maxTheme {
 			more = two
 		}
 	}
-	return fit(displayUnit(top), more),
+	return fit(title(top), more),
 		fmt.Sprintf("%s (%d of its %d lines) with the packages closest to it in the tree and the imports: %s",
 			top, lines, pr.Lines, strings.Join(rest, ", "))
 }
@@ -247,4 +265,141 @@ func slugOf(theme string) string {
 		slug = "change"
 	}
 	return slug
+}
+
+// partTheme names a part of a package after its largest files (code
+// before tests, a Go file without its .go): "gitops: worktree, push and
+// 12 more", within maxTheme.
+func partTheme(unit, whole string, files []File) string {
+	if len(files) == 0 {
+		return fit(whole, "")
+	}
+	sorted := append([]File(nil), files...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		ti, tj := strings.HasSuffix(sorted[i].Path, "_test.go"), strings.HasSuffix(sorted[j].Path, "_test.go")
+		if ti != tj {
+			return tj
+		}
+		return sorted[i].weight() > sorted[j].weight()
+	})
+	var shown []string
+	seen := map[string]bool{}
+	for _, f := range sorted {
+		n := strings.TrimSuffix(path.Base(f.Path), ".go")
+		if f.Kind == "folder" {
+			n = f.Path // a folder of plain files (plainGroups)
+		}
+		if !seen[n] {
+			seen[n] = true
+			shown = append(shown, n)
+		}
+	}
+	say := func(k int) string {
+		if k >= len(shown) {
+			if k == 1 {
+				return shown[0]
+			}
+			return strings.Join(shown[:k-1], ", ") + " and " + shown[k-1]
+		}
+		if k == 0 {
+			return fmt.Sprintf("%d files", len(shown))
+		}
+		return fmt.Sprintf("%s and %d more", strings.Join(shown[:k], ", "), len(shown)-k)
+	}
+	best := say(0)
+	for k := 1; k <= min(len(shown), 3); k++ {
+		if utf8.RuneCountInString(unit+": "+say(k)) <= maxTheme {
+			best = say(k)
+		}
+	}
+	return fit(unit, ": "+best)
+}
+
+// partLabel names a unit in a title: a part of a cut package (or of
+// plain files) by its largest file in the PR, "gitops (worktree.go, …)";
+// anything else as displayUnit does.
+func partLabel(name string, files []File) string {
+	unit, _, isPart := strings.Cut(name, " (part")
+	if !isPart {
+		return displayUnit(name)
+	}
+	unit = unitOfDisplay(unit)
+	dir := unitDir(unit)
+	var largest File
+	n := 0
+	for _, f := range files {
+		in := f.Dir() == dir || dir == "." && !strings.Contains(f.Path, "/")
+		if isPlainUnit(unit) {
+			in = f.Dir() == dir || strings.HasPrefix(f.Dir(), dir+"/")
+		}
+		if !in {
+			continue
+		}
+		n++
+		if f.weight() > largest.weight() || largest.Path == "" {
+			largest = f
+		}
+	}
+	if n == 0 {
+		return displayUnit(name)
+	}
+	more := ""
+	if n > 1 {
+		more = ", …"
+	}
+	if isPlainUnit(unit) {
+		groups := plainGroups(unit, files)
+		if len(groups) > 1 {
+			more = ", …"
+		}
+		return fmt.Sprintf("%s (%s%s)", displayUnit(unit), groups[0].Path, more)
+	}
+	return fmt.Sprintf("%s (%s%s)", displayUnit(unit), path.Base(largest.Path), more)
+}
+
+// plainGroups are a plain unit's files in a PR by the folder below the
+// unit's that tells them apart (docs/i18n/fr-FR/… → i18n/fr-FR), a file
+// at the top as itself, largest first: the parts of a docs site are
+// about its sections, whose files may share their names (usage.md in
+// each translation).
+func plainGroups(unit string, files []File) []File {
+	dir := unitDir(unit)
+	lines := map[string]int{}
+	var order []string
+	for _, f := range files {
+		rel := f.Path
+		if dir != "." {
+			var ok bool
+			if rel, ok = strings.CutPrefix(f.Path, dir+"/"); !ok {
+				continue
+			}
+		}
+		parts := strings.Split(rel, "/")
+		key := parts[0]
+		if len(parts) > 2 {
+			key = parts[0] + "/" + parts[1]
+		}
+		if _, seen := lines[key]; !seen {
+			order = append(order, key)
+		}
+		lines[key] += f.weight()
+	}
+	out := make([]File, len(order))
+	for i, k := range order {
+		out[i] = File{Path: k, Lines: lines[k], Kind: "folder"}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Lines > out[j].Lines })
+	return out
+}
+
+// unitOfDisplay is the unit a piece's name stands for: a part of plain
+// files is named as displayUnit shows it ("docs (files)").
+func unitOfDisplay(name string) string {
+	if name == "top-level files" {
+		return plainUnitOf(".")
+	}
+	if dir, ok := strings.CutSuffix(name, " (files)"); ok {
+		return plainUnitOf(dir)
+	}
+	return name
 }

@@ -17,10 +17,18 @@ type unit struct {
 	deps  map[string]bool // units this one imports, tests included
 	// codeDeps are the deps that its code imports, not only its tests.
 	codeDeps map[string]bool
+	// ties say why it needs each dep (the first cause found, a code
+	// file's before a test's); imports are the deps that a file of its
+	// package imports (its code, or tests in the package itself): the
+	// edges of the import graph, the only ones an import cycle is made of.
+	ties    map[string]tieWhy
+	imports map[string]bool
 	// members are the units merged into this one for a cycle, with
 	// their lines, for naming its PR.
 	members     []string
 	memberLines map[string]int
+	// tie says why the members must land together (tieOf).
+	tie string
 }
 
 // moduleUnit holds go.mod and its neighbours, which every package needs
@@ -240,9 +248,19 @@ type linker struct {
 // link sets the unit's dependencies from its files, and which of them
 // its code (not only its tests) has.
 func (l *linker) link(u *unit) {
-	u.deps, u.codeDeps = map[string]bool{}, map[string]bool{}
+	u.deps, u.codeDeps, u.ties, u.imports = map[string]bool{}, map[string]bool{}, nil, nil
+	tie := func(dep string, why tieWhy, code bool) {
+		if _, seen := u.ties[dep]; !seen || code && !u.codeDeps[dep] {
+			if u.ties == nil {
+				u.ties = map[string]tieWhy{}
+			}
+			u.ties[dep] = why
+		}
+		u.deps[dep] = true
+		u.codeDeps[dep] = u.codeDeps[dep] || code
+	}
 	if tested, ok := strings.CutSuffix(u.name, testsSuffix); ok && l.units[tested] != nil {
-		u.deps[tested], u.codeDeps[tested] = true, true
+		tie(tested, tieWhy{text: fmt.Sprintf("the tests of %s (an external test package, or its tests set after it) need the package", displayUnit(tested))}, true)
 	}
 	needs := l.change.ModuleNeeds // a go.mod's local replace targets
 	dir, ok := moduleDir(u.name)
@@ -253,33 +271,32 @@ func (l *linker) link(u *unit) {
 		// Their go.mod files must be there first.
 		for _, target := range needs[dir] {
 			if dep := moduleUnitOf(target); dep != u.name && l.units[dep] != nil {
-				u.deps[dep], u.codeDeps[dep] = true, true
+				tie(dep, tieWhy{text: fmt.Sprintf("%s uses the module in %s (a replace directive or a go.work)", displayUnit(u.name), target)}, true)
 			}
 		}
 	}
 	for _, f := range u.files {
 		code := !strings.HasSuffix(f.Path, "_test.go")
-		need := func(dep string) {
+		need := func(dep string, why tieWhy) {
 			if dep != "" && dep != u.name && l.units[dep] != nil {
-				u.deps[dep] = true
-				u.codeDeps[dep] = u.codeDeps[dep] || code
+				tie(dep, why, code)
 			}
 		}
 		for _, e := range l.needs[f.Path] {
-			need(l.fileUnit[e.to]) // go.mod's needs among them
+			need(l.fileUnit[e.to], tieWhy{f.Path, e.why, formFile}) // go.mod's needs among them
 		}
 		if !f.isGoCode() {
 			continue // what the go command does not build imports nothing
 		}
 		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name && !(mod == moduleUnit && l.modEdges) {
-			need(mod)
+			need(mod, tieWhy{f.Path, mod, formModule})
 		}
 		for _, pattern := range f.Embeds {
 			// A folder it embeds may be a package of its own (a
 			// template main package): its files must be there.
-			for dir, dep := range l.dirUnit {
+			for _, dir := range sortedKeys(l.dirUnit) {
 				if embeds(f.Dir(), pattern, dir+"/x") {
-					need(dep)
+					need(l.dirUnit[dir], tieWhy{f.Path, dir + " (//go:embed " + pattern + ")", formEmbed})
 				}
 			}
 		}
@@ -293,11 +310,22 @@ func (l *linker) link(u *unit) {
 			if dir == "" {
 				continue
 			}
+			form := formImport
+			if !code {
+				form = formTestImport
+			}
 			if l.goModule {
-				need(l.dirUnit[dir])
-				need(l.workspaceFor(f.Dir(), imp))
+				dep := l.dirUnit[dir]
+				need(dep, tieWhy{f.Path, imp, form})
+				if dep != "" && dep != u.name && l.units[dep] != nil && !f.externalTest() {
+					if u.imports == nil {
+						u.imports = map[string]bool{}
+					}
+					u.imports[dep] = true
+				}
+				need(l.workspaceFor(f.Dir(), imp), tieWhy{f.Path, imp, formWorkspace})
 			} else {
-				need(l.ownerOf(File{Path: dir + "/x"}).unit)
+				need(l.ownerOf(File{Path: dir + "/x"}).unit, tieWhy{f.Path, imp, form})
 			}
 		}
 	}
@@ -570,7 +598,7 @@ func plainFilesOutOfCycles(units map[string]*unit, c *Change) {
 					p = &unit{name: dest, dirs: []string{f.Dir()}, deps: map[string]bool{}, codeDeps: map[string]bool{}}
 					units[dest] = p
 				}
-				f.Reason += fmt.Sprintf("; a plain file of %s, which is in a cycle of packages (%d of them): it is a PR of its own, by folder, so as not to make the cycle's PRs larger", displayUnit(name), len(scc))
+				f.Reason += fmt.Sprintf("; a plain file of %s, which must land with %d other packages tied to it: it is a PR of its own, by folder, so as not to make their PRs larger", displayUnit(name), len(scc)-1)
 				p.files = append(p.files, f)
 			}
 			u.files = kept
@@ -591,11 +619,12 @@ func mergeCycles(units map[string]*unit) map[string]*unit {
 			continue
 		}
 		m := &unit{name: strings.Join(scc, " + "), deps: map[string]bool{}, members: scc, memberLines: map[string]int{}}
+		m.tie = tieOf(scc, units)
 		for _, n := range scc {
 			m.dirs = append(m.dirs, units[n].dirs...)
 			m.memberLines[n] = weigh(units[n].files).lines
 			for _, f := range units[n].files {
-				f.Reason += fmt.Sprintf("; %s import each other in a cycle, so they stay in one PR", strings.Join(scc, ", "))
+				f.Reason += "; " + m.tie
 				m.files = append(m.files, f)
 			}
 			rename[n] = m.name
@@ -603,19 +632,35 @@ func mergeCycles(units map[string]*unit) map[string]*unit {
 		out[m.name] = m
 	}
 	deps := map[string]map[string]bool{}
-	for n, u := range units {
+	ties := map[string]map[string]tieWhy{}
+	for _, n := range sortedKeys(units) {
+		u := units[n]
 		to := rename[n]
 		if deps[to] == nil {
 			deps[to] = map[string]bool{}
 		}
+		renamed := to != n
 		for d := range u.deps {
 			if rename[d] != to {
 				deps[to][rename[d]] = true
+				renamed = renamed || rename[d] != d
+			}
+		}
+		if !renamed {
+			ties[to] = u.ties // a unit alone, whose deps are alone too
+			continue
+		}
+		if ties[to] == nil {
+			ties[to] = map[string]tieWhy{}
+		}
+		for _, d := range sortedKeys(u.deps) { // the first cause, in a fixed order
+			if _, seen := ties[to][rename[d]]; rename[d] != to && !seen {
+				ties[to][rename[d]] = u.ties[d]
 			}
 		}
 	}
 	for name, u := range out {
-		u.deps = deps[name]
+		u.deps, u.ties = deps[name], ties[name]
 	}
 	return out
 }
@@ -661,4 +706,126 @@ func components(nodes []string, deps func(string) []string) [][]string {
 		}
 	}
 	return out
+}
+
+// tieOf says why units that need each other in a cycle stay in one PR,
+// naming each tie by its cause. Only the import graph can make an import
+// cycle (the go command refuses one, so the source itself does not
+// build); any other cycle is of ties: a changed signature and its
+// callers, a moved name, go.mod's go directive or modules, an embed,
+// tests. It walks one shortest cycle through the first member.
+func tieOf(scc []string, units map[string]*unit) string {
+	in := map[string]bool{}
+	for _, n := range scc {
+		in[n] = true
+	}
+	names := make([]string, len(scc))
+	for i, n := range scc {
+		names[i] = displayUnit(n)
+	}
+	for _, c := range components(scc, func(n string) []string {
+		var out []string
+		for _, d := range sortedKeys(units[n].imports) {
+			if in[d] {
+				out = append(out, d)
+			}
+		}
+		return out
+	}) {
+		if len(c) > 1 {
+			return fmt.Sprintf("%s import each other in a cycle, which the go command refuses (the source does not build as it is): they stay in one PR", strings.Join(c, ", "))
+		}
+	}
+	// Breadth first from the first member back to it, along the deps.
+	start := scc[0]
+	prev := map[string]string{}
+	queue := []string{start}
+	var last string
+	for len(queue) > 0 && last == "" {
+		n := queue[0]
+		queue = queue[1:]
+		for _, d := range sortedKeys(units[n].deps) {
+			if !in[d] {
+				continue
+			}
+			if d == start {
+				last = n
+				break
+			}
+			if _, seen := prev[d]; !seen {
+				prev[d] = n
+				queue = append(queue, d)
+			}
+		}
+	}
+	if last == "" {
+		return fmt.Sprintf("%s need each other: they stay in one PR", joinNames(names))
+	}
+	// The cycle: start, …, last, and back to start.
+	path := []string{last}
+	for path[0] != start && len(path) <= len(scc) {
+		path = append([]string{prev[path[0]]}, path...)
+	}
+	var said []string
+	for i, from := range path {
+		to := start
+		if i+1 < len(path) {
+			to = path[i+1]
+		}
+		why := units[from].ties[to].String()
+		if why == "" {
+			why = "it needs it"
+		}
+		said = append(said, fmt.Sprintf("%s needs %s (%s)", displayUnit(from), displayUnit(to), why))
+	}
+	return fmt.Sprintf("%s need each other, though not in an import cycle: %s; so they stay in one PR", joinNames(names), strings.Join(said, "; "))
+}
+
+// joinNames lists names for a message: all of up to four, else the
+// first three and how many more.
+func joinNames(names []string) string {
+	if len(names) > 4 {
+		return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
+	}
+	if len(names) > 1 {
+		return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	}
+	return strings.Join(names, "")
+}
+
+// tieWhy is why a unit needs another, formatted only when a person is
+// told: a plan of 10,000 packages has as many ties, few of them read.
+type tieWhy struct {
+	file, text string
+	form       tieForm
+}
+
+type tieForm uint8
+
+const (
+	formText       tieForm = iota // text alone
+	formFile                      // file: text
+	formImport                    // file imports text
+	formTestImport                // file (a test) imports text
+	formModule                    // file is Go code of the module of go.mod text
+	formWorkspace                 // file imports text through a go.work
+	formEmbed                     // file embeds text
+)
+
+func (t tieWhy) String() string {
+	switch t.form {
+	case formFile:
+		return t.file + ": " + t.text
+	case formImport:
+		return t.file + " imports " + t.text
+	case formTestImport:
+		return t.file + " (a test) imports " + t.text
+	case formModule:
+		return t.file + " is Go code of the module, which needs its " + t.text + " first"
+	case formWorkspace:
+		return t.file + " imports " + t.text + ", of another module that a go.work uses"
+	case formEmbed:
+		return t.file + " embeds " + t.text + ", whose files must be there"
+	}
+	return t.text
 }
