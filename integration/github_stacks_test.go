@@ -67,6 +67,18 @@ func (x *nativeStack) run(i int) {
 	x.parts[i].pr = int(n)
 }
 
+// runEpic runs the whole epic, which must finish, and reads each part's PR.
+func (x *nativeStack) runEpic() {
+	x.t.Helper()
+	if r := x.f.wo(x.env, "run", "--epic", "task_big"); r.code != 0 {
+		x.t.Fatalf("run --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for i := range x.parts {
+		n, _ := stateOf(x.f.doc(x.parts[i].key))["pr_number"].(float64)
+		x.parts[i].pr = int(n)
+	}
+}
+
 // prs are the parts' pull request numbers, bottom first.
 func (x *nativeStack) prs(upTo int) []int {
 	var out []int
@@ -286,13 +298,7 @@ func TestAStackedEpicIsOneGitHubStackAndLandsThroughTheAsyncMerge(t *testing.T) 
 func TestALandKilledAndRefusedMergesNothingTwice(t *testing.T) {
 	t.Parallel()
 	x := newNativeStack(t, true, 16)
-	if r := x.f.wo(x.env, "run", "--epic", "task_big"); r.code != 0 {
-		t.Fatalf("run --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	for i := range x.parts {
-		n, _ := stateOf(x.f.doc(x.parts[i].key))["pr_number"].(float64)
-		x.parts[i].pr = int(n)
-	}
+	x.runEpic()
 	if stacks := x.gh.StacksOf("acme/big"); len(stacks) != 1 || len(stacks[0]) != len(x.parts) {
 		t.Fatalf("GitHub's stacks after the epic run: %v, want one of %d", stacks, len(x.parts))
 	}
@@ -326,13 +332,7 @@ func TestALandKilledAndRefusedMergesNothingTwice(t *testing.T) {
 func TestAnEpicWithoutGitHubStacksBehavesAsBeforeAndLands(t *testing.T) {
 	t.Parallel()
 	x := newNativeStack(t, false, 12)
-	if r := x.f.wo(x.env, "run", "--epic", "task_big"); r.code != 0 {
-		t.Fatalf("run --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
-	for i := range x.parts {
-		n, _ := stateOf(x.f.doc(x.parts[i].key))["pr_number"].(float64)
-		x.parts[i].pr = int(n)
-	}
+	x.runEpic()
 	asked := 0
 	for _, q := range x.gh.Requests() {
 		if strings.Contains(q.Path, "/stacks") {
@@ -375,9 +375,7 @@ func TestAnEpicWithoutGitHubStacksBehavesAsBeforeAndLands(t *testing.T) {
 func TestUndoOfAStackedEpicUnstacksIt(t *testing.T) {
 	t.Parallel()
 	x := newNativeStack(t, true, 8)
-	if r := x.f.wo(x.env, "run", "--epic", "task_big"); r.code != 0 {
-		t.Fatalf("run --epic: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
+	x.runEpic()
 	if len(x.gh.StacksOf("acme/big")) != 1 {
 		t.Fatalf("no GitHub stack after the epic run: %v", x.gh.StacksOf("acme/big"))
 	}

@@ -66,7 +66,9 @@ func FromCreateParams(p CreateParams, now time.Time) Document {
 }
 
 // taskContextOf is the task_context of the parameters (stamp: when they
-// were validated), as seed 000 lays it out; empty when they give none.
+// were validated): the background, the expected deliverables (stamped),
+// the success criteria (all required), the constraints (strict) and the
+// relevant files; empty when they give none.
 func taskContextOf(p CreateParams, stamp string) map[string]any {
 	tc := map[string]any{}
 	if bg := strings.TrimSpace(p.BackgroundContext); bg != "" {
