@@ -30,6 +30,9 @@ import (
 // syncGitHubStack makes GitHub's stacks of a stacked epic match stack.
 // It returns a note for the person when it repaired or could not.
 func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack action.Stack, c *github.Client) (string, error) {
+	if enabled, err := e.stacksEnabled(ctx, epicKey, c); err != nil || !enabled {
+		return "", err
+	}
 	doc, err := e.Store.Get(ctx, epicKey)
 	if err != nil {
 		return "", err
@@ -39,19 +42,6 @@ func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack acti
 		return "", err
 	}
 	rec := st.GitHubStacks
-	if rec == nil {
-		enabled, err := c.StacksEnabled(ctx)
-		if err != nil {
-			return "", err
-		}
-		rec = &workorder.GitHubStacks{Enabled: enabled, CheckedAt: workorder.Timestamp(e.Now())}
-		if err := e.editEpicState(ctx, epicKey, func(s *workorder.State) { s.GitHubStacks = rec }); err != nil {
-			return "", err
-		}
-	}
-	if !rec.Enabled {
-		return "", nil
-	}
 	chain := chainOf(stack)
 	var notes []string
 	made := slices.Clone(rec.Stacks)
@@ -66,7 +56,7 @@ func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack acti
 			notes = append(notes, note)
 		}
 		if err != nil {
-			return joinNotes(notes), err
+			return strings.Join(notes, "; "), err
 		}
 		if n == 0 {
 			made = made[:min(i, len(made))] // too few pull requests yet to make this one, or GitHub refused
@@ -78,7 +68,7 @@ func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack acti
 			made = append(made, n)
 		}
 	}
-	note := joinNotes(notes)
+	note := strings.Join(notes, "; ")
 	if !slices.Equal(made, rec.Stacks) || note != rec.Note {
 		err = e.editEpicState(ctx, epicKey, func(s *workorder.State) {
 			if s.GitHubStacks != nil {
@@ -87,6 +77,29 @@ func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack acti
 		})
 	}
 	return note, err
+}
+
+// stacksEnabled is the epic's recorded answer to whether the repository
+// has GitHub's stacks, asking GitHub once when there is none.
+func (e *Engine) stacksEnabled(ctx context.Context, epicKey string, c *github.Client) (bool, error) {
+	doc, err := e.Store.Get(ctx, epicKey)
+	if err != nil {
+		return false, err
+	}
+	st, err := workorder.StateOf(doc)
+	if err != nil {
+		return false, err
+	}
+	if st.GitHubStacks != nil {
+		return st.GitHubStacks.Enabled, nil
+	}
+	enabled, err := c.StacksEnabled(ctx)
+	if err != nil {
+		return false, err
+	}
+	return enabled, e.editEpicState(ctx, epicKey, func(s *workorder.State) {
+		s.GitHubStacks = &workorder.GitHubStacks{Enabled: enabled, CheckedAt: workorder.Timestamp(e.Now())}
+	})
 }
 
 // chainEntry is one pull request of the epic's chain.
@@ -215,17 +228,6 @@ func remade(why string, n int) string {
 		return why + ": unstacked it"
 	}
 	return fmt.Sprintf("%s: unstacked it and made stack %d", why, n)
-}
-
-func joinNotes(notes []string) string {
-	out := ""
-	for _, n := range notes {
-		if out != "" {
-			out += "; "
-		}
-		out += n
-	}
-	return out
 }
 
 // editEpicState changes an epic's state. An epic's document has no run

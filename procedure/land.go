@@ -452,29 +452,6 @@ func markLater(steps []LandStep) {
 	}
 }
 
-// stacksEnabled is the epic's recorded answer to whether the repository
-// has GitHub's stacks, asking GitHub once when there is none.
-func (e *Engine) stacksEnabled(ctx context.Context, epicKey string, c *github.Client) (bool, error) {
-	doc, err := e.Store.Get(ctx, epicKey)
-	if err != nil {
-		return false, err
-	}
-	st, err := workorder.StateOf(doc)
-	if err != nil {
-		return false, err
-	}
-	if st.GitHubStacks != nil {
-		return st.GitHubStacks.Enabled, nil
-	}
-	enabled, err := c.StacksEnabled(ctx)
-	if err != nil {
-		return false, err
-	}
-	return enabled, e.editEpicState(ctx, epicKey, func(s *workorder.State) {
-		s.GitHubStacks = &workorder.GitHubStacks{Enabled: enabled, CheckedAt: workorder.Timestamp(e.Now())}
-	})
-}
-
 // startLand records the land in the epic's state (keeping a rerun's
 // record: its pending merge and the pull requests it checked) and returns
 // it.
@@ -688,7 +665,7 @@ func (e *Engine) awaitMerge(ctx context.Context, c *github.Client, o LandOptions
 		if e.Now().After(deadline) {
 			return r, nil
 		}
-		if err := sleepCtx(ctx, o.PollEvery); err != nil {
+		if err := action.SleepCtx(ctx, o.PollEvery); err != nil {
 			return nil, err
 		}
 		next, err := c.MergeAsyncResult(ctx, number, uuid)
@@ -703,15 +680,4 @@ func (e *Engine) awaitMerge(ctx context.Context, c *github.Client, o LandOptions
 		r = next
 	}
 	return r, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

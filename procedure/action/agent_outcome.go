@@ -180,7 +180,7 @@ func runAgentOnce(ctx context.Context, sc *StepContext, dir, prompt string) (Age
 	if err := recordAgentRun(ctx, sc, run, AgentFailed, ""); err != nil {
 		return run, err
 	}
-	if err := sleepCtx(ctx, run.Report.RetryAfter); err != nil {
+	if err := SleepCtx(ctx, run.Report.RetryAfter); err != nil {
 		return run, err
 	}
 	return runAgent(ctx, sc, dir, prompt)

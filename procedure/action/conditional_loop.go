@@ -701,7 +701,7 @@ func waitWhileReviewing(ctx context.Context, sc *StepContext) (Outcome, error) {
 			return Outcome{State: sc.withPhase(workorder.PhaseWaitingForReview)}, &WaitingError{Key: sc.Key(), Reason: reason}
 		}
 		sc.Say(fmt.Sprintf("%s is still reviewing %s: waiting to push the fix", strings.Join(busy, ", "), gitname.Short(head)))
-		if err := sleepCtx(ctx, min(sc.Settings().PollInterval, deadline.Sub(sc.Now())+time.Millisecond)); err != nil {
+		if err := SleepCtx(ctx, min(sc.Settings().PollInterval, deadline.Sub(sc.Now())+time.Millisecond)); err != nil {
 			return Outcome{}, err
 		}
 	}

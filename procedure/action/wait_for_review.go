@@ -129,7 +129,7 @@ func waitOutLimit(ctx context.Context, sc *StepContext, l look, until time.Time,
 	sc.Say(fmt.Sprintf("rate limited until %s (%s): waiting", until.UTC().Format(time.RFC3339), said))
 	next := until.Add(limitGrace)
 	sc.Waiting(Wait{For: "the reviewer's rate limit to end (" + said + ")", Since: now, Until: next, NextLook: next})
-	if err := sleepCtx(ctx, until.Sub(now)+limitGrace); err != nil {
+	if err := SleepCtx(ctx, until.Sub(now)+limitGrace); err != nil {
 		return true, Outcome{}, err
 	}
 	return false, Outcome{}, nil
@@ -148,7 +148,7 @@ func pollPause(ctx context.Context, sc *StepContext, l look, n int, now, deadlin
 		since = now
 	}
 	sc.Waiting(Wait{For: waitingFor(l, n), Since: since, Until: deadline, NextLook: now.Add(pause)})
-	return sleepCtx(ctx, pause)
+	return SleepCtx(ctx, pause)
 }
 
 // waitingFor says what the wait waits for, for the status line: the
@@ -176,7 +176,8 @@ func waitingFor(l look, n int) string {
 // clock and wo's may differ by a little.
 const limitGrace = 5 * time.Second
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// SleepCtx waits d, or until ctx ends (its error).
+func SleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
