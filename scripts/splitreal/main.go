@@ -49,6 +49,7 @@ type change struct {
 	Base, Source         string
 	MaxLines, MaxFiles   int
 	ExplainOver, Verbose bool
+	PlanFile             string // where to write the plan as JSON ("": nowhere)
 }
 
 // result is what the table says of a change.
@@ -87,6 +88,7 @@ func main() {
 	fetch := flag.Bool("fetch", false, "download what the trees need to build (as -build does), without building: to build later offline")
 	verbose := flag.Bool("v", false, "print every PR")
 	explain := flag.Bool("explain", false, "print why each file of a PR over the budget is where it is")
+	plans := flag.String("plans", "", "write each change's plan, and what split read of the change, as JSON into `DIR` (NN.json): two versions of wo split compare byte for byte")
 	flag.Parse()
 	dir := *work
 	if dir == "" {
@@ -116,6 +118,9 @@ func main() {
 			c.MaxFiles = *maxFiles
 		}
 		c.ExplainOver, c.Verbose = *explain, *verbose
+		if *plans != "" {
+			c.PlanFile = filepath.Join(*plans, fmt.Sprintf("%02d.json", i+1))
+		}
 		r := measure(c, filepath.Join(dir, fmt.Sprintf("change%02d", i+1)), *perHour, *build, *fetch || *build)
 		results = append(results, r)
 	}
@@ -224,6 +229,9 @@ func measure(c change, dir string, perHour float64, build, fetch bool) (r result
 		return r
 	}
 	r.Planned = time.Since(start)
+	if c.PlanFile != "" {
+		writePlan(c.PlanFile, c, ch, p)
+	}
 	opts = p.Options
 	r.Budget = opts
 	r.Kinds = map[string]int{}
@@ -289,6 +297,42 @@ func measure(c change, dir string, perHour float64, build, fetch bool) (r result
 		r.Tips, r.Top = buildEveryTip(repo, p)
 	}
 	return r
+}
+
+// writePlan writes the plan and what split read of the change (each
+// file's imports, embeds and problem too, which its JSON leaves out) as
+// indented JSON: all that --json and --explain show of a plan comes
+// from it.
+func writePlan(file string, c change, ch *split.Change, p *split.Plan) {
+	type readFile struct {
+		split.File
+		Imports, BaseImports, Embeds []string
+		Problem                      string
+	}
+	var files []readFile
+	for _, f := range ch.Files {
+		files = append(files, readFile{f, f.Imports, f.BaseImports, f.Embeds, f.Problem})
+	}
+	data, err := json.MarshalIndent(struct {
+		Name, Base, Source string
+		Options            split.Options
+		Module, BaseModule string
+		Modules            map[string]string
+		ModuleNeeds        map[string][]string
+		WorkspaceUses      map[string][]string
+		Dropped            []string
+		Files              []readFile
+		Plan               *split.Plan
+	}{c.Name, c.Base, c.Source, p.Options, ch.Module, ch.BaseModule, ch.Modules, ch.ModuleNeeds, ch.WorkspaceUses, ch.Dropped, files, p}, "", "  ")
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(file), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(file, append(data, '\n'), 0o644)
+	}
+	if err != nil {
+		fail(err.Error())
+	}
 }
 
 // checkEmbeds says, without building, at how many tips of the stack
