@@ -321,12 +321,41 @@ func (g *fileGraph) link(files map[string]parsedFile, c *Change, inUnit map[stri
 
 // parse reads the package's files and links each to the files it uses.
 func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
-	fset := token.NewFileSet()
-	files := map[string]parsedFile{}
-	methods := map[string][]string{} // package.type → files with its methods
-	// A package the change deletes whole is deleted along what its old
-	// files use of each other, the other way round: a file goes no
-	// later than the files whose declarations it uses.
+	r := &packageReader{g: g, fset: token.NewFileSet(), files: map[string]parsedFile{}, methods: map[string][]string{}, gone: goneDirs(code)}
+	for dir := range r.gone {
+		if r.gone[dir] {
+			g.old[dir], g.gone[dir] = false, true
+		}
+	}
+	for _, f := range code {
+		if problem := r.read(f); problem != "" {
+			return nil, problem
+		}
+	}
+	files := r.files
+	g.linkUses(files)
+	g.linkMethods(r.methods, files)
+	g.reverseGone(files, r.gone)
+	for _, m := range r.mains {
+		// Its package needs a func main until its last file goes.
+		for name, f := range files {
+			if f.Dir() == path.Dir(m) && name != m {
+				g.deps[m] = append(g.deps[m], name)
+			}
+		}
+	}
+	for name, d := range g.deps {
+		sort.Strings(d)
+		g.deps[name] = dedupe(d, name)
+	}
+	return files, ""
+}
+
+// goneDirs are the folders of code whose files the change all deletes: a
+// package the change deletes whole is deleted along what its old files
+// use of each other, the other way round: a file goes no later than the
+// files whose declarations it uses.
+func goneDirs(code []File) map[string]bool {
 	gone := map[string]bool{}
 	for _, f := range code {
 		gone[f.Dir()] = true
@@ -334,73 +363,99 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 	for _, f := range code {
 		gone[f.Dir()] = gone[f.Dir()] && f.Kind == "deleted"
 	}
-	for dir := range gone {
-		if gone[dir] {
-			g.old[dir], g.gone[dir] = false, true
+	return gone
+}
+
+// packageReader parses the files of a package for fileGraph.parse.
+type packageReader struct {
+	g       *fileGraph
+	fset    *token.FileSet
+	files   map[string]parsedFile
+	methods map[string][]string // package.type → files with its methods
+	gone    map[string]bool
+	mains   []string // files of deleted main packages that declare func main
+}
+
+// read parses one file and declares what it declares; a problem says
+// why the package cannot be cut along its declarations.
+func (r *packageReader) read(f File) string {
+	g, gone := r.g, r.gone
+	src := f.src
+	if gone[f.Dir()] {
+		src = f.baseSrc
+	} else if f.Kind == "deleted" {
+		// Gone at the source: it declares nothing there, and what its
+		// old version declared orders it (symbolEdges).
+		if src = f.baseSrc; src != nil {
+			if a, err := parser.ParseFile(r.fset, f.Path, src, parser.PackageClauseOnly); err == nil {
+				r.files[f.Path] = parsedFile{f, &ast.File{Name: a.Name}}
+				g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
+				return ""
+			}
 		}
 	}
-	var mains []string // files of deleted main packages that declare func main
-	for _, f := range code {
-		src := f.src
-		if gone[f.Dir()] {
-			src = f.baseSrc
-		} else if f.Kind == "deleted" {
-			// Gone at the source: it declares nothing there, and what
-			// its old version declared orders it (symbolEdges).
-			if src = f.baseSrc; src != nil {
-				if a, err := parser.ParseFile(fset, f.Path, src, parser.PackageClauseOnly); err == nil {
-					files[f.Path] = parsedFile{f, &ast.File{Name: a.Name}}
-					g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
-					continue
-				}
+	if src == nil {
+		// Not read whole (over maxBlobRead); a nil source would have the
+		// parser read the path from the working directory.
+		return fmt.Sprintf("%s is over %d MiB, too big to read along its declarations", f.Path, maxBlobRead>>20)
+	}
+	a, err := parser.ParseFile(r.fset, f.Path, src, parser.ParseComments)
+	if err != nil {
+		return fmt.Sprintf("%s does not parse: %s", f.Path, firstLine(err.Error()))
+	}
+	if a.Name.Name == "main" && !g.old[f.Dir()] && !gone[f.Dir()] {
+		return "a new main package needs its func main in every part"
+	}
+	if a.Name.Name == "main" && gone[f.Dir()] && declaresMain(a) {
+		r.mains = append(r.mains, f.Path)
+	}
+	r.files[f.Path] = parsedFile{f, a}
+	// The tests of a deleted package go first, as any file that uses
+	// others: they are ordered as code.
+	g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests && !gone[f.Dir()]
+	r.declare(f.Dir()+":"+a.Name.Name, a, f.Path)
+	return ""
+}
+
+// declaresMain says whether a file declares func main.
+func declaresMain(a *ast.File) bool {
+	for _, d := range a.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "main" {
+			return true
+		}
+	}
+	return false
+}
+
+// declare notes the package-level names a file declares, and the types
+// whose methods it declares.
+func (r *packageReader) declare(pkg string, a *ast.File, file string) {
+	for _, d := range a.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv != nil && len(d.Recv.List) == 1 {
+				t := pkg + "." + receiverType(d.Recv.List[0].Type)
+				r.methods[t] = append(r.methods[t], file)
+			} else {
+				r.g.declare(pkg, d.Name.Name, file)
 			}
-		}
-		if src == nil {
-			// Not read whole (over maxBlobRead); a nil source would have
-			// the parser read the path from the working directory.
-			return nil, fmt.Sprintf("%s is over %d MiB, too big to read along its declarations", f.Path, maxBlobRead>>20)
-		}
-		a, err := parser.ParseFile(fset, f.Path, src, parser.ParseComments)
-		if err != nil {
-			return nil, fmt.Sprintf("%s does not parse: %s", f.Path, firstLine(err.Error()))
-		}
-		if a.Name.Name == "main" && !g.old[f.Dir()] && !gone[f.Dir()] {
-			return nil, "a new main package needs its func main in every part"
-		}
-		if a.Name.Name == "main" && gone[f.Dir()] {
-			for _, d := range a.Decls {
-				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "main" {
-					mains = append(mains, f.Path)
-				}
-			}
-		}
-		files[f.Path] = parsedFile{f, a}
-		// The tests of a deleted package go first, as any file that
-		// uses others: they are ordered as code.
-		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests && !gone[f.Dir()]
-		pkg := f.Dir() + ":" + a.Name.Name
-		for _, d := range a.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv != nil && len(d.Recv.List) == 1 {
-					methods[pkg+"."+receiverType(d.Recv.List[0].Type)] = append(methods[pkg+"."+receiverType(d.Recv.List[0].Type)], f.Path)
-				} else {
-					g.declare(pkg, d.Name.Name, f.Path)
-				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						g.declare(pkg, s.Name.Name, f.Path)
-					case *ast.ValueSpec:
-						for _, n := range s.Names {
-							g.declare(pkg, n.Name, f.Path)
-						}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					r.g.declare(pkg, s.Name.Name, file)
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						r.g.declare(pkg, n.Name, file)
 					}
 				}
 			}
 		}
 	}
+}
+
+// linkUses links each file to the files that declare the names it uses.
+func (g *fileGraph) linkUses(files map[string]parsedFile) {
 	var codeFiles []string
 	for name := range files {
 		if !g.test[name] {
@@ -443,9 +498,12 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 			g.deps[name] = append(g.deps[name], g.decl[pkg+"."+id.Name]...)
 		}
 	}
-	// A type and its methods stay together: a value of the type must
-	// have its whole method set wherever it is used (methods that tests
-	// declare only come with the tests).
+}
+
+// linkMethods keeps a type and its methods together: a value of the type
+// must have its whole method set wherever it is used (methods that tests
+// declare only come with the tests).
+func (g *fileGraph) linkMethods(methods map[string][]string, files map[string]parsedFile) {
 	for typ, ms := range methods {
 		for _, m := range ms {
 			if g.old[files[m].Dir()] {
@@ -459,6 +517,10 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 			}
 		}
 	}
+}
+
+// reverseGone turns round the links between files of deleted packages.
+func (g *fileGraph) reverseGone(files map[string]parsedFile, gone map[string]bool) {
 	reversed := map[string][]string{}
 	for name, deps := range g.deps {
 		for _, d := range deps {
@@ -470,19 +532,6 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 		}
 	}
 	g.deps = reversed
-	for _, m := range mains {
-		// Its package needs a func main until its last file goes.
-		for name, f := range files {
-			if f.Dir() == path.Dir(m) && name != m {
-				g.deps[m] = append(g.deps[m], name)
-			}
-		}
-	}
-	for name, d := range g.deps {
-		sort.Strings(d)
-		g.deps[name] = dedupe(d, name)
-	}
-	return files, ""
 }
 
 func (g *fileGraph) declare(pkg, name, file string) {

@@ -88,155 +88,209 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 	if err != nil || f == nil || f.Name == nil {
 		return nil
 	}
-	pkg := f.Name.Name
-	s := &symbols{decls: map[string]string{}, refs: map[string]bool{}, members: map[string]bool{}, scopes: map[string]bool{dir: true}, own: dir,
+	p := &symbolParser{fset: fset, src: src, dirOf: dirOf, nameOf: nameOf, own: dir + ":" + f.Name.Name + ".",
+		imported: map[string]string{}, unresolved: map[*ast.Ident]bool{}}
+	p.s = &symbols{decls: map[string]string{}, refs: map[string]bool{}, members: map[string]bool{}, scopes: map[string]bool{dir: true}, own: dir,
 		ext: map[string]bool{}, extUnknown: map[string]bool{}, generic: map[string]bool{}, arity: map[string]string{},
 		embeds: map[string][]string{}, formatCalls: map[string]bool{}}
-	own := dir + ":" + pkg + "."
-	// text is a declaration's source with spaces normalized and array
-	// lengths left out ([20]byte and [hash.Size]byte are alike when the
-	// source builds; only a constant's value tells them apart).
-	text := func(n ast.Node) string {
-		if n == nil {
-			return ""
-		}
-		start, end := fset.Position(n.Pos()).Offset, fset.Position(n.End()).Offset
-		var b strings.Builder
-		at := start
-		ast.Inspect(n, func(x ast.Node) bool {
-			if a, ok := x.(*ast.ArrayType); ok && a.Len != nil {
-				if _, ellipsis := a.Len.(*ast.Ellipsis); !ellipsis {
-					from := fset.Position(a.Len.Pos()).Offset
-					if from >= at {
-						b.Write(src[at:from])
-						b.WriteString("N")
-						at = fset.Position(a.Len.End()).Offset
-					}
-				}
-			}
-			return true
-		})
-		b.Write(src[at:end])
-		return tokens(b.String())
-	}
-	// sig is a function type without its parameters' names, which
-	// callers do not see.
-	sig := func(ft *ast.FuncType) string {
-		var b strings.Builder
-		if ft.TypeParams != nil {
-			b.WriteString(text(ft.TypeParams))
-		}
-		for _, list := range []*ast.FieldList{ft.Params, ft.Results} {
-			b.WriteString("(")
-			if list != nil {
-				for _, field := range list.List {
-					for range max(1, len(field.Names)) {
-						b.WriteString(text(field.Type) + ",")
-					}
-				}
-			}
-			b.WriteString(")")
-		}
-		return b.String()
-	}
-	// fields declares a struct's fields as its members; a field of an
-	// anonymous struct type has members of its own (Config.Core.IsBare),
-	// so that adding one changes nothing for the users of the others.
-	type embedded struct {
-		in string
-		t  ast.Expr
-	}
-	var embeddings []embedded
-	var fields func(key string, t *ast.StructType)
-	fields = func(key string, t *ast.StructType) {
-		for _, field := range t.Fields.List {
-			names := field.Names
-			if len(names) == 0 {
-				names = []*ast.Ident{{Name: receiverType(field.Type)}}
-				embeddings = append(embeddings, embedded{key, field.Type})
-			}
-			for _, n := range names {
-				if inner, ok := field.Type.(*ast.StructType); ok {
-					s.decls[key+"."+n.Name] = "struct"
-					fields(key+"."+n.Name, inner)
-					continue
-				}
-				s.decls[key+"."+n.Name] = text(field.Type)
-			}
-		}
-	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			sig := sig(d.Type)
-			if d.Recv != nil && len(d.Recv.List) == 1 {
-				t := receiverType(d.Recv.List[0].Type)
-				s.decls[own+t+"."+d.Name.Name] = text(d.Recv.List[0].Type) + " " + sig
-				s.arity[own+t+"."+d.Name.Name] = arity(d.Type)
-				if takesFormat(d.Type) {
-					s.printf = append(s.printf, d.Name.Name)
-				}
-			} else if d.Name.Name != "init" && d.Name.Name != "_" {
-				s.decls[own+d.Name.Name] = sig
-				if takesFormat(d.Type) {
-					s.printf = append(s.printf, d.Name.Name)
+			p.funcDecl(d)
+		case *ast.GenDecl:
+			p.genDecl(d)
+		}
+	}
+	p.readImports(f)
+	p.resolveEmbeddings()
+	externalRefs(f, p.s, dirOf, p.unresolved)
+	ast.Inspect(f, p.formatCall)
+	p.s.lang, p.s.langWhat = langNeed(f, src)
+	rangeTargets(f, p.s)
+	genericDecls(f, p.own, p.s.generic)
+	ast.Inspect(f, p.use)
+	return p.s
+}
+
+// symbolParser reads one version of a Go file into its symbols.
+type symbolParser struct {
+	fset   *token.FileSet
+	src    []byte
+	dirOf  func(string) string
+	nameOf func(string) string
+	s      *symbols
+	own    string // "dir:pkg.", the prefix of its own package's keys
+	// embeddings are the fields its structs embed, read once its
+	// imports are known.
+	embeddings []embedded
+	imported   map[string]string // the name a file gives an import → its folder
+	dotted     []string          // the folders it imports with a dot
+	unresolved map[*ast.Ident]bool
+}
+
+// embedded is a field that a struct type (key in) embeds.
+type embedded struct {
+	in string
+	t  ast.Expr
+}
+
+// text is a declaration's source with spaces normalized and array
+// lengths left out ([20]byte and [hash.Size]byte are alike when the
+// source builds; only a constant's value tells them apart).
+func (p *symbolParser) text(n ast.Node) string {
+	if n == nil {
+		return ""
+	}
+	fset, src := p.fset, p.src
+	start, end := fset.Position(n.Pos()).Offset, fset.Position(n.End()).Offset
+	var b strings.Builder
+	at := start
+	ast.Inspect(n, func(x ast.Node) bool {
+		if a, ok := x.(*ast.ArrayType); ok && a.Len != nil {
+			if _, ellipsis := a.Len.(*ast.Ellipsis); !ellipsis {
+				from := fset.Position(a.Len.Pos()).Offset
+				if from >= at {
+					b.Write(src[at:from])
+					b.WriteString("N")
+					at = fset.Position(a.Len.End()).Offset
 				}
 			}
-		case *ast.GenDecl:
-			for _, spec := range d.Specs {
-				switch spec := spec.(type) {
-				case *ast.TypeSpec:
-					key := own + spec.Name.Name
-					shape := ""
-					if spec.TypeParams != nil {
-						shape = text(spec.TypeParams)
-					}
-					if spec.Assign.IsValid() {
-						shape += "="
-					}
-					switch t := spec.Type.(type) {
-					case *ast.StructType:
-						s.decls[key] = shape + "struct"
-						fields(key, t)
-					case *ast.InterfaceType:
-						for _, m := range t.Methods.List {
-							mt := text(m.Type)
-							ft, isFunc := m.Type.(*ast.FuncType)
-							if isFunc {
-								mt = sig(ft)
-							}
-							for _, n := range m.Names {
-								s.decls[key+"."+n.Name] = mt
-								if isFunc {
-									s.arity[key+"."+n.Name] = arity(ft)
-								}
-							}
-						}
-						// Its methods are members: what it gains orders
-						// the types that implement it, not its users.
-						s.decls[key] = shape + "interface"
-						s.interfaces = append(s.interfaces, key)
-					default:
-						s.decls[key] = shape + text(spec.Type)
-					}
-				case *ast.ValueSpec:
-					for _, n := range spec.Names {
-						if n.Name != "_" {
-							s.decls[own+n.Name] = d.Tok.String() + " " + text(spec.Type)
-						}
-					}
+		}
+		return true
+	})
+	b.Write(src[at:end])
+	return tokens(b.String())
+}
+
+// sig is a function type without its parameters' names, which callers
+// do not see.
+func (p *symbolParser) sig(ft *ast.FuncType) string {
+	var b strings.Builder
+	if ft.TypeParams != nil {
+		b.WriteString(p.text(ft.TypeParams))
+	}
+	for _, list := range []*ast.FieldList{ft.Params, ft.Results} {
+		b.WriteString("(")
+		if list != nil {
+			for _, field := range list.List {
+				for range max(1, len(field.Names)) {
+					b.WriteString(p.text(field.Type) + ",")
+				}
+			}
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// fields declares a struct's fields as its members; a field of an
+// anonymous struct type has members of its own (Config.Core.IsBare), so
+// that adding one changes nothing for the users of the others.
+func (p *symbolParser) fields(key string, t *ast.StructType) {
+	for _, field := range t.Fields.List {
+		names := field.Names
+		if len(names) == 0 {
+			names = []*ast.Ident{{Name: receiverType(field.Type)}}
+			p.embeddings = append(p.embeddings, embedded{key, field.Type})
+		}
+		for _, n := range names {
+			if inner, ok := field.Type.(*ast.StructType); ok {
+				p.s.decls[key+"."+n.Name] = "struct"
+				p.fields(key+"."+n.Name, inner)
+				continue
+			}
+			p.s.decls[key+"."+n.Name] = p.text(field.Type)
+		}
+	}
+}
+
+// funcDecl declares a function or method.
+func (p *symbolParser) funcDecl(d *ast.FuncDecl) {
+	s, own := p.s, p.own
+	sig := p.sig(d.Type)
+	if d.Recv != nil && len(d.Recv.List) == 1 {
+		t := receiverType(d.Recv.List[0].Type)
+		s.decls[own+t+"."+d.Name.Name] = p.text(d.Recv.List[0].Type) + " " + sig
+		s.arity[own+t+"."+d.Name.Name] = arity(d.Type)
+		if takesFormat(d.Type) {
+			s.printf = append(s.printf, d.Name.Name)
+		}
+	} else if d.Name.Name != "init" && d.Name.Name != "_" {
+		s.decls[own+d.Name.Name] = sig
+		if takesFormat(d.Type) {
+			s.printf = append(s.printf, d.Name.Name)
+		}
+	}
+}
+
+// genDecl declares types, variables and constants.
+func (p *symbolParser) genDecl(d *ast.GenDecl) {
+	for _, spec := range d.Specs {
+		switch spec := spec.(type) {
+		case *ast.TypeSpec:
+			p.typeSpec(spec)
+		case *ast.ValueSpec:
+			for _, n := range spec.Names {
+				if n.Name != "_" {
+					p.s.decls[p.own+n.Name] = d.Tok.String() + " " + p.text(spec.Type)
 				}
 			}
 		}
 	}
-	imported := map[string]string{} // the name a file gives an import → its folder
-	var dotted []string
+}
+
+func (p *symbolParser) typeSpec(spec *ast.TypeSpec) {
+	s := p.s
+	key := p.own + spec.Name.Name
+	shape := ""
+	if spec.TypeParams != nil {
+		shape = p.text(spec.TypeParams)
+	}
+	if spec.Assign.IsValid() {
+		shape += "="
+	}
+	switch t := spec.Type.(type) {
+	case *ast.StructType:
+		s.decls[key] = shape + "struct"
+		p.fields(key, t)
+	case *ast.InterfaceType:
+		p.interfaceMethods(key, t)
+		// Its methods are members: what it gains orders the types that
+		// implement it, not its users.
+		s.decls[key] = shape + "interface"
+		s.interfaces = append(s.interfaces, key)
+	default:
+		s.decls[key] = shape + p.text(spec.Type)
+	}
+}
+
+func (p *symbolParser) interfaceMethods(key string, t *ast.InterfaceType) {
+	for _, m := range t.Methods.List {
+		mt := p.text(m.Type)
+		ft, isFunc := m.Type.(*ast.FuncType)
+		if isFunc {
+			mt = p.sig(ft)
+		}
+		for _, n := range m.Names {
+			p.s.decls[key+"."+n.Name] = mt
+			if isFunc {
+				p.s.arity[key+"."+n.Name] = arity(ft)
+			}
+		}
+	}
+}
+
+// readImports notes the module's packages the file imports, by the
+// name it gives them, and its unresolved names as uses of its own
+// package's (or a dot import's).
+func (p *symbolParser) readImports(f *ast.File) {
+	s := p.s
 	for _, imp := range f.Imports {
-		p, err := strconv.Unquote(imp.Path.Value)
+		path, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
 			continue
 		}
-		d := dirOf(p)
+		d := p.dirOf(path)
 		if d == "" {
 			continue
 		}
@@ -249,75 +303,80 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 		switch n {
 		case "_":
 		case ".":
-			dotted = append(dotted, d)
+			p.dotted = append(p.dotted, d)
 		case "":
-			imported[nameOf(d)] = d
+			p.imported[p.nameOf(d)] = d
 		default:
-			imported[n] = d
+			p.imported[n] = d
 		}
 	}
-	unresolved := map[*ast.Ident]bool{}
 	for _, id := range f.Unresolved {
-		unresolved[id] = true
-		s.refs[own+id.Name] = true
-		for _, d := range dotted {
-			s.refs[d+":"+nameOf(d)+"."+id.Name] = true
+		p.unresolved[id] = true
+		s.refs[p.own+id.Name] = true
+		for _, d := range p.dotted {
+			s.refs[d+":"+p.nameOf(d)+"."+id.Name] = true
 		}
 	}
-	for _, e := range embeddings {
+}
+
+// resolveEmbeddings keys the types the file's structs embed.
+func (p *symbolParser) resolveEmbeddings() {
+	s := p.s
+	for _, e := range p.embeddings {
 		switch t := unstar(e.t).(type) {
 		case *ast.Ident:
-			s.embeds[e.in] = append(s.embeds[e.in], own+t.Name)
+			s.embeds[e.in] = append(s.embeds[e.in], p.own+t.Name)
 		case *ast.SelectorExpr:
 			if x, ok := t.X.(*ast.Ident); ok {
-				if d, ok := imported[x.Name]; ok {
-					s.embeds[e.in] = append(s.embeds[e.in], d+":"+nameOf(d)+"."+t.Sel.Name)
+				if d, ok := p.imported[x.Name]; ok {
+					s.embeds[e.in] = append(s.embeds[e.in], d+":"+p.nameOf(d)+"."+t.Sel.Name)
 				}
 			}
 		}
 	}
-	externalRefs(f, s, dirOf, unresolved)
-	ast.Inspect(f, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok || call.Ellipsis.IsValid() {
-			return true
-		}
-		name := ""
-		switch fn := call.Fun.(type) {
-		case *ast.Ident:
-			name = fn.Name
-		case *ast.SelectorExpr:
-			name = fn.Sel.Name
-		}
-		switch {
-		case len(call.Args) == 1 && !constant(call.Args[0]):
-			s.formatCalls[name] = true
-		case len(call.Args) == 2 && name == "Fprintf" && !constant(call.Args[1]):
-			s.formatCalls[name] = true
-		}
+}
+
+// formatCall notes a call with one argument that is not a constant
+// (Fprintf: two), as a format with nothing to format would be.
+func (p *symbolParser) formatCall(n ast.Node) bool {
+	call, ok := n.(*ast.CallExpr)
+	if !ok || call.Ellipsis.IsValid() {
 		return true
-	})
-	s.lang, s.langWhat = langNeed(f, src)
-	rangeTargets(f, s)
-	genericDecls(f, own, s.generic)
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			if x, ok := n.X.(*ast.Ident); ok && unresolved[x] {
-				if d, ok := imported[x.Name]; ok {
-					s.refs[d+":"+nameOf(d)+"."+n.Sel.Name] = true
-					return false
-				}
-			}
-			s.members[n.Sel.Name] = true
-		case *ast.KeyValueExpr:
-			if k, ok := n.Key.(*ast.Ident); ok {
-				s.members[k.Name] = true
+	}
+	name := ""
+	switch fn := call.Fun.(type) {
+	case *ast.Ident:
+		name = fn.Name
+	case *ast.SelectorExpr:
+		name = fn.Sel.Name
+	}
+	switch {
+	case len(call.Args) == 1 && !constant(call.Args[0]):
+		p.s.formatCalls[name] = true
+	case len(call.Args) == 2 && name == "Fprintf" && !constant(call.Args[1]):
+		p.s.formatCalls[name] = true
+	}
+	return true
+}
+
+// use notes a name selected from an imported package of the module as a
+// reference, and any other selected or keyed name as a member.
+func (p *symbolParser) use(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.SelectorExpr:
+		if x, ok := n.X.(*ast.Ident); ok && p.unresolved[x] {
+			if d, ok := p.imported[x.Name]; ok {
+				p.s.refs[d+":"+p.nameOf(d)+"."+n.Sel.Name] = true
+				return false
 			}
 		}
-		return true
-	})
-	return s
+		p.s.members[n.Sel.Name] = true
+	case *ast.KeyValueExpr:
+		if k, ok := n.Key.(*ast.Ident); ok {
+			p.s.members[k.Name] = true
+		}
+	}
+	return true
 }
 
 // fileEdge says that a file must land in the same PR as another file or
