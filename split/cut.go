@@ -28,20 +28,8 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 	for _, d := range u.dirs {
 		inUnit[d] = true
 	}
-	old := map[string]bool{} // package folders that have Go files at the base
 	var code, tail []File
-	for _, f := range u.files {
-		switch {
-		case f.isGoCode() && inUnit[f.Dir()]:
-			code = append(code, f)
-			if f.Kind != "added" {
-				old[f.Dir()] = true
-			}
-		default:
-			tail = append(tail, f)
-		}
-	}
-	g.old = old
+	code, tail, g.old = unitCode(u, inUnit)
 	// A package of tests alone (an integration suite) has no code for
 	// its tests to follow: its test files are ordered as code, each
 	// after the test files whose helpers it uses.
@@ -57,17 +45,67 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 	// A modified go.mod is ordered as the module edges say, as one of
 	// the files (go.sum and vendor/modules.txt with it); a new one comes
 	// with the first part, which every package needs.
-	modNode := c.goModChanged() && len(c.needs) > 0
-	var rest, first []File
-	for _, f := range tail {
-		if modNode && f.Path == moduleUnit {
-			files[f.Path] = parsedFile{f, &ast.File{Name: &ast.Ident{Name: ""}}}
+	if c.goModChanged() && len(c.needs) > 0 {
+		for _, f := range tail {
+			if f.Path == moduleUnit {
+				files[f.Path] = parsedFile{f, &ast.File{Name: &ast.Ident{Name: ""}}}
+			}
 		}
 	}
 	g.link(files, c, inUnit)
-	// Embedded files travel with the file that embeds them; module files
-	// with go.mod; the rest (test data, docs) after the code, beside the
-	// tests.
+	first, rest := g.placeTail(files, tail)
+	lines := func(name string) int {
+		return weigh(append([]File{files[name].File}, g.extra[name]...)).lines
+	}
+	pc := &partCutter{opts: opts, cur: first, curSize: weigh(first)}
+	for _, b := range g.blocks(sortedKeys(files), lines, opts.MaxLines) {
+		pc.add(g.blockFiles(b, files))
+		if pc.last.over(opts) && len(b.cycle) > 1 {
+			pc.curWhy = g.tied(b.cycle, pc.last, c)
+		}
+	}
+	for _, f := range rest {
+		pc.add([]File{f})
+	}
+	pc.flush()
+	parts, partWhy = pc.parts, pc.partWhy
+	if len(parts) < 2 {
+		if partWhy[0] != "" {
+			return nil, nil, partWhy[0]
+		}
+		return nil, nil, "its files use each other too closely to cut"
+	}
+	for i, p := range parts {
+		for j := range p {
+			p[j].Reason = fmt.Sprintf("%s; part %d of %d of package %s, cut because it is over the budget", p[j].Reason, i+1, len(parts), u.name)
+		}
+	}
+	return parts, partWhy, ""
+}
+
+// unitCode splits a unit's files into the Go code of its package
+// folders and the rest, and names the folders that have Go files at the
+// base.
+func unitCode(u *unit, inUnit map[string]bool) (code, tail []File, old map[string]bool) {
+	old = map[string]bool{}
+	for _, f := range u.files {
+		switch {
+		case f.isGoCode() && inUnit[f.Dir()]:
+			code = append(code, f)
+			if f.Kind != "added" {
+				old[f.Dir()] = true
+			}
+		default:
+			tail = append(tail, f)
+		}
+	}
+	return code, tail, old
+}
+
+// placeTail places the files that are not Go code: embedded files
+// travel with the file that embeds them; module files with go.mod (else
+// first); the rest (test data, docs) after the code, beside the tests.
+func (g *fileGraph) placeTail(files map[string]parsedFile, tail []File) (first, rest []File) {
 	for _, f := range tail {
 		_, isNode := files[f.Path]
 		switch {
@@ -86,62 +124,53 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 			}
 		}
 	}
-	lines := func(name string) int {
-		return weigh(append([]File{files[name].File}, g.extra[name]...)).lines
-	}
-	blocks := g.blocks(sortedKeys(files), lines, opts.MaxLines)
-	cur := first
-	curSize := weigh(first)
-	curWhy := ""
-	flush := func() {
-		if len(cur) > 0 {
-			parts = append(parts, cur)
-			partWhy = append(partWhy, curWhy)
-			cur, curSize, curWhy = nil, size{}, ""
-		}
-	}
-	for _, b := range blocks {
-		var bf []File
-		for _, name := range b.files {
-			for _, f := range append([]File{files[name].File}, g.extra[name]...) {
-				f.Reason = b.reason(name, f)
-				if g.gone[f.Dir()] && f.Path == name {
-					f.Reason = files[name].Reason + "; deleted with its package, no later than the files whose declarations it used"
-				}
-				bf = append(bf, f)
+	return first, rest
+}
+
+// blockFiles are a block's files with what travels with each, each
+// with its reason.
+func (g *fileGraph) blockFiles(b block, files map[string]parsedFile) []File {
+	var bf []File
+	for _, name := range b.files {
+		for _, f := range append([]File{files[name].File}, g.extra[name]...) {
+			f.Reason = b.reason(name, f)
+			if g.gone[f.Dir()] && f.Path == name {
+				f.Reason = files[name].Reason + "; deleted with its package, no later than the files whose declarations it used"
 			}
-		}
-		bs := weigh(bf)
-		if len(cur) > 0 && curSize.plus(bs).over(opts) {
-			flush()
-		}
-		if bs.over(opts) && len(b.cycle) > 1 {
-			curWhy = g.tied(b.cycle, bs, c)
-		}
-		cur = append(cur, bf...)
-		curSize = curSize.plus(bs)
-	}
-	for _, f := range rest {
-		fs := weigh([]File{f})
-		if len(cur) > 0 && curSize.plus(fs).over(opts) {
-			flush()
-		}
-		cur = append(cur, f)
-		curSize = curSize.plus(fs)
-	}
-	flush()
-	if len(parts) < 2 {
-		if partWhy[0] != "" {
-			return nil, nil, partWhy[0]
-		}
-		return nil, nil, "its files use each other too closely to cut"
-	}
-	for i, p := range parts {
-		for j := range p {
-			p[j].Reason = fmt.Sprintf("%s; part %d of %d of package %s, cut because it is over the budget", p[j].Reason, i+1, len(parts), u.name)
+			bf = append(bf, f)
 		}
 	}
-	return parts, partWhy, ""
+	return bf
+}
+
+// partCutter fills a cut package's parts in order within the budget.
+type partCutter struct {
+	opts    Options
+	parts   [][]File
+	partWhy []string
+	cur     []File
+	curSize size
+	curWhy  string
+	last    size // the size of what was added last
+}
+
+// add puts files in the part being filled, after ending it if they do
+// not fit.
+func (pc *partCutter) add(fs []File) {
+	pc.last = weigh(fs)
+	if len(pc.cur) > 0 && pc.curSize.plus(pc.last).over(pc.opts) {
+		pc.flush()
+	}
+	pc.cur = append(pc.cur, fs...)
+	pc.curSize = pc.curSize.plus(pc.last)
+}
+
+func (pc *partCutter) flush() {
+	if len(pc.cur) > 0 {
+		pc.parts = append(pc.parts, pc.cur)
+		pc.partWhy = append(pc.partWhy, pc.curWhy)
+		pc.cur, pc.curSize, pc.curWhy = nil, size{}, ""
+	}
 }
 
 // tied says why a cycle of files over the budget cannot be cut: one
