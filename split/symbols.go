@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -38,12 +39,18 @@ import (
 // "dir:package.Name" for package-level names and "dir:package.T.M" for
 // fields and methods.
 type symbols struct {
-	decls   map[string]string // key → the declaration's signature text
-	refs    map[string]bool   // package-level keys used
-	members map[string]bool   // field and method names selected
-	scopes  map[string]bool   // the package folders whose members it can see
-	own     string            // its own package folder
-	imports []string          // folders of the module's packages it imports
+	decls map[string]string // key → the declaration's signature text
+	// declImports are, for a declaration whose text selects from an
+	// imported package, the import paths of the names it selects
+	// ("name=path", sorted): the same text means another type when the
+	// name is another package's (template.FuncMap of text/template, then
+	// of github.com/go-task/template).
+	declImports map[string]string
+	refs        map[string]bool // package-level keys used
+	members     map[string]bool // field and method names selected
+	scopes      map[string]bool // the package folders whose members it can see
+	own         string          // its own package folder
+	imports     []string        // folders of the module's packages it imports
 	// interfaces are the keys of the interface types it declares.
 	interfaces []string
 	// extImports are its imports from other modules; ext the names it
@@ -89,8 +96,8 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 		return nil
 	}
 	p := &symbolParser{fset: fset, src: src, dirOf: dirOf, nameOf: nameOf, own: dir + ":" + f.Name.Name + ".",
-		imported: map[string]string{}, unresolved: map[*ast.Ident]bool{}}
-	p.s = &symbols{decls: map[string]string{}, refs: map[string]bool{}, members: map[string]bool{}, scopes: map[string]bool{dir: true}, own: dir,
+		imported: map[string]string{}, unresolved: map[*ast.Ident]bool{}, importPaths: importPaths(f, dirOf, nameOf)}
+	p.s = &symbols{decls: map[string]string{}, declImports: map[string]string{}, refs: map[string]bool{}, members: map[string]bool{}, scopes: map[string]bool{dir: true}, own: dir,
 		ext: map[string]bool{}, extUnknown: map[string]bool{}, generic: map[string]bool{}, arity: map[string]string{},
 		embeds: map[string][]string{}, formatCalls: map[string]bool{}}
 	for _, d := range f.Decls {
@@ -126,6 +133,62 @@ type symbolParser struct {
 	imported   map[string]string // the name a file gives an import → its folder
 	dotted     []string          // the folders it imports with a dot
 	unresolved map[*ast.Ident]bool
+	// importPaths maps the name of each import, as the file uses it, to
+	// its path.
+	importPaths map[string]string
+}
+
+// importPaths maps the name a file gives each import (its own, else the
+// package's name in the module, else a guess from its path) to its path.
+func importPaths(f *ast.File, dirOf, nameOf func(string) string) map[string]string {
+	out := map[string]string{}
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			continue
+		}
+		n := defaultImportName(p)
+		if d := dirOf(p); d != "" {
+			n = nameOf(d)
+		}
+		if imp.Name != nil {
+			n = imp.Name.Name
+		}
+		out[n] = p
+	}
+	return out
+}
+
+// noteImports records under key the import paths of the names that the
+// nodes of its declaration select from imported packages.
+func (p *symbolParser) noteImports(key string, nodes ...ast.Node) {
+	var found []string
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		var visit func(x ast.Node) bool
+		visit = func(x ast.Node) bool {
+			switch x := x.(type) {
+			case *ast.ArrayType:
+				// An array's length is left out, as text does.
+				ast.Inspect(x.Elt, visit)
+				return false
+			case *ast.SelectorExpr:
+				if id, ok := x.X.(*ast.Ident); ok && id.Obj == nil {
+					if path, ok := p.importPaths[id.Name]; ok {
+						found = append(found, id.Name+"="+path)
+					}
+				}
+			}
+			return true
+		}
+		ast.Inspect(n, visit)
+	}
+	if len(found) > 0 {
+		sort.Strings(found)
+		p.s.declImports[key] = strings.Join(dedupe(found, ""), ",")
+	}
 }
 
 // embedded is a field that a struct type (key in) embeds.
@@ -200,6 +263,7 @@ func (p *symbolParser) fields(key string, t *ast.StructType) {
 				continue
 			}
 			p.s.decls[key+"."+n.Name] = p.text(field.Type)
+			p.noteImports(key+"."+n.Name, field.Type)
 		}
 	}
 }
@@ -211,12 +275,14 @@ func (p *symbolParser) funcDecl(d *ast.FuncDecl) {
 	if d.Recv != nil && len(d.Recv.List) == 1 {
 		t := receiverType(d.Recv.List[0].Type)
 		s.decls[own+t+"."+d.Name.Name] = p.text(d.Recv.List[0].Type) + " " + sig
+		p.noteImports(own+t+"."+d.Name.Name, d.Type)
 		s.arity[own+t+"."+d.Name.Name] = arity(d.Type)
 		if takesFormat(d.Type) {
 			s.printf = append(s.printf, d.Name.Name)
 		}
 	} else if d.Name.Name != "init" && d.Name.Name != "_" {
 		s.decls[own+d.Name.Name] = sig
+		p.noteImports(own+d.Name.Name, d.Type)
 		if takesFormat(d.Type) {
 			s.printf = append(s.printf, d.Name.Name)
 		}
@@ -231,8 +297,19 @@ func (p *symbolParser) genDecl(d *ast.GenDecl) {
 			p.typeSpec(spec)
 		case *ast.ValueSpec:
 			for _, n := range spec.Names {
-				if n.Name != "_" {
-					p.s.decls[p.own+n.Name] = d.Tok.String() + " " + p.text(spec.Type)
+				if n.Name == "_" {
+					continue
+				}
+				p.s.decls[p.own+n.Name] = d.Tok.String() + " " + p.text(spec.Type)
+				if spec.Type != nil {
+					p.noteImports(p.own+n.Name, spec.Type)
+				} else {
+					// Its type is its value's.
+					var values []ast.Node
+					for _, v := range spec.Values {
+						values = append(values, v)
+					}
+					p.noteImports(p.own+n.Name, values...)
 				}
 			}
 		}
@@ -261,6 +338,7 @@ func (p *symbolParser) typeSpec(spec *ast.TypeSpec) {
 		s.interfaces = append(s.interfaces, key)
 	default:
 		s.decls[key] = shape + p.text(spec.Type)
+		p.noteImports(key, spec.Type)
 	}
 }
 
@@ -273,6 +351,7 @@ func (p *symbolParser) interfaceMethods(key string, t *ast.InterfaceType) {
 		}
 		for _, n := range m.Names {
 			p.s.decls[key+"."+n.Name] = mt
+			p.noteImports(key+"."+n.Name, m.Type)
 			if isFunc {
 				p.s.arity[key+"."+n.Name] = arity(ft)
 			}

@@ -40,8 +40,9 @@ type symbolGraph struct {
 	seen map[[2]string]bool
 }
 
-// decl is where a key is declared, and as what.
-type decl struct{ file, text string }
+// decl is where a key is declared, and as what: its text, and the import
+// paths of the package names the text selects (symbols.declImports).
+type decl struct{ file, text, imports string }
 
 // symbolEdges works out, for every changed Go file, the changed files it
 // must land with or after, from the declarations each version of each
@@ -109,13 +110,14 @@ func newSymbolGraph(c *Change) *symbolGraph {
 	for side, versions := range [][]fileVersion{g.base, g.source} {
 		for _, v := range versions {
 			for k, t := range v.syms.decls {
-				g.declared[side][k] = append(g.declared[side][k], decl{v.file, t})
+				g.declared[side][k] = append(g.declared[side][k], decl{v.file, t, v.syms.declImports[k]})
 			}
 		}
 	}
 	for side := range g.declared {
 		for k := range g.declared[side] {
-			if !sameDecls(g.declared[0][k], g.declared[1][k]) {
+			b, s := g.declared[0][k], g.declared[1][k]
+			if !sameDecls(b, s) && (!sameDecls(withoutImports(b), withoutImports(s)) || importsMoved(b, s)) {
 				g.changed[k] = true
 			}
 		}
@@ -336,12 +338,16 @@ func (g *symbolGraph) keyEdges(k string) {
 	}
 }
 
-// movedOnly says whether a key's declarations have one text at both
-// ends: it moved between files, or not at all.
+// movedOnly says whether a key's declarations have one text, its names
+// selected from the same packages, at both ends: it moved between files, or not
+// at all.
 func movedOnly(b, s []decl) bool {
 	sameText := len(b) > 0 && len(s) > 0
 	for _, d := range append(append([]decl{}, b...), s...) {
 		sameText = sameText && d.text == b[0].text
+	}
+	if sameText && importsMoved(b, s) {
+		return false
 	}
 	return sameText
 }
@@ -438,4 +444,37 @@ func (g *symbolGraph) newTypeMethodsRule(k, owner string, s []decl) {
 			}
 		}
 	}
+}
+
+// withoutImports are the declarations without the import paths of
+// what they select.
+func withoutImports(ds []decl) []decl {
+	out := make([]decl, len(ds))
+	for i, d := range ds {
+		out[i] = decl{file: d.file, text: d.text}
+	}
+	return out
+}
+
+// importsMoved says whether a name that a declaration selects from an
+// import stands for another package at the source than at the base (the
+// same text, another type). A name selected at one end only changes the
+// text, or (an array's length, a constant's value) nothing.
+func importsMoved(b, s []decl) bool {
+	for _, x := range b {
+		was := map[string]string{}
+		for _, imp := range strings.Split(x.imports, ",") {
+			if name, path, ok := strings.Cut(imp, "="); ok {
+				was[name] = path
+			}
+		}
+		for _, y := range s {
+			for _, imp := range strings.Split(y.imports, ",") {
+				if name, path, ok := strings.Cut(imp, "="); ok && was[name] != "" && was[name] != path {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

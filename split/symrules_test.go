@@ -192,3 +192,41 @@ func TestNewTypeRuleKeepsANewTypeWithItsMethods(t *testing.T) {
 		t.Errorf("a test file's method tied the new type's file to it, got:\n%s", strings.Join(edges, "\n"))
 	}
 }
+
+// The changed rule sees a declaration whose text stays but whose type
+// changes through its file's import (go-task's templateFuncs: the same
+// template.FuncMap{…}, of text/template at the base and of another
+// package at the source): use.go, which passes funcs to the new
+// package's Funcs, lands with funcs.go, and every tip builds and vets.
+func TestAVariableWhoseTypeChangesThroughItsImportLandsWithItsUsers(t *testing.T) {
+	t.Parallel()
+	funcs := "\n\nvar funcs = template.FuncMap{\"up\": func(s string) string { return s }}\n"
+	use := "\n\n// New parses with the funcs.\nfunc New() *template.Template { return template.New(\"x\").Funcs(funcs) }\n"
+	base := map[string]string{
+		"go.mod":     gomodM,
+		"p/funcs.go": "package p\n\nimport \"text/template\"" + funcs,
+		"p/use.go":   "package p\n\nimport \"text/template\"" + use,
+		"p/other.go": "package p\n\n// Other is unrelated.\nfunc Other() int { return 1 }\n",
+	}
+	source := map[string]string{
+		"go.mod": gomodM,
+		"template/template.go": "package template\n\n// FuncMap maps names to functions.\ntype FuncMap map[string]any\n\n// Template is a template.\ntype Template struct{ funcs FuncMap }\n\n" +
+			"// New makes one.\nfunc New(name string) *Template { return &Template{} }\n\n// Funcs sets its functions.\nfunc (t *Template) Funcs(m FuncMap) *Template { t.funcs = m; return t }\n",
+		"p/funcs.go": "package p\n\nimport \"example.com/m/template\"" + funcs + filler("F", 14),
+		"p/use.go":   "package p\n\nimport \"example.com/m/template\"" + use + filler("U", 14),
+		"p/other.go": "package p\n\n// Other is unrelated.\nfunc Other() int { return 2 }\n" + filler("O", 14),
+	}
+	edges := edgesOf(t, base, source)
+	if !hasEdge(edges, "p/use.go", "p/funcs.go", "uses p.funcs, whose declaration p/funcs.go changes") {
+		t.Errorf("want p/use.go tied to p/funcs.go, whose funcs changes type through its import, got:\n%s", strings.Join(edges, "\n"))
+	}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 40, MaxFiles: 30, SplitLarge: true})
+	if a, b := prNumber(t, p, "p/use.go"), prNumber(t, p, "p/funcs.go"); a != b {
+		t.Errorf("p/use.go (#%d) and p/funcs.go (#%d) land apart:%s", a, b, layout(p))
+	}
+	if len(p.PRs) < 3 {
+		t.Errorf("want the package cut (the template package, then p's parts), got %d PRs:%s", len(p.PRs), layout(p))
+	}
+	buildEveryTip(t, r, p)
+}
