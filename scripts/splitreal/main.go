@@ -61,7 +61,7 @@ type result struct {
 	SetApart   int // lines set apart from the budget
 	Budget     split.Options
 	PRs        int
-	Bound      int // ⌈1.3 × Lines ÷ budget⌉ + 1
+	Bound      int // ⌈1.3 × fewest⌉ + 1 (prBound)
 	Largest    int
 	Over       int // PRs over the budget
 	OverSingle int // of them, one file
@@ -244,7 +244,7 @@ func measure(c change, dir string, perHour float64, build, fetch bool) (r result
 		}
 	}
 	r.Files, r.PRs = len(ch.Files), len(p.PRs)
-	r.Bound = int(math.Ceil(1.3*float64(r.Lines)/float64(opts.MaxLines))) + 1
+	r.Bound = prBound(ch.Files, opts)
 	fmt.Printf("%d files (%v), %d lines (+%d set apart); budget %d lines, %d files\n", r.Files, r.Kinds, r.Lines, r.SetApart, opts.MaxLines, opts.MaxFiles)
 	for _, pr := range p.PRs {
 		r.Largest = max(r.Largest, pr.Lines)
@@ -333,6 +333,29 @@ func writePlan(file string, c change, ch *split.Change, p *split.Plan) {
 	if err != nil {
 		fail(err.Error())
 	}
+}
+
+// prBound is the most PRs a plan should take: ⌈1.3 × the fewest any
+// plan could⌉ + 1. A PR holds two budgets: the reviewer's (the counted
+// lines and files, set-apart files left out) and what GitHub shows of
+// a diff (20,000 lines and 300 files, every file counted: past it a
+// reviewer cannot read the PR there, set apart or not). The fewest PRs
+// any plan could have is the largest of the four ratios, so that is
+// what the bound scales, not the counted lines alone (x/text's 297,539
+// generated lines need 15 PRs whatever the reviewer's budget).
+func prBound(files []split.File, opts split.Options) int {
+	var lines, counted, all, allLines int
+	for _, f := range files {
+		all++
+		allLines += f.Lines
+		if f.SetApart == "" {
+			counted++
+			lines += f.Lines
+		}
+	}
+	fewest := max(float64(lines)/float64(opts.MaxLines), float64(counted)/float64(opts.MaxFiles),
+		float64(allLines)/split.GitHubMaxLines, float64(all)/split.GitHubMaxFiles)
+	return int(math.Ceil(1.3*fewest)) + 1
 }
 
 // checkEmbeds says, without building, at how many tips of the stack
