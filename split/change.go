@@ -149,81 +149,135 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	}
 	c := &Change{Base: base, Source: source, BaseRef: baseRef, SourceRef: sourceRef}
 	for _, ch := range changes {
-		action, err := ch.Action()
+		f, err := readChangedFile(st, ch, c)
 		if err != nil {
 			return nil, err
 		}
-		for _, name := range []string{ch.From.Name, ch.To.Name} {
-			if !utf8.ValidString(name) {
-				return nil, fmt.Errorf("the path %q between %s and %s is not UTF-8: a work order's file list (JSON) cannot name it, so its PR would lose it; rename it in %s", name, baseRef, sourceRef, sourceRef)
-			}
-		}
-		f := File{Path: ch.To.Name}
-		entry := ch.To.TreeEntry
-		switch {
-		case action == merkletrie.Delete:
-			f.Path, f.Kind, entry = ch.From.Name, "deleted", ch.From.TreeEntry
-		case action == merkletrie.Insert:
-			f.Kind = "added"
-		case ch.From.Name != ch.To.Name:
-			f.Kind, f.OldPath = "renamed", ch.From.Name
-		default:
-			f.Kind = "modified"
-		}
-		if entry.Mode == filemode.Submodule {
-			f.Binary = true
-		} else if entry.Mode == filemode.Symlink {
-			// A link holds its target's path, not Go source.
-			f.Lines = 1
-			if path.Ext(f.Path) == ".go" {
-				f.notCode = "a symbolic link, not Go source"
-			}
-		} else if n, big, err := largeBlob(st, entry.Hash); err == nil && big {
-			// Counted as it streams by, never held: a change may carry
-			// a file of gigabytes.
-			f.Lines, f.Binary = n.lines, n.binary
-			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" && !f.Binary {
-				// Only its header is read: the package clause, build
-				// constraints and imports are at its top. It is too big
-				// to cut along its declarations.
-				if head, err := readHead(st, entry.Hash, headerRead); err == nil {
-					if f.notCode = excludedFromEveryBuild(head); f.notCode == "" {
-						f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(f.Path, head)
-						if f.Problem != "" {
-							f.Problem = fmt.Sprintf("%s is over %d MiB and its first %d KiB hold no whole header, so its imports are a guess: %s", f.Path, maxBlobRead>>20, headerRead>>10, f.Problem)
-						}
-					}
-				}
-			}
-		} else if data, err := readBlob(st, entry.Hash); err == nil {
-			f.Lines, f.Binary = countLines(data)
-			if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
-				if f.notCode = excludedFromEveryBuild(data); f.notCode == "" {
-					f.src = data
-					f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(f.Path, data)
-				}
-			}
-			if f.Path == "go.mod" && f.Kind != "deleted" {
-				c.Module = modulePath(data)
-			}
-		}
-		if (f.Kind == "modified" || f.Kind == "renamed") && !f.Binary && ch.From.TreeEntry.Mode.IsFile() && entry.Mode.IsFile() {
-			f.Lines = changedLines(st, ch.From.TreeEntry.Hash, entry.Hash, f.Lines)
-		}
-		if f.Kind != "added" && path.Ext(f.Path) == ".go" && ch.From.TreeEntry.Mode.IsFile() {
-			limit := int64(headerRead)
-			if _, big, err := largeBlob(st, ch.From.TreeEntry.Hash); err == nil && !big {
-				limit = maxBlobRead
-			}
-			if data, err := readHead(st, ch.From.TreeEntry.Hash, limit); err == nil && excludedFromEveryBuild(data) == "" {
-				_, f.BaseImports, _, _ = goHeader(ch.From.Name, data)
-				if limit == maxBlobRead {
-					f.baseSrc = data
-				}
-			}
-		}
 		c.Files = append(c.Files, f)
 	}
+	readGoMods(c, st, baseTree, sourceTree)
+	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
+	if c.baseMod != nil && c.sourceMod != nil && vetsFormats(c.baseMod.goVersion, c.sourceMod.goVersion) {
+		c.printfWrappers = printfWrappers(ctx, st, sourceTree)
+	}
+	if c.baseMod != nil && c.sourceMod != nil && version.Compare("go"+c.baseMod.goVersion, "go1.22") < 0 &&
+		version.Compare("go"+c.sourceMod.goVersion, "go1.22") >= 0 {
+		c.intConsts = unchangedIntConsts(c, st, sourceTree)
+	}
+	readModules(c, st, sourceTree)
+	markMissingImports(c, sourceTree)
+	return c, nil
+}
+
+// readChangedFile reads one changed file: its kind, the lines a reviewer
+// reads, and a Go file's header and sources at both ends. The source's
+// go.mod gives c its module path.
+func readChangedFile(st storer.EncodedObjectStorer, ch *object.Change, c *Change) (File, error) {
+	action, err := ch.Action()
+	if err != nil {
+		return File{}, err
+	}
+	for _, name := range []string{ch.From.Name, ch.To.Name} {
+		if !utf8.ValidString(name) {
+			return File{}, fmt.Errorf("the path %q between %s and %s is not UTF-8: a work order's file list (JSON) cannot name it, so its PR would lose it; rename it in %s", name, c.BaseRef, c.SourceRef, c.SourceRef)
+		}
+	}
+	f := File{Path: ch.To.Name}
+	entry := ch.To.TreeEntry
+	switch {
+	case action == merkletrie.Delete:
+		f.Path, f.Kind, entry = ch.From.Name, "deleted", ch.From.TreeEntry
+	case action == merkletrie.Insert:
+		f.Kind = "added"
+	case ch.From.Name != ch.To.Name:
+		f.Kind, f.OldPath = "renamed", ch.From.Name
+	default:
+		f.Kind = "modified"
+	}
+	readContent(st, &f, entry, c)
+	if (f.Kind == "modified" || f.Kind == "renamed") && !f.Binary && ch.From.TreeEntry.Mode.IsFile() && entry.Mode.IsFile() {
+		f.Lines = changedLines(st, ch.From.TreeEntry.Hash, entry.Hash, f.Lines)
+	}
+	if f.Kind != "added" && path.Ext(f.Path) == ".go" && ch.From.TreeEntry.Mode.IsFile() {
+		readBaseVersion(st, &f, ch.From)
+	}
+	return f, nil
+}
+
+// readContent reads the file's entry (the source's, the base's for a
+// deletion): its lines, whether it is binary, and a Go file's header.
+func readContent(st storer.EncodedObjectStorer, f *File, entry object.TreeEntry, c *Change) {
+	if entry.Mode == filemode.Submodule {
+		f.Binary = true
+		return
+	}
+	if entry.Mode == filemode.Symlink {
+		// A link holds its target's path, not Go source.
+		f.Lines = 1
+		if path.Ext(f.Path) == ".go" {
+			f.notCode = "a symbolic link, not Go source"
+		}
+		return
+	}
+	if n, big, err := largeBlob(st, entry.Hash); err == nil && big {
+		// Counted as it streams by, never held: a change may carry a
+		// file of gigabytes.
+		f.Lines, f.Binary = n.lines, n.binary
+		if f.Kind != "deleted" && path.Ext(f.Path) == ".go" && !f.Binary {
+			readLargeGoHeader(st, f, entry)
+		}
+		return
+	}
+	data, err := readBlob(st, entry.Hash)
+	if err != nil {
+		return
+	}
+	f.Lines, f.Binary = countLines(data)
+	if f.Kind != "deleted" && path.Ext(f.Path) == ".go" {
+		if f.notCode = excludedFromEveryBuild(data); f.notCode == "" {
+			f.src = data
+			f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(f.Path, data)
+		}
+	}
+	if f.Path == "go.mod" && f.Kind != "deleted" {
+		c.Module = modulePath(data)
+	}
+}
+
+// readLargeGoHeader reads only the header of a Go file over maxBlobRead:
+// the package clause, build constraints and imports are at its top. It
+// is too big to cut along its declarations.
+func readLargeGoHeader(st storer.EncodedObjectStorer, f *File, entry object.TreeEntry) {
+	head, err := readHead(st, entry.Hash, headerRead)
+	if err != nil {
+		return
+	}
+	if f.notCode = excludedFromEveryBuild(head); f.notCode == "" {
+		f.pkg, f.Imports, f.Embeds, f.Problem = goHeader(f.Path, head)
+		if f.Problem != "" {
+			f.Problem = fmt.Sprintf("%s is over %d MiB and its first %d KiB hold no whole header, so its imports are a guess: %s", f.Path, maxBlobRead>>20, headerRead>>10, f.Problem)
+		}
+	}
+}
+
+// readBaseVersion reads a Go file's imports at the base, and its old
+// source if it is not over maxBlobRead.
+func readBaseVersion(st storer.EncodedObjectStorer, f *File, from object.ChangeEntry) {
+	limit := int64(headerRead)
+	if _, big, err := largeBlob(st, from.TreeEntry.Hash); err == nil && !big {
+		limit = maxBlobRead
+	}
+	if data, err := readHead(st, from.TreeEntry.Hash, limit); err == nil && excludedFromEveryBuild(data) == "" {
+		_, f.BaseImports, _, _ = goHeader(from.Name, data)
+		if limit == maxBlobRead {
+			f.baseSrc = data
+		}
+	}
+}
+
+// readGoMods reads the root go.mod at each end: the module paths, the
+// go directives and the modules dropped.
+func readGoMods(c *Change, st storer.EncodedObjectStorer, baseTree, sourceTree *object.Tree) {
 	if e, err := baseTree.FindEntry("go.mod"); err == nil {
 		if data, err := readBlob(st, e.Hash); err == nil {
 			c.BaseModule = modulePath(data)
@@ -242,17 +296,6 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 			}
 		}
 	}
-	sort.Slice(c.Files, func(i, j int) bool { return c.Files[i].Path < c.Files[j].Path })
-	if c.baseMod != nil && c.sourceMod != nil && vetsFormats(c.baseMod.goVersion, c.sourceMod.goVersion) {
-		c.printfWrappers = printfWrappers(ctx, st, sourceTree)
-	}
-	if c.baseMod != nil && c.sourceMod != nil && version.Compare("go"+c.baseMod.goVersion, "go1.22") < 0 &&
-		version.Compare("go"+c.sourceMod.goVersion, "go1.22") >= 0 {
-		c.intConsts = unchangedIntConsts(c, st, sourceTree)
-	}
-	readModules(c, st, sourceTree)
-	markMissingImports(c, sourceTree)
-	return c, nil
 }
 
 // diffTrees lists what differs between two trees, as go-git's
@@ -262,88 +305,111 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 // whose own name has one is left out of rename detection, which reads a
 // file through its folder by that name and would refuse it too.
 func diffTrees(ctx context.Context, st storer.EncodedObjectStorer, from, to *object.Tree) (object.Changes, error) {
-	var changes, odd object.Changes
-	add := func(c *object.Change) {
-		if hasControl(c.From.TreeEntry.Name) || hasControl(c.To.TreeEntry.Name) {
-			odd = append(odd, c)
-		} else {
-			changes = append(changes, c)
-		}
-	}
-	var walk func(prefix string, a, b *object.Tree) error
-	walk = func(prefix string, a, b *object.Tree) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		entries := map[string][2]*object.TreeEntry{}
-		var names []string
-		for side, t := range []*object.Tree{a, b} {
-			if t == nil {
-				continue
-			}
-			for i := range t.Entries {
-				e := &t.Entries[i]
-				pair, seen := entries[e.Name]
-				if !seen {
-					names = append(names, e.Name)
-				}
-				pair[side] = e
-				entries[e.Name] = pair
-			}
-		}
-		sort.Strings(names)
-		for _, name := range names {
-			x, y := entries[name][0], entries[name][1]
-			p := prefix + name
-			if x != nil && y != nil && x.Hash == y.Hash && x.Mode == y.Mode {
-				continue
-			}
-			xDir, yDir := x != nil && x.Mode == filemode.Dir, y != nil && y.Mode == filemode.Dir
-			if x != nil && y != nil && !xDir && !yDir {
-				add(&object.Change{From: object.ChangeEntry{Name: p, Tree: a, TreeEntry: *x}, To: object.ChangeEntry{Name: p, Tree: b, TreeEntry: *y}})
-				continue
-			}
-			if xDir || yDir {
-				var subA, subB *object.Tree
-				var err error
-				if xDir {
-					if subA, err = object.GetTree(st, x.Hash); err != nil {
-						return fmt.Errorf("%q: %w", p, err)
-					}
-				}
-				if yDir {
-					if subB, err = object.GetTree(st, y.Hash); err != nil {
-						return fmt.Errorf("%q: %w", p, err)
-					}
-				}
-				if err := walk(p+"/", subA, subB); err != nil {
-					return err
-				}
-			}
-			if x != nil && !xDir {
-				add(&object.Change{From: object.ChangeEntry{Name: p, Tree: a, TreeEntry: *x}})
-			}
-			if y != nil && !yDir {
-				add(&object.Change{To: object.ChangeEntry{Name: p, Tree: b, TreeEntry: *y}})
-			}
-		}
-		return nil
-	}
-	if err := walk("", from, to); err != nil {
+	w := &treeWalk{ctx: ctx, st: st}
+	if err := w.walk("", from, to); err != nil {
 		return nil, err
 	}
 	// go-git pairs files of the same content through a map, so which
 	// deletion became which rename changed from run to run (go-task's
 	// styleguide.md, the same in many translations), and the plan with
 	// it: they are paired here first, in an order of their own.
-	changes, exact, twins := pairIdentical(changes)
+	changes, exact, twins := pairIdentical(w.changes)
 	changes, err := pairSimilar(st, changes)
 	if err != nil {
 		return nil, err
 	}
-	changes = append(append(append(changes, exact...), twins...), odd...)
+	changes = append(append(append(changes, exact...), twins...), w.odd...)
 	sort.SliceStable(changes, func(i, j int) bool { return changeName(changes[i]) < changeName(changes[j]) })
 	return changes, nil
+}
+
+// treeWalk walks two trees side by side for diffTrees: changes are what
+// differs, odd what differs in a file whose name has a control
+// character.
+type treeWalk struct {
+	ctx          context.Context
+	st           storer.EncodedObjectStorer
+	changes, odd object.Changes
+}
+
+func (w *treeWalk) add(c *object.Change) {
+	if hasControl(c.From.TreeEntry.Name) || hasControl(c.To.TreeEntry.Name) {
+		w.odd = append(w.odd, c)
+	} else {
+		w.changes = append(w.changes, c)
+	}
+}
+
+// entryPairs pairs the entries of two trees (either may be nil) by name,
+// in name order.
+func entryPairs(a, b *object.Tree) ([]string, map[string][2]*object.TreeEntry) {
+	entries := map[string][2]*object.TreeEntry{}
+	var names []string
+	for side, t := range []*object.Tree{a, b} {
+		if t == nil {
+			continue
+		}
+		for i := range t.Entries {
+			e := &t.Entries[i]
+			pair, seen := entries[e.Name]
+			if !seen {
+				names = append(names, e.Name)
+			}
+			pair[side] = e
+			entries[e.Name] = pair
+		}
+	}
+	sort.Strings(names)
+	return names, entries
+}
+
+func (w *treeWalk) walk(prefix string, a, b *object.Tree) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	names, entries := entryPairs(a, b)
+	for _, name := range names {
+		x, y := entries[name][0], entries[name][1]
+		p := prefix + name
+		if x != nil && y != nil && x.Hash == y.Hash && x.Mode == y.Mode {
+			continue
+		}
+		xDir, yDir := x != nil && x.Mode == filemode.Dir, y != nil && y.Mode == filemode.Dir
+		if x != nil && y != nil && !xDir && !yDir {
+			w.add(&object.Change{From: object.ChangeEntry{Name: p, Tree: a, TreeEntry: *x}, To: object.ChangeEntry{Name: p, Tree: b, TreeEntry: *y}})
+			continue
+		}
+		if xDir || yDir {
+			if err := w.walkFolders(p, x, y, xDir, yDir); err != nil {
+				return err
+			}
+		}
+		if x != nil && !xDir {
+			w.add(&object.Change{From: object.ChangeEntry{Name: p, Tree: a, TreeEntry: *x}})
+		}
+		if y != nil && !yDir {
+			w.add(&object.Change{To: object.ChangeEntry{Name: p, Tree: b, TreeEntry: *y}})
+		}
+	}
+	return nil
+}
+
+// walkFolders walks into the folder p at either end (x at the base if
+// xDir, y at the source if yDir).
+func (w *treeWalk) walkFolders(p string, x, y *object.TreeEntry, xDir, yDir bool) error {
+	var subA, subB *object.Tree
+	var err error
+	if xDir {
+		if subA, err = object.GetTree(w.st, x.Hash); err != nil {
+			return fmt.Errorf("%q: %w", p, err)
+		}
+	}
+	if yDir {
+		if subB, err = object.GetTree(w.st, y.Hash); err != nil {
+			return fmt.Errorf("%q: %w", p, err)
+		}
+	}
+	return w.walk(p+"/", subA, subB)
 }
 
 func changeName(c *object.Change) string {
@@ -358,7 +424,7 @@ func changeName(c *object.Change) string {
 const renameScore = 60
 
 // pairSimilar pairs deleted and added text files whose lines are mostly
-// alike as renames, as git does, in an order of its own: go-git's search
+// alike as renames, as git does, in an order of their own: go-git's search
 // walks maps and chose among equally alike files at random (go-task's
 // styleguide.md in four translations), so the plan changed from run to
 // run. Pairs go best first (most alike, then the most folders in common,
@@ -378,64 +444,7 @@ func pairSimilar(st storer.EncodedObjectStorer, changes object.Changes) (object.
 	if len(dels) == 0 || len(adds) == 0 || len(dels)*len(adds) > 4_000_000 {
 		return changes, nil
 	}
-	type text struct {
-		lines map[string]int
-		n     int
-	}
-	read := func(h plumbing.Hash) *text {
-		if _, big, err := largeBlob(st, h); err != nil || big {
-			return nil
-		}
-		data, err := readBlob(st, h)
-		if err != nil {
-			return nil
-		}
-		if _, binary := countLines(data); binary {
-			return nil
-		}
-		t := &text{lines: map[string]int{}}
-		for _, l := range bytes.Split(data, []byte("\n")) {
-			t.lines[string(bytes.TrimRight(l, "\r"))]++
-			t.n++
-		}
-		return t
-	}
-	from, to := make([]*text, len(dels)), make([]*text, len(adds))
-	for i, c := range dels {
-		from[i] = read(c.From.TreeEntry.Hash)
-	}
-	for i, c := range adds {
-		to[i] = read(c.To.TreeEntry.Hash)
-	}
-	type pair struct{ d, a, score, like int }
-	var pairs []pair
-	for i, f := range from {
-		for j, t := range to {
-			if f == nil || t == nil || min(f.n, t.n)*100 < renameScore*max(f.n, t.n) {
-				continue
-			}
-			common := 0
-			for l, k := range f.lines {
-				common += min(k, t.lines[l])
-			}
-			if score := common * 100 / max(f.n, t.n); score >= renameScore {
-				pairs = append(pairs, pair{i, j, score, pathLikeness(dels[i].From.Name, adds[j].To.Name)})
-			}
-		}
-	}
-	sort.Slice(pairs, func(x, y int) bool {
-		p, q := pairs[x], pairs[y]
-		if p.score != q.score {
-			return p.score > q.score
-		}
-		if p.like != q.like {
-			return p.like > q.like
-		}
-		if adds[p.a].To.Name != adds[q.a].To.Name {
-			return adds[p.a].To.Name < adds[q.a].To.Name
-		}
-		return dels[p.d].From.Name < dels[q.d].From.Name
-	})
+	pairs := similarPairs(st, dels, adds)
 	used := map[*object.Change]bool{}
 	var out object.Changes
 	for _, p := range pairs {
@@ -452,6 +461,80 @@ func pairSimilar(st storer.EncodedObjectStorer, changes object.Changes) (object.
 		}
 	}
 	return out, nil
+}
+
+// lineSet is a text file's lines, each with how often it comes, and
+// their number.
+type lineSet struct {
+	lines map[string]int
+	n     int
+}
+
+// readLines reads a blob's lines; nil for one over maxBlobRead, binary,
+// or not read.
+func readLines(st storer.EncodedObjectStorer, h plumbing.Hash) *lineSet {
+	if _, big, err := largeBlob(st, h); err != nil || big {
+		return nil
+	}
+	data, err := readBlob(st, h)
+	if err != nil {
+		return nil
+	}
+	if _, binary := countLines(data); binary {
+		return nil
+	}
+	t := &lineSet{lines: map[string]int{}}
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		t.lines[string(bytes.TrimRight(l, "\r"))]++
+		t.n++
+	}
+	return t
+}
+
+// renamePair is a deletion (dels[d]) and an addition (adds[a]) alike
+// enough to be a rename: score is the percent of lines in common, like
+// pathLikeness.
+type renamePair struct{ d, a, score, like int }
+
+// similarPairs are the deletions and additions alike enough to be a
+// rename, best first.
+func similarPairs(st storer.EncodedObjectStorer, dels, adds []*object.Change) []renamePair {
+	from, to := make([]*lineSet, len(dels)), make([]*lineSet, len(adds))
+	for i, c := range dels {
+		from[i] = readLines(st, c.From.TreeEntry.Hash)
+	}
+	for i, c := range adds {
+		to[i] = readLines(st, c.To.TreeEntry.Hash)
+	}
+	var pairs []renamePair
+	for i, f := range from {
+		for j, t := range to {
+			if f == nil || t == nil || min(f.n, t.n)*100 < renameScore*max(f.n, t.n) {
+				continue
+			}
+			common := 0
+			for l, k := range f.lines {
+				common += min(k, t.lines[l])
+			}
+			if score := common * 100 / max(f.n, t.n); score >= renameScore {
+				pairs = append(pairs, renamePair{i, j, score, pathLikeness(dels[i].From.Name, adds[j].To.Name)})
+			}
+		}
+	}
+	sort.Slice(pairs, func(x, y int) bool {
+		p, q := pairs[x], pairs[y]
+		if p.score != q.score {
+			return p.score > q.score
+		}
+		if p.like != q.like {
+			return p.like > q.like
+		}
+		if adds[p.a].To.Name != adds[q.a].To.Name {
+			return adds[p.a].To.Name < adds[q.a].To.Name
+		}
+		return dels[p.d].From.Name < dels[q.d].From.Name
+	})
+	return pairs
 }
 
 // pathLikeness is how alike two paths are: two for each folder they
@@ -692,29 +775,11 @@ func countLines(data []byte) (int, bool) {
 // needs Go 1.22.
 func unchangedIntConsts(c *Change, st storer.EncodedObjectStorer, source *object.Tree) []string {
 	changed := map[string]bool{}
-	wanted := map[string]map[string]bool{} // folder → names ranged over
 	fset := token.NewFileSet()
 	for _, f := range c.Files {
 		changed[f.Path] = true
-		if f.src == nil || f.Kind == "deleted" || !strings.Contains(string(f.src), "range ") {
-			continue
-		}
-		a, err := parser.ParseFile(fset, f.Path, f.src, 0)
-		if err != nil {
-			continue
-		}
-		ast.Inspect(a, func(n ast.Node) bool {
-			if r, ok := n.(*ast.RangeStmt); ok {
-				if id, ok := r.X.(*ast.Ident); ok && id.Obj == nil {
-					if wanted[f.Dir()] == nil {
-						wanted[f.Dir()] = map[string]bool{}
-					}
-					wanted[f.Dir()][id.Name] = true
-				}
-			}
-			return true
-		})
 	}
+	wanted := rangedOverNames(c, fset)
 	var out []string
 	for _, dir := range sortedKeys(wanted) {
 		tree := source
@@ -734,23 +799,56 @@ func unchangedIntConsts(c *Change, st storer.EncodedObjectStorer, source *object
 			if err != nil {
 				continue
 			}
-			a, err := parser.ParseFile(fset, name, src, 0)
-			if err != nil {
-				continue
+			if a, err := parser.ParseFile(fset, name, src, 0); err == nil {
+				out = append(out, intConstsNamed(a, dir, wanted[dir])...)
 			}
-			for _, d := range a.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.CONST {
-					continue
-				}
-				for _, spec := range g.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, n := range vs.Names {
-						t, typed := vs.Type.(*ast.Ident)
-						if wanted[dir][n.Name] && (typed && intTypes[t.Name] || vs.Type == nil && i < len(vs.Values) && isInt(vs.Values[i], 0)) {
-							out = append(out, dir+":"+a.Name.Name+"."+n.Name)
-						}
+		}
+	}
+	return out
+}
+
+// rangedOverNames are, by folder, the names that the changed Go files
+// range over without declaring them in the file.
+func rangedOverNames(c *Change, fset *token.FileSet) map[string]map[string]bool {
+	wanted := map[string]map[string]bool{} // folder → names ranged over
+	for _, f := range c.Files {
+		if f.src == nil || f.Kind == "deleted" || !strings.Contains(string(f.src), "range ") {
+			continue
+		}
+		a, err := parser.ParseFile(fset, f.Path, f.src, 0)
+		if err != nil {
+			continue
+		}
+		ast.Inspect(a, func(n ast.Node) bool {
+			if r, ok := n.(*ast.RangeStmt); ok {
+				if id, ok := r.X.(*ast.Ident); ok && id.Obj == nil {
+					if wanted[f.Dir()] == nil {
+						wanted[f.Dir()] = map[string]bool{}
 					}
+					wanted[f.Dir()][id.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	return wanted
+}
+
+// intConstsNamed are the keys ("dir:pkg.Name") of the integer constants
+// of a file whose names are wanted.
+func intConstsNamed(a *ast.File, dir string, wanted map[string]bool) []string {
+	var out []string
+	for _, d := range a.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, n := range vs.Names {
+				t, typed := vs.Type.(*ast.Ident)
+				if wanted[n.Name] && (typed && intTypes[t.Name] || vs.Type == nil && i < len(vs.Values) && isInt(vs.Values[i], 0)) {
+					out = append(out, dir+":"+a.Name.Name+"."+n.Name)
 				}
 			}
 		}

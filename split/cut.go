@@ -28,20 +28,8 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 	for _, d := range u.dirs {
 		inUnit[d] = true
 	}
-	old := map[string]bool{} // package folders that have Go files at the base
 	var code, tail []File
-	for _, f := range u.files {
-		switch {
-		case f.isGoCode() && inUnit[f.Dir()]:
-			code = append(code, f)
-			if f.Kind != "added" {
-				old[f.Dir()] = true
-			}
-		default:
-			tail = append(tail, f)
-		}
-	}
-	g.old = old
+	code, tail, g.old = unitCode(u, inUnit)
 	// A package of tests alone (an integration suite) has no code for
 	// its tests to follow: its test files are ordered as code, each
 	// after the test files whose helpers it uses.
@@ -57,17 +45,67 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 	// A modified go.mod is ordered as the module edges say, as one of
 	// the files (go.sum and vendor/modules.txt with it); a new one comes
 	// with the first part, which every package needs.
-	modNode := c.goModChanged() && len(c.needs) > 0
-	var rest, first []File
-	for _, f := range tail {
-		if modNode && f.Path == moduleUnit {
-			files[f.Path] = parsedFile{f, &ast.File{Name: &ast.Ident{Name: ""}}}
+	if c.goModChanged() && len(c.needs) > 0 {
+		for _, f := range tail {
+			if f.Path == moduleUnit {
+				files[f.Path] = parsedFile{f, &ast.File{Name: &ast.Ident{Name: ""}}}
+			}
 		}
 	}
 	g.link(files, c, inUnit)
-	// Embedded files travel with the file that embeds them; module files
-	// with go.mod; the rest (test data, docs) after the code, beside the
-	// tests.
+	first, rest := g.placeTail(files, tail)
+	lines := func(name string) int {
+		return weigh(append([]File{files[name].File}, g.extra[name]...)).lines
+	}
+	pc := &partCutter{opts: opts, cur: first, curSize: weigh(first)}
+	for _, b := range g.blocks(sortedKeys(files), lines, opts.MaxLines) {
+		pc.add(g.blockFiles(b, files))
+		if pc.last.over(opts) && len(b.cycle) > 1 {
+			pc.curWhy = g.tied(b.cycle, pc.last, c)
+		}
+	}
+	for _, f := range rest {
+		pc.add([]File{f})
+	}
+	pc.flush()
+	parts, partWhy = pc.parts, pc.partWhy
+	if len(parts) < 2 {
+		if partWhy[0] != "" {
+			return nil, nil, partWhy[0]
+		}
+		return nil, nil, "its files use each other too closely to cut"
+	}
+	for i, p := range parts {
+		for j := range p {
+			p[j].Reason = fmt.Sprintf("%s; part %d of %d of package %s, cut because it is over the budget", p[j].Reason, i+1, len(parts), u.name)
+		}
+	}
+	return parts, partWhy, ""
+}
+
+// unitCode splits a unit's files into the Go code of its package
+// folders and the rest, and names the folders that have Go files at the
+// base.
+func unitCode(u *unit, inUnit map[string]bool) (code, tail []File, old map[string]bool) {
+	old = map[string]bool{}
+	for _, f := range u.files {
+		switch {
+		case f.isGoCode() && inUnit[f.Dir()]:
+			code = append(code, f)
+			if f.Kind != "added" {
+				old[f.Dir()] = true
+			}
+		default:
+			tail = append(tail, f)
+		}
+	}
+	return code, tail, old
+}
+
+// placeTail places the files that are not Go code: embedded files
+// travel with the file that embeds them; module files with go.mod (else
+// first); the rest (test data, docs) after the code, beside the tests.
+func (g *fileGraph) placeTail(files map[string]parsedFile, tail []File) (first, rest []File) {
 	for _, f := range tail {
 		_, isNode := files[f.Path]
 		switch {
@@ -86,62 +124,53 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 			}
 		}
 	}
-	lines := func(name string) int {
-		return weigh(append([]File{files[name].File}, g.extra[name]...)).lines
-	}
-	blocks := g.blocks(sortedKeys(files), lines, opts.MaxLines)
-	cur := first
-	curSize := weigh(first)
-	curWhy := ""
-	flush := func() {
-		if len(cur) > 0 {
-			parts = append(parts, cur)
-			partWhy = append(partWhy, curWhy)
-			cur, curSize, curWhy = nil, size{}, ""
-		}
-	}
-	for _, b := range blocks {
-		var bf []File
-		for _, name := range b.files {
-			for _, f := range append([]File{files[name].File}, g.extra[name]...) {
-				f.Reason = b.reason(name, f)
-				if g.gone[f.Dir()] && f.Path == name {
-					f.Reason = files[name].Reason + "; deleted with its package, no later than the files whose declarations it used"
-				}
-				bf = append(bf, f)
+	return first, rest
+}
+
+// blockFiles are a block's files with what travels with each, each
+// with its reason.
+func (g *fileGraph) blockFiles(b block, files map[string]parsedFile) []File {
+	var bf []File
+	for _, name := range b.files {
+		for _, f := range append([]File{files[name].File}, g.extra[name]...) {
+			f.Reason = b.reason(name, f)
+			if g.gone[f.Dir()] && f.Path == name {
+				f.Reason = files[name].Reason + "; deleted with its package, no later than the files whose declarations it used"
 			}
-		}
-		bs := weigh(bf)
-		if len(cur) > 0 && curSize.plus(bs).over(opts) {
-			flush()
-		}
-		if bs.over(opts) && len(b.cycle) > 1 {
-			curWhy = g.tied(b.cycle, bs, c)
-		}
-		cur = append(cur, bf...)
-		curSize = curSize.plus(bs)
-	}
-	for _, f := range rest {
-		fs := weigh([]File{f})
-		if len(cur) > 0 && curSize.plus(fs).over(opts) {
-			flush()
-		}
-		cur = append(cur, f)
-		curSize = curSize.plus(fs)
-	}
-	flush()
-	if len(parts) < 2 {
-		if partWhy[0] != "" {
-			return nil, nil, partWhy[0]
-		}
-		return nil, nil, "its files use each other too closely to cut"
-	}
-	for i, p := range parts {
-		for j := range p {
-			p[j].Reason = fmt.Sprintf("%s; part %d of %d of package %s, cut because it is over the budget", p[j].Reason, i+1, len(parts), u.name)
+			bf = append(bf, f)
 		}
 	}
-	return parts, partWhy, ""
+	return bf
+}
+
+// partCutter fills a cut package's parts in order within the budget.
+type partCutter struct {
+	opts    Options
+	parts   [][]File
+	partWhy []string
+	cur     []File
+	curSize size
+	curWhy  string
+	last    size // the size of what was added last
+}
+
+// add puts files in the part being filled, after ending it if they do
+// not fit.
+func (pc *partCutter) add(fs []File) {
+	pc.last = weigh(fs)
+	if len(pc.cur) > 0 && pc.curSize.plus(pc.last).over(pc.opts) {
+		pc.flush()
+	}
+	pc.cur = append(pc.cur, fs...)
+	pc.curSize = pc.curSize.plus(pc.last)
+}
+
+func (pc *partCutter) flush() {
+	if len(pc.cur) > 0 {
+		pc.parts = append(pc.parts, pc.cur)
+		pc.partWhy = append(pc.partWhy, pc.curWhy)
+		pc.cur, pc.curSize, pc.curWhy = nil, size{}, ""
+	}
 }
 
 // tied says why a cycle of files over the budget cannot be cut: one
@@ -321,12 +350,41 @@ func (g *fileGraph) link(files map[string]parsedFile, c *Change, inUnit map[stri
 
 // parse reads the package's files and links each to the files it uses.
 func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
-	fset := token.NewFileSet()
-	files := map[string]parsedFile{}
-	methods := map[string][]string{} // package.type → files with its methods
-	// A package the change deletes whole is deleted along what its old
-	// files use of each other, the other way round: a file goes no
-	// later than the files whose declarations it uses.
+	r := &packageReader{g: g, fset: token.NewFileSet(), files: map[string]parsedFile{}, methods: map[string][]string{}, gone: goneDirs(code)}
+	for dir := range r.gone {
+		if r.gone[dir] {
+			g.old[dir], g.gone[dir] = false, true
+		}
+	}
+	for _, f := range code {
+		if problem := r.read(f); problem != "" {
+			return nil, problem
+		}
+	}
+	files := r.files
+	g.linkUses(files)
+	g.linkMethods(r.methods, files)
+	g.reverseGone(files, r.gone)
+	for _, m := range r.mains {
+		// Its package needs a func main until its last file goes.
+		for name, f := range files {
+			if f.Dir() == path.Dir(m) && name != m {
+				g.deps[m] = append(g.deps[m], name)
+			}
+		}
+	}
+	for name, d := range g.deps {
+		sort.Strings(d)
+		g.deps[name] = dedupe(d, name)
+	}
+	return files, ""
+}
+
+// goneDirs are the folders of code whose files the change all deletes: a
+// package the change deletes whole is deleted along what its old files
+// use of each other, the other way round: a file goes no later than the
+// files whose declarations it uses.
+func goneDirs(code []File) map[string]bool {
 	gone := map[string]bool{}
 	for _, f := range code {
 		gone[f.Dir()] = true
@@ -334,73 +392,99 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 	for _, f := range code {
 		gone[f.Dir()] = gone[f.Dir()] && f.Kind == "deleted"
 	}
-	for dir := range gone {
-		if gone[dir] {
-			g.old[dir], g.gone[dir] = false, true
+	return gone
+}
+
+// packageReader parses the files of a package for fileGraph.parse.
+type packageReader struct {
+	g       *fileGraph
+	fset    *token.FileSet
+	files   map[string]parsedFile
+	methods map[string][]string // package.type → files with its methods
+	gone    map[string]bool
+	mains   []string // files of deleted main packages that declare func main
+}
+
+// read parses one file and declares what it declares; a problem says
+// why the package cannot be cut along its declarations.
+func (r *packageReader) read(f File) string {
+	g, gone := r.g, r.gone
+	src := f.src
+	if gone[f.Dir()] {
+		src = f.baseSrc
+	} else if f.Kind == "deleted" {
+		// Gone at the source: it declares nothing there, and what its
+		// old version declared orders it (symbolEdges).
+		if src = f.baseSrc; src != nil {
+			if a, err := parser.ParseFile(r.fset, f.Path, src, parser.PackageClauseOnly); err == nil {
+				r.files[f.Path] = parsedFile{f, &ast.File{Name: a.Name}}
+				g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
+				return ""
+			}
 		}
 	}
-	var mains []string // files of deleted main packages that declare func main
-	for _, f := range code {
-		src := f.src
-		if gone[f.Dir()] {
-			src = f.baseSrc
-		} else if f.Kind == "deleted" {
-			// Gone at the source: it declares nothing there, and what
-			// its old version declared orders it (symbolEdges).
-			if src = f.baseSrc; src != nil {
-				if a, err := parser.ParseFile(fset, f.Path, src, parser.PackageClauseOnly); err == nil {
-					files[f.Path] = parsedFile{f, &ast.File{Name: a.Name}}
-					g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests
-					continue
-				}
+	if src == nil {
+		// Not read whole (over maxBlobRead); a nil source would have the
+		// parser read the path from the working directory.
+		return fmt.Sprintf("%s is over %d MiB, too big to read along its declarations", f.Path, maxBlobRead>>20)
+	}
+	a, err := parser.ParseFile(r.fset, f.Path, src, parser.ParseComments)
+	if err != nil {
+		return fmt.Sprintf("%s does not parse: %s", f.Path, firstLine(err.Error()))
+	}
+	if a.Name.Name == "main" && !g.old[f.Dir()] && !gone[f.Dir()] {
+		return "a new main package needs its func main in every part"
+	}
+	if a.Name.Name == "main" && gone[f.Dir()] && declaresMain(a) {
+		r.mains = append(r.mains, f.Path)
+	}
+	r.files[f.Path] = parsedFile{f, a}
+	// The tests of a deleted package go first, as any file that uses
+	// others: they are ordered as code.
+	g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests && !gone[f.Dir()]
+	r.declare(f.Dir()+":"+a.Name.Name, a, f.Path)
+	return ""
+}
+
+// declaresMain says whether a file declares func main.
+func declaresMain(a *ast.File) bool {
+	for _, d := range a.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "main" {
+			return true
+		}
+	}
+	return false
+}
+
+// declare notes the package-level names a file declares, and the types
+// whose methods it declares.
+func (r *packageReader) declare(pkg string, a *ast.File, file string) {
+	for _, d := range a.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv != nil && len(d.Recv.List) == 1 {
+				t := pkg + "." + receiverType(d.Recv.List[0].Type)
+				r.methods[t] = append(r.methods[t], file)
+			} else {
+				r.g.declare(pkg, d.Name.Name, file)
 			}
-		}
-		if src == nil {
-			// Not read whole (over maxBlobRead); a nil source would have
-			// the parser read the path from the working directory.
-			return nil, fmt.Sprintf("%s is over %d MiB, too big to read along its declarations", f.Path, maxBlobRead>>20)
-		}
-		a, err := parser.ParseFile(fset, f.Path, src, parser.ParseComments)
-		if err != nil {
-			return nil, fmt.Sprintf("%s does not parse: %s", f.Path, firstLine(err.Error()))
-		}
-		if a.Name.Name == "main" && !g.old[f.Dir()] && !gone[f.Dir()] {
-			return nil, "a new main package needs its func main in every part"
-		}
-		if a.Name.Name == "main" && gone[f.Dir()] {
-			for _, d := range a.Decls {
-				if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "main" {
-					mains = append(mains, f.Path)
-				}
-			}
-		}
-		files[f.Path] = parsedFile{f, a}
-		// The tests of a deleted package go first, as any file that
-		// uses others: they are ordered as code.
-		g.test[f.Path] = strings.HasSuffix(f.Path, "_test.go") && !g.onlyTests && !gone[f.Dir()]
-		pkg := f.Dir() + ":" + a.Name.Name
-		for _, d := range a.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv != nil && len(d.Recv.List) == 1 {
-					methods[pkg+"."+receiverType(d.Recv.List[0].Type)] = append(methods[pkg+"."+receiverType(d.Recv.List[0].Type)], f.Path)
-				} else {
-					g.declare(pkg, d.Name.Name, f.Path)
-				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						g.declare(pkg, s.Name.Name, f.Path)
-					case *ast.ValueSpec:
-						for _, n := range s.Names {
-							g.declare(pkg, n.Name, f.Path)
-						}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					r.g.declare(pkg, s.Name.Name, file)
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						r.g.declare(pkg, n.Name, file)
 					}
 				}
 			}
 		}
 	}
+}
+
+// linkUses links each file to the files that declare the names it uses.
+func (g *fileGraph) linkUses(files map[string]parsedFile) {
 	var codeFiles []string
 	for name := range files {
 		if !g.test[name] {
@@ -443,9 +527,12 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 			g.deps[name] = append(g.deps[name], g.decl[pkg+"."+id.Name]...)
 		}
 	}
-	// A type and its methods stay together: a value of the type must
-	// have its whole method set wherever it is used (methods that tests
-	// declare only come with the tests).
+}
+
+// linkMethods keeps a type and its methods together: a value of the type
+// must have its whole method set wherever it is used (methods that tests
+// declare only come with the tests).
+func (g *fileGraph) linkMethods(methods map[string][]string, files map[string]parsedFile) {
 	for typ, ms := range methods {
 		for _, m := range ms {
 			if g.old[files[m].Dir()] {
@@ -459,6 +546,10 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 			}
 		}
 	}
+}
+
+// reverseGone turns round the links between files of deleted packages.
+func (g *fileGraph) reverseGone(files map[string]parsedFile, gone map[string]bool) {
 	reversed := map[string][]string{}
 	for name, deps := range g.deps {
 		for _, d := range deps {
@@ -470,19 +561,6 @@ func (g *fileGraph) parse(code []File) (map[string]parsedFile, string) {
 		}
 	}
 	g.deps = reversed
-	for _, m := range mains {
-		// Its package needs a func main until its last file goes.
-		for name, f := range files {
-			if f.Dir() == path.Dir(m) && name != m {
-				g.deps[m] = append(g.deps[m], name)
-			}
-		}
-	}
-	for name, d := range g.deps {
-		sort.Strings(d)
-		g.deps[name] = dedupe(d, name)
-	}
-	return files, ""
 }
 
 func (g *fileGraph) declare(pkg, name, file string) {

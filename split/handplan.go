@@ -63,72 +63,127 @@ func clipQuote(s string) string {
 // file in exactly one PR or excluded, and no PR importing from a later one.
 // Globs that match nothing are reported as warnings.
 func FromHand(c *Change, hp *HandPlan) (*Plan, error) {
-	plan := &Plan{Change: c}
-	used := map[string]bool{}
-	var problems []string
-	prOf := map[string]*PR{}
+	m := &handMatch{plan: &Plan{Change: c}, used: map[string]bool{}, prOf: map[string]*PR{}}
+	m.place(c, hp)
+	m.exclude(c, hp)
+	m.unusedGlobs(hp)
+	if len(m.problems) > 0 {
+		sort.Strings(m.problems)
+		return nil, fmt.Errorf("the plan does not fit the change:\n  %s", strings.Join(m.problems, "\n  "))
+	}
+	plan := m.plan
+	// Dependencies from imports, which must point to earlier PRs.
+	if problems := linkHandPRs(c, plan.PRs); len(problems) > 0 {
+		sort.Strings(problems)
+		return nil, fmt.Errorf("the plan's order contradicts the imports:\n  %s", strings.Join(problems, "\n  "))
+	}
+	for _, pr := range plan.PRs {
+		sort.Ints(pr.BlockedBy)
+		sort.Ints(pr.Blocks)
+		pr.Wave = 1
+		for _, d := range pr.BlockedBy {
+			pr.Wave = max(pr.Wave, plan.PRs[d-1].Wave+1)
+		}
+	}
+	name(plan)
+	for i, spec := range hp.PRs {
+		if spec.Title != "" {
+			plan.PRs[i].Theme = spec.Title
+			plan.PRs[i].Title = SeriesTitle(i+1, len(plan.PRs), spec.Title)
+			plan.PRs[i].Slug = slugOf(spec.Title)
+		}
+	}
+	return plan, nil
+}
+
+// handMatch matches a hand-written plan's globs to the changed files:
+// the PR of each file, the globs that matched, what does not fit.
+type handMatch struct {
+	plan     *Plan
+	used     map[string]bool
+	prOf     map[string]*PR
+	problems []string
+}
+
+// place puts each file in the PR of the first of its globs that
+// matches it, and names a file that two PRs claim.
+func (m *handMatch) place(c *Change, hp *HandPlan) {
 	for i, spec := range hp.PRs {
 		pr := &PR{Number: i + 1, Theme: spec.Title}
-		plan.PRs = append(plan.PRs, pr)
+		m.plan.PRs = append(m.plan.PRs, pr)
 		for _, f := range c.Files {
 			for _, g := range spec.Globs {
 				if ok, _ := doublestar.Match(g, f.Path); ok {
-					used[g] = true
-					if other := prOf[f.Path]; other != nil && other != pr {
-						problems = append(problems, fmt.Sprintf("%s is in PR #%d and PR #%d: put it in one", f.Path, other.Number, pr.Number))
-					} else if other == nil {
-						prOf[f.Path] = pr
-						pr.Files = append(pr.Files, f)
-						pr.Lines += f.Lines
-					}
+					m.used[g] = true
+					m.claim(pr, f)
 					break
 				}
 			}
 		}
 	}
+}
+
+func (m *handMatch) claim(pr *PR, f File) {
+	if other := m.prOf[f.Path]; other != nil && other != pr {
+		m.problems = append(m.problems, fmt.Sprintf("%s is in PR #%d and PR #%d: put it in one", f.Path, other.Number, pr.Number))
+	} else if other == nil {
+		m.prOf[f.Path] = pr
+		pr.Files = append(pr.Files, f)
+		pr.Lines += f.Lines
+	}
+}
+
+// exclude leaves out the files the exclude globs match, and names a
+// file excluded and in a PR, or in none.
+func (m *handMatch) exclude(c *Change, hp *HandPlan) {
 	for _, f := range c.Files {
 		excluded := false
 		for _, g := range hp.Exclude {
 			if ok, _ := doublestar.Match(g, f.Path); ok {
-				used[g], excluded = true, true
+				m.used[g], excluded = true, true
 			}
 		}
 		switch {
-		case excluded && prOf[f.Path] != nil:
-			problems = append(problems, fmt.Sprintf("%s is both in PR #%d and excluded", f.Path, prOf[f.Path].Number))
+		case excluded && m.prOf[f.Path] != nil:
+			m.problems = append(m.problems, fmt.Sprintf("%s is both in PR #%d and excluded", f.Path, m.prOf[f.Path].Number))
 		case excluded:
-			plan.Excluded = append(plan.Excluded, f.Path)
-		case prOf[f.Path] == nil:
-			problems = append(problems, fmt.Sprintf("%s is in no PR and not excluded", f.Path))
+			m.plan.Excluded = append(m.plan.Excluded, f.Path)
+		case m.prOf[f.Path] == nil:
+			m.problems = append(m.problems, fmt.Sprintf("%s is in no PR and not excluded", f.Path))
 		}
 	}
+}
+
+// unusedGlobs warns of the globs that match nothing, and names a PR
+// without files.
+func (m *handMatch) unusedGlobs(hp *HandPlan) {
 	for i, spec := range hp.PRs {
 		for _, g := range spec.Globs {
-			if !used[g] {
-				plan.Warnings = append(plan.Warnings, fmt.Sprintf("PR #%d: glob %s matches no changed file", i+1, clipQuote(g)))
+			if !m.used[g] {
+				m.plan.Warnings = append(m.plan.Warnings, fmt.Sprintf("PR #%d: glob %s matches no changed file", i+1, clipQuote(g)))
 			}
 		}
-		if len(plan.PRs[i].Files) == 0 {
-			problems = append(problems, fmt.Sprintf("PR #%d (%s) has no files", i+1, spec.Title))
+		if len(m.plan.PRs[i].Files) == 0 {
+			m.problems = append(m.problems, fmt.Sprintf("PR #%d (%s) has no files", i+1, spec.Title))
 		}
 	}
 	for _, g := range hp.Exclude {
-		if !used[g] {
-			plan.Warnings = append(plan.Warnings, fmt.Sprintf("exclude glob %s matches no changed file", clipQuote(g)))
+		if !m.used[g] {
+			m.plan.Warnings = append(m.plan.Warnings, fmt.Sprintf("exclude glob %s matches no changed file", clipQuote(g)))
 		}
 	}
-	if len(problems) > 0 {
-		sort.Strings(problems)
-		return nil, fmt.Errorf("the plan does not fit the change:\n  %s", strings.Join(problems, "\n  "))
-	}
-	// Dependencies from imports, which must point to earlier PRs.
+}
+
+// linkHandPRs sets each PR's folders and what it is blocked by from its
+// files' imports; the problems are the imports from a later PR.
+func linkHandPRs(c *Change, prs []*PR) (problems []string) {
 	dirPR := map[string]*PR{}
-	for _, pr := range plan.PRs {
+	for _, pr := range prs {
 		for _, f := range pr.Files {
 			dirPR[f.Dir()] = pr
 		}
 	}
-	for _, pr := range plan.PRs {
+	for _, pr := range prs {
 		seen := map[string]bool{}
 		for _, f := range pr.Files {
 			if !seen[f.Dir()] {
@@ -151,25 +206,5 @@ func FromHand(c *Change, hp *HandPlan) (*Plan, error) {
 			}
 		}
 	}
-	if len(problems) > 0 {
-		sort.Strings(problems)
-		return nil, fmt.Errorf("the plan's order contradicts the imports:\n  %s", strings.Join(problems, "\n  "))
-	}
-	for _, pr := range plan.PRs {
-		sort.Ints(pr.BlockedBy)
-		sort.Ints(pr.Blocks)
-		pr.Wave = 1
-		for _, d := range pr.BlockedBy {
-			pr.Wave = max(pr.Wave, plan.PRs[d-1].Wave+1)
-		}
-	}
-	name(plan)
-	for i, spec := range hp.PRs {
-		if spec.Title != "" {
-			plan.PRs[i].Theme = spec.Title
-			plan.PRs[i].Title = SeriesTitle(i+1, len(plan.PRs), spec.Title)
-			plan.PRs[i].Slug = slugOf(spec.Title)
-		}
-	}
-	return plan, nil
+	return problems
 }

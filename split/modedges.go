@@ -183,58 +183,82 @@ func isInt(e ast.Expr, depth int) bool {
 			return isInt(x.X, depth+1) || isInt(x.Y, depth+1)
 		}
 	case *ast.CallExpr:
-		switch fn := x.Fun.(type) {
-		case *ast.Ident:
-			if fn.Obj != nil {
-				return false
-			}
-			switch {
-			case fn.Name == "len" || fn.Name == "cap" || intTypes[fn.Name]:
-				return true
-			case fn.Name == "min" || fn.Name == "max":
-				for _, a := range x.Args {
-					if isInt(a, depth+1) {
-						return true
-					}
-				}
-			}
-		case *ast.SelectorExpr:
-			return len(x.Args) == 0 && intMethods[fn.Sel.Name]
-		}
+		return isIntCall(x, depth)
 	case *ast.SelectorExpr:
-		// b.N of a benchmark (b *testing.B).
-		if id, ok := x.X.(*ast.Ident); ok && x.Sel.Name == "N" && id.Obj != nil {
-			if f, ok := id.Obj.Decl.(*ast.Field); ok {
-				if star, ok := f.Type.(*ast.StarExpr); ok {
-					if sel, ok := star.X.(*ast.SelectorExpr); ok && sel.Sel.Name == "B" {
-						return true
-					}
-				}
-			}
-		}
+		return isBenchmarkN(x)
 	case *ast.Ident:
-		if x.Obj == nil {
+		return isIntName(x, depth)
+	}
+	return false
+}
+
+// isIntCall says whether a call is an integer: len or cap, a conversion
+// to an integer type, min or max of an integer, a reflect count.
+func isIntCall(x *ast.CallExpr, depth int) bool {
+	switch fn := x.Fun.(type) {
+	case *ast.Ident:
+		if fn.Obj != nil {
 			return false
 		}
-		switch d := x.Obj.Decl.(type) {
-		case *ast.Field:
-			t, ok := d.Type.(*ast.Ident)
-			return ok && intTypes[t.Name]
-		case *ast.ValueSpec:
-			if t, ok := d.Type.(*ast.Ident); ok {
-				return intTypes[t.Name]
-			}
-			for i, n := range d.Names {
-				if n.Name == x.Name && i < len(d.Values) {
-					return isInt(d.Values[i], depth+1)
+		switch {
+		case fn.Name == "len" || fn.Name == "cap" || intTypes[fn.Name]:
+			return true
+		case fn.Name == "min" || fn.Name == "max":
+			for _, a := range x.Args {
+				if isInt(a, depth+1) {
+					return true
 				}
 			}
-		case *ast.AssignStmt:
-			if len(d.Lhs) == len(d.Rhs) {
-				for i, l := range d.Lhs {
-					if id, ok := l.(*ast.Ident); ok && id.Name == x.Name {
-						return isInt(d.Rhs[i], depth+1)
-					}
+		}
+	case *ast.SelectorExpr:
+		return len(x.Args) == 0 && intMethods[fn.Sel.Name]
+	}
+	return false
+}
+
+// isBenchmarkN says whether a selector is b.N of a benchmark (b
+// *testing.B).
+func isBenchmarkN(x *ast.SelectorExpr) bool {
+	id, ok := x.X.(*ast.Ident)
+	if !ok || x.Sel.Name != "N" || id.Obj == nil {
+		return false
+	}
+	f, ok := id.Obj.Decl.(*ast.Field)
+	if !ok {
+		return false
+	}
+	star, ok := f.Type.(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	sel, ok := star.X.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "B"
+}
+
+// isIntName says whether a name its file declares is an integer: a
+// constant, a parameter, a variable set to one.
+func isIntName(x *ast.Ident, depth int) bool {
+	if x.Obj == nil {
+		return false
+	}
+	switch d := x.Obj.Decl.(type) {
+	case *ast.Field:
+		t, ok := d.Type.(*ast.Ident)
+		return ok && intTypes[t.Name]
+	case *ast.ValueSpec:
+		if t, ok := d.Type.(*ast.Ident); ok {
+			return intTypes[t.Name]
+		}
+		for i, n := range d.Names {
+			if n.Name == x.Name && i < len(d.Values) {
+				return isInt(d.Values[i], depth+1)
+			}
+		}
+	case *ast.AssignStmt:
+		if len(d.Lhs) == len(d.Rhs) {
+			for i, l := range d.Lhs {
+				if id, ok := l.(*ast.Ident); ok && id.Name == x.Name {
+					return isInt(d.Rhs[i], depth+1)
 				}
 			}
 		}
@@ -410,117 +434,155 @@ func defaultImportName(p string) string {
 // moduleEdges adds the module edges (above) between go.mod and the
 // changed Go files, from their parsed versions.
 func moduleEdges(c *Change, base, source []fileVersion, need func(from, to, why string)) {
-	gomod := moduleUnit
-	baseGo, sourceGo := c.baseMod.goVersion, c.sourceMod.goVersion
-	for _, v := range base {
-		for _, imp := range v.syms.extImports {
-			for _, d := range c.Dropped {
-				if imp == d || strings.HasPrefix(imp, d+"/") {
-					need(gomod, v.file, fmt.Sprintf("the old %s imports %s, whose module go.mod drops: go.mod comes with it or after it", v.file, imp))
-				}
-			}
-		}
+	m := &moduleTies{c: c, base: base, source: source, need: need, baseGo: c.baseMod.goVersion, sourceGo: c.sourceMod.goVersion,
+		usedAtBase: map[string]bool{}, generic: map[string]bool{}, intConst: map[string]bool{}, iterFunc: map[string]bool{}}
+	m.droppedModules()
+	if vetsFormats(m.baseGo, m.sourceGo) {
+		m.formats()
 	}
-	if vetsFormats(baseGo, sourceGo) {
-		// From Go 1.24 go vet refuses a format that is not a constant
-		// with nothing to format: old code that has one must change
-		// before go.mod raises the version.
-		wrappers := map[string]bool{}
-		for _, n := range append(printfNames, c.printfWrappers...) {
-			wrappers[n] = true
-		}
-		for _, versions := range [][]fileVersion{base, source} {
-			for _, v := range versions {
-				for _, n := range v.syms.printf {
-					wrappers[n] = true
-				}
-			}
-		}
-		for _, v := range base {
-			for _, n := range sortedKeys(v.syms.formatCalls) {
-				if wrappers[n] {
-					need(gomod, v.file, fmt.Sprintf("the old %s calls %s with a format that is not a constant, which go vet refuses from Go 1.24 (go.mod goes from go %s to go %s): go.mod comes with it or after it", v.file, n, baseGo, sourceGo))
-					break
-				}
-			}
-		}
-	}
-	usedAtBase := map[string]bool{} // "import/path.Name" selected by an old version
-	for _, v := range base {
-		for k := range v.syms.ext {
-			usedAtBase[k] = true
-		}
-	}
-	generic := map[string]bool{}
-	for _, v := range source {
-		for k := range v.syms.generic {
-			generic[k] = true
-		}
-	}
-	newer := func(v string) bool { return version.Compare("go"+v, "go"+baseGo) > 0 }
-	// What only the other files tell: the int constants and the
-	// functions that return iterators of the source.
-	intConst, iterFunc := map[string]bool{}, map[string]bool{}
-	for _, k := range c.intConsts {
-		intConst[k] = true
-	}
-	for _, v := range source {
-		for _, k := range v.syms.intConsts {
-			intConst[k] = true
-		}
-		for _, n := range v.syms.iterators {
-			iterFunc[n] = true
-		}
-	}
+	m.index()
 	for _, v := range source {
 		why := ""
-		if newer(sourceGo) {
-			if v.syms.lang != "" && newer(v.syms.lang) {
-				why = fmt.Sprintf("it uses %s (Go %s), and the base's go.mod says go %s", v.syms.langWhat, v.syms.lang, baseGo)
-			}
-			for _, k := range v.syms.rangeNames {
-				if why == "" && intConst[k] && newer("1.22") {
-					why = fmt.Sprintf("it ranges over the integer %s (Go 1.22), and the base's go.mod says go %s", displayKey(k), baseGo)
-				}
-			}
-			for _, n := range v.syms.rangeCalls {
-				if why == "" && iterFunc[n] && newer("1.23") {
-					why = fmt.Sprintf("it ranges over the iterator %s returns (Go 1.23), and the base's go.mod says go %s", n, baseGo)
-				}
-			}
-			for _, k := range sortedKeys(v.syms.refs) {
-				if why == "" && generic[k] && newer("1.18") {
-					why = fmt.Sprintf("it uses the generic %s (Go 1.18), and the base's go.mod says go %s", displayKey(k), baseGo)
-				}
-			}
+		if m.newer(m.sourceGo) {
+			why = m.langWhy(v)
 		}
-		for _, imp := range v.syms.extImports {
-			if why != "" {
-				break
-			}
-			mod := c.sourceMod.moduleOf(imp)
-			if mod == "" {
-				continue
-			}
-			was, now := c.baseMod.require[mod], c.sourceMod.require[mod]
-			switch {
-			case was == "":
-				why = fmt.Sprintf("it imports %s, whose module %s go.mod adds", imp, mod)
-			case was != now && v.syms.extUnknown[imp]:
-				why = fmt.Sprintf("it imports %s (which names it uses cannot be told), and go.mod moves %s from %s to %s", imp, mod, was, now)
-			case was != now:
-				for _, k := range sortedKeys(v.syms.ext) {
-					if p, _ := splitExt(k); p == imp && !usedAtBase[k] {
-						why = fmt.Sprintf("it uses %s, which no changed file used at the base, and go.mod moves %s from %s to %s", k, mod, was, now)
-						break
-					}
-				}
-			}
+		if why == "" {
+			why = m.requireWhy(v)
 		}
 		if why != "" {
-			need(v.file, gomod, "needs the new go.mod: "+why)
+			need(v.file, moduleUnit, "needs the new go.mod: "+why)
 		}
 	}
+}
+
+// moduleTies works out moduleEdges: the changed Go files at both ends,
+// the go directives, and what the source's files tell of each other.
+type moduleTies struct {
+	c                *Change
+	base, source     []fileVersion
+	need             func(from, to, why string)
+	baseGo, sourceGo string
+	// usedAtBase are the "import/path.Name" an old version selects;
+	// generic the generic declarations of the source; intConst and
+	// iterFunc its int constants and functions that return iterators
+	// (what only the other files tell).
+	usedAtBase, generic, intConst, iterFunc map[string]bool
+}
+
+// droppedModules: the old version of a file that imports a module that
+// go.mod drops comes no later than go.mod.
+func (m *moduleTies) droppedModules() {
+	for _, v := range m.base {
+		for _, imp := range v.syms.extImports {
+			for _, d := range m.c.Dropped {
+				if imp == d || strings.HasPrefix(imp, d+"/") {
+					m.need(moduleUnit, v.file, fmt.Sprintf("the old %s imports %s, whose module go.mod drops: go.mod comes with it or after it", v.file, imp))
+				}
+			}
+		}
+	}
+}
+
+// formats: from Go 1.24 go vet refuses a format that is not a constant
+// with nothing to format: old code that has one must change before
+// go.mod raises the version.
+func (m *moduleTies) formats() {
+	wrappers := map[string]bool{}
+	for _, n := range append(printfNames, m.c.printfWrappers...) {
+		wrappers[n] = true
+	}
+	for _, versions := range [][]fileVersion{m.base, m.source} {
+		for _, v := range versions {
+			for _, n := range v.syms.printf {
+				wrappers[n] = true
+			}
+		}
+	}
+	for _, v := range m.base {
+		for _, n := range sortedKeys(v.syms.formatCalls) {
+			if wrappers[n] {
+				m.need(moduleUnit, v.file, fmt.Sprintf("the old %s calls %s with a format that is not a constant, which go vet refuses from Go 1.24 (go.mod goes from go %s to go %s): go.mod comes with it or after it", v.file, n, m.baseGo, m.sourceGo))
+				break
+			}
+		}
+	}
+}
+
+func (m *moduleTies) index() {
+	for _, v := range m.base {
+		for k := range v.syms.ext {
+			m.usedAtBase[k] = true
+		}
+	}
+	for _, v := range m.source {
+		for k := range v.syms.generic {
+			m.generic[k] = true
+		}
+	}
+	for _, k := range m.c.intConsts {
+		m.intConst[k] = true
+	}
+	for _, v := range m.source {
+		for _, k := range v.syms.intConsts {
+			m.intConst[k] = true
+		}
+		for _, n := range v.syms.iterators {
+			m.iterFunc[n] = true
+		}
+	}
+}
+
+// newer says whether Go version v is newer than the base's go directive.
+func (m *moduleTies) newer(v string) bool { return version.Compare("go"+v, "go"+m.baseGo) > 0 }
+
+// langWhy says why a file needs the source's go directive: what it uses
+// of a Go newer than the base's; "" for nothing.
+func (m *moduleTies) langWhy(v fileVersion) string {
+	if v.syms.lang != "" && m.newer(v.syms.lang) {
+		return fmt.Sprintf("it uses %s (Go %s), and the base's go.mod says go %s", v.syms.langWhat, v.syms.lang, m.baseGo)
+	}
+	for _, k := range v.syms.rangeNames {
+		if m.intConst[k] && m.newer("1.22") {
+			return fmt.Sprintf("it ranges over the integer %s (Go 1.22), and the base's go.mod says go %s", displayKey(k), m.baseGo)
+		}
+	}
+	for _, n := range v.syms.rangeCalls {
+		if m.iterFunc[n] && m.newer("1.23") {
+			return fmt.Sprintf("it ranges over the iterator %s returns (Go 1.23), and the base's go.mod says go %s", n, m.baseGo)
+		}
+	}
+	for _, k := range sortedKeys(v.syms.refs) {
+		if m.generic[k] && m.newer("1.18") {
+			return fmt.Sprintf("it uses the generic %s (Go 1.18), and the base's go.mod says go %s", displayKey(k), m.baseGo)
+		}
+	}
+	return ""
+}
+
+// requireWhy says why a file needs the source's requirements: it
+// imports a module go.mod adds, or uses what an old version did not of
+// one it moves; "" for nothing.
+func (m *moduleTies) requireWhy(v fileVersion) string {
+	for _, imp := range v.syms.extImports {
+		mod := m.c.sourceMod.moduleOf(imp)
+		if mod == "" {
+			continue
+		}
+		was, now := m.c.baseMod.require[mod], m.c.sourceMod.require[mod]
+		switch {
+		case was == "":
+			return fmt.Sprintf("it imports %s, whose module %s go.mod adds", imp, mod)
+		case was != now && v.syms.extUnknown[imp]:
+			return fmt.Sprintf("it imports %s (which names it uses cannot be told), and go.mod moves %s from %s to %s", imp, mod, was, now)
+		case was != now:
+			for _, k := range sortedKeys(v.syms.ext) {
+				if p, _ := splitExt(k); p == imp && !m.usedAtBase[k] {
+					return fmt.Sprintf("it uses %s, which no changed file used at the base, and go.mod moves %s from %s to %s", k, mod, was, now)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // splitExt splits "import/path.Name".

@@ -262,120 +262,164 @@ func (d *draft) add(p *piece) {
 // PRs are stretches of one dependency order, so a stack of them builds
 // from the bottom up.
 func pack(pieces []*piece, opts Options, goModule bool) []*draft {
-	waiting := map[*piece]int{}
-	dependents := map[*piece][]*piece{}
+	k := &packer{opts: opts, goModule: goModule, waiting: map[*piece]int{}, dependents: map[*piece][]*piece{},
+		cur: &draft{near: newNeighbourhood()}, lastRank: -1}
+	k.near = k.cur.near
+	for _, p := range pieces {
+		k.waiting[p] = len(p.deps)
+		for _, d := range p.deps {
+			k.dependents[d] = append(k.dependents[d], p)
+		}
+		if len(p.deps) == 0 {
+			k.insert(p)
+		}
+	}
+	for len(k.ready) > 0 {
+		if best := k.choose(); best == nil {
+			k.closeDraft()
+		} else {
+			k.place(best)
+		}
+	}
+	if len(k.cur.pieces) > 0 {
+		k.drafts = append(k.drafts, k.cur)
+	}
+	return mergeNeighbours(joinSmall(k.drafts, opts), opts)
+}
+
+// packer is pack's state: the pieces ready to place, the PR being
+// filled, and the PRs filled.
+type packer struct {
+	opts       Options
+	goModule   bool
+	waiting    map[*piece]int
+	dependents map[*piece][]*piece
 	// ready is kept in tree order (rank): the pieces closest to the last
 	// one placed are its neighbours there, so a step looks at a window
 	// around it and at what the PR's own pieces made ready, and scans
 	// everything only when none of those fits. Scanning every ready
 	// piece at every step made packing quadratic.
-	var ready []*piece
-	insert := func(p *piece) {
-		i := sort.Search(len(ready), func(i int) bool { return ready[i].rank >= p.rank })
-		ready = append(ready, nil)
-		copy(ready[i+1:], ready[i:])
-		ready[i] = p
+	ready  []*piece
+	drafts []*draft
+	cur    *draft
+	near   *neighbourhood
+	open   *piece   // a part of a cut package whose next part must come next
+	fresh  []*piece // pieces that the current PR's pieces made ready
+	// lastRank is the rank of the piece placed last.
+	lastRank int
+	// best is the piece the step chooses so far, bestScore its
+	// closeness; needsCode says the PR wants a package.
+	best      *piece
+	bestScore int
+	needsCode bool
+}
+
+// packWindow is how many ready pieces on each side of the last one
+// placed a step looks at first.
+const packWindow = 64
+
+func (k *packer) insert(p *piece) {
+	i := sort.Search(len(k.ready), func(i int) bool { return k.ready[i].rank >= p.rank })
+	k.ready = append(k.ready, nil)
+	copy(k.ready[i+1:], k.ready[i:])
+	k.ready[i] = p
+}
+
+// choose is the ready piece closest to the PR being filled that fits
+// it, or nil for none.
+func (k *packer) choose() *piece {
+	k.best, k.bestScore = nil, 0
+	// In a Go module a PR holds a package where the budget allows:
+	// go.mod or test data alone is a poor PR to review.
+	k.needsCode = k.goModule && !k.cur.goCode && !k.cur.plain
+	at := sort.Search(len(k.ready), func(i int) bool { return k.ready[i].rank >= k.lastRank })
+	for i := max(0, at-packWindow); i < min(len(k.ready), at+packWindow); i++ {
+		k.consider(k.ready[i])
 	}
-	for _, p := range pieces {
-		waiting[p] = len(p.deps)
-		for _, d := range p.deps {
-			dependents[d] = append(dependents[d], p)
-		}
-		if len(p.deps) == 0 {
-			insert(p)
-		}
-	}
-	var drafts []*draft
-	cur := &draft{near: newNeighbourhood()}
-	near := cur.near
-	var open *piece    // a part of a cut package whose next part must come next
-	var fresh []*piece // pieces that the current PR's pieces made ready
-	lastRank := -1     // the rank of the piece placed last
-	const window = 64
-	for len(ready) > 0 {
-		var best *piece
-		bestScore := 0
-		// In a Go module a PR holds a package where the budget allows:
-		// go.mod or test data alone is a poor PR to review.
-		needsCode := goModule && !cur.goCode && !cur.plain
-		consider := func(p *piece) {
-			if len(cur.pieces) > 0 && cur.plain != p.plain() {
-				return // plain files and code do not share a PR
-			}
-			if open != nil && (p.unit != open.unit || p.part != open.part+1) {
-				// A cut package's parts are consecutive: a reviewer
-				// reads it part after part, nothing else between.
-				return
-			}
-			if len(cur.pieces) > 0 && cur.size.plus(p.size).over(opts) {
-				return // never over the budget: a reviewer was promised it
-			}
-			if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !needsCode && !p.plain() {
-				return // a cut package starts a PR of its own
-			}
-			s := near.closeness(p)
-			if needsCode && p.goCode() {
-				// Rather a small package than the first part of a cut
-				// one, which would make the PR go.mod's and the part's.
-				s += 1000
-				if p.parts > 1 {
-					s -= 500
-				}
-			}
-			if best == nil || s > bestScore || (s == bestScore && p.rank < best.rank) {
-				best, bestScore = p, s
-			}
-		}
-		at := sort.Search(len(ready), func(i int) bool { return ready[i].rank >= lastRank })
-		for i := max(0, at-window); i < min(len(ready), at+window); i++ {
-			consider(ready[i])
-		}
-		for _, p := range fresh {
-			if !p.placed {
-				consider(p)
-			}
-		}
-		if best == nil || (needsCode && !best.goCode()) {
-			for _, p := range ready {
-				consider(p)
-			}
-		}
-		if best == nil {
-			drafts = append(drafts, cur)
-			near, cur = cur.near, &draft{near: newNeighbourhood()}
-			fresh = nil
-			continue
-		}
-		p := best
-		i := sort.Search(len(ready), func(i int) bool { return ready[i].rank >= p.rank })
-		ready = append(ready[:i], ready[i+1:]...)
-		p.placed = true
-		lastRank = p.rank
-		cur.add(p)
-		near = cur.near
-		open = nil
-		if p.plain() {
-			// Plain files' parts fill PRs as they fit.
-		} else if p.part < p.parts {
-			open = p
-		} else if p.parts > 1 {
-			// The last part ends its PR: what comes next is not the
-			// package that was cut.
-			drafts = append(drafts, cur)
-			near, cur = cur.near, &draft{near: newNeighbourhood()}
-			fresh = nil
-		}
-		for _, d := range dependents[p] {
-			if waiting[d]--; waiting[d] == 0 {
-				insert(d)
-				fresh = append(fresh, d)
-			}
+	for _, p := range k.fresh {
+		if !p.placed {
+			k.consider(p)
 		}
 	}
-	if len(cur.pieces) > 0 {
-		drafts = append(drafts, cur)
+	if k.best == nil || (k.needsCode && !k.best.goCode()) {
+		for _, p := range k.ready {
+			k.consider(p)
+		}
 	}
-	return mergeNeighbours(joinSmall(drafts, opts), opts)
+	return k.best
+}
+
+// fits says whether p may join the PR being filled.
+func (k *packer) fits(p *piece) bool {
+	cur := k.cur
+	if len(cur.pieces) > 0 && cur.plain != p.plain() {
+		return false // plain files and code do not share a PR
+	}
+	if k.open != nil && (p.unit != k.open.unit || p.part != k.open.part+1) {
+		// A cut package's parts are consecutive: a reviewer reads it
+		// part after part, nothing else between.
+		return false
+	}
+	if len(cur.pieces) > 0 && cur.size.plus(p.size).over(k.opts) {
+		return false // never over the budget: a reviewer was promised it
+	}
+	if p.part == 1 && p.parts > 1 && len(cur.pieces) > 0 && !k.needsCode && !p.plain() {
+		return false // a cut package starts a PR of its own
+	}
+	return true
+}
+
+func (k *packer) consider(p *piece) {
+	if !k.fits(p) {
+		return
+	}
+	s := k.near.closeness(p)
+	if k.needsCode && p.goCode() {
+		// Rather a small package than the first part of a cut one,
+		// which would make the PR go.mod's and the part's.
+		s += 1000
+		if p.parts > 1 {
+			s -= 500
+		}
+	}
+	if k.best == nil || s > k.bestScore || (s == k.bestScore && p.rank < k.best.rank) {
+		k.best, k.bestScore = p, s
+	}
+}
+
+// closeDraft ends the PR being filled and starts the next, near what
+// the last one held.
+func (k *packer) closeDraft() {
+	k.drafts = append(k.drafts, k.cur)
+	k.near, k.cur = k.cur.near, &draft{near: newNeighbourhood()}
+	k.fresh = nil
+}
+
+// place puts p in the PR being filled, and readies what waited for it.
+func (k *packer) place(p *piece) {
+	i := sort.Search(len(k.ready), func(i int) bool { return k.ready[i].rank >= p.rank })
+	k.ready = append(k.ready[:i], k.ready[i+1:]...)
+	p.placed = true
+	k.lastRank = p.rank
+	k.cur.add(p)
+	k.near = k.cur.near
+	k.open = nil
+	switch {
+	case p.plain():
+		// Plain files' parts fill PRs as they fit.
+	case p.part < p.parts:
+		k.open = p
+	case p.parts > 1:
+		// The last part ends its PR: what comes next is not the package
+		// that was cut.
+		k.closeDraft()
+	}
+	for _, d := range k.dependents[p] {
+		if k.waiting[d]--; k.waiting[d] == 0 {
+			k.insert(d)
+			k.fresh = append(k.fresh, d)
+		}
+	}
 }
 
 // mergeNeighbours merges two PRs next to each other in the series into

@@ -6,7 +6,6 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
-	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,12 +39,18 @@ import (
 // "dir:package.Name" for package-level names and "dir:package.T.M" for
 // fields and methods.
 type symbols struct {
-	decls   map[string]string // key → the declaration's signature text
-	refs    map[string]bool   // package-level keys used
-	members map[string]bool   // field and method names selected
-	scopes  map[string]bool   // the package folders whose members it can see
-	own     string            // its own package folder
-	imports []string          // folders of the module's packages it imports
+	decls map[string]string // key → the declaration's signature text
+	// declImports are, for a declaration whose text selects from an
+	// imported package, the import paths of the names it selects
+	// ("name=path", sorted): the same text means another type when the
+	// name is another package's (template.FuncMap of text/template, then
+	// of github.com/go-task/template).
+	declImports map[string]string
+	refs        map[string]bool // package-level keys used
+	members     map[string]bool // field and method names selected
+	scopes      map[string]bool // the package folders whose members it can see
+	own         string          // its own package folder
+	imports     []string        // folders of the module's packages it imports
 	// interfaces are the keys of the interface types it declares.
 	interfaces []string
 	// extImports are its imports from other modules; ext the names it
@@ -90,155 +95,281 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 	if err != nil || f == nil || f.Name == nil {
 		return nil
 	}
-	pkg := f.Name.Name
-	s := &symbols{decls: map[string]string{}, refs: map[string]bool{}, members: map[string]bool{}, scopes: map[string]bool{dir: true}, own: dir,
+	p := &symbolParser{fset: fset, src: src, dirOf: dirOf, nameOf: nameOf, own: dir + ":" + f.Name.Name + ".",
+		imported: map[string]string{}, unresolved: map[*ast.Ident]bool{}, importPaths: importPaths(f, dirOf, nameOf)}
+	p.s = &symbols{decls: map[string]string{}, declImports: map[string]string{}, refs: map[string]bool{}, members: map[string]bool{}, scopes: map[string]bool{dir: true}, own: dir,
 		ext: map[string]bool{}, extUnknown: map[string]bool{}, generic: map[string]bool{}, arity: map[string]string{},
 		embeds: map[string][]string{}, formatCalls: map[string]bool{}}
-	own := dir + ":" + pkg + "."
-	// text is a declaration's source with spaces normalized and array
-	// lengths left out ([20]byte and [hash.Size]byte are alike when the
-	// source builds; only a constant's value tells them apart).
-	text := func(n ast.Node) string {
-		if n == nil {
-			return ""
-		}
-		start, end := fset.Position(n.Pos()).Offset, fset.Position(n.End()).Offset
-		var b strings.Builder
-		at := start
-		ast.Inspect(n, func(x ast.Node) bool {
-			if a, ok := x.(*ast.ArrayType); ok && a.Len != nil {
-				if _, ellipsis := a.Len.(*ast.Ellipsis); !ellipsis {
-					from := fset.Position(a.Len.Pos()).Offset
-					if from >= at {
-						b.Write(src[at:from])
-						b.WriteString("N")
-						at = fset.Position(a.Len.End()).Offset
-					}
-				}
-			}
-			return true
-		})
-		b.Write(src[at:end])
-		return tokens(b.String())
-	}
-	// sig is a function type without its parameters' names, which
-	// callers do not see.
-	sig := func(ft *ast.FuncType) string {
-		var b strings.Builder
-		if ft.TypeParams != nil {
-			b.WriteString(text(ft.TypeParams))
-		}
-		for _, list := range []*ast.FieldList{ft.Params, ft.Results} {
-			b.WriteString("(")
-			if list != nil {
-				for _, field := range list.List {
-					for range max(1, len(field.Names)) {
-						b.WriteString(text(field.Type) + ",")
-					}
-				}
-			}
-			b.WriteString(")")
-		}
-		return b.String()
-	}
-	// fields declares a struct's fields as its members; a field of an
-	// anonymous struct type has members of its own (Config.Core.IsBare),
-	// so that adding one changes nothing for the users of the others.
-	type embedded struct {
-		in string
-		t  ast.Expr
-	}
-	var embeddings []embedded
-	var fields func(key string, t *ast.StructType)
-	fields = func(key string, t *ast.StructType) {
-		for _, field := range t.Fields.List {
-			names := field.Names
-			if len(names) == 0 {
-				names = []*ast.Ident{{Name: receiverType(field.Type)}}
-				embeddings = append(embeddings, embedded{key, field.Type})
-			}
-			for _, n := range names {
-				if inner, ok := field.Type.(*ast.StructType); ok {
-					s.decls[key+"."+n.Name] = "struct"
-					fields(key+"."+n.Name, inner)
-					continue
-				}
-				s.decls[key+"."+n.Name] = text(field.Type)
-			}
-		}
-	}
 	for _, d := range f.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			sig := sig(d.Type)
-			if d.Recv != nil && len(d.Recv.List) == 1 {
-				t := receiverType(d.Recv.List[0].Type)
-				s.decls[own+t+"."+d.Name.Name] = text(d.Recv.List[0].Type) + " " + sig
-				s.arity[own+t+"."+d.Name.Name] = arity(d.Type)
-				if takesFormat(d.Type) {
-					s.printf = append(s.printf, d.Name.Name)
-				}
-			} else if d.Name.Name != "init" && d.Name.Name != "_" {
-				s.decls[own+d.Name.Name] = sig
-				if takesFormat(d.Type) {
-					s.printf = append(s.printf, d.Name.Name)
-				}
-			}
+			p.funcDecl(d)
 		case *ast.GenDecl:
-			for _, spec := range d.Specs {
-				switch spec := spec.(type) {
-				case *ast.TypeSpec:
-					key := own + spec.Name.Name
-					shape := ""
-					if spec.TypeParams != nil {
-						shape = text(spec.TypeParams)
-					}
-					if spec.Assign.IsValid() {
-						shape += "="
-					}
-					switch t := spec.Type.(type) {
-					case *ast.StructType:
-						s.decls[key] = shape + "struct"
-						fields(key, t)
-					case *ast.InterfaceType:
-						for _, m := range t.Methods.List {
-							mt := text(m.Type)
-							ft, isFunc := m.Type.(*ast.FuncType)
-							if isFunc {
-								mt = sig(ft)
-							}
-							for _, n := range m.Names {
-								s.decls[key+"."+n.Name] = mt
-								if isFunc {
-									s.arity[key+"."+n.Name] = arity(ft)
-								}
-							}
-						}
-						// Its methods are members: what it gains orders
-						// the types that implement it, not its users.
-						s.decls[key] = shape + "interface"
-						s.interfaces = append(s.interfaces, key)
-					default:
-						s.decls[key] = shape + text(spec.Type)
-					}
-				case *ast.ValueSpec:
-					for _, n := range spec.Names {
-						if n.Name != "_" {
-							s.decls[own+n.Name] = d.Tok.String() + " " + text(spec.Type)
-						}
-					}
-				}
-			}
+			p.genDecl(d)
 		}
 	}
-	imported := map[string]string{} // the name a file gives an import → its folder
-	var dotted []string
+	p.readImports(f)
+	p.resolveEmbeddings()
+	externalRefs(f, p.s, dirOf, p.unresolved)
+	ast.Inspect(f, p.formatCall)
+	p.s.lang, p.s.langWhat = langNeed(f, src)
+	rangeTargets(f, p.s)
+	genericDecls(f, p.own, p.s.generic)
+	ast.Inspect(f, p.use)
+	return p.s
+}
+
+// symbolParser reads one version of a Go file into its symbols.
+type symbolParser struct {
+	fset   *token.FileSet
+	src    []byte
+	dirOf  func(string) string
+	nameOf func(string) string
+	s      *symbols
+	own    string // "dir:pkg.", the prefix of its own package's keys
+	// embeddings are the fields its structs embed, read once its
+	// imports are known.
+	embeddings []embedded
+	imported   map[string]string // the name a file gives an import → its folder
+	dotted     []string          // the folders it imports with a dot
+	unresolved map[*ast.Ident]bool
+	// importPaths maps the name of each import, as the file uses it, to
+	// its path.
+	importPaths map[string]string
+}
+
+// importPaths maps the name a file gives each import (its own, else the
+// package's name in the module, else a guess from its path) to its path.
+func importPaths(f *ast.File, dirOf, nameOf func(string) string) map[string]string {
+	out := map[string]string{}
 	for _, imp := range f.Imports {
 		p, err := strconv.Unquote(imp.Path.Value)
 		if err != nil {
 			continue
 		}
-		d := dirOf(p)
+		n := defaultImportName(p)
+		if d := dirOf(p); d != "" {
+			n = nameOf(d)
+		}
+		if imp.Name != nil {
+			n = imp.Name.Name
+		}
+		out[n] = p
+	}
+	return out
+}
+
+// noteImports records under key the import paths of the names that the
+// nodes of its declaration select from imported packages.
+func (p *symbolParser) noteImports(key string, nodes ...ast.Node) {
+	var found []string
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		var visit func(x ast.Node) bool
+		visit = func(x ast.Node) bool {
+			switch x := x.(type) {
+			case *ast.ArrayType:
+				// An array's length is left out, as text does.
+				ast.Inspect(x.Elt, visit)
+				return false
+			case *ast.SelectorExpr:
+				if id, ok := x.X.(*ast.Ident); ok && id.Obj == nil {
+					if path, ok := p.importPaths[id.Name]; ok {
+						found = append(found, id.Name+"="+path)
+					}
+				}
+			}
+			return true
+		}
+		ast.Inspect(n, visit)
+	}
+	if len(found) > 0 {
+		sort.Strings(found)
+		p.s.declImports[key] = strings.Join(dedupe(found, ""), ",")
+	}
+}
+
+// embedded is a field that a struct type (key in) embeds.
+type embedded struct {
+	in string
+	t  ast.Expr
+}
+
+// text is a declaration's source with spaces normalized and array
+// lengths left out ([20]byte and [hash.Size]byte are alike when the
+// source builds; only a constant's value tells them apart).
+func (p *symbolParser) text(n ast.Node) string {
+	if n == nil {
+		return ""
+	}
+	fset, src := p.fset, p.src
+	start, end := fset.Position(n.Pos()).Offset, fset.Position(n.End()).Offset
+	var b strings.Builder
+	at := start
+	ast.Inspect(n, func(x ast.Node) bool {
+		if a, ok := x.(*ast.ArrayType); ok && a.Len != nil {
+			if _, ellipsis := a.Len.(*ast.Ellipsis); !ellipsis {
+				from := fset.Position(a.Len.Pos()).Offset
+				if from >= at {
+					b.Write(src[at:from])
+					b.WriteString("N")
+					at = fset.Position(a.Len.End()).Offset
+				}
+			}
+		}
+		return true
+	})
+	b.Write(src[at:end])
+	return tokens(b.String())
+}
+
+// sig is a function type without its parameters' names, which callers
+// do not see.
+func (p *symbolParser) sig(ft *ast.FuncType) string {
+	var b strings.Builder
+	if ft.TypeParams != nil {
+		b.WriteString(p.text(ft.TypeParams))
+	}
+	for _, list := range []*ast.FieldList{ft.Params, ft.Results} {
+		b.WriteString("(")
+		if list != nil {
+			for _, field := range list.List {
+				for range max(1, len(field.Names)) {
+					b.WriteString(p.text(field.Type) + ",")
+				}
+			}
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// fields declares a struct's fields as its members; a field of an
+// anonymous struct type has members of its own (Config.Core.IsBare), so
+// that adding one changes nothing for the users of the others.
+func (p *symbolParser) fields(key string, t *ast.StructType) {
+	for _, field := range t.Fields.List {
+		names := field.Names
+		if len(names) == 0 {
+			names = []*ast.Ident{{Name: receiverType(field.Type)}}
+			p.embeddings = append(p.embeddings, embedded{key, field.Type})
+		}
+		for _, n := range names {
+			if inner, ok := field.Type.(*ast.StructType); ok {
+				p.s.decls[key+"."+n.Name] = "struct"
+				p.fields(key+"."+n.Name, inner)
+				continue
+			}
+			p.s.decls[key+"."+n.Name] = p.text(field.Type)
+			p.noteImports(key+"."+n.Name, field.Type)
+		}
+	}
+}
+
+// funcDecl declares a function or method.
+func (p *symbolParser) funcDecl(d *ast.FuncDecl) {
+	s, own := p.s, p.own
+	sig := p.sig(d.Type)
+	if d.Recv != nil && len(d.Recv.List) == 1 {
+		t := receiverType(d.Recv.List[0].Type)
+		s.decls[own+t+"."+d.Name.Name] = p.text(d.Recv.List[0].Type) + " " + sig
+		p.noteImports(own+t+"."+d.Name.Name, d.Type)
+		s.arity[own+t+"."+d.Name.Name] = arity(d.Type)
+		if takesFormat(d.Type) {
+			s.printf = append(s.printf, d.Name.Name)
+		}
+	} else if d.Name.Name != "init" && d.Name.Name != "_" {
+		s.decls[own+d.Name.Name] = sig
+		p.noteImports(own+d.Name.Name, d.Type)
+		if takesFormat(d.Type) {
+			s.printf = append(s.printf, d.Name.Name)
+		}
+	}
+}
+
+// genDecl declares types, variables and constants.
+func (p *symbolParser) genDecl(d *ast.GenDecl) {
+	for _, spec := range d.Specs {
+		switch spec := spec.(type) {
+		case *ast.TypeSpec:
+			p.typeSpec(spec)
+		case *ast.ValueSpec:
+			for _, n := range spec.Names {
+				if n.Name == "_" {
+					continue
+				}
+				p.s.decls[p.own+n.Name] = d.Tok.String() + " " + p.text(spec.Type)
+				if spec.Type != nil {
+					p.noteImports(p.own+n.Name, spec.Type)
+				} else {
+					// Its type is its value's.
+					var values []ast.Node
+					for _, v := range spec.Values {
+						values = append(values, v)
+					}
+					p.noteImports(p.own+n.Name, values...)
+				}
+			}
+		}
+	}
+}
+
+func (p *symbolParser) typeSpec(spec *ast.TypeSpec) {
+	s := p.s
+	key := p.own + spec.Name.Name
+	shape := ""
+	if spec.TypeParams != nil {
+		shape = p.text(spec.TypeParams)
+	}
+	if spec.Assign.IsValid() {
+		shape += "="
+	}
+	switch t := spec.Type.(type) {
+	case *ast.StructType:
+		s.decls[key] = shape + "struct"
+		p.fields(key, t)
+	case *ast.InterfaceType:
+		p.interfaceMethods(key, t)
+		// Its methods are members: what it gains orders the types that
+		// implement it, not its users.
+		s.decls[key] = shape + "interface"
+		s.interfaces = append(s.interfaces, key)
+	default:
+		s.decls[key] = shape + p.text(spec.Type)
+		p.noteImports(key, spec.Type)
+	}
+}
+
+func (p *symbolParser) interfaceMethods(key string, t *ast.InterfaceType) {
+	for _, m := range t.Methods.List {
+		mt := p.text(m.Type)
+		ft, isFunc := m.Type.(*ast.FuncType)
+		if isFunc {
+			mt = p.sig(ft)
+		}
+		for _, n := range m.Names {
+			p.s.decls[key+"."+n.Name] = mt
+			p.noteImports(key+"."+n.Name, m.Type)
+			if isFunc {
+				p.s.arity[key+"."+n.Name] = arity(ft)
+			}
+		}
+	}
+}
+
+// readImports notes the module's packages the file imports, by the
+// name it gives them, and its unresolved names as uses of its own
+// package's (or a dot import's).
+func (p *symbolParser) readImports(f *ast.File) {
+	s := p.s
+	for _, imp := range f.Imports {
+		path, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			continue
+		}
+		d := p.dirOf(path)
 		if d == "" {
 			continue
 		}
@@ -251,75 +382,80 @@ func parseSymbols(fset *token.FileSet, name, dir string, src []byte, dirOf func(
 		switch n {
 		case "_":
 		case ".":
-			dotted = append(dotted, d)
+			p.dotted = append(p.dotted, d)
 		case "":
-			imported[nameOf(d)] = d
+			p.imported[p.nameOf(d)] = d
 		default:
-			imported[n] = d
+			p.imported[n] = d
 		}
 	}
-	unresolved := map[*ast.Ident]bool{}
 	for _, id := range f.Unresolved {
-		unresolved[id] = true
-		s.refs[own+id.Name] = true
-		for _, d := range dotted {
-			s.refs[d+":"+nameOf(d)+"."+id.Name] = true
+		p.unresolved[id] = true
+		s.refs[p.own+id.Name] = true
+		for _, d := range p.dotted {
+			s.refs[d+":"+p.nameOf(d)+"."+id.Name] = true
 		}
 	}
-	for _, e := range embeddings {
+}
+
+// resolveEmbeddings keys the types the file's structs embed.
+func (p *symbolParser) resolveEmbeddings() {
+	s := p.s
+	for _, e := range p.embeddings {
 		switch t := unstar(e.t).(type) {
 		case *ast.Ident:
-			s.embeds[e.in] = append(s.embeds[e.in], own+t.Name)
+			s.embeds[e.in] = append(s.embeds[e.in], p.own+t.Name)
 		case *ast.SelectorExpr:
 			if x, ok := t.X.(*ast.Ident); ok {
-				if d, ok := imported[x.Name]; ok {
-					s.embeds[e.in] = append(s.embeds[e.in], d+":"+nameOf(d)+"."+t.Sel.Name)
+				if d, ok := p.imported[x.Name]; ok {
+					s.embeds[e.in] = append(s.embeds[e.in], d+":"+p.nameOf(d)+"."+t.Sel.Name)
 				}
 			}
 		}
 	}
-	externalRefs(f, s, dirOf, unresolved)
-	ast.Inspect(f, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok || call.Ellipsis.IsValid() {
-			return true
-		}
-		name := ""
-		switch fn := call.Fun.(type) {
-		case *ast.Ident:
-			name = fn.Name
-		case *ast.SelectorExpr:
-			name = fn.Sel.Name
-		}
-		switch {
-		case len(call.Args) == 1 && !constant(call.Args[0]):
-			s.formatCalls[name] = true
-		case len(call.Args) == 2 && name == "Fprintf" && !constant(call.Args[1]):
-			s.formatCalls[name] = true
-		}
+}
+
+// formatCall notes a call with one argument that is not a constant
+// (Fprintf: two), as a format with nothing to format would be.
+func (p *symbolParser) formatCall(n ast.Node) bool {
+	call, ok := n.(*ast.CallExpr)
+	if !ok || call.Ellipsis.IsValid() {
 		return true
-	})
-	s.lang, s.langWhat = langNeed(f, src)
-	rangeTargets(f, s)
-	genericDecls(f, own, s.generic)
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.SelectorExpr:
-			if x, ok := n.X.(*ast.Ident); ok && unresolved[x] {
-				if d, ok := imported[x.Name]; ok {
-					s.refs[d+":"+nameOf(d)+"."+n.Sel.Name] = true
-					return false
-				}
-			}
-			s.members[n.Sel.Name] = true
-		case *ast.KeyValueExpr:
-			if k, ok := n.Key.(*ast.Ident); ok {
-				s.members[k.Name] = true
+	}
+	name := ""
+	switch fn := call.Fun.(type) {
+	case *ast.Ident:
+		name = fn.Name
+	case *ast.SelectorExpr:
+		name = fn.Sel.Name
+	}
+	switch {
+	case len(call.Args) == 1 && !constant(call.Args[0]):
+		p.s.formatCalls[name] = true
+	case len(call.Args) == 2 && name == "Fprintf" && !constant(call.Args[1]):
+		p.s.formatCalls[name] = true
+	}
+	return true
+}
+
+// use notes a name selected from an imported package of the module as a
+// reference, and any other selected or keyed name as a member.
+func (p *symbolParser) use(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.SelectorExpr:
+		if x, ok := n.X.(*ast.Ident); ok && p.unresolved[x] {
+			if d, ok := p.imported[x.Name]; ok {
+				p.s.refs[d+":"+p.nameOf(d)+"."+n.Sel.Name] = true
+				return false
 			}
 		}
-		return true
-	})
-	return s
+		p.s.members[n.Sel.Name] = true
+	case *ast.KeyValueExpr:
+		if k, ok := n.Key.(*ast.Ident); ok {
+			p.s.members[k.Name] = true
+		}
+	}
+	return true
 }
 
 // fileEdge says that a file must land in the same PR as another file or
@@ -349,331 +485,6 @@ type fileVersion struct {
 	file string // the changed file's path
 	dir  string
 	syms *symbols
-}
-
-func symbolEdges(c *Change) map[string][]fileEdge {
-	names := map[string]string{} // package folder → package name (source first)
-	for _, f := range c.Files {
-		if f.pkg != "" && !strings.HasSuffix(f.pkg, "_test") {
-			names[f.Dir()] = f.pkg
-		}
-	}
-	nameOf := func(dir string) string {
-		if n, ok := names[dir]; ok {
-			return n
-		}
-		return path.Base(dir)
-	}
-	sourceDir := c.packageDir
-	baseDir := func(imp string) string {
-		if d := c.packageDir(imp); d != "" {
-			return d
-		}
-		return packageDir(c.BaseModule, imp)
-	}
-	fset := token.NewFileSet()
-	var base, source []fileVersion
-	for _, f := range c.Files {
-		if path.Ext(f.Path) != ".go" || belowTestdata(f.Dir()) {
-			continue
-		}
-		if f.baseSrc != nil {
-			dir := f.Dir()
-			if f.OldPath != "" {
-				dir = path.Dir(f.OldPath)
-			}
-			if s := parseSymbols(fset, f.Path, dir, f.baseSrc, baseDir, nameOf); s != nil {
-				base = append(base, fileVersion{f.Path, dir, s})
-			}
-		}
-		if f.src != nil && f.isGoCode() && f.Kind != "deleted" {
-			if s := parseSymbols(fset, f.Path, f.Dir(), f.src, sourceDir, nameOf); s != nil {
-				source = append(source, fileVersion{f.Path, f.Dir(), s})
-			}
-		}
-	}
-	// What each key is declared as, in which changed file, at each end.
-	type decl struct{ file, text string }
-	declared := [2]map[string][]decl{{}, {}}
-	for side, versions := range [][]fileVersion{base, source} {
-		for _, v := range versions {
-			for k, t := range v.syms.decls {
-				declared[side][k] = append(declared[side][k], decl{v.file, t})
-			}
-		}
-	}
-	changed := map[string]bool{}
-	for side := range declared {
-		for k := range declared[side] {
-			if !sameDecls(declared[0][k], declared[1][k]) {
-				changed[k] = true
-			}
-		}
-	}
-	// The types that embed each type, at either end: a file that
-	// names them may use the fields and methods they promote.
-	embeddedBy := map[string][]string{}
-	for _, versions := range [][]fileVersion{base, source} {
-		for _, v := range versions {
-			for in, ts := range v.syms.embeds {
-				for _, t := range ts {
-					embeddedBy[t] = append(embeddedBy[t], in)
-				}
-			}
-		}
-	}
-	namesType := func(s *symbols, t string) bool {
-		if s.refs[t] {
-			return true
-		}
-		if len(embeddedBy[t]) == 0 {
-			return false
-		}
-		seen := map[string]bool{}
-		var walk func(string) bool
-		walk = func(t string) bool {
-			if seen[t] {
-				return false
-			}
-			seen[t] = true
-			if s.refs[t] {
-				return true
-			}
-			for _, e := range embeddedBy[t] {
-				if walk(e) {
-					return true
-				}
-			}
-			return false
-		}
-		return walk(t)
-	}
-	// The declarations whose type names a type: a function that returns
-	// it, a field or method of another type that holds it. A file that
-	// uses one of them may use the type's members without naming it.
-	// An index of the names each declaration's text holds: a name alone
-	// ("T", of its own package) or selected from a package ("pkg.T").
-	named := map[string][]string{}
-	for side := range declared {
-		for k, ds := range declared[side] {
-			for _, d := range ds {
-				for _, w := range wordsOf(d.text) {
-					named[w] = append(named[w], k)
-				}
-			}
-		}
-	}
-	mentions := map[string][]string{}
-	mentionsOf := func(t string) []string {
-		if m, ok := mentions[t]; ok {
-			return m
-		}
-		colon := strings.IndexByte(t, ':')
-		pkg, name, _ := strings.Cut(t[colon+1:], ".")
-		own := t[:colon+1] + pkg + "."
-		var out []string
-		for _, k := range named[name] {
-			if strings.HasPrefix(k, own) {
-				out = append(out, k)
-			}
-		}
-		for _, k := range named[pkg+"."+name] {
-			if !strings.HasPrefix(k, own) {
-				out = append(out, k)
-			}
-		}
-		sort.Strings(out)
-		mentions[t] = dedupe(out, t)
-		return mentions[t]
-	}
-	reached := map[*symbols]map[string]bool{}
-	reaches := func(s *symbols, t string) bool {
-		if r, ok := reached[s][t]; ok {
-			return r
-		}
-		r := namesType(s, t)
-		for _, k := range mentionsOf(t) {
-			if r {
-				break
-			}
-			owner, member, ok := splitMember(k)
-			r = s.refs[k] || ok && s.members[member] && namesType(s, owner)
-		}
-		if reached[s] == nil {
-			reached[s] = map[string]bool{}
-		}
-		reached[s][t] = r
-		return r
-	}
-	// usesKey says whether a file uses k: names it, or selects a field
-	// or method by its name where the file reaches its type (names it,
-	// or what returns or holds it); a field of a field by both names.
-	type keyParts struct {
-		typ     string   // the package-level type, for a member
-		members []string // the member's names below it
-	}
-	split := func(k string) keyParts {
-		colon := strings.IndexByte(k, ':')
-		parts := strings.Split(k[colon+1:], ".")
-		if len(parts) < 3 {
-			return keyParts{}
-		}
-		return keyParts{k[:colon+1] + parts[0] + "." + parts[1], parts[2:]}
-	}
-	usesKey := func(s *symbols, k string, p keyParts) bool {
-		if s.refs[k] {
-			return true
-		}
-		if p.typ == "" {
-			return false
-		}
-		for _, m := range p.members {
-			if !s.members[m] {
-				return false
-			}
-		}
-		return reaches(s, p.typ)
-	}
-	out := map[string][]fileEdge{}
-	seen := map[[2]string]bool{}
-	need := func(from, to, why string) {
-		if from != to && !seen[[2]string{from, to}] {
-			seen[[2]string{from, to}] = true
-			out[from] = append(out[from], fileEdge{to, why})
-		}
-	}
-	usersAt := func(versions []fileVersion, k string) map[string]bool {
-		users := map[string]bool{}
-		p := split(k)
-		for _, v := range versions {
-			if usesKey(v.syms, k, p) {
-				users[v.file] = true
-			}
-		}
-		return users
-	}
-	isInterface := map[string]bool{}
-	for _, v := range source {
-		for _, k := range v.syms.interfaces {
-			isInterface[k] = true
-		}
-	}
-	// Methods that an interface may ask for, by name and by the number
-	// of their parameters and results: those of the interfaces of the
-	// change, and of the standard library's common ones.
-	satisfies := map[string]bool{}
-	for m, arities := range commonInterfaceMethods {
-		for _, a := range strings.Fields(arities) {
-			satisfies[m+" "+a] = true
-		}
-	}
-	arityOf := map[string]string{}
-	for _, v := range source {
-		for k, a := range v.syms.arity {
-			arityOf[k] = a
-			if owner, member, ok := splitMember(k); ok && isInterface[owner] {
-				satisfies[member+" "+a] = true
-			}
-		}
-	}
-	// Files that give a type of the base a new method, by the method's
-	// name: a type the base lacks has no old users that an interface
-	// could take it from before its methods land.
-	newMethods := map[string][]string{}
-	for _, k := range sortedKeys(changed) {
-		if owner, member, ok := splitMember(k); ok && !isInterface[owner] && declared[0][k] == nil && declared[0][owner] != nil {
-			for _, d := range declared[1][k] {
-				newMethods[member] = append(newMethods[member], d.file)
-			}
-		}
-	}
-	keys := sortedKeys(changed)
-	for _, k := range keys {
-		b, s := declared[0][k], declared[1][k]
-		name := displayKey(k)
-		// Moved: from the files that declared it only at the base to
-		// those that declare it only at the source (files for other
-		// platforms may declare it side by side, at either end).
-		at := [2]map[string]bool{{}, {}}
-		for side, ds := range [][]decl{b, s} {
-			for _, d := range ds {
-				at[side][d.file] = true
-			}
-		}
-		for _, from := range sortedKeys(at[0]) {
-			for _, to := range sortedKeys(at[1]) {
-				if !at[1][from] && !at[0][to] {
-					why := fmt.Sprintf("%s moves from %s to %s, which land together so that it is declared once", name, from, to)
-					need(from, to, why)
-					need(to, from, why)
-				}
-			}
-		}
-		sameText := len(b) > 0 && len(s) > 0
-		for _, d := range append(append([]decl{}, b...), s...) {
-			sameText = sameText && d.text == b[0].text
-		}
-		if sameText {
-			continue // moved, not changed: its users need nothing
-		}
-		oldUsers, newUsers := usersAt(base, k), usersAt(source, k)
-		for _, u := range sortedKeys(oldUsers) {
-			for _, d := range b {
-				if newUsers[u] && len(s) > 0 {
-					// A changed signature (or type) and its callers:
-					// the old caller needs the old one, the new the new.
-					what := changeKind(d.text)
-					need(u, d.file, fmt.Sprintf("uses %s, whose %s %s changes: they land together", name, what, d.file))
-					need(d.file, u, fmt.Sprintf("changes the %s of %s, which %s uses at both ends: they land together", what, name, u))
-				} else {
-					need(d.file, u, fmt.Sprintf("%s drops or changes %s, which %s used: that comes first", d.file, name, u))
-				}
-			}
-		}
-		for _, u := range sortedKeys(newUsers) {
-			for _, d := range s {
-				need(u, d.file, fmt.Sprintf("uses %s as %s declares it", name, d.file))
-			}
-		}
-		// A type's users need its methods that are new or changed: a
-		// value used as an interface needs its whole method set.
-		if owner, member, ok := splitMember(k); ok && isInterface[owner] && len(s) > 0 {
-			// An interface of the base that gains a method needs it of
-			// the types that implement it: the files that add a method
-			// of that name come first (or with it). A new interface
-			// asks nothing of old code.
-			for _, d := range s {
-				if declared[0][owner] == nil {
-					break
-				}
-				for _, m := range newMethods[member] {
-					need(d.file, m, fmt.Sprintf("%s gains %s, which the types that implement it need first", displayKey(owner), member))
-				}
-			}
-		} else if ok && len(s) > 0 && declared[1][owner] != nil && satisfies[member+" "+arityOf[k]] {
-			for _, u := range sortedKeys(usersAt(source, owner)) {
-				for _, d := range s {
-					need(u, d.file, fmt.Sprintf("uses %s, whose method or field %s comes with %s", displayKey(owner), name, d.file))
-				}
-			}
-			// A new type and its methods stay together.
-			if declared[0][owner] == nil {
-				for _, t := range declared[1][owner] {
-					for _, d := range s {
-						if !strings.HasSuffix(d.file, "_test.go") {
-							why := fmt.Sprintf("%s is a new type, and its method %s comes with it", displayKey(owner), name)
-							need(t.file, d.file, why)
-							need(d.file, t.file, why)
-						}
-					}
-				}
-			}
-		}
-	}
-	if c.goModChanged() {
-		moduleEdges(c, base, source, need)
-	}
-	return out
 }
 
 // commonInterfaceMethods are the methods of the standard library's most

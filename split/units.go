@@ -249,18 +249,8 @@ type linker struct {
 // its code (not only its tests) has.
 func (l *linker) link(u *unit) {
 	u.deps, u.codeDeps, u.ties, u.imports = map[string]bool{}, map[string]bool{}, nil, nil
-	tie := func(dep string, why tieWhy, code bool) {
-		if _, seen := u.ties[dep]; !seen || code && !u.codeDeps[dep] {
-			if u.ties == nil {
-				u.ties = map[string]tieWhy{}
-			}
-			u.ties[dep] = why
-		}
-		u.deps[dep] = true
-		u.codeDeps[dep] = u.codeDeps[dep] || code
-	}
 	if tested, ok := strings.CutSuffix(u.name, testsSuffix); ok && l.units[tested] != nil {
-		tie(tested, tieWhy{text: fmt.Sprintf("the tests of %s (an external test package, or its tests set after it) need the package", displayUnit(tested))}, true)
+		u.addTie(tested, tieWhy{text: fmt.Sprintf("the tests of %s (an external test package, or its tests set after it) need the package", displayUnit(tested))}, true)
 	}
 	needs := l.change.ModuleNeeds // a go.mod's local replace targets
 	dir, ok := moduleDir(u.name)
@@ -271,64 +261,91 @@ func (l *linker) link(u *unit) {
 		// Their go.mod files must be there first.
 		for _, target := range needs[dir] {
 			if dep := moduleUnitOf(target); dep != u.name && l.units[dep] != nil {
-				tie(dep, tieWhy{text: fmt.Sprintf("%s uses the module in %s (a replace directive or a go.work)", displayUnit(u.name), target)}, true)
+				u.addTie(dep, tieWhy{text: fmt.Sprintf("%s uses the module in %s (a replace directive or a go.work)", displayUnit(u.name), target)}, true)
 			}
 		}
 	}
 	for _, f := range u.files {
-		code := !strings.HasSuffix(f.Path, "_test.go")
-		need := func(dep string, why tieWhy) {
-			if dep != "" && dep != u.name && l.units[dep] != nil {
-				tie(dep, why, code)
-			}
+		l.linkFile(u, f)
+	}
+}
+
+// addTie records that the unit needs dep, and why: the first reason, or
+// the first of its code's.
+func (u *unit) addTie(dep string, why tieWhy, code bool) {
+	if _, seen := u.ties[dep]; !seen || code && !u.codeDeps[dep] {
+		if u.ties == nil {
+			u.ties = map[string]tieWhy{}
 		}
-		for _, e := range l.needs[f.Path] {
-			need(l.fileUnit[e.to], tieWhy{f.Path, e.why, formFile}) // go.mod's needs among them
-		}
-		if !f.isGoCode() {
-			continue // what the go command does not build imports nothing
-		}
-		if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name && !(mod == moduleUnit && l.modEdges) {
-			need(mod, tieWhy{f.Path, mod, formModule})
-		}
-		for _, pattern := range f.Embeds {
-			// A folder it embeds may be a package of its own (a
-			// template main package): its files must be there.
-			for _, dir := range sortedKeys(l.dirUnit) {
-				if embeds(f.Dir(), pattern, dir+"/x") {
-					need(l.dirUnit[dir], tieWhy{f.Path, dir + " (//go:embed " + pattern + ")", formEmbed})
-				}
-			}
-		}
-		for _, imp := range f.Imports {
-			dir := l.change.packageDir(imp)
-			if vendored := "vendor/" + imp; dir == "" && l.goModule && l.dirUnit[vendored] != "" {
-				// Built from vendor/ (vendor/modules.txt): the
-				// vendored copy comes first.
-				dir = vendored
-			}
-			if dir == "" {
-				continue
-			}
-			form := formImport
-			if !code {
-				form = formTestImport
-			}
-			if l.goModule {
-				dep := l.dirUnit[dir]
-				need(dep, tieWhy{f.Path, imp, form})
-				if dep != "" && dep != u.name && l.units[dep] != nil && !f.externalTest() {
-					if u.imports == nil {
-						u.imports = map[string]bool{}
-					}
-					u.imports[dep] = true
-				}
-				need(l.workspaceFor(f.Dir(), imp), tieWhy{f.Path, imp, formWorkspace})
-			} else {
-				need(l.ownerOf(File{Path: dir + "/x"}).unit, tieWhy{f.Path, imp, form})
+		u.ties[dep] = why
+	}
+	u.deps[dep] = true
+	u.codeDeps[dep] = u.codeDeps[dep] || code
+}
+
+// need ties u to another unit of the change, dep ("" or u itself: none).
+func (l *linker) need(u *unit, dep string, why tieWhy, code bool) {
+	if dep != "" && dep != u.name && l.units[dep] != nil {
+		u.addTie(dep, why, code)
+	}
+}
+
+// linkFile ties the unit to what one of its files needs: the files it
+// must land with or after, its module, what it embeds and imports.
+func (l *linker) linkFile(u *unit, f File) {
+	code := !strings.HasSuffix(f.Path, "_test.go")
+	for _, e := range l.needs[f.Path] {
+		l.need(u, l.fileUnit[e.to], tieWhy{f.Path, e.why, formFile}, code) // go.mod's needs among them
+	}
+	if !f.isGoCode() {
+		return // what the go command does not build imports nothing
+	}
+	if mod := l.mods.of(f.Dir()); l.goModule && mod != u.name && !(mod == moduleUnit && l.modEdges) {
+		l.need(u, mod, tieWhy{f.Path, mod, formModule}, code)
+	}
+	for _, pattern := range f.Embeds {
+		// A folder it embeds may be a package of its own (a template
+		// main package): its files must be there.
+		for _, dir := range sortedKeys(l.dirUnit) {
+			if embeds(f.Dir(), pattern, dir+"/x") {
+				l.need(u, l.dirUnit[dir], tieWhy{f.Path, dir + " (//go:embed " + pattern + ")", formEmbed}, code)
 			}
 		}
 	}
+	for _, imp := range f.Imports {
+		l.linkImport(u, f, imp, code)
+	}
+}
+
+// linkImport ties the unit to the unit of a package one of its files
+// imports (and to the go.work that lets it).
+func (l *linker) linkImport(u *unit, f File, imp string, code bool) {
+	dir := l.change.packageDir(imp)
+	if vendored := "vendor/" + imp; dir == "" && l.goModule && l.dirUnit[vendored] != "" {
+		// Built from vendor/ (vendor/modules.txt): the vendored copy
+		// comes first.
+		dir = vendored
+	}
+	if dir == "" {
+		return
+	}
+	form := formImport
+	if !code {
+		form = formTestImport
+	}
+	if !l.goModule {
+		l.need(u, l.ownerOf(File{Path: dir + "/x"}).unit, tieWhy{f.Path, imp, form}, code)
+		return
+	}
+	dep := l.dirUnit[dir]
+	l.need(u, dep, tieWhy{f.Path, imp, form}, code)
+	if dep != "" && dep != u.name && l.units[dep] != nil && !f.externalTest() {
+		if u.imports == nil {
+			u.imports = map[string]bool{}
+		}
+		u.imports[dep] = true
+	}
+	l.need(u, l.workspaceFor(f.Dir(), imp), tieWhy{f.Path, imp, formWorkspace}, code)
 }
 
 // workspaceFor is the unit of the go.work that lets the code in dir
@@ -453,94 +470,115 @@ func dirOwner(by string) func(File) owner {
 // fixtures, assets) to the package that embeds them, else the nearest
 // package above them, else to the module itself with go.mod.
 func packageOwner(c *Change) func(File) owner {
-	mods := modulesOf(c)
-	packages := map[string]bool{}
-	gone := map[string]bool{} // folders of deleted Go code
-	type embed struct{ dir, pattern, file string }
-	var embedded []embed
+	o := &packageOwners{mods: modulesOf(c), packages: map[string]bool{}, gone: map[string]bool{}}
 	for _, f := range c.Files {
 		if f.isGoCode() && f.Kind != "deleted" {
-			packages[f.Dir()] = true
+			o.packages[f.Dir()] = true
 			for _, p := range f.Embeds {
-				embedded = append(embedded, embed{f.Dir(), p, f.Path})
+				o.embedded = append(o.embedded, embedder{f.Dir(), p, f.Path})
 			}
 		}
 		if f.isGoCode() && f.Kind == "deleted" {
-			gone[f.Dir()] = true
+			o.gone[f.Dir()] = true
 		}
 	}
-	return func(f File) owner {
-		if b := path.Base(f.Path); b == "go.work" || b == "go.work.sum" {
-			return owner{workUnitOf(f.Dir()), "workspace file: it comes after the modules it uses, which it needs there"}
-		}
-		if isModuleFile(f.Path) {
-			if f.Dir() == "." {
-				return owner{moduleUnit, "module file: every package needs it, so it comes first"}
-			}
-			if mods[f.Dir()] {
-				return owner{moduleUnitOf(f.Dir()), "module file of the module in " + f.Dir() + ": its packages need it first"}
-			}
-		}
-		if path.Base(f.Path) == "modules.txt" && path.Base(f.Dir()) == "vendor" {
-			// The go command checks it against go.mod before it builds
-			// anything from vendor/: it comes with go.mod, ahead of the
-			// vendored packages.
-			mod := mods.of(path.Dir(f.Dir()))
-			if mod == "" {
-				mod = moduleUnit
-			}
-			return owner{mod, "the list of vendored modules, which go.mod must agree with: it comes with go.mod, before the vendored packages"}
-		}
-		if f.isGoCode() && packages[f.Dir()] {
-			return owner{f.Dir(), "package " + f.Dir()}
-		}
-		if f.isGoCode() {
-			// Deleted, with its whole package: the package's removal is
-			// a unit of its own, whose old code needs nothing new.
-			return owner{f.Dir(), "package " + f.Dir() + ", which the change deletes"}
-		}
-		for _, e := range embedded {
-			if embeds(e.dir, e.pattern, f.Path) {
-				return owner{e.dir, fmt.Sprintf("embedded by %s (//go:embed %s)", e.file, e.pattern)}
-			}
-		}
-		// A folder without Go code at the top of the module (a docs site,
-		// CI files, scripts) is a PR of its own, by folder: no package
-		// builds from it, and its reviewer is not the code's.
-		topFolder := func() (owner, bool) {
-			if f.Dir() == "." || testedDir(f.Dir()) != f.Dir() || mods.of(f.Dir()) != moduleUnit && mods.of(f.Dir()) != "" {
-				return owner{}, false
-			}
-			top, _, _ := strings.Cut(f.Dir(), "/")
-			return owner{plainUnitOf(top), fmt.Sprintf("in %s/, a folder without Go code at the top of the module: its files are a PR of their own", top)}, true
-		}
-		for d := testedDir(f.Dir()); ; d = path.Dir(d) {
-			if packages[d] {
-				if d == f.Dir() {
-					return owner{d, "in the folder of package " + d}
-				}
-				if o, ok := topFolder(); ok && d == "." {
-					return o
-				}
-				return owner{d, fmt.Sprintf("below package %s, the nearest package above it", d)}
-			}
-			if gone[d] {
-				return owner{d, fmt.Sprintf("below package %s, which the change deletes", d)}
-			}
-			if d == "." {
-				break
-			}
-		}
-		if o, ok := topFolder(); ok {
-			return o
-		}
-		// No package above it: it belongs to the module as a whole
-		// (README, licence), and comes first with its go.mod.
-		if mod := mods.of(f.Dir()); mod != "" && mod != moduleUnit {
-			return owner{mod, "no package above it: it belongs to the module in " + unitDir(mod) + ", with its go.mod"}
-		}
-		return owner{moduleUnit, "no package above it: it belongs to the module, with go.mod"}
+	return o.owner
+}
+
+// packageOwners is what packageOwner gives files by: the modules, the
+// packages at the source, the folders of deleted Go code, and what the
+// Go files embed.
+type packageOwners struct {
+	mods     modules
+	packages map[string]bool
+	gone     map[string]bool
+	embedded []embedder
+}
+
+// embedder is a //go:embed pattern of a Go file of folder dir.
+type embedder struct{ dir, pattern, file string }
+
+func (o *packageOwners) owner(f File) owner {
+	if own, ok := o.moduleFileOwner(f); ok {
+		return own
 	}
+	if f.isGoCode() && o.packages[f.Dir()] {
+		return owner{f.Dir(), "package " + f.Dir()}
+	}
+	if f.isGoCode() {
+		// Deleted, with its whole package: the package's removal is a
+		// unit of its own, whose old code needs nothing new.
+		return owner{f.Dir(), "package " + f.Dir() + ", which the change deletes"}
+	}
+	for _, e := range o.embedded {
+		if embeds(e.dir, e.pattern, f.Path) {
+			return owner{e.dir, fmt.Sprintf("embedded by %s (//go:embed %s)", e.file, e.pattern)}
+		}
+	}
+	for d := testedDir(f.Dir()); ; d = path.Dir(d) {
+		if o.packages[d] {
+			if d == f.Dir() {
+				return owner{d, "in the folder of package " + d}
+			}
+			if top, ok := o.topFolder(f); ok && d == "." {
+				return top
+			}
+			return owner{d, fmt.Sprintf("below package %s, the nearest package above it", d)}
+		}
+		if o.gone[d] {
+			return owner{d, fmt.Sprintf("below package %s, which the change deletes", d)}
+		}
+		if d == "." {
+			break
+		}
+	}
+	if top, ok := o.topFolder(f); ok {
+		return top
+	}
+	// No package above it: it belongs to the module as a whole (README,
+	// licence), and comes first with its go.mod.
+	if mod := o.mods.of(f.Dir()); mod != "" && mod != moduleUnit {
+		return owner{mod, "no package above it: it belongs to the module in " + unitDir(mod) + ", with its go.mod"}
+	}
+	return owner{moduleUnit, "no package above it: it belongs to the module, with go.mod"}
+}
+
+// moduleFileOwner gives a workspace file, a module file and
+// vendor/modules.txt to their module or workspace.
+func (o *packageOwners) moduleFileOwner(f File) (owner, bool) {
+	if b := path.Base(f.Path); b == "go.work" || b == "go.work.sum" {
+		return owner{workUnitOf(f.Dir()), "workspace file: it comes after the modules it uses, which it needs there"}, true
+	}
+	if isModuleFile(f.Path) {
+		if f.Dir() == "." {
+			return owner{moduleUnit, "module file: every package needs it, so it comes first"}, true
+		}
+		if o.mods[f.Dir()] {
+			return owner{moduleUnitOf(f.Dir()), "module file of the module in " + f.Dir() + ": its packages need it first"}, true
+		}
+	}
+	if path.Base(f.Path) == "modules.txt" && path.Base(f.Dir()) == "vendor" {
+		// The go command checks it against go.mod before it builds
+		// anything from vendor/: it comes with go.mod, ahead of the
+		// vendored packages.
+		mod := o.mods.of(path.Dir(f.Dir()))
+		if mod == "" {
+			mod = moduleUnit
+		}
+		return owner{mod, "the list of vendored modules, which go.mod must agree with: it comes with go.mod, before the vendored packages"}, true
+	}
+	return owner{}, false
+}
+
+// topFolder: a folder without Go code at the top of the module (a docs
+// site, CI files, scripts) is a PR of its own, by folder: no package
+// builds from it, and its reviewer is not the code's.
+func (o *packageOwners) topFolder(f File) (owner, bool) {
+	if f.Dir() == "." || testedDir(f.Dir()) != f.Dir() || o.mods.of(f.Dir()) != moduleUnit && o.mods.of(f.Dir()) != "" {
+		return owner{}, false
+	}
+	top, _, _ := strings.Cut(f.Dir(), "/")
+	return owner{plainUnitOf(top), fmt.Sprintf("in %s/, a folder without Go code at the top of the module: its files are a PR of their own", top)}, true
 }
 
 // testedDir is the directory whose code a file's directory tests: for

@@ -49,6 +49,7 @@ type change struct {
 	Base, Source         string
 	MaxLines, MaxFiles   int
 	ExplainOver, Verbose bool
+	PlanFile             string // where to write the plan as JSON ("": nowhere)
 }
 
 // result is what the table says of a change.
@@ -60,7 +61,7 @@ type result struct {
 	SetApart   int // lines set apart from the budget
 	Budget     split.Options
 	PRs        int
-	Bound      int // ⌈1.3 × Lines ÷ budget⌉ + 1
+	Bound      int // ⌈1.3 × fewest⌉ + 1 (prBound)
 	Largest    int
 	Over       int // PRs over the budget
 	OverSingle int // of them, one file
@@ -87,6 +88,7 @@ func main() {
 	fetch := flag.Bool("fetch", false, "download what the trees need to build (as -build does), without building: to build later offline")
 	verbose := flag.Bool("v", false, "print every PR")
 	explain := flag.Bool("explain", false, "print why each file of a PR over the budget is where it is")
+	plans := flag.String("plans", "", "write each change's plan, and what split read of the change, as JSON into `DIR` (NN.json): two versions of wo split compare byte for byte")
 	flag.Parse()
 	dir := *work
 	if dir == "" {
@@ -116,6 +118,9 @@ func main() {
 			c.MaxFiles = *maxFiles
 		}
 		c.ExplainOver, c.Verbose = *explain, *verbose
+		if *plans != "" {
+			c.PlanFile = filepath.Join(*plans, fmt.Sprintf("%02d.json", i+1))
+		}
 		r := measure(c, filepath.Join(dir, fmt.Sprintf("change%02d", i+1)), *perHour, *build, *fetch || *build)
 		results = append(results, r)
 	}
@@ -224,6 +229,9 @@ func measure(c change, dir string, perHour float64, build, fetch bool) (r result
 		return r
 	}
 	r.Planned = time.Since(start)
+	if c.PlanFile != "" {
+		writePlan(c.PlanFile, c, ch, p)
+	}
 	opts = p.Options
 	r.Budget = opts
 	r.Kinds = map[string]int{}
@@ -236,7 +244,7 @@ func measure(c change, dir string, perHour float64, build, fetch bool) (r result
 		}
 	}
 	r.Files, r.PRs = len(ch.Files), len(p.PRs)
-	r.Bound = int(math.Ceil(1.3*float64(r.Lines)/float64(opts.MaxLines))) + 1
+	r.Bound = prBound(ch.Files, opts)
 	fmt.Printf("%d files (%v), %d lines (+%d set apart); budget %d lines, %d files\n", r.Files, r.Kinds, r.Lines, r.SetApart, opts.MaxLines, opts.MaxFiles)
 	for _, pr := range p.PRs {
 		r.Largest = max(r.Largest, pr.Lines)
@@ -289,6 +297,65 @@ func measure(c change, dir string, perHour float64, build, fetch bool) (r result
 		r.Tips, r.Top = buildEveryTip(repo, p)
 	}
 	return r
+}
+
+// writePlan writes the plan and what split read of the change (each
+// file's imports, embeds and problem too, which its JSON leaves out) as
+// indented JSON: all that --json and --explain show of a plan comes
+// from it.
+func writePlan(file string, c change, ch *split.Change, p *split.Plan) {
+	type readFile struct {
+		split.File
+		Imports, BaseImports, Embeds []string
+		Problem                      string
+	}
+	var files []readFile
+	for _, f := range ch.Files {
+		files = append(files, readFile{f, f.Imports, f.BaseImports, f.Embeds, f.Problem})
+	}
+	data, err := json.MarshalIndent(struct {
+		Name, Base, Source string
+		Options            split.Options
+		Module, BaseModule string
+		Modules            map[string]string
+		ModuleNeeds        map[string][]string
+		WorkspaceUses      map[string][]string
+		Dropped            []string
+		Files              []readFile
+		Plan               *split.Plan
+	}{c.Name, c.Base, c.Source, p.Options, ch.Module, ch.BaseModule, ch.Modules, ch.ModuleNeeds, ch.WorkspaceUses, ch.Dropped, files, p}, "", "  ")
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(file), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(file, append(data, '\n'), 0o644)
+	}
+	if err != nil {
+		fail(err.Error())
+	}
+}
+
+// prBound is the most PRs a plan should take: ⌈1.3 × the fewest any
+// plan could⌉ + 1. A PR holds two budgets: the reviewer's (the counted
+// lines and files, set-apart files left out) and what GitHub shows of
+// a diff (20,000 lines and 300 files, every file counted: past it a
+// reviewer cannot read the PR there, set apart or not). The fewest PRs
+// any plan could have is the largest of the four ratios, so that is
+// what the bound scales, not the counted lines alone (x/text's 297,539
+// generated lines need 15 PRs whatever the reviewer's budget).
+func prBound(files []split.File, opts split.Options) int {
+	var lines, counted, all, allLines int
+	for _, f := range files {
+		all++
+		allLines += f.Lines
+		if f.SetApart == "" {
+			counted++
+			lines += f.Lines
+		}
+	}
+	fewest := max(float64(lines)/float64(opts.MaxLines), float64(counted)/float64(opts.MaxFiles),
+		float64(allLines)/split.GitHubMaxLines, float64(all)/split.GitHubMaxFiles)
+	return int(math.Ceil(1.3*fewest)) + 1
 }
 
 // checkEmbeds says, without building, at how many tips of the stack
