@@ -1,9 +1,7 @@
 package integration
 
 import (
-	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -180,26 +178,6 @@ func TestHostileCleanupLeavesWhatIsNotThisTasksWorktree(t *testing.T) {
 	f.assertGitDone("task_a")
 }
 
-// rawTree writes a tree object byte for byte, as an attacker would:
-// git hash-object --literally does not check it.
-func rawTree(t *testing.T, repo string, entries ...[3]string) string {
-	t.Helper()
-	var b bytes.Buffer
-	for _, e := range entries { // mode, name, hash
-		h, _ := hex.DecodeString(e[2])
-		b.WriteString(e[0] + " " + e[1] + "\x00")
-		b.Write(h)
-	}
-	return gitIn(t, repo, b.Bytes(), "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
-}
-
-func gitIn(t *testing.T, dir string, stdin []byte, args ...string) string {
-	t.Helper()
-	cmd := gittest.Command(dir, args...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	return gittest.Output(t, cmd)
-}
-
 // Attack 4: a tree holding a link a -> the victim's folder and a
 // directory a/ with pwn.txt wrote pwn.txt outside. git fsck calls it
 // duplicateEntries; wo refuses it, naming the entry.
@@ -207,11 +185,11 @@ func TestHostileTreeWithDuplicateEntriesIsRefused(t *testing.T) {
 	t.Parallel()
 	v := newVictim(t)
 	f := newFixture(t, 5)
-	pwn := gitIn(t, f.repo, []byte("pwned\n"), "hash-object", "-w", "--stdin")
-	link := gitIn(t, f.repo, []byte(v.dir), "hash-object", "-w", "--stdin")
-	sub := rawTree(t, f.repo, [3]string{"100644", "pwn.txt", pwn})
+	pwn := gittest.Input(t, f.repo, []byte("pwned\n"), "hash-object", "-w", "--stdin")
+	link := gittest.Input(t, f.repo, []byte(v.dir), "hash-object", "-w", "--stdin")
+	sub := gittest.RawTree(t, f.repo, [3]string{"100644", "pwn.txt", pwn})
 	readme := gittest.Run(t, f.repo, "rev-parse", "main:README.md")
-	tree := rawTree(t, f.repo, [3]string{"100644", "README.md", readme}, [3]string{"120000", "a", link}, [3]string{"40000", "a", sub})
+	tree := gittest.RawTree(t, f.repo, [3]string{"100644", "README.md", readme}, [3]string{"120000", "a", link}, [3]string{"40000", "a", sub})
 	commit := gittest.Run(t, f.repo, "commit-tree", "-m", "crafted", tree)
 	gittest.Run(t, f.repo, "update-ref", "refs/heads/crafted", commit)
 
