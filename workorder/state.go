@@ -24,8 +24,9 @@ import (
 //	       and the rule its value keeps beyond its type (stateRules):
 //	       version, step, steps, count, positive
 //
-// The validator, the reference, the templates and the patch builder all
-// read these tags; no other list of state fields exists. Which fields a
+// The validator, the reference and the template names follow from these
+// tags (a test refuses a field without them); no other list of state
+// fields exists. Which fields a
 // rewind forgets is said by each action (action.Spec.Forgets), not here:
 // this package names no action.
 type State struct {
