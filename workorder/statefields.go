@@ -308,9 +308,6 @@ func describeType(t reflect.Type) string {
 	case reflect.Slice:
 		return "an array"
 	case reflect.Map, reflect.Struct:
-		if t == reflect.TypeFor[time.Time]() {
-			return "an RFC 3339 time"
-		}
 		return "an object"
 	}
 	return t.String()
@@ -334,9 +331,6 @@ func typeWords(t reflect.Type) string {
 		return "array of " + typeWords(t.Elem()) + "s"
 	case reflect.Map:
 		return "object of " + typeWords(t.Elem()) + "s"
-	}
-	if t == reflect.TypeFor[time.Time]() {
-		return "RFC 3339 time"
 	}
 	return string(KindObject)
 }

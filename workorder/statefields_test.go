@@ -190,4 +190,28 @@ func TestAStateWithoutAProcedureIsCheckedForTypesOnly(t *testing.T) {
 	if want := []string{"lease: must be an object, not a string"}; !slices.Equal(got, want) {
 		t.Errorf("problems %v, want %v", got, want)
 	}
+	// A procedure of no steps is still one: the rules hold.
+	got = nil
+	checkState(map[string]any{"pr_number": json.Number("0"), "lease": map[string]any{"holder": "r"}}, 0,
+		func(field, msg string) { got = append(got, field+": "+msg) })
+	slices.Sort(got)
+	if want := []string{"lease.expires_at: must be an RFC 3339 time", "pr_number: must be a positive integer, not 0"}; !slices.Equal(got, want) {
+		t.Errorf("problems with no steps %v, want %v", got, want)
+	}
+	// Through Validate: an epic's state, which wo keeps without a work
+	// order, is held to its types only.
+	epic := Document{"_key": "task_ep", "type": "epic", "title": "The epic", "status": "open",
+		"description": "An epic of stacked review pull requests",
+		"work_order":  map[string]any{"state": map[string]any{"current_step": json.Number("4"), "pr_number": json.Number("0")}}}
+	if r := Validate(epic, Options{}); !r.Valid() {
+		t.Errorf("an epic's state was held to steps it has not: %v", r.Errors())
+	}
+}
+
+func TestForgetClearsAnyField(t *testing.T) {
+	s := NewState()
+	s.PRNumber, s.Land = 7, &Land{Method: "squash"}
+	if unknown := s.Forget("version", "land", "pr_number"); len(unknown) != 0 || s.Version != 0 || s.Land != nil || s.PRNumber != 0 {
+		t.Errorf("forgetting the first, the last and a middle field: %+v, unknown %v", s, unknown)
+	}
 }
