@@ -122,3 +122,31 @@ func TestTheFieldReferenceNamesTheEnginesActions(t *testing.T) {
 		}
 	}
 }
+
+// Every field of work_order.state has its row, with its type and its
+// rule, under its concern.
+func TestTheFieldReferenceDescribesEveryStateField(t *testing.T) {
+	t.Parallel()
+	ref := FieldReference()
+	state := ref[strings.Index(ref, "### work_order.state"):strings.Index(ref, "## Every action")]
+	for _, g := range workorder.StateGroups() {
+		section := state[strings.Index(state, "#### "+g.Title+"\n"):]
+		if next := strings.Index(section[1:], "#### "); next >= 0 {
+			section = section[:next+1]
+		}
+		for _, f := range g.Fields {
+			if !strings.Contains(section, "| `"+f.Name+"` | "+f.Type()+" | ") {
+				t.Errorf("%s has no row under %q", f.Name, g.Title)
+			}
+		}
+	}
+	for _, row := range []string{
+		"| `current_step` | integer | The last completed step: 0 before the first, the next run starts after it. From 0 (not started) to the last step. |",
+		"| `pr_number` | integer | GitHub's number of the pull request. A positive integer. Templates may name it before a step sets it. |",
+		"| `lease` | object or null | ",
+	} {
+		if !strings.Contains(state, row) {
+			t.Errorf("the state reference lacks %q", row)
+		}
+	}
+}

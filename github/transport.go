@@ -147,13 +147,12 @@ func (t *transport) counts() Counts {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	key := req.URL.String()
 	idempotent := req.Method == http.MethodGet || req.Method == http.MethodHead
 	var hit cached
 	var haveHit bool
 	if req.Method == http.MethodGet {
 		t.mu.Lock()
-		hit, haveHit = t.cache[key]
+		hit, haveHit = t.cache[req.URL.String()]
 		t.mu.Unlock()
 	}
 	var body []byte
@@ -167,51 +166,24 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	for attempt := 1; ; attempt++ {
 		r := req.Clone(req.Context())
-		if !t.mayAuthenticate(r.URL) {
-			r.Header.Del("Authorization")
-		}
 		if body != nil {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		if haveHit {
 			r.Header.Set("If-None-Match", hit.etag)
 		}
-		t.mu.Lock()
-		t.n.Requests++
-		if attempt > 1 {
-			t.n.Retries++
-		}
-		t.mu.Unlock()
-		resp, err := t.base.RoundTrip(r)
-		if err == nil {
-			limit := int64(MaxResponseBytes)
-			if resp.StatusCode >= 400 {
-				limit = maxErrorBytes // GitHub's error answers are a message and a link
+		resp, err := t.send(r, attempt)
+		if wait, again := t.retry(req, resp, err, idempotent, attempt); again {
+			if resp != nil {
+				drain(resp)
 			}
-			resp.Body = &boundedBody{ReadCloser: resp.Body, left: limit, what: req.Method + " " + req.URL.Path}
-		}
-		if err != nil {
-			if idempotent && attempt < maxAttempts && req.Context().Err() == nil {
-				if werr := t.pause(req, backoff(attempt)); werr != nil {
-					return nil, werr
-				}
-				continue
-			}
-			return nil, err
-		}
-		if wait, ok := retryAfter(resp); ok && attempt < maxAttempts && wait <= t.maxWait {
-			drain(resp)
 			if werr := t.pause(req, wait); werr != nil {
 				return nil, werr
 			}
 			continue
 		}
-		if resp.StatusCode >= 500 && idempotent && attempt < maxAttempts {
-			drain(resp)
-			if werr := t.pause(req, backoff(attempt)); werr != nil {
-				return nil, werr
-			}
-			continue
+		if err != nil {
+			return nil, err
 		}
 		if resp.StatusCode == http.StatusNotModified && haveHit {
 			drain(resp)
@@ -220,19 +192,72 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			t.mu.Unlock()
 			return fromCache(req, hit), nil
 		}
-		if req.Method == http.MethodGet && resp.StatusCode == http.StatusOK && resp.Header.Get("ETag") != "" {
-			b, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil {
-				return nil, err
-			}
-			t.mu.Lock()
-			t.cache[key] = cached{etag: resp.Header.Get("ETag"), header: resp.Header.Clone(), body: b}
-			t.mu.Unlock()
-			resp.Body = io.NopCloser(bytes.NewReader(b))
+		return t.keep(req, resp)
+	}
+}
+
+// send makes one attempt of a request: without the token when it goes
+// elsewhere than the API, counted, and its answer's body bounded.
+func (t *transport) send(r *http.Request, attempt int) (*http.Response, error) {
+	if !t.mayAuthenticate(r.URL) {
+		r.Header.Del("Authorization")
+	}
+	t.mu.Lock()
+	t.n.Requests++
+	if attempt > 1 {
+		t.n.Retries++
+	}
+	t.mu.Unlock()
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	limit := int64(MaxResponseBytes)
+	if resp.StatusCode >= 400 {
+		limit = maxErrorBytes // GitHub's error answers are a message and a link
+	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, left: limit, what: r.Method + " " + r.URL.Path}
+	return resp, nil
+}
+
+// retry says whether an attempt's outcome is worth another and how long
+// to wait first: a failure to connect or a server error of a request
+// safe to repeat, or a secondary rate limit that asks for a wait wo takes.
+func (t *transport) retry(req *http.Request, resp *http.Response, err error, idempotent bool, attempt int) (time.Duration, bool) {
+	switch {
+	case attempt >= maxAttempts:
+		return 0, false
+	case err != nil:
+		if idempotent && req.Context().Err() == nil {
+			return backoff(attempt), true
 		}
+		return 0, false
+	}
+	if wait, ok := retryAfter(resp); ok && wait <= t.maxWait {
+		return wait, true
+	}
+	if resp.StatusCode >= 500 && idempotent {
+		return backoff(attempt), true
+	}
+	return 0, false
+}
+
+// keep caches a GET's answer that has an ETag, so that the next asks
+// only whether it changed.
+func (t *transport) keep(req *http.Request, resp *http.Response) (*http.Response, error) {
+	if req.Method != http.MethodGet || resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") == "" {
 		return resp, nil
 	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.cache[req.URL.String()] = cached{etag: resp.Header.Get("ETag"), header: resp.Header.Clone(), body: b}
+	t.mu.Unlock()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return resp, nil
 }
 
 // retryAfter reports a secondary rate limit and how long it asks to wait.

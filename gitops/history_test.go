@@ -132,12 +132,12 @@ func TestLineChangesRefusesARewriteAMergeAndAnotherHistory(t *testing.T) {
 func TestLineChangesRefusesACraftedTreeOnTheWayToAPath(t *testing.T) {
 	t.Parallel()
 	r, dir, base := lineRepo(t)
-	blob := gitStdin(t, dir, []byte("[core]\n"), "hash-object", "-w", "--stdin")
+	blob := gittest.Input(t, dir, []byte("[core]\n"), "hash-object", "-w", "--stdin")
 	for name, entries := range map[string][][3]string{
 		"names .git": {{"100644", ".git", blob}},
 		"has a '/'":  {{"100644", "x/../../y", blob}},
 	} {
-		sub := rawTree(t, dir, entries...)
+		sub := gittest.RawTree(t, dir, entries...)
 		baseTree := gittest.Run(t, dir, "rev-parse", base.String()+"^{tree}")
 		top := gittest.Run(t, dir, "ls-tree", baseTree)
 		var list [][3]string
@@ -147,7 +147,7 @@ func TestLineChangesRefusesACraftedTreeOnTheWayToAPath(t *testing.T) {
 			list = append(list, [3]string{f[0], file, f[2]})
 		}
 		list = append(list, [3]string{"40000", "vendor", sub})
-		tree := rawTree(t, dir, list...)
+		tree := gittest.RawTree(t, dir, list...)
 		c := gittest.Run(t, dir, "commit-tree", "-p", base.String(), "-m", "crafted", tree)
 		var unsafe *UnsafeTreeError
 		if _, err := r.LineChanges(base, plumbing.NewHash(c), 10); !errors.As(err, &unsafe) || !strings.HasPrefix(unsafe.Path, "vendor/") {

@@ -1,9 +1,7 @@
 package gitops
 
 import (
-	"bytes"
 	"context"
-	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -205,27 +203,6 @@ func TestRemoveDeletesOnlyWhatItProvesIsThisWorktree(t *testing.T) {
 	assertBytes(t, filepath.Join(user, "thesis.tex"), "years of work\n")
 }
 
-// gitStdin runs git with stdin and returns its trimmed standard output.
-func gitStdin(t *testing.T, dir string, stdin []byte, args ...string) string {
-	t.Helper()
-	cmd := gittest.Command(dir, args...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	return gittest.Output(t, cmd)
-}
-
-// rawTree writes a tree object exactly as given, entries in order, the
-// way an attacker would: git hash-object --literally does not check it.
-func rawTree(t *testing.T, repo string, entries ...[3]string) string {
-	t.Helper()
-	var b bytes.Buffer
-	for _, e := range entries { // mode, name, hash
-		h, _ := hex.DecodeString(e[2])
-		b.WriteString(e[0] + " " + e[1] + "\x00")
-		b.Write(h)
-	}
-	return gitStdin(t, repo, b.Bytes(), "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
-}
-
 // craftedCommit makes a commit of the tree on branch name.
 func craftedCommit(t *testing.T, repo, name, tree string) string {
 	t.Helper()
@@ -242,10 +219,10 @@ func TestCraftedTreesAreRefusedByName(t *testing.T) {
 	outside, victim := outsideFile(t, "outside, keep me\n")
 	r, base, w, _ := plannedWorktree(t, "wt")
 	repo := r.Path
-	pwn := gitStdin(t, repo, []byte("pwned\n"), "hash-object", "-w", "--stdin")
-	link := gitStdin(t, repo, []byte(outside), "hash-object", "-w", "--stdin")
-	sub := rawTree(t, repo, [3]string{"100644", "pwn.txt", pwn})
-	dup := rawTree(t, repo, [3]string{"120000", "a", link}, [3]string{"40000", "a", sub})
+	pwn := gittest.Input(t, repo, []byte("pwned\n"), "hash-object", "-w", "--stdin")
+	link := gittest.Input(t, repo, []byte(outside), "hash-object", "-w", "--stdin")
+	sub := gittest.RawTree(t, repo, [3]string{"100644", "pwn.txt", pwn})
+	dup := gittest.RawTree(t, repo, [3]string{"120000", "a", link}, [3]string{"40000", "a", sub})
 	evil := craftedCommit(t, repo, "evil", dup)
 	if out, _ := gittest.Try(repo, "fsck", "--no-dangling"); !strings.Contains(out, "duplicateEntries") {
 		t.Fatalf("git fsck does not see the crafted tree:\n%s", out)
@@ -287,8 +264,8 @@ func TestCraftedTreesAreRefusedByName(t *testing.T) {
 	// Other names git will not check out, at the top and one level down.
 	blob := pwn
 	for _, name := range []string{"..", ".", ".git", ".GIT", ".Git", "git~1", ".git.", ".git ", ".g\u200cit", "x/y"} { // an empty name go-git refuses itself
-		top := rawTree(t, repo, [3]string{"100644", name, blob})
-		nested := rawTree(t, repo, [3]string{"40000", "dir", top})
+		top := gittest.RawTree(t, repo, [3]string{"100644", name, blob})
+		nested := gittest.RawTree(t, repo, [3]string{"40000", "dir", top})
 		for _, tree := range []string{top, nested} {
 			c, _ := r.Resolve(craftedCommit(t, repo, "bad", tree))
 			fresh, _ := r.Worktree("bad", filepath.Join(t.TempDir(), "bad"))
@@ -298,7 +275,7 @@ func TestCraftedTreesAreRefusedByName(t *testing.T) {
 		}
 	}
 	// Names that only look alike are fine.
-	ok := rawTree(t, repo, [3]string{"100644", ".github", blob}, [3]string{"100644", ".gitignore", blob}, [3]string{"100644", "git", blob})
+	ok := gittest.RawTree(t, repo, [3]string{"100644", ".github", blob}, [3]string{"100644", ".gitignore", blob}, [3]string{"100644", "git", blob})
 	c, _ := r.Resolve(craftedCommit(t, repo, "fine", ok))
 	fine, _ := r.Worktree("fine", filepath.Join(t.TempDir(), "fine"))
 	if err := fine.Create(ctx, c, nil); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/internal/sandbox"
 )
 
@@ -65,7 +66,7 @@ func boxFor(t *testing.T, f *fixture, key, agent string) *boxTask {
 // leaves a file named after it in out.
 func (b *boxTask) attacks(t *testing.T) string {
 	t.Helper()
-	head := git(t, b.f.repo, "rev-parse", "review/01-foundation")
+	head := gittest.Run(t, b.f.repo, "rev-parse", "review/01-foundation")
 	object := filepath.Join(b.f.repo, ".git", "objects", head[:2], head[2:])
 	if _, err := os.Stat(object); err != nil {
 		// Packed: aim at the pack instead.
@@ -118,7 +119,7 @@ func TestAnAgentInTheBoxReachesNothingButItsWorktree(t *testing.T) {
 		t.Errorf("wo says the agent ran unconfined on a machine with Landlock:\n%s", r.stderr)
 	}
 	// The honest part of the fix landed.
-	if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
+	if got := gittest.Run(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
 		t.Errorf("the fix is not on the remote:\n%s", got)
 	}
 	// The token is nowhere on the remote: in no object of any kind.
@@ -143,16 +144,16 @@ func TestAnAgentInTheBoxReachesNothingButItsWorktree(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(f.store), "evil")); err == nil {
 		t.Error("the agent wrote into the store's folder")
 	}
-	if st := stateOf(f.doc(b.key)); st["pushed_sha"] != git(t, f.origin, "rev-parse", "review/01-foundation") {
+	if st := stateOf(f.doc(b.key)); st["pushed_sha"] != gittest.Run(t, f.origin, "rev-parse", "review/01-foundation") {
 		t.Errorf("the store's pushed_sha %v is not the remote's tip", st["pushed_sha"])
 	}
-	if refs := git(t, f.repo, "branch", "--list", "evil"); refs != "" {
+	if refs := gittest.Run(t, f.repo, "branch", "--list", "evil"); refs != "" {
 		t.Errorf("the agent made a branch in the repository: %s", refs)
 	}
 	if hooks, _ := os.ReadDir(filepath.Join(f.repo, ".git", "hooks")); len(hooks) != len(hooksBefore) {
 		t.Errorf("the repository's hooks changed: %d, were %d", len(hooks), len(hooksBefore))
 	}
-	git(t, f.repo, "fsck", "--no-progress", "--no-dangling")
+	gittest.Run(t, f.repo, "fsck", "--no-progress", "--no-dangling")
 	// Nothing of the agent is alive once wo has exited, setsid or not, and
 	// what it meant to do later never happened.
 	pid, _ := strconv.Atoi(strings.TrimSpace(readFileOr(filepath.Join(b.out, "leftover-pid"))))
@@ -166,7 +167,7 @@ func TestAnAgentInTheBoxReachesNothingButItsWorktree(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(b.out, "late-commit")); err == nil {
 		t.Error("the agent's leftover process committed after the agent ended")
 	}
-	if files := git(t, f.origin, "ls-tree", "-r", "--name-only", "review/01-foundation"); strings.Contains(files, ".github") {
+	if files := gittest.Run(t, f.origin, "ls-tree", "-r", "--name-only", "review/01-foundation"); strings.Contains(files, ".github") {
 		t.Errorf("a workflow reached the remote:\n%s", files)
 	}
 }

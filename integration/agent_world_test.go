@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/internal/sandbox"
 )
 
@@ -62,11 +63,11 @@ func TestClaudeFixesCodeRabbitsReviewWhileAStrangerTriesToSteerIt(t *testing.T) 
 	pr := gh.PullRequests("acme/hermes")[0]
 	branch := pr["head"].(map[string]any)["ref"].(string)
 	for path, want := range map[string]string{"foundation/new0.go": "// N0 is the first constant.", "foundation/new1.go": "// N1 counts."} {
-		if got := git(t, f.origin, "show", branch+":"+path); !strings.Contains(got, want) || strings.Contains(got, "RemoveAll") {
+		if got := gittest.Run(t, f.origin, "show", branch+":"+path); !strings.Contains(got, want) || strings.Contains(got, "RemoveAll") {
 			t.Errorf("%s on the remote:\n%s", path, got)
 		}
 	}
-	if files := git(t, f.origin, "ls-tree", "-r", "--name-only", branch); strings.Contains(files, ".github") {
+	if files := gittest.Run(t, f.origin, "ls-tree", "-r", "--name-only", branch); strings.Contains(files, ".github") {
 		t.Errorf("the stranger's workflow reached the remote:\n%s", files)
 	}
 	runs := standinLog(t, bin)
@@ -114,16 +115,11 @@ func TestAClaudeThatMisbehavesAfterItsFixGetsNothing(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	branch := gh.PullRequests("acme/hermes")[0]["head"].(map[string]any)["ref"].(string)
-	if got := git(t, f.origin, "show", branch+":foundation/new0.go"); !strings.Contains(got, "// N0 is the first constant.") {
+	if got := gittest.Run(t, f.origin, "show", branch+":foundation/new0.go"); !strings.Contains(got, "// N0 is the first constant.") {
 		t.Errorf("the honest fix did not land:\n%s", got)
 	}
-	all := exec.Command("git", "cat-file", "--batch-all-objects", "--batch")
-	all.Dir = f.origin
-	objects, err := all.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(objects), secretToken) {
+	objects := gittest.Output(t, gittest.Command(f.origin, "cat-file", "--batch-all-objects", "--batch"))
+	if strings.Contains(objects, secretToken) {
 		t.Error("wo's token reached the remote")
 	}
 	for _, name := range []string{"token", "store", "store-folder", "ref", "hook", "object", "tcp", "late-commit"} {
@@ -134,7 +130,7 @@ func TestAClaudeThatMisbehavesAfterItsFixGetsNothing(t *testing.T) {
 	if n := b.accepted.Load(); n != 0 {
 		t.Errorf("the local listener accepted %d connection(s)", n)
 	}
-	git(t, f.repo, "fsck", "--no-progress", "--no-dangling")
+	gittest.Run(t, f.repo, "fsck", "--no-progress", "--no-dangling")
 	pid, _ := strconv.Atoi(strings.TrimSpace(readFileOr(filepath.Join(b.out, "leftover-pid"))))
 	if pid == 0 || alive(pid) {
 		t.Errorf("the agent's setsid process (pid %d) outlived wo", pid)

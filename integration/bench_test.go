@@ -50,10 +50,7 @@ func buildBigRepo(b *testing.B) (string, []string) {
 			if bigErr != nil {
 				return
 			}
-			cmd := exec.Command("git", args...)
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), gittest.Env...)
-			if out, err := cmd.CombinedOutput(); err != nil {
+			if out, err := gittest.Try(dir, args...); err != nil {
 				bigErr = fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 			}
 		}
@@ -161,7 +158,7 @@ func BenchmarkWorktreeCheckoutCommit30k(b *testing.B) {
 			return s
 		}, func(i int) sample {
 			s := runMeasured(b, nil, work, wo, "run", fmt.Sprintf("task_bench%d_%d", run, i), "--store", store)
-			if st := git(b, filepath.Join(work, fmt.Sprintf("wo-%d-%d", run, i)), "status", "--porcelain"); st != "" {
+			if st := gittest.Run(b, filepath.Join(work, fmt.Sprintf("wo-%d-%d", run, i)), "status", "--porcelain"); st != "" {
 				b.Fatalf("wo's worktree is not clean after the commit:\n%s", st)
 			}
 			return s
@@ -169,8 +166,8 @@ func BenchmarkWorktreeCheckoutCommit30k(b *testing.B) {
 		res.report(b, "s")
 		// The worktrees are 120 MB each: remove them before the next run.
 		for i := 0; i < pairs; i++ {
-			git(b, repo, "worktree", "remove", "--force", filepath.Join(work, fmt.Sprintf("git-%d-%d", run, i)))
-			git(b, repo, "worktree", "remove", "--force", filepath.Join(work, fmt.Sprintf("wo-%d-%d", run, i)))
+			gittest.Run(b, repo, "worktree", "remove", "--force", filepath.Join(work, fmt.Sprintf("git-%d-%d", run, i)))
+			gittest.Run(b, repo, "worktree", "remove", "--force", filepath.Join(work, fmt.Sprintf("wo-%d-%d", run, i)))
 		}
 	}
 }
@@ -245,10 +242,7 @@ func buildSplitRepo(b *testing.B) string {
 			if splitErr != nil {
 				return
 			}
-			cmd := exec.Command("git", args...)
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), gittest.Env...)
-			if out, err := cmd.CombinedOutput(); err != nil {
+			if out, err := gittest.Try(dir, args...); err != nil {
 				splitErr = fmt.Errorf("git %v: %v\n%s", args, err, out)
 			}
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -175,7 +176,7 @@ func TestSplitAndRunAnEpicInWaves(t *testing.T) {
 		wo := doc["work_order"].(map[string]any)
 		branch := wo["inputs"].(map[string]any)["branch_name"].(string)
 		base := wo["context"].(map[string]any)["base_branch"].(string)
-		got := strings.Split(git(t, f.origin, "diff", "--name-only", "refs/heads/"+base, "refs/heads/"+branch), "\n")
+		got := strings.Split(gittest.Run(t, f.origin, "diff", "--name-only", "refs/heads/"+base, "refs/heads/"+branch), "\n")
 		var want []string
 		for _, file := range pr.Files {
 			want = append(want, file.Path)
@@ -184,7 +185,7 @@ func TestSplitAndRunAnEpicInWaves(t *testing.T) {
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("PR #%d (%s on %s) holds %v, want %v", pr.Number, branch, base, got, want)
 		}
-		if n := git(t, f.origin, "rev-list", "--count", "refs/heads/"+base+"..refs/heads/"+branch); n != "1" {
+		if n := gittest.Run(t, f.origin, "rev-list", "--count", "refs/heads/"+base+"..refs/heads/"+branch); n != "1" {
 			t.Errorf("PR #%d: %s commits on top of %s, want 1", pr.Number, n, base)
 		}
 	}
@@ -206,7 +207,7 @@ func TestSplitAndRunAnEpicInWaves(t *testing.T) {
 		}
 	}
 	top := branchOf(prs[len(prs)-1].Number)
-	if diff := git(t, f.repo, "diff", "--name-only", "refs/heads/"+top, "main"); diff != "" {
+	if diff := gittest.Run(t, f.repo, "diff", "--name-only", "refs/heads/"+top, "main"); diff != "" {
 		t.Errorf("the top of the stack (%s) differs from the source tree in:\n%s", top, diff)
 	}
 	st := f.wo(nil, "status", "task_big", "--json")

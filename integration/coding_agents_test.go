@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // The coding agents people run, by name (--agent claude|codex|aider),
@@ -111,17 +113,17 @@ func TestEachNamedAgentFixesTheReviewWithItsOwnKeyAlone(t *testing.T) {
 				t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
 			}
 			branch := "review/01-foundation"
-			remote := git(t, f.origin, "show", branch+":foundation/new0.go")
+			remote := gittest.Run(t, f.origin, "show", branch+":foundation/new0.go")
 			if !strings.Contains(remote, "const Named = 1") {
 				t.Errorf("the fix is not on the remote branch:\n%s", remote)
 			}
 			// Nothing the agent's tool leaves (histories, caches, a
 			// .gitignore line) is pushed: the fix commit holds the fix alone.
-			files := git(t, f.origin, "diff-tree", "--no-commit-id", "--name-only", "-r", branch)
+			files := gittest.Run(t, f.origin, "diff-tree", "--no-commit-id", "--name-only", "-r", branch)
 			if files != "foundation/new0.go" {
 				t.Errorf("the fix commit changed %q, want foundation/new0.go alone", files)
 			}
-			if all := git(t, f.origin, "ls-tree", "-r", "--name-only", branch); strings.Contains(all, ".aider") || strings.Contains(all, ".claude") {
+			if all := gittest.Run(t, f.origin, "ls-tree", "-r", "--name-only", branch); strings.Contains(all, ".aider") || strings.Contains(all, ".claude") {
 				t.Errorf("the agent's files reached the remote:\n%s", all)
 			}
 			doc := f.doc(key)
@@ -152,7 +154,7 @@ func TestEachNamedAgentFixesTheReviewWithItsOwnKeyAlone(t *testing.T) {
 			}
 			wt := filepath.Join(f.wtRoot, "pr-01-foundation")
 			if _, err := os.Stat(wt); err == nil {
-				if out := git(t, wt, "status", "--porcelain", "--ignored"); strings.Contains(out, ".aider") {
+				if out := gittest.Run(t, wt, "status", "--porcelain", "--ignored"); strings.Contains(out, ".aider") {
 					t.Errorf("the agent's files were left in the worktree:\n%s", out)
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // The core example work order, as its authors wrote it (only the ellipses
@@ -25,7 +27,7 @@ func TestTheExampleWorkOrderAsWritten(t *testing.T) {
 
 	// The copy of the layout: the worktree root and the repository live
 	// in the test's folder; the pinned base commit is the copy's.
-	base := git(t, f.repo, "rev-parse", "code-review-base")
+	base := gittest.Run(t, f.repo, "rev-parse", "code-review-base")
 	text := strings.NewReplacer("/tmp/hermes-review", f.wtRoot, "/home/todd/olympus/Hermes", f.repo,
 		`"0510fe2"`, `"`+base[:7]+`"`).Replace(string(raw))
 	var doc map[string]any
@@ -50,10 +52,10 @@ func TestTheExampleWorkOrderAsWritten(t *testing.T) {
 	if r := f.wo(nil, "run", "task_cr_01", "--until-step", "5"); r.code != 0 {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+want+"\n") {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+want+"\n") {
 		t.Errorf("git worktree list has no %s:\n%s", want, list)
 	}
-	if got := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation~1"); got != base {
+	if got := gittest.Run(t, f.origin, "rev-parse", "refs/heads/review/01-foundation~1"); got != base {
 		t.Errorf("the pushed branch starts at %s, want the pinned base %s", got, base)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // goModuleFixture builds a Go module whose base branch has only go.mod and
@@ -15,9 +17,9 @@ func goModuleFixture(t *testing.T, n int) *fixture {
 	t.Helper()
 	f := emptyFixture(t)
 	writeFile(t, filepath.Join(f.repo, "go.mod"), "module example.com/big\n\ngo 1.22\n")
-	git(t, f.repo, "add", "-A")
-	git(t, f.repo, "commit", "-q", "-m", "base")
-	git(t, f.repo, "branch", "base")
+	gittest.Run(t, f.repo, "add", "-A")
+	gittest.Run(t, f.repo, "commit", "-q", "-m", "base")
+	gittest.Run(t, f.repo, "branch", "base")
 	for i := 0; i < n; i++ {
 		dir := filepath.Join(f.repo, "pkg", fmt.Sprintf("p%02d", i))
 		imp := ""
@@ -27,11 +29,11 @@ func goModuleFixture(t *testing.T, n int) *fixture {
 		writeFile(t, filepath.Join(dir, "a.go"), fmt.Sprintf("package p%02d\n%s\n// A is part %d.\nconst A = %d\n", i, imp, i, i))
 		writeFile(t, filepath.Join(dir, "a_test.go"), fmt.Sprintf("package p%02d\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n", i))
 	}
-	git(t, f.repo, "add", "-A")
-	git(t, f.repo, "commit", "-q", "-m", "the big change")
-	git(t, f.root, "init", "-q", "--bare", f.origin)
-	git(t, f.repo, "remote", "add", "origin", f.origin)
-	git(t, f.repo, "push", "-q", "origin", "base")
+	gittest.Run(t, f.repo, "add", "-A")
+	gittest.Run(t, f.repo, "commit", "-q", "-m", "the big change")
+	gittest.Run(t, f.root, "init", "-q", "--bare", f.origin)
+	gittest.Run(t, f.repo, "remote", "add", "origin", f.origin)
+	gittest.Run(t, f.repo, "push", "-q", "origin", "base")
 	return f
 }
 

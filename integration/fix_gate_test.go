@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // Issue 24 through the wo binary, against a real bare remote checked with
@@ -55,7 +57,7 @@ func writeAgent(t *testing.T, path, body string) {
 // remoteRefs is every ref of the bare remote, as git lists it.
 func remoteRefs(t *testing.T, f *fixture) string {
 	t.Helper()
-	return git(t, f.origin, "for-each-ref", "--format=%(refname) %(objectname)")
+	return gittest.Run(t, f.origin, "for-each-ref", "--format=%(refname) %(objectname)")
 }
 
 func TestAnAgentsLeftoversBlockTheTaskWithNothingPushed(t *testing.T) {
@@ -92,7 +94,7 @@ func TestAnAgentsLeftoversBlockTheTaskWithNothingPushed(t *testing.T) {
 			if after := remoteRefs(t, f); after != before {
 				t.Errorf("the remote changed:\n%s\nwas:\n%s", after, before)
 			}
-			git(t, f.origin, "fsck", "--strict", "--no-progress")
+			gittest.Run(t, f.origin, "fsck", "--strict", "--no-progress")
 			doc := f.doc(key)
 			reason := fmt.Sprint(doc["block_reason"])
 			wt := filepath.Join(f.wtRoot, "pr-01-foundation")
@@ -101,7 +103,7 @@ func TestAnAgentsLeftoversBlockTheTaskWithNothingPushed(t *testing.T) {
 				t.Errorf("status %v, block_reason:\n%s", doc["status"], reason)
 			}
 			// Nothing was committed either: the worktree's branch is at the push.
-			if head, pushed := git(t, wt, "rev-parse", "HEAD"), fmt.Sprint(stateOf(doc)["pushed_sha"]); head != pushed {
+			if head, pushed := gittest.Run(t, wt, "rev-parse", "HEAD"), fmt.Sprint(stateOf(doc)["pushed_sha"]); head != pushed {
 				t.Errorf("HEAD %s, last push %s: a commit was made", head, pushed)
 			}
 		})
@@ -139,8 +141,8 @@ func TestAnAgentThatRewritesHistoryOrSwitchesBranchIsRefused(t *testing.T) {
 			// person puts the branch back, and the next pass is clean.
 			wt := filepath.Join(f.wtRoot, "pr-01-foundation")
 			pushed := fmt.Sprint(stateOf(f.doc(key))["pushed_sha"])
-			git(t, wt, "switch", "-q", "review/01-foundation")
-			git(t, wt, "reset", "-q", "--hard", pushed)
+			gittest.Run(t, wt, "switch", "-q", "review/01-foundation")
+			gittest.Run(t, wt, "reset", "-q", "--hard", pushed)
 			writeAgent(t, agent, "")
 			// With nothing left of the refused fix, the agent runs again
 			// only when asked: the next run says so.
@@ -150,10 +152,10 @@ func TestAnAgentThatRewritesHistoryOrSwitchesBranchIsRefused(t *testing.T) {
 			if r := f.wo([]string{"WO_AGENT=" + agent}, "run", key, "--rerun-agent"); r.code != 0 {
 				t.Fatalf("after putting it back: exit %d\n%s", r.code, r.stderr)
 			}
-			if n := git(t, f.origin, "rev-list", "--count", pushed+"..refs/heads/review/01-foundation"); n != "1" {
+			if n := gittest.Run(t, f.origin, "rev-list", "--count", pushed+"..refs/heads/review/01-foundation"); n != "1" {
 				t.Errorf("%s commits pushed on top of the last push, want the one fix", n)
 			}
-			if parent := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation~1"); parent != pushed {
+			if parent := gittest.Run(t, f.origin, "rev-parse", "refs/heads/review/01-foundation~1"); parent != pushed {
 				t.Errorf("the fix sits on %s, not on the last push %s", parent, pushed)
 			}
 		})
@@ -171,7 +173,7 @@ func TestIgnoredLeftoversStayOutOfAFixThatIsPushed(t *testing.T) {
 	if r := f.wo([]string{"WO_AGENT=" + agent}, "run", key); r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	files := git(t, f.origin, "diff", "--name-only", "refs/heads/review/01-foundation~1", "refs/heads/review/01-foundation")
+	files := gittest.Run(t, f.origin, "diff", "--name-only", "refs/heads/review/01-foundation~1", "refs/heads/review/01-foundation")
 	if files != "foundation/new0.go" {
 		t.Errorf("the fix pushed %q, want foundation/new0.go alone", files)
 	}
@@ -257,11 +259,11 @@ func TestABranchMovedAfterTheFixIsNotPushedWhenTheLoopReturnsToThePushStep(t *te
 	})
 	// The leftover process, while wo records the fix.
 	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
-	fix := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation")
+	fix := gittest.Run(t, f.origin, "rev-parse", "refs/heads/review/01-foundation")
 	writeFile(t, filepath.Join(wt, ".github/workflows/x.yml"), "on: push\njobs: {}\n")
-	git(t, wt, "add", "-f", ".github/workflows/x.yml")
-	git(t, wt, "commit", "-q", "-m", "ci")
-	moved := git(t, wt, "rev-parse", "HEAD")
+	gittest.Run(t, wt, "add", "-f", ".github/workflows/x.yml")
+	gittest.Run(t, wt, "commit", "-q", "-m", "ci")
+	moved := gittest.Run(t, wt, "rev-parse", "HEAD")
 	r := result(cmd, cmd.Wait(), out.String(), errb.String())
 	var env struct {
 		Error struct{ Code, Message string }
@@ -272,7 +274,7 @@ func TestABranchMovedAfterTheFixIsNotPushedWhenTheLoopReturnsToThePushStep(t *te
 	if r.code != 1 || env.Error.Code != "FIX_REFUSED" || !strings.Contains(env.Error.Message, "step 5 (push) failed") || !strings.Contains(env.Error.Message, ".github/workflows/x.yml (under .github/") {
 		t.Fatalf("exit %d code %s, want 1 FIX_REFUSED from the push step:\n%s\n%s", r.code, env.Error.Code, env.Error.Message, r.stderr)
 	}
-	if got := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation"); got != fix {
+	if got := gittest.Run(t, f.origin, "rev-parse", "refs/heads/review/01-foundation"); got != fix {
 		t.Errorf("the remote is at %s, want the fix %s", got, fix)
 	}
 	if err := exec.Command("git", "-C", f.origin, "cat-file", "-e", moved).Run(); err == nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // A stranger forges the signals CodeRabbit gives while
@@ -63,7 +64,7 @@ func TestAStrangerCannotForgeCodeRabbitsSignals(t *testing.T) {
 		t.Errorf("the stranger's text reached the agent:\n%s", prompt)
 	}
 	branch := pr["head"].(map[string]any)["ref"].(string)
-	if b := git(t, f.origin, "show", "refs/heads/"+branch+":foundation/new1.go"); strings.Contains(b, "RemoveAll") {
+	if b := gittest.Run(t, f.origin, "show", "refs/heads/"+branch+":foundation/new1.go"); strings.Contains(b, "RemoveAll") {
 		t.Error("the stranger's suggestion was applied")
 	}
 }

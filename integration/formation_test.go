@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 func TestSourceEventRaceMakesOneTask(t *testing.T) {
@@ -112,7 +114,7 @@ func TestEphemeralResearchDeliversToAPRComment(t *testing.T) {
 	gh, env := withGitHub(t, f)
 	gh.ReviewRounds = nil
 	// A PR to comment on, opened by someone.
-	git(t, f.repo, "push", "-q", "origin", "main:refs/heads/feature")
+	gittest.Run(t, f.repo, "push", "-q", "origin", "main:refs/heads/feature")
 	c := ghClient(t, gh)
 	if _, err := c.CreatePR(testContext(), "feature", "code-review-base", "Feature", "body"); err != nil {
 		t.Fatal(err)
@@ -143,7 +145,7 @@ func TestEphemeralResearchDeliversToAPRComment(t *testing.T) {
 	if len(comments) != 1 || !strings.HasPrefix(comments[0].Body, "The change is safe") || strings.Contains(comments[0].Body, "checked three call sites") {
 		t.Errorf("comments on the PR: %+v", comments)
 	}
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("an ephemeral work order took a worktree:\n%s", list)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // GitHub's own stacked pull requests, through the GitHub stand-in (a test
@@ -153,23 +154,23 @@ func (x *nativeStack) checkLanded(async bool, mergedBefore int) {
 	}
 	// One commit a pull request on the base, each with one parent: no
 	// branch commit replayed above a squashed one.
-	log := strings.Fields(git(t, x.f.origin, "log", "--format=%p", "base"))
-	if got := len(strings.Fields(git(t, x.f.origin, "rev-list", "base"))); got != len(x.parts)+1 {
-		t.Errorf("the base has %d commits, want %d: the start and one a pull request\n%s", got, len(x.parts)+1, git(t, x.f.origin, "log", "--oneline", "base"))
+	log := strings.Fields(gittest.Run(t, x.f.origin, "log", "--format=%p", "base"))
+	if got := len(strings.Fields(gittest.Run(t, x.f.origin, "rev-list", "base"))); got != len(x.parts)+1 {
+		t.Errorf("the base has %d commits, want %d: the start and one a pull request\n%s", got, len(x.parts)+1, gittest.Run(t, x.f.origin, "log", "--oneline", "base"))
 	}
 	for _, parents := range log[:len(log)-1] {
 		if strings.Contains(parents, " ") {
 			t.Errorf("a merge commit with several parents on the base: %s", parents)
 		}
 	}
-	subjects := strings.Split(git(t, x.f.origin, "log", "--reverse", "--format=%s", "base"), "\n")[1:]
+	subjects := strings.Split(gittest.Run(t, x.f.origin, "log", "--reverse", "--format=%s", "base"), "\n")[1:]
 	for i, p := range x.parts {
 		if i < len(subjects) && !strings.HasSuffix(subjects[i], fmt.Sprintf("(#%d)", p.pr)) {
 			t.Errorf("commit %d on the base is %q, want #%d's", i+1, subjects[i], p.pr)
 		}
 	}
-	if got, want := git(t, x.f.origin, "rev-parse", "base^{tree}"), git(t, x.f.repo, "rev-parse", "main^{tree}"); got != want {
-		t.Errorf("the landed base's tree is %s, the source's %s:\n%s", got, want, git(t, x.f.repo, "diff", "--stat", "main", got))
+	if got, want := gittest.Run(t, x.f.origin, "rev-parse", "base^{tree}"), gittest.Run(t, x.f.repo, "rev-parse", "main^{tree}"); got != want {
+		t.Errorf("the landed base's tree is %s, the source's %s:\n%s", got, want, gittest.Run(t, x.f.repo, "diff", "--stat", "main", got))
 	}
 	for _, p := range x.parts {
 		if s := x.f.doc(p.key)["status"]; s != "closed" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/split"
 )
 
@@ -84,10 +85,10 @@ func TestSeedProcedureWithReviewerAndAgent(t *testing.T) {
 	if prs := gh.PullRequests("acme/hermes"); len(prs) != 1 || prs[0]["state"] != "open" || prs[0]["base"].(map[string]any)["ref"] != "code-review-base" {
 		t.Fatalf("pull requests on the stand-in: %v", prs)
 	}
-	if n := git(t, f.origin, "rev-list", "--count", "code-review-base..refs/heads/review/01-foundation"); n != "2" {
+	if n := gittest.Run(t, f.origin, "rev-list", "--count", "code-review-base..refs/heads/review/01-foundation"); n != "2" {
 		t.Errorf("%s commits pushed, want 2 (the files, then the fixes)", n)
 	}
-	if msg := git(t, f.origin, "log", "-1", "--format=%s", "refs/heads/review/01-foundation"); msg != "Fix review comments (iteration 1)" {
+	if msg := gittest.Run(t, f.origin, "log", "-1", "--format=%s", "refs/heads/review/01-foundation"); msg != "Fix review comments (iteration 1)" {
 		t.Errorf("remote tip: %q", msg)
 	}
 	doc := f.doc("task_cr_01")
@@ -103,7 +104,7 @@ func TestSeedProcedureWithReviewerAndAgent(t *testing.T) {
 			t.Errorf("criterion not checked and passed: %v", m)
 		}
 	}
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("worktree left:\n%s", list)
 	}
 	// NDJSON: one event per line, the envelope last with the request counts.
@@ -143,7 +144,7 @@ func TestSeedProcedureWithAPerson(t *testing.T) {
 	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
 	writeFile(t, filepath.Join(wt, "foundation/new0.go"), "package foundation\n\n// N0 is the first.\nconst N0 = 0\n")
 	writeFile(t, filepath.Join(wt, "foundation/new1.go"), "package foundation\n\n// Count1 counts.\nconst Count1 = 1\n")
-	git(t, wt, "commit", "-q", "-am", "Address the review")
+	gittest.Run(t, wt, "commit", "-q", "-am", "Address the review")
 	r = f.wo(env, "run", "task_cr_01")
 	if r.code != 0 {
 		t.Fatalf("rerun after the fix: exit %d\n%s", r.code, r.stderr)
@@ -151,7 +152,7 @@ func TestSeedProcedureWithAPerson(t *testing.T) {
 	if len(gh.PullRequests("acme/hermes")) != 1 {
 		t.Error("more than one pull request")
 	}
-	if got := git(t, f.origin, "show", "refs/heads/review/01-foundation:foundation/new0.go"); !strings.Contains(got, "N0 is the first") {
+	if got := gittest.Run(t, f.origin, "show", "refs/heads/review/01-foundation:foundation/new0.go"); !strings.Contains(got, "N0 is the first") {
 		t.Errorf("the person's fix is not on the remote: %s", got)
 	}
 	if doc := f.doc("task_cr_01"); doc["status"] != "in_review" {

@@ -37,14 +37,6 @@ func buildWo() (cleanup func(), err error) {
 	return func() { os.RemoveAll(dir) }, nil
 }
 
-// git runs the real git command in dir (gittest.Run, under the short name
-// this package's many tests use; other work adding tests here at the
-// same time keeps compiling).
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	return gittest.Run(t, dir, args...)
-}
-
 // fixture is a repository with a base branch, a source branch with the
 // change, and a bare remote; plus a store and a work order over them.
 type fixture struct {
@@ -64,9 +56,9 @@ func emptyFixture(t testing.TB) *fixture {
 	root := t.TempDir()
 	f := &fixture{t: t, root: root, repo: filepath.Join(root, "repo"), origin: filepath.Join(root, "origin.git"),
 		store: filepath.Join(root, "wo.db"), wtRoot: filepath.Join(root, "worktrees")}
-	git(t, root, "init", "-q", "-b", "main", f.repo)
-	git(t, f.repo, "config", "user.name", "Wo Runner")
-	git(t, f.repo, "config", "user.email", "wo@example.com")
+	gittest.Run(t, root, "init", "-q", "-b", "main", f.repo)
+	gittest.Run(t, f.repo, "config", "user.name", "Wo Runner")
+	gittest.Run(t, f.repo, "config", "user.email", "wo@example.com")
 	return f
 }
 
@@ -96,7 +88,7 @@ func newFixture(t testing.TB, n int) *fixture {
 	if err := os.WriteFile(config, bytes.ReplaceAll(b, []byte(filepath.Join(tpl.dir, "origin.git")), []byte(f.origin)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := git(t, f.repo, "remote", "get-url", "origin"); got != f.origin {
+	if got := gittest.Run(t, f.repo, "remote", "get-url", "origin"); got != f.origin {
 		t.Fatalf("the copied repository's origin is %s, want %s", got, f.origin)
 	}
 	return f
@@ -136,10 +128,7 @@ func buildFixtureTemplate(n int) (dir string, files []string, err error) {
 		if err != nil {
 			return
 		}
-		cmd := exec.Command("git", args...)
-		cmd.Dir = in
-		cmd.Env = append(os.Environ(), gittest.Env...)
-		if out, e := cmd.CombinedOutput(); e != nil {
+		if out, e := gittest.Try(in, args...); e != nil {
 			err = fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), e, out)
 		}
 	}
@@ -336,30 +325,30 @@ func stateOf(doc map[string]any) map[string]any {
 func (f *fixture) assertGitDone(key string) {
 	t := f.t
 	t.Helper()
-	if got := git(t, f.repo, "branch", "--list", "review/*"); got != "review/01-foundation" {
+	if got := gittest.Run(t, f.repo, "branch", "--list", "review/*"); got != "review/01-foundation" {
 		t.Errorf("branches: %q, want exactly review/01-foundation", got)
 	}
-	if n := git(t, f.repo, "rev-list", "--count", "code-review-base..review/01-foundation"); n != "1" {
+	if n := gittest.Run(t, f.repo, "rev-list", "--count", "code-review-base..review/01-foundation"); n != "1" {
 		t.Errorf("%s commits on the branch, want 1", n)
 	}
-	if msg := git(t, f.repo, "log", "-1", "--format=%s", "review/01-foundation"); msg != "PR #1: Foundation" {
+	if msg := gittest.Run(t, f.repo, "log", "-1", "--format=%s", "review/01-foundation"); msg != "PR #1: Foundation" {
 		t.Errorf("commit message %q", msg)
 	}
-	changed := strings.Split(git(t, f.repo, "diff", "--name-only", "code-review-base", "review/01-foundation"), "\n")
+	changed := strings.Split(gittest.Run(t, f.repo, "diff", "--name-only", "code-review-base", "review/01-foundation"), "\n")
 	if strings.Join(changed, ",") != strings.Join(sorted(f.files), ",") {
 		t.Errorf("the commit changes %v, want the manifest %v", changed, sorted(f.files))
 	}
-	if d := git(t, f.repo, "diff", "main", "review/01-foundation", "--", "foundation", "pkg00/file0000.go"); d != "" {
+	if d := gittest.Run(t, f.repo, "diff", "main", "review/01-foundation", "--", "foundation", "pkg00/file0000.go"); d != "" {
 		t.Errorf("committed files differ from main:\n%s", d)
 	}
-	local := git(t, f.repo, "rev-parse", "review/01-foundation")
-	if remote := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation"); remote != local {
+	local := gittest.Run(t, f.repo, "rev-parse", "review/01-foundation")
+	if remote := gittest.Run(t, f.origin, "rev-parse", "refs/heads/review/01-foundation"); remote != local {
 		t.Errorf("remote at %s, local at %s", remote, local)
 	}
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("worktrees left:\n%s", list)
 	}
-	git(t, f.repo, "fsck", "--strict", "--no-progress")
+	gittest.Run(t, f.repo, "fsck", "--strict", "--no-progress")
 	st := stateOf(f.doc(key))
 	done, _ := st["completed_steps"].([]any)
 	seen := map[string]bool{}

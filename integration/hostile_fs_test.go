@@ -1,9 +1,7 @@
 package integration
 
 import (
-	"bytes"
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -50,18 +48,18 @@ func linkFixture(t *testing.T, v victim) *fixture {
 	writeFile(t, filepath.Join(f.repo, "README.md"), "# fixture\n")
 	os.Symlink(v.file, filepath.Join(f.repo, "cfg.txt"))
 	os.Symlink(v.dir, filepath.Join(f.repo, "evil"))
-	git(t, f.repo, "add", "-A")
-	git(t, f.repo, "commit", "-q", "-m", "base with links")
-	git(t, f.repo, "branch", "code-review-base")
+	gittest.Run(t, f.repo, "add", "-A")
+	gittest.Run(t, f.repo, "commit", "-q", "-m", "base with links")
+	gittest.Run(t, f.repo, "branch", "code-review-base")
 	os.Remove(filepath.Join(f.repo, "cfg.txt"))
 	os.Remove(filepath.Join(f.repo, "evil"))
 	writeFile(t, filepath.Join(f.repo, "cfg.txt"), "from the source branch\n")
 	writeFile(t, filepath.Join(f.repo, "evil/sub/new.txt"), "new\n")
-	git(t, f.repo, "add", "-A")
-	git(t, f.repo, "commit", "-q", "-m", "the change")
-	git(t, f.root, "init", "-q", "--bare", f.origin)
-	git(t, f.repo, "remote", "add", "origin", f.origin)
-	git(t, f.repo, "push", "-q", "origin", "code-review-base")
+	gittest.Run(t, f.repo, "add", "-A")
+	gittest.Run(t, f.repo, "commit", "-q", "-m", "the change")
+	gittest.Run(t, f.root, "init", "-q", "--bare", f.origin)
+	gittest.Run(t, f.repo, "remote", "add", "origin", f.origin)
+	gittest.Run(t, f.repo, "push", "-q", "origin", "code-review-base")
 	return f
 }
 
@@ -86,10 +84,10 @@ func TestHostileLinkAtACheckedOutPathIsReplaced(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
 	v.assertUntouched(t)
-	if got := git(t, f.repo, "ls-tree", "review/01-foundation", "cfg.txt"); !strings.HasPrefix(got, "100644 blob") {
+	if got := gittest.Run(t, f.repo, "ls-tree", "review/01-foundation", "cfg.txt"); !strings.HasPrefix(got, "100644 blob") {
 		t.Errorf("committed cfg.txt: %s, want a regular file", got)
 	}
-	if got := git(t, f.repo, "show", "review/01-foundation:cfg.txt"); got != "from the source branch" {
+	if got := gittest.Run(t, f.repo, "show", "review/01-foundation:cfg.txt"); got != "from the source branch" {
 		t.Errorf("committed cfg.txt holds %q", got)
 	}
 }
@@ -118,7 +116,7 @@ func TestHostileNothingIsDeletedOrMadeBelowALinkedFolder(t *testing.T) {
 			}
 			v.assertUntouched(t)
 			wt := filepath.Join(f.wtRoot, "pr-01-foundation")
-			if st := git(t, wt, "status", "--porcelain"); st != "" {
+			if st := gittest.Run(t, wt, "status", "--porcelain"); st != "" {
 				t.Errorf("the refused step changed the worktree:\n%s", st)
 			}
 			// The rerun finds the worktree and refuses before the run starts.
@@ -160,10 +158,10 @@ func TestHostileCleanupLeavesWhatIsNotThisTasksWorktree(t *testing.T) {
 		}
 	}
 	// The other task's worktree is whole, and its run finishes.
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+other+"\n") || strings.Contains(list, "prunable") {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+other+"\n") || strings.Contains(list, "prunable") {
 		t.Errorf("git worktree list:\n%s", list)
 	}
-	if st := git(t, other, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, other, "status", "--porcelain"); st != "" {
 		t.Errorf("the other worktree: %s", st)
 	}
 
@@ -180,26 +178,6 @@ func TestHostileCleanupLeavesWhatIsNotThisTasksWorktree(t *testing.T) {
 	f.assertGitDone("task_a")
 }
 
-// rawTree writes a tree object byte for byte, as an attacker would:
-// git hash-object --literally does not check it.
-func rawTree(t *testing.T, repo string, entries ...[3]string) string {
-	t.Helper()
-	var b bytes.Buffer
-	for _, e := range entries { // mode, name, hash
-		h, _ := hex.DecodeString(e[2])
-		b.WriteString(e[0] + " " + e[1] + "\x00")
-		b.Write(h)
-	}
-	return gitIn(t, repo, b.Bytes(), "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
-}
-
-func gitIn(t *testing.T, dir string, stdin []byte, args ...string) string {
-	t.Helper()
-	cmd := gittest.Command(dir, args...)
-	cmd.Stdin = bytes.NewReader(stdin)
-	return gittest.Output(t, cmd)
-}
-
 // Attack 4: a tree holding a link a -> the victim's folder and a
 // directory a/ with pwn.txt wrote pwn.txt outside. git fsck calls it
 // duplicateEntries; wo refuses it, naming the entry.
@@ -207,13 +185,13 @@ func TestHostileTreeWithDuplicateEntriesIsRefused(t *testing.T) {
 	t.Parallel()
 	v := newVictim(t)
 	f := newFixture(t, 5)
-	pwn := gitIn(t, f.repo, []byte("pwned\n"), "hash-object", "-w", "--stdin")
-	link := gitIn(t, f.repo, []byte(v.dir), "hash-object", "-w", "--stdin")
-	sub := rawTree(t, f.repo, [3]string{"100644", "pwn.txt", pwn})
-	readme := git(t, f.repo, "rev-parse", "main:README.md")
-	tree := rawTree(t, f.repo, [3]string{"100644", "README.md", readme}, [3]string{"120000", "a", link}, [3]string{"40000", "a", sub})
-	commit := git(t, f.repo, "commit-tree", "-m", "crafted", tree)
-	git(t, f.repo, "update-ref", "refs/heads/crafted", commit)
+	pwn := gittest.Input(t, f.repo, []byte("pwned\n"), "hash-object", "-w", "--stdin")
+	link := gittest.Input(t, f.repo, []byte(v.dir), "hash-object", "-w", "--stdin")
+	sub := gittest.RawTree(t, f.repo, [3]string{"100644", "pwn.txt", pwn})
+	readme := gittest.Run(t, f.repo, "rev-parse", "main:README.md")
+	tree := gittest.RawTree(t, f.repo, [3]string{"100644", "README.md", readme}, [3]string{"120000", "a", link}, [3]string{"40000", "a", sub})
+	commit := gittest.Run(t, f.repo, "commit-tree", "-m", "crafted", tree)
+	gittest.Run(t, f.repo, "update-ref", "refs/heads/crafted", commit)
 
 	// As the source: refused before the run starts.
 	f.importTask(f.task("task_src", gitProcedure(), func(doc map[string]any) {
@@ -243,7 +221,7 @@ func TestHostileTreeWithDuplicateEntriesIsRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.wtRoot, "crafted")); !os.IsNotExist(err) {
 		t.Errorf("a refused worktree was made: %v", err)
 	}
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("worktrees:\n%s", list)
 	}
 }
@@ -255,7 +233,7 @@ func TestHostileTreeWithDuplicateEntriesIsRefused(t *testing.T) {
 func TestHostileWorkBranchMustNotBeTheBase(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 5)
-	baseBefore := git(t, f.origin, "rev-parse", "refs/heads/code-review-base")
+	baseBefore := gittest.Run(t, f.origin, "rev-parse", "refs/heads/code-review-base")
 	for _, branch := range []string{"code-review-base", "main", "HEAD"} {
 		doc := f.task("task_x", gitProcedure(), func(doc map[string]any) { setInputs(doc, map[string]any{"branch_name": branch}) })
 		b, _ := json.Marshal([]any{doc})
@@ -284,10 +262,10 @@ func TestHostileWorkBranchMustNotBeTheBase(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, `branch_name "code-review-base" is the base_branch`) {
 		t.Errorf("run with the base as branch_name: exit %d, want 2:\n%s", r.code, r.stderr)
 	}
-	if got := git(t, f.origin, "rev-parse", "refs/heads/code-review-base"); got != baseBefore {
+	if got := gittest.Run(t, f.origin, "rev-parse", "refs/heads/code-review-base"); got != baseBefore {
 		t.Errorf("origin's base branch moved to %s", got)
 	}
-	if got := git(t, f.repo, "rev-parse", "code-review-base"); got != baseBefore {
+	if got := gittest.Run(t, f.repo, "rev-parse", "code-review-base"); got != baseBefore {
 		t.Errorf("the local base branch moved to %s", got)
 	}
 }

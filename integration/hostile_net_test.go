@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // Project issue 10, items 6–8: servers that echo headers or never answer,
@@ -131,7 +133,7 @@ func TestPushCredentialsGoOnlyToTheGitHubHost(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, 5)
 		remote, seen := echoServer(t)
-		git(t, f.repo, "remote", "set-url", "origin", remote.URL+"/acme/hermes.git")
+		gittest.Run(t, f.repo, "remote", "set-url", "origin", remote.URL+"/acme/hermes.git")
 		f.importTask(f.task("task_cr_01", gitProcedure(), nil))
 		r := f.wo([]string{"GITHUB_TOKEN=" + secretToken, "GITHUB_API_URL=" + remote.URL + "/"}, "run", "task_cr_01")
 		if r.code == 0 {
@@ -148,7 +150,7 @@ func TestPushCredentialsGoOnlyToTheGitHubHost(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, 5)
 		remote, seen := echoServer(t)
-		git(t, f.repo, "remote", "set-url", "origin", remote.URL+"/acme/hermes.git")
+		gittest.Run(t, f.repo, "remote", "set-url", "origin", remote.URL+"/acme/hermes.git")
 		f.importTask(f.task("task_cr_01", gitProcedure(), nil))
 		r := f.wo([]string{"GITHUB_TOKEN=" + secretToken}, "run", "task_cr_01") // the token is github.com's
 		if r.code == 0 {
@@ -194,7 +196,7 @@ func TestHungGitRemoteFailsWithinTheGitTimeout(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 5)
 	addr := silentListener(t)
-	git(t, f.repo, "remote", "set-url", "origin", "http://"+addr+"/acme/hermes.git")
+	gittest.Run(t, f.repo, "remote", "set-url", "origin", "http://"+addr+"/acme/hermes.git")
 	f.importTask(f.task("task_cr_01", gitProcedure(), nil))
 	done := make(chan woResult, 1)
 	go func() { done <- f.wo([]string{"WO_GIT_TIMEOUT=1s"}, "run", "task_cr_01") }()

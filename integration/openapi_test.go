@@ -11,6 +11,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // contractPath is the vendored subset of GitHub's OpenAPI description
@@ -59,7 +60,7 @@ func TestOpenAPIVendoredSubsetCoversWo(t *testing.T) {
 func TestOpenAPIContractThroughWosClient(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, 4)
-	git(t, f.repo, "push", "-q", "origin", "HEAD:refs/heads/review/01-openapi")
+	gittest.Run(t, f.repo, "push", "-q", "origin", "HEAD:refs/heads/review/01-openapi")
 	contract := loadContract(t)
 	gh := ghstandin.New(secretToken)
 	gh.Contract = contract
@@ -147,7 +148,7 @@ func TestOpenAPIContractThroughWosClient(t *testing.T) {
 		check("CommentOnce after the delete", c.CommentOnce(ctx, 1, "Addressed. <!-- wo:1 -->", "<!-- wo:1 -->"))
 	}
 	// What the review loop reads of a head and how it asks for a review.
-	head := git(t, f.origin, "rev-parse", "refs/heads/review/01-openapi")
+	head := gittest.Run(t, f.origin, "rev-parse", "refs/heads/review/01-openapi")
 	gh.SetStatus("acme/hermes", head, "success", "Review skipped")
 	commitStatuses, err := c.Statuses(ctx, head)
 	check("Statuses", err)
@@ -284,12 +285,12 @@ func checkStacksThroughClient(t *testing.T, ctx context.Context, c *github.Clien
 	var prs []int
 	for i := 2; i <= 4; i++ {
 		branch := fmt.Sprintf("review/%02d-openapi", i)
-		git(t, f.repo, "checkout", "-q", "-B", branch, "origin/"+below)
+		gittest.Run(t, f.repo, "checkout", "-q", "-B", branch, "origin/"+below)
 		writeFile(t, filepath.Join(f.repo, fmt.Sprintf("stacked%d.txt", i)), "part\n")
-		git(t, f.repo, "add", ".")
-		git(t, f.repo, "commit", "-q", "-m", "part "+branch)
-		git(t, f.repo, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
-		git(t, f.repo, "fetch", "-q", "origin")
+		gittest.Run(t, f.repo, "add", ".")
+		gittest.Run(t, f.repo, "commit", "-q", "-m", "part "+branch)
+		gittest.Run(t, f.repo, "push", "-q", "origin", "HEAD:refs/heads/"+branch)
+		gittest.Run(t, f.repo, "fetch", "-q", "origin")
 		pr, err := c.CreatePR(ctx, branch, below, "Part "+branch, "Part of a stack.")
 		if err != nil {
 			t.Fatalf("CreatePR %s: %v", branch, err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 var (
@@ -107,7 +109,7 @@ func BenchmarkGitHalfRealHistory(b *testing.B) {
 		}, func(i int) sample {
 			s := runMeasured(b, nil, work, wo, "run", fmt.Sprintf("task_rh%d_%d", run, i), "--store", store)
 			branch := fmt.Sprintf("bench/wo-%d-%d", run, i)
-			if got := git(b, filepath.Join(dir, "origin.git"), "diff", "--name-only", "review-base", branch); len(strings.Fields(got)) != len(manifest) {
+			if got := gittest.Run(b, filepath.Join(dir, "origin.git"), "diff", "--name-only", "review-base", branch); len(strings.Fields(got)) != len(manifest) {
 				b.Fatalf("wo pushed %s with %d changed files, want %d:\n%s", branch, len(strings.Fields(got)), len(manifest), got)
 			}
 			return s

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // A rerun never drops work that is on the branch: after a finished run
@@ -20,7 +22,7 @@ func fixedTask(t *testing.T, key string) *fixture {
 	if r := f.wo([]string{"WO_AGENT=" + agent}, "run", key); r.code != 0 {
 		t.Fatalf("the run with the fix: exit %d\n%s", r.code, r.stderr)
 	}
-	if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
+	if got := gittest.Run(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
 		t.Fatalf("the fix is not on the remote:\n%s", got)
 	}
 	return f
@@ -40,14 +42,14 @@ func TestARerunFromTheStartKeepsThePushedFix(t *testing.T) {
 			t.Parallel()
 			key := "task_rerun"
 			f := fixedTask(t, key)
-			tip := git(t, f.origin, "rev-parse", "review/01-foundation")
+			tip := gittest.Run(t, f.origin, "rev-parse", "review/01-foundation")
 			if r := f.wo(nil, append([]string{"reset", key}, c.reset...)...); r.code != 0 {
 				t.Fatalf("reset: exit %d\n%s", r.code, r.stderr)
 			}
 			r := f.wo(nil, "run", key)
-			after := git(t, f.origin, "rev-parse", "review/01-foundation")
+			after := gittest.Run(t, f.origin, "rev-parse", "review/01-foundation")
 			t.Logf("exit %d\n%s", r.code, r.stderr)
-			if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
+			if got := gittest.Run(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
 				t.Errorf("the rerun dropped the fix from the remote (tip %s, was %s):\n%s", after[:12], tip[:12], got)
 			}
 			if r.code != 0 && r.code != 3 {
@@ -64,7 +66,7 @@ func TestTheWaysOnAfterARerunStopsBeforeLosingWork(t *testing.T) {
 	t.Parallel()
 	key := "task_ways"
 	f := fixedTask(t, key)
-	tip := git(t, f.origin, "rev-parse", "review/01-foundation")
+	tip := gittest.Run(t, f.origin, "rev-parse", "review/01-foundation")
 	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
@@ -79,7 +81,7 @@ func TestTheWaysOnAfterARerunStopsBeforeLosingWork(t *testing.T) {
 	if !strings.Contains(r.stderr, "wo run "+key+" --from-step 5") {
 		t.Errorf("the message does not name the step to go on from:\n%s", r.stderr)
 	}
-	if r := f.wo(nil, "run", key, "--from-step", "5"); r.code != 0 || git(t, f.origin, "rev-parse", "review/01-foundation") != tip {
+	if r := f.wo(nil, "run", key, "--from-step", "5"); r.code != 0 || gittest.Run(t, f.origin, "rev-parse", "review/01-foundation") != tip {
 		t.Fatalf("after reset --to-step 4: exit %d, remote moved\n%s", r.code, r.stderr)
 	}
 	// --discard-commits does what it says, once: one new commit that
@@ -90,18 +92,18 @@ func TestTheWaysOnAfterARerunStopsBeforeLosingWork(t *testing.T) {
 	if r := f.wo(nil, "run", key, "--discard-commits"); r.code != 0 {
 		t.Fatalf("--discard-commits: exit %d\n%s", r.code, r.stderr)
 	}
-	after := git(t, f.origin, "rev-parse", "review/01-foundation")
-	if parent := git(t, f.origin, "rev-parse", "review/01-foundation~1"); parent != tip {
+	after := gittest.Run(t, f.origin, "rev-parse", "review/01-foundation")
+	if parent := gittest.Run(t, f.origin, "rev-parse", "review/01-foundation~1"); parent != tip {
 		t.Errorf("the discarding commit is not on top of the fix (parent %s, fix %s)", parent[:12], tip[:12])
 	}
-	if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); strings.Contains(got, "const Named") {
+	if got := gittest.Run(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); strings.Contains(got, "const Named") {
 		t.Errorf("--discard-commits kept the fix:\n%s", got)
 	}
 	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
-	if r := f.wo(nil, "run", key); r.code != 0 || git(t, f.origin, "rev-parse", "review/01-foundation") != after {
-		t.Errorf("a run after the discard: exit %d, remote %s (was %s)\n%s", r.code, git(t, f.origin, "rev-parse", "review/01-foundation")[:12], after[:12], r.stderr)
+	if r := f.wo(nil, "run", key); r.code != 0 || gittest.Run(t, f.origin, "rev-parse", "review/01-foundation") != after {
+		t.Errorf("a run after the discard: exit %d, remote %s (was %s)\n%s", r.code, gittest.Run(t, f.origin, "rev-parse", "review/01-foundation")[:12], after[:12], r.stderr)
 	}
 }
 
@@ -111,11 +113,11 @@ func TestTheWaysOnAfterARerunStopsBeforeLosingWork(t *testing.T) {
 func personCommits(t *testing.T, f *fixture) {
 	t.Helper()
 	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, t.TempDir(), "clone", "-q", "-b", "review/01-foundation", f.origin, clone)
+	gittest.Run(t, t.TempDir(), "clone", "-q", "-b", "review/01-foundation", f.origin, clone)
 	writeFile(t, filepath.Join(clone, "foundation", "new1.go"), "package foundation\n\n// N1 is by hand.\nconst N1 = 1\n")
-	git(t, clone, "commit", "-qam", "By hand")
-	git(t, clone, "push", "-q", "origin", "review/01-foundation")
-	git(t, f.repo, "fetch", "-q", f.origin, "+review/01-foundation:review/01-foundation")
+	gittest.Run(t, clone, "commit", "-qam", "By hand")
+	gittest.Run(t, clone, "push", "-q", "origin", "review/01-foundation")
+	gittest.Run(t, f.repo, "fetch", "-q", f.origin, "+review/01-foundation:review/01-foundation")
 }
 
 func TestAPersonsCommitOnTheBranchSurvivesARerun(t *testing.T) {
@@ -128,7 +130,7 @@ func TestAPersonsCommitOnTheBranchSurvivesARerun(t *testing.T) {
 	}
 	// A person fixes something on the branch and pushes it.
 	personCommits(t, f)
-	tip := git(t, f.origin, "rev-parse", "review/01-foundation")
+	tip := gittest.Run(t, f.origin, "rev-parse", "review/01-foundation")
 	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
@@ -136,7 +138,7 @@ func TestAPersonsCommitOnTheBranchSurvivesARerun(t *testing.T) {
 	if r.code != 3 || !strings.Contains(r.stderr, `"By hand" (foundation/new1.go)`) {
 		t.Errorf("exit %d, want 3 naming the person's commit:\n%s", r.code, r.stderr)
 	}
-	if got := git(t, f.origin, "rev-parse", "review/01-foundation"); got != tip {
+	if got := gittest.Run(t, f.origin, "rev-parse", "review/01-foundation"); got != tip {
 		t.Errorf("the remote moved from %s to %s", tip[:12], got[:12])
 	}
 }
@@ -179,10 +181,10 @@ func TestOneRerunAfterARefusedFixFinishesWithoutTheAgent(t *testing.T) {
 	if n := strings.Count(readFileOr(runs), "run"); n != 1 {
 		t.Errorf("the agent ran %d time(s), want once", n)
 	}
-	if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
+	if got := gittest.Run(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
 		t.Errorf("the fix is not on the remote:\n%s", got)
 	}
-	if files := git(t, f.origin, "ls-tree", "-r", "--name-only", "review/01-foundation"); strings.Contains(files, "notes.txt") {
+	if files := gittest.Run(t, f.origin, "ls-tree", "-r", "--name-only", "review/01-foundation"); strings.Contains(files, "notes.txt") {
 		t.Error("the scratch file reached the remote")
 	}
 }
@@ -199,7 +201,7 @@ func TestAFixAlreadyInTheWorktreeIsNotAskedFor(t *testing.T) {
 	if r.code != 0 || strings.Contains(r.stderr, "review comment(s) to address in") {
 		t.Fatalf("exit %d, want 0 without asking for the fix:\n%s", r.code, r.stderr)
 	}
-	if got := git(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "N0 is named") {
+	if got := gittest.Run(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "N0 is named") {
 		t.Errorf("the person's fix is not on the remote:\n%s", got)
 	}
 }
@@ -212,7 +214,7 @@ func TestAReviewFixAndAPersonsCommitBothSurviveARerun(t *testing.T) {
 	key := "task_both"
 	f := fixedTask(t, key)
 	personCommits(t, f)
-	tip := git(t, f.origin, "rev-parse", "review/01-foundation")
+	tip := gittest.Run(t, f.origin, "rev-parse", "review/01-foundation")
 	if r := f.wo(nil, "reset", key, "--to-start"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
@@ -222,17 +224,17 @@ func TestAReviewFixAndAPersonsCommitBothSurviveARerun(t *testing.T) {
 			t.Errorf("the stop does not name %s:\n%s", want, r.stderr)
 		}
 	}
-	if r.code != 3 || git(t, f.origin, "rev-parse", "review/01-foundation") != tip {
-		t.Fatalf("exit %d, remote %s (was %s): want 3 and the remote unchanged", r.code, git(t, f.origin, "rev-parse", "review/01-foundation")[:12], tip[:12])
+	if r.code != 3 || gittest.Run(t, f.origin, "rev-parse", "review/01-foundation") != tip {
+		t.Fatalf("exit %d, remote %s (was %s): want 3 and the remote unchanged", r.code, gittest.Run(t, f.origin, "rev-parse", "review/01-foundation")[:12], tip[:12])
 	}
 	if r := f.wo(nil, "run", key, "--from-step", "5"); r.code != 0 {
 		t.Fatalf("going on after the commit step: exit %d\n%s", r.code, r.stderr)
 	}
-	if got := git(t, f.origin, "rev-parse", "review/01-foundation"); got != tip {
+	if got := gittest.Run(t, f.origin, "rev-parse", "review/01-foundation"); got != tip {
 		t.Errorf("the remote moved from %s to %s", tip[:12], got[:12])
 	}
 	for path, want := range map[string]string{"foundation/new0.go": "const Named = 1", "foundation/new1.go": "N1 is by hand"} {
-		if got := git(t, f.origin, "show", "review/01-foundation:"+path); !strings.Contains(got, want) {
+		if got := gittest.Run(t, f.origin, "show", "review/01-foundation:"+path); !strings.Contains(got, want) {
 			t.Errorf("%s lost %q:\n%s", path, want, got)
 		}
 	}

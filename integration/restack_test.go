@@ -74,7 +74,7 @@ func newRestackFixture(t *testing.T) *restackFixture {
 // heads are the remote's branch tips, by branch.
 func (x *restackFixture) heads() map[string]string {
 	out := map[string]string{}
-	for _, line := range strings.Split(git(x.t, x.f.origin, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/"), "\n") {
+	for _, line := range strings.Split(gittest.Run(x.t, x.f.origin, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/"), "\n") {
 		if name, sha, ok := strings.Cut(line, " "); ok {
 			out[name] = sha
 		}
@@ -138,7 +138,7 @@ func (x *restackFixture) check(when string, merged map[int]bool, build bool) {
 		}
 		// What GitHub shows of a PR: the branch's change since it left
 		// its base.
-		diff := strings.Fields(git(t, x.f.origin, "diff", "--name-only", "refs/heads/"+below+"...refs/heads/"+p.branch))
+		diff := strings.Fields(gittest.Run(t, x.f.origin, "diff", "--name-only", "refs/heads/"+below+"...refs/heads/"+p.branch))
 		sort.Strings(diff)
 		if strings.Join(diff, " ") != strings.Join(p.files, " ") {
 			t.Errorf("%s: part %d's diff against %s is %v, want its files %v", when, i+1, below, diff, p.files)
@@ -151,9 +151,9 @@ func (x *restackFixture) check(when string, merged map[int]bool, build bool) {
 		return
 	}
 	clone := filepath.Join(t.TempDir(), "clone")
-	git(t, filepath.Dir(clone), "clone", "-q", x.f.origin, clone)
+	gittest.Run(t, filepath.Dir(clone), "clone", "-q", x.f.origin, clone)
 	for _, b := range tips {
-		git(t, clone, "checkout", "-q", "origin/"+b)
+		gittest.Run(t, clone, "checkout", "-q", "origin/"+b)
 		cmd := exec.Command("go", "build", "./...")
 		cmd.Dir = clone
 		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOPROXY=off", "GOFLAGS=-mod=mod")
@@ -198,17 +198,17 @@ func (x *restackFixture) recordPush(part int, file, line string) string {
 	t.Helper()
 	p := x.parts[part-1]
 	wt := filepath.Join(x.f.root, "fix-"+p.branch[strings.LastIndex(p.branch, "/")+1:])
-	git(t, x.f.repo, "fetch", "-q", "origin", "+refs/heads/"+p.branch+":refs/remotes/origin/"+p.branch)
-	git(t, x.f.repo, "worktree", "add", "-q", "--detach", wt, "origin/"+p.branch)
+	gittest.Run(t, x.f.repo, "fetch", "-q", "origin", "+refs/heads/"+p.branch+":refs/remotes/origin/"+p.branch)
+	gittest.Run(t, x.f.repo, "worktree", "add", "-q", "--detach", wt, "origin/"+p.branch)
 	old, err := os.ReadFile(filepath.Join(wt, file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(wt, file), string(old)+line)
-	git(t, wt, "commit", "-q", "-am", "Fix review comments (by hand)")
-	sha := git(t, wt, "rev-parse", "HEAD")
-	git(t, wt, "push", "-q", "origin", "HEAD:refs/heads/"+p.branch)
-	git(t, x.f.repo, "worktree", "remove", "--force", wt)
+	gittest.Run(t, wt, "commit", "-q", "-am", "Fix review comments (by hand)")
+	sha := gittest.Run(t, wt, "rev-parse", "HEAD")
+	gittest.Run(t, wt, "push", "-q", "origin", "HEAD:refs/heads/"+p.branch)
+	gittest.Run(t, x.f.repo, "worktree", "remove", "--force", wt)
 	ctx := context.Background()
 	s, err := store.OpenSQLite(ctx, x.f.store)
 	if err != nil {
@@ -263,13 +263,13 @@ func TestAStackSurvivesItsMerges(t *testing.T) {
 	// Someone pushes an unrelated commit to the base: nothing is rebuilt,
 	// nothing pushed.
 	before := x.heads()
-	git(t, x.f.repo, "fetch", "-q", "origin", "+refs/heads/base:refs/remotes/origin/base")
+	gittest.Run(t, x.f.repo, "fetch", "-q", "origin", "+refs/heads/base:refs/remotes/origin/base")
 	wt := filepath.Join(x.f.root, "base-push")
-	git(t, x.f.repo, "worktree", "add", "-q", "--detach", wt, "origin/base")
+	gittest.Run(t, x.f.repo, "worktree", "add", "-q", "--detach", wt, "origin/base")
 	writeFile(t, filepath.Join(wt, "NOTES.md"), "unrelated\n")
-	git(t, wt, "add", "NOTES.md")
-	git(t, wt, "commit", "-q", "-m", "an unrelated change to the base")
-	git(t, wt, "push", "-q", "origin", "HEAD:refs/heads/base")
+	gittest.Run(t, wt, "add", "NOTES.md")
+	gittest.Run(t, wt, "commit", "-q", "-m", "an unrelated change to the base")
+	gittest.Run(t, wt, "push", "-q", "origin", "HEAD:refs/heads/base")
 	got = x.sync(0)
 	after := x.heads()
 	for _, p := range x.parts[2:] {
@@ -295,7 +295,7 @@ func TestAStackSurvivesItsMerges(t *testing.T) {
 	}
 	x.check("after a fix in a lower PR", map[int]bool{1: true, 2: true}, false)
 	// The fix is in the tips above it.
-	if body := git(t, x.f.origin, "show", "refs/heads/"+x.parts[n-1].branch+":"+low.files[0]); !strings.Contains(body, "fixed by a review") {
+	if body := gittest.Run(t, x.f.origin, "show", "refs/heads/"+x.parts[n-1].branch+":"+low.files[0]); !strings.Contains(body, "fixed by a review") {
 		t.Errorf("the top of the stack lacks the lower fix:\n%s", body)
 	}
 	// A restacked PR goes back to its review wait, and its next run
@@ -305,15 +305,15 @@ func TestAStackSurvivesItsMerges(t *testing.T) {
 	}
 	x.check("at the end", map[int]bool{1: true, 2: true}, true)
 	// Asked to, wo rebuilds the stack onto a base that moved.
-	git(t, wt, "fetch", "-q", "origin")
-	git(t, wt, "checkout", "-q", "--detach", "origin/base")
+	gittest.Run(t, wt, "fetch", "-q", "origin")
+	gittest.Run(t, wt, "checkout", "-q", "--detach", "origin/base")
 	writeFile(t, filepath.Join(wt, "NOTES.md"), "unrelated, again\n")
-	git(t, wt, "commit", "-q", "-am", "another unrelated change to the base")
-	git(t, wt, "push", "-q", "origin", "HEAD:refs/heads/base")
+	gittest.Run(t, wt, "commit", "-q", "-am", "another unrelated change to the base")
+	gittest.Run(t, wt, "push", "-q", "origin", "HEAD:refs/heads/base")
 	if got := x.sync(0, "--onto-base"); got[x.parts[2].key] != "restacked" || got[x.parts[n-1].key] != "restacked" {
 		t.Errorf("--onto-base: %v", got)
 	}
-	if base, low := git(t, x.f.origin, "rev-parse", "refs/heads/base"), git(t, x.f.origin, "rev-parse", "refs/heads/"+x.parts[2].branch+"^"); base != low {
+	if base, low := gittest.Run(t, x.f.origin, "rev-parse", "refs/heads/base"), gittest.Run(t, x.f.origin, "rev-parse", "refs/heads/"+x.parts[2].branch+"^"); base != low {
 		t.Errorf("the bottom PR is built on %s, the base is at %s", low, base)
 	}
 	// wo status says what the last sync did to each PR of the stack.
@@ -353,19 +353,19 @@ func TestARestackConflictStopsThatBranchAndThoseAbove(t *testing.T) {
 		t.Errorf("wo status does not name the conflict:\n%s", st.stdout)
 	}
 	// The person rebuilds part 4 on part 3's fix, keeping both notes.
-	git(t, x.f.repo, "fetch", "-q", "origin")
+	gittest.Run(t, x.f.repo, "fetch", "-q", "origin")
 	wt := filepath.Join(x.f.root, "settle")
-	git(t, x.f.repo, "worktree", "add", "-q", "--detach", wt, "origin/"+under.branch)
-	git(t, wt, "checkout", "origin/"+mid.branch, "--", ".")
-	writeFile(t, filepath.Join(wt, shared), git(t, wt, "show", "origin/"+under.branch+":"+shared)+"\n// a person's note on part 3, made on part 4\n")
-	git(t, wt, "add", "-A")
-	git(t, wt, "commit", "-q", "-m", "Part 4 on part 3's fix")
-	git(t, wt, "push", "-q", "-f", "origin", "HEAD:refs/heads/"+mid.branch)
+	gittest.Run(t, x.f.repo, "worktree", "add", "-q", "--detach", wt, "origin/"+under.branch)
+	gittest.Run(t, wt, "checkout", "origin/"+mid.branch, "--", ".")
+	writeFile(t, filepath.Join(wt, shared), gittest.Run(t, wt, "show", "origin/"+under.branch+":"+shared)+"\n// a person's note on part 3, made on part 4\n")
+	gittest.Run(t, wt, "add", "-A")
+	gittest.Run(t, wt, "commit", "-q", "-m", "Part 4 on part 3's fix")
+	gittest.Run(t, wt, "push", "-q", "-f", "origin", "HEAD:refs/heads/"+mid.branch)
 	got := x.sync(0, "--continue")
 	if got[mid.key] != "restacked" || got[x.parts[n-1].key] != "restacked" {
 		t.Errorf("after --continue: %v", got)
 	}
-	if d := git(t, x.f.origin, "diff", "--name-only", "refs/heads/"+mid.branch+"...refs/heads/"+x.parts[4].branch); strings.Contains(d, shared) {
+	if d := gittest.Run(t, x.f.origin, "diff", "--name-only", "refs/heads/"+mid.branch+"...refs/heads/"+x.parts[4].branch); strings.Contains(d, shared) {
 		t.Errorf("part 5 carries part 3's file after the restack:\n%s", d)
 	}
 }
@@ -389,7 +389,7 @@ func TestARestackKilledAtEachPointFinishesOnRerun(t *testing.T) {
 			x.check("after the rerun", map[int]bool{1: true}, true)
 			for _, p := range x.parts[1:] {
 				st := stateOf(x.f.doc(p.key))
-				if head := git(t, x.f.origin, "rev-parse", "refs/heads/"+p.branch); st["pushed_sha"] != head {
+				if head := gittest.Run(t, x.f.origin, "rev-parse", "refs/heads/"+p.branch); st["pushed_sha"] != head {
 					t.Errorf("%s: the state records %v, the remote is at %s", p.key, st["pushed_sha"], head)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // TestGitHubReviewThreadLeftOpenKeepsThePersonWaiting is issue 13 end to
@@ -31,7 +32,7 @@ func TestGitHubReviewThreadLeftOpenKeepsThePersonWaiting(t *testing.T) {
 		"GET /pulls/1/comments": 1, "GET /issues/1/comments": 1, "POST /graphql": 1}, 2, 1, 0)
 	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
 	writeFile(t, filepath.Join(wt, "foundation/new0.go"), "package foundation\n\n// N0 is the first.\nconst N0 = 0\n")
-	git(t, wt, "commit", "-q", "-am", "Address the first comment")
+	gittest.Run(t, wt, "commit", "-q", "-am", "Address the first comment")
 	before, gqlBefore := len(gh.Requests()), gh.GraphQL()
 	r = f.wo(env, "run", "task_cr_01", "--json")
 	if out := r.stdout + r.stderr; r.code != 3 || !strings.Contains(out, "Name N1 after what it counts. (foundation/new1.go:3)") ||
@@ -39,7 +40,7 @@ func TestGitHubReviewThreadLeftOpenKeepsThePersonWaiting(t *testing.T) {
 		t.Fatalf("after fixing one comment: exit %d, want 3 naming the open thread\n%s", r.code, r.stderr)
 	}
 	writeFile(t, filepath.Join(wt, "foundation/new1.go"), "package foundation\n\n// Count1 counts.\nconst Count1 = 1\n")
-	git(t, wt, "commit", "-q", "-am", "Address the second comment")
+	gittest.Run(t, wt, "commit", "-q", "-am", "Address the second comment")
 	// Each rerun: the fix pass reads the conversation and the head's
 	// statuses and check runs before it pushes (no review in progress), reads the threads
 	// afresh (1 point) and replies in the one its commit addressed; the
@@ -162,8 +163,8 @@ func TestRepliesOnceAcrossASIGKILL(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("rerun: exit %d\n%s", r.code, r.stderr)
 			}
-			fix := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation")
-			if n := git(t, f.origin, "rev-list", "--count", "code-review-base..refs/heads/review/01-foundation"); n != "2" {
+			fix := gittest.Run(t, f.origin, "rev-parse", "refs/heads/review/01-foundation")
+			if n := gittest.Run(t, f.origin, "rev-list", "--count", "code-review-base..refs/heads/review/01-foundation"); n != "2" {
 				t.Errorf("%s commits pushed, want 2: the rerun must not run the agent again", n)
 			}
 			for _, th := range gh.Threads("acme/hermes", 1) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -233,14 +234,14 @@ func TestASuggestionIsAppliedWithoutAnAgent(t *testing.T) {
 	})
 	f.importTask(f.seedTask("task_cr_01"))
 	st := endsReviewed(t, f, gh, f.wo(append(env, "WO_REVIEW_WAIT=3m"), "run", "task_cr_01"), "")
-	got := git(t, f.origin, "show", "refs/heads/review/01-foundation:foundation/new0.go")
+	got := gittest.Run(t, f.origin, "show", "refs/heads/review/01-foundation:foundation/new0.go")
 	if want := "package foundation\n\n// N0 is the first of the series.\nconst N0 = 0"; got != want {
 		t.Errorf("foundation/new0.go on the remote:\n%q\nwant\n%q", got, want)
 	}
-	if msg := git(t, f.origin, "log", "-1", "--format=%s", "refs/heads/review/01-foundation"); msg != "Apply review suggestions (iteration 1)" {
+	if msg := gittest.Run(t, f.origin, "log", "-1", "--format=%s", "refs/heads/review/01-foundation"); msg != "Apply review suggestions (iteration 1)" {
 		t.Errorf("the remote's tip: %q", msg)
 	}
-	if n := git(t, f.origin, "rev-list", "--count", "code-review-base..refs/heads/review/01-foundation"); n != "2" {
+	if n := gittest.Run(t, f.origin, "rev-list", "--count", "code-review-base..refs/heads/review/01-foundation"); n != "2" {
 		t.Errorf("%s commits pushed, want the files and the suggestion", n)
 	}
 	if st.FixRequested {

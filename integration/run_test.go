@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/store"
 )
 
@@ -29,14 +30,14 @@ func TestGitStepsEndToEnd(t *testing.T) {
 		t.Fatalf("run --until-step 5: exit %d\n%s", r.code, r.stderr)
 	}
 	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
-	list := git(t, f.repo, "worktree", "list", "--porcelain")
+	list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain")
 	if !strings.Contains(list, "worktree "+wt+"\n") || !strings.Contains(list, "branch refs/heads/review/01-foundation") {
 		t.Fatalf("git worktree list --porcelain:\n%s", list)
 	}
-	if st := git(t, wt, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, wt, "status", "--porcelain"); st != "" {
 		t.Fatalf("git status in the worktree after the commit:\n%s", st)
 	}
-	git(t, f.repo, "fsck", "--strict", "--no-progress")
+	gittest.Run(t, f.repo, "fsck", "--strict", "--no-progress")
 	doc := f.doc("task_git")
 	if doc["status"] != "in_progress" || fmt.Sprint(stateOf(doc)["current_step"]) != "5" {
 		t.Fatalf("after step 5: status %v, state %v", doc["status"], stateOf(doc))
@@ -61,11 +62,11 @@ func TestGitStepsEndToEnd(t *testing.T) {
 		t.Errorf("unknown context field lost: %v", ctx)
 	}
 	// A rerun of a finished work order changes nothing.
-	before := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation")
+	before := gittest.Run(t, f.origin, "rev-parse", "refs/heads/review/01-foundation")
 	if r := f.wo(nil, "run", "task_git"); r.code != 0 || !strings.Contains(r.stderr, "already complete") {
 		t.Errorf("rerun: exit %d %s", r.code, r.stderr)
 	}
-	if after := git(t, f.origin, "rev-parse", "refs/heads/review/01-foundation"); after != before {
+	if after := gittest.Run(t, f.origin, "rev-parse", "refs/heads/review/01-foundation"); after != before {
 		t.Error("a rerun moved the remote branch")
 	}
 
@@ -85,7 +86,7 @@ func TestGitWorktreeRemoveAcceptsOurWorktree(t *testing.T) {
 		t.Fatal(r.stderr)
 	}
 	wt := filepath.Join(f.wtRoot, "pr-01-foundation")
-	git(t, f.repo, "worktree", "remove", wt)
+	gittest.Run(t, f.repo, "worktree", "remove", wt)
 	if _, err := os.Stat(wt); !os.IsNotExist(err) {
 		t.Errorf("git worktree remove left %s", wt)
 	}
@@ -442,7 +443,7 @@ func TestReviewLoopWithAgentAndWithoutOne(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
-		if msg := git(t, f.origin, "log", "-1", "--format=%s", "refs/heads/review/01-foundation"); msg != "Fix review comments (iteration 1)" {
+		if msg := gittest.Run(t, f.origin, "log", "-1", "--format=%s", "refs/heads/review/01-foundation"); msg != "Fix review comments (iteration 1)" {
 			t.Errorf("remote tip: %q", msg)
 		}
 		st := stateOf(f.doc("task_loop"))
@@ -471,10 +472,10 @@ func TestReviewLoopWithAgentAndWithoutOne(t *testing.T) {
 		if r := f.wo(nil, "run", "task_person"); r.code != 0 {
 			t.Fatalf("rerun after the fix: exit %d\n%s", r.code, r.stderr)
 		}
-		if msg := git(t, f.origin, "log", "-1", "--format=%s", "refs/heads/review/01-foundation"); msg != "Fix review comments (iteration 1)" {
+		if msg := gittest.Run(t, f.origin, "log", "-1", "--format=%s", "refs/heads/review/01-foundation"); msg != "Fix review comments (iteration 1)" {
 			t.Errorf("remote tip: %q", msg)
 		}
-		if got := git(t, f.origin, "show", "refs/heads/review/01-foundation:foundation/new0.go"); !strings.Contains(got, "Named0") {
+		if got := gittest.Run(t, f.origin, "show", "refs/heads/review/01-foundation:foundation/new0.go"); !strings.Contains(got, "Named0") {
 			t.Errorf("the person's fix was not pushed: %s", got)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/split/splittest"
 )
 
@@ -24,16 +25,16 @@ func TestEveryStackedPRBranchBuilds(t *testing.T) {
 		t.Fatalf("the go command is needed to build the PR branches: %v", err)
 	}
 	f := emptyFixture(t)
-	git(t, f.repo, "commit", "-q", "--allow-empty", "-m", "base")
-	git(t, f.repo, "branch", "base")
+	gittest.Run(t, f.repo, "commit", "-q", "--allow-empty", "-m", "base")
+	gittest.Run(t, f.repo, "branch", "base")
 	for path, content := range splittest.GoModule() {
 		writeFile(t, filepath.Join(f.repo, path), content)
 	}
-	git(t, f.repo, "add", "-A")
-	git(t, f.repo, "commit", "-q", "-m", "the big change")
-	git(t, f.root, "init", "-q", "--bare", f.origin)
-	git(t, f.repo, "remote", "add", "origin", f.origin)
-	git(t, f.repo, "push", "-q", "origin", "base")
+	gittest.Run(t, f.repo, "add", "-A")
+	gittest.Run(t, f.repo, "commit", "-q", "-m", "the big change")
+	gittest.Run(t, f.root, "init", "-q", "--bare", f.origin)
+	gittest.Run(t, f.repo, "remote", "add", "origin", f.origin)
+	gittest.Run(t, f.repo, "push", "-q", "origin", "base")
 
 	gh, env := approvingGitHub(t, "acme/gen", f.origin)
 	r := f.wo(env, "split", "--repo", f.repo, "--base", "base", "--source", "main", "--mode", "stacked",
@@ -83,7 +84,7 @@ func TestEveryStackedPRBranchBuilds(t *testing.T) {
 	}
 
 	checkout := filepath.Join(f.root, "ci")
-	git(t, f.root, "clone", "-q", f.origin, checkout)
+	gittest.Run(t, f.root, "clone", "-q", f.origin, checkout)
 	var top string
 	for _, pr := range prs {
 		wo := f.doc(fmt.Sprintf("task_gen_pr%02d", pr.Number))["work_order"].(map[string]any)
@@ -104,7 +105,7 @@ func TestEveryStackedPRBranchBuilds(t *testing.T) {
 			}
 		}
 		// The PR's diff against its base is exactly its manifest.
-		got := strings.Split(git(t, f.origin, "diff", "--name-only", "refs/heads/"+base, "refs/heads/"+branch), "\n")
+		got := strings.Split(gittest.Run(t, f.origin, "diff", "--name-only", "refs/heads/"+base, "refs/heads/"+branch), "\n")
 		var want []string
 		for _, file := range pr.Files {
 			want = append(want, file.Path)
@@ -114,7 +115,7 @@ func TestEveryStackedPRBranchBuilds(t *testing.T) {
 			t.Errorf("PR #%d (%s on %s) changes %v, want %v", pr.Number, branch, base, got, want)
 		}
 		// CI on the PR's branch builds and vets.
-		git(t, checkout, "checkout", "-q", "--detach", "origin/"+branch)
+		gittest.Run(t, checkout, "checkout", "-q", "--detach", "origin/"+branch)
 		for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
 			cmd := exec.Command("go", args...)
 			cmd.Dir = checkout
@@ -125,8 +126,8 @@ func TestEveryStackedPRBranchBuilds(t *testing.T) {
 		}
 		top = branch
 	}
-	git(t, f.repo, "fetch", "-q", "origin")
-	if diff := git(t, f.repo, "diff", "--name-only", "refs/remotes/origin/"+top, "main"); diff != "" {
+	gittest.Run(t, f.repo, "fetch", "-q", "origin")
+	if diff := gittest.Run(t, f.repo, "diff", "--name-only", "refs/remotes/origin/"+top, "main"); diff != "" {
 		t.Errorf("the top of the stack (%s) differs from the source tree in:\n%s", top, diff)
 	}
 }

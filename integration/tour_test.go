@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // A reader's block: a shell block of the README or a guide that a
@@ -281,14 +283,14 @@ func checkTourPullRequest(t *testing.T, T string) {
 func checkTourBranch(t *testing.T, T string) {
 	t.Helper()
 	origin := filepath.Join(T, "origin.git")
-	subjects := git(t, origin, "log", "--format=%s", "review/hello")
+	subjects := gittest.Run(t, origin, "log", "--format=%s", "review/hello")
 	if want := "Fix review comments (iteration 1)\nAdd Hello\nfirst commit"; subjects != want {
 		t.Errorf("review/hello on the remote:\n%s\nwant:\n%s", subjects, want)
 	}
-	if file := git(t, origin, "show", "review/hello:hello.go"); !strings.Contains(file, "// Hello returns a greeting.") {
+	if file := gittest.Run(t, origin, "show", "review/hello:hello.go"); !strings.Contains(file, "// Hello returns a greeting.") {
 		t.Errorf("the pushed hello.go lacks the agent's fix:\n%s", file)
 	}
-	if wt := git(t, filepath.Join(T, "repo"), "worktree", "list"); strings.Contains(wt, "worktrees") {
+	if wt := gittest.Run(t, filepath.Join(T, "repo"), "worktree", "list"); strings.Contains(wt, "worktrees") {
 		t.Errorf("the worktree was not cleaned up:\n%s", wt)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 const undoBase = "code-review-base"
@@ -19,10 +20,10 @@ const undoBase = "code-review-base"
 // repository: no branch of its, one worktree (the main one).
 func assertLocalGone(t *testing.T, f *fixture) {
 	t.Helper()
-	if got := git(t, f.repo, "branch", "--list", "review/*"); got != "" {
+	if got := gittest.Run(t, f.repo, "branch", "--list", "review/*"); got != "" {
 		t.Errorf("local branches left: %q", got)
 	}
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("worktrees left:\n%s", list)
 	}
 }
@@ -32,11 +33,11 @@ func assertLocalGone(t *testing.T, f *fixture) {
 func theirPush(t *testing.T, f *fixture, name string) (push func(), commit string) {
 	t.Helper()
 	clone := filepath.Join(f.root, name)
-	git(t, f.root, "clone", "-q", "-b", undoBranch, f.origin, clone)
+	gittest.Run(t, f.root, "clone", "-q", "-b", undoBranch, f.origin, clone)
 	writeFile(t, filepath.Join(clone, name+".txt"), "their work\n")
-	git(t, clone, "add", "-A")
-	git(t, clone, "commit", "-q", "-m", "their commit")
-	return func() { git(t, clone, "push", "-q", "origin", undoBranch) }, git(t, clone, "rev-parse", "HEAD")
+	gittest.Run(t, clone, "add", "-A")
+	gittest.Run(t, clone, "commit", "-q", "-m", "their commit")
+	return func() { gittest.Run(t, clone, "push", "-q", "origin", undoBranch) }, gittest.Run(t, clone, "rev-parse", "HEAD")
 }
 
 func TestUndoTakesBackAPROpenedButNotRecorded(t *testing.T) {
@@ -109,7 +110,7 @@ func TestUndoTakesBackAPushLandedButNotRecorded(t *testing.T) {
 	if st := stateOf(f.doc("task_undo")); st["pushed_sha"] != nil || st["branch"] != undoBranch {
 		t.Fatalf("want the branch recorded and the push not: %v", st)
 	}
-	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
+	pushed := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
 
 	r = f.wo(env, "undo", "task_undo", "--json")
 	if r.code != 0 {
@@ -147,7 +148,7 @@ func TestUndoKeepsWhatItCannotProveItMade(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
-		if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != theirs {
+		if got := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != theirs {
 			t.Errorf("the remote branch is at %s, want their commit %s kept", got, theirs)
 		}
 		if data := undoEnvelope(t, r); data["complete"] != false || !strings.Contains(r.stdout, "which wo did not record making") {
@@ -161,7 +162,7 @@ func TestUndoKeepsWhatItCannotProveItMade(t *testing.T) {
 		if r := f.wo(append(env, "WO_FAULT=push:after_push"), "run", "task_undo"); !r.killed {
 			t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
 		}
-		pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
+		pushed := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
 		n := gh.OpenPRAs("acme/hermes", undoBranch, undoBase, "alice", "alice's pull request")
 		r := f.wo(env, "undo", "task_undo")
 		if r.code != 0 {
@@ -170,7 +171,7 @@ func TestUndoKeepsWhatItCannotProveItMade(t *testing.T) {
 		if p := prOn(gh, n); p["state"] != "open" || len(gh.IssueComments("acme/hermes", n)) != 0 {
 			t.Errorf("alice's pull request was touched: %v", p)
 		}
-		if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != pushed {
+		if got := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != pushed {
 			t.Errorf("the branch under alice's pull request is at %q, want it kept at %s", got, pushed)
 		}
 		for _, want := range []string{"was opened by alice, not by wo", "deleting it would close their pull request"} {
@@ -188,7 +189,7 @@ func TestUndoKeepsABranchPushedBetweenCheckAndDelete(t *testing.T) {
 	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
-	wos := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
+	wos := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
 	push, theirs := theirPush(t, f, "someone")
 
 	signal := filepath.Join(f.root, "paused")
@@ -200,7 +201,7 @@ func TestUndoKeepsABranchPushedBetweenCheckAndDelete(t *testing.T) {
 	}
 	waitFor(t, "undo to check the remote branch", 20*time.Second, func() bool { _, err := os.Stat(signal); return err == nil })
 	// Undo has seen the branch at wo's commit and is about to delete it.
-	if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != wos {
+	if got := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != wos {
 		t.Fatalf("the remote branch moved before the check: %s", got)
 	}
 	push()
@@ -208,7 +209,7 @@ func TestUndoKeepsABranchPushedBetweenCheckAndDelete(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != theirs {
+	if got := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != theirs {
 		t.Errorf("the remote branch is at %q, want their commit %s", got, theirs)
 	}
 	data := undoEnvelope(t, r)
@@ -522,7 +523,7 @@ func TestUndoClose(t *testing.T) {
 func assertClosedUndone(t *testing.T, f *fixture, gh *ghstandin.Server, pr int) {
 	t.Helper()
 	assertLocalGone(t, f)
-	if got := git(t, f.origin, "branch", "--list", "review/*"); got != "" {
+	if got := gittest.Run(t, f.origin, "branch", "--list", "review/*"); got != "" {
 		t.Errorf("remote branches left: %q", got)
 	}
 	if p := prOn(gh, pr); p["state"] != "closed" || p["merged"] == true {

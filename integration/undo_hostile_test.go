@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // craftedUndoTask imports a work order whose state says a run made things
@@ -75,7 +76,7 @@ func assertLeft(t *testing.T, r woResult, want string, steps ...string) {
 func TestUndoDeletesTheBaseBranchNamedInAState(t *testing.T) {
 	t.Parallel()
 	f, _, env := undoFixture(t, "task_undo")
-	base := git(t, f.repo, "rev-parse", "code-review-base")
+	base := gittest.Run(t, f.repo, "rev-parse", "code-review-base")
 	craftedUndoTask(f, "task_evil", map[string]any{"branch": "code-review-base", "pushed_sha": base, "base_sha": base, "commit_sha": base})
 	r := f.wo(env, "undo", "task_evil", "--json")
 	assertLeft(t, r, "branch code-review-base is not the branch the task names (review/task_evil), so wo keeps it", "remote_branch", "local_branch")
@@ -112,7 +113,7 @@ func TestUndoDeletesAnotherTasksBranchNamedInAState(t *testing.T) {
 	t.Parallel()
 	f, _, env := undoFixture(t, "task_undo")
 	runToTheEnd(t, f, env, "task_undo")
-	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
+	pushed := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
 	craftedUndoTask(f, "task_evil", map[string]any{"branch": undoBranch, "pushed_sha": pushed, "commit_sha": pushed})
 	r := f.wo(env, "undo", "task_evil", "--json")
 	assertLeft(t, r, "branch "+undoBranch+" is not the branch the task names (review/task_evil)", "pull_request", "remote_branch", "local_branch")
@@ -149,7 +150,7 @@ func TestUndoRemovesAnotherTasksWorktreeNamedInAState(t *testing.T) {
 	if !hasRef(t, f.origin, "refs/heads/"+undoBranch) || prOn(gh, 1)["state"] != "open" {
 		t.Error("wo undo of task_evil took back task_undo's remote branch or pull request")
 	}
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, path) {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, path) {
 		t.Errorf("wo undo of task_evil removed task_undo's worktree %s:\n%s", path, list)
 	}
 }
@@ -162,7 +163,7 @@ func TestUndoClosesAnotherTasksPRAndBranchNamedInAState(t *testing.T) {
 	f, gh, env := undoFixture(t, "task_undo")
 	pr := runToTheEnd(t, f, env, "task_undo")
 	gh.CommentAs("acme/hermes", pr, "wo-bot", "delivered\n\n<!-- wo:task_evil:step:9 -->")
-	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
+	pushed := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
 	craftedUndoTask(f, "task_evil", map[string]any{"pr_number": pr, "branch": undoBranch})
 
 	r := f.wo(env, "undo", "task_evil", "--comments", "--json")
@@ -172,7 +173,7 @@ func TestUndoClosesAnotherTasksPRAndBranchNamedInAState(t *testing.T) {
 	if p := prOn(gh, pr); p["state"] != "open" || len(gh.IssueComments("acme/hermes", pr)) != 1 {
 		t.Errorf("wo undo of task_evil touched #%d, which task_undo opened: %v, comments %v", pr, p["state"], gh.IssueComments("acme/hermes", pr))
 	}
-	if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != pushed {
+	if got := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != pushed {
 		t.Errorf("task_undo's remote branch is at %q, want %s", got, pushed)
 	}
 	data := undoEnvelope(t, r)
@@ -199,23 +200,23 @@ func TestUndoDeletesAPersonsBranchNamedInAState(t *testing.T) {
 	t.Parallel()
 	f, _, env := undoFixture(t, "task_undo")
 	clone := filepath.Join(f.root, "alice")
-	git(t, f.root, "clone", "-q", f.origin, clone)
-	git(t, clone, "checkout", "-q", "-b", "feature/alice", "origin/"+undoBase)
+	gittest.Run(t, f.root, "clone", "-q", f.origin, clone)
+	gittest.Run(t, clone, "checkout", "-q", "-b", "feature/alice", "origin/"+undoBase)
 	writeFile(t, filepath.Join(clone, "alice.txt"), "alice's work\n")
-	git(t, clone, "add", "-A")
-	git(t, clone, "commit", "-q", "-m", "alice")
-	git(t, clone, "push", "-q", "origin", "feature/alice")
-	tip := git(t, clone, "rev-parse", "HEAD")
-	git(t, f.repo, "fetch", "-q", "origin", "feature/alice:feature/alice")
+	gittest.Run(t, clone, "add", "-A")
+	gittest.Run(t, clone, "commit", "-q", "-m", "alice")
+	gittest.Run(t, clone, "push", "-q", "origin", "feature/alice")
+	tip := gittest.Run(t, clone, "rev-parse", "HEAD")
+	gittest.Run(t, f.repo, "fetch", "-q", "origin", "feature/alice:feature/alice")
 	craftedWorkOrder(f, "task_evil", nil, map[string]any{"branch_name": "feature/alice", "worktree_name": "task_evil"},
 		map[string]any{"branch": "feature/alice", "pushed_sha": tip, "commit_sha": tip})
 
 	r := f.wo(env, "undo", "task_evil", "--json")
 	assertLeft(t, r, "was never switched to or pushed by this task's runs", "remote_branch", "local_branch")
-	if got := git(t, f.origin, "rev-parse", "refs/heads/feature/alice"); got != tip {
+	if got := gittest.Run(t, f.origin, "rev-parse", "refs/heads/feature/alice"); got != tip {
 		t.Errorf("alice's branch on the remote is at %q, want %s", got, tip)
 	}
-	if got := git(t, f.repo, "rev-parse", "refs/heads/feature/alice"); got != tip {
+	if got := gittest.Run(t, f.repo, "rev-parse", "refs/heads/feature/alice"); got != tip {
 		t.Errorf("alice's local branch is at %q, want %s", got, tip)
 	}
 }
@@ -227,24 +228,24 @@ func TestUndoRemovesAPersonsWorktreeNamedInAState(t *testing.T) {
 	t.Parallel()
 	f, _, env := undoFixture(t, "task_undo")
 	wt := filepath.Join(f.root, "alice-wt")
-	git(t, f.repo, "worktree", "add", "-q", "-b", "feature/alice", wt, undoBase)
+	gittest.Run(t, f.repo, "worktree", "add", "-q", "-b", "feature/alice", wt, undoBase)
 	writeFile(t, filepath.Join(wt, "alice.txt"), "alice's work\n")
-	git(t, wt, "add", "-A")
-	git(t, wt, "commit", "-q", "-m", "alice")
-	tip := git(t, wt, "rev-parse", "HEAD")
+	gittest.Run(t, wt, "add", "-A")
+	gittest.Run(t, wt, "commit", "-q", "-m", "alice")
+	tip := gittest.Run(t, wt, "rev-parse", "HEAD")
 	craftedWorkOrder(f, "task_evil", map[string]any{"worktree_root": f.root}, map[string]any{"branch_name": "feature/alice", "worktree_name": "alice-wt"},
 		map[string]any{"branch": "feature/alice", "commit_sha": tip, "worktree_path": wt, "worktree_name": "alice-wt"})
 
 	r := f.wo(env, "undo", "task_evil", "--json")
 	assertLeft(t, r, "carry no mark of wo's", "worktree")
 	assertLeft(t, r, "was never switched to or pushed by this task's runs", "local_branch")
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+wt+"\n") {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); !strings.Contains(list, "worktree "+wt+"\n") {
 		t.Errorf("alice's worktree %s was removed:\n%s", wt, list)
 	}
 	if _, err := os.Stat(filepath.Join(wt, "alice.txt")); err != nil {
 		t.Errorf("alice's file: %v", err)
 	}
-	if got := git(t, f.repo, "rev-parse", "refs/heads/feature/alice"); got != tip {
+	if got := gittest.Run(t, f.repo, "rev-parse", "refs/heads/feature/alice"); got != tip {
 		t.Errorf("alice's branch is at %q, want %s", got, tip)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/store"
 )
 
@@ -66,7 +66,8 @@ func prOn(gh *ghstandin.Server, number int) map[string]any {
 // hasRef reports whether dir's repository has the reference, asking git.
 func hasRef(t *testing.T, dir, ref string) bool {
 	t.Helper()
-	return exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", ref).Run() == nil
+	_, err := gittest.Try(dir, "rev-parse", "--verify", "--quiet", ref)
+	return err == nil
 }
 
 // written is what the store holds of a task that any write changes: its
@@ -118,16 +119,16 @@ func undoEnvelope(t *testing.T, r woResult) map[string]any {
 // and the task at step 0 with status open.
 func assertUndone(t *testing.T, f *fixture, gh *ghstandin.Server, key string, pr int) {
 	t.Helper()
-	if got := git(t, f.repo, "branch", "--list", "review/*"); got != "" {
+	if got := gittest.Run(t, f.repo, "branch", "--list", "review/*"); got != "" {
 		t.Errorf("local branches left: %q", got)
 	}
-	if got := git(t, f.origin, "branch", "--list", "review/*"); got != "" {
+	if got := gittest.Run(t, f.origin, "branch", "--list", "review/*"); got != "" {
 		t.Errorf("remote branches left: %q", got)
 	}
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("worktrees left:\n%s", list)
 	}
-	git(t, f.repo, "fsck", "--strict", "--no-progress")
+	gittest.Run(t, f.repo, "fsck", "--strict", "--no-progress")
 	p := prOn(gh, pr)
 	if p == nil || p["state"] != "closed" || p["merged"] == true {
 		t.Errorf("pull request #%d: %v, want closed and not merged", pr, p)
@@ -153,7 +154,7 @@ func TestUndoAfterACompleteRun(t *testing.T) {
 	t.Parallel()
 	f, gh, env := undoFixture(t, "task_undo", "git revert the foundation commit on code-review-base")
 	pr := runToTheEnd(t, f, env, "task_undo")
-	pushed := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
+	pushed := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch)
 
 	// The plan changes nothing and shows the rollback hints.
 	before := writtenOf(t, f, "task_undo")
@@ -217,18 +218,18 @@ func TestUndoLeavesABranchSomeoneElsePushed(t *testing.T) {
 	pr := runToTheEnd(t, f, env, "task_undo")
 	// A person clones, commits on the branch and pushes.
 	clone := filepath.Join(f.root, "someone")
-	git(t, f.root, "clone", "-q", "-b", undoBranch, f.origin, clone)
+	gittest.Run(t, f.root, "clone", "-q", "-b", undoBranch, f.origin, clone)
 	writeFile(t, filepath.Join(clone, "theirs.txt"), "their work\n")
-	git(t, clone, "add", "-A")
-	git(t, clone, "commit", "-q", "-m", "their commit")
-	git(t, clone, "push", "-q", "origin", undoBranch)
-	theirs := git(t, clone, "rev-parse", "HEAD")
+	gittest.Run(t, clone, "add", "-A")
+	gittest.Run(t, clone, "commit", "-q", "-m", "their commit")
+	gittest.Run(t, clone, "push", "-q", "origin", undoBranch)
+	theirs := gittest.Run(t, clone, "rev-parse", "HEAD")
 
 	r := f.wo(env, "undo", "task_undo", "--json")
 	if r.code != 0 {
 		t.Fatalf("undo: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if got := git(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != theirs {
+	if got := gittest.Run(t, f.origin, "rev-parse", "refs/heads/"+undoBranch); got != theirs {
 		t.Errorf("the remote branch is at %s, want their commit %s kept", got, theirs)
 	}
 	data := undoEnvelope(t, r)
@@ -299,7 +300,7 @@ func TestUndoAfterACrashMidRun(t *testing.T) {
 		t.Fatalf("the run was not killed: exit %d\n%s", r.code, r.stderr)
 	}
 	pr := prNumberOf(t, f, "task_undo")
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 2 {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 2 {
 		t.Fatalf("the crashed run left no worktree:\n%s", list)
 	}
 	// Someone also posted on the PR; wo's delivery-like comment goes with
@@ -466,13 +467,13 @@ func assertStackUndone(t *testing.T, f *fixture, gh *ghstandin.Server) {
 			t.Errorf("pull request #%v has %d closing comments, want 1", p["number"], closing)
 		}
 	}
-	if got := git(t, f.origin, "branch", "--list"); got != "base" && got != "* base" {
+	if got := gittest.Run(t, f.origin, "branch", "--list"); got != "base" && got != "* base" {
 		t.Errorf("remote branches left: %q", got)
 	}
-	if got := git(t, f.repo, "branch", "--list", "review/*"); got != "" {
+	if got := gittest.Run(t, f.repo, "branch", "--list", "review/*"); got != "" {
 		t.Errorf("local branches left: %q", got)
 	}
-	if list := git(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+	if list := gittest.Run(t, f.repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("worktrees left:\n%s", list)
 	}
 	for _, k := range []string{"task_stack_pr01", "task_stack_pr02", "task_stack_pr03"} {
@@ -575,7 +576,7 @@ func TestUndoAnEpicWithAChildHeldElsewhere(t *testing.T) {
 	if states[1] != "open" || states[2] != "open" || states[3] != "closed" {
 		t.Errorf("pull requests: %v, want #3 closed and the held #2 and #1 under it open", states)
 	}
-	if got := git(t, f.origin, "branch", "--list", "review/*"); strings.Count(got, "review/") != 2 || strings.Contains(got, "review/03") {
+	if got := gittest.Run(t, f.origin, "branch", "--list", "review/*"); strings.Count(got, "review/") != 2 || strings.Contains(got, "review/03") {
 		t.Errorf("remote branches: %q, want review/01 and review/02 kept", got)
 	}
 	human := f.wo(env, "undo", "--epic", "task_stack")

@@ -123,7 +123,7 @@ var Fields = []Field{
 	{Path: "work_order.approval", Kind: KindObject, Doc: "An approval gate: wo run stops before the first step that changes git or GitHub until wo approve."},
 	{Path: "work_order.rollback_hints", Kind: KindStrings, Doc: "How to take the change back, shown in the dry run, the approval request and wo undo --dry-run."},
 	{Path: "work_order.state", Kind: KindObject, Open: true, Writer: "wo run, after every step",
-		Doc: "How far the work order got: current_step, completed_steps, review_iterations, pr_url, pr_number, worktree_path, notes, and what a resumed run needs. Fields other tools keep here are left alone."},
+		Doc: "How far the work order got, and what a resumed run needs: its fields are under work_order.state below. Fields other tools keep here are left alone."},
 
 	// work_order.context
 	{Path: "work_order.context.repo_path", Kind: KindString, Default: "wo run --repo",

@@ -1,155 +1,117 @@
 package workorder
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
-	"sync"
 	"time"
 )
 
 // State is work_order.state: the fields every Persephone reader knows
 // (current_step, completed_steps, review_iterations, pr_url, worktree_path,
-// notes) plus what a resumed run needs.
+// notes) plus what a resumed run needs, grouped by concern. The groups are
+// embedded, so the stored document stays one flat object and a field reads
+// as st.PRNumber whatever its group.
 //
-// The `wo` struct tag is the one registry of what the fields mean to wo:
+// Each group's tags give its title and what it holds; each field's tags
+// are its one description (statefields.go reads them):
 //
-//	later          command templates may name the field before a step fills it
-//	lease          written only by the lease (store.Leases), never by a patch
+//	json   its name in the document
+//	doc    what it means, for the reference in docs/work-order.md
+//	wo     later: command templates may name it before a step fills it;
+//	       lease: written only by the lease (store.Leases), never by a patch;
+//	       and the rule its value keeps beyond its type (stateRules):
+//	       version, step, steps, count, positive
 //
-// Template validation, the state validator and the patch builder all read
-// this registry; no other list of state fields exists. Which fields a
-// rewind forgets is said by each action (action.Spec.Forgets),
-// not here: this package names no action.
+// The validator, the reference and the template names follow from these
+// tags (a test refuses a field without them); no other list of state
+// fields exists. Which fields a
+// rewind forgets is said by each action (action.Spec.Forgets), not here:
+// this package names no action.
 type State struct {
-	Version          int              `json:"version,omitempty"`
-	CurrentStep      int              `json:"current_step"`
-	CompletedSteps   []int            `json:"completed_steps"`
-	ReviewIterations int              `json:"review_iterations" wo:"later"`
-	PRURL            *string          `json:"pr_url" wo:"later"`
-	WorktreePath     *string          `json:"worktree_path" wo:"later"`
-	Notes            []string         `json:"notes"`
-	PRNumber         int              `json:"pr_number,omitempty" wo:"later"`
-	Lease            *Lease           `json:"lease,omitempty" wo:"lease"`
-	LastError        *StepError       `json:"last_error,omitempty"`
-	Phase            Phase            `json:"phase,omitempty"`
-	Approval         *Approval        `json:"approval,omitempty"`
-	StepDurationsMS  map[string]int64 `json:"step_durations_ms,omitempty"`
+	RunState         `title:"The run" doc:"How far the run got, who holds it and what stopped it."`
+	GitState         `title:"Git" doc:"What the git steps made, so that a resumed run uses the same inputs."`
+	PullRequestState `title:"The pull request" doc:"The task's pull request on GitHub."`
+	ReviewState      `title:"The review" doc:"The review loop: the wait, what the reviewers said, the fixes."`
+	StackState       `title:"Stacks" doc:"A stacked branch's base, GitHub's own stacks of an epic, and wo land."`
+	AgentState       `title:"The agent" doc:"The coding agent's process, its costs and its deliverables."`
+}
 
-	// What the git steps produced, so a resumed run uses the same inputs.
-	WorktreeName string `json:"worktree_name,omitempty" wo:"later"`
-	Branch       string `json:"branch,omitempty" wo:"later"`
-	BaseSHA      string `json:"base_sha,omitempty" wo:"later"`
-	SourceSHA    string `json:"source_sha,omitempty" wo:"later"`
-	CommitSHA    string `json:"commit_sha,omitempty" wo:"later"`
-	PushedSHA    string `json:"pushed_sha,omitempty" wo:"later"`
-	// PushedAt is when wo pushed PushedSHA, by its clock: a reviewer's
-	// summary edited before it speaks of an older head.
-	PushedAt string `json:"pushed_at,omitempty"`
-	// PushedTo is the remote's URL (without credentials) of wo's first
-	// push: a later push goes there or nowhere, so that an agent that
-	// edits the shared .git/config cannot send the branch, and the token,
-	// elsewhere.
-	PushedTo string `json:"pushed_to,omitempty"`
+// RunState is how far a run got, who holds it and what stopped it.
+type RunState struct {
+	Version         int               `json:"version,omitempty" wo:"version" doc:"The shape of this state, so that a wo knows whether it can read it."`
+	CurrentStep     int               `json:"current_step" wo:"step" doc:"The last completed step: 0 before the first, the next run starts after it."`
+	CompletedSteps  []int             `json:"completed_steps" wo:"steps" doc:"The steps done."`
+	Notes           []string          `json:"notes" doc:"What the steps did, in words, oldest first; other writers' notes are kept."`
+	Phase           Phase             `json:"phase,omitempty" doc:"What Persephone's status cannot say: running, waiting for a review, needs a fix, needs review of a deliverable, interrupted, failed, …"`
+	Lease           *Lease            `json:"lease,omitempty" wo:"lease" doc:"The runner holding the task and until when: {holder, expires_at}."`
+	LastError       *StepError        `json:"last_error,omitempty" doc:"The last failure, so that the next runner knows why: {step, action, message, attempt, at}."`
+	Approval        *Approval         `json:"approval,omitempty" doc:"The decision of wo approve: {decision, by, at, note}."`
+	StepDurationsMS map[string]int64  `json:"step_durations_ms,omitempty" doc:"How long each step took, in milliseconds, by step number."`
+	CriteriaResults []CriterionResult `json:"criteria_results,omitempty" doc:"Each success criterion and what wo found: checked, passed, how."`
+	Skipped         *Skip             `json:"skipped,omitempty" doc:"Why an epic run did not start this task (a blocker failed or waits); the next run of the task clears it."`
+	Undo            *UndoRecord       `json:"undo,omitempty" doc:"The progress of a wo undo that has not finished, so that a rerun after a crash goes on from there; the final reset clears it, the activity log keeps it."`
+}
 
-	// A stacked branch: StackParent is the commit it was last built on
-	// (its parent branch's head, or the base's) and StackBase the branch
-	// its pull request targets; empty until the first restack, when the
-	// branch was built on BaseSHA against context.base_branch. Restack is
-	// the last restack of the branch: what wo found and did.
-	StackParent string   `json:"stack_parent,omitempty"`
-	StackBase   string   `json:"stack_base,omitempty"`
-	Restack     *Restack `json:"restack,omitempty"`
+// GitState is what the git steps made.
+type GitState struct {
+	WorktreePath *string `json:"worktree_path" wo:"later" doc:"The worktree's folder, while it exists."`
+	WorktreeName string  `json:"worktree_name,omitempty" wo:"later" doc:"The worktree's name under worktree_root."`
+	Branch       string  `json:"branch,omitempty" wo:"later" doc:"The review branch."`
+	BaseSHA      string  `json:"base_sha,omitempty" wo:"later" doc:"The commit the worktree started from."`
+	SourceSHA    string  `json:"source_sha,omitempty" wo:"later" doc:"The source branch's commit the manifest's files were copied from."`
+	CommitSHA    string  `json:"commit_sha,omitempty" wo:"later" doc:"The commit wo made."`
+	PushedSHA    string  `json:"pushed_sha,omitempty" wo:"later" doc:"The commit last pushed."`
+	PushedAt     string  `json:"pushed_at,omitempty" doc:"When wo pushed pushed_sha, by its clock: a reviewer's summary edited before it speaks of an older head."`
+	PushedTo     string  `json:"pushed_to,omitempty" doc:"The remote's URL (without credentials) of wo's first push: a later push goes there or nowhere, so that an agent that edits the shared .git/config cannot send the branch, and the token, elsewhere."`
+}
 
-	// The review loop.
-	ReviewDeadline string `json:"review_deadline,omitempty"` // when the current wait ends
-	// ReviewWaitingSince is when a run stopped to wait for a review event
-	// instead of polling (--review-wait 0).
-	ReviewWaitingSince string `json:"review_waiting_since,omitempty"`
-	// ReviewNotBefore is when a rate-limited reviewer takes a request
-	// again, as it said: wo asks for the review after it, and an epic
-	// opens no more pull requests for that reviewer until then.
-	ReviewNotBefore string `json:"review_not_before,omitempty"`
-	// Reviewers is where each awaited reviewer stood on the pushed head at
-	// the last look: reviewed, skipped, rate limited, …
-	Reviewers []ReviewerStand `json:"reviewers,omitempty"`
-	// ReviewAsks are the requests for review wo made (a command comment,
-	// a re-request), so that none is made twice for one head.
-	ReviewAsks []ReviewAsk `json:"review_asks,omitempty"`
-	// ReviewUncounted are comments and reviews wo did not count and did
-	// not send to the agent, with why (an outsider wrote them, a nitpick
-	// the settings only report): shown, never silently dropped.
-	ReviewUncounted []UncountedComment `json:"review_uncounted,omitempty"`
-	// ReviewComments are the actionable comments found at the last check;
-	// nil until a check ran, empty when it found none.
-	ReviewComments []ReviewComment `json:"review_comments,omitzero"`
-	// ReviewWatermark is the newest comment of each kind already handled;
-	// ReviewSeen the newest seen at the last check, which becomes the
-	// watermark once the comments are fixed.
-	ReviewWatermark Watermark `json:"review_watermark,omitzero"`
-	ReviewSeen      Watermark `json:"review_seen,omitzero"`
-	// ReviewThreads are the unresolved review threads at the last check,
-	// outdated ones included (marked), each with its conversation, bounded
-	// in size; nil until a check read them.
-	ReviewThreads []ReviewThread `json:"review_threads,omitzero"`
-	// ReviewVerdicts is each reviewer's latest verdict (APPROVED,
-	// CHANGES_REQUESTED, COMMENTED, DISMISSED) on the pushed head at the
-	// last check, by login.
-	ReviewVerdicts map[string]string `json:"review_verdicts,omitempty"`
-	// ChangesRequestedBy are the awaited reviewers whose latest verdict on
-	// the pushed head asks for changes: the loop goes on while one does.
-	ChangesRequestedBy []string `json:"changes_requested_by,omitempty"`
-	// ReviewCheckedSHA is the pushed head the last check read: a fix
-	// pushed since makes what the check found (threads, verdicts) about an
-	// older commit.
-	ReviewCheckedSHA string `json:"review_checked_sha,omitempty"`
-	// FixPushed is the review fix of a pass of the loop that has not
-	// finished, recorded once committed: a rerun pushes it (when PushedSHA
-	// is still From) or goes on from the replies in the review threads
-	// (when PushedSHA is To) instead of running the agent again.
-	FixPushed *FixPush `json:"fix_pushed,omitempty"`
-	// FixRequested is set once a person was asked to fix the comments.
-	FixRequested bool `json:"fix_requested,omitempty"`
-	// LoopIterations counts the passes of each loop step, by
-	// step number, to bound them.
-	LoopIterations  map[string]int    `json:"loop_iterations,omitempty"`
-	ReviewResult    string            `json:"review_result,omitempty" wo:"later"`
-	CriteriaResults []CriterionResult `json:"criteria_results,omitempty"`
+// PullRequestState is the task's pull request.
+type PullRequestState struct {
+	PRURL    *string `json:"pr_url" wo:"later" doc:"The pull request's address."`
+	PRNumber int     `json:"pr_number,omitempty" wo:"later,positive" doc:"GitHub's number of the pull request."`
+	PRState  string  `json:"pr_state,omitempty" doc:"The pull request's state at the last sync: merged, or closed."`
+}
 
-	// Deliverables are the agents' deliverables kept, by step number.
-	Deliverables map[string]string `json:"deliverables,omitempty"`
-	// PRState is the pull request's state at the last sync: PRStateMerged,
-	// or closed.
-	PRState string `json:"pr_state,omitempty"`
-	// Skipped says why an epic run did not start this task (a blocker
-	// failed or waits); the next run of the task clears it.
-	Skipped *Skip `json:"skipped,omitempty"`
-	// Agent is the agent process running for this task: recorded when it
-	// starts and cleared when it ends, so that a rerun after a crash stops
-	// an agent left running before it starts its own.
-	Agent *AgentProcess `json:"agent,omitempty"`
-	// AgentUsage is what the agent's runs for this task did and cost: the
-	// caps (--max-agent-rounds, --max-agent-cost) are checked against it.
-	AgentUsage *AgentUsage `json:"agent_usage,omitempty"`
-	// Undo is the progress of a wo undo that has not finished: what each
-	// of its steps found and did, so that a rerun after a crash goes on
-	// from there. The final reset clears it; the activity log keeps it.
-	Undo *UndoRecord `json:"undo,omitempty"`
-	// GitHubStacks is, on an epic's document, what wo knows of GitHub's
-	// own stacked pull requests for the epic: whether the repository has
-	// them, and the stacks wo made.
-	GitHubStacks *GitHubStacks `json:"github_stacks,omitempty"`
-	// PRStack is where the task's pull request stands in one of GitHub's
-	// stacks, as GitHub's stack object on the pull request said last.
-	PRStack *PRStack `json:"pr_stack,omitempty"`
-	// Land is, on an epic's document, the landing of its pull requests
-	// (wo land): what it merged and the merge it waits for, so that a
-	// rerun after a crash merges nothing twice.
-	Land *Land `json:"land,omitempty"`
+// ReviewState is the review loop: the wait, what the reviewers said and
+// the fixes.
+type ReviewState struct {
+	ReviewIterations   int                `json:"review_iterations" wo:"later,count" doc:"How many review fixes were pushed: one a pass of the loop."`
+	ReviewDeadline     string             `json:"review_deadline,omitempty" doc:"When the current wait for a review ends: a resumed run waits only what is left."`
+	ReviewWaitingSince string             `json:"review_waiting_since,omitempty" doc:"When a run stopped to wait for a review event instead of polling (--review-wait 0)."`
+	ReviewNotBefore    string             `json:"review_not_before,omitempty" doc:"When a rate-limited reviewer takes a request again, as it said: wo asks for the review after it, and an epic opens no more pull requests for that reviewer until then."`
+	Reviewers          []ReviewerStand    `json:"reviewers,omitempty" doc:"Where each awaited reviewer stood on the pushed head at the last look: reviewed, skipped, rate limited, …"`
+	ReviewAsks         []ReviewAsk        `json:"review_asks,omitempty" doc:"The requests for review wo made (a command comment, a re-request), so that none is made twice for one head."`
+	ReviewUncounted    []UncountedComment `json:"review_uncounted,omitempty" doc:"Comments and reviews wo did not count and did not send to the agent, with why (an outsider wrote them, a nitpick the settings only report): shown, never silently dropped."`
+	ReviewComments     []ReviewComment    `json:"review_comments,omitzero" doc:"The actionable comments found at the last check; absent until a check ran, empty when it found none."`
+	ReviewWatermark    Watermark          `json:"review_watermark,omitzero" doc:"The newest comment of each kind already handled: {review, review_comment, issue_comment}."`
+	ReviewSeen         Watermark          `json:"review_seen,omitzero" doc:"The newest comment of each kind seen at the last check, which becomes the watermark once the comments are fixed."`
+	ReviewThreads      []ReviewThread     `json:"review_threads,omitzero" doc:"The unresolved review threads at the last check, outdated ones included (marked), each with its conversation, bounded in size; absent until a check read them."`
+	ReviewVerdicts     map[string]string  `json:"review_verdicts,omitempty" doc:"Each reviewer's latest verdict (APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED) on the pushed head at the last check, by login."`
+	ChangesRequestedBy []string           `json:"changes_requested_by,omitempty" doc:"The awaited reviewers whose latest verdict on the pushed head asks for changes: the loop goes on while one does."`
+	ReviewCheckedSHA   string             `json:"review_checked_sha,omitempty" doc:"The pushed head the last check read: a fix pushed since makes what the check found (threads, verdicts) about an older commit."`
+	FixPushed          *FixPush           `json:"fix_pushed,omitempty" doc:"The review fix of a pass of the loop that has not finished, recorded once committed ({from, to}): a rerun pushes it (when pushed_sha is still from) or goes on from the replies in the review threads (when pushed_sha is to) instead of running the agent again."`
+	FixRequested       bool               `json:"fix_requested,omitempty" doc:"Set once a person was asked to fix the comments."`
+	LoopIterations     map[string]int     `json:"loop_iterations,omitempty" doc:"The passes of each loop step, by step number, to bound them."`
+	ReviewResult       string             `json:"review_result,omitempty" wo:"later" doc:"What the review came to, in words, as the update_task step recorded it: no comments open, or how many, or who asks for changes."`
+}
+
+// StackState is a stacked branch, GitHub's own stacks and wo land.
+type StackState struct {
+	StackParent  string        `json:"stack_parent,omitempty" doc:"The commit a stacked branch was last built on (its parent branch's head, or the base's); empty until the first restack, when the branch was built on base_sha."`
+	StackBase    string        `json:"stack_base,omitempty" doc:"The branch a stacked branch's pull request targets; empty until the first restack, when it is context.base_branch."`
+	Restack      *Restack      `json:"restack,omitempty" doc:"The last restack of the branch: what wo found and did."`
+	PRStack      *PRStack      `json:"pr_stack,omitempty" doc:"Where the task's pull request stands in one of GitHub's stacks, as GitHub's stack object on the pull request said last."`
+	GitHubStacks *GitHubStacks `json:"github_stacks,omitempty" doc:"On an epic's document, what wo knows of GitHub's own stacked pull requests for the epic: whether the repository has them, and the stacks wo made."`
+	Land         *Land         `json:"land,omitempty" doc:"On an epic's document, the landing of its pull requests (wo land): what it merged and the merge it waits for, so that a rerun after a crash merges nothing twice."`
+}
+
+// AgentState is the coding agent's part.
+type AgentState struct {
+	Agent        *AgentProcess     `json:"agent,omitempty" doc:"The agent process running for this task: recorded when it starts and cleared when it ends, so that a rerun after a crash stops an agent left running before it starts its own."`
+	AgentUsage   *AgentUsage       `json:"agent_usage,omitempty" doc:"What the agent's runs for this task did and cost: the caps (--max-agent-rounds, --max-agent-cost) are checked against it."`
+	Deliverables map[string]string `json:"deliverables,omitempty" doc:"The agents' deliverables kept, by step number."`
 }
 
 // GitHubStacks is what wo found and did of GitHub's own stacks for an
@@ -410,7 +372,7 @@ type StepError struct {
 
 // NewState is the state of a work order that has not started.
 func NewState() State {
-	return State{Version: StateVersion, CompletedSteps: []int{}, Notes: []string{}}
+	return State{RunState: RunState{Version: StateVersion, CompletedSteps: []int{}, Notes: []string{}}}
 }
 
 // IsCompleted reports whether step n is in completed_steps.
@@ -460,117 +422,6 @@ func StateOf(doc Document) (State, error) {
 	}
 	s.normalize()
 	return s, nil
-}
-
-// StateField is one entry of the state registry.
-type StateField struct {
-	Name  string // the JSON name in work_order.state
-	Later bool   // templates may name it before it is set
-	Lease bool   // owned by the lease, not by patches
-	typ   reflect.Type
-}
-
-var registry = sync.OnceValue(func() []StateField {
-	t := reflect.TypeFor[State]()
-	out := make([]StateField, 0, t.NumField())
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		sf := StateField{Name: name, typ: f.Type}
-		for _, opt := range strings.Split(f.Tag.Get("wo"), ",") {
-			switch {
-			case opt == "later":
-				sf.Later = true
-			case opt == "lease":
-				sf.Lease = true
-			}
-		}
-		out = append(out, sf)
-	}
-	return out
-})
-
-// StateFields lists every field of work_order.state that wo knows.
-func StateFields() []StateField { return slices.Clone(registry()) }
-
-// LaterStateNames are the state fields that steps record while running;
-// command templates may name them before they exist.
-func LaterStateNames() []string {
-	var out []string
-	for _, f := range registry() {
-		if f.Later {
-			out = append(out, f.Name)
-		}
-	}
-	return out
-}
-
-// Forget clears the named fields (JSON names), so that a step that
-// records them resolves them afresh when it runs again; it reports the
-// names that are no field of the state.
-func (s *State) Forget(names ...string) (unknown []string) {
-	v := reflect.ValueOf(s).Elem()
-	for _, name := range names {
-		i := slices.IndexFunc(registry(), func(f StateField) bool { return f.Name == name })
-		if i < 0 {
-			unknown = append(unknown, name)
-			continue
-		}
-		v.Field(i).SetZero()
-	}
-	return unknown
-}
-
-// checkStateTypes reports the known state fields whose value does not fit
-// their type (a string where a number belongs, say); unknown fields are
-// another tool's and are left alone, and the lease has checks of its own.
-func checkStateTypes(st map[string]any, report func(field, msg string)) {
-	for _, f := range registry() {
-		x, ok := st[f.Name]
-		if !ok || x == nil || f.Lease {
-			continue
-		}
-		b, err := json.Marshal(x)
-		if err != nil {
-			report(f.Name, err.Error())
-			continue
-		}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		err = dec.Decode(reflect.New(f.typ).Interface())
-		var ute *json.UnmarshalTypeError
-		switch {
-		case err == nil:
-		case errors.As(err, &ute) && ute.Field != "":
-			report(f.Name+"."+ute.Field, fmt.Sprintf("must be %s, not a JSON %s", describeType(ute.Type), ute.Value))
-		case errors.As(err, &ute) && ute.Type != f.typ && (f.typ.Kind() != reflect.Pointer || ute.Type != f.typ.Elem()):
-			report(f.Name, fmt.Sprintf("holds a JSON %s where %s belongs", ute.Value, describeType(ute.Type)))
-		case errors.As(err, &ute):
-			report(f.Name, fmt.Sprintf("must be %s, not %s", describeType(f.typ), jsonKind(x)))
-		default:
-			report(f.Name, err.Error())
-		}
-	}
-}
-
-func describeType(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Pointer:
-		return describeType(t.Elem()) + " or null"
-	case reflect.String:
-		return "a string"
-	case reflect.Int, reflect.Int64, reflect.Int32:
-		return "an integer"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice:
-		return "an array"
-	case reflect.Map, reflect.Struct:
-		if t == reflect.TypeFor[time.Time]() {
-			return "an RFC 3339 time"
-		}
-		return "an object"
-	}
-	return t.String()
 }
 
 // StatePatch is the one builder of state writes: the patch that turns the

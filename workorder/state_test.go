@@ -86,8 +86,8 @@ func TestStatePatchKeepsOtherToolsFieldsAndReachesTheNewState(t *testing.T) {
 }
 
 func TestStateRegistry(t *testing.T) {
-	want := []string{"review_iterations", "pr_url", "worktree_path", "pr_number", "worktree_name", "branch",
-		"base_sha", "source_sha", "commit_sha", "pushed_sha", "review_result"}
+	want := []string{"worktree_path", "worktree_name", "branch", "base_sha", "source_sha", "commit_sha", "pushed_sha",
+		"pr_url", "pr_number", "review_iterations", "review_result"}
 	if got := LaterStateNames(); !reflect.DeepEqual(got, want) {
 		t.Errorf("later names %v, want %v", got, want)
 	}

@@ -821,68 +821,11 @@ func (v *validator) stepDelivery(path string, s map[string]any) {
 	}
 }
 
+// state checks work_order.state against State's description of each
+// field (statefields.go): its type, and its rule against the procedure's
+// steps.
 func (v *validator) state(st map[string]any, steps int) {
-	const base = "work_order.state"
-	// Every known field must fit its type; the checks below add the ranges.
-	bad := map[string]bool{}
-	checkStateTypes(st, func(field, msg string) {
-		bad[field] = true
-		v.errorf(base+"."+field, "%s", msg)
-	})
-	known := func(field string) (any, bool) {
-		x, ok := st[field]
-		return x, ok && x != nil && !bad[field]
-	}
-	if x, ok := known("version"); ok {
-		if n, ok := v.integer(base+".version", x); ok && (n < 1 || n > StateVersion) {
-			v.errorf(base+".version", "is %d but this wo reads state versions 1..%d: upgrade wo", n, StateVersion)
-		}
-	}
-	if x, ok := known("current_step"); ok {
-		if n, ok := v.integer(base+".current_step", x); ok && (n < 0 || int(n) > steps) {
-			v.errorf(base+".current_step", "is %d but must be 0 (not started) to %d (the last step)", n, steps)
-		}
-	}
-	if x, ok := known("completed_steps"); ok {
-		list, _ := x.([]any)
-		seen := map[int64]bool{}
-		for i, item := range list {
-			path := fmt.Sprintf("%s.completed_steps[%d]", base, i)
-			n, ok := v.integer(path, item)
-			if !ok {
-				continue
-			}
-			if n < 1 || int(n) > steps {
-				v.errorf(path, "is %d but the procedure has steps 1..%d", n, steps)
-			}
-			if seen[n] {
-				v.errorf(path, "step %d is listed twice", n)
-			}
-			seen[n] = true
-		}
-	}
-	if x, ok := known("review_iterations"); ok {
-		if n, ok := v.integer(base+".review_iterations", x); ok && n < 0 {
-			v.errorf(base+".review_iterations", "must not be negative")
-		}
-	}
-	if x, ok := known("pr_number"); ok {
-		if n, ok := v.integer(base+".pr_number", x); ok && n <= 0 {
-			v.errorf(base+".pr_number", "must be a positive integer, not %d", n)
-		}
-	}
-	if x, ok := known("lease"); ok {
-		if m, ok := v.object(base+".lease", x); ok {
-			if _, ok := m["holder"].(string); !ok {
-				v.errorf(base+".lease.holder", "must be a string")
-			}
-			if s, _ := m["expires_at"].(string); s == "" {
-				v.errorf(base+".lease.expires_at", "must be an RFC 3339 time")
-			} else if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-				v.errorf(base+".lease.expires_at", "%q is not an RFC 3339 time", s)
-			}
-		}
-	}
+	checkState(st, steps, func(field, msg string) { v.errorf("work_order.state."+field, "%s", msg) })
 }
 
 // The task-creation limits for list fields. These rules and their messages are the
@@ -1100,6 +1043,6 @@ func IsWorkOrder(doc Document) bool {
 // stateOnly checks the state of a document that is not a work order.
 func (v *validator) stateOnly(wo map[string]any) {
 	if st, ok := v.object("work_order.state", wo["state"]); ok {
-		checkStateTypes(st, func(field, msg string) { v.errorf("work_order.state."+field, "%s", msg) })
+		v.state(st, -1) // no procedure to hold the steps to: the types alone
 	}
 }

@@ -1,10 +1,11 @@
 package ghstandin
 
 import (
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // Deleting a branch closes the open pull requests based on it, as GitHub
@@ -13,11 +14,7 @@ func TestDeletingABaseBranchClosesThePullRequestsOnIt(t *testing.T) {
 	dir := t.TempDir()
 	run := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		gittest.Run(t, dir, args...)
 	}
 	run("init", "-q", "-b", "main", "work")
 	work := filepath.Join(dir, "work")

@@ -147,27 +147,9 @@ func (s *Server) mergeUpTo(repo string, p *pr, o mergeOpts) (string, error) {
 	default:
 		return "", fmt.Errorf("merge method %q: merge, squash or rebase", o.method)
 	}
-	chain, target := []*pr{p}, p.Base
-	st := s.stackOf(repo, p.Number)
-	if st != nil {
-		chain, target = nil, st.base
-		for _, n := range st.prs {
-			q := s.findN(repo, n)
-			if q != nil && !q.Merged {
-				chain = append(chain, q)
-			}
-			if n == p.Number {
-				break
-			}
-		}
-	}
-	for _, q := range chain {
-		if q.State != "open" {
-			return "", mergeRefused{fmt.Sprintf("Pull request #%d is closed.", q.Number)}
-		}
-		if reason := s.refusals[repo+"#"+strconv.Itoa(q.Number)]; reason != "" {
-			return "", mergeRefused{reason}
-		}
+	chain, target, st := s.mergeChain(repo, p)
+	if err := s.refuseMerge(repo, chain); err != nil {
+		return "", err
 	}
 	r, err := git.PlainOpen(s.Remotes[repo])
 	if err != nil {
@@ -177,13 +159,7 @@ func (s *Server) mergeUpTo(repo string, p *pr, o mergeOpts) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("base %s: %w", target, err)
 	}
-	type step struct {
-		p          *pr
-		head, tip  plumbing.Hash
-		message    string
-		headBranch plumbing.ReferenceName
-	}
-	var steps []step
+	var steps []mergeStep
 	tip := baseRef.Hash()
 	for _, q := range chain {
 		headRef, err := r.Reference(plumbing.NewBranchReferenceName(q.Head), true)
@@ -212,12 +188,66 @@ func (s *Server) mergeUpTo(repo string, p *pr, o mergeOpts) (string, error) {
 			return "", err
 		}
 		tip = next
-		steps = append(steps, step{p: q, head: headRef.Hash(), tip: next, message: message, headBranch: headRef.Name()})
+		steps = append(steps, mergeStep{p: q, head: headRef.Hash(), tip: next, message: message, headBranch: headRef.Name()})
 	}
 	store := r.Storer
 	if err := store.SetReference(plumbing.NewHashReference(baseRef.Name(), tip)); err != nil {
 		return "", err
 	}
+	if err := s.afterMerge(repo, st, steps, o, target, store); err != nil {
+		return "", err
+	}
+	return tip.String(), nil
+}
+
+// mergeChain is what merging p merges: p alone into its base, or, when p
+// is in a stack, every unmerged pull request of the stack from the bottom
+// up to p, into the stack's base.
+func (s *Server) mergeChain(repo string, p *pr) (chain []*pr, target string, st *stack) {
+	chain, target = []*pr{p}, p.Base
+	st = s.stackOf(repo, p.Number)
+	if st != nil {
+		chain, target = nil, st.base
+		for _, n := range st.prs {
+			q := s.findN(repo, n)
+			if q != nil && !q.Merged {
+				chain = append(chain, q)
+			}
+			if n == p.Number {
+				break
+			}
+		}
+	}
+	return chain, target, st
+}
+
+// refuseMerge is GitHub's refusal of a merge before git is asked: a
+// closed pull request in the chain, a rule a test set (RefuseMerge).
+func (s *Server) refuseMerge(repo string, chain []*pr) error {
+	for _, q := range chain {
+		if q.State != "open" {
+			return mergeRefused{fmt.Sprintf("Pull request #%d is closed.", q.Number)}
+		}
+		if reason := s.refusals[repo+"#"+strconv.Itoa(q.Number)]; reason != "" {
+			return mergeRefused{reason}
+		}
+	}
+	return nil
+}
+
+// mergeStep is one pull request of a merge: its head, the base's commit
+// after it, and the commit message written.
+type mergeStep struct {
+	p          *pr
+	head, tip  plumbing.Hash
+	message    string
+	headBranch plumbing.ReferenceName
+}
+
+// afterMerge is what GitHub does once the base moved: the pull requests
+// are closed as merged and recorded, the stack's open ones above (and, as
+// their heads are deleted, the ones on those heads) retargeted.
+func (s *Server) afterMerge(repo string, st *stack, steps []mergeStep, o mergeOpts, target string, store storer.Storer) error {
 	now := time.Now().UTC()
 	if s.merges == nil {
 		s.merges = map[string][]MergeRecord{}
@@ -240,7 +270,7 @@ func (s *Server) mergeUpTo(repo string, p *pr, o mergeOpts) (string, error) {
 	if o.deleteHead {
 		for _, x := range steps {
 			if err := store.RemoveReference(x.headBranch); err != nil {
-				return "", err
+				return err
 			}
 			for _, q := range s.prs[repo] {
 				if q.State == "open" && q.Base == x.p.Head {
@@ -249,7 +279,7 @@ func (s *Server) mergeUpTo(repo string, p *pr, o mergeOpts) (string, error) {
 			}
 		}
 	}
-	return tip.String(), nil
+	return nil
 }
 
 // mergeMessage is the commit message GitHub writes for a merge or squash

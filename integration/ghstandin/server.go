@@ -452,30 +452,8 @@ func (r *recorder) WriteHeader(int)             {}
 // handle answers one request with the lock held and returns the status.
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 	path := strings.TrimPrefix(r.URL.Path, "/api/v3")
-	if len(s.faults) > 0 {
-		f := &s.faults[0]
-		f.count--
-		if f.count <= 0 {
-			s.faults = s.faults[1:]
-		}
-		switch f.kind {
-		case "5xx":
-			return s.errorJSON(w, http.StatusBadGateway, "Server Error")
-		case "secondary":
-			w.Header().Set("Retry-After", strconv.Itoa(int(f.arg.Seconds()+0.999)))
-			return s.errorJSON(w, http.StatusTooManyRequests, "You have exceeded a secondary rate limit. Please wait a few minutes before you try again.")
-		}
-	}
-	if r.Header.Get("Authorization") != "Bearer "+s.Token && r.Header.Get("Authorization") != "token "+s.Token {
-		return s.errorJSON(w, http.StatusUnauthorized, "Bad credentials")
-	}
-	now := time.Now()
-	if now.After(s.resetAt) {
-		s.remaining, s.resetAt = s.RateLimit, now.Add(s.RateWindow)
-	}
-	s.rateHeaders(w)
-	if s.remaining <= 0 {
-		return s.errorJSON(w, http.StatusForbidden, "API rate limit exceeded for user ID 1.")
+	if status, refused := s.admit(w, r); refused {
+		return status
 	}
 	s.refreshHeads()
 	if status, ok := s.handleStacks(w, r, path); ok {
@@ -505,25 +483,9 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 			return s.errorJSON(w, http.StatusNotFound, "Not Found")
 		}
 		if r.Method == http.MethodPatch {
-			var in struct{ State, Title, Body, Base *string }
-			json.NewDecoder(r.Body).Decode(&in)
-			if in.Base != nil {
-				// GitHub refuses a base that does not exist.
-				if s.headSHA(m[1]+"/"+m[2], *in.Base) == "" {
-					return s.errorJSON(w, http.StatusUnprocessableEntity, "Validation Failed: base "+*in.Base+" does not exist")
-				}
-				p.Base = *in.Base
+			if status, refused := s.editPR(w, r, m[1]+"/"+m[2], p); refused {
+				return status
 			}
-			if in.State != nil {
-				p.State = *in.State
-			}
-			if in.Title != nil {
-				p.Title = *in.Title
-			}
-			if in.Body != nil {
-				p.Body = *in.Body
-			}
-			p.UpdatedAt = time.Now().UTC()
 		}
 		return s.reply(w, r, http.StatusOK, s.prJSON(m[1]+"/"+m[2], p))
 	case rePullComms.MatchString(path):
@@ -540,15 +502,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 		m = reIssueComms.FindStringSubmatch(path)
 		if p := s.find(m[1]+"/"+m[2], m[3]); p != nil {
 			if r.Method == http.MethodPost {
-				var in struct{ Body string }
-				json.NewDecoder(r.Body).Decode(&in)
-				s.nextID++
-				c := s.issueCommentJSON(m[1]+"/"+m[2], p, s.nextID, s.Login, in.Body)
-				p.issueComms = append(p.issueComms, c)
-				w.Header().Set("Location", c["url"].(string))
-				status := s.reply(w, r, http.StatusCreated, c)
-				s.botCommand(m[1]+"/"+m[2], p, in.Body)
-				return status
+				return s.postIssueComment(w, r, m[1]+"/"+m[2], p)
 			}
 			return s.page(w, r, p.issueComms)
 		}
@@ -567,6 +521,77 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) int {
 		return s.deleteIssueComment(w, m[1]+"/"+m[2], m[3])
 	}
 	return s.errorJSON(w, http.StatusNotFound, "Not Found")
+}
+
+// admit answers a request the stand-in turns away before looking at what
+// it asks: a fault queued by a test, bad credentials, an exhausted rate
+// limit; refused is false for a request to go on with.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request) (status int, refused bool) {
+	if len(s.faults) > 0 {
+		f := &s.faults[0]
+		f.count--
+		if f.count <= 0 {
+			s.faults = s.faults[1:]
+		}
+		switch f.kind {
+		case "5xx":
+			return s.errorJSON(w, http.StatusBadGateway, "Server Error"), true
+		case "secondary":
+			w.Header().Set("Retry-After", strconv.Itoa(int(f.arg.Seconds()+0.999)))
+			return s.errorJSON(w, http.StatusTooManyRequests, "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."), true
+		}
+	}
+	if r.Header.Get("Authorization") != "Bearer "+s.Token && r.Header.Get("Authorization") != "token "+s.Token {
+		return s.errorJSON(w, http.StatusUnauthorized, "Bad credentials"), true
+	}
+	now := time.Now()
+	if now.After(s.resetAt) {
+		s.remaining, s.resetAt = s.RateLimit, now.Add(s.RateWindow)
+	}
+	s.rateHeaders(w)
+	if s.remaining <= 0 {
+		return s.errorJSON(w, http.StatusForbidden, "API rate limit exceeded for user ID 1."), true
+	}
+	return 0, false
+}
+
+// editPR applies a PATCH of a pull request (state, title, body, base);
+// refused is true, with the status answered, when GitHub would refuse it.
+func (s *Server) editPR(w http.ResponseWriter, r *http.Request, repo string, p *pr) (status int, refused bool) {
+	var in struct{ State, Title, Body, Base *string }
+	json.NewDecoder(r.Body).Decode(&in)
+	if in.Base != nil {
+		// GitHub refuses a base that does not exist.
+		if s.headSHA(repo, *in.Base) == "" {
+			return s.errorJSON(w, http.StatusUnprocessableEntity, "Validation Failed: base "+*in.Base+" does not exist"), true
+		}
+		p.Base = *in.Base
+	}
+	if in.State != nil {
+		p.State = *in.State
+	}
+	if in.Title != nil {
+		p.Title = *in.Title
+	}
+	if in.Body != nil {
+		p.Body = *in.Body
+	}
+	p.UpdatedAt = time.Now().UTC()
+	return 0, false
+}
+
+// postIssueComment adds a comment to a pull request's conversation, as
+// wo's identity, and lets a bot the comment calls answer.
+func (s *Server) postIssueComment(w http.ResponseWriter, r *http.Request, repo string, p *pr) int {
+	var in struct{ Body string }
+	json.NewDecoder(r.Body).Decode(&in)
+	s.nextID++
+	c := s.issueCommentJSON(repo, p, s.nextID, s.Login, in.Body)
+	p.issueComms = append(p.issueComms, c)
+	w.Header().Set("Location", c["url"].(string))
+	status := s.reply(w, r, http.StatusCreated, c)
+	s.botCommand(repo, p, in.Body)
+	return status
 }
 
 func (s *Server) rateHeaders(w http.ResponseWriter) {

@@ -6,6 +6,7 @@ package gittest
 
 import (
 	"bytes"
+	"encoding/hex"
 	"os"
 	"os/exec"
 	"strings"
@@ -59,4 +60,32 @@ func Output(t testing.TB, cmd *exec.Cmd) string {
 		t.Fatalf("git %s (in %s): %v\n%s", strings.Join(cmd.Args[1:], " "), cmd.Dir, err, stderr.Bytes())
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// Input runs git in dir with stdin as its standard input and returns its
+// standard output, trimmed; it fails the test when git fails.
+func Input(t testing.TB, dir string, stdin []byte, args ...string) string {
+	t.Helper()
+	cmd := Command(dir, args...)
+	cmd.Stdin = bytes.NewReader(stdin)
+	return Output(t, cmd)
+}
+
+// RawTree writes a tree object byte for byte as given, entries in order,
+// each {mode, name, object id}, and returns its id: git hash-object
+// --literally checks nothing, so a test can make the trees an attacker
+// would (a name twice, a .git entry) that git itself never writes.
+func RawTree(t testing.TB, repo string, entries ...[3]string) string {
+	t.Helper()
+	var b bytes.Buffer
+	for _, e := range entries {
+		id, err := hex.DecodeString(e[2])
+		if err != nil {
+			t.Fatalf("tree entry %s: object id %q: %v", e[1], e[2], err)
+			return ""
+		}
+		b.WriteString(e[0] + " " + e[1] + "\x00")
+		b.Write(id)
+	}
+	return Input(t, repo, b.Bytes(), "hash-object", "-t", "tree", "--literally", "-w", "--stdin")
 }

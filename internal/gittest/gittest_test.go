@@ -55,3 +55,22 @@ func TestAFailingGitFailsTheTestNamingTheCommand(t *testing.T) {
 		t.Errorf("Output's failure, which should carry git's standard error: %q", tb.fatal)
 	}
 }
+
+func TestRawTreeWritesWhatGitWouldNot(t *testing.T) {
+	dir := t.TempDir()
+	Run(t, dir, "init", "-q")
+	blob := Input(t, dir, []byte("hello\n"), "hash-object", "-w", "--stdin")
+	if blob != "ce013625030ba8dba906f756967f9e9ca394464a" {
+		t.Fatalf("hash-object -w of hello: %q", blob)
+	}
+	tree := RawTree(t, dir, [3]string{"100644", "b", blob}, [3]string{"100644", "a", blob}, [3]string{"100644", "a", blob})
+	want := "100644 blob " + blob + "\tb\n100644 blob " + blob + "\ta\n100644 blob " + blob + "\ta"
+	if got := Run(t, dir, "ls-tree", tree); got != want {
+		t.Errorf("the tree holds\n%s\nwant its entries as given, out of order and twice:\n%s", got, want)
+	}
+	tb := &fatalTB{TB: t}
+	RawTree(tb, dir, [3]string{"100644", "x", "not hex"})
+	if !strings.Contains(tb.fatal, `tree entry x: object id "not hex"`) {
+		t.Errorf("a bad object id: %q", tb.fatal)
+	}
+}
