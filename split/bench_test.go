@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // BenchmarkPlan10k reads a change of 10,000 files in 1,000 packages
@@ -24,7 +26,7 @@ func BenchmarkPlan10k(b *testing.B) {
 		}
 	}
 	r := repoWithFiles(b, files)
-	git(b, r.Path, "gc", "-q")
+	gittest.Run(b, r.Path, "gc", "-q")
 	b.ResetTimer()
 	prs := 0
 	for i := 0; i < b.N; i++ {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/split/splittest"
 )
 
@@ -27,7 +28,7 @@ func repoFromTo(t testing.TB, base, source map[string]string) *gitops.Repo {
 	t.Helper()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	git(t, root, "init", "-q", "-b", "main", repo)
+	gittest.Run(t, root, "init", "-q", "-b", "main", repo)
 	write := func(files map[string]string) {
 		for path, content := range files {
 			full := filepath.Join(repo, path)
@@ -40,13 +41,13 @@ func repoFromTo(t testing.TB, base, source map[string]string) *gitops.Repo {
 		}
 	}
 	write(base)
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
-	git(t, repo, "branch", "base")
-	git(t, repo, "rm", "-q", "-r", "--ignore-unmatch", ".")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "--allow-empty", "-m", "base")
+	gittest.Run(t, repo, "branch", "base")
+	gittest.Run(t, repo, "rm", "-q", "-r", "--ignore-unmatch", ".")
 	write(source)
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "the change")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "the change")
 	r, err := gitops.Open(repo)
 	if err != nil {
 		t.Fatal(err)
@@ -88,21 +89,21 @@ func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
 		t.Fatalf("the go command is needed to prove each PR builds: %v", err)
 	}
 	wt := filepath.Join(t.TempDir(), "tip")
-	git(t, r.Path, "worktree", "add", "-q", "--detach", wt, "base")
+	gittest.Run(t, r.Path, "worktree", "add", "-q", "--detach", wt, "base")
 	for _, pr := range p.PRs {
 		args := []string{"checkout", "main", "--"}
 		for _, f := range pr.Files {
 			if f.OldPath != "" {
-				git(t, wt, "rm", "-q", "--", f.OldPath)
+				gittest.Run(t, wt, "rm", "-q", "--", f.OldPath)
 			}
 			if f.Kind == "deleted" {
-				git(t, wt, "rm", "-q", "--", f.Path)
+				gittest.Run(t, wt, "rm", "-q", "--", f.Path)
 				continue
 			}
 			args = append(args, f.Path)
 		}
 		if len(args) > 3 {
-			git(t, wt, args...)
+			gittest.Run(t, wt, args...)
 		}
 		gowork := filepath.Join(wt, "go.work")
 		if _, err := os.Stat(gowork); err != nil {
@@ -122,7 +123,7 @@ func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
 			}
 		}
 	}
-	git(t, wt, "add", "-A")
+	gittest.Run(t, wt, "add", "-A")
 	if out, err := exec.Command("git", "-C", wt, "diff", "--cached", "--stat", "main").CombinedOutput(); err != nil || len(out) > 0 {
 		t.Errorf("the top of the stack is not the source tree (%v):\n%s", err, out)
 	}

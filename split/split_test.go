@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -43,11 +44,11 @@ func repoWithChange(t testing.TB, pkgs []goPkg, extra map[string]string) *gitops
 	t.Helper()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	git(t, root, "init", "-q", "-b", "main", repo)
+	gittest.Run(t, root, "init", "-q", "-b", "main", repo)
 	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/big\n\ngo 1.22\n"), 0o644)
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "base")
-	git(t, repo, "branch", "base")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "base")
+	gittest.Run(t, repo, "branch", "base")
 	for _, p := range pkgs {
 		name := filepath.Base(p.dir)
 		for i := 0; i < p.files; i++ {
@@ -69,8 +70,8 @@ func repoWithChange(t testing.TB, pkgs []goPkg, extra map[string]string) *gitops
 		os.MkdirAll(filepath.Dir(filepath.Join(repo, path)), 0o755)
 		os.WriteFile(filepath.Join(repo, path), []byte(content), 0o644)
 	}
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "the change")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "the change")
 	r, err := gitops.Open(repo)
 	if err != nil {
 		t.Fatal(err)
@@ -275,19 +276,19 @@ func TestReadChangeKinds(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	repo := filepath.Join(root, "repo")
-	git(t, root, "init", "-q", "-b", "main", repo)
+	gittest.Run(t, root, "init", "-q", "-b", "main", repo)
 	os.WriteFile(filepath.Join(repo, "keep.txt"), []byte("a\nb\n"), 0o644)
 	os.WriteFile(filepath.Join(repo, "gone.txt"), []byte("x\n"), 0o644)
 	os.WriteFile(filepath.Join(repo, "old.txt"), []byte(strings.Repeat("same content\n", 20)), 0o644)
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "base")
-	git(t, repo, "branch", "base")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "base")
+	gittest.Run(t, repo, "branch", "base")
 	os.WriteFile(filepath.Join(repo, "keep.txt"), []byte("a\nb\nc"), 0o644)
 	os.Remove(filepath.Join(repo, "gone.txt"))
-	git(t, repo, "mv", "old.txt", "new.txt")
+	gittest.Run(t, repo, "mv", "old.txt", "new.txt")
 	os.WriteFile(filepath.Join(repo, "blob.bin"), []byte{0, 1, 2, 3}, 0o644)
-	git(t, repo, "add", "-A")
-	git(t, repo, "commit", "-q", "-m", "change")
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "change")
 	r, _ := gitops.Open(repo)
 	c, err := ReadChange(context.Background(), r, "base", "main")
 	if err != nil {

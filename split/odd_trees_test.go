@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/wo-runner/wo/internal/gittest"
 )
 
 // These tests split hostile repositories: each builds a small Go module
@@ -52,7 +54,7 @@ func stackEveryTip(t *testing.T, dir string, p *Plan, goflags string) {
 		}
 	}
 	wt := filepath.Join(t.TempDir(), "tip")
-	git(t, dir, "worktree", "add", "-q", "--detach", wt, "base")
+	gittest.Run(t, dir, "worktree", "add", "-q", "--detach", wt, "base")
 	for _, pr := range p.PRs {
 		checkout := []string{"checkout", "main", "--"}
 		remove := []string{"rm", "-q", "--"}
@@ -67,10 +69,10 @@ func stackEveryTip(t *testing.T, dir string, p *Plan, goflags string) {
 			}
 		}
 		if len(remove) > 3 {
-			git(t, wt, remove...)
+			gittest.Run(t, wt, remove...)
 		}
 		if len(checkout) > 3 {
-			git(t, wt, checkout...)
+			gittest.Run(t, wt, checkout...)
 		}
 		for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
 			if out, err := goWith(wt, goflags, args...); err != nil {
@@ -531,12 +533,12 @@ func TestFolderNamesWithControlCharactersAreRead(t *testing.T) {
 		}
 	}
 	// Renames and modifications below such a folder are still seen.
-	git(t, r.Path, "mv", "bell\x07/b.txt", "bell\x07/renamed.txt")
+	gittest.Run(t, r.Path, "mv", "bell\x07/b.txt", "bell\x07/renamed.txt")
 	if err := os.WriteFile(filepath.Join(r.Path, "bell\x07/deeper/c.txt"), []byte("y\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	git(t, r.Path, "commit", "-q", "-am", "more")
-	git(t, r.Path, "branch", "-f", "base", "main~1")
+	gittest.Run(t, r.Path, "commit", "-q", "-am", "more")
+	gittest.Run(t, r.Path, "branch", "-f", "base", "main~1")
 	c, err = ReadChange(context.Background(), r, "base", "main")
 	if err != nil {
 		t.Fatal(err)
@@ -564,8 +566,8 @@ func TestSymlinkedGoFileIsAPlainFile(t *testing.T) {
 	if err := os.Symlink("alias.go.in", filepath.Join(r.Path, "p/alias.go")); err != nil {
 		t.Fatal(err)
 	}
-	git(t, r.Path, "add", "-A")
-	git(t, r.Path, "commit", "-q", "--amend", "-m", "the change")
+	gittest.Run(t, r.Path, "add", "-A")
+	gittest.Run(t, r.Path, "commit", "-q", "--amend", "-m", "the change")
 	p := planOf(t, r, Options{MaxLines: 400, MaxFiles: 30})
 	if len(p.Warnings) > 0 {
 		t.Errorf("warnings: %v", p.Warnings)
