@@ -155,6 +155,10 @@ func (p Provenance) Branch(branch string) bool {
 	return ok
 }
 
+// Is this ours? Every question a part asks before it takes a thing back
+// is answered here, from what the task's own log proves (Provenance) and
+// what the store's other tasks name; the state alone proves nothing.
+
 // startedPushing reports whether this task's runs pushed, or started a
 // step that pushes (one killed after its push and before its write-back
 // logged no fact of it).
@@ -197,6 +201,8 @@ func (u *undo) worktreeOfAnotherTask(ctx context.Context, path string) (string, 
 	})
 }
 
+// branch is the task's branch: the one a run recorded, else the one the
+// task names.
 func (u *undo) branch() string {
 	if u.st.Branch != "" {
 		return u.st.Branch
@@ -402,7 +408,7 @@ type otherWorkOrder struct {
 func (u *undo) foreignPR(ctx context.Context) (string, error) {
 	pr := u.pr
 	if pr == nil {
-		return "", nil // no pull request read (PullRequest first): nothing to judge
+		return "", nil // no pull request read (pullRequest first): nothing to judge
 	}
 	if pr.Head != u.branch() {
 		return fmt.Sprintf("pull request #%d is from branch %s, not this task's branch %s: wo did not open it for this task, so wo leaves it", pr.Number, pr.Head, u.branch()), nil
