@@ -1,0 +1,120 @@
+package undo
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/fixture"
+	"github.com/wo-runner/wo/workorder"
+)
+
+// With --comments, undo deletes what wo posted for this task on its pull
+// request (an agent step's delivery, wo's "Addressed in" reply in a review
+// thread) and nothing of a person's, even one that quotes wo's markers; a
+// dry run only counts them.
+func TestUndoCommentsDeletesOnlyWhatWoPostedForTheTask(t *testing.T) {
+	h := undoHarness(t)
+	delivery := "the agent's report\n\n" + action.DeliveryMarker(fixture.Key) + "7 -->"
+	quote := "as wo said:\n\n" + action.DeliveryMarker(fixture.Key) + "7 -->"
+	reply := "Addressed in 0123456789ab.\n\n" + action.AddressedMarker(strings.Repeat("0123456789", 4))
+	h.GH.CommentAs(fixture.Repo, 1, "wo-bot", delivery)
+	h.GH.CommentAs(fixture.Repo, 1, "alice", quote)
+	h.GH.CommentAs(fixture.Repo, 1, "wo-bot", "a delivery of another task\n\n"+action.DeliveryMarker("task_other")+"7 -->")
+	h.GH.ThreadAs(fixture.Repo, 1, "coderabbitai[bot]", "pkg/a.go", 1, "Rename this.")
+	h.GH.ReplyAs(fixture.Repo, 1, 0, "wo-bot", reply)
+	h.GH.ReplyAs(fixture.Repo, 1, 0, "alice", "quoting wo: "+reply)
+
+	plan := h.mustUndo(Options{Key: fixture.Key, Comments: true, DryRun: true})
+	if got := stepsOf(plan)["comments"]; got != Would+": delete 1 comment(s) and 1 review-thread reply(ies) that wo posted as wo-bot" {
+		t.Errorf("the plan: %q", got)
+	}
+	if n := len(h.GH.IssueComments(fixture.Repo, 1)); n != 3 {
+		t.Fatalf("the dry run deleted comments: %d left of 3", n)
+	}
+
+	res := h.mustUndo(Options{Key: fixture.Key, Comments: true})
+	if got := stepsOf(res)["comments"]; got != Done+": deleted 1 comment(s) and 1 review-thread reply(ies) that wo posted as wo-bot" {
+		t.Errorf("comments: %q", got)
+	}
+	var left []string
+	for _, c := range h.GH.IssueComments(fixture.Repo, 1) {
+		left = append(left, c.Author+": "+strings.SplitN(c.Body, "\n", 2)[0])
+	}
+	want := "alice: as wo said:|wo-bot: a delivery of another task|wo-bot: wo undo: closing this pull request, which wo opened for task " + fixture.Key + ". Reason: the work order was undone"
+	if got := strings.Join(left, "|"); got != want {
+		t.Errorf("comments left:\n%s\nwant\n%s", got, want)
+	}
+	var thread []string
+	for _, c := range h.GH.Threads(fixture.Repo, 1)[0].Comments {
+		thread = append(thread, c.Login)
+	}
+	if got := strings.Join(thread, ","); got != "coderabbitai[bot],alice" {
+		t.Errorf("the review thread keeps %s, want the reviewer's comment and alice's reply", got)
+	}
+	// Nothing is left: a second undo has nothing to do.
+	if again := h.mustUndo(Options{Key: fixture.Key, Comments: true}); !again.NothingToUndo {
+		t.Errorf("a second undo: %v", stepsOf(again))
+	}
+}
+
+// Without --comments, wo's comments stay and undo does not look at them.
+func TestUndoLeavesCommentsUnlessAsked(t *testing.T) {
+	h := undoHarness(t)
+	h.GH.CommentAs(fixture.Repo, 1, "wo-bot", "the agent's report\n\n"+action.DeliveryMarker(fixture.Key)+"7 -->")
+	res := h.mustUndo(Options{Key: fixture.Key})
+	if got, ok := stepsOf(res)["comments"]; ok {
+		t.Errorf("comments: %q, want no step without --comments", got)
+	}
+	if n := len(h.GH.IssueComments(fixture.Repo, 1)); n != 2 {
+		t.Errorf("%d comments, want wo's delivery and the closing comment", n)
+	}
+}
+
+// --close ends the undo with the task closed instead of open, and says
+// so in the state's step and the log.
+func TestUndoCloseEndsWithTheTaskClosed(t *testing.T) {
+	h := undoHarness(t)
+	plan := h.mustUndo(Options{Key: fixture.Key, Close: true, DryRun: true})
+	if got := stepsOf(plan)["state"]; !strings.HasSuffix(got, "move status in_progress → closed; the activity log keeps the history") {
+		t.Errorf("the plan's state step: %q", got)
+	}
+	res := h.mustUndo(Options{Key: fixture.Key, Close: true})
+	if got := stepsOf(res)["state"]; res.Status != workorder.StatusClosed || got != Done+": reset to before step 1; status in_progress → closed" {
+		t.Errorf("status %s, state step %q", res.Status, got)
+	}
+	doc, err := h.store.Get(h.ctx, fixture.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if workorder.StatusOf(doc) != workorder.StatusClosed {
+		t.Errorf("the stored status is %s", workorder.StatusOf(doc))
+	}
+	st := h.stored()
+	if n := len(st.Notes); n == 0 || st.Notes[n-1] != "undone by tester@host:1: pull_request undone, remote_branch undone, worktree undone, local_branch undone, state undone" {
+		t.Errorf("the last note: %q", st.Notes)
+	}
+}
+
+// An epic's plan counts a child as undone whole, for the children below
+// it, only when its plan resets its state: nothing to undo, or a state
+// step that is not left.
+func TestResetsIsWhatAnEpicsPlanCountsAsUndone(t *testing.T) {
+	t.Parallel()
+	step := func(name, outcome string) workorder.UndoStep { return workorder.UndoStep{Step: name, Outcome: outcome} }
+	for _, c := range []struct {
+		name string
+		res  *Result
+		want bool
+	}{
+		{"no plan", nil, false},
+		{"nothing to undo", &Result{NothingToUndo: true}, true},
+		{"the state reset", &Result{Steps: []workorder.UndoStep{step("pull_request", Would), step("state", Would)}}, true},
+		{"the state kept", &Result{Steps: []workorder.UndoStep{step("local_branch", Left), step("state", Left)}}, false},
+		{"left before the state", &Result{Steps: []workorder.UndoStep{step("local_branch", Left)}}, false},
+	} {
+		if got := resets(c.res); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
