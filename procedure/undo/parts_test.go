@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -112,9 +113,62 @@ func TestResetsIsWhatAnEpicsPlanCountsAsUndone(t *testing.T) {
 		{"the state reset", &Result{Steps: []workorder.UndoStep{step("pull_request", Would), step("state", Would)}}, true},
 		{"the state kept", &Result{Steps: []workorder.UndoStep{step("local_branch", Left), step("state", Left)}}, false},
 		{"left before the state", &Result{Steps: []workorder.UndoStep{step("local_branch", Left)}}, false},
+		{"parts undone, the state kept", &Result{Steps: []workorder.UndoStep{step("pull_request", Done), step("state", Left)}}, false},
 	} {
 		if got := resets(c.res); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// crashAt runs an undo that the test crashes at the point, as a kill
+// there would stop it: nothing after the point runs.
+func (h *harness) crashAt(point string, opts Options) {
+	h.t.Helper()
+	e := h.engine()
+	e.Fault = func(p string) {
+		if p == point {
+			panic(p)
+		}
+	}
+	defer func() { e.Fault = nil }()
+	defer func() {
+		if r := recover(); r != point {
+			h.t.Fatalf("undo did not stop at %s: %v", point, r)
+		}
+	}()
+	Task(h.ctx, e, opts)
+}
+
+// An undo of wo's comments killed after the first delete of each kind
+// goes on with the rest when run again, and deletes each once.
+func TestUndoCommentsGoesOnWhereItStopped(t *testing.T) {
+	h := undoHarness(t)
+	for i := range 2 {
+		h.GH.CommentAs(fixture.Repo, 1, "wo-bot", fmt.Sprintf("report %d\n\n%s%d -->", i, action.DeliveryMarker(fixture.Key), 7+i))
+		h.GH.ThreadAs(fixture.Repo, 1, "coderabbitai[bot]", "pkg/a.go", 1+i, "Rename this.")
+		h.GH.ReplyAs(fixture.Repo, 1, i, "wo-bot", "Addressed in 0123456789ab.\n\n"+action.AddressedMarker(strings.Repeat("0123456789", 4)))
+	}
+	replies := func() (n int) {
+		for _, th := range h.GH.Threads(fixture.Repo, 1) {
+			n += len(th.Comments) - 1
+		}
+		return n
+	}
+	opts := Options{Key: fixture.Key, Comments: true}
+	h.crashAt("undo:comments:after_first_delete", opts)
+	if c, r := len(h.GH.IssueComments(fixture.Repo, 1)), replies(); c != 1 || r != 2 {
+		t.Fatalf("stopped after the first delete: %d comments and %d replies left, want 1 and 2", c, r)
+	}
+	h.crashAt("undo:comments:after_first_reply_delete", opts)
+	if c, r := len(h.GH.IssueComments(fixture.Repo, 1)), replies(); c != 0 || r != 1 {
+		t.Fatalf("stopped after the first reply's delete: %d comments and %d replies left, want 0 and 1", c, r)
+	}
+	res := h.mustUndo(opts)
+	if got := stepsOf(res)["comments"]; got != Done+": deleted 0 comment(s) and 1 review-thread reply(ies) that wo posted as wo-bot" || replies() != 0 {
+		t.Errorf("the rerun: comments %q, %d replies left", got, replies())
+	}
+	if c := h.GH.IssueComments(fixture.Repo, 1); len(c) != 1 || c[0].Author != "wo-bot" || !strings.HasPrefix(c[0].Body, "wo undo: closing this pull request") {
+		t.Errorf("comments at the end: %+v, want only the closing one", c)
 	}
 }
