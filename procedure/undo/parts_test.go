@@ -172,3 +172,50 @@ func TestUndoCommentsGoesOnWhereItStopped(t *testing.T) {
 		t.Errorf("comments at the end: %+v, want only the closing one", c)
 	}
 }
+
+// An epic's plan goes top down, as its undo does: a child planned to be
+// undone whole no longer holds the branch below it, so the plan of the
+// child below takes its branches back, where that child's plan alone
+// keeps them.
+func TestUndoEpicPlanTakesTheStackFromTheTop(t *testing.T) {
+	h := undoHarness(t)
+	if err := h.store.Create(h.ctx, map[string]any{"_key": "task_epic", "title": "epic", "status": "open", "type": "epic"}); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := h.store.Get(h.ctx, fixture.Key)
+	if _, err := h.store.Update(h.ctx, fixture.Key, doc["_rev"].(string), map[string]any{"parent_key": "task_epic"}); err != nil {
+		t.Fatal(err)
+	}
+	above := map[string]any{"_key": "task_above", "title": "The PR above", "status": "in_progress", "parent_key": "task_epic",
+		"work_order": map[string]any{"version": "1.0", "objective": "Build on task_cr_01", "context": map[string]any{"base_branch": fixture.Branch},
+			"procedure": fixture.BareSteps("update_task"), "state": map[string]any{"version": 1, "current_step": 1, "completed_steps": []any{1}, "notes": []any{"ran"}},
+			"dependencies": map[string]any{"blocked_by": []any{fixture.Key}, "blocks": []any{}}}}
+	if err := h.store.Create(h.ctx, above); err != nil {
+		t.Fatal(err)
+	}
+	alone := h.mustUndo(Options{Key: fixture.Key, DryRun: true})
+	if got := stepsOf(alone)["local_branch"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "is the base of task task_above") {
+		t.Fatalf("the plan of %s alone: local branch %q, want it kept for task_above", fixture.Key, got)
+	}
+	rev := h.revOf()
+	plan, err := Epic(h.ctx, h.engine(), "task_epic", Options{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, c := range plan.Tasks {
+		order = append(order, c.Key)
+	}
+	if got := strings.Join(order, ","); got != "task_above,"+fixture.Key {
+		t.Fatalf("the epic's plan goes %s, want the top first", got)
+	}
+	below := stepsOf(plan.Tasks[1].Undo)
+	for _, step := range []string{"remote_branch", "local_branch"} {
+		if got := below[step]; !strings.HasPrefix(got, Would) {
+			t.Errorf("%s in the epic's plan: %q, want it taken back once task_above is", step, got)
+		}
+	}
+	if !plan.Complete || h.revOf() != rev {
+		t.Errorf("the plan: complete %v, wrote the task %v", plan.Complete, h.revOf() != rev)
+	}
+}
