@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
+	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -217,5 +219,43 @@ func TestUndoEpicPlanTakesTheStackFromTheTop(t *testing.T) {
 	}
 	if !plan.Complete || h.revOf() != rev {
 		t.Errorf("the plan: complete %v, wrote the task %v", plan.Complete, h.revOf() != rev)
+	}
+}
+
+// A run that made only the worktree recorded no branch, commit or push:
+// undo removes the worktree and looks for no branch, here or on the
+// remote.
+func TestUndoOfARunThatMadeOnlyTheWorktree(t *testing.T) {
+	h := newHarness(t, stepOpts{GitHub: true})
+	h.completeUpTo("create_branch")
+	res := h.mustUndo(Options{Key: fixture.Key})
+	steps := stepsOf(res)
+	if got := steps["worktree"]; !strings.HasPrefix(got, Done) {
+		t.Errorf("worktree: %q, want it removed", got)
+	}
+	for _, step := range []string{"local_branch", "remote_branch", "pull_request"} {
+		if got, ok := steps[step]; ok {
+			t.Errorf("%s: %q, want no step: the run recorded no such thing", step, got)
+		}
+	}
+	if !res.Complete || res.Status != workorder.StatusOpen {
+		t.Errorf("complete %v, status %s", res.Complete, res.Status)
+	}
+}
+
+// A rerun that finds at its own start the branch an earlier run of the
+// task switched to did not find someone's branch: it is not adopted.
+func TestARerunFindingItsOwnBranchAdoptsNothing(t *testing.T) {
+	t.Parallel()
+	const at = "aaaaaaaaaaaa0000000000000000000000000000"
+	step := func(name string, f action.Fact) store.LogEntry {
+		return store.LogEntry{Action: "step_completed", TaskKey: fixture.Key, Details: map[string]any{"action": name, action.FactsKey: []action.Fact{f}}}
+	}
+	p := ProvenanceOf(fixture.Key, []store.LogEntry{
+		step("create_branch", action.Fact{Kind: action.FactBranch, Branch: "review/03", SHA: at}),
+		step("create_worktree", action.Fact{Kind: action.FactAdopted, Branch: "review/03", SHA: at}),
+	})
+	if len(p.Adopted) != 0 || !p.Started("review/03", plumbing.NewHash(at)) {
+		t.Errorf("adopted %v, started %v: the branch is the task's own", p.Adopted, p.Started("review/03", plumbing.NewHash(at)))
 	}
 }
