@@ -259,3 +259,38 @@ func TestARerunFindingItsOwnBranchAdoptsNothing(t *testing.T) {
 		t.Errorf("adopted %v, started %v: the branch is the task's own", p.Adopted, p.Started("review/03", plumbing.NewHash(at)))
 	}
 }
+
+// A run that stopped before recording its pull request, where more than
+// one is open from the task's branch into its base: nothing says which
+// one the run opened, so undo keeps them all, and the branch under them.
+func TestUndoKeepsUnrecordedPullRequestsWhenSeveralAreOpen(t *testing.T) {
+	h := undoHarness(t)
+	h.setState(func(s *stateT) { s.PRNumber, s.PRURL = 0, nil })
+	n := h.GH.OpenPRAs(fixture.Repo, fixture.Branch, fixture.Base, "alice", "Alice's PR from the same branch")
+	res := h.mustUndo(Options{Key: fixture.Key})
+	if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "more than one is open from "+fixture.Branch+" into "+fixture.Base) {
+		t.Errorf("pull request: %q", got)
+	}
+	for _, p := range h.GH.PullRequests(fixture.Repo) {
+		if p["state"] != "open" {
+			t.Errorf("pull request #%v (of #1 and #%d) is %v", p["number"], n, p["state"])
+		}
+	}
+	if !hasBranch(t, h.Remote, fixture.Branch) {
+		t.Error("the branch under the open pull requests was deleted")
+	}
+}
+
+// A pull request the state names that no run of this task logged opening,
+// on a log that records none, stays, and the reason says the log records
+// none.
+func TestUndoLeavesAPullRequestOnALogThatRecordsNone(t *testing.T) {
+	h := newHarness(t, stepOpts{GitHub: true})
+	h.completeUpTo("create_pr")
+	n := h.GH.OpenPRAs(fixture.Repo, fixture.Branch, "release", "wo-bot", "the person's")
+	h.setState(func(s *stateT) { s.PRNumber = n })
+	res := h.mustUndo(Options{Key: fixture.Key})
+	if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, fmt.Sprintf("this task's activity log records no pull request, not #%d", n)) {
+		t.Errorf("pull request: %q", got)
+	}
+}
