@@ -14,6 +14,7 @@ import (
 	"github.com/wo-runner/wo/intake"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/undo"
 	"github.com/wo-runner/wo/split"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -478,7 +479,7 @@ func TestUndoFlags(t *testing.T) {
 	got, msg := parseOptions(t, undoCommand, "task_cr_01", "--reason", "wrong split", "--comments", "--close", "--dry-run",
 		"--repo", "/src/repo", "--github-api", "https://ghe.example.com/api/v3/", "--git-timeout", "1m", "--store", "/tmp/wo.db")
 	want := &undoOptions{Store: sqlite("/tmp/wo.db"),
-		Undo:   procedure.UndoOptions{Key: "task_cr_01", Reason: "wrong split", Comments: true, Close: true, DryRun: true, RepoPath: "/src/repo"},
+		Undo:   undo.Options{Key: "task_cr_01", Reason: "wrong split", Comments: true, Close: true, DryRun: true, RepoPath: "/src/repo"},
 		Engine: engineOptions{GitHubAPI: "https://ghe.example.com/api/v3/", GitTimeout: time.Minute}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/undo"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -49,7 +50,7 @@ var dataShapes = map[string][]dataShape{
 	"run":      {{"a run", procedure.Result{}}, {"--dry-run: the plan", procedure.Plan{}}, {"--epic", procedure.EpicResult{}}, {"--github-event", procedure.EventResult{}}},
 	"reset":    {{"", resetOutcome{}}},
 	"delete":   {{"", deleteOutcome{}}},
-	"undo":     {{"a task", procedure.UndoResult{}}, {"--epic", procedure.EpicUndoResult{}}},
+	"undo":     {{"a task", undo.Result{}}, {"--epic", undo.EpicResult{}}},
 	"log":      {{"", []store.LogEntry{}}},
 	"status":   {{"", []StatusRow{}}},
 	"sync":     {{"", []procedure.SyncResult{}}},

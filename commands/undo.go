@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/undo"
 	"github.com/wo-runner/wo/store"
 )
 
@@ -18,7 +18,7 @@ func newUndoCommand(f *Factory) *cli.Command { return undoCommand(f, runUndo) }
 // undoOptions are what wo undo is asked: one task, or an epic's children.
 type undoOptions struct {
 	Store  StoreConfig
-	Undo   procedure.UndoOptions
+	Undo   undo.Options
 	Epic   string
 	Engine engineOptions
 }
@@ -111,7 +111,7 @@ order's rollback hints, and changes nothing.`,
 func undoOptionsFrom(c *cli.Context, f *Factory) (*undoOptions, error) {
 	o := &undoOptions{
 		Store: f.storeConfig(c), Epic: c.String("epic"),
-		Undo: procedure.UndoOptions{Reason: c.String("reason"), Comments: c.Bool("comments"), Close: c.Bool("close"),
+		Undo: undo.Options{Reason: c.String("reason"), Comments: c.Bool("comments"), Close: c.Bool("close"),
 			DryRun: c.Bool("dry-run"), RepoPath: c.String("repo")},
 		Engine: engineOptions{GitHubAPI: c.String("github-api"), GitTimeout: c.Duration("git-timeout")},
 	}
@@ -137,13 +137,13 @@ func runUndo(ctx context.Context, f *Factory, o *undoOptions) (result, error) {
 	err := f.useStore(ctx, o.Store, func(s store.Store) error {
 		eng := f.engine(s, o.Engine)
 		if o.Epic != "" {
-			out, err := eng.UndoEpic(ctx, o.Epic, o.Undo)
+			out, err := undo.Epic(ctx, eng, o.Epic, o.Undo)
 			if out != nil {
 				res = result{data: out, always: true, human: func(w io.Writer) error { return writeEpicUndo(w, out) }}
 			}
 			return err
 		}
-		out, err := eng.Undo(ctx, o.Undo)
+		out, err := undo.Task(ctx, eng, o.Undo)
 		if out != nil {
 			res = result{data: out, always: true, human: func(w io.Writer) error { return writeUndo(w, out) }}
 		}
@@ -153,10 +153,10 @@ func runUndo(ctx context.Context, f *Factory, o *undoOptions) (result, error) {
 }
 
 var undoWords = map[string]string{
-	procedure.UndoDone: "undone", procedure.UndoGone: "gone  ", procedure.UndoLeft: "LEFT  ", procedure.UndoWould: "would ",
+	undo.Done: "undone", undo.Gone: "gone  ", undo.Left: "LEFT  ", undo.Would: "would ",
 }
 
-func writeUndo(w io.Writer, r *procedure.UndoResult) error {
+func writeUndo(w io.Writer, r *undo.Result) error {
 	pr := &printer{w: w}
 	switch {
 	case r.NothingToUndo:
@@ -194,7 +194,7 @@ func writeUndo(w io.Writer, r *procedure.UndoResult) error {
 	return pr.err
 }
 
-func writeEpicUndo(w io.Writer, r *procedure.EpicUndoResult) error {
+func writeEpicUndo(w io.Writer, r *undo.EpicResult) error {
 	pr := &printer{w: w}
 	pr.line("Undo of epic %s, dependents first:", r.Epic)
 	for _, u := range r.Unstacked {

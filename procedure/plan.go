@@ -286,16 +286,25 @@ func (e *Engine) hold(ctx context.Context, doc workorder.Document, task *workord
 	if err != nil {
 		return nil, nil, err
 	}
-	leases := &store.Leases{Store: e.Store, Now: e.Now}
-	lease, err := leases.Acquire(ctx, task.Key, e.Runner, e.LeaseTTL, identity.Gone)
-	if err != nil {
+	if err := r.hold(ctx); err != nil {
 		return nil, nil, err
+	}
+	return r, func() { r.release(context.WithoutCancel(ctx)) }, nil
+}
+
+// hold takes the task's lease for the run's writes.
+func (r *run) hold(ctx context.Context) error {
+	e := r.Engine
+	leases := &store.Leases{Store: e.Store, Now: e.Now}
+	lease, err := leases.Acquire(ctx, r.key(), e.Runner, e.LeaseTTL, identity.Gone)
+	if err != nil {
+		return err
 	}
 	// The lease write may have gone on over a change made since doc was
 	// read (a note, a close): the edit's first write rebases on the task
 	// as it stands, as a write after a renewal does, at the cost of one
 	// read.
-	r.wb = &StateWriteBack{store: e.Store, key: task.Key, rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now, secrets: e.secrets(),
+	r.wb = &StateWriteBack{store: e.Store, key: r.key(), rev: lease.Rev, runner: e.Runner, leaseTTL: e.LeaseTTL, now: e.Now, secrets: e.secrets(),
 		stale: true}
-	return r, func() { r.release(context.WithoutCancel(ctx)) }, nil
+	return nil
 }

@@ -12,13 +12,14 @@ import (
 	"github.com/wo-runner/wo/workorder"
 )
 
-// stepRun is a run as its actions see it (action.Run): the only way from
-// an action into the engine.
+// stepRun is a run as its actions see it: every part of action.Run, the
+// only way from an action into the engine.
 type stepRun struct{ r *run }
 
 // stepContext is the context of one step of the run.
 func (r *run) stepContext(step workorder.Step, scope workorder.Scope) *action.StepContext {
-	return action.NewStepContext(stepRun{r}, step, scope)
+	s := stepRun{r}
+	return action.NewStepContext(action.Run{TaskView: s, Environment: s, Recorder: s, Connections: s, Reporter: s, StackTables: s}, step, scope)
 }
 
 func (s stepRun) Key() string               { return s.r.key() }

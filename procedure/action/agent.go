@@ -115,7 +115,7 @@ func deliver(ctx context.Context, sc *StepContext, deliverable, what string) (Ou
 			if t.Target == "pr_body" {
 				err = client.EditPRBody(ctx, n, content)
 			} else {
-				marker := fmt.Sprintf("<!-- wo:%s:step:%d -->", sc.Key(), sc.Step.Step)
+				marker := fmt.Sprintf("%s%d -->", DeliveryMarker(sc.Key()), sc.Step.Step)
 				err = client.CommentOnce(ctx, n, content+"\n\n"+marker, marker)
 			}
 			if err != nil {

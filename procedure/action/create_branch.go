@@ -2,12 +2,8 @@ package action
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/wo-runner/wo/gitops"
-	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -78,79 +74,4 @@ func (CreateBranch) Check(ctx context.Context, sc *StepContext) error {
 // Plan names the branch.
 func (CreateBranch) Plan(sc *StepContext) string {
 	return fmt.Sprintf("create branch %s in the worktree and switch to it", sc.BranchName())
-}
-
-func undoLocalBranch(ctx context.Context, u Undo, dry bool) (*workorder.UndoStep, error) {
-	if u.Found().Branch == "" && u.Found().CommitSHA == "" && u.Found().PushedSHA == "" {
-		return nil, nil // wo never recorded switching to a branch or committing
-	}
-	branch := u.Branch()
-	if branch == "" {
-		return nil, nil
-	}
-	out := &workorder.UndoStep{Step: "local_branch", Target: "branch " + branch}
-	if why, err := u.ForeignBranch(ctx); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	if why, err := u.StackedOn(ctx, branch); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	repo, err := u.StepContext().Repo()
-	if err != nil {
-		return nil, err
-	}
-	tip, ok, err := repo.BranchHash(branch)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		out.Outcome, out.Reason = UndoGone, "there is no such branch"
-		return out, nil
-	}
-	if why, err := u.AdoptedBranch(ctx, branch, tip, fmt.Sprintf("git branch -f %s <start>", branch)); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	ours, err := u.MadeByWo(ctx, branch, tip, true)
-	if err != nil {
-		return nil, err
-	}
-	if !ours {
-		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("branch %s is at %s, which is not a commit this task's runs logged making: someone committed on it since, or it is not wo's, so wo keeps it; delete it yourself with git branch -D %s if it is not needed",
-			branch, gitname.Short(tip.String()), branch)
-		return out, nil
-	}
-	if dry {
-		if where, on := repo.CheckedOutAt(branch); on && where != u.Removing() {
-			out.Outcome, out.Reason = UndoLeft, (&gitops.CheckedOutError{Branch: branch, Where: where}).Error()
-			u.Fixable()
-			return out, nil
-		}
-		out.Outcome, out.Reason = UndoWould, fmt.Sprintf("delete it: it is at %s, which wo made", tip.String()[:12])
-		return out, nil
-	}
-	deleted, err := repo.DeleteBranch(branch, []plumbing.Hash{tip})
-	var moved *gitops.BranchMovedError
-	var checkedOut *gitops.CheckedOutError
-	switch {
-	case errors.As(err, &moved):
-		out.Outcome, out.Reason = UndoLeft, moved.Error()
-	case errors.As(err, &checkedOut):
-		out.Outcome, out.Reason = UndoLeft, checkedOut.Error()
-		u.Fixable()
-	case err != nil:
-		return nil, err
-	case deleted:
-		out.Outcome, out.Reason = UndoDone, fmt.Sprintf("deleted; it was at %s, which wo made", tip.String()[:12])
-	default:
-		out.Outcome, out.Reason = UndoGone, "there is no such branch"
-	}
-	return out, nil
-}
-
-// Undoes: the local branch, while it points at a commit wo made.
-func (CreateBranch) Undoes() []UndoPart {
-	return []UndoPart{{Name: "local_branch", Do: undoLocalBranch}}
 }

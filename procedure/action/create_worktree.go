@@ -1,13 +1,8 @@
 package action
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -202,94 +197,3 @@ func recordedCommit(ctx context.Context, sc *StepContext, field func(*workorder.
 // source files are checked out from.
 func baseSHA(s *workorder.State) *string   { return &s.BaseSHA }
 func sourceSHA(s *workorder.State) *string { return &s.SourceSHA }
-
-func undoWorktree(ctx context.Context, u Undo, dry bool) (*workorder.UndoStep, error) {
-	if !u.ProcedureMakes(FactWorktree) {
-		return nil, nil
-	}
-	if _, err := u.StepContext().Repo(); err != nil {
-		return nil, err
-	}
-	// The repository opens, so what Worktree refuses is the document's
-	// word for where the worktree is (outside worktree_root, an odd
-	// name): wo never made a worktree there, so it leaves whatever is.
-	w, err := u.StepContext().Worktree()
-	if err != nil {
-		out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + cmp.Or(deref(u.Found().WorktreePath), u.Found().WorktreeName), Outcome: UndoLeft,
-			Reason: err.Error() + "; wo removes only a worktree it could have made, so it leaves what is there; remove it yourself if it is stale"}
-		return out, nil
-	}
-	out := &workorder.UndoStep{Step: "worktree", Target: "worktree " + w.Path}
-	if !exists(w.Path) && !exists(w.AdminDir) && !exists(w.Path+".wo-removing") {
-		out.Outcome, out.Reason = UndoGone, "nothing is there"
-		return out, nil
-	}
-	// A worktree on a branch that may be another task's, or that another
-	// task records, may be that task's, running in it now.
-	if why, err := u.SharedBranch(ctx); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	other, err := u.WorktreeOfAnotherTask(ctx, w.Path)
-	if err != nil {
-		return nil, err
-	}
-	if other != "" {
-		out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("task %s records this worktree as its own, so wo keeps it", other)
-		return out, nil
-	}
-	if why, err := u.WorktreeNotMade(ctx, w); err != nil || why != "" {
-		out.Outcome, out.Reason = UndoLeft, why
-		return out, err
-	}
-	// The checks of cleanup_worktree: only a worktree provably this
-	// task's, on its branch.
-	var notOwned *gitops.NotOwnedError
-	if err := CheckRemove(u.StepContext(), w); errors.As(err, &notOwned) {
-		out.Outcome, out.Reason = UndoLeft, notOwned.Error()
-		return out, nil
-	} else if err != nil {
-		return nil, err
-	}
-	if w.Complete() {
-		changed, err := w.Changes()
-		if err != nil {
-			return nil, err
-		}
-		if len(changed) > 0 {
-			out.Outcome, out.Reason = UndoLeft, fmt.Sprintf("it has changes that are not committed (%s): commit or discard them, or remove it yourself with git worktree remove --force %s; then run wo undo %s again",
-				strings.Join(changed[:min(len(changed), 5)], ", "), w.Path, u.StepContext().Key())
-			u.Fixable()
-			return out, nil
-		}
-	}
-	if dry {
-		out.Outcome, out.Reason = UndoWould, "remove it"
-		u.WillRemove(w.Path)
-		return out, nil
-	}
-	if err := w.Remove(); err != nil {
-		return nil, err
-	}
-	u.Fault("undo:worktree:after_remove")
-	out.Outcome, out.Reason = UndoDone, "removed"
-	return out, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return !errors.Is(err, fs.ErrNotExist)
-}
-
-// Undoes: the worktree, with the ownership checks of cleanup_worktree;
-// before the branch checked out in it.
-func (CreateWorktree) Undoes() []UndoPart {
-	return []UndoPart{{Name: "worktree", Before: []string{"local_branch"}, Do: undoWorktree}}
-}

@@ -89,3 +89,8 @@ func FactsData(facts []Fact) []any {
 	}
 	return out
 }
+
+// DeliveryMarker starts the marker of every comment an agent step of the
+// task delivered (the step's number and " -->" end it): wo undo
+// --comments deletes wo's comments that carry it.
+func DeliveryMarker(key string) string { return "<!-- wo:" + key + ":step:" }

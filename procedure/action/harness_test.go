@@ -62,8 +62,6 @@ type testRun struct {
 	deferred bool
 }
 
-var _ Run = (*testRun)(nil)
-
 func (r *testRun) Key() string           { return r.task.Key }
 func (r *testRun) Task() *workorder.Task { return r.task }
 func (r *testRun) State() workorder.State {
@@ -240,7 +238,8 @@ func (h *stepHarness) step(name string) workorder.Step {
 
 // sc is the StepContext the engine would give the action's step now.
 func (h *stepHarness) sc(name string) *StepContext {
-	return NewStepContext(h.r, h.step(name), workorder.NewScope(h.r.Doc()))
+	r := h.r
+	return NewStepContext(Run{TaskView: r, Environment: r, Recorder: r, Connections: r, Reporter: r, StackTables: r}, h.step(name), workorder.NewScope(r.Doc()))
 }
 
 func (h *stepHarness) action(name string) Action {

@@ -49,124 +49,133 @@ type Outcome struct {
 	JumpTo      int // the step to continue at instead of the next one
 }
 
-// Run is the engine's side of a StepContext: one run of one task. The
-// engine implements it; an action sees it only through StepContext, whose
-// methods say what each does.
-type Run interface {
+// The engine's side of a StepContext is one run of one task, in the parts
+// its callers use: the task as the run knows it, the run's configuration,
+// what a step writes into the run, the repository and GitHub, what a
+// person watching is told, and the epic's stack tables. The engine
+// implements every part (procedure's stepRun); an action sees them through
+// StepContext, which promotes their methods.
+
+// TaskView is the task as the run knows it.
+type TaskView interface {
+	// Key is the task's key; Task the typed view of the task as loaded.
 	Key() string
 	Task() *workorder.Task
+	// Doc is the task's document with the run's state as it now stands
+	// (saved or not), for templates and prompts.
 	Doc() workorder.Document
+	// State is work_order.state as this run knows it. It is the run's own
+	// copy: an action changes the state only through Outcome.State or
+	// Checkpoint, so that a step that fails leaves nothing half-recorded.
 	State() workorder.State
-	Checkpoint(ctx context.Context, st workorder.State) error
-	Getenv(name string) string
-	Settings() Settings
-	Now() time.Time
-	Warn(msg string)
-	Log(ctx context.Context, kind string, details map[string]any)
-	Redact(text string) string
-	LoadStack(ctx context.Context, epic string) (Stack, error)
-	RefreshStack(ctx context.Context, epic string) ([]StackUpdate, bool, error)
-	StackDeferred(epic string) bool
-	GitHubAPI() string
-	Fault(point string)
-	Say(step workorder.Step, msg string)
-	Progress(step workorder.Step, done, total int)
-	Waiting(step workorder.Step, w Wait)
-	// Repo is the repository, opened once per run; GitHub the run's
-	// client, made on the first call for repo (a run works in one
-	// repository: later calls get the same client); CommandFacts what the
-	// procedure's commands name, read once per run.
-	Repo() (*gitops.Repo, error)
-	GitHub(repo string) (*github.Client, error)
+	// CommandFacts are what the procedure's commands name, read once per
+	// run.
 	CommandFacts() workorder.CommandFacts
 }
 
+// Environment is the run's configuration.
+type Environment interface {
+	// Getenv reads configuration; Settings are the engine's settings for
+	// actions, a copy.
+	Getenv(name string) string
+	Settings() Settings
+	// Now is the engine's clock.
+	Now() time.Time
+	// Redact removes the run's secrets from text that leaves wo (a prompt,
+	// a comment).
+	Redact(text string) string
+	// GitHubAPI is the GitHub API base URL the run uses ("" for
+	// github.com).
+	GitHubAPI() string
+}
+
+// Recorder is what a step writes into the run besides its outcome.
+type Recorder interface {
+	// Checkpoint records state at once, in the middle of a step, so that a
+	// crash after it does not lose it (the source commit a checkout uses).
+	Checkpoint(ctx context.Context, st workorder.State) error
+	// Log appends an entry to the task's activity log, secrets removed; a
+	// log that cannot be written becomes a warning, never the step's
+	// failure.
+	Log(ctx context.Context, kind string, details map[string]any)
+	// Warn records a loss that does not stop the run (the run's result and
+	// wo's output list it).
+	Warn(msg string)
+	// Fault marks a point where tests may crash the run.
+	Fault(point string)
+}
+
+// Connections are the run's repository and GitHub client, each opened
+// once per run.
+type Connections interface {
+	// Repo is the repository (--repo, else context.repo_path).
+	Repo() (*gitops.Repo, error)
+	// GitHub is the run's client, made on the first call for repo (a run
+	// works in one repository: later calls get the same client).
+	GitHub(repo string) (*github.Client, error)
+}
+
+// Reporter tells a person watching what a step is doing; nothing of it is
+// recorded.
+type Reporter interface {
+	Say(step workorder.Step, msg string)
+	Progress(step workorder.Step, done, total int)
+	Waiting(step workorder.Step, w Wait)
+}
+
+// StackTables are the stack tables in the descriptions of an epic's pull
+// requests.
+type StackTables interface {
+	// LoadStack reads the stack of pull requests of the epic.
+	LoadStack(ctx context.Context, epic string) (Stack, error)
+	// RefreshStack rewrites the stack tables of the epic's pull requests;
+	// StackDeferred says an epic run of this engine refreshes them itself,
+	// once a wave.
+	RefreshStack(ctx context.Context, epic string) ([]StackUpdate, bool, error)
+	StackDeferred(epic string) bool
+}
+
+// Run is one run of one task as a step sees it, in its parts.
+type Run struct {
+	TaskView
+	Environment
+	Recorder
+	Connections
+	Reporter
+	StackTables
+}
+
 // StepContext is what an action sees of its run: the step, the scope its
-// templates render in, and the run's methods below.
+// templates render in, and the run's parts, whose methods it promotes
+// (Key, State, Getenv, Checkpoint, Log, Repo, LoadStack, …) but for those
+// it says of its own step (Warn, Fault, Say, Progress, Waiting, GitHub).
 type StepContext struct {
-	run   Run
+	Run
 	Step  workorder.Step
 	Scope workorder.Scope
 }
 
 // NewStepContext is the engine's: the context of one step of run.
 func NewStepContext(run Run, step workorder.Step, scope workorder.Scope) *StepContext {
-	return &StepContext{run: run, Step: step, Scope: scope}
+	return &StepContext{Run: run, Step: step, Scope: scope}
 }
-
-// Key is the task's key.
-func (sc *StepContext) Key() string { return sc.run.Key() }
-
-// Task is the typed view of the task as loaded.
-func (sc *StepContext) Task() *workorder.Task { return sc.run.Task() }
-
-// State is work_order.state as this run knows it. It is the run's own
-// copy: an action changes the state only through Outcome.State or
-// Checkpoint, so that a step that fails leaves nothing half-recorded.
-func (sc *StepContext) State() workorder.State { return sc.run.State() }
-
-// Getenv reads configuration.
-func (sc *StepContext) Getenv(name string) string { return sc.run.Getenv(name) }
-
-// Settings are the engine's settings for actions, a copy.
-func (sc *StepContext) Settings() Settings { return sc.run.Settings() }
-
-// Now is the engine's clock.
-func (sc *StepContext) Now() time.Time { return sc.run.Now() }
 
 // Warn records a loss that does not stop the run (the run's result and
 // wo's output list it).
-func (sc *StepContext) Warn(format string, args ...any) { sc.run.Warn(fmt.Sprintf(format, args...)) }
-
-// Log appends an entry to the task's activity log, secrets removed; a log
-// that cannot be written becomes a warning, never the step's failure.
-func (sc *StepContext) Log(ctx context.Context, kind string, details map[string]any) {
-	sc.run.Log(ctx, kind, details)
+func (sc *StepContext) Warn(format string, args ...any) {
+	sc.Recorder.Warn(fmt.Sprintf(format, args...))
 }
 
-// Redact removes the run's secrets from text that leaves wo (a prompt, a
-// comment).
-func (sc *StepContext) Redact(text string) string { return sc.run.Redact(text) }
-
-// Doc is the task's document with the run's state as it now stands
-// (saved or not), for templates and prompts.
-func (sc *StepContext) Doc() workorder.Document { return sc.run.Doc() }
-
-// LoadStack reads the stack of pull requests of the epic.
-func (sc *StepContext) LoadStack(ctx context.Context, epic string) (Stack, error) {
-	return sc.run.LoadStack(ctx, epic)
-}
-
-// RefreshStack rewrites the stack tables in the descriptions of the epic's
-// pull requests; StackDeferred says an epic run of this engine refreshes
-// them itself, once a wave.
-func (sc *StepContext) RefreshStack(ctx context.Context, epic string) ([]StackUpdate, bool, error) {
-	return sc.run.RefreshStack(ctx, epic)
-}
-
-// StackDeferred reports whether an epic run of this engine refreshes the
-// epic's stack tables itself.
-func (sc *StepContext) StackDeferred(epic string) bool { return sc.run.StackDeferred(epic) }
-
-// GitHubAPI is the GitHub API base URL the run uses ("" for github.com).
-func (sc *StepContext) GitHubAPI() string { return sc.run.GitHubAPI() }
-
-// Fault marks a point where tests may crash the run.
-func (sc *StepContext) Fault(point string) { sc.run.Fault(sc.Step.Action + ":" + point) }
-
-// Checkpoint records state at once, in the middle of a step, so that a
-// crash after it does not lose it (the source commit a checkout uses).
-func (sc *StepContext) Checkpoint(ctx context.Context, st workorder.State) error {
-	return sc.run.Checkpoint(ctx, st)
-}
+// Fault marks a point of this step's action where tests may crash the run.
+func (sc *StepContext) Fault(point string) { sc.Recorder.Fault(sc.Step.Action + ":" + point) }
 
 // Say tells the user something a long step is doing ("rate limited
 // until …: waiting"), as a progress event; the text must be escaped
 // already.
-func (sc *StepContext) Say(msg string) { sc.run.Say(sc.Step, msg) }
+func (sc *StepContext) Say(msg string) { sc.Reporter.Say(sc.Step, msg) }
 
 // Progress reports how far a long step is.
-func (sc *StepContext) Progress(done, total int) { sc.run.Progress(sc.Step, done, total) }
+func (sc *StepContext) Progress(done, total int) { sc.Reporter.Progress(sc.Step, done, total) }
 
 // Wait is what a step waits for, for a person watching the run (the
 // terminal's status line, a log's line a minute): it is not recorded, and
@@ -185,7 +194,7 @@ type Wait struct {
 
 // Waiting says what the step waits for now; a Wait with nothing For says
 // the wait is over.
-func (sc *StepContext) Waiting(w Wait) { sc.run.Waiting(sc.Step, w) }
+func (sc *StepContext) Waiting(w Wait) { sc.Reporter.Waiting(sc.Step, w) }
 
 // Context returns work_order.context.name as a string.
 func (sc *StepContext) Context(name string) string {
@@ -199,20 +208,13 @@ func (sc *StepContext) Input(name string) string {
 	return s
 }
 
-// Repo is the repository (--repo, else context.repo_path), opened once
-// per run.
-func (sc *StepContext) Repo() (*gitops.Repo, error) { return sc.run.Repo() }
-
-// facts are what the procedure's commands name.
-func (sc *StepContext) facts() workorder.CommandFacts { return sc.run.CommandFacts() }
-
 // BranchName is inputs.branch_name, else the branch the procedure's
 // commands create; "" when neither says.
 func (sc *StepContext) BranchName() string {
 	if b := sc.Input("branch_name"); b != "" {
 		return b
 	}
-	return sc.facts().Branch
+	return sc.CommandFacts().Branch
 }
 
 // Branch is the branch the work order works on.
@@ -230,7 +232,7 @@ func (sc *StepContext) BaseBranch() string {
 	if b := sc.Context("base_branch"); b != "" {
 		return b
 	}
-	return sc.facts().Base
+	return sc.CommandFacts().Base
 }
 
 // Remote is context.remote, else the remote the procedure's git push
@@ -239,7 +241,7 @@ func (sc *StepContext) Remote() string {
 	if r := sc.Context("remote"); r != "" {
 		return r
 	}
-	return sc.facts().Remote
+	return sc.CommandFacts().Remote
 }
 
 // WorktreeName is the recorded name, else inputs.worktree_name, else the
@@ -252,7 +254,7 @@ func (sc *StepContext) WorktreeName() (string, error) {
 	if n := sc.Input("worktree_name"); n != "" {
 		return n, nil
 	}
-	if p := sc.facts().WorktreePath; p != "" {
+	if p := sc.CommandFacts().WorktreePath; p != "" {
 		return filepath.Base(p), nil
 	}
 	b, err := sc.Branch()
@@ -280,12 +282,12 @@ func (sc *StepContext) Worktree() (*gitops.Worktree, error) {
 		path = *p
 	}
 	root := sc.Context("worktree_root")
-	switch named := sc.facts().WorktreePath; {
+	switch named := sc.CommandFacts().WorktreePath; {
 	case path != "":
 	case root == "":
 		return nil, fmt.Errorf("task %s: work_order.context.worktree_root is not set", sc.Key())
 	case sc.Input("worktree_name") == "" && named != "":
-		path, from = named, fmt.Sprintf("step %d's git worktree add", sc.facts().Steps["worktree_path"])
+		path, from = named, fmt.Sprintf("step %d's git worktree add", sc.CommandFacts().Steps["worktree_path"])
 	default:
 		path = filepath.Join(root, name)
 	}
@@ -304,7 +306,9 @@ func (sc *StepContext) Worktree() (*gitops.Worktree, error) {
 
 // GitHub returns the run's GitHub client for context.repo, built on first
 // use from the token in GITHUB_TOKEN (or GH_TOKEN).
-func (sc *StepContext) GitHub() (*github.Client, error) { return sc.run.GitHub(sc.Context("repo")) }
+func (sc *StepContext) GitHub() (*github.Client, error) {
+	return sc.Connections.GitHub(sc.Context("repo"))
+}
 
 // PRNumber is the pull request recorded in state, 0 if none.
 func (sc *StepContext) PRNumber() int { return sc.State().PRNumber }

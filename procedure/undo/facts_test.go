@@ -1,4 +1,4 @@
-package procedure
+package undo
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func undoAllThrough(t *testing.T, change func(map[string]any)) {
 	h := undoHarness(t)
 	e := h.engine()
 	e.Store = relogged{Store: e.Store, change: change}
-	res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key})
+	res, err := Task(h.ctx, e, Options{Key: fixture.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func undoAllThrough(t *testing.T, change func(map[string]any)) {
 		t.Errorf("undo: complete %v, status %s; steps %v", res.Complete, res.Status, stepsOf(res))
 	}
 	for _, step := range []string{"pull_request", "remote_branch", "worktree", "local_branch"} {
-		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoDone) {
+		if got := stepsOf(res)[step]; !strings.HasPrefix(got, Done) {
 			t.Errorf("%s: %q, want it undone", step, got)
 		}
 	}
@@ -91,7 +91,7 @@ func TestUndoOfALogThatProvesNothingLeavesEverything(t *testing.T) {
 	h := undoHarness(t)
 	e := h.engine()
 	e.Store = relogged{Store: e.Store, change: func(d map[string]any) { d[action.FactsKey] = []any{}; d["note"] = "done" }}
-	res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key})
+	res, err := Task(h.ctx, e, Options{Key: fixture.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestUndoOfALogThatProvesNothingLeavesEverything(t *testing.T) {
 	// The worktree carries its own mark of wo's (its admin files), so
 	// only what the log alone proves is left.
 	for _, step := range []string{"pull_request", "remote_branch", "local_branch"} {
-		if got := stepsOf(res)[step]; strings.HasPrefix(got, UndoDone) {
+		if got := stepsOf(res)[step]; strings.HasPrefix(got, Done) {
 			t.Errorf("%s: %q, undone with nothing in the log to prove it wo's", step, got)
 		}
 	}
@@ -196,20 +196,19 @@ func TestTheRunLogsWhatEachStepMade(t *testing.T) {
 	}
 }
 
-// An engine whose table runs an action of its own under a name of this
-// build (a test's scripted runner, say) still takes back what a run of
-// that name made: the undo falls back to this build's action for it.
-func TestUndoTakesBackWhatAScriptedActionsNameMakes(t *testing.T) {
+// What undo takes back, and in what order, is its own fixed list, not
+// the engine's table: an engine whose table runs an action of its own
+// under a name of this build (a test's scripted runner, say) still has
+// what a run of that name made taken back. wo's comments and pull
+// request go before the branch it is from, the worktree before the
+// branch checked out in it.
+func TestUndoTakesBackItsPartsInOrder(t *testing.T) {
 	t.Parallel()
-	table := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
-		"create_pr": ok("scripted"), "push": ok("scripted")})
-	r := &run{Engine: &Engine{Actions: table}}
-	u := &undo{run: r}
 	var names []string
-	for _, p := range u.undoParts() {
-		names = append(names, p.Name)
+	for _, p := range parts {
+		names = append(names, p.name)
 	}
 	if got, want := strings.Join(names, ","), "comments,pull_request,remote_branch,worktree,local_branch"; got != want {
-		t.Errorf("undo parts of a table with scripted create_pr and push: %s, want %s", got, want)
+		t.Errorf("undo parts: %s, want %s", got, want)
 	}
 }

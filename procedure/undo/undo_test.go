@@ -1,4 +1,4 @@
-package procedure
+package undo
 
 import (
 	"fmt"
@@ -14,89 +14,32 @@ import (
 
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
-// undoHarness is a run that went as far as opening its pull request: a
-// worktree, a branch with a commit, the branch pushed, a PR open.
-func undoHarness(t *testing.T) *stepHarness {
-	t.Helper()
-	h := newStepContext(t, stepOpts{GitHub: true})
-	h.completeUpTo("wait_for_review")
-	if h.stored().PRNumber != 1 {
-		t.Fatalf("the run opened no pull request: %+v", h.stored())
-	}
-	return h
-}
-
-// completeUpTo runs every step before the first of the given action and
-// completes each as the engine does: its state written back and its
-// step_completed entry in the activity log, which undo takes as proof of
-// what wo made.
-func (h *stepHarness) completeUpTo(action string) {
-	h.t.Helper()
-	for _, s := range h.r.procedure() {
-		if s.Action == action {
-			return
-		}
-		out, err := h.run(s.Action)
-		if err != nil {
-			h.t.Fatalf("%s: %v", s.Action, err)
-		}
-		if _, err := h.r.complete(h.ctx, s, out, 0); err != nil {
-			h.t.Fatal(err)
-		}
-	}
-}
-
-// hasBranch says whether the repository at dir has the branch, asking git.
-func hasBranch(t *testing.T, dir, branch string) bool {
-	t.Helper()
-	_, err := fixture.GitTry(dir, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
-	return err == nil
-}
-
-// mustUndo runs wo undo on the harness's task and fails the test on an
-// error.
-func (h *stepHarness) mustUndo(opts UndoOptions) *UndoResult {
-	h.t.Helper()
-	res, err := h.engine().Undo(h.ctx, opts)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return res
-}
-
-func stepsOf(res *UndoResult) map[string]string {
-	out := map[string]string{}
-	for _, s := range res.Steps {
-		out[s.Step] = s.Outcome + ": " + s.Reason
-	}
-	return out
-}
-
 func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
 	h := undoHarness(t)
 	e := h.engine()
 
 	// The plan first: it changes nothing.
-	plan, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key, DryRun: true})
+	plan, err := Task(h.ctx, e, Options{Key: fixture.Key, DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, step := range []string{"pull_request", "remote_branch", "worktree", "local_branch"} {
-		if got := stepsOf(plan)[step]; !strings.HasPrefix(got, UndoWould) {
-			t.Errorf("the plan for %s: %q, want %q", step, got, UndoWould)
+		if got := stepsOf(plan)[step]; !strings.HasPrefix(got, Would) {
+			t.Errorf("the plan for %s: %q, want %q", step, got, Would)
 		}
 	}
 	if p := h.GH.PullRequests(fixture.Repo)[0]; p["state"] != "open" || !hasBranch(t, h.Remote, fixture.Branch) {
 		t.Fatalf("the dry run changed something: PR %v", p["state"])
 	}
 
-	res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key, Reason: "the split was wrong"})
+	res, err := Task(h.ctx, e, Options{Key: fixture.Key, Reason: "the split was wrong"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +47,7 @@ func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
 		t.Errorf("undo: complete %v, status %s; steps %v", res.Complete, res.Status, stepsOf(res))
 	}
 	for _, step := range []string{"pull_request", "remote_branch", "worktree", "local_branch"} {
-		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoDone) {
+		if got := stepsOf(res)[step]; !strings.HasPrefix(got, Done) {
 			t.Errorf("%s: %q, want it undone", step, got)
 		}
 	}
@@ -127,7 +70,7 @@ func TestUndoTakesBackWhatTheRunMade(t *testing.T) {
 	// A second undo finds nothing to do and writes nothing.
 	before, _ := h.store.Get(h.ctx, fixture.Key)
 	requests := len(h.GH.Requests())
-	again, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key})
+	again, err := Task(h.ctx, e, Options{Key: fixture.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,9 +86,9 @@ func TestUndoLeavesWhatSomeoneElseChanged(t *testing.T) {
 	// Someone pushes on top of wo's branch.
 	theirs := fixture.SomeonePushes(t, h.Root, h.Remote, fixture.Branch, fixture.Branch)
 
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
+	res := h.mustUndo(Options{Key: fixture.Key})
 	got := stepsOf(res)["remote_branch"]
-	if !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, theirs[:12]) || !strings.Contains(got, "that wo pushed: someone else pushed since") {
+	if !strings.HasPrefix(got, Left) || !strings.Contains(got, theirs[:12]) || !strings.Contains(got, "that wo pushed: someone else pushed since") {
 		t.Errorf("remote branch: %q, want it left, naming their commit %s", got, theirs[:12])
 	}
 	if res.Complete {
@@ -161,8 +104,8 @@ func TestUndoNeverTouchesAMergedPullRequest(t *testing.T) {
 	h.GH.Merge(fixture.Repo, 1)
 	before := h.stored()
 	requests := len(h.GH.Requests())
-	res := h.mustUndo(UndoOptions{Key: fixture.Key, Comments: true})
-	if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "cannot take a merge back") {
+	res := h.mustUndo(Options{Key: fixture.Key, Comments: true})
+	if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "cannot take a merge back") {
 		t.Errorf("pull request: %q", got)
 	}
 	for _, r := range h.GH.Requests()[requests:] {
@@ -184,9 +127,9 @@ func TestUndoLeavesABaseBranchTheStateNames(t *testing.T) {
 	h := undoHarness(t)
 	base := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
 	h.setState(func(s *stateT) { s.Branch, s.PushedSHA = fixture.Base, base })
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
+	res := h.mustUndo(Options{Key: fixture.Key})
 	for _, step := range []string{"remote_branch", "local_branch"} {
-		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) {
+		if got := stepsOf(res)[step]; !strings.HasPrefix(got, Left) {
 			t.Errorf("%s: %q, want the base branch left", step, got)
 		}
 	}
@@ -201,9 +144,9 @@ func TestUndoLeavesABaseBranchTheStateNames(t *testing.T) {
 func TestUndoFindsAPullRequestTheRunDidNotRecord(t *testing.T) {
 	h := undoHarness(t)
 	h.setState(func(s *stateT) { s.PRNumber, s.PRURL = 0, nil })
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
+	res := h.mustUndo(Options{Key: fixture.Key})
 	got := stepsOf(res)["pull_request"]
-	if !strings.HasPrefix(got, UndoDone) || !strings.Contains(got, "wo had not recorded it") {
+	if !strings.HasPrefix(got, Done) || !strings.Contains(got, "wo had not recorded it") {
 		t.Errorf("pull request: %q, want it closed, saying wo had not recorded it", got)
 	}
 	if p := h.GH.PullRequests(fixture.Repo)[0]; p["state"] != "closed" {
@@ -221,9 +164,9 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 		if err := h.store.Create(h.ctx, other); err != nil {
 			t.Fatal(err)
 		}
-		res := h.mustUndo(UndoOptions{Key: fixture.Key, Comments: true})
+		res := h.mustUndo(Options{Key: fixture.Key, Comments: true})
 		for _, step := range []string{"comments", "pull_request", "remote_branch", "worktree", "local_branch"} {
-			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") {
+			if got := stepsOf(res)[step]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "task_other") {
 				t.Errorf("%s: %q, want it left, naming task_other", step, got)
 			}
 		}
@@ -242,8 +185,8 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 		if err := h.store.Create(h.ctx, other); err != nil {
 			t.Fatal(err)
 		}
-		res := h.mustUndo(UndoOptions{Key: fixture.Key})
-		if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task_other") || strings.Contains(got, "wo had not recorded it") {
+		res := h.mustUndo(Options{Key: fixture.Key})
+		if got := stepsOf(res)["pull_request"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "task_other") || strings.Contains(got, "wo had not recorded it") {
 			t.Errorf("pull request: %q, want it left, not claimed as wo's", got)
 		}
 	})
@@ -251,9 +194,9 @@ func TestUndoLeavesWhatIsNotProvablyThisTasks(t *testing.T) {
 		h := undoHarness(t)
 		n := h.GH.OpenPRAs(fixture.Repo, fixture.Branch, fixture.Base, "alice", "Alice's PR")
 		h.setState(func(s *stateT) { s.PRNumber = n })
-		res := h.mustUndo(UndoOptions{Key: fixture.Key, Comments: true})
+		res := h.mustUndo(Options{Key: fixture.Key, Comments: true})
 		for _, step := range []string{"pull_request", "comments"} {
-			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "alice") {
+			if got := stepsOf(res)[step]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "alice") {
 				t.Errorf("%s: %q, want it left, naming alice", step, got)
 			}
 		}
@@ -282,12 +225,12 @@ func TestUndoGoesOnWhereItStopped(t *testing.T) {
 				t.Fatalf("undo did not stop at %s: %v", stop, r)
 			}
 		}()
-		e.Undo(h.ctx, UndoOptions{Key: fixture.Key, Reason: "once"})
+		Task(h.ctx, e, Options{Key: fixture.Key, Reason: "once"})
 	}()
 	e.Fault = nil
 	// The panic left the lease held by this engine; the same runner
 	// takes it again.
-	res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key, Reason: "once"})
+	res, err := Task(h.ctx, e, Options{Key: fixture.Key, Reason: "once"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,32 +242,22 @@ func TestUndoGoesOnWhereItStopped(t *testing.T) {
 	}
 }
 
-// revOf is the task's revision in the store: every write changes it.
-func (h *stepHarness) revOf() string {
-	h.t.Helper()
-	doc, err := h.store.Get(h.ctx, fixture.Key)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return doc["_rev"].(string)
-}
-
 // An undo that ended leaving a merged pull request (and so the state) is
 // over: a second one writes nothing, asks GitHub nothing, and says what
 // the first left.
 func TestUndoOfAMergedTaskTwiceIsANoOp(t *testing.T) {
 	h := undoHarness(t)
 	h.GH.Merge(fixture.Repo, 1)
-	first, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
+	first, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key})
 	if err != nil || first.Complete || first.AsRecorded {
 		t.Fatalf("first undo: %v, complete %v, as recorded %v", err, first.Complete, first.AsRecorded)
 	}
 	rev, requests := h.revOf(), len(h.GH.Requests())
-	again := h.mustUndo(UndoOptions{Key: fixture.Key})
+	again := h.mustUndo(Options{Key: fixture.Key})
 	if h.revOf() != rev || len(h.GH.Requests()) != requests {
 		t.Errorf("the second undo wrote (%v) or asked GitHub (%d requests)", h.revOf() != rev, len(h.GH.Requests())-requests)
 	}
-	if !again.AsRecorded || again.Complete || !strings.HasPrefix(stepsOf(again)["state"], UndoLeft) || len(again.Steps) != len(first.Steps) {
+	if !again.AsRecorded || again.Complete || !strings.HasPrefix(stepsOf(again)["state"], Left) || len(again.Steps) != len(first.Steps) {
 		t.Errorf("the second undo: as recorded %v, complete %v, steps %v; want the first's %v", again.AsRecorded, again.Complete, stepsOf(again), stepsOf(first))
 	}
 }
@@ -332,20 +265,16 @@ func TestUndoOfAMergedTaskTwiceIsANoOp(t *testing.T) {
 // A task whose state records nothing is not touched, whatever its status:
 // undo is not a way to reopen a task someone closed.
 func TestUndoLeavesAnUntouchedClosedTask(t *testing.T) {
-	h := newStepContext(t, stepOpts{})
-	top := map[string]any{}
-	if err := h.r.setStatus(top, workorder.StatusInReview, ""); err != nil {
-		t.Fatal(err)
+	h := newHarness(t, stepOpts{})
+	ed, release := h.held()
+	for _, to := range []workorder.Status{workorder.StatusInReview, workorder.StatusClosed} {
+		if err := ed.MoveStatus(h.ctx, to); err != nil {
+			t.Fatal(err)
+		}
 	}
-	h.r.save(h.ctx, top)
-	top = map[string]any{}
-	if err := h.r.setStatus(top, workorder.StatusClosed, ""); err != nil {
-		t.Fatal(err)
-	}
-	h.r.save(h.ctx, top)
-	h.r.release(h.ctx)
+	release()
 	rev := h.revOf()
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
+	res := h.mustUndo(Options{Key: fixture.Key})
 	if !res.NothingToUndo || !res.Complete || res.Status != workorder.StatusClosed || h.revOf() != rev {
 		t.Errorf("undo of an untouched closed task: nothing to undo %v, complete %v, status %s, wrote %v", res.NothingToUndo, res.Complete, res.Status, h.revOf() != rev)
 	}
@@ -356,14 +285,14 @@ func TestUndoLeavesAnUntouchedClosedTask(t *testing.T) {
 func TestUndoStoppedByGitHubIsNotComplete(t *testing.T) {
 	h := undoHarness(t)
 	h.GH.Inject5xx(5)
-	res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
-	if err == nil || !IsTransient(err) {
+	res, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key})
+	if err == nil || !procedure.IsTransient(err) {
 		t.Fatalf("undo while GitHub answers 502: %v, want a transient error", err)
 	}
 	if res == nil || res.Complete || res.Stopped != "pull_request" {
 		t.Fatalf("undo stopped by GitHub: %+v, want not complete, stopped at pull_request", res)
 	}
-	again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
+	again, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key})
 	if err != nil || !again.Complete || again.Stopped != "" {
 		t.Errorf("the rerun: %v, %+v", err, again)
 	}
@@ -448,15 +377,15 @@ func TestLegacyProvenanceReadsTheNotesOfTheTasksOwnSteps(t *testing.T) {
 // anyone) leaves its branches and pull request; the worktree carries the
 // mark create_worktree wrote, so it goes.
 func TestUndoTakesOnlyWhatTheLogProves(t *testing.T) {
-	h := newStepContext(t, stepOpts{GitHub: true})
+	h := newHarness(t, stepOpts{GitHub: true})
 	h.upTo("wait_for_review") // state written, nothing logged
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
+	res := h.mustUndo(Options{Key: fixture.Key})
 	for _, step := range []string{"pull_request", "remote_branch", "local_branch"} {
-		if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "never switched to or pushed by this task's runs") {
+		if got := stepsOf(res)[step]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "never switched to or pushed by this task's runs") {
 			t.Errorf("%s: %q, want it left for want of proof", step, got)
 		}
 	}
-	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoDone) {
+	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, Done) {
 		t.Errorf("worktree: %q, want it removed: its admin files name the task", got)
 	}
 	if !hasBranch(t, h.Remote, fixture.Branch) || !hasBranch(t, h.Repo, fixture.Branch) || h.GH.PullRequests(fixture.Repo)[0]["state"] != "open" {
@@ -467,14 +396,14 @@ func TestUndoTakesOnlyWhatTheLogProves(t *testing.T) {
 // A worktree is wo's when its admin files name this task, or, for one made
 // before wo wrote that mark, when this task's log records creating it.
 func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
-	marker := func(h *stepHarness) string {
+	marker := func(h *harness) string {
 		return filepath.Join(h.Repo, ".git", "worktrees", fixture.Worktree, gitops.OwnerFile)
 	}
 	t.Run("named for another task", func(t *testing.T) {
 		h := undoHarness(t)
 		fixture.WriteFile(t, marker(h), "task_other\n")
-		res := h.mustUndo(UndoOptions{Key: fixture.Key})
-		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "task task_other created it") {
+		res := h.mustUndo(Options{Key: fixture.Key})
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "task task_other created it") {
 			t.Errorf("worktree: %q", got)
 		}
 		if _, err := os.Stat(h.Worktree); err != nil {
@@ -484,32 +413,22 @@ func TestUndoProvesTheWorktreeItRemoves(t *testing.T) {
 	t.Run("no mark, creation logged", func(t *testing.T) {
 		h := undoHarness(t)
 		os.Remove(marker(h))
-		res := h.mustUndo(UndoOptions{Key: fixture.Key})
-		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoDone) {
+		res := h.mustUndo(Options{Key: fixture.Key})
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, Done) {
 			t.Errorf("worktree: %q, want it removed on the log's word", got)
 		}
 	})
 	t.Run("no mark, creation not logged", func(t *testing.T) {
-		h := newStepContext(t, stepOpts{GitHub: true})
-		for _, s := range h.r.procedure() {
-			if s.Action == "wait_for_review" {
-				break
-			}
-			out, err := h.run(s.Action)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.Action == "create_worktree" {
-				h.keep(out) // state only: as a document could say it
-				continue
-			}
-			if _, err := h.r.complete(h.ctx, s, out, 0); err != nil {
-				t.Fatal(err)
-			}
+		h := newHarness(t, stepOpts{GitHub: true})
+		out, err := h.run("create_worktree")
+		if err != nil {
+			t.Fatal(err)
 		}
+		h.keep(out) // state only: as a document could say it
+		h.completeSteps(h.step("create_worktree").Step+1, h.step("wait_for_review").Step-1)
 		os.Remove(marker(h))
-		res := h.mustUndo(UndoOptions{Key: fixture.Key})
-		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "carry no mark of wo's") {
+		res := h.mustUndo(Options{Key: fixture.Key})
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "carry no mark of wo's") {
 			t.Errorf("worktree: %q, want it left", got)
 		}
 		if _, err := os.Stat(h.Worktree); err != nil {
@@ -525,8 +444,8 @@ func TestUndoOfAWorktreeWoCouldNotHaveMade(t *testing.T) {
 	h := undoHarness(t)
 	outside := filepath.Join(h.Root, "elsewhere")
 	h.setState(func(s *stateT) { s.WorktreePath = &outside })
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
-	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is not inside work_order.context.worktree_root") {
+	res := h.mustUndo(Options{Key: fixture.Key})
+	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "is not inside work_order.context.worktree_root") {
 		t.Errorf("worktree: %q", got)
 	}
 	// The branch is checked out in the real worktree, which undo did not
@@ -535,9 +454,9 @@ func TestUndoOfAWorktreeWoCouldNotHaveMade(t *testing.T) {
 		t.Errorf("complete %v, pending %v, local branch %q; the branch checked out in the real worktree must stay", res.Complete, res.Pending, got)
 	}
 
-	h = newStepContext(t, stepOpts{Procedure: fixture.BareSteps("create_worktree")})
+	h = newHarness(t, stepOpts{Procedure: fixture.BareSteps("create_worktree")})
 	h.completeUpTo("none")
-	if _, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key, RepoPath: filepath.Join(h.Root, "nowhere")}); err == nil || !strings.Contains(err.Error(), "nowhere") {
+	if _, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key, RepoPath: filepath.Join(h.Root, "nowhere")}); err == nil || !strings.Contains(err.Error(), "nowhere") {
 		t.Errorf("undo with a repository that does not open: %v", err)
 	}
 	if _, err := os.Stat(h.Worktree); err != nil {
@@ -552,15 +471,15 @@ func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 	t.Run("changes not committed", func(t *testing.T) {
 		h := undoHarness(t)
 		fixture.WriteFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
-		plan := h.mustUndo(UndoOptions{Key: fixture.Key, DryRun: true})
-		if got := stepsOf(plan)["local_branch"]; !strings.HasPrefix(got, UndoLeft) || !plan.Pending {
+		plan := h.mustUndo(Options{Key: fixture.Key, DryRun: true})
+		if got := stepsOf(plan)["local_branch"]; !strings.HasPrefix(got, Left) || !plan.Pending {
 			t.Errorf("the plan: local branch %q, pending %v; the worktree that stays keeps it checked out", got, plan.Pending)
 		}
-		res := h.mustUndo(UndoOptions{Key: fixture.Key})
-		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "scratch.txt") || !strings.Contains(got, "run wo undo "+fixture.Key+" again") {
+		res := h.mustUndo(Options{Key: fixture.Key})
+		if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "scratch.txt") || !strings.Contains(got, "run wo undo "+fixture.Key+" again") {
 			t.Errorf("worktree: %q", got)
 		}
-		if got := stepsOf(res)["state"]; res.Complete || !res.Pending || !strings.HasPrefix(got, UndoLeft) || res.Status != workorder.StatusInProgress {
+		if got := stepsOf(res)["state"]; res.Complete || !res.Pending || !strings.HasPrefix(got, Left) || res.Status != workorder.StatusInProgress {
 			t.Errorf("complete %v, pending %v, status %s, state %q: the state must be kept", res.Complete, res.Pending, res.Status, got)
 		}
 		if st := h.stored(); st.Undo == nil || st.PRNumber != 1 || st.Branch != fixture.Branch {
@@ -568,14 +487,14 @@ func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 		}
 		// Nothing changed: the rerun leaves the same, and logs nothing new.
 		logs, _ := h.store.Logs(h.ctx, fixture.Key)
-		if again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key}); err != nil || !again.Pending {
+		if again, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key}); err != nil || !again.Pending {
 			t.Fatalf("the rerun before the fix: %v, %+v", err, again)
 		}
 		if now, _ := h.store.Logs(h.ctx, fixture.Key); len(now) != len(logs) {
 			t.Errorf("a rerun that found the same logged %d entries", len(now)-len(logs))
 		}
 		os.Remove(filepath.Join(h.Worktree, "scratch.txt"))
-		done, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
+		done, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key})
 		if err != nil || !done.Complete || done.Pending || done.Status != workorder.StatusOpen {
 			t.Fatalf("the rerun after the fix: %v, %v", err, stepsOf(done))
 		}
@@ -585,7 +504,7 @@ func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 		// What changed is logged: the worktree, left before, is undone now.
 		entries, _ := h.store.Logs(h.ctx, fixture.Key)
 		if !slices.ContainsFunc(entries, func(e store.LogEntry) bool {
-			return e.Action == "undo_step" && e.Details["step"] == "worktree" && e.Details["outcome"] == UndoDone
+			return e.Action == "undo_step" && e.Details["step"] == "worktree" && e.Details["outcome"] == Done
 		}) {
 			t.Error("the log has no entry for the worktree taken back on the rerun")
 		}
@@ -595,23 +514,23 @@ func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 	})
 	t.Run("the branch checked out elsewhere", func(t *testing.T) {
 		h := undoHarness(t)
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key, DryRun: true})
-		if err != nil || res.Pending || !strings.HasPrefix(stepsOf(res)["local_branch"], UndoWould) {
+		res, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key, DryRun: true})
+		if err != nil || res.Pending || !strings.HasPrefix(stepsOf(res)["local_branch"], Would) {
 			t.Fatalf("the plan with nothing in the way: %v, pending %v, %v", err, res.Pending, stepsOf(res))
 		}
 		// A person removes wo's worktree and checks the branch out in the
 		// main checkout.
 		fixture.Git(t, h.Repo, "worktree", "remove", h.Worktree)
 		fixture.Git(t, h.Repo, "checkout", "-q", fixture.Branch)
-		res, err = h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
+		res, err = Task(h.ctx, h.engine(), Options{Key: fixture.Key})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is checked out at "+h.Repo) || !res.Pending {
+		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "is checked out at "+h.Repo) || !res.Pending {
 			t.Errorf("local branch: %q, pending %v", got, res.Pending)
 		}
 		fixture.Git(t, h.Repo, "checkout", "-q", "main")
-		done, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
+		done, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key})
 		if err != nil || !done.Complete || hasBranch(t, h.Repo, fixture.Branch) {
 			t.Errorf("the rerun after the fix: %v, %v", err, stepsOf(done))
 		}
@@ -623,7 +542,7 @@ func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 // request on GitHub for good. Once that task is undone (or never ran), the
 // branch goes.
 func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
-	stacked := func(h *stepHarness, state map[string]any) {
+	stacked := func(h *harness, state map[string]any) {
 		h.t.Helper()
 		doc := map[string]any{"_key": "task_above", "title": "The PR above", "status": "in_review",
 			"work_order": map[string]any{"objective": "x", "context": map[string]any{"base_branch": fixture.Branch},
@@ -635,9 +554,9 @@ func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
 	t.Run("a run of it not undone", func(t *testing.T) {
 		h := undoHarness(t)
 		stacked(h, map[string]any{"version": 1, "current_step": 6, "completed_steps": []any{1, 2, 3, 4, 5, 6}, "pr_number": 2})
-		res := h.mustUndo(UndoOptions{Key: fixture.Key})
+		res := h.mustUndo(Options{Key: fixture.Key})
 		for _, step := range []string{"remote_branch", "local_branch"} {
-			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "is the base of task task_above") || !strings.Contains(got, "run wo undo task_above first, then wo undo "+fixture.Key+" again") {
+			if got := stepsOf(res)[step]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "is the base of task task_above") || !strings.Contains(got, "run wo undo task_above first, then wo undo "+fixture.Key+" again") {
 				t.Errorf("%s: %q", step, got)
 			}
 		}
@@ -649,7 +568,7 @@ func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
 		if _, err := h.store.Update(h.ctx, fixture.Key, doc["_rev"].(string), map[string]any{"parent_key": "task_epic"}); err != nil {
 			t.Fatal(err)
 		}
-		again, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
+		again, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key})
 		if got := stepsOf(again)["remote_branch"]; err != nil || !strings.Contains(got, "undo the stack from the top with wo undo --epic task_epic, or run wo undo task_above first") {
 			t.Errorf("remote branch in an epic: %v, %q", err, got)
 		}
@@ -657,7 +576,7 @@ func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
 	t.Run("never run", func(t *testing.T) {
 		h := undoHarness(t)
 		stacked(h, map[string]any{"version": 1, "current_step": 0, "completed_steps": []any{}})
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
+		res, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key})
 		if err != nil || !res.Complete || hasBranch(t, h.Remote, fixture.Branch) || hasBranch(t, h.Repo, fixture.Branch) {
 			t.Errorf("with the task above untouched: %v, %v", err, stepsOf(res))
 		}
@@ -667,7 +586,7 @@ func TestUndoKeepsTheBaseOfAStackedTask(t *testing.T) {
 // lyingProxy stands in front of the harness's stand-in and answers the
 // requests lie picks with the pull request's state turned to closed; a
 // PATCH it picks is read instead, never sent.
-func lyingProxy(t *testing.T, h *stepHarness, lie func(*http.Request) bool) {
+func lyingProxy(t *testing.T, h *harness, lie func(*http.Request) bool) {
 	t.Helper()
 	srv := ghstandin.PRStateLiar(h.GH.URL, lie)
 	t.Cleanup(srv.Close)
@@ -693,8 +612,8 @@ func TestUndoChecksThatThePullRequestIsClosed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := undoHarness(t)
 			lyingProxy(t, h, c.lie)
-			res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
-			if err == nil || !IsTransient(err) || !strings.Contains(err.Error(), c.want) {
+			res, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key})
+			if err == nil || !procedure.IsTransient(err) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("undo: %v, want a retry later saying %q", err, c.want)
 			}
 			if res.Complete || h.GH.PullRequests(fixture.Repo)[0]["state"] != "open" {
@@ -710,8 +629,8 @@ func TestUndoChecksThatThePullRequestIsClosed(t *testing.T) {
 			t.Fatalf("closing #1: %v %v", resp, err)
 		}
 		h.GH.OpenPRAs(fixture.Repo, fixture.Branch, fixture.Base, "alice", "Alice's PR from the same branch")
-		res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key})
-		if err != nil || !strings.HasPrefix(stepsOf(res)["pull_request"], UndoGone) {
+		res, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key})
+		if err != nil || !strings.HasPrefix(stepsOf(res)["pull_request"], Gone) {
 			t.Errorf("undo: %v, pull request %q, want gone", err, stepsOf(res)["pull_request"])
 		}
 	})
@@ -721,7 +640,7 @@ func TestUndoChecksThatThePullRequestIsClosed(t *testing.T) {
 // running elsewhere (exit 3, not 4), what it builds on is kept, the rest is
 // undone; with nobody holding anything, the epic's undo is complete.
 func TestUndoEpicWithAChildHeldElsewhere(t *testing.T) {
-	h := newStepContext(t, stepOpts{})
+	h := newHarness(t, stepOpts{})
 	child := func(key string, blockedBy []any, lease map[string]any) {
 		st := map[string]any{"version": 1, "current_step": 1, "completed_steps": []any{1}, "notes": []any{"ran"}}
 		if lease != nil {
@@ -737,20 +656,20 @@ func TestUndoEpicWithAChildHeldElsewhere(t *testing.T) {
 	if err := h.store.Create(h.ctx, map[string]any{"_key": "task_epic", "title": "epic", "status": "open", "type": "epic"}); err != nil {
 		t.Fatal(err)
 	}
-	held := map[string]any{"holder": "ci@another-host:42", "expires_at": h.r.Now().Add(time.Hour).UTC().Format(time.RFC3339)}
+	held := map[string]any{"holder": "ci@another-host:42", "expires_at": h.eng.Now().Add(time.Hour).UTC().Format(time.RFC3339)}
 	child("task_a", []any{}, nil)
 	child("task_b", []any{"task_a"}, held)
 	child("task_c", []any{}, nil)
 
-	res, err := h.engine().UndoEpic(h.ctx, "task_epic", UndoOptions{})
-	if c := Classify(err); c.Outcome != OutcomeElsewhere || c.Code != "EPIC_RUNNING_ELSEWHERE" || res.Complete {
+	res, err := Epic(h.ctx, h.engine(), "task_epic", Options{})
+	if c := procedure.Classify(err); c.Outcome != procedure.OutcomeElsewhere || c.Code != "EPIC_RUNNING_ELSEWHERE" || res.Complete {
 		t.Fatalf("undo --epic with a held child: %v (%+v), complete %v", err, c, res.Complete)
 	}
-	got := map[string]RunOutcome{}
+	got := map[string]procedure.RunOutcome{}
 	for _, tk := range res.Tasks {
 		got[tk.Key] = tk.Outcome
 	}
-	if got["task_b"] != OutcomeElsewhere || got["task_a"] != OutcomeSkipped || got["task_c"] != OutcomeDone {
+	if got["task_b"] != procedure.OutcomeElsewhere || got["task_a"] != procedure.OutcomeSkipped || got["task_c"] != procedure.OutcomeDone {
 		t.Errorf("children: %v", got)
 	}
 
@@ -758,7 +677,7 @@ func TestUndoEpicWithAChildHeldElsewhere(t *testing.T) {
 	if _, err := h.store.Update(h.ctx, "task_b", doc["_rev"].(string), map[string]any{"work_order": map[string]any{"state": map[string]any{"lease": nil}}}); err != nil {
 		t.Fatal(err)
 	}
-	res, err = h.engine().UndoEpic(h.ctx, "task_epic", UndoOptions{})
+	res, err = Epic(h.ctx, h.engine(), "task_epic", Options{})
 	if err != nil || !res.Complete {
 		t.Errorf("undo --epic with nothing held: %v, complete %v, %+v", err, res.Complete, res.Tasks)
 	}
@@ -771,11 +690,11 @@ func TestUndoEpicWithAChildHeldElsewhere(t *testing.T) {
 func TestARunRefusesATaskPartlyUndone(t *testing.T) {
 	h := undoHarness(t)
 	fixture.WriteFile(t, filepath.Join(h.Worktree, "scratch.txt"), "wip\n")
-	if res, err := h.engine().Undo(h.ctx, UndoOptions{Key: fixture.Key}); err != nil || !res.Pending {
+	if res, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key}); err != nil || !res.Pending {
 		t.Fatalf("undo: %v, %+v", err, res)
 	}
-	_, err := h.engine().Run(h.ctx, RunOptions{Key: fixture.Key})
-	if c := Classify(err); c.Code != "UNDO_UNFINISHED" || c.Outcome != OutcomeWaiting || !strings.Contains(err.Error(), "finish the undo with wo undo "+fixture.Key) {
+	_, err := h.engine().Run(h.ctx, procedure.RunOptions{Key: fixture.Key})
+	if c := procedure.Classify(err); c.Code != "UNDO_UNFINISHED" || c.Outcome != procedure.OutcomeWaiting || !strings.Contains(err.Error(), "finish the undo with wo undo "+fixture.Key) {
 		t.Fatalf("run of a task partly undone: %v (%+v)", err, c)
 	}
 	if _, err := h.engine().Reset(h.ctx, fixture.Key, 0); err != nil {
@@ -784,17 +703,17 @@ func TestARunRefusesATaskPartlyUndone(t *testing.T) {
 	if st := h.stored(); st.Undo != nil {
 		t.Errorf("reset to step 0 kept the undo's record: %+v", st.Undo)
 	}
-	if _, err := h.engine().Run(h.ctx, RunOptions{Key: fixture.Key, UntilStep: 1}); err != nil {
+	if _, err := h.engine().Run(h.ctx, procedure.RunOptions{Key: fixture.Key, UntilStep: 1}); err != nil {
 		t.Errorf("run after reset: %v", err)
 	}
 
 	m := undoHarness(t)
 	m.GH.Merge(fixture.Repo, 1)
-	if _, err := m.engine().Undo(m.ctx, UndoOptions{Key: fixture.Key}); err != nil {
+	if _, err := Task(m.ctx, m.engine(), Options{Key: fixture.Key}); err != nil {
 		t.Fatal(err)
 	}
-	if st := m.stored(); st.Undo == nil || unfinishedUndo(st) {
-		t.Errorf("the undo of a merged task: record %+v, unfinished %v; want it finished", st.Undo, unfinishedUndo(st))
+	if st := m.stored(); st.Undo == nil || (st.Undo != nil && !procedure.UndoFinished(st)) {
+		t.Errorf("the undo of a merged task: record %+v, unfinished %v; want it finished", st.Undo, (st.Undo != nil && !procedure.UndoFinished(st)))
 	}
 }
 
@@ -804,8 +723,8 @@ func TestARunRefusesATaskPartlyUndone(t *testing.T) {
 // switched to and never committed on is where create_branch started it,
 // which proves the local branch, never the remote one.
 func TestUndoOfAPushNotLogged(t *testing.T) {
-	pushedNotLogged := func(t *testing.T) *stepHarness {
-		h := newStepContext(t, stepOpts{GitHub: true})
+	pushedNotLogged := func(t *testing.T) *harness {
+		h := newHarness(t, stepOpts{GitHub: true})
 		h.completeUpTo("push")
 		if _, err := h.run("push"); err != nil { // pushed, nothing recorded
 			t.Fatal(err)
@@ -814,8 +733,8 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 	}
 	t.Run("wo's commit", func(t *testing.T) {
 		h := pushedNotLogged(t)
-		res := h.mustUndo(UndoOptions{Key: fixture.Key})
-		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoDone) || !strings.Contains(got, "a commit wo made; wo had not recorded pushing it") {
+		res := h.mustUndo(Options{Key: fixture.Key})
+		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, Done) || !strings.Contains(got, "a commit wo made; wo had not recorded pushing it") {
 			t.Errorf("remote branch: %q", got)
 		}
 		if hasBranch(t, h.Remote, fixture.Branch) || !res.Complete {
@@ -825,8 +744,8 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 	t.Run("someone's on top", func(t *testing.T) {
 		h := pushedNotLogged(t)
 		fixture.SomeonePushes(t, h.Root, h.Remote, fixture.Branch, fixture.Branch)
-		res := h.mustUndo(UndoOptions{Key: fixture.Key})
-		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "which wo did not record making, and wo recorded no push to it") {
+		res := h.mustUndo(Options{Key: fixture.Key})
+		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "which wo did not record making, and wo recorded no push to it") {
 			t.Errorf("remote branch: %q", got)
 		}
 		if !hasBranch(t, h.Remote, fixture.Branch) {
@@ -834,15 +753,15 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 		}
 	})
 	t.Run("a branch never committed on", func(t *testing.T) {
-		h := newStepContext(t, stepOpts{GitHub: true})
+		h := newHarness(t, stepOpts{GitHub: true})
 		h.completeUpTo("checkout_files")
 		// Someone pushes the base to the branch's name on the remote.
 		fixture.Git(t, h.Repo, "push", "-q", "origin", fixture.Branch)
-		res := h.mustUndo(UndoOptions{Key: fixture.Key})
-		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, UndoDone) {
+		res := h.mustUndo(Options{Key: fixture.Key})
+		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, Done) {
 			t.Errorf("local branch: %q, want it deleted: it is where create_branch started it", got)
 		}
-		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) || !hasBranch(t, h.Remote, fixture.Branch) {
+		if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, Left) || !hasBranch(t, h.Remote, fixture.Branch) {
 			t.Errorf("remote branch: %q, want it left: wo never pushed it", got)
 		}
 	})
@@ -886,11 +805,10 @@ func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 	if strings.HasPrefix(out.Note, "fixed ") {
 		t.Errorf("the loop claims a commit it did not make: %q", out.Note)
 	}
-	if _, err := h.r.complete(h.ctx, h.step("conditional_loop"), out, 0); err != nil {
-		t.Fatal(err)
-	}
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
-	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) {
+	loop := h.step("conditional_loop").Step
+	h.completeSteps(loop, loop)
+	res := h.mustUndo(Options{Key: fixture.Key})
+	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, Left) {
 		t.Errorf("remote_branch: %s; want it left", got)
 	}
 	if got := strings.TrimSpace(fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch)); got != strings.TrimSpace(theirs) {
@@ -902,7 +820,7 @@ func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 // top of it, but deleting it (here or on the remote) would take their
 // commits too. Undo keeps it, and says how to take back only wo's part.
 func TestUndoKeepsABranchWoAdopted(t *testing.T) {
-	h := newStepContext(t, stepOpts{GitHub: true})
+	h := newHarness(t, stepOpts{GitHub: true})
 	other := filepath.Join(h.Root, "person")
 	fixture.Git(t, h.Root, "clone", "-q", "--branch", fixture.Base, h.Repo, other)
 	fixture.WriteFile(t, filepath.Join(other, "mine.txt"), "mine\n")
@@ -912,10 +830,10 @@ func TestUndoKeepsABranchWoAdopted(t *testing.T) {
 	fixture.Git(t, h.Repo, "fetch", "-q", other, "HEAD:refs/heads/"+fixture.Branch)
 	fixture.Git(t, h.Repo, "push", "-q", "origin", fixture.Branch)
 	h.completeUpTo("wait_for_review")
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
+	res := h.mustUndo(Options{Key: fixture.Key})
 	steps := stepsOf(res)
 	for _, s := range []string{"local_branch", "remote_branch"} {
-		if !strings.HasPrefix(steps[s], UndoLeft) || !strings.Contains(steps[s], "was there before this task's runs") || !strings.Contains(steps[s], mine[:12]) {
+		if !strings.HasPrefix(steps[s], Left) || !strings.Contains(steps[s], "was there before this task's runs") || !strings.Contains(steps[s], mine[:12]) {
 			t.Errorf("%s: %s; want it left, saying where wo found it", s, steps[s])
 		}
 	}
@@ -935,7 +853,7 @@ func TestUndoKeepsABranchWoAdopted(t *testing.T) {
 func TestUndoKeepsAWorktreeCreateWorktreeFound(t *testing.T) {
 	// The person's commit is a path the task allows (fix_paths): the push
 	// gate lets nothing else out with the first push.
-	h := newStepContext(t, stepOpts{GitHub: true, Context: map[string]any{"fix_paths": []any{"notes.txt"}}})
+	h := newHarness(t, stepOpts{GitHub: true, Context: map[string]any{"fix_paths": []any{"notes.txt"}}})
 	fixture.Git(t, h.Repo, "worktree", "add", "-q", "-b", fixture.Branch, h.Worktree, fixture.Base)
 	fixture.WriteFile(t, filepath.Join(h.Worktree, "notes.txt"), "mine\n")
 	fixture.Git(t, h.Worktree, "add", "-A")
@@ -948,8 +866,8 @@ func TestUndoKeepsAWorktreeCreateWorktreeFound(t *testing.T) {
 	if p := ProvenanceOf(fixture.Key, entries); len(p.Worktrees) != 0 || p.Adopted[fixture.Branch] == "" {
 		t.Errorf("the log says wo created worktrees %q, adopted %v", p.Worktrees, p.Adopted)
 	}
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
-	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "cannot prove it created it") {
+	res := h.mustUndo(Options{Key: fixture.Key})
+	if got := stepsOf(res)["worktree"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "cannot prove it created it") {
 		t.Errorf("worktree: %s; want it left", got)
 	}
 	if _, err := os.Stat(filepath.Join(h.Worktree, "notes.txt")); err != nil {
@@ -968,12 +886,12 @@ func TestUndoLeavesAPullRequestNotInTheLog(t *testing.T) {
 	h := undoHarness(t)
 	n := h.GH.OpenPRAs(fixture.Repo, fixture.Branch, "release", "wo-bot", "the person's")
 	h.setState(func(s *stateT) { s.PRNumber = n })
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
+	res := h.mustUndo(Options{Key: fixture.Key})
 	steps := stepsOf(res)
-	if got := steps["pull_request"]; !strings.HasPrefix(got, UndoLeft) || !strings.Contains(got, "records only #1") {
+	if got := steps["pull_request"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "records only #1") {
 		t.Errorf("pull_request: %s; want it left, naming what the log records", got)
 	}
-	if got := steps["remote_branch"]; !strings.HasPrefix(got, UndoLeft) {
+	if got := steps["remote_branch"]; !strings.HasPrefix(got, Left) {
 		t.Errorf("remote_branch: %s; want it kept under the open pull request", got)
 	}
 	for _, p := range h.GH.PullRequests(fixture.Repo) {
@@ -1047,7 +965,7 @@ func TestAClosedTaskThatNeverRanStandsInNoUndosWay(t *testing.T) {
 			if err := h.store.Create(h.ctx, other); err != nil {
 				t.Fatal(err)
 			}
-			res := h.mustUndo(UndoOptions{Key: fixture.Key, DryRun: true})
+			res := h.mustUndo(Options{Key: fixture.Key, DryRun: true})
 			got := stepsOf(res)["remote_branch"]
 			if kept := strings.Contains(got, "is named by task task_twin too"); kept != c.kept {
 				t.Errorf("remote branch: %q; kept for task_twin: %v, want %v", got, kept, c.kept)

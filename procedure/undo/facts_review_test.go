@@ -1,4 +1,4 @@
-package procedure
+package undo
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/redact"
@@ -53,11 +54,11 @@ func TestUndoKeepsARemoteBranchAFactWithoutACommitWouldClaim(t *testing.T) {
 			d[action.FactsKey] = []any{map[string]any{"kind": "pushed", "branch": fixture.Branch}}
 		}
 	}}
-	res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key})
+	res, err := Task(h.ctx, e, Options{Key: fixture.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoLeft) {
+	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, Left) {
 		t.Errorf("remote_branch: %q; want it left, with the person's commit on it", got)
 	}
 	if got, _ := fixture.GitTry(h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != theirs {
@@ -101,7 +102,7 @@ func TestALoopPassProvesWhatItsNoteProved(t *testing.T) {
 // stopped before its write-back still counts), not on the procedure
 // having one.
 func TestUndoOfATaskThatNeverPushedIgnoresTheRemote(t *testing.T) {
-	h := newStepContext(t, stepOpts{Procedure: []any{
+	h := newHarness(t, stepOpts{Procedure: []any{
 		map[string]any{"step": 1, "action": "create_worktree"},
 		map[string]any{"step": 2, "action": "create_branch"},
 		map[string]any{"step": 3, "action": "checkout_files"},
@@ -112,7 +113,7 @@ func TestUndoOfATaskThatNeverPushedIgnoresTheRemote(t *testing.T) {
 	h.completeUpTo("check_review")
 	// Someone else's branch of the same name, on the remote only.
 	fixture.SomeonePushes(t, h.Root, h.Remote, fixture.Base, fixture.Branch)
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
+	res := h.mustUndo(Options{Key: fixture.Key})
 	if got, ok := stepsOf(res)["remote_branch"]; ok {
 		t.Errorf("remote_branch: %q; the task never pushed and its procedure has no push step", got)
 	}
@@ -129,8 +130,8 @@ func TestUndoOfATaskThatNeverPushedIgnoresTheRemote(t *testing.T) {
 // masks them; a masked path then proves nothing, the safe side.
 func TestTheFactsInTheLogKeepNoSecret(t *testing.T) {
 	const secret = "s3cr3tvalue42"
-	h := newStepContext(t, stepOpts{Inputs: map[string]any{"worktree_name": "pr-" + secret}})
-	h.r.Secrets = redact.New().Token(secret)
+	h := newHarness(t, stepOpts{Inputs: map[string]any{"worktree_name": "pr-" + secret}})
+	h.eng.Secrets = redact.New().Token(secret)
 	h.completeUpTo("create_branch")
 	entries, err := h.store.Logs(h.ctx, fixture.Key)
 	if err != nil {
@@ -177,18 +178,18 @@ func TestUndoAfterAResetAndARerun(t *testing.T) {
 		if _, err := e.Reset(h.ctx, fixture.Key, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.Run(h.ctx, RunOptions{Key: fixture.Key, UntilStep: 6}); err != nil {
+		if _, err := e.Run(h.ctx, procedure.RunOptions{Key: fixture.Key, UntilStep: 6}); err != nil {
 			t.Fatal(err)
 		}
 		if notesOnly {
 			e.Store = relogged{Store: e.Store, change: func(d map[string]any) { delete(d, action.FactsKey) }}
 		}
-		res, err := e.Undo(h.ctx, UndoOptions{Key: fixture.Key})
+		res, err := Task(h.ctx, e, Options{Key: fixture.Key})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, step := range []string{"pull_request", "remote_branch", "worktree", "local_branch"} {
-			if got := stepsOf(res)[step]; !strings.HasPrefix(got, UndoDone) {
+			if got := stepsOf(res)[step]; !strings.HasPrefix(got, Done) {
 				t.Errorf("notes only %v: %s: %q, want it undone", notesOnly, step, got)
 			}
 		}
@@ -203,7 +204,7 @@ func TestUndoAfterAResetAndARerun(t *testing.T) {
 // write-back, the remote branch is looked at, and taken back when it holds
 // a commit wo made.
 func TestUndoOfALoopKilledAfterItsPushLooksAtTheRemote(t *testing.T) {
-	h := newStepContext(t, stepOpts{Procedure: []any{
+	h := newHarness(t, stepOpts{Procedure: []any{
 		map[string]any{"step": 1, "action": "create_worktree"},
 		map[string]any{"step": 2, "action": "create_branch"},
 		map[string]any{"step": 3, "action": "checkout_files"},
@@ -217,8 +218,8 @@ func TestUndoOfALoopKilledAfterItsPushLooksAtTheRemote(t *testing.T) {
 		t.Fatal(err)
 	}
 	fixture.Git(t, h.Worktree, "push", "-q", "origin", fixture.Branch) // the loop's push, never recorded
-	res := h.mustUndo(UndoOptions{Key: fixture.Key})
-	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, UndoDone) {
+	res := h.mustUndo(Options{Key: fixture.Key})
+	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, Done) {
 		t.Errorf("remote_branch: %q, want it taken back: it holds the commit wo made", got)
 	}
 	if hasBranch(t, h.Remote, fixture.Branch) {
