@@ -59,7 +59,9 @@ type Engine struct {
 	// to crash a run exactly there.
 	Fault func(point string)
 
-	shared engineShared
+	// Stacks keeps the stack tables of an epic's pull requests as they
+	// open; the commands wire in package procedure/stack's (nil: none).
+	Stacks StackKeeper
 }
 
 // RunOptions choose what part of a procedure to run.

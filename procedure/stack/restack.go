@@ -1,4 +1,4 @@
-package procedure
+package stack
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
-	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -68,12 +68,17 @@ type RestackError struct{ Reason string }
 
 func (e *RestackError) Error() string { return e.Reason }
 
+// Classification: the restack waits for a person.
+func (e *RestackError) Classification() procedure.Classification {
+	return procedure.Classification{Outcome: procedure.OutcomeWaiting, Code: "RESTACK_STOPPED"}
+}
+
 // Restack brings an epic's stack of PRs up to date (see above). An epic
 // whose children are not a stack (independent mode) has nothing to
 // restack.
-func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) (*RestackResult, error) {
-	e.defaults()
-	children, edges, err := e.epicChildren(ctx, epicKey)
+func (k *Keeper) Restack(ctx context.Context, epicKey string, o RestackOptions) (*RestackResult, error) {
+	k.e.FillDefaults()
+	children, edges, err := k.e.EpicChildren(ctx, epicKey)
 	if err != nil {
 		return nil, err
 	}
@@ -98,12 +103,12 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 		return res, nil
 	}
 	defer repo.Close()
-	client, err := e.githubFor(workorder.String(first, "work_order.context.repo"))
+	client, err := k.githubFor(workorder.String(first, "work_order.context.repo"))
 	if err != nil {
 		return nil, err
 	}
 	fetch := func(branch string) (plumbing.Hash, error) {
-		return repo.FetchBranch(ctx, gitops.RemoteOptions{Remote: remote, Branch: branch, Token: github.Token(e.Getenv), GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout})
+		return repo.FetchBranch(ctx, gitops.RemoteOptions{Remote: remote, Branch: branch, Token: github.Token(k.e.Getenv), GitHubAPI: k.e.GitHubAPI, Timeout: k.e.GitTimeout})
 	}
 	parentBranch := base
 	parentTip, err := fetch(base)
@@ -130,7 +135,7 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 		case github.PRMerged:
 			step.Outcome, step.Base = "merged", pr.Base
 			res.Steps = append(res.Steps, step)
-			if _, err := e.Sync(ctx, entry.Key); err != nil {
+			if _, err := k.Sync(ctx, entry.Key); err != nil {
 				return nil, err
 			}
 			// What it merged into moved: the PRs above build on it now.
@@ -144,7 +149,7 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 			res.Stopped = fmt.Sprintf("%s (#%d) was closed without merging", entry.Key, st.PRNumber)
 			return res, nil
 		}
-		step, err = e.restackOne(ctx, repo, client, doc, st, pr, parentBranch, parentTip, base, o)
+		step, err = k.restackOne(ctx, repo, client, doc, st, pr, parentBranch, parentTip, base, o)
 		res.Steps = append(res.Steps, step)
 		if err != nil {
 			var stop *RestackError
@@ -163,7 +168,7 @@ func (e *Engine) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 
 // restackOne brings one open PR of the stack onto parentBranch at
 // parentTip.
-func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *github.Client, doc workorder.Document, st workorder.State,
+func (k *Keeper) restackOne(ctx context.Context, repo *gitops.Repo, client *github.Client, doc workorder.Document, st workorder.State,
 	pr *github.PR, parentBranch string, parentTip plumbing.Hash, base string, o RestackOptions) (RestackStep, error) {
 	key := workorder.Key(doc)
 	branch := workorder.String(doc, "work_order.inputs.branch_name")
@@ -183,21 +188,21 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 		if st.StackBase == parentBranch || (st.StackBase == "" && parentBranch == workorder.String(doc, "work_order.context.base_branch")) {
 			return nil
 		}
-		return e.editState(ctx, key, "", "", func(s *workorder.State) { s.StackBase = parentBranch })
+		return k.e.EditState(ctx, key, "", "", func(s *workorder.State) { s.StackBase = parentBranch })
 	}
 	switch r := st.Restack; {
 	case r != nil && r.Outcome == "pushing" && head == r.To:
 		// A run killed after its push: the push landed; record it.
-		return e.recordRestack(ctx, doc, step, r.From, r.To, r.Onto, parentBranch, retarget)
+		return k.recordRestack(ctx, doc, step, r.From, r.To, r.Onto, parentBranch, retarget)
 	case r != nil && r.Outcome == "conflict" && o.Continue && head != st.PushedSHA:
 		// A person rebased the branch after a conflict: take it when it is
 		// built on the parent wo named.
 		if ok, err := repo.Descends(plumbing.NewHash(head), plumbing.NewHash(r.Onto)); err != nil || !ok {
-			return e.leave(ctx, doc, step, fmt.Sprintf("%s is at %s, which is not built on %s as the restack needs: rebase it onto %s, push it, and run wo sync --continue", branch, gitops.Short(head), gitops.Short(r.Onto), gitops.Short(r.Onto)))
+			return k.leave(ctx, doc, step, fmt.Sprintf("%s is at %s, which is not built on %s as the restack needs: rebase it onto %s, push it, and run wo sync --continue", branch, gitops.Short(head), gitops.Short(r.Onto), gitops.Short(r.Onto)))
 		}
-		return e.recordRestack(ctx, doc, step, st.PushedSHA, head, r.Onto, parentBranch, retarget)
+		return k.recordRestack(ctx, doc, step, st.PushedSHA, head, r.Onto, parentBranch, retarget)
 	case head != st.PushedSHA:
-		return e.leave(ctx, doc, step, fmt.Sprintf("%s was pushed to by someone else (it is at %s, wo pushed %s): wo leaves it and the PRs above it; rebuild it on %s yourself and run wo sync --continue, or reset it to %s",
+		return k.leave(ctx, doc, step, fmt.Sprintf("%s was pushed to by someone else (it is at %s, wo pushed %s): wo leaves it and the PRs above it; rebuild it on %s yourself and run wo sync --continue, or reset it to %s",
 			branch, gitops.Short(head), gitops.Short(st.PushedSHA), parentBranch, gitops.Short(st.PushedSHA)))
 	}
 	if parentTip.String() == oldParent {
@@ -225,7 +230,7 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 		}
 		step.Reason = fmt.Sprintf("%s moved in this PR's files (%s)", base, strings.Join(touched, ", "))
 	}
-	author, err := repo.Identity(e.Getenv)
+	author, err := repo.Identity(k.e.Getenv)
 	if err != nil {
 		return step, err
 	}
@@ -234,7 +239,7 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 		title = workorder.String(doc, "title")
 	}
 	rb, err := repo.Rebuild(gitops.RebuildOptions{Head: plumbing.NewHash(head), OldParent: plumbing.NewHash(oldParent), NewParent: parentTip,
-		Message: title, Author: author, When: e.Now()})
+		Message: title, Author: author, When: k.e.Now()})
 	if err != nil {
 		return step, err
 	}
@@ -243,8 +248,8 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 		reason := fmt.Sprintf("restacking %s onto %s (%s): %s changed there too; rebase it yourself (git rebase --onto %s %s %s), settle them, push it, then run wo sync --continue",
 			branch, parentBranch, gitops.Short(parentTip.String()), strings.Join(rb.Conflicts, ", "), parentTip, oldParent, branch)
 		step.Reason = reason
-		err := e.editState(ctx, key, workorder.StatusBlocked, reason, func(s *workorder.State) {
-			s.Restack = &workorder.Restack{At: workorder.Timestamp(e.Now()), Outcome: "conflict", From: head, Onto: parentTip.String(), Conflicts: rb.Conflicts, Reason: reason}
+		err := k.e.EditState(ctx, key, workorder.StatusBlocked, reason, func(s *workorder.State) {
+			s.Restack = &workorder.Restack{At: workorder.Timestamp(k.e.Now()), Outcome: "conflict", From: head, Onto: parentTip.String(), Conflicts: rb.Conflicts, Reason: reason}
 		})
 		if err != nil {
 			return step, err
@@ -253,7 +258,7 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 	}
 	if rb.Unchanged {
 		step.Outcome = "unchanged"
-		err := e.editState(ctx, key, "", "", func(s *workorder.State) { s.StackParent, s.StackBase = parentTip.String(), parentBranch })
+		err := k.e.EditState(ctx, key, "", "", func(s *workorder.State) { s.StackParent, s.StackBase = parentTip.String(), parentBranch })
 		if err != nil {
 			return step, err
 		}
@@ -261,12 +266,12 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 	}
 	// The intent first: a run killed after the push finds it and records
 	// the push instead of rebuilding (a second rebuild is another commit).
-	if err := e.editState(ctx, key, "", "", func(s *workorder.State) {
-		s.Restack = &workorder.Restack{At: workorder.Timestamp(e.Now()), Outcome: "pushing", From: head, To: rb.Hash.String(), Onto: parentTip.String()}
+	if err := k.e.EditState(ctx, key, "", "", func(s *workorder.State) {
+		s.Restack = &workorder.Restack{At: workorder.Timestamp(k.e.Now()), Outcome: "pushing", From: head, To: rb.Hash.String(), Onto: parentTip.String()}
 	}); err != nil {
 		return step, err
 	}
-	e.fault("restack:after_intent")
+	k.fault("restack:after_intent")
 	local, _, err := repo.BranchHash(branch)
 	if err != nil {
 		return step, err
@@ -282,29 +287,29 @@ func (e *Engine) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 		return step, err
 	}
 	gate := action.RestackGate(task, key, branch, rb.Hash, parentTip, plumbing.NewHash(head),
-		gitops.PushOptions{Remote: workorder.String(doc, "work_order.context.remote"), Token: github.Token(e.Getenv), GitHubAPI: e.GitHubAPI, Timeout: e.GitTimeout, ExpectURL: st.PushedTo}, func(point string) { e.fault("restack:" + point) })
+		gitops.PushOptions{Remote: workorder.String(doc, "work_order.context.remote"), Token: github.Token(k.e.Getenv), GitHubAPI: k.e.GitHubAPI, Timeout: k.e.GitTimeout, ExpectURL: st.PushedTo}, func(point string) { k.fault("restack:" + point) })
 	_, err = action.PushThroughGate(ctx, repo, gate)
 	var nff *gitops.NonFastForwardError
 	var refused *action.RestackRefusedError
 	switch {
 	case errors.As(err, &nff):
-		return e.leave(ctx, doc, step, fmt.Sprintf("%s moved on the remote while wo rebuilt it: wo leaves it and the PRs above it; run wo sync again", branch))
+		return k.leave(ctx, doc, step, fmt.Sprintf("%s moved on the remote while wo rebuilt it: wo leaves it and the PRs above it; run wo sync again", branch))
 	case errors.As(err, &refused):
-		return e.refuse(ctx, repo, doc, step, local, rb.Hash, refused)
+		return k.refuse(ctx, repo, doc, step, local, rb.Hash, refused)
 	case err != nil:
 		return step, err
 	}
-	e.fault("restack:after_push")
-	return e.recordRestack(ctx, doc, step, head, rb.Hash.String(), parentTip.String(), parentBranch, retarget)
+	k.fault("restack:after_push")
+	return k.recordRestack(ctx, doc, step, head, rb.Hash.String(), parentTip.String(), parentBranch, retarget)
 }
 
 // recordRestack records a restacked branch, retargets its PR and sends the
 // task back to its review wait: the reviewer sees a new head, as after a
 // fix push.
-func (e *Engine) recordRestack(ctx context.Context, doc workorder.Document, step RestackStep, from, to, onto, parentBranch string, retarget func() error) (RestackStep, error) {
+func (k *Keeper) recordRestack(ctx context.Context, doc workorder.Document, step RestackStep, from, to, onto, parentBranch string, retarget func() error) (RestackStep, error) {
 	key := workorder.Key(doc)
-	now := workorder.Timestamp(e.Now())
-	if err := e.editState(ctx, key, "", "", func(s *workorder.State) {
+	now := workorder.Timestamp(k.e.Now())
+	if err := k.e.EditState(ctx, key, "", "", func(s *workorder.State) {
 		s.PushedSHA, s.CommitSHA, s.PushedAt = to, to, now
 		s.StackParent, s.StackBase = onto, parentBranch
 		s.Restack = &workorder.Restack{At: now, Outcome: "restacked", From: from, To: to, Onto: onto}
@@ -315,18 +320,18 @@ func (e *Engine) recordRestack(ctx context.Context, doc workorder.Document, step
 		return step, err
 	}
 	step.Outcome, step.Head = "restacked", to
-	e.fault("restack:after_record")
-	if err := e.rewaitReview(ctx, key); err != nil {
+	k.fault("restack:after_record")
+	if err := k.rewaitReview(ctx, key); err != nil {
 		step.Reason = "restacked; its review wait was not reset: " + err.Error()
 	}
 	return step, nil
 }
 
 // leave reports a branch wo does not touch, and stops the restack there.
-func (e *Engine) leave(ctx context.Context, doc workorder.Document, step RestackStep, reason string) (RestackStep, error) {
+func (k *Keeper) leave(ctx context.Context, doc workorder.Document, step RestackStep, reason string) (RestackStep, error) {
 	step.Outcome, step.Reason = "left", reason
-	if err := e.editState(ctx, workorder.Key(doc), "", "", func(s *workorder.State) {
-		s.Restack = &workorder.Restack{At: workorder.Timestamp(e.Now()), Outcome: "left", From: step.Head, Reason: reason}
+	if err := k.e.EditState(ctx, workorder.Key(doc), "", "", func(s *workorder.State) {
+		s.Restack = &workorder.Restack{At: workorder.Timestamp(k.e.Now()), Outcome: "left", From: step.Head, Reason: reason}
 	}); err != nil {
 		return step, err
 	}
@@ -336,14 +341,14 @@ func (e *Engine) leave(ctx context.Context, doc workorder.Document, step Restack
 // refuse reports a restack the push gate refused: the local branch goes
 // back to where it was (the rebuilt commit is not the branch's), the task
 // is blocked with the refusal, and the restack stops there.
-func (e *Engine) refuse(ctx context.Context, repo *gitops.Repo, doc workorder.Document, step RestackStep, was, rebuilt plumbing.Hash, refused *action.RestackRefusedError) (RestackStep, error) {
+func (k *Keeper) refuse(ctx context.Context, repo *gitops.Repo, doc workorder.Document, step RestackStep, was, rebuilt plumbing.Hash, refused *action.RestackRefusedError) (RestackStep, error) {
 	step.Outcome, step.Reason = "refused", refused.Error()
 	var errs []error
 	if !was.IsZero() {
 		errs = append(errs, repo.SetBranch(step.Branch, was, rebuilt))
 	}
-	errs = append(errs, e.editState(ctx, workorder.Key(doc), workorder.StatusBlocked, refused.Error(), func(s *workorder.State) {
-		s.Restack = &workorder.Restack{At: workorder.Timestamp(e.Now()), Outcome: "refused", From: step.Head, Reason: refused.Error()}
+	errs = append(errs, k.e.EditState(ctx, workorder.Key(doc), workorder.StatusBlocked, refused.Error(), func(s *workorder.State) {
+		s.Restack = &workorder.Restack{At: workorder.Timestamp(k.e.Now()), Outcome: "refused", From: step.Head, Reason: refused.Error()}
 	}))
 	if err := errors.Join(errs...); err != nil {
 		return step, fmt.Errorf("%w (and recording it: %v)", refused, err)
@@ -354,12 +359,12 @@ func (e *Engine) refuse(ctx context.Context, repo *gitops.Repo, doc workorder.Do
 // rewaitReview sends a task whose review wait is behind it back to that
 // wait, so that the next run waits for (and asks for) a review of the
 // restacked head.
-func (e *Engine) rewaitReview(ctx context.Context, key string) error {
-	doc, task, err := e.Load(ctx, key)
+func (k *Keeper) rewaitReview(ctx context.Context, key string) error {
+	doc, task, err := k.e.Load(ctx, key)
 	if err != nil {
 		return err
 	}
-	wait, ok := e.actions().AwaitingReview(task.WorkOrder.Procedure)
+	wait, ok := k.e.ActionTable().AwaitingReview(task.WorkOrder.Procedure)
 	if !ok {
 		return nil
 	}
@@ -368,40 +373,6 @@ func (e *Engine) rewaitReview(ctx context.Context, key string) error {
 	if st.CurrentStep <= to {
 		return nil
 	}
-	_, err = e.Reset(ctx, key, to)
+	_, err = k.e.Reset(ctx, key, to)
 	return err
-}
-
-// editState changes a task's state (and its status, when to is set) under
-// its lease, outside a run.
-func (e *Engine) editState(ctx context.Context, key string, to workorder.Status, reason string, edit func(*workorder.State)) error {
-	return store.RetryConflicts(ctx, func() error {
-		doc, task, err := e.Load(ctx, key)
-		if err != nil {
-			return err
-		}
-		r, release, err := e.hold(ctx, doc, task)
-		if err != nil {
-			return err
-		}
-		defer release()
-		edit(&r.state)
-		if to != "" && workorder.StatusOf(r.doc) != to {
-			for _, hop := range workorder.StatusPath(workorder.StatusOf(r.doc), to) {
-				top := map[string]any{}
-				why := ""
-				if hop == workorder.StatusBlocked {
-					why = reason
-				}
-				if err := r.setStatus(top, hop, why); err != nil {
-					return err
-				}
-				if err := r.save(ctx, top); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		return r.save(ctx, nil)
-	})
 }
