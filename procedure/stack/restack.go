@@ -166,79 +166,136 @@ func (k *Keeper) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 	return res, nil
 }
 
+// restacking is one open PR of the stack being brought onto parentBranch
+// at parentTip.
+type restacking struct {
+	k      *Keeper
+	repo   *gitops.Repo
+	client *github.Client
+	doc    workorder.Document
+	st     workorder.State
+	pr     *github.PR
+	o      RestackOptions
+	// key and branch are the task's; head is the PR's head, oldParent the
+	// commit its branch was built on.
+	key, branch, head, oldParent string
+	parentBranch, base           string
+	parentTip                    plumbing.Hash
+	// step is what the restack did; retarget keeps its Base.
+	step RestackStep
+}
+
 // restackOne brings one open PR of the stack onto parentBranch at
 // parentTip.
 func (k *Keeper) restackOne(ctx context.Context, repo *gitops.Repo, client *github.Client, doc workorder.Document, st workorder.State,
 	pr *github.PR, parentBranch string, parentTip plumbing.Hash, base string, o RestackOptions) (RestackStep, error) {
-	key := workorder.Key(doc)
-	branch := workorder.String(doc, "work_order.inputs.branch_name")
-	step := RestackStep{Key: key, PR: st.PRNumber, Branch: branch, Base: pr.Base, Head: pr.HeadSHA}
-	oldParent := st.StackParent
-	if oldParent == "" {
-		oldParent = st.BaseSHA
+	r := &restacking{k: k, repo: repo, client: client, doc: doc, st: st, pr: pr, o: o,
+		key: workorder.Key(doc), branch: workorder.String(doc, "work_order.inputs.branch_name"), head: pr.HeadSHA, oldParent: st.StackParent,
+		parentBranch: parentBranch, parentTip: parentTip, base: base}
+	r.step = RestackStep{Key: r.key, PR: st.PRNumber, Branch: r.branch, Base: pr.Base, Head: pr.HeadSHA}
+	if r.oldParent == "" {
+		r.oldParent = st.BaseSHA
 	}
-	head := pr.HeadSHA
-	retarget := func() error {
-		if pr.Base != parentBranch {
-			if err := client.EditPRBase(ctx, st.PRNumber, parentBranch); err != nil {
-				return err
-			}
-			step.Base = parentBranch
-		}
-		if st.StackBase == parentBranch || (st.StackBase == "" && parentBranch == workorder.String(doc, "work_order.context.base_branch")) {
-			return nil
-		}
-		return k.e.EditState(ctx, key, "", "", func(s *workorder.State) { s.StackBase = parentBranch })
+	if step, done, err := r.resume(ctx); done {
+		return step, err
 	}
-	switch r := st.Restack; {
-	case r != nil && r.Outcome == "pushing" && head == r.To:
+	if done, err := r.unchanged(); done || err != nil {
+		if err != nil {
+			return r.step, err
+		}
+		err := r.retarget(ctx)
+		return r.step, err
+	}
+	return r.rebuild(ctx)
+}
+
+// retarget makes the PR target the branch under it, and records that
+// branch as the one its branch is built on.
+func (r *restacking) retarget(ctx context.Context) error {
+	if r.pr.Base != r.parentBranch {
+		if err := r.client.EditPRBase(ctx, r.st.PRNumber, r.parentBranch); err != nil {
+			return err
+		}
+		r.step.Base = r.parentBranch
+	}
+	if r.st.StackBase == r.parentBranch || (r.st.StackBase == "" && r.parentBranch == workorder.String(r.doc, "work_order.context.base_branch")) {
+		return nil
+	}
+	return r.k.e.EditState(ctx, r.key, "", "", func(s *workorder.State) { s.StackBase = r.parentBranch })
+}
+
+// resume handles a branch whose head is not what wo pushed last: a
+// restack's push that landed before a kill (recorded now), a person's
+// rebase after a conflict (taken with --continue when it is built on the
+// parent wo named), or someone else's push (left). done is false when the
+// head is wo's own.
+func (r *restacking) resume(ctx context.Context) (step RestackStep, done bool, err error) {
+	rs, head := r.st.Restack, r.head
+	switch {
+	case rs != nil && rs.Outcome == "pushing" && head == rs.To:
 		// A run killed after its push: the push landed; record it.
-		return k.recordRestack(ctx, doc, step, r.From, r.To, r.Onto, parentBranch, retarget)
-	case r != nil && r.Outcome == "conflict" && o.Continue && head != st.PushedSHA:
+		step, err = r.record(ctx, rs.From, rs.To, rs.Onto)
+		return step, true, err
+	case rs != nil && rs.Outcome == "conflict" && r.o.Continue && head != r.st.PushedSHA:
 		// A person rebased the branch after a conflict: take it when it is
 		// built on the parent wo named.
-		if ok, err := repo.Descends(plumbing.NewHash(head), plumbing.NewHash(r.Onto)); err != nil || !ok {
-			return k.leave(ctx, doc, step, fmt.Sprintf("%s is at %s, which is not built on %s as the restack needs: rebase it onto %s, push it, and run wo sync --continue", branch, gitops.Short(head), gitops.Short(r.Onto), gitops.Short(r.Onto)))
+		if ok, err := r.repo.Descends(plumbing.NewHash(head), plumbing.NewHash(rs.Onto)); err != nil || !ok {
+			step, err = r.k.leave(ctx, r.doc, r.step, fmt.Sprintf("%s is at %s, which is not built on %s as the restack needs: rebase it onto %s, push it, and run wo sync --continue", r.branch, gitops.Short(head), gitops.Short(rs.Onto), gitops.Short(rs.Onto)))
+			return step, true, err
 		}
-		return k.recordRestack(ctx, doc, step, st.PushedSHA, head, r.Onto, parentBranch, retarget)
-	case head != st.PushedSHA:
-		return k.leave(ctx, doc, step, fmt.Sprintf("%s was pushed to by someone else (it is at %s, wo pushed %s): wo leaves it and the PRs above it; rebuild it on %s yourself and run wo sync --continue, or reset it to %s",
-			branch, gitops.Short(head), gitops.Short(st.PushedSHA), parentBranch, gitops.Short(st.PushedSHA)))
+		step, err = r.record(ctx, r.st.PushedSHA, head, rs.Onto)
+		return step, true, err
+	case head != r.st.PushedSHA:
+		step, err = r.k.leave(ctx, r.doc, r.step, fmt.Sprintf("%s was pushed to by someone else (it is at %s, wo pushed %s): wo leaves it and the PRs above it; rebuild it on %s yourself and run wo sync --continue, or reset it to %s",
+			r.branch, gitops.Short(head), gitops.Short(r.st.PushedSHA), r.parentBranch, gitops.Short(r.st.PushedSHA)))
+		return step, true, err
 	}
-	if parentTip.String() == oldParent {
-		step.Outcome = "unchanged"
-		return step, retarget()
+	return RestackStep{}, false, nil
+}
+
+// unchanged says whether the branch stays as it is: built on the parent's
+// tip already, or on a base that moved on (a push to it, or a merge commit
+// of the branch under it) without touching this PR's files, which its PR
+// still shows alone; unless asked (--onto-base). A parent the base does not
+// contain (a squash-merged or rebuilt branch under it) always means a
+// rebuild.
+func (r *restacking) unchanged() (bool, error) {
+	if r.parentTip.String() == r.oldParent {
+		r.step.Outcome = "unchanged"
+		return true, nil
 	}
-	// The base moved on from the commit the branch is built on (a push
-	// to it, or a merge commit of the branch under it): its PR still
-	// shows only its own files, so it is rebuilt only when the base
-	// changed those too, or when asked. A parent the base does not
-	// contain (a squash-merged or rebuilt branch under it) always means
-	// a rebuild.
-	onBase, err := repo.Descends(parentTip, plumbing.NewHash(oldParent))
+	onBase, err := r.repo.Descends(r.parentTip, plumbing.NewHash(r.oldParent))
+	if err != nil {
+		return false, err
+	}
+	if r.parentBranch != r.base || !onBase || r.o.OntoBase {
+		return false, nil
+	}
+	touched, err := r.repo.Overlap(plumbing.NewHash(r.oldParent), r.parentTip, plumbing.NewHash(r.head))
+	if err != nil {
+		return false, err
+	}
+	if len(touched) == 0 {
+		r.step.Outcome, r.step.Reason = "unchanged", fmt.Sprintf("%s moved, but not in this PR's files: not rebuilt (wo sync --onto-base rebuilds it)", r.base)
+		return true, nil
+	}
+	r.step.Reason = fmt.Sprintf("%s moved in this PR's files (%s)", r.base, strings.Join(touched, ", "))
+	return false, nil
+}
+
+// rebuild makes the branch its own change on top of the parent's tip and
+// pushes it; a conflict blocks the task and stops the restack.
+func (r *restacking) rebuild(ctx context.Context) (RestackStep, error) {
+	k, step := r.k, r.step
+	author, err := r.repo.Identity(k.e.Getenv)
 	if err != nil {
 		return step, err
 	}
-	if parentBranch == base && onBase && !o.OntoBase {
-		touched, err := repo.Overlap(plumbing.NewHash(oldParent), parentTip, plumbing.NewHash(head))
-		if err != nil {
-			return step, err
-		}
-		if len(touched) == 0 {
-			step.Outcome, step.Reason = "unchanged", fmt.Sprintf("%s moved, but not in this PR's files: not rebuilt (wo sync --onto-base rebuilds it)", base)
-			return step, retarget()
-		}
-		step.Reason = fmt.Sprintf("%s moved in this PR's files (%s)", base, strings.Join(touched, ", "))
-	}
-	author, err := repo.Identity(k.e.Getenv)
-	if err != nil {
-		return step, err
-	}
-	title := workorder.String(doc, "work_order.inputs.pr_title")
+	title := workorder.String(r.doc, "work_order.inputs.pr_title")
 	if title == "" {
-		title = workorder.String(doc, "title")
+		title = workorder.String(r.doc, "title")
 	}
-	rb, err := repo.Rebuild(gitops.RebuildOptions{Head: plumbing.NewHash(head), OldParent: plumbing.NewHash(oldParent), NewParent: parentTip,
+	rb, err := r.repo.Rebuild(gitops.RebuildOptions{Head: plumbing.NewHash(r.head), OldParent: plumbing.NewHash(r.oldParent), NewParent: r.parentTip,
 		Message: title, Author: author, When: k.e.Now()})
 	if err != nil {
 		return step, err
@@ -246,10 +303,10 @@ func (k *Keeper) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 	if len(rb.Conflicts) > 0 {
 		step.Outcome, step.Conflicts = "conflict", rb.Conflicts
 		reason := fmt.Sprintf("restacking %s onto %s (%s): %s changed there too; rebase it yourself (git rebase --onto %s %s %s), settle them, push it, then run wo sync --continue",
-			branch, parentBranch, gitops.Short(parentTip.String()), strings.Join(rb.Conflicts, ", "), parentTip, oldParent, branch)
+			r.branch, r.parentBranch, gitops.Short(r.parentTip.String()), strings.Join(rb.Conflicts, ", "), r.parentTip, r.oldParent, r.branch)
 		step.Reason = reason
-		err := k.e.EditState(ctx, key, workorder.StatusBlocked, reason, func(s *workorder.State) {
-			s.Restack = &workorder.Restack{At: workorder.Timestamp(k.e.Now()), Outcome: "conflict", From: head, Onto: parentTip.String(), Conflicts: rb.Conflicts, Reason: reason}
+		err := k.e.EditState(ctx, r.key, workorder.StatusBlocked, reason, func(s *workorder.State) {
+			s.Restack = &workorder.Restack{At: workorder.Timestamp(k.e.Now()), Outcome: "conflict", From: r.head, Onto: r.parentTip.String(), Conflicts: rb.Conflicts, Reason: reason}
 		})
 		if err != nil {
 			return step, err
@@ -257,66 +314,74 @@ func (k *Keeper) restackOne(ctx context.Context, repo *gitops.Repo, client *gith
 		return step, &RestackError{Reason: reason}
 	}
 	if rb.Unchanged {
-		step.Outcome = "unchanged"
-		err := k.e.EditState(ctx, key, "", "", func(s *workorder.State) { s.StackParent, s.StackBase = parentTip.String(), parentBranch })
+		r.step.Outcome = "unchanged"
+		err := k.e.EditState(ctx, r.key, "", "", func(s *workorder.State) { s.StackParent, s.StackBase = r.parentTip.String(), r.parentBranch })
 		if err != nil {
-			return step, err
+			return r.step, err
 		}
-		return step, retarget()
+		err = r.retarget(ctx)
+		return r.step, err
 	}
+	return r.push(ctx, rb.Hash)
+}
+
+// push sends the rebuilt commit through the push gate the push action
+// uses, and records it.
+func (r *restacking) push(ctx context.Context, rebuilt plumbing.Hash) (RestackStep, error) {
+	k := r.k
 	// The intent first: a run killed after the push finds it and records
 	// the push instead of rebuilding (a second rebuild is another commit).
-	if err := k.e.EditState(ctx, key, "", "", func(s *workorder.State) {
-		s.Restack = &workorder.Restack{At: workorder.Timestamp(k.e.Now()), Outcome: "pushing", From: head, To: rb.Hash.String(), Onto: parentTip.String()}
+	if err := k.e.EditState(ctx, r.key, "", "", func(s *workorder.State) {
+		s.Restack = &workorder.Restack{At: workorder.Timestamp(k.e.Now()), Outcome: "pushing", From: r.head, To: rebuilt.String(), Onto: r.parentTip.String()}
 	}); err != nil {
-		return step, err
+		return r.step, err
 	}
 	k.fault("restack:after_intent")
-	local, _, err := repo.BranchHash(branch)
+	local, _, err := r.repo.BranchHash(r.branch)
 	if err != nil {
-		return step, err
+		return r.step, err
 	}
-	if err := repo.SetBranch(branch, rb.Hash, local); err != nil {
-		return step, err
+	if err := r.repo.SetBranch(r.branch, rebuilt, local); err != nil {
+		return r.step, err
 	}
 	// The push gate: the rebuilt commit's change against its new parent
 	// must be the branch's own paths, and the remote must still be at the
 	// head that was rebuilt (the lease).
-	task, err := workorder.Parse(doc)
+	task, err := workorder.Parse(r.doc)
 	if err != nil {
-		return step, err
+		return r.step, err
 	}
-	gate := action.RestackGate(task, key, branch, rb.Hash, parentTip, plumbing.NewHash(head),
-		gitops.PushOptions{Remote: workorder.String(doc, "work_order.context.remote"), Token: github.Token(k.e.Getenv), GitHubAPI: k.e.GitHubAPI, Timeout: k.e.GitTimeout, ExpectURL: st.PushedTo}, func(point string) { k.fault("restack:" + point) })
-	_, err = action.PushThroughGate(ctx, repo, gate)
+	gate := action.RestackGate(task, r.key, r.branch, rebuilt, r.parentTip, plumbing.NewHash(r.head),
+		gitops.PushOptions{Remote: workorder.String(r.doc, "work_order.context.remote"), Token: github.Token(k.e.Getenv), GitHubAPI: k.e.GitHubAPI, Timeout: k.e.GitTimeout, ExpectURL: r.st.PushedTo}, func(point string) { k.fault("restack:" + point) })
+	_, err = action.PushThroughGate(ctx, r.repo, gate)
 	var nff *gitops.NonFastForwardError
 	var refused *action.RestackRefusedError
 	switch {
 	case errors.As(err, &nff):
-		return k.leave(ctx, doc, step, fmt.Sprintf("%s moved on the remote while wo rebuilt it: wo leaves it and the PRs above it; run wo sync again", branch))
+		return k.leave(ctx, r.doc, r.step, fmt.Sprintf("%s moved on the remote while wo rebuilt it: wo leaves it and the PRs above it; run wo sync again", r.branch))
 	case errors.As(err, &refused):
-		return k.refuse(ctx, repo, doc, step, local, rb.Hash, refused)
+		return k.refuse(ctx, r.repo, r.doc, r.step, local, rebuilt, refused)
 	case err != nil:
-		return step, err
+		return r.step, err
 	}
 	k.fault("restack:after_push")
-	return k.recordRestack(ctx, doc, step, head, rb.Hash.String(), parentTip.String(), parentBranch, retarget)
+	return r.record(ctx, r.head, rebuilt.String(), r.parentTip.String())
 }
 
-// recordRestack records a restacked branch, retargets its PR and sends the
-// task back to its review wait: the reviewer sees a new head, as after a
-// fix push.
-func (k *Keeper) recordRestack(ctx context.Context, doc workorder.Document, step RestackStep, from, to, onto, parentBranch string, retarget func() error) (RestackStep, error) {
-	key := workorder.Key(doc)
+// record records a restacked branch, retargets its PR and sends the task
+// back to its review wait: the reviewer sees a new head, as after a fix
+// push. The step it returns is the one before the retarget.
+func (r *restacking) record(ctx context.Context, from, to, onto string) (RestackStep, error) {
+	k, key, step := r.k, r.key, r.step
 	now := workorder.Timestamp(k.e.Now())
 	if err := k.e.EditState(ctx, key, "", "", func(s *workorder.State) {
 		s.PushedSHA, s.CommitSHA, s.PushedAt = to, to, now
-		s.StackParent, s.StackBase = onto, parentBranch
+		s.StackParent, s.StackBase = onto, r.parentBranch
 		s.Restack = &workorder.Restack{At: now, Outcome: "restacked", From: from, To: to, Onto: onto}
 	}); err != nil {
 		return step, err
 	}
-	if err := retarget(); err != nil {
+	if err := r.retarget(ctx); err != nil {
 		return step, err
 	}
 	step.Outcome, step.Head = "restacked", to
