@@ -102,8 +102,8 @@ func (e *Engine) EdgesOf(ctx context.Context, docs []workorder.Document) (map[st
 	return e.edgesOf(ctx, docs)
 }
 
-// Faulted calls Fault at a named point, when set.
-func (e *Engine) Faulted(point string) { e.fault(point) }
+// FaultAt calls Fault at a named point, when it is set.
+func (e *Engine) FaultAt(point string) { e.fault(point) }
 
 // EditState changes a task's state (and its status, when to is set) under
 // its lease, outside a run.

@@ -56,7 +56,7 @@ func Of(e *procedure.Engine) *Keeper {
 }
 
 // fault calls the engine's Fault at a named point.
-func (k *Keeper) fault(point string) { k.e.Faulted(point) }
+func (k *Keeper) fault(point string) { k.e.FaultAt(point) }
 
 // DeferStack makes the children of epicKey that open a pull request in
 // this engine leave the refresh of their siblings' stack sections to the
