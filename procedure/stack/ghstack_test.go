@@ -464,3 +464,51 @@ func TestTwoLandsOfOneEpicTakeTurns(t *testing.T) {
 		t.Errorf("the land left its lease on the epic: %+v", store.Current(doc))
 	}
 }
+
+func TestARefreshThatFindsTheGitHubStackInOrderClearsTheNote(t *testing.T) {
+	h, _ := nativeStack(t, 3, true)
+	e := h.engine()
+	ctx := context.Background()
+	if _, _, err := e.RefreshStack(ctx, "task_ep"); err != nil {
+		t.Fatal(err)
+	}
+	// A note of an earlier repair, the stack as it was made.
+	h.patch("task_ep", map[string]any{"work_order": map[string]any{"state": map[string]any{"github_stacks": map[string]any{"note": "an old repair"}}}})
+	if _, _, err := e.RefreshStack(ctx, "task_ep"); err != nil {
+		t.Fatal(err)
+	}
+	if rec := h.epicState().GitHubStacks; rec.Note != "" || fmt.Sprint(rec.Stacks) != "[1]" {
+		t.Errorf("after a refresh in order: note %q, stacks %v; want no note and stack 1", rec.Note, rec.Stacks)
+	}
+}
+
+func TestAGitHubStackMadeAfterTheBottomMergedStartsAboveIt(t *testing.T) {
+	h, client := nativeStack(t, 3, true)
+	e := h.engine()
+	ctx := context.Background()
+	// #1 merged before GitHub's stack was made; the epic records none.
+	h.GH.Merge(fixture.Repo, 1)
+	h.patch("task_ep_pr01", map[string]any{"work_order": map[string]any{"state": map[string]any{"pr_state": "merged"}}})
+	if _, _, err := e.RefreshStack(ctx, "task_ep"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.GH.StacksOf(fixture.Repo); fmt.Sprint(got) != "[[2 3]]" {
+		t.Fatalf("GitHub's stacks: %v, want the open two, [[2 3]]", got)
+	}
+	// Everything merged and the stack gone: nothing left to stack, and
+	// the epic records none.
+	n := h.epicState().GitHubStacks.Stacks[0]
+	if err := client.Unstack(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{2, 3} {
+		h.GH.Merge(fixture.Repo, i)
+		h.patch(fmt.Sprintf("task_ep_pr%02d", i), map[string]any{"work_order": map[string]any{"state": map[string]any{"pr_state": "merged"}}})
+	}
+	if _, _, err := e.RefreshStack(ctx, "task_ep"); err != nil {
+		t.Fatal(err)
+	}
+	if rec := h.epicState().GitHubStacks; len(rec.Stacks) != 0 || len(h.GH.StacksOf(fixture.Repo)) != 0 {
+		t.Errorf("with every pull request merged: recorded %v, on GitHub %v; want none", rec.Stacks, h.GH.StacksOf(fixture.Repo))
+	}
+}
