@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/wo-runner/wo/integration/ghstandin"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
@@ -17,7 +19,13 @@ import (
 // built on and its head.
 func restackable(t *testing.T) *stepHarness {
 	t.Helper()
-	h := stackOnStandinWith(t, 3, nil)
+	return restackableWith(t, nil)
+}
+
+// restackableWith is restackable on a stand-in set up by standIn.
+func restackableWith(t *testing.T, standIn func(*ghstandin.Server)) *stepHarness {
+	t.Helper()
+	h := stackOnStandinWith(t, 3, standIn)
 	parent := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
 	for i := 1; i <= 3; i++ {
 		branch := fmt.Sprintf("review/%02d-part", i)
@@ -119,5 +127,43 @@ func TestARestackLeavesABranchSomeoneElsePushedTo(t *testing.T) {
 	}
 	if st := h.StateOf("task_ep_pr02"); st.Restack == nil || st.Restack.Outcome != "left" {
 		t.Errorf("part 2 records %+v, want left", st.Restack)
+	}
+}
+
+func TestALandOfAStackedEpicRestacksBetweenMergesAndMergesTheNewHeads(t *testing.T) {
+	h := restackableWith(t, func(gh *ghstandin.Server) {
+		gh.Stacks = true
+		gh.MergeDelay = time.Millisecond
+		gh.Writers = map[string]bool{"alice": true}
+	})
+	for i := 1; i <= 3; i++ {
+		h.patch(fmt.Sprintf("task_ep_pr%02d", i), map[string]any{"status": "in_review"})
+		h.GH.AddReview(fixture.Repo, i, "alice", "APPROVED", "Looks right.")
+	}
+	// The default wait for each asynchronous merge; polled often.
+	res, err := h.engine().Land(h.ctx, LandOptions{Epic: "task_ep", PollEvery: time.Millisecond})
+	if err != nil || !res.Complete || !res.GitHubStacks || len(res.Warnings) != 0 {
+		t.Fatalf("land: %v %+v", err, res)
+	}
+	for i, s := range res.Steps {
+		if s.Outcome != "merged" || s.SHA == "" {
+			t.Errorf("part %d: %+v, want merged", i+1, s)
+		}
+	}
+	// Parts 2 and 3 were rebuilt on what merged under them before their
+	// merge, so the base holds each part's file once, and nothing else.
+	if files := fixture.Git(t, h.Remote, "ls-tree", "--name-only", fixture.Base); !strings.Contains(files, "part1.txt\npart2.txt\npart3.txt") {
+		t.Errorf("the base after the land holds:\n%s", files)
+	}
+	for i := 2; i <= 3; i++ {
+		if st := h.StateOf(fmt.Sprintf("task_ep_pr%02d", i)); st.Restack == nil || st.Restack.Outcome != "restacked" {
+			t.Errorf("part %d was not restacked before its merge: %+v", i, st.Restack)
+		}
+	}
+	if st := h.epicState().Land; st == nil || fmt.Sprint(st.Checked) != "[1 2 3]" || fmt.Sprint(st.Merged) != "[1 2 3]" || st.Finished == "" {
+		t.Errorf("the epic's land record: %+v", st)
+	}
+	if records := h.GH.MergeRecords(fixture.Repo); len(records) != 3 || !records[2].Async {
+		t.Errorf("merges: %+v, want three through the asynchronous merge", records)
 	}
 }
