@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -141,7 +142,8 @@ func TestALandOfAStackedEpicRestacksBetweenMergesAndMergesTheNewHeads(t *testing
 		h.GH.AddReview(fixture.Repo, i, "alice", "APPROVED", "Looks right.")
 	}
 	// The default wait for each asynchronous merge; polled often.
-	res, err := h.engine().Land(h.ctx, LandOptions{Epic: "task_ep", PollEvery: time.Millisecond})
+	var said []string
+	res, err := h.engine().Land(h.ctx, LandOptions{Epic: "task_ep", PollEvery: time.Millisecond, Progress: func(s string) { said = append(said, s) }})
 	if err != nil || !res.Complete || !res.GitHubStacks || len(res.Warnings) != 0 {
 		t.Fatalf("land: %v %+v", err, res)
 	}
@@ -149,6 +151,12 @@ func TestALandOfAStackedEpicRestacksBetweenMergesAndMergesTheNewHeads(t *testing
 		if s.Outcome != "merged" || s.SHA == "" {
 			t.Errorf("part %d: %+v, want merged", i+1, s)
 		}
+		if want := fmt.Sprintf("merged #%d at %s", i+1, s.SHA[:min(12, len(s.SHA))]); !slices.Contains(said, want) {
+			t.Errorf("the land did not say %q: %q", want, said)
+		}
+	}
+	if !slices.Contains(said, "restacking the pull requests above #1") {
+		t.Errorf("the land did not say it restacked: %q", said)
 	}
 	// Parts 2 and 3 were rebuilt on what merged under them before their
 	// merge, so the base holds each part's file once, and nothing else.
