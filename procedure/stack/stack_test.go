@@ -176,3 +176,58 @@ func TestSyncClosesATaskWhosePRWasMerged(t *testing.T) {
 		t.Errorf("second sync: %+v, %v", res, err)
 	}
 }
+
+func TestSyncBlocksATaskWhosePRWasClosedAndUnblocksItWhenItMerges(t *testing.T) {
+	h := newStepContext(t, fixture.Options{GitHub: true})
+	h.openPR()
+	if _, err := h.Client().ClosePR(h.ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.engine().Sync(h.ctx, fixture.Key)
+	if err != nil || !res.Changed || res.Status != workorder.StatusBlocked || res.PRState != "closed" {
+		t.Fatalf("a PR closed without merging: %+v, %v", res, err)
+	}
+	doc, _ := h.store.Get(h.ctx, fixture.Key)
+	if reason, _ := doc["block_reason"].(string); !strings.Contains(reason, "pull request #1 was closed without merging") {
+		t.Errorf("block reason %q", reason)
+	}
+	h.GH.Merge(fixture.Repo, 1)
+	if res, err = h.engine().Sync(h.ctx, fixture.Key); err != nil || res.Status != workorder.StatusClosed {
+		t.Fatalf("merged after all: %+v, %v", res, err)
+	}
+	doc, _ = h.store.Get(h.ctx, fixture.Key)
+	if doc["block_reason"] != nil || doc["status"] != "closed" || h.stored().PRState != "merged" {
+		t.Errorf("after the merge: status %v, block reason %v, pr_state %q", doc["status"], doc["block_reason"], h.stored().PRState)
+	}
+	logs, err := h.store.Logs(h.ctx, fixture.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var synced []string
+	for _, l := range logs {
+		if l.Action == "synced" {
+			synced = append(synced, fmt.Sprint(l.Details["pr_state"], " ", l.Details["status"]))
+		}
+	}
+	if got := strings.Join(synced, ", "); got != "closed blocked, merged closed" {
+		t.Errorf("the activity log's syncs: %q", got)
+	}
+}
+
+func TestSamePlaceInGitHubsStacks(t *testing.T) {
+	a, b := &workorder.PRStack{Number: 4, Position: 2, Size: 3}, &workorder.PRStack{Number: 4, Position: 2, Size: 3}
+	for _, c := range []struct {
+		x, y *workorder.PRStack
+		want bool
+	}{
+		{nil, nil, true},
+		{a, nil, false},
+		{nil, a, false},
+		{a, b, true},
+		{a, &workorder.PRStack{Number: 4, Position: 3, Size: 3}, false},
+	} {
+		if got := SamePlace(c.x, c.y); got != c.want {
+			t.Errorf("SamePlace(%+v, %+v) = %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+}
