@@ -147,3 +147,53 @@ func TestAPullRequestEventRecordsItsPlaceInGitHubsStack(t *testing.T) {
 		}
 	}
 }
+
+func TestParseGitHubEventAtItsLimits(t *testing.T) {
+	pr := func(extra string) string {
+		return `{"action": "submitted", "pull_request": {"number": 7` + extra + `}, "repository": {"full_name": "acme/hermes"}}`
+	}
+	long := strings.Repeat("o", 70) + "/" + strings.Repeat("n", 69) // 140 characters
+	good := map[string]struct {
+		name, payload string
+		pr            int
+	}{
+		"a payload of exactly the limit": {"pull_request_review", pr("") + strings.Repeat(" ", MaxEventSize-len(pr(""))), 7},
+		"the number at the top":          {"pull_request_review", `{"action": "submitted", "number": 5, "repository": {"full_name": "acme/hermes"}}`, 5},
+		"the pull request's own number":  {"pull_request_review", `{"number": 9, "pull_request": {"number": 7}, "repository": {"full_name": "acme/hermes"}}`, 7},
+		"the top of a stack":             {"pull_request", pr(`, "stack": {"number": 4, "size": 3, "position": 3}`), 7},
+		"a repository of 140 characters": {"pull_request_review", `{"pull_request": {"number": 7}, "repository": {"full_name": "` + long + `"}}`, 7},
+	}
+	for what, c := range good {
+		ev, err := ParseGitHubEvent(c.name, []byte(c.payload))
+		if err != nil || ev.PR != c.pr {
+			t.Errorf("%s: %+v %v, want pull request %d", what, ev, err, c.pr)
+		}
+	}
+	bad := map[string]string{
+		"one byte over the limit":           pr("") + strings.Repeat(" ", MaxEventSize-len(pr(""))+1),
+		"pull request 0":                    `{"pull_request": {"number": 0}, "repository": {"full_name": "acme/hermes"}}`,
+		"a repository of 141 characters":    `{"pull_request": {"number": 7}, "repository": {"full_name": "` + long + `x"}}`,
+		"a stack's size under its position": pr(`, "stack": {"number": 4, "size": 2, "position": 3}`),
+	}
+	for what, payload := range bad {
+		name := "pull_request_review"
+		if strings.Contains(payload, "stack") {
+			name = "pull_request"
+		}
+		var ee *EventError
+		if _, err := ParseGitHubEvent(name, []byte(payload)); !errors.As(err, &ee) {
+			t.Errorf("%s: %v, want an EventError", what, err)
+		}
+	}
+}
+
+func TestAForksEventNamesWhereItComesFrom(t *testing.T) {
+	e := &procedure.Engine{}
+	for from, want := range map[string]string{"mallory/hermes": "comes from mallory/hermes, not from acme/hermes itself",
+		"": "comes from a repository GitHub no longer names, not from acme/hermes itself"} {
+		res, err := OnGitHubEvent(context.Background(), e, &GitHubEvent{Name: "pull_request_review", Repo: "acme/hermes", PR: 7, HeadRepo: from, Fork: true}, procedure.RunOptions{})
+		if err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, want) {
+			t.Errorf("a fork's event from %q: %+v %v, want %q", from, res, err, want)
+		}
+	}
+}
