@@ -175,3 +175,31 @@ func TestALandOfAStackedEpicRestacksBetweenMergesAndMergesTheNewHeads(t *testing
 		t.Errorf("merges: %+v, want three through the asynchronous merge", records)
 	}
 }
+
+func TestABaseMovedElsewhereRebuildsNothingUnlessAsked(t *testing.T) {
+	h := restackable(t)
+	k := h.engine()
+	// An unrelated push to the base: no PR's files.
+	fixture.Git(t, h.Repo, "checkout", "-q", fixture.Base)
+	fixture.WriteFile(t, filepath.Join(h.Repo, "other.txt"), "other\n")
+	fixture.Git(t, h.Repo, "add", "-A")
+	fixture.Git(t, h.Repo, "commit", "-q", "-m", "unrelated")
+	fixture.Git(t, h.Repo, "push", "-q", "origin", fixture.Base)
+	before := fixture.Git(t, h.Remote, "rev-parse", "review/01-part")
+	res, err := k.Restack(h.ctx, "task_ep", RestackOptions{})
+	if err != nil || res.Steps[0].Outcome != "unchanged" || !strings.Contains(res.Steps[0].Reason, "moved, but not in this PR's files") {
+		t.Fatalf("after an unrelated push: %v %+v", err, res)
+	}
+	if got := fixture.Git(t, h.Remote, "rev-parse", "review/01-part"); got != before {
+		t.Errorf("part 1 was pushed (%s, was %s)", got, before)
+	}
+	// Asked to, wo rebuilds the bottom onto the base, and the parts above.
+	res, err = k.Restack(h.ctx, "task_ep", RestackOptions{OntoBase: true})
+	if err != nil || res.Steps[0].Outcome != "restacked" || res.Steps[1].Outcome != "restacked" || res.Steps[2].Outcome != "restacked" {
+		t.Fatalf("--onto-base: %v %+v", err, res)
+	}
+	tip := fixture.Git(t, h.Remote, "rev-parse", "review/01-part")
+	if parent := fixture.Git(t, h.Remote, "rev-parse", tip+"^"); parent != fixture.Git(t, h.Remote, "rev-parse", fixture.Base) {
+		t.Errorf("part 1 is built on %s, not the base's tip", parent)
+	}
+}
