@@ -192,7 +192,7 @@ func TestSyncBlocksATaskWhosePRWasClosedAndUnblocksItWhenItMerges(t *testing.T) 
 		t.Errorf("block reason %q", reason)
 	}
 	h.GH.Merge(fixture.Repo, 1)
-	if res, err = h.engine().Sync(h.ctx, fixture.Key); err != nil || res.Status != workorder.StatusClosed {
+	if res, err = h.engine().Sync(h.ctx, fixture.Key); err != nil || res.Status != workorder.StatusClosed || res.Warning != "" {
 		t.Fatalf("merged after all: %+v, %v", res, err)
 	}
 	doc, _ = h.store.Get(h.ctx, fixture.Key)
