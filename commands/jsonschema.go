@@ -19,6 +19,8 @@ import (
 
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/ghevent"
+	"github.com/wo-runner/wo/procedure/stack"
 	"github.com/wo-runner/wo/procedure/undo"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -47,14 +49,14 @@ var dataShapes = map[string][]dataShape{
 	"show":     {{"", showData{}}},
 	"list":     {{"", []TaskRow{}}},
 	"validate": {{"", []workorder.Report{}}},
-	"run":      {{"a run", procedure.Result{}}, {"--dry-run: the plan", procedure.Plan{}}, {"--epic", procedure.EpicResult{}}, {"--github-event", procedure.EventResult{}}},
+	"run":      {{"a run", procedure.Result{}}, {"--dry-run: the plan", procedure.Plan{}}, {"--epic", procedure.EpicResult{}}, {"--github-event", ghevent.EventResult{}}},
 	"reset":    {{"", resetOutcome{}}},
 	"delete":   {{"", deleteOutcome{}}},
 	"undo":     {{"a task", undo.Result{}}, {"--epic", undo.EpicResult{}}},
 	"log":      {{"", []store.LogEntry{}}},
 	"status":   {{"", []StatusRow{}}},
-	"sync":     {{"", []procedure.SyncResult{}}},
-	"land":     {{"", procedure.LandResult{}}},
+	"sync":     {{"", []stack.SyncResult{}}},
+	"land":     {{"", stack.LandResult{}}},
 	"event":    {{"", eventData{}}},
 	"split":    {{"default", splitData{}}, {"--emit-matrix", splitMatrix{}}},
 	"prompt":   {{"", action.PromptView{}}},

@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/wo-runner/wo/internal/gitname"
-	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/procedure/stack"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
 )
@@ -21,7 +21,7 @@ func newLandCommand(f *Factory) *cli.Command { return landCommand(f, runLand) }
 type landOptions struct {
 	Store     StoreConfig
 	GitHubAPI string
-	procedure.LandOptions
+	stack.LandOptions
 }
 
 func landCommand(f *Factory, run func(context.Context, *Factory, *landOptions) (result, error)) *cli.Command {
@@ -69,7 +69,7 @@ answering well exits 5.`,
 			if c.Duration("poll-every") < 100*time.Millisecond {
 				return result{}, usagef("--poll-every is at least 100ms")
 			}
-			o := &landOptions{Store: f.storeConfig(c), GitHubAPI: c.String("github-api"), LandOptions: procedure.LandOptions{
+			o := &landOptions{Store: f.storeConfig(c), GitHubAPI: c.String("github-api"), LandOptions: stack.LandOptions{
 				Epic: epic, Through: c.String("through"), Method: c.String("method"),
 				Timeout: c.Duration("timeout"), PollEvery: c.Duration("poll-every"),
 			}}
@@ -80,11 +80,11 @@ answering well exits 5.`,
 }
 
 func runLand(ctx context.Context, f *Factory, o *landOptions) (result, error) {
-	var out *procedure.LandResult
+	var out *stack.LandResult
 	var landErr error
 	err := f.useStore(ctx, o.Store, func(s store.Store) error {
 		e := f.engine(s, engineOptions{GitHubAPI: o.GitHubAPI})
-		out, landErr = e.Land(ctx, o.LandOptions)
+		out, landErr = stack.Of(e).Land(ctx, o.LandOptions)
 		if out == nil {
 			return landErr
 		}
@@ -104,7 +104,7 @@ func runLand(ctx context.Context, f *Factory, o *landOptions) (result, error) {
 }
 
 // writeLand prints what wo land did, a line a pull request.
-func writeLand(w io.Writer, r *procedure.LandResult) {
+func writeLand(w io.Writer, r *stack.LandResult) {
 	how := "ordinary merge"
 	if r.GitHubStacks {
 		how = "GitHub's asynchronous merge (the repository has stacked pull requests)"

@@ -16,6 +16,8 @@ import (
 	"github.com/wo-runner/wo/agent"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/ghevent"
+	"github.com/wo-runner/wo/procedure/stack"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -350,7 +352,7 @@ func githubEventOf(c *cli.Context, f *Factory) (path, name string) {
 	if p := c.String("github-event"); p != "" {
 		return p, name
 	}
-	if p := f.Getenv("GITHUB_EVENT_PATH"); p != "" && slices.Contains(procedure.ResumeEvents, name) && c.Args().Len() == 0 && c.String("epic") == "" {
+	if p := f.Getenv("GITHUB_EVENT_PATH"); p != "" && slices.Contains(ghevent.ResumeEvents, name) && c.Args().Len() == 0 && c.String("epic") == "" {
 		return p, name
 	}
 	return "", ""
@@ -361,21 +363,21 @@ func runOnGitHubEvent(ctx context.Context, f *Factory, o *runOptions) (result, e
 	if o.GitHubEventName == "" {
 		return result{}, usagef("--github-event needs the event's name in GITHUB_EVENT_NAME (as GitHub Actions sets it)")
 	}
-	data, err := readBounded(o.GitHubEvent, procedure.MaxEventSize)
+	data, err := readBounded(o.GitHubEvent, ghevent.MaxEventSize)
 	if err != nil {
 		return result{}, err
 	}
-	ev, err := procedure.ParseGitHubEvent(o.GitHubEventName, data)
+	ev, err := ghevent.ParseGitHubEvent(o.GitHubEventName, data)
 	if err != nil {
 		return result{}, err
 	}
-	var out *procedure.EventResult
+	var out *ghevent.EventResult
 	err = f.useStore(ctx, o.Store, func(s store.Store) error {
 		eng := f.engine(s, o.Engine)
 		progress := newProgress(f, o)
 		eng.Events = progress.event
 		var err error
-		out, err = eng.OnGitHubEvent(ctx, ev, procedure.RunOptions{RepoPath: o.Task.RepoPath})
+		out, err = ghevent.OnGitHubEvent(ctx, eng, ev, procedure.RunOptions{RepoPath: o.Task.RepoPath})
 		if err != nil || !o.ContinueEpic || out.Key == "" {
 			progress.stop()
 			return err
@@ -425,7 +427,7 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(data)) > limit {
-		return nil, &procedure.EventError{Msg: fmt.Sprintf("the event payload %s is larger than %d bytes", path, limit)}
+		return nil, &ghevent.EventError{Msg: fmt.Sprintf("the event payload %s is larger than %d bytes", path, limit)}
 	}
 	return data, nil
 }
@@ -454,7 +456,7 @@ func writeEpicResult(w io.Writer, r *procedure.EpicResult, width int) error {
 
 // engine builds the step engine from the engine options and environment.
 func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
-	return &procedure.Engine{
+	e := &procedure.Engine{
 		Store:     s,
 		Getenv:    f.Getenv,
 		GitHubAPI: o.GitHubAPI,
@@ -481,6 +483,8 @@ func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 			MaxLoopIterations: o.MaxIterations,
 		},
 	}
+	stack.New(e) // the stack tables of an epic, kept as its pull requests open
+	return e
 }
 
 func writePlan(w io.Writer, p *procedure.Plan) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/procedure/stack"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
 )
@@ -79,8 +80,8 @@ func syncOptionsFrom(c *cli.Context, f *Factory) (*syncOptions, error) {
 }
 
 func runSync(ctx context.Context, f *Factory, o *syncOptions) (result, error) {
-	var out []*procedure.SyncResult
-	var restack *procedure.RestackResult
+	var out []*stack.SyncResult
+	var restack *stack.RestackResult
 	var restackErr error
 	err := f.useStore(ctx, o.Store, func(s store.Store) error {
 		e := f.engine(s, engineOptions{GitHubAPI: o.GitHubAPI})
@@ -93,8 +94,8 @@ func runSync(ctx context.Context, f *Factory, o *syncOptions) (result, error) {
 			// there is no stack to restack.
 			return syncStack(ctx, e, o.Key, out)
 		}
-		restack, restackErr = e.Restack(ctx, o.Key, procedure.RestackOptions{OntoBase: o.OntoBase, Continue: o.Continue})
-		var stopped *procedure.RestackError
+		restack, restackErr = stack.Of(e).Restack(ctx, o.Key, stack.RestackOptions{OntoBase: o.OntoBase, Continue: o.Continue})
+		var stopped *stack.RestackError
 		if restackErr != nil && !errors.As(restackErr, &stopped) {
 			return restackErr
 		}
@@ -139,7 +140,7 @@ func runSync(ctx context.Context, f *Factory, o *syncOptions) (result, error) {
 }
 
 // writeRestack prints what a restack did, a line a PR.
-func writeRestack(w io.Writer, r *procedure.RestackResult) {
+func writeRestack(w io.Writer, r *stack.RestackResult) {
 	for _, s := range r.Steps {
 		line := fmt.Sprintf("  %s (#%d) %s: %s", s.Key, s.PR, termtext.Line(s.Branch), strings.ReplaceAll(s.Outcome, "_", " "))
 		switch {
@@ -160,7 +161,7 @@ func writeRestack(w io.Writer, r *procedure.RestackResult) {
 
 // syncTree syncs a task and its children, reading GitHub at githubAPI
 // (empty: api.github.com).
-func syncTree(ctx context.Context, f *Factory, s store.Store, key, githubAPI string) ([]*procedure.SyncResult, error) {
+func syncTree(ctx context.Context, f *Factory, s store.Store, key, githubAPI string) ([]*stack.SyncResult, error) {
 	return syncWith(ctx, f.engine(s, engineOptions{GitHubAPI: githubAPI}), s, key)
 }
 
@@ -168,17 +169,17 @@ func syncTree(ctx context.Context, f *Factory, s store.Store, key, githubAPI str
 // epic after the sync, so that merged ones show as merged, and notes in
 // each result what it did. A failure to refresh is a warning: the sync
 // itself is done.
-func syncStack(ctx context.Context, e *procedure.Engine, key string, out []*procedure.SyncResult) error {
-	epic, err := e.StackOfTask(ctx, key)
+func syncStack(ctx context.Context, e *procedure.Engine, key string, out []*stack.SyncResult) error {
+	epic, err := stack.Of(e).StackOfTask(ctx, key)
 	if err != nil || epic == "" {
 		return err
 	}
-	ups, _, err := e.RefreshStack(ctx, epic)
-	byKey := map[string]*procedure.SyncResult{}
+	ups, _, err := stack.Of(e).RefreshStack(ctx, epic)
+	byKey := map[string]*stack.SyncResult{}
 	for _, r := range out {
 		byKey[r.Key] = r
 	}
-	note := func(r *procedure.SyncResult, w string) {
+	note := func(r *stack.SyncResult, w string) {
 		if r.Warning != "" {
 			w = r.Warning + "; " + w
 		}
@@ -201,7 +202,7 @@ func syncStack(ctx context.Context, e *procedure.Engine, key string, out []*proc
 }
 
 // syncWith syncs a task and its children with the engine e.
-func syncWith(ctx context.Context, e *procedure.Engine, s store.Store, key string) ([]*procedure.SyncResult, error) {
+func syncWith(ctx context.Context, e *procedure.Engine, s store.Store, key string) ([]*stack.SyncResult, error) {
 	children, err := s.List(ctx, store.Filter{ParentKey: key})
 	if err != nil {
 		return nil, err
@@ -210,9 +211,9 @@ func syncWith(ctx context.Context, e *procedure.Engine, s store.Store, key strin
 	for _, d := range children {
 		keys = append(keys, d["_key"].(string))
 	}
-	var out []*procedure.SyncResult
+	var out []*stack.SyncResult
 	for _, k := range keys {
-		r, err := e.Sync(ctx, k)
+		r, err := stack.Of(e).Sync(ctx, k)
 		if err != nil {
 			return out, fmt.Errorf("syncing %s: %w", k, err)
 		}

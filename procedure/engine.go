@@ -1,7 +1,10 @@
 // Package procedure runs work orders: the engine that resumes, retries,
-// loops and writes the state back after every step, runs epics in waves,
-// restacks and syncs stacks, and undoes. The actions it runs, and their
-// contract with it, are in procedure/action.
+// loops, holds the task's lease and writes the state back after every
+// step, and runs epics in waves. The actions it runs, and their contract
+// with it, are in procedure/action; above it, procedure/undo takes back
+// what runs made, procedure/stack keeps an epic's stack (restack, sync,
+// GitHub's stacks, wo land) and procedure/ghevent resumes a work order
+// from a GitHub event.
 package procedure
 
 import (
@@ -59,7 +62,9 @@ type Engine struct {
 	// to crash a run exactly there.
 	Fault func(point string)
 
-	shared engineShared
+	// Stacks keeps the stack tables of an epic's pull requests as they
+	// open; the commands wire in package procedure/stack's (nil: none).
+	Stacks StackKeeper
 }
 
 // RunOptions choose what part of a procedure to run.

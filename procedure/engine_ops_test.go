@@ -126,28 +126,6 @@ func TestApprovalGateAndDecisions(t *testing.T) {
 	fixture.ErrContains(t, err, "does not ask for approval")
 }
 
-func TestSyncClosesATaskWhosePRWasMerged(t *testing.T) {
-	h := newStepContext(t, stepOpts{GitHub: true})
-	h.openPR()
-	res, err := h.engine().Sync(h.ctx, fixture.Key)
-	if err != nil || res.Changed || res.PRState != "open" {
-		t.Fatalf("an open PR: %+v, %v", res, err)
-	}
-	h.GH.Merge(fixture.Repo, 1)
-	res, err = h.engine().Sync(h.ctx, fixture.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, _ := h.store.Get(h.ctx, fixture.Key)
-	if !res.Changed || res.Status != workorder.StatusClosed || doc["status"] != "closed" || h.stored().PRState != "merged" {
-		t.Errorf("after the merge: %+v, status %v pr_state %q", res, doc["status"], h.stored().PRState)
-	}
-	// Again: nothing more to do.
-	if res, err := h.engine().Sync(h.ctx, fixture.Key); err != nil || res.Changed {
-		t.Errorf("second sync: %+v, %v", res, err)
-	}
-}
-
 func TestClassifyMapsErrorsToOutcomes(t *testing.T) {
 	cases := []struct {
 		err  error

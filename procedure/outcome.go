@@ -45,6 +45,13 @@ func is[T error](err error) bool {
 	return errors.As(err, &target)
 }
 
+// Classifier is an error of a package above the engine that says what
+// it means to the user.
+type Classifier interface {
+	error
+	Classification() Classification
+}
+
 // classes map errors to outcomes, in order: the first that matches wins.
 var classes = []struct {
 	match func(error) bool
@@ -54,7 +61,6 @@ var classes = []struct {
 	{is[*workorder.SyntaxError], Classification{OutcomeInvalid, "MALFORMED_JSON"}},
 	{is[*workorder.ShapeError], Classification{OutcomeInvalid, "INVALID_DOCUMENT"}},
 	{is[*PreflightError], Classification{OutcomeInvalid, "INVALID_INPUT"}},
-	{is[*EventError], Classification{OutcomeInvalid, "INVALID_EVENT"}},
 	{is[*DependencyCycleError], Classification{OutcomeInvalid, "DEPENDENCY_CYCLE"}},
 	{is[*RewindError], Classification{OutcomeInvalid, "USAGE"}},
 	{is[*store.LeaseHeldError], Classification{OutcomeLeaseHeld, "LEASE_HELD"}},
@@ -63,9 +69,7 @@ var classes = []struct {
 	{is[*action.WaitingError], Classification{OutcomeWaiting, "WAITING"}},
 	{is[*ApprovalRequiredError], Classification{OutcomeWaiting, "APPROVAL_REQUIRED"}},
 	{is[*UndoUnfinishedError], Classification{OutcomeWaiting, "UNDO_UNFINISHED"}},
-	{is[*RestackError], Classification{OutcomeWaiting, "RESTACK_STOPPED"}},
-	{is[*LandError], Classification{OutcomeWaiting, "LAND_STOPPED"}},
-	{is[*LandRetryError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
+	{is[Classifier], Classification{}}, // its own: a restack's or a land's stop, a GitHub event wo cannot use
 	{is[*RetriesExhaustedError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*UndoRetryLaterError], Classification{OutcomeRetryLater, "RETRY_LATER"}},
 	{is[*InterruptedError], Classification{OutcomeInterrupted, "INTERRUPTED"}},
@@ -99,6 +103,10 @@ func Classify(err error) Classification {
 	}
 	for _, c := range classes {
 		if c.match(err) {
+			var own Classifier
+			if c.Code == "" && errors.As(err, &own) {
+				return own.Classification()
+			}
 			return c.Classification
 		}
 	}

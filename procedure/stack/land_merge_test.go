@@ -1,4 +1,4 @@
-package procedure
+package stack
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -77,8 +78,8 @@ func TestAnAsynchronousMergeIsFollowedToItsEnd(t *testing.T) {
 				"work_order": map[string]any{"state": map[string]any{"land": map[string]any{"started": "2026-11-27T00:00:00Z", "method": "squash"}}}}); err != nil {
 				t.Fatal(err)
 			}
-			e := &Engine{Store: s}
-			e.defaults()
+			e := New(&procedure.Engine{Store: s})
+			e.e.FillDefaults()
 			land := &workorder.Land{Started: workorder.Timestamp(time.Now())}
 			timeout := 5 * time.Second
 			if c.outcome == "pending" {

@@ -1,4 +1,4 @@
-package procedure
+package stack
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/internal/identity"
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -84,6 +85,11 @@ type LandError struct{ Reason string }
 
 func (e *LandError) Error() string { return e.Reason }
 
+// Classification: the land waits for a person.
+func (e *LandError) Classification() procedure.Classification {
+	return procedure.Classification{Outcome: procedure.OutcomeWaiting, Code: "LAND_STOPPED"}
+}
+
 // LandRetryError is a land that GitHub's trouble stopped (5xx, a rate
 // limit, no answer): run it again later (exit 5).
 type LandRetryError struct{ Err error }
@@ -91,9 +97,14 @@ type LandRetryError struct{ Err error }
 func (e *LandRetryError) Error() string { return e.Err.Error() + "; run wo land again later" }
 func (e *LandRetryError) Unwrap() error { return e.Err }
 
+// Classification: GitHub's passing trouble.
+func (e *LandRetryError) Classification() procedure.Classification {
+	return procedure.Classification{Outcome: procedure.OutcomeRetryLater, Code: "RETRY_LATER"}
+}
+
 // landing is one wo land: the epic's stack and what the land knows.
 type landing struct {
-	e       *Engine
+	k       *Keeper
 	o       LandOptions
 	stack   action.Stack
 	stacked bool   // split in stacked mode: restacked between merges
@@ -107,13 +118,13 @@ type landing struct {
 // Land merges an epic's pull requests bottom-up (see above). It holds the
 // epic's lease throughout: a second wo land of the epic waits its turn
 // (exit 4).
-func (e *Engine) Land(ctx context.Context, o LandOptions) (*LandResult, error) {
-	e.defaults()
+func (k *Keeper) Land(ctx context.Context, o LandOptions) (*LandResult, error) {
+	k.e.FillDefaults()
 	if o.Method == "" {
 		o.Method = github.MergeSquash
 	}
 	if !slices.Contains([]string{github.MergeMerge, github.MergeSquash, github.MergeRebase}, o.Method) {
-		return nil, &PreflightError{Key: o.Epic, Problems: []string{fmt.Sprintf("merge method %q: merge, squash or rebase", o.Method)}, Steps: []int{0}}
+		return nil, &procedure.PreflightError{Key: o.Epic, Problems: []string{fmt.Sprintf("merge method %q: merge, squash or rebase", o.Method)}, Steps: []int{0}}
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Minute
@@ -121,17 +132,17 @@ func (e *Engine) Land(ctx context.Context, o LandOptions) (*LandResult, error) {
 	if o.PollEvery <= 0 {
 		o.PollEvery = github.PollMergeEvery
 	}
-	l, err := e.newLanding(ctx, o)
+	l, err := k.newLanding(ctx, o)
 	if err != nil {
 		return nil, transient(err)
 	}
-	leases := &store.Leases{Store: e.Store, Now: e.Now}
-	if _, err := leases.Acquire(ctx, o.Epic, e.Runner, e.LeaseTTL, identity.Gone); err != nil {
+	leases := &store.Leases{Store: k.e.Store, Now: k.e.Now}
+	if _, err := leases.Acquire(ctx, o.Epic, k.e.Runner, k.e.LeaseTTL, identity.Gone); err != nil {
 		return nil, err
 	}
-	defer leases.Release(context.WithoutCancel(ctx), o.Epic, e.Runner)
+	defer leases.Release(context.WithoutCancel(ctx), o.Epic, k.e.Runner)
 	err = l.run(ctx, func() error {
-		_, err := leases.Renew(ctx, o.Epic, e.Runner, e.LeaseTTL)
+		_, err := leases.Renew(ctx, o.Epic, k.e.Runner, k.e.LeaseTTL)
 		return err
 	})
 	return l.res, transient(err)
@@ -140,7 +151,7 @@ func (e *Engine) Land(ctx context.Context, o LandOptions) (*LandResult, error) {
 // transient makes GitHub's passing trouble a LandRetryError.
 func transient(err error) error {
 	var stop *LandError
-	if err != nil && !errors.As(err, &stop) && IsTransient(err) {
+	if err != nil && !errors.As(err, &stop) && procedure.IsTransient(err) {
 		return &LandRetryError{Err: err}
 	}
 	return err
@@ -148,12 +159,12 @@ func transient(err error) error {
 
 // newLanding reads the epic: its stack, the last pull request to land, the
 // GitHub client and whether the repository has GitHub's stacks.
-func (e *Engine) newLanding(ctx context.Context, o LandOptions) (*landing, error) {
-	children, edges, err := e.epicChildren(ctx, o.Epic)
+func (k *Keeper) newLanding(ctx context.Context, o LandOptions) (*landing, error) {
+	children, edges, err := k.e.EpicChildren(ctx, o.Epic)
 	if err != nil {
 		return nil, err
 	}
-	l := &landing{e: e, o: o, stack: action.StackOf(children, edges), stacked: true}
+	l := &landing{k: k, o: o, stack: action.StackOf(children, edges), stacked: true}
 	for _, d := range children {
 		l.stacked = l.stacked && workorder.String(d, "work_order.context.split_mode") == "stacked"
 	}
@@ -162,7 +173,7 @@ func (e *Engine) newLanding(ctx context.Context, o LandOptions) (*landing, error
 	}
 	for _, en := range l.stack {
 		if en.Repo != l.stack[0].Repo {
-			return nil, &PreflightError{Key: o.Epic, Problems: []string{fmt.Sprintf("epic %s spans repositories (%s, %s): wo land merges the pull requests of one; land each repository's part by hand", o.Epic, l.stack[0].Repo, en.Repo)}, Steps: []int{0}}
+			return nil, &procedure.PreflightError{Key: o.Epic, Problems: []string{fmt.Sprintf("epic %s spans repositories (%s, %s): wo land merges the pull requests of one; land each repository's part by hand", o.Epic, l.stack[0].Repo, en.Repo)}, Steps: []int{0}}
 		}
 	}
 	for _, d := range children {
@@ -170,11 +181,11 @@ func (e *Engine) newLanding(ctx context.Context, o LandOptions) (*landing, error
 			l.base = workorder.String(d, "work_order.context.base_branch")
 		}
 	}
-	if l.c, err = e.githubFor(l.stack[0].Repo); err != nil {
+	if l.c, err = k.githubFor(l.stack[0].Repo); err != nil {
 		return nil, err
 	}
 	l.res = &LandResult{Epic: o.Epic, Method: o.Method, Steps: []LandStep{}}
-	if l.res.GitHubStacks, err = e.stacksEnabled(ctx, o.Epic, l.c); err != nil {
+	if l.res.GitHubStacks, err = k.stacksEnabled(ctx, o.Epic, l.c); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -189,7 +200,7 @@ func (l *landing) say(format string, args ...any) {
 // run checks every pull request through the last, then merges them.
 func (l *landing) run(ctx context.Context, renew func() error) error {
 	var err error
-	if l.record, err = l.e.startLand(ctx, l.o); err != nil {
+	if l.record, err = l.k.startLand(ctx, l.o); err != nil {
 		return err
 	}
 	if err := l.check(ctx); err != nil {
@@ -210,12 +221,12 @@ func (l *landing) run(ctx context.Context, renew func() error) error {
 		}
 	}
 	l.res.Complete = true
-	if _, _, err := l.e.RefreshStack(ctx, l.o.Epic); err != nil {
+	if _, _, err := l.k.RefreshStack(ctx, l.o.Epic); err != nil {
 		l.res.Warnings = append(l.res.Warnings, fmt.Sprintf("%v; wo sync %s tries again", err, l.o.Epic))
 	}
-	return l.e.editEpicState(ctx, l.o.Epic, func(s *workorder.State) {
+	return l.k.editEpicState(ctx, l.o.Epic, func(s *workorder.State) {
 		if s.Land != nil {
-			s.Land.Stopped, s.Land.Pending, s.Land.Finished = "", nil, workorder.Timestamp(l.e.Now())
+			s.Land.Stopped, s.Land.Pending, s.Land.Finished = "", nil, workorder.Timestamp(l.k.e.Now())
 		}
 	})
 }
@@ -254,7 +265,7 @@ func (l *landing) check(ctx context.Context) error {
 		}
 		return l.stop(ctx, stopped)
 	}
-	return l.e.editEpicState(ctx, l.o.Epic, func(s *workorder.State) {
+	return l.k.editEpicState(ctx, l.o.Epic, func(s *workorder.State) {
 		if s.Land != nil {
 			for _, st := range l.res.Steps[:l.last+1] {
 				if !slices.Contains(s.Land.Checked, st.PR) {
@@ -281,14 +292,14 @@ func (l *landing) ready(ctx context.Context, en action.StackEntry) (reason strin
 	case pr.State != github.PROpen:
 		return fmt.Sprintf("pull request #%d was closed without merging: reopen it, or land through the one under it", pr.Number), false, nil
 	}
-	doc, err := l.e.Store.Get(ctx, en.Key)
+	doc, err := l.k.e.Store.Get(ctx, en.Key)
 	if err != nil {
 		return "", false, err
 	}
-	if reason, err := l.e.loopReady(doc, pr, l.record); reason != "" || err != nil {
+	if reason, err := l.k.loopReady(doc, pr, l.record); reason != "" || err != nil {
 		return reason, false, err
 	}
-	reason, err = l.e.githubReady(ctx, l.c, pr)
+	reason, err = l.k.githubReady(ctx, l.c, pr)
 	return reason, false, err
 }
 
@@ -309,7 +320,7 @@ func (l *landing) mergeStep(ctx context.Context, i int) error {
 		step.Outcome = "already_merged"
 		return l.merged(ctx, i, "")
 	}
-	doc, err := l.e.Store.Get(ctx, step.Key)
+	doc, err := l.k.e.Store.Get(ctx, step.Key)
 	if err != nil {
 		return err
 	}
@@ -328,7 +339,7 @@ func (l *landing) mergeStep(ctx context.Context, i int) error {
 	case i > 0 && l.restackedHere(st, pr):
 		// The restack rebuilt it onto what merged: GitHub's approval and
 		// checks are asked of the new head.
-		if reason, err = l.e.githubReady(ctx, l.c, pr); err != nil {
+		if reason, err = l.k.githubReady(ctx, l.c, pr); err != nil {
 			return err
 		}
 		if reason != "" {
@@ -342,7 +353,7 @@ func (l *landing) mergeStep(ctx context.Context, i int) error {
 	}
 	m := github.MergeRequest{Title: fmt.Sprintf("%s (#%d)", pr.Title, pr.Number), Message: action.StripStack(body), SHA: st.PushedSHA, Method: l.o.Method}
 	l.say("merging #%d %s (%s)", pr.Number, pr.Title, l.o.Method)
-	sha, outcome, reason, err := l.e.mergeOne(ctx, l.c, l.o, l.res.GitHubStacks || pr.Stack != nil, pr.Number, m, l.record)
+	sha, outcome, reason, err := l.k.mergeOne(ctx, l.c, l.o, l.res.GitHubStacks || pr.Stack != nil, pr.Number, m, l.record)
 	if err != nil {
 		return err
 	}
@@ -368,7 +379,7 @@ func (l *landing) restackedHere(st workorder.State, pr *github.PR) bool {
 // restack brings the pull requests above a merged one onto it.
 func (l *landing) restack(ctx context.Context, i int) error {
 	l.say("restacking the pull requests above #%d", l.res.Steps[i-1].PR)
-	r, err := l.e.Restack(ctx, l.o.Epic, RestackOptions{})
+	r, err := l.k.Restack(ctx, l.o.Epic, RestackOptions{})
 	var stop *RestackError
 	reason := ""
 	switch {
@@ -391,7 +402,7 @@ func (l *landing) restack(ctx context.Context, i int) error {
 // before) and closes its task.
 func (l *landing) merged(ctx context.Context, i int, sha string) error {
 	step := &l.res.Steps[i]
-	if err := l.e.editEpicState(ctx, l.o.Epic, func(s *workorder.State) {
+	if err := l.k.editEpicState(ctx, l.o.Epic, func(s *workorder.State) {
 		if s.Land != nil {
 			if p := s.Land.Pending; p != nil && p.PR == step.PR {
 				s.Land.Pending = nil
@@ -404,10 +415,10 @@ func (l *landing) merged(ctx context.Context, i int, sha string) error {
 		return err
 	}
 	if sha != "" {
-		l.e.fault("land:after_merge")
+		l.k.fault("land:after_merge")
 		l.say("merged #%d at %s", step.PR, gitname.Short(sha))
 	}
-	if _, err := l.e.Sync(ctx, step.Key); err != nil {
+	if _, err := l.k.Sync(ctx, step.Key); err != nil {
 		l.res.Warnings = append(l.res.Warnings, fmt.Sprintf("%s was not marked closed: %v; wo sync %s does it", step.Key, err, l.o.Epic))
 	}
 	return nil
@@ -416,13 +427,13 @@ func (l *landing) merged(ctx context.Context, i int, sha string) error {
 // stop records why the land stopped and returns it as a LandError.
 func (l *landing) stop(ctx context.Context, reason string) error {
 	l.res.Stopped = reason
-	return l.e.stopLand(ctx, l.o.Epic, l.res)
+	return l.k.stopLand(ctx, l.o.Epic, l.res)
 }
 
 // throughIndex is the index in stack of the last pull request to land.
 func throughIndex(stack action.Stack, o LandOptions) (int, error) {
 	if len(stack) == 0 {
-		return 0, &PreflightError{Key: o.Epic, Problems: []string{"epic " + o.Epic + " has no task that opens a pull request: nothing to land"}, Steps: []int{0}}
+		return 0, &procedure.PreflightError{Key: o.Epic, Problems: []string{"epic " + o.Epic + " has no task that opens a pull request: nothing to land"}, Steps: []int{0}}
 	}
 	if o.Through == "" {
 		return len(stack) - 1, nil
@@ -433,7 +444,7 @@ func throughIndex(stack action.Stack, o LandOptions) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, &PreflightError{Key: o.Epic, Problems: []string{fmt.Sprintf("--through %s: no pull request of epic %s has that number, and no task of it that key; wo status %s lists them", o.Through, o.Epic, o.Epic)}, Steps: []int{0}}
+	return 0, &procedure.PreflightError{Key: o.Epic, Problems: []string{fmt.Sprintf("--through %s: no pull request of epic %s has that number, and no task of it that key; wo status %s lists them", o.Through, o.Epic, o.Epic)}, Steps: []int{0}}
 }
 
 // readyPrefix is how many steps from the bottom are ready or merged.
@@ -455,11 +466,11 @@ func markLater(steps []LandStep) {
 // startLand records the land in the epic's state (keeping a rerun's
 // record: its pending merge and the pull requests it checked) and returns
 // it.
-func (e *Engine) startLand(ctx context.Context, o LandOptions) (*workorder.Land, error) {
+func (k *Keeper) startLand(ctx context.Context, o LandOptions) (*workorder.Land, error) {
 	var land *workorder.Land
-	err := e.editEpicState(ctx, o.Epic, func(s *workorder.State) {
+	err := k.editEpicState(ctx, o.Epic, func(s *workorder.State) {
 		if s.Land == nil || s.Land.Finished != "" {
-			s.Land = &workorder.Land{Started: workorder.Timestamp(e.Now())}
+			s.Land = &workorder.Land{Started: workorder.Timestamp(k.e.Now())}
 		}
 		s.Land.Method, s.Land.Stopped = o.Method, ""
 		land = s.Land
@@ -467,7 +478,7 @@ func (e *Engine) startLand(ctx context.Context, o LandOptions) (*workorder.Land,
 	if err != nil {
 		return nil, err
 	}
-	doc, err := e.Store.Get(ctx, o.Epic)
+	doc, err := k.e.Store.Get(ctx, o.Epic)
 	if err != nil {
 		return nil, err
 	}
@@ -479,8 +490,8 @@ func (e *Engine) startLand(ctx context.Context, o LandOptions) (*workorder.Land,
 }
 
 // stopLand records why the land stopped and returns it as a LandError.
-func (e *Engine) stopLand(ctx context.Context, epicKey string, res *LandResult) error {
-	if err := e.editEpicState(ctx, epicKey, func(s *workorder.State) {
+func (k *Keeper) stopLand(ctx context.Context, epicKey string, res *LandResult) error {
+	if err := k.editEpicState(ctx, epicKey, func(s *workorder.State) {
 		if s.Land != nil {
 			s.Land.Stopped = res.Stopped
 		}
@@ -497,7 +508,7 @@ func (e *Engine) stopLand(ctx context.Context, epicKey string, res *LandResult) 
 // the restack rebuilt its own change, unchanged, and went back to its
 // review wait only so that a run would ask GitHub again; the land asks
 // GitHub itself.
-func (e *Engine) loopReady(doc workorder.Document, pr *github.PR, land *workorder.Land) (string, error) {
+func (k *Keeper) loopReady(doc workorder.Document, pr *github.PR, land *workorder.Land) (string, error) {
 	key := workorder.Key(doc)
 	st, err := workorder.StateOf(doc)
 	if err != nil {
@@ -526,7 +537,7 @@ func (e *Engine) loopReady(doc workorder.Document, pr *github.PR, land *workorde
 // required reviews do not count them), no changes requested, and every
 // commit status and check run of its head green. A head with none is
 // green: the repository runs no checks.
-func (e *Engine) githubReady(ctx context.Context, c *github.Client, pr *github.PR) (string, error) {
+func (k *Keeper) githubReady(ctx context.Context, c *github.Client, pr *github.PR) (string, error) {
 	reviews, err := c.Reviews(ctx, pr.Number)
 	if err != nil {
 		return "", err
@@ -594,7 +605,7 @@ func (e *Engine) githubReady(ctx context.Context, c *github.Client, pr *github.P
 // outcome merged, or the outcome that stopped it (refused: GitHub's
 // reason; queued: in the merge queue; pending: still merging when the
 // wait ended) and why.
-func (e *Engine) mergeOne(ctx context.Context, c *github.Client, o LandOptions, async bool, number int, m github.MergeRequest, land *workorder.Land) (sha, outcome, reason string, err error) {
+func (k *Keeper) mergeOne(ctx context.Context, c *github.Client, o LandOptions, async bool, number int, m github.MergeRequest, land *workorder.Land) (sha, outcome, reason string, err error) {
 	if !async {
 		sha, err := c.Merge(ctx, number, m)
 		var refused *github.MergeRefusedError
@@ -619,8 +630,8 @@ func (e *Engine) mergeOne(ctx context.Context, c *github.Client, o LandOptions, 
 			return "", "", "", err
 		}
 		if uuid = r.UUID; uuid != "" {
-			pending := &workorder.PendingMerge{PR: number, UUID: r.UUID, At: workorder.Timestamp(e.Now())}
-			if err := e.editEpicState(ctx, o.Epic, func(s *workorder.State) {
+			pending := &workorder.PendingMerge{PR: number, UUID: r.UUID, At: workorder.Timestamp(k.e.Now())}
+			if err := k.editEpicState(ctx, o.Epic, func(s *workorder.State) {
 				if s.Land != nil {
 					s.Land.Pending = pending
 				}
@@ -629,9 +640,9 @@ func (e *Engine) mergeOne(ctx context.Context, c *github.Client, o LandOptions, 
 			}
 			land.Pending = pending
 		}
-		e.fault("land:after_request")
+		k.fault("land:after_request")
 	}
-	if r, err = e.awaitMerge(ctx, c, o, number, uuid, r); err != nil {
+	if r, err = k.awaitMerge(ctx, c, o, number, uuid, r); err != nil {
 		return "", "", "", err
 	}
 	switch r.Status {
@@ -640,7 +651,7 @@ func (e *Engine) mergeOne(ctx context.Context, c *github.Client, o LandOptions, 
 	case github.MergeEnqueued:
 		return "", "queued", fmt.Sprintf("#%d is in the merge queue: GitHub merges it when the queue gets to it; run wo land %s again after that", number, o.Epic), nil
 	case github.MergeFailed:
-		if err := e.editEpicState(ctx, o.Epic, func(s *workorder.State) {
+		if err := k.editEpicState(ctx, o.Epic, func(s *workorder.State) {
 			if s.Land != nil {
 				s.Land.Pending = nil
 			}
@@ -656,13 +667,13 @@ func (e *Engine) mergeOne(ctx context.Context, c *github.Client, o LandOptions, 
 // awaitMerge polls an asynchronous merge until it ends, is queued, or the
 // wait is over. GitHub's passing trouble (5xx, a rate limit) is waited out
 // within the same time.
-func (e *Engine) awaitMerge(ctx context.Context, c *github.Client, o LandOptions, number int, uuid string, r *github.MergeResult) (*github.MergeResult, error) {
-	deadline := e.Now().Add(o.Timeout)
+func (k *Keeper) awaitMerge(ctx context.Context, c *github.Client, o LandOptions, number int, uuid string, r *github.MergeResult) (*github.MergeResult, error) {
+	deadline := k.e.Now().Add(o.Timeout)
 	for !r.Done() && r.Status != github.MergeEnqueued {
 		if uuid == "" {
 			return nil, fmt.Errorf("GitHub's answer to the merge of #%d is %s with no id to follow it by", number, r.Status)
 		}
-		if e.Now().After(deadline) {
+		if k.e.Now().After(deadline) {
 			return r, nil
 		}
 		if err := action.SleepCtx(ctx, o.PollEvery); err != nil {
@@ -670,7 +681,7 @@ func (e *Engine) awaitMerge(ctx context.Context, c *github.Client, o LandOptions
 		}
 		next, err := c.MergeAsyncResult(ctx, number, uuid)
 		switch {
-		case err != nil && IsTransient(err) && e.Now().Before(deadline):
+		case err != nil && procedure.IsTransient(err) && k.e.Now().Before(deadline):
 			continue
 		case err != nil:
 			return nil, err

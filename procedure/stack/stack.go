@@ -1,12 +1,18 @@
-package procedure
+// Package stack keeps an epic's stack of pull requests: the stack table
+// in each description, GitHub's own stacks, the restack that keeps each
+// branch its own change on top of the one under it, wo sync, and wo land.
+// It drives git and GitHub through the engine's store, leases and the
+// push gate the actions use (procedure/action), and is wired into the
+// engine as its procedure.StackKeeper.
+package stack
 
 import (
 	"context"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/wo-runner/wo/github"
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -15,11 +21,12 @@ import (
 // maxPRBody is the longest description GitHub accepts.
 const maxPRBody = 65536
 
-// engineShared is what an Engine's calls share: GitHub clients by
-// repository, so that a second read of a pull request in one process is
-// a conditional request, and the lock that makes stack refreshes of one
-// process take turns and combine.
-type engineShared struct {
+// Keeper keeps the stacks of one engine's epics. Its calls share GitHub
+// clients by repository, so that a second read of a pull request in one
+// process is a conditional request, and the lock that makes stack
+// refreshes of one process take turns and combine.
+type Keeper struct {
+	e       *procedure.Engine
 	mu      sync.Mutex
 	clients map[string]*github.Client
 	// asked counts the refreshes asked for, by epic; covered is the count
@@ -27,62 +34,78 @@ type engineShared struct {
 	asked, covered map[string]int64
 	stack          sync.Mutex
 	// deferred holds the epics that a RunEpic of this engine refreshes
-	// itself, with whether a pull request opened since its last refresh.
+	// itself, with whether a pull request opened since its last refrek.
 	deferred map[string]bool
 }
 
-// StackRefreshEvery is how often, at most, an epic run refreshes the
-// stack sections between its waves; it always refreshes once at its end.
-const StackRefreshEvery = time.Minute
+var _ procedure.StackKeeper = (*Keeper)(nil)
 
-// deferStack makes the children of epicKey that open a pull request in
+// New makes e's keeper and wires it into e.
+func New(e *procedure.Engine) *Keeper {
+	k := &Keeper{e: e}
+	e.Stacks = k
+	return k
+}
+
+// Of is the keeper wired into e, wiring one when there is none.
+func Of(e *procedure.Engine) *Keeper {
+	if k, ok := e.Stacks.(*Keeper); ok && k.e == e {
+		return k
+	}
+	return New(e)
+}
+
+// fault calls the engine's Fault at a named point.
+func (k *Keeper) fault(point string) { k.e.FaultAt(point) }
+
+// DeferStack makes the children of epicKey that open a pull request in
 // this engine leave the refresh of their siblings' stack sections to the
 // epic run, which refreshes between waves and at its end (see RunEpic).
 // Refreshed at each pull request opened, a stack of n pull requests opening one
 // after another would cost n(n-1)/2 description edits, enough to meet
 // GitHub's secondary rate limit on a large split; refreshed by the run,
 // each open pull request's description is edited about once.
-func (e *Engine) deferStack(epicKey string) {
-	e.shared.mu.Lock()
-	defer e.shared.mu.Unlock()
-	if e.shared.deferred == nil {
-		e.shared.deferred = map[string]bool{}
+func (k *Keeper) DeferStack(epicKey string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.deferred == nil {
+		k.deferred = map[string]bool{}
 	}
-	e.shared.deferred[epicKey] = false
+	k.deferred[epicKey] = false
 }
 
-// stackDeferred says whether epicKey's refresh is the epic run's, noting
-// that it has something to refresh.
-func (e *Engine) stackDeferred(epicKey string) bool {
-	e.shared.mu.Lock()
-	defer e.shared.mu.Unlock()
-	if _, ok := e.shared.deferred[epicKey]; !ok {
+// StackDeferred says whether epicKey's refresh is the epic run's, noting
+// that it has something to refrek.
+func (k *Keeper) StackDeferred(epicKey string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if _, ok := k.deferred[epicKey]; !ok {
 		return false
 	}
-	e.shared.deferred[epicKey] = true
+	k.deferred[epicKey] = true
 	return true
 }
 
-// refreshDeferred is the epic run's refresh: it refreshes epicKey's stack
+// RefreshDeferred is the epic run's refresh: it refreshes epicKey's stack
 // sections when a pull request opened since the last one, and returns the
-// warnings of the refresh. last ends the deferral; an interrupted run
+// warnings of the refrek. last ends the deferral; an interrupted run
 // refreshes nothing and says so (wo sync catches the tables up).
-func (e *Engine) refreshDeferred(ctx context.Context, epicKey string, last bool) []string {
-	e.shared.mu.Lock()
-	pending := e.shared.deferred[epicKey]
+func (k *Keeper) RefreshDeferred(ctx context.Context, epicKey string, last bool) []string {
+	k.mu.Lock()
+	pending := k.deferred[epicKey]
 	if last {
-		delete(e.shared.deferred, epicKey)
+		delete(k.deferred, epicKey)
 	} else {
-		e.shared.deferred[epicKey] = false
+		k.deferred[epicKey] = false
 	}
-	e.shared.mu.Unlock()
+	k.mu.Unlock()
 	switch {
 	case !pending:
 		return nil
 	case ctx.Err() != nil:
 		return []string{fmt.Sprintf("the stack tables of %s were not refreshed: the run was interrupted; run wo sync %s", epicKey, epicKey)}
 	}
-	ups, _, err := e.RefreshStack(ctx, epicKey)
+	ups, _, err := k.RefreshStack(ctx, epicKey)
 	var warnings []string
 	for _, u := range ups {
 		if u.Result == action.StackSkipped {
@@ -95,35 +118,22 @@ func (e *Engine) refreshDeferred(ctx context.Context, epicKey string, last bool)
 	return warnings
 }
 
-// githubFor returns the engine's client for repo, built on first use.
-func (e *Engine) githubFor(repo string) (*github.Client, error) {
-	e.shared.mu.Lock()
-	defer e.shared.mu.Unlock()
-	if c := e.shared.clients[repo]; c != nil {
+// githubFor returns the keeper's client for repo, built on first use.
+func (k *Keeper) githubFor(repo string) (*github.Client, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if c := k.clients[repo]; c != nil {
 		return c, nil
 	}
-	c, err := github.New(e.githubConfig(repo))
+	c, err := github.New(k.e.GitHubConfig(repo))
 	if err != nil {
 		return nil, err
 	}
-	if e.shared.clients == nil {
-		e.shared.clients = map[string]*github.Client{}
+	if k.clients == nil {
+		k.clients = map[string]*github.Client{}
 	}
-	e.shared.clients[repo] = c
+	k.clients[repo] = c
 	return c, nil
-}
-
-// LoadStack reads an epic's stack from the store.
-func (e *Engine) LoadStack(ctx context.Context, epicKey string) (action.Stack, error) {
-	children, err := e.Store.List(ctx, store.Filter{ParentKey: epicKey})
-	if err != nil {
-		return nil, err
-	}
-	edges, err := e.edgesOf(ctx, children)
-	if err != nil {
-		return nil, err
-	}
-	return action.StackOf(children, edges), nil
 }
 
 // RefreshStack brings the stack section of every open pull request of an
@@ -132,7 +142,7 @@ func (e *Engine) LoadStack(ctx context.Context, epicKey string) (action.Stack, e
 // edits only those whose section differs. Merged and closed pull requests
 // keep the section they had. GitHub's API offers no conditional edit of a
 // description, so an edit a person saves between wo's read and its write
-// (a window of one request) is lost; wo sync repeats the refresh. It stops
+// (a window of one request) is lost; wo sync repeats the refrek. It stops
 // at the first GitHub error, returning what it did so far.
 //
 // Refreshes of one engine take turns, and a refresh asked for while
@@ -140,47 +150,46 @@ func (e *Engine) LoadStack(ctx context.Context, epicKey string) (action.Stack, e
 // so a wave of pull requests opening at once costs about two passes, not
 // one per pull request. coalesced is true when another caller's pass
 // covered this one.
-func (e *Engine) RefreshStack(ctx context.Context, epicKey string) (ups []action.StackUpdate, coalesced bool, err error) {
-	e.defaults()
-	sh := &e.shared
-	sh.mu.Lock()
-	if sh.asked == nil {
-		sh.asked, sh.covered = map[string]int64{}, map[string]int64{}
+func (k *Keeper) RefreshStack(ctx context.Context, epicKey string) (ups []action.StackUpdate, coalesced bool, err error) {
+	k.e.FillDefaults()
+	k.mu.Lock()
+	if k.asked == nil {
+		k.asked, k.covered = map[string]int64{}, map[string]int64{}
 	}
-	sh.asked[epicKey]++
-	ask := sh.asked[epicKey]
-	sh.mu.Unlock()
+	k.asked[epicKey]++
+	ask := k.asked[epicKey]
+	k.mu.Unlock()
 
-	sh.stack.Lock()
-	defer sh.stack.Unlock()
-	sh.mu.Lock()
-	covers := sh.asked[epicKey]
-	done := sh.covered[epicKey] >= ask
-	sh.mu.Unlock()
+	k.stack.Lock()
+	defer k.stack.Unlock()
+	k.mu.Lock()
+	covers := k.asked[epicKey]
+	done := k.covered[epicKey] >= ask
+	k.mu.Unlock()
 	if done {
 		return nil, true, nil
 	}
-	ups, err = e.refreshStack(ctx, epicKey)
+	ups, err = k.refreshStack(ctx, epicKey)
 	if err == nil {
-		sh.mu.Lock()
-		sh.covered[epicKey] = covers
-		sh.mu.Unlock()
+		k.mu.Lock()
+		k.covered[epicKey] = covers
+		k.mu.Unlock()
 	}
 	return ups, false, err
 }
 
-func (e *Engine) refreshStack(ctx context.Context, epicKey string) ([]action.StackUpdate, error) {
-	stack, stacked, err := e.loadStack(ctx, epicKey)
+func (k *Keeper) refreshStack(ctx context.Context, epicKey string) ([]action.StackUpdate, error) {
+	stack, stacked, err := k.loadStack(ctx, epicKey)
 	if err != nil || len(stack) < 2 {
 		return nil, err
 	}
-	out, err := e.refreshTables(ctx, stack)
+	out, err := k.refreshTables(ctx, stack)
 	if err != nil || !stacked || stack[0].PRNumber == 0 {
 		return out, err
 	}
-	c, err := e.githubFor(stack[0].Repo)
+	c, err := k.githubFor(stack[0].Repo)
 	if err == nil {
-		_, err = e.syncGitHubStack(ctx, epicKey, stack, c)
+		_, err = k.syncGitHubStack(ctx, epicKey, stack, c)
 	}
 	if err != nil {
 		err = fmt.Errorf("keeping GitHub's stack of epic %s: %w", epicKey, err)
@@ -190,12 +199,12 @@ func (e *Engine) refreshStack(ctx context.Context, epicKey string) ([]action.Sta
 
 // loadStack reads an epic's stack, and whether it was split in stacked
 // mode (each part based on the one under it, as GitHub's stacks are).
-func (e *Engine) loadStack(ctx context.Context, epicKey string) (action.Stack, bool, error) {
-	children, err := e.Store.List(ctx, store.Filter{ParentKey: epicKey})
+func (k *Keeper) loadStack(ctx context.Context, epicKey string) (action.Stack, bool, error) {
+	children, err := k.e.Store.List(ctx, store.Filter{ParentKey: epicKey})
 	if err != nil {
 		return nil, false, err
 	}
-	edges, err := e.edgesOf(ctx, children)
+	edges, err := k.e.EdgesOf(ctx, children)
 	if err != nil {
 		return nil, false, err
 	}
@@ -207,14 +216,14 @@ func (e *Engine) loadStack(ctx context.Context, epicKey string) (action.Stack, b
 }
 
 // refreshTables brings the stack table of each open pull request up to date.
-func (e *Engine) refreshTables(ctx context.Context, stack action.Stack) ([]action.StackUpdate, error) {
+func (k *Keeper) refreshTables(ctx context.Context, stack action.Stack) ([]action.StackUpdate, error) {
 	var out []action.StackUpdate
 	for _, en := range stack {
 		if en.PRNumber == 0 || en.PRState != github.PROpen {
 			continue
 		}
 		up := action.StackUpdate{Key: en.Key, PR: en.PRNumber, Result: action.StackSkipped}
-		c, err := e.githubFor(en.Repo)
+		c, err := k.githubFor(en.Repo)
 		if err != nil {
 			return out, fmt.Errorf("updating the stack table of %s: %w", en.Key, err)
 		}
@@ -245,12 +254,12 @@ func (e *Engine) refreshTables(ctx context.Context, stack action.Stack) ([]actio
 
 // StackOfTask is the epic whose stack key belongs to: key itself when it
 // has children, else its parent; "" when it is in no epic.
-func (e *Engine) StackOfTask(ctx context.Context, key string) (string, error) {
-	children, err := e.Store.List(ctx, store.Filter{ParentKey: key})
+func (k *Keeper) StackOfTask(ctx context.Context, key string) (string, error) {
+	children, err := k.e.Store.List(ctx, store.Filter{ParentKey: key})
 	if err != nil || len(children) > 0 {
 		return key, err
 	}
-	doc, err := e.Store.Get(ctx, key)
+	doc, err := k.e.Store.Get(ctx, key)
 	if err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package procedure
+package stack
 
 import (
 	"context"
@@ -33,8 +33,9 @@ type SyncResult struct {
 // the reason. Tasks without a PR are left alone. Sync takes no lease: it
 // changes only the status, which a running runner reads afresh, and every
 // write is conditional, so a conflict rereads and decides again.
-func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
-	e.defaults()
+func (k *Keeper) Sync(ctx context.Context, key string) (*SyncResult, error) {
+	e := k.e
+	e.FillDefaults()
 	var res *SyncResult
 	var client *github.Client
 	err := store.RetryConflicts(ctx, func() error {
@@ -53,7 +54,7 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 		if client == nil {
 			// The engine's client: the stack refresh after the sync reads
 			// the same pull request again, conditionally.
-			if client, err = e.githubFor(workorder.String(doc, "work_order.context.repo")); err != nil {
+			if client, err = k.githubFor(workorder.String(doc, "work_order.context.repo")); err != nil {
 				return err
 			}
 		}
@@ -65,7 +66,7 @@ func (e *Engine) Sync(ctx context.Context, key string) (*SyncResult, error) {
 		after := before.Clone()
 		after.PRStack = prStackOf(pr)
 		if res.PRState == github.PROpen || before.PRState == res.PRState {
-			if samePlace(after.PRStack, before.PRStack) {
+			if SamePlace(after.PRStack, before.PRStack) {
 				return nil
 			}
 			// Only where it stands in GitHub's stack changed.
@@ -119,7 +120,8 @@ func prStackOf(pr *github.PR) *workorder.PRStack {
 	return &workorder.PRStack{Number: pr.Stack.Number, Position: pr.Stack.Position, Size: pr.Stack.Size}
 }
 
-func samePlace(a, b *workorder.PRStack) bool {
+// SamePlace says whether two places in GitHub's stacks are the same.
+func SamePlace(a, b *workorder.PRStack) bool {
 	if a == nil || b == nil {
 		return a == b
 	}

@@ -1,4 +1,4 @@
-package procedure
+package stack
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -34,32 +35,6 @@ func nativeStack(t *testing.T, n int, stacks bool) (*stepHarness, *github.Client
 		t.Fatal(err)
 	}
 	return h, client
-}
-
-// patch merges fields into a stored document.
-func (h *stepHarness) patch(key string, fields map[string]any) {
-	h.t.Helper()
-	doc, err := h.store.Get(h.ctx, key)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if _, err := h.store.Update(h.ctx, key, doc["_rev"].(string), fields); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-// epicState is the epic's work_order.state.
-func (h *stepHarness) epicState() workorder.State {
-	h.t.Helper()
-	doc, err := h.store.Get(h.ctx, "task_ep")
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	st, err := workorder.StateOf(doc)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return st
 }
 
 // stackRequests counts the Stacks API requests since from, as "METHOD
@@ -375,7 +350,7 @@ func TestLandRefusesWhatItCannotDo(t *testing.T) {
 	h, _ := nativeStack(t, 2, true)
 	e := h.engine()
 	ctx := context.Background()
-	var pf *PreflightError
+	var pf *procedure.PreflightError
 	for _, o := range []LandOptions{
 		{Epic: "task_ep", Method: "fast-forward"},
 		{Epic: "task_ep", Through: "#9"},
@@ -398,8 +373,8 @@ func TestLandRefusesWhatItCannotDo(t *testing.T) {
 	if !errors.As(err, &stop) || !strings.Contains(res.Steps[0].Reason, "closed without merging") {
 		t.Errorf("with #1 closed: %v %+v", err, res)
 	}
-	if Classify(err).Code != "LAND_STOPPED" || Classify(err).Outcome != OutcomeWaiting {
-		t.Errorf("a stopped land classifies as %+v, want waiting, LAND_STOPPED", Classify(err))
+	if procedure.Classify(err).Code != "LAND_STOPPED" || procedure.Classify(err).Outcome != procedure.OutcomeWaiting {
+		t.Errorf("a stopped land classifies as %+v, want waiting, LAND_STOPPED", procedure.Classify(err))
 	}
 	if n := len(h.GH.MergeRecords(fixture.Repo)); n != 0 {
 		t.Errorf("%d merges", n)
@@ -455,11 +430,11 @@ func TestLandCountsOnlyAWritersApprovalOfTheHeadWoPushed(t *testing.T) {
 func TestALandThatGitHubCannotAnswerIsOneToRetry(t *testing.T) {
 	err := transient(fmt.Errorf("reading #1: %w", &github.ServerError{Err: errors.New("502 bad gateway")}))
 	var retry *LandRetryError
-	if !errors.As(err, &retry) || Classify(err).Outcome != OutcomeRetryLater || !strings.Contains(err.Error(), "run wo land again later") {
-		t.Errorf("a 502: %v (%+v), want a land to retry later", err, Classify(err))
+	if !errors.As(err, &retry) || procedure.Classify(err).Outcome != procedure.OutcomeRetryLater || !strings.Contains(err.Error(), "run wo land again later") {
+		t.Errorf("a 502: %v (%+v), want a land to retry later", err, procedure.Classify(err))
 	}
-	if err := transient(&LandError{Reason: "stopped"}); Classify(err).Code != "LAND_STOPPED" {
-		t.Errorf("a stop is classified %+v", Classify(err))
+	if err := transient(&LandError{Reason: "stopped"}); procedure.Classify(err).Code != "LAND_STOPPED" {
+		t.Errorf("a stop is classified %+v", procedure.Classify(err))
 	}
 	if transient(nil) != nil {
 		t.Error("no error became one")
@@ -487,5 +462,53 @@ func TestTwoLandsOfOneEpicTakeTurns(t *testing.T) {
 	doc, _ := h.store.Get(ctx, "task_ep")
 	if store.Current(doc) != nil && store.Current(doc).Holder != "" {
 		t.Errorf("the land left its lease on the epic: %+v", store.Current(doc))
+	}
+}
+
+func TestARefreshThatFindsTheGitHubStackInOrderClearsTheNote(t *testing.T) {
+	h, _ := nativeStack(t, 3, true)
+	e := h.engine()
+	ctx := context.Background()
+	if _, _, err := e.RefreshStack(ctx, "task_ep"); err != nil {
+		t.Fatal(err)
+	}
+	// A note of an earlier repair, the stack as it was made.
+	h.patch("task_ep", map[string]any{"work_order": map[string]any{"state": map[string]any{"github_stacks": map[string]any{"note": "an old repair"}}}})
+	if _, _, err := e.RefreshStack(ctx, "task_ep"); err != nil {
+		t.Fatal(err)
+	}
+	if rec := h.epicState().GitHubStacks; rec.Note != "" || fmt.Sprint(rec.Stacks) != "[1]" {
+		t.Errorf("after a refresh in order: note %q, stacks %v; want no note and stack 1", rec.Note, rec.Stacks)
+	}
+}
+
+func TestAGitHubStackMadeAfterTheBottomMergedStartsAboveIt(t *testing.T) {
+	h, client := nativeStack(t, 3, true)
+	e := h.engine()
+	ctx := context.Background()
+	// #1 merged before GitHub's stack was made; the epic records none.
+	h.GH.Merge(fixture.Repo, 1)
+	h.patch("task_ep_pr01", map[string]any{"work_order": map[string]any{"state": map[string]any{"pr_state": "merged"}}})
+	if _, _, err := e.RefreshStack(ctx, "task_ep"); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.GH.StacksOf(fixture.Repo); fmt.Sprint(got) != "[[2 3]]" {
+		t.Fatalf("GitHub's stacks: %v, want the open two, [[2 3]]", got)
+	}
+	// Everything merged and the stack gone: nothing left to stack, and
+	// the epic records none.
+	n := h.epicState().GitHubStacks.Stacks[0]
+	if err := client.Unstack(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{2, 3} {
+		h.GH.Merge(fixture.Repo, i)
+		h.patch(fmt.Sprintf("task_ep_pr%02d", i), map[string]any{"work_order": map[string]any{"state": map[string]any{"pr_state": "merged"}}})
+	}
+	if _, _, err := e.RefreshStack(ctx, "task_ep"); err != nil {
+		t.Fatal(err)
+	}
+	if rec := h.epicState().GitHubStacks; len(rec.Stacks) != 0 || len(h.GH.StacksOf(fixture.Repo)) != 0 {
+		t.Errorf("with every pull request merged: recorded %v, on GitHub %v; want none", rec.Stacks, h.GH.StacksOf(fixture.Repo))
 	}
 }

@@ -1,4 +1,4 @@
-package procedure
+package stack
 
 import (
 	"context"
@@ -29,11 +29,11 @@ import (
 
 // syncGitHubStack makes GitHub's stacks of a stacked epic match stack.
 // It returns a note for the person when it repaired or could not.
-func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack action.Stack, c *github.Client) (string, error) {
-	if enabled, err := e.stacksEnabled(ctx, epicKey, c); err != nil || !enabled {
+func (k *Keeper) syncGitHubStack(ctx context.Context, epicKey string, stack action.Stack, c *github.Client) (string, error) {
+	if enabled, err := k.stacksEnabled(ctx, epicKey, c); err != nil || !enabled {
 		return "", err
 	}
-	doc, err := e.Store.Get(ctx, epicKey)
+	doc, err := k.e.Store.Get(ctx, epicKey)
 	if err != nil {
 		return "", err
 	}
@@ -51,7 +51,7 @@ func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack acti
 		if i < len(made) {
 			known = made[i]
 		}
-		n, note, err := e.syncOneStack(ctx, c, known, part)
+		n, note, err := k.syncOneStack(ctx, c, known, part)
 		if note != "" {
 			notes = append(notes, note)
 		}
@@ -70,7 +70,7 @@ func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack acti
 	}
 	note := strings.Join(notes, "; ")
 	if !slices.Equal(made, rec.Stacks) || note != rec.Note {
-		err = e.editEpicState(ctx, epicKey, func(s *workorder.State) {
+		err = k.editEpicState(ctx, epicKey, func(s *workorder.State) {
 			if s.GitHubStacks != nil {
 				s.GitHubStacks.Stacks, s.GitHubStacks.Note = made, note
 			}
@@ -81,8 +81,8 @@ func (e *Engine) syncGitHubStack(ctx context.Context, epicKey string, stack acti
 
 // stacksEnabled is the epic's recorded answer to whether the repository
 // has GitHub's stacks, asking GitHub once when there is none.
-func (e *Engine) stacksEnabled(ctx context.Context, epicKey string, c *github.Client) (bool, error) {
-	doc, err := e.Store.Get(ctx, epicKey)
+func (k *Keeper) stacksEnabled(ctx context.Context, epicKey string, c *github.Client) (bool, error) {
+	doc, err := k.e.Store.Get(ctx, epicKey)
 	if err != nil {
 		return false, err
 	}
@@ -97,8 +97,8 @@ func (e *Engine) stacksEnabled(ctx context.Context, epicKey string, c *github.Cl
 	if err != nil {
 		return false, err
 	}
-	return enabled, e.editEpicState(ctx, epicKey, func(s *workorder.State) {
-		s.GitHubStacks = &workorder.GitHubStacks{Enabled: enabled, CheckedAt: workorder.Timestamp(e.Now())}
+	return enabled, k.editEpicState(ctx, epicKey, func(s *workorder.State) {
+		s.GitHubStacks = &workorder.GitHubStacks{Enabled: enabled, CheckedAt: workorder.Timestamp(k.e.Now())}
 	})
 }
 
@@ -127,7 +127,7 @@ func chainOf(stack action.Stack) []chainEntry {
 // it and died before writing finds it by its pull requests). It returns
 // the stack's number, 0 when part has too few open pull requests to
 // make one.
-func (e *Engine) syncOneStack(ctx context.Context, c *github.Client, known int, part []chainEntry) (int, string, error) {
+func (k *Keeper) syncOneStack(ctx context.Context, c *github.Client, known int, part []chainEntry) (int, string, error) {
 	var have *github.Stack
 	var err error
 	if known > 0 {
@@ -178,26 +178,26 @@ func (e *Engine) syncOneStack(ctx context.Context, c *github.Client, known int, 
 					if !errors.As(err, &refused) {
 						return 0, "", err
 					}
-					return e.remakeStack(ctx, c, have.Number, part, fmt.Sprintf("GitHub would not add %v to stack %d (%s)", rest, have.Number, refused.Reason))
+					return k.remakeStack(ctx, c, have.Number, part, fmt.Sprintf("GitHub would not add %v to stack %d (%s)", rest, have.Number, refused.Reason))
 				}
 			}
 			return have.Number, "", nil
 		}
-		return e.remakeStack(ctx, c, have.Number, part, fmt.Sprintf("stack %d held %v, not the epic's order %v", have.Number, got, want))
+		return k.remakeStack(ctx, c, have.Number, part, fmt.Sprintf("stack %d held %v, not the epic's order %v", have.Number, got, want))
 	}
-	return e.makeStack(ctx, c, part, "")
+	return k.makeStack(ctx, c, part, "")
 }
 
 // remakeStack unstacks stack n and makes the part's stack again.
-func (e *Engine) remakeStack(ctx context.Context, c *github.Client, n int, part []chainEntry, why string) (int, string, error) {
+func (k *Keeper) remakeStack(ctx context.Context, c *github.Client, n int, part []chainEntry, why string) (int, string, error) {
 	if err := c.Unstack(ctx, n); err != nil {
 		return 0, "", err
 	}
-	return e.makeStack(ctx, c, part, why)
+	return k.makeStack(ctx, c, part, why)
 }
 
 // makeStack makes a stack of the part's open pull requests.
-func (e *Engine) makeStack(ctx context.Context, c *github.Client, part []chainEntry, why string) (int, string, error) {
+func (k *Keeper) makeStack(ctx context.Context, c *github.Client, part []chainEntry, why string) (int, string, error) {
 	var open []int
 	for _, p := range part {
 		if p.Open {
@@ -233,9 +233,9 @@ func remade(why string, n int) string {
 // editEpicState changes an epic's state. An epic's document has no run
 // and so no lease: the write is conditional on the revision read, and a
 // conflict reads again.
-func (e *Engine) editEpicState(ctx context.Context, epicKey string, edit func(*workorder.State)) error {
+func (k *Keeper) editEpicState(ctx context.Context, epicKey string, edit func(*workorder.State)) error {
 	return store.RetryConflicts(ctx, func() error {
-		doc, err := e.Store.Get(ctx, epicKey)
+		doc, err := k.e.Store.Get(ctx, epicKey)
 		if err != nil {
 			return err
 		}
@@ -250,8 +250,8 @@ func (e *Engine) editEpicState(ctx context.Context, epicKey string, edit func(*w
 			return nil
 		}
 		rev, _ := doc["_rev"].(string)
-		patch["updated_at"] = workorder.Timestamp(e.Now())
-		_, err = e.Store.Update(ctx, epicKey, rev, patch)
+		patch["updated_at"] = workorder.Timestamp(k.e.Now())
+		_, err = k.e.Store.Update(ctx, epicKey, rev, patch)
 		return err
 	})
 }
@@ -259,8 +259,8 @@ func (e *Engine) editEpicState(ctx context.Context, epicKey string, edit func(*w
 // UnstackEpic takes apart the GitHub stacks that wo made for an epic (wo
 // undo --epic): the pull requests stay, as separate ones. It returns what
 // it did, a line a stack.
-func (e *Engine) UnstackEpic(ctx context.Context, epicKey string, dryRun bool) ([]string, error) {
-	doc, err := e.Store.Get(ctx, epicKey)
+func (k *Keeper) UnstackEpic(ctx context.Context, epicKey string, dryRun bool) ([]string, error) {
+	doc, err := k.e.Store.Get(ctx, epicKey)
 	if err != nil {
 		return nil, err
 	}
@@ -268,11 +268,11 @@ func (e *Engine) UnstackEpic(ctx context.Context, epicKey string, dryRun bool) (
 	if err != nil || st.GitHubStacks == nil || len(st.GitHubStacks.Stacks) == 0 {
 		return nil, err
 	}
-	children, err := e.Store.List(ctx, store.Filter{ParentKey: epicKey})
+	children, err := k.e.Store.List(ctx, store.Filter{ParentKey: epicKey})
 	if err != nil || len(children) == 0 {
 		return nil, err
 	}
-	c, err := e.githubFor(workorder.String(children[0], "work_order.context.repo"))
+	c, err := k.githubFor(workorder.String(children[0], "work_order.context.repo"))
 	if err != nil {
 		return nil, err
 	}
@@ -313,7 +313,7 @@ func (e *Engine) UnstackEpic(ctx context.Context, epicKey string, dryRun bool) (
 	if dryRun {
 		return out, nil
 	}
-	return out, e.editEpicState(ctx, epicKey, func(s *workorder.State) {
+	return out, k.editEpicState(ctx, epicKey, func(s *workorder.State) {
 		if s.GitHubStacks != nil {
 			s.GitHubStacks.Stacks = nil
 		}

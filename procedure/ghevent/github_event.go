@@ -1,4 +1,7 @@
-package procedure
+// Package ghevent resumes the work order a GitHub event is about: a
+// review or a comment resumes its run, a closed pull request syncs it
+// (procedure/stack), an edited one records its place in GitHub's stack.
+package ghevent
 
 import (
 	"bytes"
@@ -11,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/procedure"
+	"github.com/wo-runner/wo/procedure/stack"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/termtext"
 	"github.com/wo-runner/wo/workorder"
@@ -83,6 +88,11 @@ type payload struct {
 type EventError struct{ Msg string }
 
 func (e *EventError) Error() string { return e.Msg }
+
+// Classification: the payload is wrong, as a document can be.
+func (e *EventError) Classification() procedure.Classification {
+	return procedure.Classification{Outcome: procedure.OutcomeInvalid, Code: "INVALID_EVENT"}
+}
 
 // ParseGitHubEvent reads an event payload of the named kind.
 func ParseGitHubEvent(name string, data []byte) (*GitHubEvent, error) {
@@ -157,13 +167,13 @@ func validRepo(s string) bool {
 type EventResult struct {
 	Event *GitHubEvent `json:"event"`
 	// Key is the work order the event was for; empty when wo knows none.
-	Key    string      `json:"key,omitempty"`
-	Action string      `json:"action"` // resumed, synced, recorded, ignored
-	Reason string      `json:"reason,omitempty"`
-	Run    *Result     `json:"run,omitempty"`
-	Sync   *SyncResult `json:"sync,omitempty"`
+	Key    string            `json:"key,omitempty"`
+	Action string            `json:"action"` // resumed, synced, recorded, ignored
+	Reason string            `json:"reason,omitempty"`
+	Run    *procedure.Result `json:"run,omitempty"`
+	Sync   *stack.SyncResult `json:"sync,omitempty"`
 	// Epic is the epic run that followed, when asked for.
-	Epic *EpicResult `json:"epic,omitempty"`
+	Epic *procedure.EpicResult `json:"epic,omitempty"`
 }
 
 // OnGitHubEvent finds the work order whose recorded pull request the event
@@ -174,8 +184,8 @@ type EventResult struct {
 // closes the task, so its dependents can start); a review or a comment
 // resumes the run, which goes on from where it waits. An event for a pull
 // request wo does not know is ignored, saying so.
-func (e *Engine) OnGitHubEvent(ctx context.Context, ev *GitHubEvent, opts RunOptions) (*EventResult, error) {
-	e.defaults()
+func OnGitHubEvent(ctx context.Context, e *procedure.Engine, ev *GitHubEvent, opts procedure.RunOptions) (*EventResult, error) {
+	e.FillDefaults()
 	res := &EventResult{Event: ev, Action: "ignored"}
 	if ev.Fork {
 		from := "a repository GitHub no longer names"
@@ -225,13 +235,13 @@ func (e *Engine) OnGitHubEvent(ctx context.Context, ev *GitHubEvent, opts RunOpt
 	if ev.Name == "pull_request" {
 		if ev.Action != "closed" {
 			if ev.StackKnown {
-				return e.recordStackPlace(ctx, res, ev)
+				return recordStackPlace(ctx, e, res, ev)
 			}
 			res.Reason = fmt.Sprintf("a pull_request event with action %q changes nothing wo waits for", ev.Action)
 			return res, nil
 		}
 		res.Action = "synced"
-		res.Sync, err = e.Sync(ctx, res.Key)
+		res.Sync, err = stack.Of(e).Sync(ctx, res.Key)
 		return res, err
 	}
 	res.Action = "resumed"
@@ -243,7 +253,7 @@ func (e *Engine) OnGitHubEvent(ctx context.Context, ev *GitHubEvent, opts RunOpt
 
 // recordStackPlace keeps what a pull_request event says of the pull
 // request's place in GitHub's stack.
-func (e *Engine) recordStackPlace(ctx context.Context, res *EventResult, ev *GitHubEvent) (*EventResult, error) {
+func recordStackPlace(ctx context.Context, e *procedure.Engine, res *EventResult, ev *GitHubEvent) (*EventResult, error) {
 	changed := false
 	err := store.RetryConflicts(ctx, func() error {
 		doc, err := e.Store.Get(ctx, res.Key)
@@ -254,7 +264,7 @@ func (e *Engine) recordStackPlace(ctx context.Context, res *EventResult, ev *Git
 		if err != nil {
 			return err
 		}
-		if changed = !samePlace(before.PRStack, ev.Stack); !changed {
+		if changed = !stack.SamePlace(before.PRStack, ev.Stack); !changed {
 			return nil
 		}
 		after := before.Clone()

@@ -1,17 +1,26 @@
-package procedure
+package ghevent
 
 import (
 	"context"
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/epicworld"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	fixture.Cleanup()
+	os.Exit(code)
+}
 
 func TestParseGitHubEventReadsWhatItNeeds(t *testing.T) {
 	cases := []struct {
@@ -49,55 +58,48 @@ func TestParseGitHubEventReadsWhatItNeeds(t *testing.T) {
 	for what, c := range bad {
 		_, err := ParseGitHubEvent(c[0], []byte(c[1]))
 		var ee *EventError
-		if !errors.As(err, &ee) || Classify(err).Outcome != OutcomeInvalid {
+		if !errors.As(err, &ee) || procedure.Classify(err).Outcome != procedure.OutcomeInvalid {
 			t.Errorf("%s: %v, want an EventError (exit 2)", what, err)
 		}
 	}
 }
 
-func TestNoReviewWaitStopsAtOnceAndAReviewEventResumes(t *testing.T) {
-	h := newStepContext(t, stepOpts{GitHub: true, ReviewDelay: time.Hour}) // the reviewer is slow
-	h.upTo("wait_for_review")
-	h.engine().NoReviewWait = true
-	out, err := h.run("wait_for_review")
+func TestAnEventForAPullRequestWoDoesNotRecordResumesNothing(t *testing.T) {
+	h := epicworld.New(t, fixture.Options{GitHub: true, ReviewDelay: time.Hour}) // the reviewer is slow
+	h.Engine.NoReviewWait = true
+	_, err := h.Engine.Run(h.Ctx, procedure.RunOptions{Key: fixture.Key})
 	var waiting *action.WaitingError
-	if !errors.As(err, &waiting) || !strings.Contains(err.Error(), "a review event resumes it") {
-		t.Fatalf("no review yet with --review-wait 0: %v", err)
+	if !errors.As(err, &waiting) || h.StateOf(fixture.Key).PRNumber == 0 {
+		t.Fatalf("the run up to the review wait: %v, want it waiting for a review of its pull request", err)
 	}
-	if st := h.recorded(out); st.Phase != workorder.PhaseWaitingForReview || st.ReviewWaitingSince == "" {
-		t.Errorf("recorded phase %q since %q", st.Phase, st.ReviewWaitingSince)
-	}
-	if got := h.plan("wait_for_review"); !strings.Contains(got, "look once") {
-		t.Errorf("plan %q", got)
-	}
+	stored := func() workorder.State { return h.StateOf(fixture.Key) }
 
 	// An event for a pull request nobody records changes nothing.
-	res, err := h.engine().OnGitHubEvent(h.ctx, &GitHubEvent{Name: "pull_request_review", Repo: fixture.Repo, PR: 99}, RunOptions{})
+	res, err := OnGitHubEvent(h.Ctx, h.Engine, &GitHubEvent{Name: "pull_request_review", Repo: fixture.Repo, PR: 99}, procedure.RunOptions{})
 	if err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, "no work order records pull request #99") {
 		t.Errorf("unknown PR: %+v %v", res, err)
 	}
-	res, err = h.engine().OnGitHubEvent(h.ctx, &GitHubEvent{Name: "pull_request_review", Repo: "someone/else", PR: h.stored().PRNumber}, RunOptions{})
+	res, err = OnGitHubEvent(h.Ctx, h.Engine, &GitHubEvent{Name: "pull_request_review", Repo: "someone/else", PR: stored().PRNumber}, procedure.RunOptions{})
 	if err != nil || res.Action != "ignored" {
 		t.Errorf("another repository's PR: %+v %v", res, err)
 	}
 	// A pull request from a fork is never wo's, whatever its number or
 	// branch name say: it resumes nothing.
-	before := h.stored()
+	before := stored()
 	for _, from := range []string{"mallory/hermes", ""} {
-		ev := &GitHubEvent{Name: "pull_request_review", Repo: fixture.Repo, PR: h.stored().PRNumber, Head: fixture.Branch, HeadRepo: from, Fork: true}
-		res, err = h.engine().OnGitHubEvent(h.ctx, ev, RunOptions{})
+		ev := &GitHubEvent{Name: "pull_request_review", Repo: fixture.Repo, PR: stored().PRNumber, Head: fixture.Branch, HeadRepo: from, Fork: true}
+		res, err = OnGitHubEvent(h.Ctx, h.Engine, ev, procedure.RunOptions{})
 		if err != nil || res.Action != "ignored" || res.Key != "" || !strings.Contains(res.Reason, "not from "+fixture.Repo+" itself") {
 			t.Errorf("a fork's PR (%q): %+v %v", from, res, err)
 		}
 	}
-	if after := h.stored(); !reflect.DeepEqual(after, before) {
+	if after := stored(); !reflect.DeepEqual(after, before) {
 		t.Errorf("a fork's event changed the state:\n%+v\nwas:\n%+v", after, before)
 	}
 }
 
 func TestAPullRequestEventRecordsItsPlaceInGitHubsStack(t *testing.T) {
-	h := stackOnStandin(t)
-	e := h.engine()
+	h := epicworld.StackOnStandin(t, 3, nil)
 	ctx := context.Background()
 	event := func(stack string) *GitHubEvent {
 		t.Helper()
@@ -112,7 +114,7 @@ func TestAPullRequestEventRecordsItsPlaceInGitHubsStack(t *testing.T) {
 		return ev
 	}
 	place := func() *workorder.PRStack {
-		doc, err := h.store.Get(ctx, "task_ep_pr02")
+		doc, err := h.Store.Get(ctx, "task_ep_pr02")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,21 +122,21 @@ func TestAPullRequestEventRecordsItsPlaceInGitHubsStack(t *testing.T) {
 		return st.PRStack
 	}
 	in := `{"id": 40, "number": 4, "size": 3, "position": 2, "base": {"ref": "main", "sha": "a"}}`
-	res, err := e.OnGitHubEvent(ctx, event(in), RunOptions{})
+	res, err := OnGitHubEvent(ctx, h.Engine, event(in), procedure.RunOptions{})
 	if err != nil || res.Action != "recorded" || res.Key != "task_ep_pr02" || res.Reason != "pull request #2 is 2 of 3 in GitHub stack 4" {
 		t.Fatalf("an event with the stack object: %+v %v", res, err)
 	}
 	if got := place(); got == nil || *got != (workorder.PRStack{Number: 4, Position: 2, Size: 3}) {
 		t.Errorf("recorded %+v", got)
 	}
-	if res, err = e.OnGitHubEvent(ctx, event(in), RunOptions{}); err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, "nothing to do") {
+	if res, err = OnGitHubEvent(ctx, h.Engine, event(in), procedure.RunOptions{}); err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, "nothing to do") {
 		t.Errorf("the same place again: %+v %v", res, err)
 	}
-	if res, err = e.OnGitHubEvent(ctx, event("null"), RunOptions{}); err != nil || res.Action != "recorded" || place() != nil ||
+	if res, err = OnGitHubEvent(ctx, h.Engine, event("null"), procedure.RunOptions{}); err != nil || res.Action != "recorded" || place() != nil ||
 		res.Reason != "pull request #2 is in no GitHub stack now" {
 		t.Errorf("an event with stack null: %+v %v, place %+v", res, err, place())
 	}
-	if res, err = e.OnGitHubEvent(ctx, event(""), RunOptions{}); err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, "changes nothing wo waits for") {
+	if res, err = OnGitHubEvent(ctx, h.Engine, event(""), procedure.RunOptions{}); err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, "changes nothing wo waits for") {
 		t.Errorf("an event without a stack object: %+v %v", res, err)
 	}
 	for _, bad := range []string{`{"number": 4, "size": 3, "position": 0}`, `{"number": 4, "size": 1, "position": 2}`, `{"number": 0, "size": 3, "position": 1}`, `"four"`} {
@@ -142,6 +144,56 @@ func TestAPullRequestEventRecordsItsPlaceInGitHubsStack(t *testing.T) {
 		var ee *EventError
 		if !errors.As(err, &ee) {
 			t.Errorf("stack %s: %v, want an EventError", bad, err)
+		}
+	}
+}
+
+func TestParseGitHubEventAtItsLimits(t *testing.T) {
+	pr := func(extra string) string {
+		return `{"action": "submitted", "pull_request": {"number": 7` + extra + `}, "repository": {"full_name": "acme/hermes"}}`
+	}
+	long := strings.Repeat("o", 70) + "/" + strings.Repeat("n", 69) // 140 characters
+	good := map[string]struct {
+		name, payload string
+		pr            int
+	}{
+		"a payload of exactly the limit": {"pull_request_review", pr("") + strings.Repeat(" ", MaxEventSize-len(pr(""))), 7},
+		"the number at the top":          {"pull_request_review", `{"action": "submitted", "number": 5, "repository": {"full_name": "acme/hermes"}}`, 5},
+		"the pull request's own number":  {"pull_request_review", `{"number": 9, "pull_request": {"number": 7}, "repository": {"full_name": "acme/hermes"}}`, 7},
+		"the top of a stack":             {"pull_request", pr(`, "stack": {"number": 4, "size": 3, "position": 3}`), 7},
+		"a repository of 140 characters": {"pull_request_review", `{"pull_request": {"number": 7}, "repository": {"full_name": "` + long + `"}}`, 7},
+	}
+	for what, c := range good {
+		ev, err := ParseGitHubEvent(c.name, []byte(c.payload))
+		if err != nil || ev.PR != c.pr {
+			t.Errorf("%s: %+v %v, want pull request %d", what, ev, err, c.pr)
+		}
+	}
+	bad := map[string]string{
+		"one byte over the limit":           pr("") + strings.Repeat(" ", MaxEventSize-len(pr(""))+1),
+		"pull request 0":                    `{"pull_request": {"number": 0}, "repository": {"full_name": "acme/hermes"}}`,
+		"a repository of 141 characters":    `{"pull_request": {"number": 7}, "repository": {"full_name": "` + long + `x"}}`,
+		"a stack's size under its position": pr(`, "stack": {"number": 4, "size": 2, "position": 3}`),
+	}
+	for what, payload := range bad {
+		name := "pull_request_review"
+		if strings.Contains(payload, "stack") {
+			name = "pull_request"
+		}
+		var ee *EventError
+		if _, err := ParseGitHubEvent(name, []byte(payload)); !errors.As(err, &ee) {
+			t.Errorf("%s: %v, want an EventError", what, err)
+		}
+	}
+}
+
+func TestAForksEventNamesWhereItComesFrom(t *testing.T) {
+	e := &procedure.Engine{}
+	for from, want := range map[string]string{"mallory/hermes": "comes from mallory/hermes, not from acme/hermes itself",
+		"": "comes from a repository GitHub no longer names, not from acme/hermes itself"} {
+		res, err := OnGitHubEvent(context.Background(), e, &GitHubEvent{Name: "pull_request_review", Repo: "acme/hermes", PR: 7, HeadRepo: from, Fork: true}, procedure.RunOptions{})
+		if err != nil || res.Action != "ignored" || !strings.Contains(res.Reason, want) {
+			t.Errorf("a fork's event from %q: %+v %v, want %q", from, res, err, want)
 		}
 	}
 }
