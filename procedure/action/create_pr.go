@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/wo-runner/wo/github"
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -51,7 +51,7 @@ func (CreatePR) Run(ctx context.Context, sc *StepContext) (Outcome, error) {
 	// (GitHub refuses such a PR too): say so instead of opening one.
 	if st := sc.State(); st.PushedSHA != "" && st.PushedSHA == st.BaseSHA {
 		return Outcome{}, fmt.Errorf("branch %s has no commits on top of %s (%s): nothing to review; the files may be on the base already, check inputs.file_manifest",
-			head, base, gitops.Short(st.BaseSHA))
+			head, base, gitname.Short(st.BaseSHA))
 	}
 	title, body, err := prText(sc)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/stack"
 	"github.com/wo-runner/wo/store"
@@ -221,14 +221,14 @@ func OnGitHubEvent(ctx context.Context, e *procedure.Engine, ev *GitHubEvent, op
 	case 0:
 		res.Reason = fmt.Sprintf("no work order records pull request #%d of %s: nothing to do", ev.PR, ev.Repo)
 		if ev.SHA != "" {
-			res.Reason = fmt.Sprintf("no work order of %s waits on commit %s: nothing to do", ev.Repo, gitops.Short(ev.SHA))
+			res.Reason = fmt.Sprintf("no work order of %s waits on commit %s: nothing to do", ev.Repo, gitname.Short(ev.SHA))
 		}
 		return res, nil
 	case 1:
 		res.Key = match[0]
 	default:
 		if ev.SHA != "" {
-			return nil, &EventError{fmt.Sprintf("commit %s of %s is the pushed head of several work orders (%s): resume one with wo run KEY", gitops.Short(ev.SHA), ev.Repo, strings.Join(match, ", "))}
+			return nil, &EventError{fmt.Sprintf("commit %s of %s is the pushed head of several work orders (%s): resume one with wo run KEY", gitname.Short(ev.SHA), ev.Repo, strings.Join(match, ", "))}
 		}
 		return nil, &EventError{fmt.Sprintf("pull request #%d of %s is recorded by several work orders (%s): resume one with wo run KEY", ev.PR, ev.Repo, strings.Join(match, ", "))}
 	}

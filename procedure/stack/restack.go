@@ -10,6 +10,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/workorder"
@@ -240,14 +241,14 @@ func (r *restacking) resume(ctx context.Context) (step RestackStep, done bool, e
 		// A person rebased the branch after a conflict: take it when it is
 		// built on the parent wo named.
 		if ok, err := r.repo.Descends(plumbing.NewHash(head), plumbing.NewHash(rs.Onto)); err != nil || !ok {
-			step, err = r.k.leave(ctx, r.doc, r.step, fmt.Sprintf("%s is at %s, which is not built on %s as the restack needs: rebase it onto %s, push it, and run wo sync --continue", r.branch, gitops.Short(head), gitops.Short(rs.Onto), gitops.Short(rs.Onto)))
+			step, err = r.k.leave(ctx, r.doc, r.step, fmt.Sprintf("%s is at %s, which is not built on %s as the restack needs: rebase it onto %s, push it, and run wo sync --continue", r.branch, gitname.Short(head), gitname.Short(rs.Onto), gitname.Short(rs.Onto)))
 			return step, true, err
 		}
 		step, err = r.record(ctx, r.st.PushedSHA, head, rs.Onto)
 		return step, true, err
 	case head != r.st.PushedSHA:
 		step, err = r.k.leave(ctx, r.doc, r.step, fmt.Sprintf("%s was pushed to by someone else (it is at %s, wo pushed %s): wo leaves it and the PRs above it; rebuild it on %s yourself and run wo sync --continue, or reset it to %s",
-			r.branch, gitops.Short(head), gitops.Short(r.st.PushedSHA), r.parentBranch, gitops.Short(r.st.PushedSHA)))
+			r.branch, gitname.Short(head), gitname.Short(r.st.PushedSHA), r.parentBranch, gitname.Short(r.st.PushedSHA)))
 		return step, true, err
 	}
 	return RestackStep{}, false, nil
@@ -303,7 +304,7 @@ func (r *restacking) rebuild(ctx context.Context) (RestackStep, error) {
 	if len(rb.Conflicts) > 0 {
 		step.Outcome, step.Conflicts = "conflict", rb.Conflicts
 		reason := fmt.Sprintf("restacking %s onto %s (%s): %s changed there too; rebase it yourself (git rebase --onto %s %s %s), settle them, push it, then run wo sync --continue",
-			r.branch, r.parentBranch, gitops.Short(r.parentTip.String()), strings.Join(rb.Conflicts, ", "), r.parentTip, r.oldParent, r.branch)
+			r.branch, r.parentBranch, gitname.Short(r.parentTip.String()), strings.Join(rb.Conflicts, ", "), r.parentTip, r.oldParent, r.branch)
 		step.Reason = reason
 		err := k.e.EditState(ctx, r.key, workorder.StatusBlocked, reason, func(s *workorder.State) {
 			s.Restack = &workorder.Restack{At: workorder.Timestamp(k.e.Now()), Outcome: "conflict", From: r.head, Onto: r.parentTip.String(), Conflicts: rb.Conflicts, Reason: reason}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -102,22 +103,22 @@ func (p *Provenance) add(f action.Fact) {
 	}
 	switch f.Kind {
 	case action.FactBranch:
-		p.Branches[f.Branch] = gitops.Short(f.SHA)
+		p.Branches[f.Branch] = gitname.Short(f.SHA)
 	case action.FactCommit:
-		p.Commits = append(p.Commits, gitops.Short(f.SHA))
+		p.Commits = append(p.Commits, gitname.Short(f.SHA))
 	case action.FactPushed:
 		if _, ok := p.Branches[f.Branch]; !ok && f.Branch != "" {
 			p.Branches[f.Branch] = ""
 		}
-		p.Pushed = append(p.Pushed, gitops.Short(f.SHA))
+		p.Pushed = append(p.Pushed, gitname.Short(f.SHA))
 	case action.FactWorktree:
 		p.Worktrees = append(p.Worktrees, f.Path)
 	case action.FactAdopted:
 		// Also when the worktree was found already there: the branch in
 		// it is someone's all the same, unless an earlier run of this
 		// task left it there (a rerun after wo reset).
-		if !p.earlier(f.Branch, gitops.Short(f.SHA)) {
-			p.Adopted[f.Branch] = gitops.Short(f.SHA)
+		if !p.earlier(f.Branch, gitname.Short(f.SHA)) {
+			p.Adopted[f.Branch] = gitname.Short(f.SHA)
 		}
 	case action.FactPullRequest:
 		p.PRs = append(p.PRs, f.Number)
@@ -235,10 +236,10 @@ func (u *undo) notPushedByWo(ctx context.Context, branch, remote string, tip plu
 	}
 	if len(prov.Pushed) > 0 {
 		return fmt.Sprintf("branch %s on %s is at %s, not %s that wo pushed: someone else pushed since, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
-			branch, remote, gitops.Short(tip.String()), strings.Join(prov.Pushed, ", "), remote, branch), nil
+			branch, remote, gitname.Short(tip.String()), strings.Join(prov.Pushed, ", "), remote, branch), nil
 	}
 	return fmt.Sprintf("branch %s on %s is at %s, which wo did not record making, and wo recorded no push to it: it may be someone else's, so wo keeps it; delete it yourself with git push %s --delete %s if it is not needed",
-		branch, remote, gitops.Short(tip.String()), remote, branch), nil
+		branch, remote, gitname.Short(tip.String()), remote, branch), nil
 }
 
 // provenance reads this task's activity log once.
@@ -501,7 +502,7 @@ func (u *undo) adoptedBranch(ctx context.Context, branch string, tip plumbing.Ha
 	}
 	added := "wo added nothing to it"
 	if !strings.HasPrefix(tip.String(), start) {
-		added = fmt.Sprintf("it is at %s now; the commits this task's runs logged making are %s", gitops.Short(tip.String()), cmp.Or(strings.Join(prov.Commits, ", "), "none"))
+		added = fmt.Sprintf("it is at %s now; the commits this task's runs logged making are %s", gitname.Short(tip.String()), cmp.Or(strings.Join(prov.Commits, ", "), "none"))
 	}
 	return fmt.Sprintf("branch %s was there before this task's runs: wo found it at %s and started the worktree from it, so it is someone else's and wo never deletes it (%s); to take back only wo's part, reset it yourself: %s",
 		branch, start, added, strings.ReplaceAll(reset, "<start>", start)), nil

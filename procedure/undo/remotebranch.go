@@ -10,6 +10,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gitname"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -59,7 +60,7 @@ func undoRemoteBranch(ctx context.Context, u *undo) (*workorder.UndoStep, error)
 		return out, err
 	}
 	if u.dry {
-		out.Outcome, out.Reason = Would, fmt.Sprintf("delete it: it is at %s, %s", gitops.Short(tip.String()), why)
+		out.Outcome, out.Reason = Would, fmt.Sprintf("delete it: it is at %s, %s", gitname.Short(tip.String()), why)
 		return out, nil
 	}
 	return u.deleteRemoteBranch(ctx, out, repo, opts, tip, why)
@@ -118,7 +119,7 @@ func (u *undo) deleteRemoteBranch(ctx context.Context, out *workorder.UndoStep, 
 	}
 	u.ed.Fault("undo:remote_branch:after_delete")
 	if deleted {
-		out.Outcome, out.Reason = Done, fmt.Sprintf("deleted; it was at %s, %s", gitops.Short(tip.String()), why)
+		out.Outcome, out.Reason = Done, fmt.Sprintf("deleted; it was at %s, %s", gitname.Short(tip.String()), why)
 	} else {
 		out.Outcome, out.Reason = Gone, "the remote has no such branch"
 	}
