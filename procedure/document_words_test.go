@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -15,10 +16,10 @@ import (
 // it was at before.
 func advanceBase(t *testing.T, h *stepHarness) (old, tip string) {
 	t.Helper()
-	old = fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
-	tree := fixture.Git(t, h.Repo, "rev-parse", fixture.Base+"^{tree}")
-	tip = fixture.Git(t, h.Repo, "commit-tree", tree, "-p", old, "-m", "later on the base")
-	fixture.Git(t, h.Repo, "update-ref", "refs/heads/"+fixture.Base, tip)
+	old = gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
+	tree := gittest.Run(t, h.Repo, "rev-parse", fixture.Base+"^{tree}")
+	tip = gittest.Run(t, h.Repo, "commit-tree", tree, "-p", old, "-m", "later on the base")
+	gittest.Run(t, h.Repo, "update-ref", "refs/heads/"+fixture.Base, tip)
 	return old, tip
 }
 
@@ -30,7 +31,7 @@ func TestWorktreeStartsAtThePinnedBaseCommit(t *testing.T) {
 		t.Fatalf("a base_commit on the base branch: %v", err)
 	}
 	h.must("create_worktree")
-	if got := fixture.Git(t, h.Worktree, "rev-parse", "HEAD"); got != old {
+	if got := gittest.Run(t, h.Worktree, "rev-parse", "HEAD"); got != old {
 		t.Errorf("the worktree starts at %s, want the pinned %s (the base is at %s)", got, old, tip)
 	}
 	if got := h.stored().BaseSHA; got != old {
@@ -42,7 +43,7 @@ func TestAPinnedBaseCommitMustExistAndBeOnTheBase(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	h.r.task.WorkOrder.Context["base_commit"] = "0123456789abcdef0123456789abcdef01234567"
 	fixture.ErrContains(t, h.check("create_worktree"), "context.base_commit 0123456789abcdef0123456789abcdef01234567 does not exist")
-	source := fixture.Git(t, h.Repo, "rev-parse", fixture.Source)
+	source := gittest.Run(t, h.Repo, "rev-parse", fixture.Source)
 	h.r.task.WorkOrder.Context["base_commit"] = source
 	fixture.ErrContains(t, h.check("create_worktree"), "is not on the base branch "+fixture.Base, "pin a commit of "+fixture.Base)
 	if list := fixture.Worktrees(t, h.Repo); len(list) != 1 {
@@ -108,7 +109,7 @@ func TestABranchNamedOnlyByTheCommandIsCleanedUpAsTheTasks(t *testing.T) {
 	if _, ok := fixture.Worktrees(t, h.Repo)[h.Worktree]; ok {
 		t.Error("the worktree is still there")
 	}
-	if got := fixture.Git(t, h.Repo, "rev-parse", "--verify", "refs/heads/rev/cmdbranch"); got == "" {
+	if got := gittest.Run(t, h.Repo, "rev-parse", "--verify", "refs/heads/rev/cmdbranch"); got == "" {
 		t.Error("the branch the command names was not made")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/internal/gitname"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
@@ -67,7 +68,7 @@ func TestANewActionIsOneFileAndOneRegistryLine(t *testing.T) {
 	if _, err := e.Run(h.ctx, RunOptions{Key: fixture.Key}); err != nil {
 		t.Fatal(err)
 	}
-	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	if st := h.stored(); fmt.Sprint(st.CompletedSteps) != "[1 2 3]" || !strings.Contains(strings.Join(st.Notes, "\n"), "HEAD of "+fixture.Worktree+" is "+head[:12]+" on "+fixture.Branch) {
 		t.Errorf("after the run: completed %v, notes %q", st.CompletedSteps, st.Notes)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -42,7 +43,7 @@ func TestARunThatResumesOnATaskThatNoLongerPassesItsChecksStopsAndLetsGo(t *test
 		{"another runner moved it on and what is left fails its check", func(h *stepHarness) map[string]any {
 			// The source commit it recorded lacks a file of the manifest.
 			return map[string]any{"work_order": map[string]any{"state": map[string]any{"current_step": 2, "completed_steps": []any{1, 2},
-				"source_sha": fixture.Git(t, h.Repo, "rev-parse", fixture.Base)}}}
+				"source_sha": gittest.Run(t, h.Repo, "rev-parse", fixture.Base)}}}
 		}, func(err error) bool { var pf *PreflightError; return errors.As(err, &pf) }},
 		{"it no longer validates", func(*stepHarness) map[string]any {
 			steps := gitSteps()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -96,7 +97,7 @@ func TestLoopPassLeavesTheTimeOfItsFixPush(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fix := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch)
+	fix := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch)
 	pushedAt := func(st stateT) string {
 		at, err := time.Parse(time.RFC3339Nano, st.PushedAt)
 		if err != nil || at.Before(started) || st.PushedSHA != fix {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
@@ -236,7 +237,7 @@ func (h *stepHarness) openPR() string {
 // run reaches the store.
 func TestHarnessRunsOverARealRepositoryAndStore(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Base); got != fixture.Git(t, h.Repo, "rev-parse", fixture.Base) {
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Base); got != gittest.Run(t, h.Repo, "rev-parse", fixture.Base) {
 		t.Errorf("the remote's %s is %s", fixture.Base, got)
 	}
 	if sc := h.sc("commit"); sc.Key() != fixture.Key || sc.Input("branch_name") != fixture.Branch || sc.Context("base_branch") != fixture.Base {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -202,7 +203,7 @@ if [ ! -s "$asked" ]; then
 	exit 1
 fi
 ` + fixOf})
-	pushed := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch)
+	pushed := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch)
 	out, err := h.run("conditional_loop")
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +212,7 @@ fi
 	if !strings.Contains(said, "is rate limited (429 Too Many Requests: retry after 20 ms): asking again in 0s") {
 		t.Errorf("the run does not say it sits out the rate limit:\n%s", said)
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got == pushed {
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch); got == pushed {
 		t.Error("the fix of the agent's second run was not pushed")
 	}
 	if u := h.recorded(out).AgentUsage; u == nil || u.Runs != 2 || u.Rounds != 1 || u.Last == nil || u.Last.Outcome != AgentFixed {

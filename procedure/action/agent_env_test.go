@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
@@ -64,7 +65,7 @@ echo "$?" > "OUT/fill-status"
 	h.settings().AgentEnv = []string{"MY_API_KEY", "GITHUB_TOKEN", "NOT_SET_ANYWHERE", "WO_TASK_KEY"}
 	h.settings().AgentWritable = append(h.settings().AgentWritable, out) // --agent-writable: where it writes what it sees
 	// The repository's own configuration names the helper too.
-	fixture.Git(t, h.Repo, "config", "credential.helper", helper)
+	gittest.Run(t, h.Repo, "config", "credential.helper", helper)
 	if _, err := h.run("conditional_loop"); err != nil {
 		t.Fatal(err)
 	}

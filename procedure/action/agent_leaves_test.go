@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
@@ -30,8 +31,8 @@ func namedAgent(t *testing.T, h *stepHarness, name, script string) {
 func TestAidersFilesAreRemovedAfterItsRunButNotTheUsers(t *testing.T) {
 	h := loopReady(t, stepOpts{Context: map[string]any{"fix_paths": []any{"**"}}})
 	fixture.WriteFile(t, filepath.Join(h.Worktree, ".aider.input.history"), "the user's own\n")
-	fixture.Git(t, h.Worktree, "add", ".aider.input.history")
-	fixture.Git(t, h.Worktree, "commit", "-qm", "keep my aider history")
+	gittest.Run(t, h.Worktree, "add", ".aider.input.history")
+	gittest.Run(t, h.Worktree, "commit", "-qm", "keep my aider history")
 	namedAgent(t, h, "aider", fixOf+`echo chat > .aider.chat.history.md
 mkdir .aider.tags.cache.v4 && echo tags > .aider.tags.cache.v4/cache.db
 `)
@@ -46,7 +47,7 @@ mkdir .aider.tags.cache.v4 && echo tags > .aider.tags.cache.v4/cache.db
 	if got := fixture.ReadFile(t, filepath.Join(h.Worktree, ".aider.input.history")); got != "the user's own\n" {
 		t.Errorf("the user's .aider.input.history: %q", got)
 	}
-	if got := fixture.Git(t, h.Worktree, "show", "--format=", "--name-only", "HEAD"); got != "foundation/new.go" {
+	if got := gittest.Run(t, h.Worktree, "show", "--format=", "--name-only", "HEAD"); got != "foundation/new.go" {
 		t.Errorf("the fix commit's files:\n%s", got)
 	}
 }
@@ -89,13 +90,13 @@ func TestANamedAgentWithoutItsKeyIsNotRun(t *testing.T) {
 	h := loopReady(t, stepOpts{})
 	namedAgent(t, h, "aider", fixOf)
 	delete(h.r.env, "OPENAI_API_KEY")
-	pushed := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch)
+	pushed := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch)
 	_, err := h.run("conditional_loop")
 	fixture.ErrContains(t, err, "agent aider reported a failure: no credentials: set one of OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY in wo's environment (wo passes it to aider by name)")
 	if strings.Contains(fixture.ReadFile(t, filepath.Join(h.Worktree, "foundation/new.go")), "// N is exported.") {
 		t.Error("the agent ran without its key")
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got != pushed {
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch); got != pushed {
 		t.Error("something was pushed")
 	}
 }

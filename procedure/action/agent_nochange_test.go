@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
@@ -23,7 +24,7 @@ echo 'nothing to change here'
 	runs := func() int {
 		return strings.Count(fixture.ReadFile(t, filepath.Join(h.WtRoot, "prompt.txt")), "ran")
 	}
-	pushed := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch)
+	pushed := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch)
 	_, err := h.run("conditional_loop")
 	w := waiting(t, err)
 	if !strings.HasPrefix(w.Reason, `agent command changed nothing for the `) || !strings.Contains(w.Reason, `it said: "nothing to change here". Change the files in `+h.Worktree+` yourself and run wo run task_cr_01, or ask it again with wo run task_cr_01 --rerun-agent`) {
@@ -64,7 +65,7 @@ echo 'nothing to change here'
 	if runs() != 2 {
 		t.Errorf("the agent was asked again after a person's change (%d runs)", runs())
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got == pushed {
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch); got == pushed {
 		t.Error("the person's fix was not pushed")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
@@ -17,7 +18,7 @@ func TestCheckoutFilesRunAgainKeepsTheBranchsWork(t *testing.T) {
 	h.upTo("checkout_files")
 	h.must("checkout_files")
 	h.must("commit")
-	ours := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	ours := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 
 	out := h.must("checkout_files")
 	if !strings.Contains(out.Note, "are on branch "+fixture.Branch+" at "+ours[:12]+" already: nothing to write") {
@@ -25,8 +26,8 @@ func TestCheckoutFilesRunAgainKeepsTheBranchsWork(t *testing.T) {
 	}
 	fixed := "package pkg\n\n// A is fixed.\nconst A = 1\n"
 	fixture.WriteFile(t, filepath.Join(h.Worktree, "pkg/a.go"), fixed)
-	fixture.Git(t, h.Worktree, "commit", "-q", "-am", "A review fix")
-	fix := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	gittest.Run(t, h.Worktree, "commit", "-q", "-am", "A review fix")
+	fix := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 
 	_, err := h.run("checkout_files")
 	var waiting *WaitingError
@@ -62,17 +63,17 @@ func TestAStepRemakesAWorktreeThatWasCleanedUp(t *testing.T) {
 	h.upTo("checkout_files")
 	h.must("checkout_files")
 	h.must("commit")
-	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
-	fixture.Git(t, h.Repo, "worktree", "remove", "--force", h.Worktree)
+	head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
+	gittest.Run(t, h.Repo, "worktree", "remove", "--force", h.Worktree)
 	out := h.must("checkout_files")
 	if !strings.HasPrefix(out.Note, "worktree "+h.Worktree+" made again at branch "+fixture.Branch+" ("+head[:12]+")") {
 		t.Errorf("note %q", out.Note)
 	}
-	if got := fixture.Git(t, h.Worktree, "rev-parse", "HEAD"); got != head {
+	if got := gittest.Run(t, h.Worktree, "rev-parse", "HEAD"); got != head {
 		t.Errorf("the worktree is at %s, want the branch's %s", got, head)
 	}
-	fixture.Git(t, h.Repo, "worktree", "remove", "--force", h.Worktree)
-	fixture.Git(t, h.Repo, "branch", "-D", fixture.Branch)
+	gittest.Run(t, h.Repo, "worktree", "remove", "--force", h.Worktree)
+	gittest.Run(t, h.Repo, "branch", "-D", fixture.Branch)
 	_, err := h.run("commit")
 	fixture.ErrContains(t, err, "worktree "+h.Worktree+" does not exist: run the create_worktree step first (wo reset "+fixture.Key+" --to-step 0)")
 }

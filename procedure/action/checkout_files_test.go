@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
 func TestFilesCheckoutCopiesAndStagesTheManifest(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	h.upTo("checkout_files")
-	source := fixture.Git(t, h.Repo, "rev-parse", fixture.Source)
+	source := gittest.Run(t, h.Repo, "rev-parse", fixture.Source)
 	out, err := h.run("checkout_files")
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +27,7 @@ func TestFilesCheckoutCopiesAndStagesTheManifest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.Worktree, "unrelated.txt")); !os.IsNotExist(err) {
 		t.Errorf("a file outside the manifest came in: %v", err)
 	}
-	if got := fixture.Git(t, h.Worktree, "status", "--porcelain"); got != "A  foundation/new.go\nM  pkg/a.go" {
+	if got := gittest.Run(t, h.Worktree, "status", "--porcelain"); got != "A  foundation/new.go\nM  pkg/a.go" {
 		t.Errorf("git status:\n%s\nwant both files staged and nothing else", got)
 	}
 	if want := "2 file(s) checked out from main (" + source[:12] + ")"; out.Note != want {
@@ -43,7 +44,7 @@ func TestFilesCheckoutCopiesAndStagesTheManifest(t *testing.T) {
 	if again.Note != out.Note {
 		t.Errorf("rerun says %q", again.Note)
 	}
-	if got := fixture.Git(t, h.Worktree, "status", "--porcelain"); got != "A  foundation/new.go\nM  pkg/a.go" {
+	if got := gittest.Run(t, h.Worktree, "status", "--porcelain"); got != "A  foundation/new.go\nM  pkg/a.go" {
 		t.Errorf("git status after the rerun:\n%s", got)
 	}
 }
@@ -54,7 +55,7 @@ func TestFilesCheckoutResumesFromTheRecordedSource(t *testing.T) {
 	h.must("checkout_files")
 	// The source branch moves on after the first attempt.
 	fixture.WriteFile(t, filepath.Join(h.Repo, "pkg/a.go"), "package pkg\n\nconst A = 3\n")
-	fixture.Git(t, h.Repo, "commit", "-q", "-am", "later")
+	gittest.Run(t, h.Repo, "commit", "-q", "-am", "later")
 	if _, err := h.run("checkout_files"); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestFilesCheckoutDeletesTheDeleteManifest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.Worktree, "README.md")); !os.IsNotExist(err) {
 		t.Errorf("README.md is still there: %v", err)
 	}
-	if got := fixture.Git(t, h.Worktree, "status", "--porcelain"); got != "D  README.md\nA  foundation/new.go\nM  pkg/a.go" {
+	if got := gittest.Run(t, h.Worktree, "status", "--porcelain"); got != "D  README.md\nA  foundation/new.go\nM  pkg/a.go" {
 		t.Errorf("git status:\n%s", got)
 	}
 	if !strings.HasSuffix(out.Note, ", 1 deleted") {
@@ -84,7 +85,7 @@ func TestFilesCheckoutDeletesTheDeleteManifest(t *testing.T) {
 func TestFilesCheckoutErrors(t *testing.T) {
 	t.Run("a file missing at the source", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{Inputs: map[string]any{"file_manifest": []any{"pkg/a.go", "pkg/missing.go"}}})
-		source := fixture.Git(t, h.Repo, "rev-parse", fixture.Source)
+		source := gittest.Run(t, h.Repo, "rev-parse", fixture.Source)
 		want := "1 file(s) of the manifest do not exist at main (" + source[:12] + "): pkg/missing.go; fix inputs.file_manifest or context.source_branch"
 		fixture.ErrContains(t, h.check("checkout_files"), want)
 		h.upTo("checkout_files")
@@ -94,7 +95,7 @@ func TestFilesCheckoutErrors(t *testing.T) {
 		if got := fixture.ReadFile(t, filepath.Join(h.Worktree, "pkg/a.go")); got != fixture.BaseA {
 			t.Errorf("pkg/a.go was overwritten: %q", got)
 		}
-		if got := fixture.Git(t, h.Worktree, "status", "--porcelain"); got != "" {
+		if got := gittest.Run(t, h.Worktree, "status", "--porcelain"); got != "" {
 			t.Errorf("git status:\n%s", got)
 		}
 	})
@@ -126,7 +127,7 @@ func TestFilesCheckoutErrors(t *testing.T) {
 
 func TestFilesCheckoutCheckUsesTheRecordedSource(t *testing.T) {
 	h := newStepContext(t, stepOpts{Inputs: map[string]any{"file_manifest": []any{"foundation/new.go"}}})
-	base := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	base := gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
 	// A source commit recorded by an earlier run, which lacks the file.
 	h.setState(func(s *stateT) { s.SourceSHA = base })
 	fixture.ErrContains(t, h.check("checkout_files"), "do not exist at main ("+base[:12]+"): foundation/new.go")

@@ -5,13 +5,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
 func TestWorktreeCleanupRemovesTheWorktreeAndKeepsTheBranch(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	h.upTo("push")
-	tip := fixture.Git(t, h.Repo, "rev-parse", fixture.Branch)
+	tip := gittest.Run(t, h.Repo, "rev-parse", fixture.Branch)
 	out, err := h.run("cleanup_worktree")
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestWorktreeCleanupRemovesTheWorktreeAndKeepsTheBranch(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.Repo, ".git", "worktrees", fixture.Worktree)); !os.IsNotExist(err) {
 		t.Errorf("the admin files are still there: %v", err)
 	}
-	if got := fixture.Git(t, h.Repo, "rev-parse", fixture.Branch); got != tip {
+	if got := gittest.Run(t, h.Repo, "rev-parse", fixture.Branch); got != tip {
 		t.Errorf("the branch moved or went: %s, want %s", got, tip)
 	}
 	if want := "worktree " + h.Worktree + " removed"; out.Note != want {
@@ -34,7 +35,7 @@ func TestWorktreeCleanupRemovesTheWorktreeAndKeepsTheBranch(t *testing.T) {
 	if st := h.recorded(out); st.WorktreePath != nil {
 		t.Errorf("worktree_path still recorded: %s", *st.WorktreePath)
 	}
-	if got := fixture.Git(t, h.Repo, "worktree", "prune", "--dry-run", "-v"); got != "" {
+	if got := gittest.Run(t, h.Repo, "worktree", "prune", "--dry-run", "-v"); got != "" {
 		t.Errorf("git would still prune: %s", got)
 	}
 

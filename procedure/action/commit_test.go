@@ -4,32 +4,33 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
 func TestCommitCreateCommitsTheStagedFiles(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	h.upTo("commit")
-	base := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	base := gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
 	out, err := h.run("commit")
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	st := h.recorded(out)
 	if st.CommitSHA != head {
 		t.Errorf("recorded commit_sha %q, git rev-parse HEAD in the worktree says %s", st.CommitSHA, head)
 	}
-	if got := fixture.Git(t, h.Repo, "rev-parse", fixture.Branch); got != head {
+	if got := gittest.Run(t, h.Repo, "rev-parse", fixture.Branch); got != head {
 		t.Errorf("%s is at %s, want the new commit %s", fixture.Branch, got, head)
 	}
-	if got := fixture.Git(t, h.Repo, "log", "-1", "--format=%s|%an <%ae>|%P", head); got != fixture.Title+"|Wo Runner <wo@example.com>|"+base {
+	if got := gittest.Run(t, h.Repo, "log", "-1", "--format=%s|%an <%ae>|%P", head); got != fixture.Title+"|Wo Runner <wo@example.com>|"+base {
 		t.Errorf("the commit: %s", got)
 	}
-	if got := fixture.Git(t, h.Repo, "diff", "--name-status", base, head); got != "A\tfoundation/new.go\nM\tpkg/a.go" {
+	if got := gittest.Run(t, h.Repo, "diff", "--name-status", base, head); got != "A\tfoundation/new.go\nM\tpkg/a.go" {
 		t.Errorf("the commit changes:\n%s", got)
 	}
-	if got := fixture.Git(t, h.Worktree, "status", "--porcelain"); got != "" {
+	if got := gittest.Run(t, h.Worktree, "status", "--porcelain"); got != "" {
 		t.Errorf("git status after the commit:\n%s", got)
 	}
 	if want := "committed " + head[:12] + ": " + fixture.Title; out.Note != want {
@@ -42,7 +43,7 @@ func TestCommitCreateCommitsTheStagedFiles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("rerun: %v", err)
 	}
-	if got := fixture.Git(t, h.Repo, "rev-list", "--count", base+".."+fixture.Branch); got != "1" {
+	if got := gittest.Run(t, h.Repo, "rev-list", "--count", base+".."+fixture.Branch); got != "1" {
 		t.Errorf("%s commits on the branch after a rerun, want 1", got)
 	}
 	if want := "nothing to commit: the branch is at " + head[:12]; again.Note != want {
@@ -76,9 +77,9 @@ func TestCommitCreateMessage(t *testing.T) {
 			}
 			h.must("create_worktree")
 			fixture.WriteFile(t, h.Worktree+"/extra.txt", "x\n")
-			fixture.Git(t, h.Worktree, "add", "extra.txt")
+			gittest.Run(t, h.Worktree, "add", "extra.txt")
 			h.must("commit")
-			if got := fixture.Git(t, h.Worktree, "log", "-1", "--format=%s"); got != tc.subject {
+			if got := gittest.Run(t, h.Worktree, "log", "-1", "--format=%s"); got != tc.subject {
 				t.Errorf("commit subject %q, want %q", got, tc.subject)
 			}
 		})
@@ -89,8 +90,8 @@ func TestCommitCreateNeedsAnAuthor(t *testing.T) {
 	h := newStepContext(t, stepOpts{Serial: true})
 	h.upTo("commit")
 	// No author anywhere: not in the repository, not in the user's config.
-	fixture.Git(t, h.Repo, "config", "--unset", "user.name")
-	fixture.Git(t, h.Repo, "config", "--unset", "user.email")
+	gittest.Run(t, h.Repo, "config", "--unset", "user.name")
+	gittest.Run(t, h.Repo, "config", "--unset", "user.email")
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	h.r.repo = nil // the run opens the repository again, as a new run would
@@ -98,7 +99,7 @@ func TestCommitCreateNeedsAnAuthor(t *testing.T) {
 	fixture.ErrContains(t, h.check("commit"), want)
 	_, err := h.run("commit")
 	fixture.ErrContains(t, err, want)
-	if got := fixture.Git(t, h.Repo, "rev-parse", fixture.Branch); got != fixture.Git(t, h.Repo, "rev-parse", fixture.Base) {
+	if got := gittest.Run(t, h.Repo, "rev-parse", fixture.Branch); got != gittest.Run(t, h.Repo, "rev-parse", fixture.Base) {
 		t.Errorf("a commit was made without an author: %s", got)
 	}
 
@@ -108,7 +109,7 @@ func TestCommitCreateNeedsAnAuthor(t *testing.T) {
 		t.Errorf("check with the environment's author: %v", err)
 	}
 	h.must("commit")
-	if got := fixture.Git(t, h.Worktree, "log", "-1", "--format=%an <%ae>"); got != "Env Author <env@example.com>" {
+	if got := gittest.Run(t, h.Worktree, "log", "-1", "--format=%an <%ae>"); got != "Env Author <env@example.com>" {
 		t.Errorf("author %s", got)
 	}
 }

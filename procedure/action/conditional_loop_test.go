@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -44,7 +45,7 @@ func TestLoopConditionalLeavesTheLoopWithoutComments(t *testing.T) {
 
 func TestLoopConditionalWaitsForAPersonsFix(t *testing.T) {
 	h := loopReady(t, stepOpts{})
-	pushed := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch)
+	pushed := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch)
 
 	// No agent: the person is asked, and the task blocks with the reason.
 	out, err := h.run("conditional_loop")
@@ -65,7 +66,7 @@ func TestLoopConditionalWaitsForAPersonsFix(t *testing.T) {
 	if want := "the worktree " + h.Worktree + " has no changes yet for the 2 review comment(s): change the files, then run wo run " + fixture.Key; w.Reason != want {
 		t.Errorf("reason %q, want %q", w.Reason, want)
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got != pushed {
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch); got != pushed {
 		t.Errorf("something was pushed: %s", got)
 	}
 
@@ -75,11 +76,11 @@ func TestLoopConditionalWaitsForAPersonsFix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
-	if got := fixture.Git(t, h.Worktree, "log", "-1", "--format=%s|%P", "HEAD"); got != "Fix review comments (iteration 1)|"+pushed {
+	head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
+	if got := gittest.Run(t, h.Worktree, "log", "-1", "--format=%s|%P", "HEAD"); got != "Fix review comments (iteration 1)|"+pushed {
 		t.Errorf("the fix commit: %s", got)
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got != head {
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch); got != head {
 		t.Errorf("the remote is at %s, want the fix %s", got, head)
 	}
 	if out.JumpTo != 7 {
@@ -107,17 +108,17 @@ func TestLoopConditionalTakesAFixThePersonCommitted(t *testing.T) {
 	h := loopReady(t, stepOpts{Context: map[string]any{"fix_paths": []any{"pkg/*_test.go"}}}) // a new test beside the manifest's file
 	h.setState(func(s *stateT) { s.FixRequested = true })
 	fixture.WriteFile(t, filepath.Join(h.Worktree, "pkg/a_test.go"), "package pkg\n")
-	fixture.Git(t, h.Worktree, "add", "pkg/a_test.go")
-	fixture.Git(t, h.Worktree, "commit", "-q", "-m", "Add a test")
-	theirs := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	gittest.Run(t, h.Worktree, "add", "pkg/a_test.go")
+	gittest.Run(t, h.Worktree, "commit", "-q", "-m", "Add a test")
+	theirs := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	out, err := h.run("conditional_loop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got != theirs {
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch); got != theirs {
 		t.Errorf("the remote is at %s, want the person's commit %s", got, theirs)
 	}
-	if got := fixture.Git(t, h.Worktree, "log", "-1", "--format=%s"); got != "Add a test" {
+	if got := gittest.Run(t, h.Worktree, "log", "-1", "--format=%s"); got != "Add a test" {
 		t.Errorf("wo added a commit of its own: %s", got)
 	}
 	if st := h.recorded(out); st.CommitSHA != theirs || st.ReviewIterations != 1 {
@@ -142,11 +143,11 @@ printf 'package foundation\n\n// N is exported.\nconst N = 0\n' > foundation/new
 	if got := fixture.ReadFile(t, filepath.Join(h.Worktree, "foundation/new.go")); !strings.Contains(got, "// N is exported.") {
 		t.Fatalf("the agent's fix is not there: %q", got)
 	}
-	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got != head {
+	head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch); got != head {
 		t.Errorf("the remote is at %s, want %s", got, head)
 	}
-	if got := fixture.Git(t, h.Worktree, "show", "--format=%s", "--name-only", "HEAD"); got != "Fix review comments (iteration 1)\n\nfoundation/new.go" {
+	if got := gittest.Run(t, h.Worktree, "show", "--format=%s", "--name-only", "HEAD"); got != "Fix review comments (iteration 1)\n\nfoundation/new.go" {
 		t.Errorf("the fix commit:\n%s", got)
 	}
 	if out.JumpTo != 7 || h.recorded(out).ReviewIterations != 1 {
@@ -164,10 +165,10 @@ printf 'package foundation\n\n// N is exported.\nconst N = 0\n' > foundation/new
 
 func TestLoopConditionalAgentFailure(t *testing.T) {
 	h := loopReady(t, stepOpts{Agent: "echo 'model overloaded' >&2; exit 3\n"})
-	pushed := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch)
+	pushed := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch)
 	_, err := h.run("conditional_loop")
 	fixture.ErrContains(t, err, "agent command "+h.settings().Agent+" exited with status 3: model overloaded")
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got != pushed {
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch); got != pushed {
 		t.Errorf("something was pushed after the agent failed: %s", got)
 	}
 }
@@ -197,17 +198,17 @@ func TestLoopConditionalErrors(t *testing.T) {
 	t.Run("the worktree is gone", func(t *testing.T) {
 		// Made again at the branch, and the person asked for the fix.
 		h := loopReady(t, stepOpts{})
-		fixture.Git(t, h.Repo, "worktree", "remove", h.Worktree)
+		gittest.Run(t, h.Repo, "worktree", "remove", h.Worktree)
 		_, err := h.run("conditional_loop")
 		fixture.ErrContains(t, waiting(t, err), "to address in "+h.Worktree)
-		if b := fixture.Git(t, h.Worktree, "rev-parse", "--abbrev-ref", "HEAD"); b != fixture.Branch {
+		if b := gittest.Run(t, h.Worktree, "rev-parse", "--abbrev-ref", "HEAD"); b != fixture.Branch {
 			t.Errorf("the worktree made again is on %q", b)
 		}
 	})
 	t.Run("the worktree is gone and its branch moved", func(t *testing.T) {
 		h := loopReady(t, stepOpts{})
-		fixture.Git(t, h.Repo, "worktree", "remove", h.Worktree)
-		fixture.Git(t, h.Repo, "branch", "-f", fixture.Branch, fixture.Base)
+		gittest.Run(t, h.Repo, "worktree", "remove", h.Worktree)
+		gittest.Run(t, h.Repo, "branch", "-f", fixture.Branch, fixture.Base)
 		_, err := h.run("conditional_loop")
 		fixture.ErrContains(t, err, "worktree "+h.Worktree+" is gone and could not be made again at the branch (branch "+fixture.Branch+" is not at the pushed commit")
 		fixture.ErrContains(t, err, "wo reset "+fixture.Key+" --to-step 0 to start over")

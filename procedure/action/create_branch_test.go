@@ -3,21 +3,22 @@ package action
 import (
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
 func TestBranchCreatePutsTheWorktreeOnTheBranch(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	h.upTo("create_branch")
-	base := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	base := gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
 	out, err := h.run("create_branch")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fixture.Git(t, h.Worktree, "symbolic-ref", "HEAD"); got != "refs/heads/"+fixture.Branch {
+	if got := gittest.Run(t, h.Worktree, "symbolic-ref", "HEAD"); got != "refs/heads/"+fixture.Branch {
 		t.Errorf("the worktree's HEAD is %s", got)
 	}
-	if got := fixture.Git(t, h.Repo, "rev-parse", "refs/heads/"+fixture.Branch); got != base {
+	if got := gittest.Run(t, h.Repo, "rev-parse", "refs/heads/"+fixture.Branch); got != base {
 		t.Errorf("%s is at %s, want the base %s", fixture.Branch, got, base)
 	}
 	if st := h.recorded(out); st.Branch != fixture.Branch {
@@ -35,7 +36,7 @@ func TestBranchCreatePutsTheWorktreeOnTheBranch(t *testing.T) {
 	if again.Note != out.Note {
 		t.Errorf("rerun says %q", again.Note)
 	}
-	if got := fixture.Git(t, h.Repo, "branch", "--list", "review/*"); got != "+ "+fixture.Branch {
+	if got := gittest.Run(t, h.Repo, "branch", "--list", "review/*"); got != "+ "+fixture.Branch {
 		t.Errorf("branches after two runs: %q", got)
 	}
 }
@@ -45,18 +46,18 @@ func TestBranchCreateErrors(t *testing.T) {
 		h := newStepContext(t, stepOpts{})
 		_, err := h.run("create_branch")
 		fixture.ErrContains(t, err, "worktree "+h.Worktree+" does not exist: run the create_worktree step first (wo reset "+fixture.Key+" --to-step 0)")
-		if _, err := fixture.GitTry(h.Repo, "rev-parse", "--verify", "refs/heads/"+fixture.Branch); err == nil {
+		if _, err := gittest.Try(h.Repo, "rev-parse", "--verify", "refs/heads/"+fixture.Branch); err == nil {
 			t.Error("the branch was created without a worktree")
 		}
 	})
 	t.Run("the branch exists at another commit", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{})
 		h.upTo("create_branch")
-		fixture.Git(t, h.Repo, "branch", fixture.Branch, fixture.Source)
-		source := fixture.Git(t, h.Repo, "rev-parse", fixture.Source)
+		gittest.Run(t, h.Repo, "branch", fixture.Branch, fixture.Source)
+		source := gittest.Run(t, h.Repo, "rev-parse", fixture.Source)
 		_, err := h.run("create_branch")
 		fixture.ErrContains(t, err, "branch "+fixture.Branch+" exists at "+source[:12]+", not at the worktree's commit", "set inputs.branch_name to a new branch")
-		if got := fixture.Git(t, h.Repo, "rev-parse", fixture.Branch); got != source {
+		if got := gittest.Run(t, h.Repo, "rev-parse", fixture.Branch); got != source {
 			t.Errorf("the existing branch moved to %s", got)
 		}
 	})
@@ -73,7 +74,7 @@ func TestBranchCreateCheck(t *testing.T) {
 	if err := h.check("create_branch"); err != nil {
 		t.Errorf("a free branch: %v", err)
 	}
-	fixture.Git(t, h.Repo, "worktree", "add", "-q", "-b", fixture.Branch, h.Root+"/elsewhere", fixture.Base)
+	gittest.Run(t, h.Repo, "worktree", "add", "-q", "-b", fixture.Branch, h.Root+"/elsewhere", fixture.Base)
 	fixture.ErrContains(t, h.check("create_branch"), "branch "+fixture.Branch+" is already checked out at "+h.Root+"/elsewhere")
 
 	// Validation refuses such a name when the document loads; Check refuses

@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
 func TestWorktreeCreateMakesAWorktreeGitAccepts(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
-	base := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	base := gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
 	out, err := h.run("create_worktree")
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +27,7 @@ func TestWorktreeCreateMakesAWorktreeGitAccepts(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.Worktree, "foundation/new.go")); !os.IsNotExist(err) {
 		t.Errorf("a file of the source branch is in the new worktree: %v", err)
 	}
-	if st := fixture.Git(t, h.Worktree, "status", "--porcelain"); st != "" {
+	if st := gittest.Run(t, h.Worktree, "status", "--porcelain"); st != "" {
 		t.Errorf("git status in the new worktree is not clean:\n%s", st)
 	}
 	st := h.recorded(out)
@@ -64,15 +65,15 @@ func TestWorktreeCreateTwiceGivesOneWorktree(t *testing.T) {
 
 func TestWorktreeCreateResumesFromTheRecordedBase(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
-	base := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	base := gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
 	h.must("create_worktree")
 	// The crash: the worktree is gone, and the base branch moved meanwhile.
-	fixture.Git(t, h.Repo, "worktree", "remove", h.Worktree)
-	fixture.Git(t, h.Repo, "branch", "-f", fixture.Base, fixture.Source)
+	gittest.Run(t, h.Repo, "worktree", "remove", h.Worktree)
+	gittest.Run(t, h.Repo, "branch", "-f", fixture.Base, fixture.Source)
 	if _, err := h.run("create_worktree"); err != nil {
 		t.Fatal(err)
 	}
-	if got := fixture.Git(t, h.Worktree, "rev-parse", "HEAD"); got != base {
+	if got := gittest.Run(t, h.Worktree, "rev-parse", "HEAD"); got != base {
 		t.Errorf("the resumed worktree is at %s, want the recorded base %s", got, base)
 	}
 }
@@ -80,13 +81,13 @@ func TestWorktreeCreateResumesFromTheRecordedBase(t *testing.T) {
 func TestWorktreeCreateStartsAtTheWorkOrdersOwnBranch(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	// An earlier run's branch, grown from the base.
-	fixture.Git(t, h.Repo, "branch", fixture.Branch, fixture.Source)
-	tip := fixture.Git(t, h.Repo, "rev-parse", fixture.Source)
+	gittest.Run(t, h.Repo, "branch", fixture.Branch, fixture.Source)
+	tip := gittest.Run(t, h.Repo, "rev-parse", fixture.Source)
 	out, err := h.run("create_worktree")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fixture.Git(t, h.Worktree, "rev-parse", "HEAD"); got != tip {
+	if got := gittest.Run(t, h.Worktree, "rev-parse", "HEAD"); got != tip {
 		t.Errorf("worktree at %s, want the branch's tip %s", got, tip)
 	}
 	if !strings.Contains(out.Note, "from the existing branch "+fixture.Branch+" ("+tip[:12]+")") {
@@ -97,10 +98,10 @@ func TestWorktreeCreateStartsAtTheWorkOrdersOwnBranch(t *testing.T) {
 func TestWorktreeCreateRefusesSomebodyElsesBranch(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	// A branch of the same name that does not grow from the base.
-	fixture.Git(t, h.Repo, "checkout", "-q", "--orphan", "other")
-	fixture.Git(t, h.Repo, "commit", "-q", "-m", "unrelated history")
-	fixture.Git(t, h.Repo, "branch", fixture.Branch)
-	fixture.Git(t, h.Repo, "checkout", "-q", "main")
+	gittest.Run(t, h.Repo, "checkout", "-q", "--orphan", "other")
+	gittest.Run(t, h.Repo, "commit", "-q", "-m", "unrelated history")
+	gittest.Run(t, h.Repo, "branch", fixture.Branch)
+	gittest.Run(t, h.Repo, "checkout", "-q", "main")
 	_, err := h.run("create_worktree")
 	fixture.ErrContains(t, err, "branch "+fixture.Branch, "does not descend from the base", "set inputs.branch_name to a new branch")
 	if _, serr := os.Stat(h.Worktree); !os.IsNotExist(serr) {
@@ -111,7 +112,7 @@ func TestWorktreeCreateRefusesSomebodyElsesBranch(t *testing.T) {
 func TestWorktreeCreateRefusesABranchCheckedOutElsewhere(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	other := filepath.Join(h.Root, "elsewhere")
-	fixture.Git(t, h.Repo, "worktree", "add", "-q", "-b", fixture.Branch, other, fixture.Base)
+	gittest.Run(t, h.Repo, "worktree", "add", "-q", "-b", fixture.Branch, other, fixture.Base)
 	_, err := h.run("create_worktree")
 	fixture.ErrContains(t, err, "creating worktree "+fixture.Worktree, "branch "+fixture.Branch+" is already checked out at "+other,
 		"remove that worktree or choose another branch_name")
@@ -150,7 +151,7 @@ func TestWorktreeCreateCheck(t *testing.T) {
 	t.Run("a worktree name taken by another worktree", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{})
 		other := filepath.Join(h.Root, "x", fixture.Worktree)
-		fixture.Git(t, h.Repo, "worktree", "add", "-q", "--detach", other, fixture.Base)
+		gittest.Run(t, h.Repo, "worktree", "add", "-q", "--detach", other, fixture.Base)
 		fixture.ErrContains(t, h.check("create_worktree"), "worktree name "+fixture.Worktree+" is already used by "+other)
 	})
 	t.Run("no worktree_root", func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
@@ -280,27 +281,27 @@ func TestTheFixGateLetsNamedSettingsAndInsideLinksThrough(t *testing.T) {
 	if err := os.Symlink("pkg/a.go", filepath.Join(h.Worktree, "old")); err != nil {
 		t.Fatal(err)
 	}
-	fixture.Git(t, h.Worktree, "add", "old")
-	fixture.Git(t, h.Worktree, "commit", "-qm", "a link")
-	fixture.Git(t, h.Worktree, "push", "-q", "origin", fixture.Branch)
-	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	gittest.Run(t, h.Worktree, "add", "old")
+	gittest.Run(t, h.Worktree, "commit", "-qm", "a link")
+	gittest.Run(t, h.Worktree, "push", "-q", "origin", fixture.Branch)
+	head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	h.setState(func(s *stateT) { s.PushedSHA = head })
 	in := h.r.task.WorkOrder.Inputs
 	in["file_manifest"] = append(in["file_manifest"].([]any), "CLAUDE.md", "pkg/new.go")
 	if _, err := h.run("conditional_loop"); err != nil {
 		t.Fatal(err)
 	}
-	tip := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got != tip || tip == head {
+	tip := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch); got != tip || tip == head {
 		t.Fatalf("the remote is at %s, want the fix %s", got, tip)
 	}
-	pushed := fixture.Git(t, h.Remote, "ls-tree", "-r", fixture.Branch)
+	pushed := gittest.Run(t, h.Remote, "ls-tree", "-r", fixture.Branch)
 	for _, want := range []string{"\tgithub/x.go", "\tdocs/gitmodules.md", "\tsrc/.githubx", "\tCLAUDE.md.bak", "\tCLAUDE.md", "120000 blob", "\tpkg/new.go", "\told"} {
 		if !strings.Contains(pushed, want) {
 			t.Errorf("%s was not pushed:\n%s", want, pushed)
 		}
 	}
-	if got := fixture.Git(t, h.Remote, "cat-file", "-p", fixture.Branch+":old"); got != "foundation/new.go" {
+	if got := gittest.Run(t, h.Remote, "cat-file", "-p", fixture.Branch+":old"); got != "foundation/new.go" {
 		t.Errorf("old leads to %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
@@ -29,14 +30,14 @@ const fixOf = "printf 'package foundation\\n\\n// N is exported.\\nconst N = 0\\
 func refusedFix(t *testing.T, opts stepOpts) (*stepHarness, *FixRefusedError) {
 	t.Helper()
 	h := loopReady(t, opts)
-	pushed := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch)
-	refs := fixture.Git(t, h.Remote, "for-each-ref")
+	pushed := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch)
+	refs := gittest.Run(t, h.Remote, "for-each-ref")
 	_, err := h.run("conditional_loop")
 	var refused *FixRefusedError
 	if !errors.As(err, &refused) {
 		t.Fatalf("err %v, want the fix refused", err)
 	}
-	if got := fixture.Git(t, h.Remote, "for-each-ref"); got != refs {
+	if got := gittest.Run(t, h.Remote, "for-each-ref"); got != refs {
 		t.Errorf("the remote changed:\n%s\nwas:\n%s", got, refs)
 	}
 	if refused.From != pushed || refused.Key != fixture.Key || refused.Worktree != h.Worktree {
@@ -85,10 +86,10 @@ func TestTheFixGateRefusesWhatAnAgentLeftInTheWorktree(t *testing.T) {
 			if !refused.Staged {
 				t.Error("refused after staging, want before anything is committed")
 			}
-			if head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD"); head != refused.From {
+			if head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD"); head != refused.From {
 				t.Errorf("a commit was made: HEAD %s, last push %s", head, refused.From)
 			}
-			if staged := fixture.Git(t, h.Worktree, "diff", "--cached", "--name-only"); staged != "" {
+			if staged := gittest.Run(t, h.Worktree, "diff", "--cached", "--name-only"); staged != "" {
 				t.Errorf("staged after the refusal:\n%s", staged)
 			}
 			msg := refused.Error()
@@ -147,7 +148,7 @@ func TestTheFixGateRefusesARewriteAndAnotherBranch(t *testing.T) {
 			t.Errorf("reason %q", r)
 		}
 		// The rewrite is still there for a person to look at.
-		if got := fixture.Git(t, h.Worktree, "log", "-1", "--format=%s"); got != "rewritten" {
+		if got := gittest.Run(t, h.Worktree, "log", "-1", "--format=%s"); got != "rewritten" {
 			t.Errorf("HEAD is %q", got)
 		}
 	})
@@ -157,11 +158,11 @@ func TestTheFixGateRefusesARewriteAndAnotherBranch(t *testing.T) {
 		if got := reasons(refused)["HEAD"]; got != want {
 			t.Errorf("reason %q, want %q", got, want)
 		}
-		if fixture.Git(t, h.Repo, "rev-parse", fixture.Branch) != refused.From {
+		if gittest.Run(t, h.Repo, "rev-parse", fixture.Branch) != refused.From {
 			t.Error("the work branch moved")
 		}
 		// wo committed nothing onto the branch the agent switched to.
-		if got := fixture.Git(t, h.Repo, "rev-parse", "elsewhere"); got != refused.From || !refused.Staged {
+		if got := gittest.Run(t, h.Repo, "rev-parse", "elsewhere"); got != refused.From || !refused.Staged {
 			t.Errorf("elsewhere is at %s (staged refusal %v): wo committed on the agent's branch", got, refused.Staged)
 		}
 	})
@@ -208,11 +209,11 @@ func TestTheFixGateLetsTheTasksOwnFixThrough(t *testing.T) {
 	if _, err := h.run("conditional_loop"); err != nil {
 		t.Fatal(err)
 	}
-	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Branch); got != head {
+	head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Branch); got != head {
 		t.Fatalf("the remote is at %s, want the fix %s", got, head)
 	}
-	pushed := fixture.Git(t, h.Remote, "ls-tree", "-r", "--name-only", fixture.Branch)
+	pushed := gittest.Run(t, h.Remote, "ls-tree", "-r", "--name-only", fixture.Branch)
 	for _, p := range []string{".env", "node_modules/x/i.js"} {
 		if strings.Contains(pushed, p) {
 			t.Errorf("the ignored %s was pushed:\n%s", p, pushed)

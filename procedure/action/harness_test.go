@@ -9,6 +9,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/redact"
 	"github.com/wo-runner/wo/store"
@@ -361,7 +362,7 @@ type stateT = workorder.State
 // order loads, and a checkpoint is what the run saved.
 func TestHarnessRunsOverARealRepository(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
-	if got := fixture.Git(t, h.Remote, "rev-parse", fixture.Base); got != fixture.Git(t, h.Repo, "rev-parse", fixture.Base) {
+	if got := gittest.Run(t, h.Remote, "rev-parse", fixture.Base); got != gittest.Run(t, h.Repo, "rev-parse", fixture.Base) {
 		t.Errorf("the remote's %s is %s", fixture.Base, got)
 	}
 	sc := h.sc("commit")

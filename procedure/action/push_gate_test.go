@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 )
@@ -25,20 +26,20 @@ const workflow = ".github/workflows/x.yml"
 func commitIn(t *testing.T, dir, path, content string) string {
 	t.Helper()
 	fixture.WriteFile(t, filepath.Join(dir, path), content)
-	fixture.Git(t, dir, "add", "--", path)
-	fixture.Git(t, dir, "commit", "-q", "-m", "add "+path)
-	return fixture.Git(t, dir, "rev-parse", "HEAD")
+	gittest.Run(t, dir, "add", "--", path)
+	gittest.Run(t, dir, "commit", "-q", "-m", "add "+path)
+	return gittest.Run(t, dir, "rev-parse", "HEAD")
 }
 
 // remoteTip is where the remote's work branch is.
 func remoteTip(t *testing.T, h *stepHarness) string {
 	t.Helper()
-	return fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch)
+	return gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch)
 }
 
 // remoteHas says whether the remote holds the object.
 func remoteHas(h *stepHarness, object string) bool {
-	_, err := fixture.GitTry(h.Remote, "cat-file", "-e", object)
+	_, err := gittest.Try(h.Remote, "cat-file", "-e", object)
 	return err == nil
 }
 
@@ -109,7 +110,7 @@ func TestThePushStepReenteredGatesWhatMovedTheBranch(t *testing.T) {
 		t.Errorf("the remote is at %s (has the moved commit: %v), want %s", got, remoteHas(h, moved), pushed)
 	}
 	// The person removes it; a commit of the task's own files goes out.
-	fixture.Git(t, h.Worktree, "reset", "-q", "--hard", pushed)
+	gittest.Run(t, h.Worktree, "reset", "-q", "--hard", pushed)
 	own := commitIn(t, h.Worktree, "pkg/a.go", "package pkg\n\nconst A = 3\n")
 	out, err := h.run("push")
 	if err != nil {
@@ -131,12 +132,12 @@ func TestTheFirstPushCarriesOnlyTheWorkOrdersOwnFiles(t *testing.T) {
 	if got := refusedPath(t, err, workflow); !strings.HasPrefix(got, "under .github/") {
 		t.Errorf("reason %q", got)
 	}
-	if _, err := fixture.GitTry(h.Remote, "rev-parse", "--verify", "refs/heads/"+fixture.Branch); err == nil || remoteHas(h, evil) {
+	if _, err := gittest.Try(h.Remote, "rev-parse", "--verify", "refs/heads/"+fixture.Branch); err == nil || remoteHas(h, evil) {
 		t.Error("the branch reached the remote")
 	}
 	// A file outside the manifest is refused too; one the manifest names
 	// is the work order's own, even where a fix may not go.
-	fixture.Git(t, h.Worktree, "reset", "-q", "--hard", "HEAD^")
+	gittest.Run(t, h.Worktree, "reset", "-q", "--hard", "HEAD^")
 	commitIn(t, h.Worktree, "notes.txt", "mine\n")
 	_, err = h.run("push")
 	if got := refusedPath(t, err, "notes.txt"); !strings.HasPrefix(got, "outside inputs.file_manifest and context.fix_paths") {
@@ -224,20 +225,20 @@ func TestARestackPushIsGated(t *testing.T) {
 	h.upTo("push")
 	h.must("push")
 	head := remoteTip(t, h)
-	base := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	base := gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
 	repo, err := h.sc("push").Repo()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A rebuild on the base: the branch's own file, and one that is not.
 	rebuild := func(files map[string]string) plumbing.Hash {
-		fixture.Git(t, h.Worktree, "reset", "-q", "--hard", base)
+		gittest.Run(t, h.Worktree, "reset", "-q", "--hard", base)
 		for p, c := range files {
 			fixture.WriteFile(t, filepath.Join(h.Worktree, p), c)
-			fixture.Git(t, h.Worktree, "add", "--", p)
+			gittest.Run(t, h.Worktree, "add", "--", p)
 		}
-		fixture.Git(t, h.Worktree, "commit", "-q", "-m", "rebuilt")
-		return plumbing.NewHash(fixture.Git(t, h.Worktree, "rev-parse", "HEAD"))
+		gittest.Run(t, h.Worktree, "commit", "-q", "-m", "rebuilt")
+		return plumbing.NewHash(gittest.Run(t, h.Worktree, "rev-parse", "HEAD"))
 	}
 	gate := func(to, head plumbing.Hash) PushGate {
 		return RestackGate(h.r.task, fixture.Key, fixture.Branch, to, plumbing.NewHash(base), head, gitops.PushOptions{}, nil)
@@ -279,15 +280,15 @@ func TestARestackPushIsGated(t *testing.T) {
 func TestThePushGateRefusesWhatIsNotALineAndBoundsItsList(t *testing.T) {
 	merge := func(t *testing.T, h *stepHarness) string {
 		t.Helper()
-		head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
-		fixture.Git(t, h.Worktree, "switch", "-q", "-c", "side", fixture.Git(t, h.Repo, "rev-parse", fixture.Base))
+		head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
+		gittest.Run(t, h.Worktree, "switch", "-q", "-c", "side", gittest.Run(t, h.Repo, "rev-parse", fixture.Base))
 		commitIn(t, h.Worktree, "pkg/a.go", "package pkg\n\nconst A = 5\n")
-		fixture.Git(t, h.Worktree, "switch", "-q", fixture.Branch)
-		fixture.Git(t, h.Worktree, "merge", "-q", "--no-ff", "-X", "ours", "-m", "merge", "side")
-		if fixture.Git(t, h.Worktree, "rev-parse", "HEAD^1") != head {
+		gittest.Run(t, h.Worktree, "switch", "-q", fixture.Branch)
+		gittest.Run(t, h.Worktree, "merge", "-q", "--no-ff", "-X", "ours", "-m", "merge", "side")
+		if gittest.Run(t, h.Worktree, "rev-parse", "HEAD^1") != head {
 			t.Fatal("no merge was made")
 		}
-		return fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+		return gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	}
 	t.Run("a merge before the first push", func(t *testing.T) {
 		h := newStepContext(t, stepOpts{})
@@ -297,7 +298,7 @@ func TestThePushGateRefusesWhatIsNotALineAndBoundsItsList(t *testing.T) {
 		if got := refusedPath(t, err, "refs/heads/"+fixture.Branch); !strings.HasPrefix(got, "it does not join the remote's history in a line: ") || !strings.Contains(got, m[:12]+" is a merge") {
 			t.Errorf("reason %q", got)
 		}
-		if _, err := fixture.GitTry(h.Remote, "rev-parse", "--verify", "refs/heads/"+fixture.Branch); err == nil {
+		if _, err := gittest.Try(h.Remote, "rev-parse", "--verify", "refs/heads/"+fixture.Branch); err == nil {
 			t.Error("the branch reached the remote")
 		}
 	})
@@ -321,8 +322,8 @@ func TestThePushGateRefusesWhatIsNotALineAndBoundsItsList(t *testing.T) {
 		h.must("push")
 		pushed := remoteTip(t, h)
 		fixture.WriteFile(t, filepath.Join(h.Worktree, "notes.txt"), "not the task's\n")
-		fixture.Git(t, h.Worktree, "add", "notes.txt")
-		fixture.Git(t, h.Worktree, "commit", "-q", "--amend", "--no-edit")
+		gittest.Run(t, h.Worktree, "add", "notes.txt")
+		gittest.Run(t, h.Worktree, "commit", "-q", "--amend", "--no-edit")
 		_, err := h.run("push")
 		if got := refusedPath(t, err, "notes.txt"); !strings.HasPrefix(got, "outside inputs.file_manifest and context.fix_paths") {
 			t.Errorf("reason %q", got)
@@ -337,8 +338,8 @@ func TestThePushGateRefusesWhatIsNotALineAndBoundsItsList(t *testing.T) {
 		for i := range maxRefusalsListed + 2 {
 			fixture.WriteFile(t, filepath.Join(h.Worktree, "extra", strings.Repeat("x", i+1)), "x\n")
 		}
-		fixture.Git(t, h.Worktree, "add", "extra")
-		fixture.Git(t, h.Worktree, "commit", "-q", "-m", "extra")
+		gittest.Run(t, h.Worktree, "add", "extra")
+		gittest.Run(t, h.Worktree, "commit", "-q", "-m", "extra")
 		_, err := h.run("push")
 		var refused *FixRefusedError
 		if !errors.As(err, &refused) || len(refused.Refused) != maxRefusalsListed || refused.More != 2 {
@@ -354,12 +355,12 @@ func TestTheFirstPushFetchesABaseThatMovedOn(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	h.upTo("push")
 	other := filepath.Join(t.TempDir(), "other")
-	fixture.Git(t, filepath.Dir(other), "clone", "-q", "--branch", fixture.Base, h.Remote, other)
+	gittest.Run(t, filepath.Dir(other), "clone", "-q", "--branch", fixture.Base, h.Remote, other)
 	commitIn(t, other, "theirs.txt", "theirs\n")
-	for _, ref := range strings.Fields(fixture.Git(t, h.Remote, "for-each-ref", "--format=%(refname)")) {
-		fixture.Git(t, other, "push", "-q", "-f", "origin", "HEAD:"+ref)
+	for _, ref := range strings.Fields(gittest.Run(t, h.Remote, "for-each-ref", "--format=%(refname)")) {
+		gittest.Run(t, other, "push", "-q", "-f", "origin", "HEAD:"+ref)
 	}
-	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	if _, err := h.run("push"); err != nil {
 		t.Fatal(err)
 	}

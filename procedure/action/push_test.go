@@ -7,18 +7,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
 func TestBranchPushSendsTheBranchToTheRemote(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	h.upTo("push")
-	head := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	head := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	out, err := h.run("push")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != head {
+	if got := gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != head {
 		t.Errorf("the remote's %s is %s, want %s", fixture.Branch, got, head)
 	}
 	if got := h.recorded(out).PushedSHA; got != head {
@@ -36,7 +37,7 @@ func TestBranchPushSendsTheBranchToTheRemote(t *testing.T) {
 	if want := fixture.Branch + " already at " + head[:12] + " on " + h.Remote; again.Note != want {
 		t.Errorf("rerun note %q, want %q", again.Note, want)
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != head {
+	if got := gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != head {
 		t.Errorf("after the rerun the remote is at %s", got)
 	}
 }
@@ -49,16 +50,16 @@ func TestBranchPushNeverOverwritesOthersCommits(t *testing.T) {
 
 	_, err := h.run("push")
 	fixture.ErrContains(t, err, "remote "+h.Remote+" has commits on "+fixture.Branch+" that this branch does not: wo will not overwrite them")
-	if got := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != theirs {
+	if got := gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != theirs {
 		t.Errorf("the remote branch was overwritten: %s, want %s", got, theirs)
 	}
 
 	// Even when wo pushed before: the lease is on wo's own last push, and
 	// the remote no longer is there.
-	h.setState(func(s *stateT) { s.PushedSHA = fixture.Git(t, h.Repo, "rev-parse", fixture.Base) })
+	h.setState(func(s *stateT) { s.PushedSHA = gittest.Run(t, h.Repo, "rev-parse", fixture.Base) })
 	_, err = h.run("push")
 	fixture.ErrContains(t, err, "remote "+h.Remote+" has commits on "+fixture.Branch+" that this branch does not: wo will not overwrite them")
-	if got := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != theirs {
+	if got := gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != theirs {
 		t.Errorf("the remote branch was overwritten under a stale lease: %s", got)
 	}
 }
@@ -72,13 +73,13 @@ func TestBranchPushStaleLeaseSaysWhatHappened(t *testing.T) {
 	h.upTo("push")
 	h.must("push")
 	theirs := fixture.SomeonePushes(t, h.Root, h.Remote, fixture.Branch, fixture.Branch)
-	fixture.Git(t, h.Worktree, "commit", "-q", "--amend", "-m", "amended")
+	gittest.Run(t, h.Worktree, "commit", "-q", "--amend", "-m", "amended")
 
 	_, err := h.run("push")
 	if err == nil {
 		t.Fatal("the push overwrote somebody else's commit")
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != theirs {
+	if got := gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != theirs {
 		t.Fatalf("the remote branch was overwritten: %s", got)
 	}
 	if !strings.Contains(err.Error(), "wo will not overwrite them") {
@@ -92,13 +93,13 @@ func TestBranchPushRewritesItsOwnPushWithALease(t *testing.T) {
 	h.must("push")
 	// wo's commit is amended in the worktree (a fix folded in).
 	fixture.WriteFile(t, filepath.Join(h.Worktree, "pkg/a.go"), "package pkg\n\nconst A = 4\n")
-	fixture.Git(t, h.Worktree, "commit", "-q", "-a", "--amend", "--no-edit")
-	amended := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	gittest.Run(t, h.Worktree, "commit", "-q", "-a", "--amend", "--no-edit")
+	amended := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	out, err := h.run("push")
 	if err != nil {
 		t.Fatalf("rewriting wo's own push: %v", err)
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != amended {
+	if got := gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != amended {
 		t.Errorf("the remote is at %s, want the amended %s", got, amended)
 	}
 	if got := h.recorded(out).PushedSHA; got != amended {
@@ -142,15 +143,15 @@ func TestBranchPushNeverTakesBackAPushedChangeUnlessTold(t *testing.T) {
 	h := newStepContext(t, stepOpts{})
 	h.upTo("push")
 	h.must("push")
-	older := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	older := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	// A review fix, pushed: wo's record is the remote's tip.
 	fixture.WriteFile(t, filepath.Join(h.Worktree, "pkg/a.go"), "package pkg\n\n// A is fixed.\nconst A = 1\n")
-	fixture.Git(t, h.Worktree, "commit", "-q", "-am", "fix")
+	gittest.Run(t, h.Worktree, "commit", "-q", "-am", "fix")
 	h.must("push")
 	fixed := remoteTip(t, h)
 	// The branch goes back to before the fix; the loop comes round to the
 	// push step again.
-	fixture.Git(t, h.Worktree, "reset", "-q", "--hard", older)
+	gittest.Run(t, h.Worktree, "reset", "-q", "--hard", older)
 	_, err := h.run("push")
 	var waiting *WaitingError
 	if !errors.As(err, &waiting) || !strings.Contains(err.Error(), "takes back what its commits changed (pkg/a.go of "+fixed[:12]+")") ||
@@ -175,15 +176,15 @@ func TestBranchPushNamesFiveOfTheChangesItWouldTakeBack(t *testing.T) {
 	h := newStepContext(t, stepOpts{Context: map[string]any{"fix_paths": []any{"**"}}})
 	h.upTo("push")
 	h.must("push")
-	older := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	older := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	for i := 1; i <= 7; i++ {
 		fixture.WriteFile(t, filepath.Join(h.Worktree, fmt.Sprintf("pkg/f%d.go", i)), "package pkg\n")
 	}
-	fixture.Git(t, h.Worktree, "add", "pkg")
-	fixture.Git(t, h.Worktree, "commit", "-q", "-m", "fix")
+	gittest.Run(t, h.Worktree, "add", "pkg")
+	gittest.Run(t, h.Worktree, "commit", "-q", "-m", "fix")
 	h.must("push")
 	fixed := remoteTip(t, h)[:12]
-	fixture.Git(t, h.Worktree, "reset", "-q", "--hard", older)
+	gittest.Run(t, h.Worktree, "reset", "-q", "--hard", older)
 	_, err := h.run("push")
 	want := fmt.Sprintf("takes back what its commits changed (pkg/f1.go of %[1]s, pkg/f2.go of %[1]s, pkg/f3.go of %[1]s, pkg/f4.go of %[1]s, pkg/f5.go of %[1]s, and 2 more); nothing was pushed", fixed)
 	fixture.ErrContains(t, err, want)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/redact"
 )
@@ -18,7 +19,7 @@ import (
 // resolves, when asked) only there.
 func TestAFixAddressesTheThreadsWhoseLinesItTouched(t *testing.T) {
 	dir := t.TempDir()
-	fixture.Git(t, dir, "init", "-q", "-b", "main")
+	gittest.Run(t, dir, "init", "-q", "-b", "main")
 	lines := make([]string, 30)
 	for i := range lines {
 		lines[i] = fmt.Sprintf("line %d", i+1)
@@ -31,9 +32,9 @@ func TestAFixAddressesTheThreadsWhoseLinesItTouched(t *testing.T) {
 			}
 			fixture.WriteFile(t, filepath.Join(dir, name), text)
 		}
-		fixture.Git(t, dir, "add", "-A")
-		fixture.Git(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "x")
-		return fixture.Git(t, dir, "rev-parse", "HEAD")
+		gittest.Run(t, dir, "add", "-A")
+		gittest.Run(t, dir, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", "x")
+		return gittest.Run(t, dir, "rev-parse", "HEAD")
 	}
 	before := commit(map[string]string{"long.go": strings.Join(lines, "\n") + "\n", "gone.go": "package gone\n", "top.go": "a\nb\n"})
 	lines[24] = "line 25, fixed"
@@ -111,11 +112,11 @@ func TestAFixTheAgentStagedIsCommittedAndPushed(t *testing.T) {
 			reviewRound(t, h)
 			before := h.r.state.PushedSHA
 			out := h.must("conditional_loop")
-			after := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+h.r.state.Branch)
+			after := gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+h.r.state.Branch)
 			if after == before || !strings.HasPrefix(out.Note, "fixed 1 review comment(s) in "+after[:12]) {
 				t.Errorf("remote tip %s (was %s), note %q", after[:12], before[:12], out.Note)
 			}
-			if got := fixture.Git(t, h.Remote, "show", after+":foundation/new.go"); !strings.HasSuffix(got, "// fixed") {
+			if got := gittest.Run(t, h.Remote, "show", after+":foundation/new.go"); !strings.HasSuffix(got, "// fixed") {
 				t.Errorf("the pushed fix lacks the agent's change:\n%s", got)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/workorder"
@@ -108,8 +109,8 @@ func TestASuggestionByAUserHoldingABotsBareNameIsNotApplied(t *testing.T) {
 		t.Logf("loop: %v", err)
 	}
 	branch := h.r.state.Branch
-	if got := fixture.Git(t, h.Remote, "show", "refs/heads/"+branch+":foundation/new.go"); strings.Contains(got, "PWNED") {
-		t.Errorf("wo pushed an outsider's suggestion:\n%s\nlog: %s", got, fixture.Git(t, h.Remote, "log", "-2", "--format=%s", "refs/heads/"+branch))
+	if got := gittest.Run(t, h.Remote, "show", "refs/heads/"+branch+":foundation/new.go"); strings.Contains(got, "PWNED") {
+		t.Errorf("wo pushed an outsider's suggestion:\n%s\nlog: %s", got, gittest.Run(t, h.Remote, "log", "-2", "--format=%s", "refs/heads/"+branch))
 	}
 }
 
@@ -118,18 +119,18 @@ func TestASuggestionByAUserHoldingABotsBareNameIsNotApplied(t *testing.T) {
 // or nowhere.
 func TestAnAgentThatMovesTheRemoteGetsNothingPushed(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "elsewhere.git")
-	fixture.Git(t, filepath.Dir(other), "init", "-q", "--bare", other)
+	gittest.Run(t, filepath.Dir(other), "init", "-q", "--bare", other)
 	h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound,
 		Agent: "git remote set-url origin " + other + "\necho '// fixed' >> foundation/new.go\n", Unconfined: true})
 	h.upTo("wait_for_review")
 	reviewRound(t, h)
-	before := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+h.r.state.Branch)
+	before := gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+h.r.state.Branch)
 	_, err := h.run("conditional_loop")
 	fixture.ErrContains(t, err, "now points at "+other)
-	if after := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+h.r.state.Branch); after != before {
+	if after := gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+h.r.state.Branch); after != before {
 		t.Errorf("the remote moved from %s to %s", before, after)
 	}
-	if refs := fixture.Git(t, other, "for-each-ref"); refs != "" {
+	if refs := gittest.Run(t, other, "for-each-ref"); refs != "" {
 		t.Errorf("the fix went where the agent pointed: %s", refs)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
@@ -168,7 +169,7 @@ func TestAThreadTheFixDidNotAddressKeepsTheLoopGoing(t *testing.T) {
 	}
 
 	// wo answered the thread whose file the fix changed, and only that one.
-	fixed := fixture.Git(t, h.Worktree, "rev-parse", "HEAD")
+	fixed := gittest.Run(t, h.Worktree, "rev-parse", "HEAD")
 	if got := woReplies(threadOn(t, h, "foundation/new.go")); len(got) != 1 || !strings.HasPrefix(got[0], "Addressed in "+fixed[:12]+".") {
 		t.Errorf("wo's replies on foundation/new.go: %q", got)
 	}
@@ -340,11 +341,11 @@ func TestAThreadMadeOutdatedByAPushIsReported(t *testing.T) {
 		h.openPR()
 		reviewRound(t, h)
 		// A person pushes a change to pkg/a.go.
-		fixture.Git(t, h.Repo, "checkout", "-q", fixture.Branch)
+		gittest.Run(t, h.Repo, "checkout", "-q", fixture.Branch)
 		fixture.WriteFile(t, filepath.Join(h.Repo, "pkg/a.go"), "package pkg\n\n// Count is what A was.\nconst Count = 2\n")
-		fixture.Git(t, h.Repo, "commit", "-q", "-am", "rename A")
-		fixture.Git(t, h.Repo, "push", "-q", "origin", fixture.Branch)
-		h.setState(func(s *stateT) { s.PushedSHA = fixture.Git(t, h.Repo, "rev-parse", "HEAD") })
+		gittest.Run(t, h.Repo, "commit", "-q", "-am", "rename A")
+		gittest.Run(t, h.Repo, "push", "-q", "origin", fixture.Branch)
+		h.setState(func(s *stateT) { s.PushedSHA = gittest.Run(t, h.Repo, "rev-parse", "HEAD") })
 		out := reviewRound(t, h)
 		st := h.stored()
 		if len(st.ReviewThreads) != 1 || !st.ReviewThreads[0].Outdated || st.ReviewThreads[0].Line != 0 || st.ReviewThreads[0].Counted != count {

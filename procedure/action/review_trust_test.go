@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/reviewer"
 	"github.com/wo-runner/wo/workorder"
@@ -218,10 +219,10 @@ func TestASuggestionIsAppliedOrLeftWithAMessage(t *testing.T) {
 			t.Fatalf("the loop did not go on by itself: %q", out.Note)
 		}
 		branch := h.r.state.Branch
-		if got := fixture.Git(t, h.Remote, "show", "refs/heads/"+branch+":foundation/new.go"); got != "package foundation\n\nconst N = 1 // the first" {
+		if got := gittest.Run(t, h.Remote, "show", "refs/heads/"+branch+":foundation/new.go"); got != "package foundation\n\nconst N = 1 // the first" {
 			t.Errorf("pushed file %q", got)
 		}
-		if got := fixture.Git(t, h.Remote, "log", "-1", "--format=%s", "refs/heads/"+branch); got != "Apply review suggestions (iteration 1)" {
+		if got := gittest.Run(t, h.Remote, "log", "-1", "--format=%s", "refs/heads/"+branch); got != "Apply review suggestions (iteration 1)" {
 			t.Errorf("pushed commit %q", got)
 		}
 	})
@@ -268,10 +269,10 @@ func TestAFixAfterCleanupMakesTheWorktreeAgain(t *testing.T) {
 		t.Errorf("note %q", out.Note)
 	}
 	branch := h.r.state.Branch
-	if got := fixture.Git(t, h.Remote, "show", "refs/heads/"+branch+":foundation/new.go"); !strings.HasSuffix(got, "// fixed") {
+	if got := gittest.Run(t, h.Remote, "show", "refs/heads/"+branch+":foundation/new.go"); !strings.HasSuffix(got, "// fixed") {
 		t.Errorf("the fix made in the worktree made again is not pushed:\n%s", got)
 	}
-	if b := fixture.Git(t, h.Worktree, "rev-parse", "--abbrev-ref", "HEAD"); b != branch {
+	if b := gittest.Run(t, h.Worktree, "rev-parse", "--abbrev-ref", "HEAD"); b != branch {
 		t.Errorf("the worktree made again is on %q, want %s", b, branch)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
 
@@ -79,7 +80,7 @@ func TestReviewWaitCountsOnlyOthersReviewsOfThePushedCommit(t *testing.T) {
 		h := newStepContext(t, stepOpts{GitHub: true, Reviews: oneRound, State: map[string]any{"review_deadline": past}})
 		h.openPR()
 		// wo pushed another commit since the reviewed one.
-		newer := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+		newer := gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
 		h.setState(func(s *stateT) { s.PushedSHA = newer })
 		out, err := h.run("wait_for_review")
 		waitsForReview(t, h, out, err, "no review of "+newer[:12]+" arrived by "+past)

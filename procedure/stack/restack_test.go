@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/workorder"
@@ -27,10 +28,10 @@ func restackable(t *testing.T) *stepHarness {
 func restackableWith(t *testing.T, standIn func(*ghstandin.Server)) *stepHarness {
 	t.Helper()
 	h := stackOnStandinWith(t, 3, standIn)
-	parent := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	parent := gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
 	for i := 1; i <= 3; i++ {
 		branch := fmt.Sprintf("review/%02d-part", i)
-		head := fixture.Git(t, h.Repo, "rev-parse", branch)
+		head := gittest.Run(t, h.Repo, "rev-parse", branch)
 		h.patch(fmt.Sprintf("task_ep_pr%02d", i), map[string]any{"work_order": map[string]any{
 			"objective": fmt.Sprintf("Put part %d up for review", i),
 			"context":   map[string]any{"split_mode": "stacked", "repo_path": h.Repo, "base_branch": fixture.Base},
@@ -45,13 +46,13 @@ func restackableWith(t *testing.T, standIn func(*ghstandin.Server)) *stepHarness
 // squash merge does, and marks its pull request merged.
 func squashMerge(t *testing.T, h *stepHarness) string {
 	t.Helper()
-	fixture.Git(t, h.Repo, "checkout", "-q", fixture.Base)
+	gittest.Run(t, h.Repo, "checkout", "-q", fixture.Base)
 	fixture.WriteFile(t, filepath.Join(h.Repo, "part1.txt"), "part\n")
-	fixture.Git(t, h.Repo, "add", "-A")
-	fixture.Git(t, h.Repo, "commit", "-q", "-m", "[1/3] part 1 (#1)")
-	fixture.Git(t, h.Repo, "push", "-q", "origin", fixture.Base)
+	gittest.Run(t, h.Repo, "add", "-A")
+	gittest.Run(t, h.Repo, "commit", "-q", "-m", "[1/3] part 1 (#1)")
+	gittest.Run(t, h.Repo, "push", "-q", "origin", fixture.Base)
 	h.GH.Merge(fixture.Repo, 1)
-	return fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	return gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
 }
 
 func TestARestackAfterASquashMergeRebuildsEachPartOnTheOneUnderIt(t *testing.T) {
@@ -77,11 +78,11 @@ func TestARestackAfterASquashMergeRebuildsEachPartOnTheOneUnderIt(t *testing.T) 
 	below := base
 	for i := 2; i <= 3; i++ {
 		branch := fmt.Sprintf("review/%02d-part", i)
-		tip := fixture.Git(t, h.Remote, "rev-parse", branch)
-		if parent := fixture.Git(t, h.Remote, "rev-parse", tip+"^"); parent != below {
+		tip := gittest.Run(t, h.Remote, "rev-parse", branch)
+		if parent := gittest.Run(t, h.Remote, "rev-parse", tip+"^"); parent != below {
 			t.Errorf("%s is built on %s, want %s", branch, parent, below)
 		}
-		if files := fixture.Git(t, h.Remote, "diff", "--name-only", below, tip); files != fmt.Sprintf("part%d.txt", i) {
+		if files := gittest.Run(t, h.Remote, "diff", "--name-only", below, tip); files != fmt.Sprintf("part%d.txt", i) {
 			t.Errorf("%s changes %q, want only its own part%d.txt", branch, files, i)
 		}
 		if res.Steps[i-1].Head != tip {
@@ -123,7 +124,7 @@ func TestARestackLeavesABranchSomeoneElsePushedTo(t *testing.T) {
 	if len(res.Steps) != 2 || res.Steps[1].Outcome != "left" || !strings.Contains(res.Stopped, "was pushed to by someone else") || !strings.Contains(res.Stopped, "wo sync --continue") {
 		t.Errorf("the stop: %+v", res)
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", "review/02-part"); got != theirs {
+	if got := gittest.Run(t, h.Remote, "rev-parse", "review/02-part"); got != theirs {
 		t.Errorf("their push was replaced: %s, want %s", got, theirs)
 	}
 	if st := h.StateOf("task_ep_pr02"); st.Restack == nil || st.Restack.Outcome != "left" {
@@ -160,7 +161,7 @@ func TestALandOfAStackedEpicRestacksBetweenMergesAndMergesTheNewHeads(t *testing
 	}
 	// Parts 2 and 3 were rebuilt on what merged under them before their
 	// merge, so the base holds each part's file once, and nothing else.
-	if files := fixture.Git(t, h.Remote, "ls-tree", "--name-only", fixture.Base); !strings.Contains(files, "part1.txt\npart2.txt\npart3.txt") {
+	if files := gittest.Run(t, h.Remote, "ls-tree", "--name-only", fixture.Base); !strings.Contains(files, "part1.txt\npart2.txt\npart3.txt") {
 		t.Errorf("the base after the land holds:\n%s", files)
 	}
 	for i := 2; i <= 3; i++ {
@@ -180,17 +181,17 @@ func TestABaseMovedElsewhereRebuildsNothingUnlessAsked(t *testing.T) {
 	h := restackable(t)
 	k := h.engine()
 	// An unrelated push to the base: no PR's files.
-	fixture.Git(t, h.Repo, "checkout", "-q", fixture.Base)
+	gittest.Run(t, h.Repo, "checkout", "-q", fixture.Base)
 	fixture.WriteFile(t, filepath.Join(h.Repo, "other.txt"), "other\n")
-	fixture.Git(t, h.Repo, "add", "-A")
-	fixture.Git(t, h.Repo, "commit", "-q", "-m", "unrelated")
-	fixture.Git(t, h.Repo, "push", "-q", "origin", fixture.Base)
-	before := fixture.Git(t, h.Remote, "rev-parse", "review/01-part")
+	gittest.Run(t, h.Repo, "add", "-A")
+	gittest.Run(t, h.Repo, "commit", "-q", "-m", "unrelated")
+	gittest.Run(t, h.Repo, "push", "-q", "origin", fixture.Base)
+	before := gittest.Run(t, h.Remote, "rev-parse", "review/01-part")
 	res, err := k.Restack(h.ctx, "task_ep", RestackOptions{})
 	if err != nil || res.Steps[0].Outcome != "unchanged" || !strings.Contains(res.Steps[0].Reason, "moved, but not in this PR's files") {
 		t.Fatalf("after an unrelated push: %v %+v", err, res)
 	}
-	if got := fixture.Git(t, h.Remote, "rev-parse", "review/01-part"); got != before {
+	if got := gittest.Run(t, h.Remote, "rev-parse", "review/01-part"); got != before {
 		t.Errorf("part 1 was pushed (%s, was %s)", got, before)
 	}
 	// Asked to, wo rebuilds the bottom onto the base, and the parts above.
@@ -198,8 +199,8 @@ func TestABaseMovedElsewhereRebuildsNothingUnlessAsked(t *testing.T) {
 	if err != nil || res.Steps[0].Outcome != "restacked" || res.Steps[1].Outcome != "restacked" || res.Steps[2].Outcome != "restacked" {
 		t.Fatalf("--onto-base: %v %+v", err, res)
 	}
-	tip := fixture.Git(t, h.Remote, "rev-parse", "review/01-part")
-	if parent := fixture.Git(t, h.Remote, "rev-parse", tip+"^"); parent != fixture.Git(t, h.Remote, "rev-parse", fixture.Base) {
+	tip := gittest.Run(t, h.Remote, "rev-parse", "review/01-part")
+	if parent := gittest.Run(t, h.Remote, "rev-parse", tip+"^"); parent != gittest.Run(t, h.Remote, "rev-parse", fixture.Base) {
 		t.Errorf("part 1 is built on %s, not the base's tip", parent)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
@@ -61,7 +62,7 @@ func TestUndoKeepsARemoteBranchAFactWithoutACommitWouldClaim(t *testing.T) {
 	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, Left) {
 		t.Errorf("remote_branch: %q; want it left, with the person's commit on it", got)
 	}
-	if got, _ := fixture.GitTry(h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != theirs {
+	if got, _ := gittest.Try(h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); got != theirs {
 		t.Errorf("the remote branch is at %q, want the person's commit %s", got, theirs)
 	}
 }
@@ -217,7 +218,7 @@ func TestUndoOfALoopKilledAfterItsPushLooksAtTheRemote(t *testing.T) {
 		Details: map[string]any{"step": 6, "action": "conditional_loop"}}); err != nil {
 		t.Fatal(err)
 	}
-	fixture.Git(t, h.Worktree, "push", "-q", "origin", fixture.Branch) // the loop's push, never recorded
+	gittest.Run(t, h.Worktree, "push", "-q", "origin", fixture.Branch) // the loop's push, never recorded
 	res := h.mustUndo(Options{Key: fixture.Key})
 	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, Done) {
 		t.Errorf("remote_branch: %q, want it taken back: it holds the commit wo made", got)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
@@ -243,7 +244,7 @@ func (h *harness) revOf() string {
 // hasBranch says whether the repository at dir has the branch, asking git.
 func hasBranch(t *testing.T, dir, branch string) bool {
 	t.Helper()
-	_, err := fixture.GitTry(dir, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	_, err := gittest.Try(dir, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
 	return err == nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
@@ -94,7 +95,7 @@ func TestUndoLeavesWhatSomeoneElseChanged(t *testing.T) {
 	if res.Complete {
 		t.Error("an undo that left something says it is complete")
 	}
-	if tip := fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); tip != theirs {
+	if tip := gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch); tip != theirs {
 		t.Errorf("the remote branch is at %s, want their %s", tip, theirs)
 	}
 }
@@ -125,7 +126,7 @@ func TestUndoNeverTouchesAMergedPullRequest(t *testing.T) {
 // undo delete it.
 func TestUndoLeavesABaseBranchTheStateNames(t *testing.T) {
 	h := undoHarness(t)
-	base := fixture.Git(t, h.Repo, "rev-parse", fixture.Base)
+	base := gittest.Run(t, h.Repo, "rev-parse", fixture.Base)
 	h.setState(func(s *stateT) { s.Branch, s.PushedSHA = fixture.Base, base })
 	res := h.mustUndo(Options{Key: fixture.Key})
 	for _, step := range []string{"remote_branch", "local_branch"} {
@@ -520,8 +521,8 @@ func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 		}
 		// A person removes wo's worktree and checks the branch out in the
 		// main checkout.
-		fixture.Git(t, h.Repo, "worktree", "remove", h.Worktree)
-		fixture.Git(t, h.Repo, "checkout", "-q", fixture.Branch)
+		gittest.Run(t, h.Repo, "worktree", "remove", h.Worktree)
+		gittest.Run(t, h.Repo, "checkout", "-q", fixture.Branch)
 		res, err = Task(h.ctx, h.engine(), Options{Key: fixture.Key})
 		if err != nil {
 			t.Fatal(err)
@@ -529,7 +530,7 @@ func TestUndoLeftForAPersonFinishesWhenRunAgain(t *testing.T) {
 		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, Left) || !strings.Contains(got, "is checked out at "+h.Repo) || !res.Pending {
 			t.Errorf("local branch: %q, pending %v", got, res.Pending)
 		}
-		fixture.Git(t, h.Repo, "checkout", "-q", "main")
+		gittest.Run(t, h.Repo, "checkout", "-q", "main")
 		done, err := Task(h.ctx, h.engine(), Options{Key: fixture.Key})
 		if err != nil || !done.Complete || hasBranch(t, h.Repo, fixture.Branch) {
 			t.Errorf("the rerun after the fix: %v, %v", err, stepsOf(done))
@@ -756,7 +757,7 @@ func TestUndoOfAPushNotLogged(t *testing.T) {
 		h := newHarness(t, stepOpts{GitHub: true})
 		h.completeUpTo("checkout_files")
 		// Someone pushes the base to the branch's name on the remote.
-		fixture.Git(t, h.Repo, "push", "-q", "origin", fixture.Branch)
+		gittest.Run(t, h.Repo, "push", "-q", "origin", fixture.Branch)
 		res := h.mustUndo(Options{Key: fixture.Key})
 		if got := stepsOf(res)["local_branch"]; !strings.HasPrefix(got, Done) {
 			t.Errorf("local branch: %q, want it deleted: it is where create_branch started it", got)
@@ -811,7 +812,7 @@ func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 	if got := stepsOf(res)["remote_branch"]; !strings.HasPrefix(got, Left) {
 		t.Errorf("remote_branch: %s; want it left", got)
 	}
-	if got := strings.TrimSpace(fixture.Git(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch)); got != strings.TrimSpace(theirs) {
+	if got := strings.TrimSpace(gittest.Run(t, h.Remote, "rev-parse", "refs/heads/"+fixture.Branch)); got != strings.TrimSpace(theirs) {
 		t.Errorf("the remote branch is at %q, want their commit %s", got, theirs)
 	}
 }
@@ -822,13 +823,13 @@ func TestUndoKeepsACommitTheStateSaysTheFixPassPushed(t *testing.T) {
 func TestUndoKeepsABranchWoAdopted(t *testing.T) {
 	h := newHarness(t, stepOpts{GitHub: true})
 	other := filepath.Join(h.Root, "person")
-	fixture.Git(t, h.Root, "clone", "-q", "--branch", fixture.Base, h.Repo, other)
+	gittest.Run(t, h.Root, "clone", "-q", "--branch", fixture.Base, h.Repo, other)
 	fixture.WriteFile(t, filepath.Join(other, "mine.txt"), "mine\n")
-	fixture.Git(t, other, "add", "-A")
-	fixture.Git(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "person's work")
-	mine := strings.TrimSpace(fixture.Git(t, other, "rev-parse", "HEAD"))
-	fixture.Git(t, h.Repo, "fetch", "-q", other, "HEAD:refs/heads/"+fixture.Branch)
-	fixture.Git(t, h.Repo, "push", "-q", "origin", fixture.Branch)
+	gittest.Run(t, other, "add", "-A")
+	gittest.Run(t, other, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "person's work")
+	mine := strings.TrimSpace(gittest.Run(t, other, "rev-parse", "HEAD"))
+	gittest.Run(t, h.Repo, "fetch", "-q", other, "HEAD:refs/heads/"+fixture.Branch)
+	gittest.Run(t, h.Repo, "push", "-q", "origin", fixture.Branch)
 	h.completeUpTo("wait_for_review")
 	res := h.mustUndo(Options{Key: fixture.Key})
 	steps := stepsOf(res)
@@ -841,7 +842,7 @@ func TestUndoKeepsABranchWoAdopted(t *testing.T) {
 		t.Error("undo says it is complete, leaving the person's branch")
 	}
 	for _, dir := range []string{h.Repo, h.Remote} {
-		if refs := fixture.Git(t, dir, "for-each-ref", "--contains", mine, "--format=%(refname)"); strings.TrimSpace(refs) == "" {
+		if refs := gittest.Run(t, dir, "for-each-ref", "--contains", mine, "--format=%(refname)"); strings.TrimSpace(refs) == "" {
 			t.Errorf("%s: the person's commit %s is on no branch any more", dir, mine[:12])
 		}
 	}
@@ -854,10 +855,10 @@ func TestUndoKeepsAWorktreeCreateWorktreeFound(t *testing.T) {
 	// The person's commit is a path the task allows (fix_paths): the push
 	// gate lets nothing else out with the first push.
 	h := newHarness(t, stepOpts{GitHub: true, Context: map[string]any{"fix_paths": []any{"notes.txt"}}})
-	fixture.Git(t, h.Repo, "worktree", "add", "-q", "-b", fixture.Branch, h.Worktree, fixture.Base)
+	gittest.Run(t, h.Repo, "worktree", "add", "-q", "-b", fixture.Branch, h.Worktree, fixture.Base)
 	fixture.WriteFile(t, filepath.Join(h.Worktree, "notes.txt"), "mine\n")
-	fixture.Git(t, h.Worktree, "add", "-A")
-	fixture.Git(t, h.Worktree, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "mine")
+	gittest.Run(t, h.Worktree, "add", "-A")
+	gittest.Run(t, h.Worktree, "-c", "user.name=Alice", "-c", "user.email=alice@example.com", "commit", "-q", "-m", "mine")
 	h.completeUpTo("wait_for_review")
 	entries, err := h.store.Logs(h.ctx, fixture.Key)
 	if err != nil {
@@ -910,8 +911,8 @@ func TestUndoProvenanceLeavesOutAFixThePersonCommitted(t *testing.T) {
 	h := loopReady(t, stepOpts{Context: map[string]any{"fix_paths": []any{"pkg/*_test.go"}}}) // a new test beside the manifest's file
 	h.setState(func(s *stateT) { s.FixRequested = true })
 	fixture.WriteFile(t, filepath.Join(h.Worktree, "pkg/a_test.go"), "package pkg\n")
-	fixture.Git(t, h.Worktree, "add", "pkg/a_test.go")
-	fixture.Git(t, h.Worktree, "commit", "-q", "-m", "Add a test")
+	gittest.Run(t, h.Worktree, "add", "pkg/a_test.go")
+	gittest.Run(t, h.Worktree, "commit", "-q", "-m", "Add a test")
 	out, err := h.run("conditional_loop")
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/integration/ghstandin"
+	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
@@ -120,11 +121,11 @@ func StackOnStandin(t *testing.T, n int, standIn func(*ghstandin.Server)) *World
 	base := fixture.Base
 	for i := 1; i <= n; i++ {
 		branch := fmt.Sprintf("review/%02d-part", i)
-		fixture.Git(t, h.Repo, "checkout", "-q", "-b", branch, base)
+		gittest.Run(t, h.Repo, "checkout", "-q", "-b", branch, base)
 		fixture.WriteFile(t, filepath.Join(h.Repo, fmt.Sprintf("part%d.txt", i)), "part\n")
-		fixture.Git(t, h.Repo, "add", "-A")
-		fixture.Git(t, h.Repo, "commit", "-q", "-m", branch)
-		fixture.Git(t, h.Repo, "push", "-q", "origin", branch)
+		gittest.Run(t, h.Repo, "add", "-A")
+		gittest.Run(t, h.Repo, "commit", "-q", "-m", branch)
+		gittest.Run(t, h.Repo, "push", "-q", "origin", branch)
 		pr, err := client.CreatePR(ctx, branch, base, fmt.Sprintf("[%d/%d] part %d", i, n, i), fmt.Sprintf("Author's text of part %d.", i))
 		if err != nil {
 			t.Fatal(err)
