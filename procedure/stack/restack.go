@@ -371,7 +371,7 @@ func (r *restacking) push(ctx context.Context, rebuilt plumbing.Hash) (RestackSt
 
 // record records a restacked branch, retargets its PR and sends the task
 // back to its review wait: the reviewer sees a new head, as after a fix
-// push. The step it returns is the one before the retarget.
+// push. The step it returns names the base the PR targets after it.
 func (r *restacking) record(ctx context.Context, from, to, onto string) (RestackStep, error) {
 	k, key, step := r.k, r.key, r.step
 	now := workorder.Timestamp(k.e.Now())
@@ -385,7 +385,7 @@ func (r *restacking) record(ctx context.Context, from, to, onto string) (Restack
 	if err := r.retarget(ctx); err != nil {
 		return step, err
 	}
-	step.Outcome, step.Head = "restacked", to
+	step.Outcome, step.Head, step.Base = "restacked", to, r.step.Base
 	k.fault("restack:after_record")
 	if err := k.rewaitReview(ctx, key); err != nil {
 		step.Reason = "restacked; its review wait was not reset: " + err.Error()

@@ -99,6 +99,10 @@ func TestARestackAfterASquashMergeRebuildsEachPartOnTheOneUnderIt(t *testing.T) 
 	if err != nil || pr2.Base != fixture.Base {
 		t.Errorf("#2 targets %v (%v), want %s", pr2.Base, err, fixture.Base)
 	}
+	// What wo sync prints of it ("onto …") is the base it targets now.
+	if res.Steps[1].Base != fixture.Base {
+		t.Errorf("part 2's step says base %q, the PR targets %s", res.Steps[1].Base, fixture.Base)
+	}
 	if st := h.StateOf("task_ep_pr02"); st.StackBase != fixture.Base {
 		t.Errorf("part 2 records stack base %q, want %s", st.StackBase, fixture.Base)
 	}
