@@ -418,10 +418,30 @@ func StateOf(doc Document) (State, error) {
 	}
 	var s State
 	if err := json.Unmarshal(b, &s); err != nil {
-		return State{}, fmt.Errorf("task %s: work_order.state: %w", Key(doc), err)
+		return State{}, fmt.Errorf("task %s: %w", Key(doc), stateTypeError(raw, err))
 	}
 	s.normalize()
 	return s, nil
+}
+
+// stateTypeError says which field of a state that does not decode is of
+// the wrong type, by its path in the document (as wo validate says it),
+// not by the Go types the state is decoded into.
+func stateTypeError(raw any, err error) error {
+	st, ok := raw.(map[string]any)
+	if !ok {
+		return fmt.Errorf("work_order.state: must be an object, not %s", jsonKind(raw))
+	}
+	var first error
+	checkState(st, -1, func(field, msg string) {
+		if first == nil {
+			first = fmt.Errorf("work_order.state.%s: %s", field, msg)
+		}
+	})
+	if first == nil {
+		return fmt.Errorf("work_order.state: %w", err)
+	}
+	return first
 }
 
 // StatePatch is the one builder of state writes: the patch that turns the

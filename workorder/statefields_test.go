@@ -215,3 +215,30 @@ func TestForgetClearsAnyField(t *testing.T) {
 		t.Errorf("forgetting the first, the last and a middle field: %+v, unknown %v", s, unknown)
 	}
 }
+
+// A stored state of the wrong type is named by its path in the document,
+// as wo validate names it, never by the Go groups it is decoded into: wo
+// sync, land and delete read states they did not validate first.
+func TestStateOfNamesAMistypedFieldByItsDocumentPath(t *testing.T) {
+	for _, c := range []struct {
+		state any
+		want  string
+	}{
+		{map[string]any{"current_step": "x"}, "task task_x: work_order.state.current_step: must be"},
+		{map[string]any{"pr_number": []any{1}}, "task task_x: work_order.state.pr_number: must be"},
+		{map[string]any{"land": map[string]any{"merged": "yes"}}, "task task_x: work_order.state.land.merged: must be"},
+		{"started", "task task_x: work_order.state: must be an object, not a string"},
+	} {
+		doc := Document{"_key": "task_x", "work_order": map[string]any{"state": c.state}}
+		_, err := StateOf(doc)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("StateOf(%v) = %v, want it to start %q", c.state, err, c.want)
+			continue
+		}
+		for _, inner := range []string{"RunState", "PullRequestState", "StackState", "Go struct"} {
+			if strings.Contains(err.Error(), inner) {
+				t.Errorf("StateOf(%v) = %v: names the Go type %s", c.state, err, inner)
+			}
+		}
+	}
+}
