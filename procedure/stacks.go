@@ -2,6 +2,7 @@ package procedure
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/wo-runner/wo/github"
@@ -61,12 +62,25 @@ func (e *Engine) RefreshStack(ctx context.Context, epic string) ([]action.StackU
 }
 
 // UnstackEpic takes apart the GitHub stacks that wo made for an epic (wo
-// undo --epic), through the keeper.
+// undo --epic), through the keeper. An engine without a keeper refuses an
+// epic whose state records stacks wo made, rather than let the undo close
+// their pull requests and delete their branches under them.
 func (e *Engine) UnstackEpic(ctx context.Context, epic string, dryRun bool) ([]string, error) {
-	if e.Stacks == nil {
-		return nil, nil
+	if e.Stacks != nil {
+		return e.Stacks.UnstackEpic(ctx, epic, dryRun)
 	}
-	return e.Stacks.UnstackEpic(ctx, epic, dryRun)
+	doc, err := e.Store.Get(ctx, epic)
+	if err != nil {
+		return nil, err
+	}
+	st, err := workorder.StateOf(doc)
+	if err != nil {
+		return nil, err
+	}
+	if gs := st.GitHubStacks; gs != nil && len(gs.Stacks) > 0 {
+		return nil, fmt.Errorf("epic %s: wo made GitHub stacks of its pull requests (%v) and this engine has no stack keeper to take them apart (procedure.Engine.Stacks unset: wire stack.New)", epic, gs.Stacks)
+	}
+	return nil, nil
 }
 
 // LoadStack reads an epic's stack from the store.
