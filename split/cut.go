@@ -205,31 +205,8 @@ func (g *fileGraph) tied(cycle []string, s size, c *Change) string {
 	if in[moduleUnit] {
 		start = moduleUnit
 	}
-	prev := map[string]string{}
-	queue, last := []string{start}, ""
-	for len(queue) > 0 && last == "" {
-		n := queue[0]
-		queue = queue[1:]
-		for _, d := range g.deps[n] {
-			if !in[d] {
-				continue
-			}
-			if d == start {
-				last = n
-				break
-			}
-			if _, seen := prev[d]; !seen {
-				prev[d] = n
-				queue = append(queue, d)
-			}
-		}
-	}
 	var steps []string
-	if last != "" {
-		path := []string{last}
-		for path[0] != start && len(path) <= len(cycle) {
-			path = append([]string{prev[path[0]]}, path...)
-		}
+	if path := shortestCycle(start, len(cycle), func(n string) []string { return g.deps[n] }, in); path != nil {
 		for k, from := range path {
 			to := start
 			if k+1 < len(path) {

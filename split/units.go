@@ -703,6 +703,39 @@ func mergeCycles(units map[string]*unit) map[string]*unit {
 	return out
 }
 
+// shortestCycle is one shortest cycle through start among the nodes in,
+// breadth first along next: start, …, the node that leads back to start
+// (at most limit of them); nil when start is on none.
+func shortestCycle(start string, limit int, next func(string) []string, in map[string]bool) []string {
+	prev := map[string]string{}
+	queue, last := []string{start}, ""
+	for len(queue) > 0 && last == "" {
+		n := queue[0]
+		queue = queue[1:]
+		for _, d := range next(n) {
+			if !in[d] {
+				continue
+			}
+			if d == start {
+				last = n
+				break
+			}
+			if _, seen := prev[d]; !seen {
+				prev[d] = n
+				queue = append(queue, d)
+			}
+		}
+	}
+	if last == "" {
+		return nil
+	}
+	path := []string{last}
+	for path[0] != start && len(path) <= limit {
+		path = append([]string{prev[path[0]]}, path...)
+	}
+	return path
+}
+
 // components are the strongly connected components of a graph (Tarjan),
 // each sorted, dependencies before their dependents.
 func components(nodes []string, deps func(string) []string) [][]string {
@@ -776,33 +809,9 @@ func tieOf(scc []string, units map[string]*unit) string {
 	}
 	// Breadth first from the first member back to it, along the deps.
 	start := scc[0]
-	prev := map[string]string{}
-	queue := []string{start}
-	var last string
-	for len(queue) > 0 && last == "" {
-		n := queue[0]
-		queue = queue[1:]
-		for _, d := range sortedKeys(units[n].deps) {
-			if !in[d] {
-				continue
-			}
-			if d == start {
-				last = n
-				break
-			}
-			if _, seen := prev[d]; !seen {
-				prev[d] = n
-				queue = append(queue, d)
-			}
-		}
-	}
-	if last == "" {
+	path := shortestCycle(start, len(scc), func(n string) []string { return sortedKeys(units[n].deps) }, in)
+	if path == nil {
 		return fmt.Sprintf("%s need each other: they stay in one PR", joinNames(names))
-	}
-	// The cycle: start, …, last, and back to start.
-	path := []string{last}
-	for path[0] != start && len(path) <= len(scc) {
-		path = append([]string{prev[path[0]]}, path...)
 	}
 	var said []string
 	for i, from := range path {
