@@ -601,6 +601,20 @@ func (k *Keeper) githubReady(ctx context.Context, c *github.Client, pr *github.P
 	return "", nil
 }
 
+// setPending records the asynchronous merge the land waits for (nil: none)
+// in the epic's state, and in land, the land's record as this run holds it.
+func (k *Keeper) setPending(ctx context.Context, epic string, land *workorder.Land, p *workorder.PendingMerge) error {
+	if err := k.editEpicState(ctx, epic, func(s *workorder.State) {
+		if s.Land != nil {
+			s.Land.Pending = p
+		}
+	}); err != nil {
+		return err
+	}
+	land.Pending = p
+	return nil
+}
+
 // mergeOne merges one pull request. It returns the merge commit with
 // outcome merged, or the outcome that stopped it (refused: GitHub's
 // reason; queued: in the merge queue; pending: still merging when the
@@ -631,14 +645,9 @@ func (k *Keeper) mergeOne(ctx context.Context, c *github.Client, o LandOptions, 
 		}
 		if uuid = r.UUID; uuid != "" {
 			pending := &workorder.PendingMerge{PR: number, UUID: r.UUID, At: workorder.Timestamp(k.e.Now())}
-			if err := k.editEpicState(ctx, o.Epic, func(s *workorder.State) {
-				if s.Land != nil {
-					s.Land.Pending = pending
-				}
-			}); err != nil {
+			if err := k.setPending(ctx, o.Epic, land, pending); err != nil {
 				return "", "", "", err
 			}
-			land.Pending = pending
 		}
 		k.fault("land:after_request")
 	}
@@ -651,14 +660,9 @@ func (k *Keeper) mergeOne(ctx context.Context, c *github.Client, o LandOptions, 
 	case github.MergeEnqueued:
 		return "", "queued", fmt.Sprintf("#%d is in the merge queue: GitHub merges it when the queue gets to it; run wo land %s again after that", number, o.Epic), nil
 	case github.MergeFailed:
-		if err := k.editEpicState(ctx, o.Epic, func(s *workorder.State) {
-			if s.Land != nil {
-				s.Land.Pending = nil
-			}
-		}); err != nil {
+		if err := k.setPending(ctx, o.Epic, land, nil); err != nil {
 			return "", "", "", err
 		}
-		land.Pending = nil
 		return "", "refused", r.Message, nil
 	}
 	return "", "pending", fmt.Sprintf("GitHub's merge of #%d is still %s after %s; run wo land %s again to go on waiting", number, r.Status, o.Timeout, o.Epic), nil
