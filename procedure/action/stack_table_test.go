@@ -11,24 +11,13 @@ import (
 // The stack section of a pull request's description, as StackOf orders
 // an epic's children and Section and SpliceStack write it.
 
-// stackChild is a child of epic task_ep that opens a PR.
-func stackChild(key, title string, blockedBy []any, state map[string]any) workorder.Document {
-	if state == nil {
-		state = map[string]any{}
-	}
-	return workorder.Document{"_key": key, "title": title, "parent_key": "task_ep", "status": "in_progress",
-		"work_order": map[string]any{"version": "1.0", "context": map[string]any{"repo": fixture.Repo},
-			"dependencies": map[string]any{"blocked_by": blockedBy},
-			"procedure":    fixture.BareSteps("push", "create_pr"), "state": state}}
-}
-
 func TestStackOrdersByDependencyAndNamesWhatEachDependsOn(t *testing.T) {
 	url := "https://github.com/acme/hermes/pull/"
 	children := []workorder.Document{
 		// pr02 waits for pr03: the review order is pr01, pr03, pr02.
-		stackChild("task_ep_pr02", "[3/3] cli", []any{"task_ep_pr03", "task_ep_pr01"}, nil),
-		stackChild("task_ep_pr01", "[1/3] core", nil, map[string]any{"pr_number": 4, "pr_url": url + "4", "pr_state": "merged"}),
-		stackChild("task_ep_pr03", "[2/3] store", []any{"task_ep_pr01"}, map[string]any{"pr_number": 5, "pr_url": url + "5"}),
+		fixture.StackChild("task_ep_pr02", "[3/3] cli", []any{"task_ep_pr03", "task_ep_pr01"}, nil),
+		fixture.StackChild("task_ep_pr01", "[1/3] core", nil, map[string]any{"pr_number": 4, "pr_url": url + "4", "pr_state": "merged"}),
+		fixture.StackChild("task_ep_pr03", "[2/3] store", []any{"task_ep_pr01"}, map[string]any{"pr_number": 5, "pr_url": url + "5"}),
 		// No create_pr: not part of the stack.
 		{"_key": "task_ep_notes", "title": "notes", "parent_key": "task_ep", "work_order": map[string]any{"procedure": fixture.BareSteps("update_task")}},
 	}
@@ -73,8 +62,8 @@ func TestStackOrdersByDependencyAndNamesWhatEachDependsOn(t *testing.T) {
 func TestStackSectionEscapesTitles(t *testing.T) {
 	hostile := "x " + StackEnd + " | [click](javascript:alert(1)) <img src=x> `code`\n| injected | row |"
 	stack := StackOf([]workorder.Document{
-		stackChild("task_ep_pr01", hostile, nil, map[string]any{"pr_number": 1, "pr_url": "javascript:alert(1)"}),
-		stackChild("task_ep_pr02", "fine", []any{"task_ep_pr01"}, nil),
+		fixture.StackChild("task_ep_pr01", hostile, nil, map[string]any{"pr_number": 1, "pr_url": "javascript:alert(1)"}),
+		fixture.StackChild("task_ep_pr02", "fine", []any{"task_ep_pr01"}, nil),
 	}, nil)
 	s := stack.Section("task_ep_pr02")
 	if strings.Count(s, StackEnd) != 1 || strings.Count(s, StackBegin) != 1 {
@@ -132,8 +121,8 @@ func TestSpliceStackKeepsTheAuthorsTextByteForByte(t *testing.T) {
 func TestStackSectionLinksAStateURLToAnotherSite(t *testing.T) {
 	phish := "https://evil.example/acme/hermes/pull/1"
 	stack := StackOf([]workorder.Document{
-		stackChild("task_ep_pr01", "core", nil, map[string]any{"pr_number": 1, "pr_url": phish}),
-		stackChild("task_ep_pr02", "cli", []any{"task_ep_pr01"}, nil),
+		fixture.StackChild("task_ep_pr01", "core", nil, map[string]any{"pr_number": 1, "pr_url": phish}),
+		fixture.StackChild("task_ep_pr02", "cli", []any{"task_ep_pr01"}, nil),
 	}, nil)
 	if s := stack.Section("task_ep_pr02"); strings.Contains(s, phish) || !strings.Contains(s, "| #1 |") {
 		t.Errorf("the section links #1 to %s, or does not name #1 as GitHub links it:\n%s", phish, s)

@@ -3,13 +3,13 @@ package undo
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/procedure"
 	"github.com/wo-runner/wo/procedure/action"
+	"github.com/wo-runner/wo/procedure/internal/epicworld"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 	"github.com/wo-runner/wo/store"
 	"github.com/wo-runner/wo/workorder"
@@ -48,27 +48,10 @@ type harness struct {
 // engine over both.
 func newHarness(t *testing.T, opts stepOpts) *harness {
 	t.Helper()
-	ctx := context.Background()
-	w := fixture.New(t, opts)
-	h := &harness{World: w, t: t, ctx: ctx, env: w.Env}
-	e := &procedure.Engine{Runner: "tester@host:1", Attempts: 1, Backoff: time.Millisecond, Settings: action.Settings{PollInterval: time.Millisecond, Agent: w.Agent},
-		Getenv: func(k string) string { return h.env[k] }, Now: func() time.Time { return time.Now().UTC() }}
-	e.Settings.AgentWritable = w.AgentWritable(t)
-	if opts.Unconfined {
-		e.Settings.Sandbox = action.SandboxOff
-	}
-	if w.GH != nil {
-		e.GitHubAPI = w.GH.URL
-	}
-	s, err := store.OpenSQLite(ctx, filepath.Join(w.Root, "wo.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	e.Store, h.store, h.eng = s, s, e
-	if err := s.Create(ctx, w.Doc); err != nil {
-		t.Fatal(err)
-	}
+	w := epicworld.New(t, opts)
+	h := &harness{World: w.World, t: t, ctx: w.Ctx, eng: w.Engine, store: w.Store, env: w.Env}
+	e, ctx := w.Engine, w.Ctx
+	e.Now = func() time.Time { return time.Now().UTC() }
 	if _, err := e.Open(ctx, fixture.Key, ""); err != nil {
 		t.Fatalf("the test's work order does not load: %v", err)
 	}

@@ -1,9 +1,9 @@
 // Package epicworld is the world of the tests of the packages above the
-// engine (procedure/stack, procedure/ghevent): the fixture's repository,
-// bare remote and GitHub stand-in, an embedded SQLite store holding
-// task_cr_01, and an engine over them; and an epic, task_ep, whose
-// children's pull requests are open on the stand-in. It is test support:
-// only tests import it.
+// engine (procedure/undo, procedure/stack, procedure/ghevent): the
+// fixture's repository, bare remote and GitHub stand-in, an embedded
+// SQLite store holding task_cr_01, and an engine over them; and an epic,
+// task_ep, whose children's pull requests are open on the stand-in. It is
+// test support: only tests import it.
 package epicworld
 
 import (
@@ -43,6 +43,9 @@ func New(t *testing.T, opts fixture.Options) *World {
 		Settings: action.Settings{PollInterval: time.Millisecond, Agent: w.Agent},
 		Getenv:   func(k string) string { return w.Env[k] }}
 	e.Settings.AgentWritable = w.AgentWritable(t)
+	if opts.Unconfined {
+		e.Settings.Sandbox = action.SandboxOff
+	}
 	if w.GH != nil {
 		e.GitHubAPI = w.GH.URL
 	}
@@ -95,17 +98,6 @@ func (h *World) StateOf(key string) workorder.State {
 	return st
 }
 
-// StackChild is a child of epic task_ep that opens a PR.
-func StackChild(key, title string, blockedBy []any, state map[string]any) workorder.Document {
-	if state == nil {
-		state = map[string]any{}
-	}
-	return workorder.Document{"_key": key, "title": title, "parent_key": "task_ep", "status": "in_progress",
-		"work_order": map[string]any{"version": "1.0", "context": map[string]any{"repo": fixture.Repo},
-			"dependencies": map[string]any{"blocked_by": blockedBy},
-			"procedure":    fixture.BareSteps("push", "create_pr"), "state": state}}
-}
-
 // StackOnStandin stores epic task_ep with n children whose PRs are open
 // on the stand-in, each description written by its author without a
 // stack section; the stand-in is set up by standIn (when not nil) before
@@ -134,7 +126,7 @@ func StackOnStandin(t *testing.T, n int, standIn func(*ghstandin.Server)) *World
 		if i > 1 {
 			blocked = []any{fmt.Sprintf("task_ep_pr%02d", i-1)}
 		}
-		doc := StackChild(fmt.Sprintf("task_ep_pr%02d", i), fmt.Sprintf("[%d/%d] part %d", i, n, i), blocked,
+		doc := fixture.StackChild(fmt.Sprintf("task_ep_pr%02d", i), fmt.Sprintf("[%d/%d] part %d", i, n, i), blocked,
 			map[string]any{"pr_number": pr.Number, "pr_url": pr.URL})
 		if err := h.Store.Create(ctx, doc); err != nil {
 			t.Fatal(err)
