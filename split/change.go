@@ -113,6 +113,11 @@ type Change struct {
 	// file ranges over a name of its package ("dir:pkg.Name"): read when
 	// go.mod raises the go version past 1.22.
 	intConsts []string
+	// kept are the Go files that the change leaves as they are, in the
+	// folders its Go files are in or import (both ends): what they
+	// declare is how a changed file reaches a type without naming it
+	// (sc.Step is a workorder.Step), and which types the base has.
+	kept []keptFile
 	// needs are the changed files each Go file must land with or after,
 	// worked out by Make (symbolEdges).
 	needs map[string][]fileEdge
@@ -166,7 +171,75 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	}
 	readModules(c, st, sourceTree)
 	markMissingImports(c, sourceTree)
+	if c.modifies() {
+		c.kept = keptGoFiles(c, st, sourceTree)
+	}
 	return c, nil
+}
+
+// keptFile is a Go file the change leaves as it is.
+type keptFile struct {
+	path string
+	src  []byte
+}
+
+// maxKeptRead bounds what keptGoFiles holds: past it, the files left
+// out reach nothing (errs towards fewer ties, in a change of a tree
+// whose scope holds over this much Go source).
+const maxKeptRead = 128 << 20
+
+// keptGoFiles reads the Go files the change leaves as they are in the
+// folders of the changed Go files, at either end, and of the module's
+// packages they import.
+func keptGoFiles(c *Change, st storer.EncodedObjectStorer, source *object.Tree) []keptFile {
+	changed := map[string]bool{}
+	dirs := map[string]bool{}
+	for _, f := range c.Files {
+		changed[f.Path] = true
+		if path.Ext(f.Path) != ".go" {
+			continue
+		}
+		dirs[f.Dir()] = true
+		if f.OldPath != "" {
+			changed[f.OldPath] = true
+			dirs[path.Dir(f.OldPath)] = true
+		}
+		for _, imp := range f.Imports {
+			if d := c.packageDir(imp); d != "" {
+				dirs[d] = true
+			}
+		}
+		for _, imp := range f.BaseImports {
+			if d := packageDir(c.BaseModule, imp); d != "" {
+				dirs[d] = true
+			}
+		}
+	}
+	var out []keptFile
+	read := 0
+	for _, dir := range sortedKeys(dirs) {
+		tree := source
+		if dir != "." {
+			t, err := source.Tree(dir)
+			if err != nil {
+				continue
+			}
+			tree = t
+		}
+		for _, e := range tree.Entries {
+			name := path.Join(dir, e.Name)
+			if !e.Mode.IsFile() || path.Ext(e.Name) != ".go" || changed[name] || read > maxKeptRead {
+				continue
+			}
+			src, err := readHead(st, e.Hash, maxBlobRead)
+			if err != nil {
+				continue
+			}
+			read += len(src)
+			out = append(out, keptFile{name, src})
+		}
+	}
+	return out
 }
 
 // readChangedFile reads one changed file: its kind, the lines a reviewer

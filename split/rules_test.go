@@ -726,6 +726,12 @@ func TestWordsOfADeclaration(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("wordsOf = %q, want %q", got, want)
 	}
+	// As the parser's tokens write a declaration: a space between tokens.
+	got = wordsOf("map [ string ] plumbing . Hash")
+	want = []string{"map", "string", "plumbing", "plumbing.Hash"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("wordsOf(tokens) = %q, want %q", got, want)
+	}
 }
 
 // A package the change deletes whole goes along what its old files use

@@ -469,15 +469,20 @@ type fileEdge struct {
 // must land with or after, from the declarations each version of each
 // uses (see above). Files whose versions do not parse order nothing here.
 func (c *Change) symbolNeeds() map[string][]fileEdge {
-	if c.goModChanged() {
+	if c.goModChanged() || c.modifies() {
 		return symbolEdges(c)
 	}
+	return nil // all new: the imports and the cut of a package order it
+}
+
+// modifies says whether the change has a Go file at the base.
+func (c *Change) modifies() bool {
 	for _, f := range c.Files {
 		if f.baseSrc != nil {
-			return symbolEdges(c)
+			return true
 		}
 	}
-	return nil // all new: the imports and the cut of a package order it
+	return false
 }
 
 // fileVersion is one version of a changed Go file, parsed.
@@ -552,14 +557,29 @@ func constant(e ast.Expr) bool {
 
 // wordsOf are the identifiers of a declaration's text, as a word alone
 // ("T") or, after a selector, with what it is selected from ("pkg.T").
+// The text is as tokens writes it, a space between tokens ("pkg . T"),
+// or packed ("pkg.T").
 func wordsOf(text string) []string {
 	ident := func(b byte) bool {
 		return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
 	}
 	var out []string
-	prev := ""
+	prev := ""      // the word before, while nothing but spaces and one dot follow it
+	dotted := false // a dot follows prev
 	for i := 0; i < len(text); {
-		if !ident(text[i]) {
+		switch c := text[i]; {
+		case c == ' ':
+			i++
+			continue
+		case c == '.':
+			dotted = prev != "" && !dotted
+			if !dotted {
+				prev = ""
+			}
+			i++
+			continue
+		case !ident(c):
+			prev, dotted = "", false
 			i++
 			continue
 		}
@@ -568,12 +588,12 @@ func wordsOf(text string) []string {
 			j++
 		}
 		w := text[i:j]
-		if i > 1 && text[i-1] == '.' && ident(text[i-2]) && prev != "" {
+		if dotted {
 			out = append(out, prev+"."+w)
 		} else {
 			out = append(out, w)
 		}
-		prev, i = w, j
+		prev, dotted, i = w, false, j
 	}
 	return out
 }

@@ -31,6 +31,10 @@ type symbolGraph struct {
 	// methods an interface may ask for ("Name params/results"); arityOf
 	// each method's arity; newMethods the files that give a type of the
 	// base a new method, by the method's name.
+	// kept are the keys the files the change leaves as they are
+	// declare (Change.kept): at both ends, as they were.
+	kept map[string]bool
+
 	isInterface map[string]bool
 	satisfies   map[string]bool
 	arityOf     map[string]string
@@ -58,8 +62,9 @@ func symbolEdges(c *Change) map[string][]fileEdge {
 	return g.out
 }
 
-// parseVersions parses both versions of each changed Go file.
-func parseVersions(c *Change) (base, source []fileVersion) {
+// parseVersions parses both versions of each changed Go file, and the
+// files the change keeps (Change.kept).
+func parseVersions(c *Change) (base, source, kept []fileVersion) {
 	names := map[string]string{} // package folder → package name (source first)
 	for _, f := range c.Files {
 		if f.pkg != "" && !strings.HasSuffix(f.pkg, "_test") {
@@ -98,15 +103,21 @@ func parseVersions(c *Change) (base, source []fileVersion) {
 			}
 		}
 	}
-	return base, source
+	for _, f := range c.kept {
+		if s := parseSymbols(fset, f.path, path.Dir(f.path), f.src, c.packageDir, nameOf); s != nil {
+			kept = append(kept, fileVersion{f.path, path.Dir(f.path), s})
+		}
+	}
+	return base, source, kept
 }
 
 func newSymbolGraph(c *Change) *symbolGraph {
 	g := &symbolGraph{declared: [2]map[string][]decl{{}, {}}, changed: map[string]bool{}, embeddedBy: map[string][]string{},
-		named: map[string][]string{}, mentions: map[string][]string{}, reached: map[*symbols]map[string]bool{},
+		named: map[string][]string{}, kept: map[string]bool{}, mentions: map[string][]string{}, reached: map[*symbols]map[string]bool{},
 		isInterface: map[string]bool{}, satisfies: map[string]bool{}, arityOf: map[string]string{}, newMethods: map[string][]string{},
 		out: map[string][]fileEdge{}, seen: map[[2]string]bool{}}
-	g.base, g.source = parseVersions(c)
+	var kept []fileVersion
+	g.base, g.source, kept = parseVersions(c)
 	for side, versions := range [][]fileVersion{g.base, g.source} {
 		for _, v := range versions {
 			for k, t := range v.syms.decls {
@@ -122,7 +133,7 @@ func newSymbolGraph(c *Change) *symbolGraph {
 			}
 		}
 	}
-	for _, versions := range [][]fileVersion{g.base, g.source} {
+	for _, versions := range [][]fileVersion{g.base, g.source, kept} {
 		for _, v := range versions {
 			for in, ts := range v.syms.embeds {
 				for _, t := range ts {
@@ -140,6 +151,14 @@ func newSymbolGraph(c *Change) *symbolGraph {
 				for _, w := range wordsOf(d.text) {
 					g.named[w] = append(g.named[w], k)
 				}
+			}
+		}
+	}
+	for _, v := range kept {
+		for k, text := range v.syms.decls {
+			g.kept[k] = true
+			for _, w := range wordsOf(text) {
+				g.named[w] = append(g.named[w], k)
 			}
 		}
 	}
@@ -174,12 +193,18 @@ func (g *symbolGraph) indexMethods() {
 	// name: a type the base lacks has no old users that an interface
 	// could take it from before its methods land.
 	for _, k := range sortedKeys(g.changed) {
-		if owner, member, ok := splitMember(k); ok && !g.isInterface[owner] && g.declared[0][k] == nil && g.declared[0][owner] != nil {
+		if owner, member, ok := splitMember(k); ok && !g.isInterface[owner] && g.declared[0][k] == nil && g.atBase(owner) {
 			for _, d := range g.declared[1][k] {
 				g.newMethods[member] = append(g.newMethods[member], d.file)
 			}
 		}
 	}
+}
+
+// atBase says whether the base declares k: in a changed file, or in one
+// the change keeps.
+func (g *symbolGraph) atBase(k string) bool {
+	return g.declared[0][k] != nil || g.kept[k]
 }
 
 // need records that from lands with or after to, and why (the first
@@ -192,8 +217,10 @@ func (g *symbolGraph) need(from, to, why string) {
 }
 
 // namesType says whether a file names type t, or a type that embeds it.
+// A file that declares t names it too: its methods reach each other's
+// through their receivers (v.check calls v.fixGate, declared elsewhere).
 func (g *symbolGraph) namesType(s *symbols, t string) bool {
-	if s.refs[t] {
+	if s.refs[t] || s.decls[t] != "" {
 		return true
 	}
 	if len(g.embeddedBy[t]) == 0 {
@@ -332,7 +359,7 @@ func (g *symbolGraph) keyEdges(k string) {
 	case !ok || len(s) == 0:
 	case g.isInterface[owner]:
 		g.interfaceGainsRule(owner, member, s)
-	case g.declared[1][owner] != nil && g.satisfies[member+" "+g.arityOf[k]]:
+	case (g.declared[1][owner] != nil || g.kept[owner]) && g.satisfies[member+" "+g.arityOf[k]]:
 		g.methodSetRule(k, owner, s)
 		g.newTypeMethodsRule(k, owner, s)
 	}

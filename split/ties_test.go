@@ -330,3 +330,37 @@ func TestRangeOverAConstantOfAnUnchangedFileNeedsTheNewGoDirective(t *testing.T)
 		t.Errorf("c/c.go's reason: %q", why)
 	}
 }
+
+// A method is a member of its type wherever the type is reached: through
+// the receiver of the file that declares the type (v.check calls
+// v.fixGate, which a new file declares), and through a field of a type
+// that a file the change keeps declares (c.Step is a w.Step, so
+// c.Step.Message is w.Step's, which the change drops). Each tip builds.
+func TestAMethodReachedThroughAReceiverOrAKeptFieldOrdersItsFiles(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"go.mod":        "module example.com/m\n\ngo 1.22\n",
+		"w/step.go":     "package w\n\n// Step is w's.\ntype Step struct{ Body string }\n\n// Message is the step's.\nfunc (s Step) Message() string { return s.Body }\n",
+		"w/validate.go": "package w\n\ntype validator struct{ n int }\n\nfunc (v *validator) check() int { return v.n }\n\n// V is w's.\nfunc V() int { return (&validator{}).check() }\n",
+		"p/ctx.go":      "package p\n\nimport \"example.com/m/w\"\n\n// Ctx is p's.\ntype Ctx struct{ Step w.Step }\n",
+		"p/use.go":      "package p\n\n// Use is p's.\nfunc Use(c *Ctx) string { return c.Step.Message() }\n",
+	}
+	source := map[string]string{
+		"go.mod":        base["go.mod"],
+		"w/step.go":     "package w\n\n// Step is w's.\ntype Step struct{ Body string }\n" + body("S", 20),
+		"w/validate.go": "package w\n\ntype validator struct{ n int }\n\nfunc (v *validator) check() int { return v.n + v.fixGate() }\n\n// V is w's.\nfunc V() int { return (&validator{}).check() }\n" + body("V", 20),
+		"w/fixgate.go":  "package w\n\nfunc (v *validator) fixGate() int { return 1 }\n" + body("F", 20),
+		"p/ctx.go":      base["p/ctx.go"],
+		"p/use.go":      "package p\n\n// Use is p's.\nfunc Use(c *Ctx) string { return c.Step.Body }\n" + body("U", 20),
+	}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 30, MaxFiles: 30, SplitLarge: true})
+	if why := reasonOf(p, "w/validate.go"); !strings.Contains(why, "uses w.validator.fixGate as w/fixgate.go declares it") {
+		t.Errorf("w/validate.go's reason: %q", why)
+	}
+	if why := reasonOf(p, "w/step.go"); !strings.Contains(why, "w/step.go drops or changes w.Step.Message, which p/use.go used: that comes first") {
+		t.Errorf("w/step.go's reason: %q", why)
+	}
+	t.Log(layout(p))
+	buildEveryTip(t, r, p)
+}
