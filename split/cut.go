@@ -662,14 +662,23 @@ func (g *fileGraph) blocks(names []string, lines func(string) int, budget int) [
 		// The tests that complete this code join its block while it
 		// stays within the budget; the rest are blocks of their own
 		// right after it, so that no part is larger than it must be.
+		// A test that uses a test left after (its helpers) goes after
+		// too, behind it.
 		var after []block
+		leftAfter := map[string]bool{}
 		for _, t := range tests[i] {
-			tl := 0
+			tl, needsLeft := 0, false
 			for _, n := range t.files {
 				tl += lines(n)
+				for _, d := range g.deps[n] {
+					needsLeft = needsLeft || leftAfter[d]
+				}
 			}
-			if size+tl > budget {
+			if size+tl > budget || needsLeft {
 				after = append(after, t)
+				for _, n := range t.files {
+					leftAfter[n] = true
+				}
 				continue
 			}
 			size += tl

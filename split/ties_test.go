@@ -364,3 +364,30 @@ func TestAMethodReachedThroughAReceiverOrAKeptFieldOrdersItsFiles(t *testing.T) 
 	t.Log(layout(p))
 	buildEveryTip(t, r, p)
 }
+
+// A test that uses another test file's helper comes with or after it,
+// also where the helper's file is too big to join its code's part and
+// the test is small enough to: go vet builds the tests of every tip.
+func TestATestComesNoEarlierThanTheHelperItUses(t *testing.T) {
+	t.Parallel()
+	source := map[string]string{
+		"go.mod":           "module example.com/m\n\ngo 1.22\n",
+		"p/a.go":           "package p\n\n// A is p's.\nfunc A() int { return 1 }\n" + body("A", 8),
+		"p/helper_test.go": "package p\n\nimport \"testing\"\n\nfunc mustA(t *testing.T) int {\n\tt.Helper()\n\treturn A()\n}\n" + body("H", 20),
+		"p/use_test.go":    "package p\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\tif mustA(t) != 1 {\n\t\tt.Fatal()\n\t}\n}\n",
+		"p/b.go":           "package p\n\n// B is p's.\nfunc B() int { return A() }\n" + body("B", 8),
+	}
+	r := repoFromTo(t, map[string]string{"go.mod": source["go.mod"]}, source)
+	p := planOf(t, r, Options{MaxLines: 30, MaxFiles: 30, SplitLarge: true})
+	t.Log(layout(p))
+	at := map[string]int{}
+	for _, pr := range p.PRs {
+		for _, f := range pr.Files {
+			at[f.Path] = pr.Number
+		}
+	}
+	if at["p/use_test.go"] < at["p/helper_test.go"] {
+		t.Errorf("p/use_test.go is in PR %d, before the helper it uses (PR %d):%s", at["p/use_test.go"], at["p/helper_test.go"], layout(p))
+	}
+	buildEveryTip(t, r, p)
+}
