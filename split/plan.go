@@ -196,7 +196,7 @@ func finish(plan *Plan) {
 	name(plan)
 	for _, pr := range plan.PRs {
 		for _, f := range pr.Files {
-			if f.Problem != "" {
+			if f.Problem != "" && f.isGoCode() { // the go command skips testdata
 				plan.Warnings = append(plan.Warnings, fmt.Sprintf("PR #%d (%s) cannot build, nor can the PRs stacked on it, because the source itself does not: %s", pr.Number, pr.Theme, f.Problem))
 			}
 		}

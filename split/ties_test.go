@@ -391,3 +391,30 @@ func TestATestComesNoEarlierThanTheHelperItUses(t *testing.T) {
 	}
 	buildEveryTip(t, r, p)
 }
+
+// A Go file of the source that does not parse makes its PR, and those
+// stacked on it, unable to build: the plan says so. One under testdata
+// is test data, which the go command never reads as code.
+func TestAPRWhoseSourceDoesNotParseIsNamedButTestdataIsNot(t *testing.T) {
+	t.Parallel()
+	source := map[string]string{
+		"go.mod":                    "module example.com/m\n\ngo 1.22\n",
+		"p/p.go":                    "package p\n\n// P is p's.\nfunc P() int { return 1 }\n",
+		"p/broken.go":               "package p\n\nimport \"fmt\n",
+		"q/testdata/mod/x.com/a.go": "package x.com\n",
+		"q/q.go":                    "package q\n\n// Q is q's.\nfunc Q() int { return 2 }\n",
+	}
+	p := planOf(t, repoWithFiles(t, source), Options{SplitLarge: true})
+	var broken, testdata int
+	for _, w := range p.Warnings {
+		if strings.Contains(w, "cannot build, nor can the PRs stacked on it, because the source itself does not: p/broken.go does not parse") {
+			broken++
+		}
+		if strings.Contains(w, "testdata") {
+			testdata++
+		}
+	}
+	if broken != 1 || testdata != 0 {
+		t.Errorf("want one warning for p/broken.go and none for the test data, got:\n%s", strings.Join(p.Warnings, "\n"))
+	}
+}
