@@ -230,3 +230,32 @@ func TestAVariableWhoseTypeChangesThroughItsImportLandsWithItsUsers(t *testing.T
 	}
 	buildEveryTip(t, r, p)
 }
+
+// The method-set and interface rules hold for a type that a file the
+// change keeps declares: T is in p/t.go, which stays as it was. p/str.go
+// gives T a String method (fmt.Stringer's), so p/use.go, changed to use
+// T, comes after it; q.I gains M, which p/m.go gives T, so q/i.go waits
+// for p/m.go.
+func TestATypeOfAKeptFileGainingMethodsOrdersItsUsersAndInterfaces(t *testing.T) {
+	t.Parallel()
+	kept := "package p\n\n// T is p's.\ntype T struct{ n int }\n"
+	edges := edgesOf(t, map[string]string{
+		"go.mod":   gomodM,
+		"p/t.go":   kept,
+		"p/use.go": "package p\n\n// Use is p's.\nfunc Use() int { return 1 }\n",
+		"q/i.go":   "package q\n\n// I is q's.\ntype I interface{ N() int }\n",
+	}, map[string]string{
+		"go.mod":   gomodM,
+		"p/t.go":   kept,
+		"p/str.go": "package p\n\nimport \"fmt\"\n\nfunc (t T) String() string { return fmt.Sprint(t.n) }\n",
+		"p/m.go":   "package p\n\n// M is T's.\nfunc (t T) M() int { return t.n }\n",
+		"p/use.go": "package p\n\n// Use is p's.\nfunc Use() any { return T{} }\n",
+		"q/i.go":   "package q\n\n// I is q's.\ntype I interface {\n\tN() int\n\tM() int\n}\n",
+	})
+	if !hasEdge(edges, "p/use.go", "p/str.go", "uses p.T, whose method or field p.T.String comes with p/str.go") {
+		t.Errorf("want p/use.go after p/str.go, for T's String, got:\n%s", strings.Join(edges, "\n"))
+	}
+	if !hasEdge(edges, "q/i.go", "p/m.go", "q.I gains M, which the types that implement it need first") {
+		t.Errorf("want q/i.go after p/m.go, for T's M, got:\n%s", strings.Join(edges, "\n"))
+	}
+}
