@@ -11,7 +11,8 @@
 // would build it here, type-checking its imports from source, so the
 // module's requirements must be in the module cache (go mod download).
 //
-//	cd /path/to/module && go run github.com/wo-runner/wo/scripts/filecycles ./internal/plugins/workspace
+//	go build -o /tmp/filecycles ./scripts/filecycles   # in wo
+//	cd /path/to/module && go mod download && /tmp/filecycles ./internal/plugins/workspace
 package main
 
 import (
