@@ -118,6 +118,8 @@ type Change struct {
 	// declare is how a changed file reaches a type without naming it
 	// (sc.Step is a workorder.Step), and which types the base has.
 	kept []keptFile
+	// keptCut says why kept holds only some of those files, or "".
+	keptCut string
 	// needs are the changed files each Go file must land with or after,
 	// worked out by Make (symbolEdges).
 	needs map[string][]fileEdge
@@ -172,7 +174,7 @@ func ReadChange(ctx context.Context, repo *gitops.Repo, baseRef, sourceRef strin
 	readModules(c, st, sourceTree)
 	markMissingImports(c, sourceTree)
 	if c.modifies() {
-		c.kept = keptGoFiles(c, st, sourceTree)
+		c.kept = keptGoFiles(ctx, c, st, sourceTree)
 	}
 	return c, nil
 }
@@ -183,60 +185,87 @@ type keptFile struct {
 	src  []byte
 }
 
-// maxKeptRead bounds what keptGoFiles holds: past it, the files left
-// out reach nothing (errs towards fewer ties, in a change of a tree
-// whose scope holds over this much Go source).
-const maxKeptRead = 128 << 20
+// maxKeptRead bounds the source that keptGoFiles holds. A change whose
+// folders hold more unchanged Go source than this is read in part (the
+// changed files' own folders first), and the plan says so: a type reached
+// only through the files left unread ties nothing.
+var maxKeptRead int64 = 128 << 20
 
-// keptGoFiles reads the Go files the change leaves as they are in the
-// folders of the changed Go files, at either end, and of the module's
-// packages they import.
-func keptGoFiles(c *Change, st storer.EncodedObjectStorer, source *object.Tree) []keptFile {
+// keptGoFiles reads the Go files the change leaves as they are: first in
+// the folders of the changed Go files, at either end, then (their code,
+// not their tests) in the module's packages those files import. What a
+// changed file can see of its package and its imports is declared there.
+func keptGoFiles(ctx context.Context, c *Change, st storer.EncodedObjectStorer, source *object.Tree) []keptFile {
 	changed := map[string]bool{}
-	dirs := map[string]bool{}
+	own, imported := map[string]bool{}, map[string]bool{}
 	for _, f := range c.Files {
-		changed[f.Path] = true
-		if path.Ext(f.Path) != ".go" {
+		changed[f.Path], changed[f.OldPath] = true, true
+		if path.Ext(f.Path) != ".go" || belowTestdata(f.Dir()) {
 			continue
 		}
-		dirs[f.Dir()] = true
+		own[f.Dir()] = true
 		if f.OldPath != "" {
-			changed[f.OldPath] = true
-			dirs[path.Dir(f.OldPath)] = true
+			own[path.Dir(f.OldPath)] = true
 		}
 		for _, imp := range f.Imports {
-			if d := c.packageDir(imp); d != "" {
-				dirs[d] = true
-			}
+			imported[c.packageDir(imp)] = true
 		}
 		for _, imp := range f.BaseImports {
-			if d := packageDir(c.BaseModule, imp); d != "" {
-				dirs[d] = true
+			imported[packageDir(c.BaseModule, imp)] = true
+		}
+	}
+	delete(imported, "")
+	for d := range own {
+		delete(imported, d)
+	}
+	var out []keptFile
+	var read int64
+	for _, pass := range []struct {
+		dirs  map[string]bool
+		tests bool // a package's tests see it; an importer sees its code
+	}{{own, true}, {imported, false}} {
+		for _, dir := range sortedKeys(pass.dirs) {
+			for _, e := range goFilesIn(source, dir) {
+				name := path.Join(dir, e.Name)
+				if changed[name] || !pass.tests && strings.HasSuffix(e.Name, "_test.go") {
+					continue
+				}
+				blob, err := object.GetBlob(st, e.Hash)
+				if err != nil || blob.Size > maxBlobRead || ctx.Err() != nil {
+					continue // too big to parse whole: a generated table
+				}
+				if read+blob.Size > maxKeptRead {
+					c.keptCut = fmt.Sprintf("the Go files the change leaves as they are, in the folders it touches and imports, hold over %d MiB: "+
+						"split read them up to %s and no further, so a type that a changed file reaches only through the rest ties nothing (a tip may not build)", maxKeptRead>>20, name)
+					return out
+				}
+				src, err := readHead(st, e.Hash, maxBlobRead)
+				if err != nil || excludedFromEveryBuild(src) != "" {
+					continue
+				}
+				read += int64(len(src))
+				out = append(out, keptFile{name, src})
 			}
 		}
 	}
-	var out []keptFile
-	read := 0
-	for _, dir := range sortedKeys(dirs) {
-		tree := source
-		if dir != "." {
-			t, err := source.Tree(dir)
-			if err != nil {
-				continue
-			}
-			tree = t
+	return out
+}
+
+// goFilesIn are the regular .go files of one folder of a tree ("." its
+// root); none where the folder is not there.
+func goFilesIn(root *object.Tree, dir string) []object.TreeEntry {
+	tree := root
+	if dir != "." {
+		t, err := root.Tree(dir)
+		if err != nil {
+			return nil
 		}
-		for _, e := range tree.Entries {
-			name := path.Join(dir, e.Name)
-			if !e.Mode.IsFile() || path.Ext(e.Name) != ".go" || changed[name] || read > maxKeptRead {
-				continue
-			}
-			src, err := readHead(st, e.Hash, maxBlobRead)
-			if err != nil {
-				continue
-			}
-			read += len(src)
-			out = append(out, keptFile{name, src})
+		tree = t
+	}
+	var out []object.TreeEntry
+	for _, e := range tree.Entries {
+		if e.Mode.IsFile() && path.Ext(e.Name) == ".go" {
+			out = append(out, e)
 		}
 	}
 	return out
@@ -855,17 +884,9 @@ func unchangedIntConsts(c *Change, st storer.EncodedObjectStorer, source *object
 	wanted := rangedOverNames(c, fset)
 	var out []string
 	for _, dir := range sortedKeys(wanted) {
-		tree := source
-		if dir != "." {
-			t, err := source.Tree(dir)
-			if err != nil {
-				continue
-			}
-			tree = t
-		}
-		for _, e := range tree.Entries {
+		for _, e := range goFilesIn(source, dir) {
 			name := path.Join(dir, e.Name)
-			if !e.Mode.IsFile() || path.Ext(e.Name) != ".go" || strings.HasSuffix(e.Name, "_test.go") || changed[name] {
+			if strings.HasSuffix(e.Name, "_test.go") || changed[name] {
 				continue
 			}
 			src, err := readHead(st, e.Hash, maxBlobRead)

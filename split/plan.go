@@ -175,6 +175,9 @@ func Make(c *Change, opts Options) (*Plan, error) {
 		}
 	}
 	finish(plan)
+	if c.keptCut != "" {
+		plan.Warnings = append(plan.Warnings, c.keptCut)
+	}
 	plan.Estimate = estimate(len(plan.PRs), opts.ReviewsPerHour)
 	return plan, nil
 }

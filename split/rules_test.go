@@ -735,6 +735,12 @@ func TestWordsOfADeclaration(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("wordsOf(tokens) = %q, want %q", got, want)
 	}
+	// Letters and digits at the ends of their ranges are a name's.
+	got = wordsOf("a0 . Z9 zA _")
+	want = []string{"a0", "a0.Z9", "zA", "_"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("wordsOf(edges) = %q, want %q", got, want)
+	}
 }
 
 // A package the change deletes whole goes along what its old files use

@@ -46,7 +46,11 @@ type symbols struct {
 	// name is another package's (template.FuncMap of text/template, then
 	// of github.com/go-task/template).
 	declImports map[string]string
-	refs        map[string]bool // package-level keys used
+	// refs are the package-level keys it uses, and the members it
+	// selects on a variable whose type its own text names (v.fixGate on
+	// a receiver v *validator, even where validator is declared in the
+	// file, which the parser resolves and so never counts as a use).
+	refs map[string]bool
 	members     map[string]bool // field and method names selected
 	scopes      map[string]bool // the package folders whose members it can see
 	own         string          // its own package folder
@@ -449,6 +453,11 @@ func (p *symbolParser) use(n ast.Node) bool {
 				return false
 			}
 		}
+		if x, ok := n.X.(*ast.Ident); ok {
+			if t := p.typeOfVar(x); t != "" {
+				p.s.refs[t+"."+n.Sel.Name] = true
+			}
+		}
 		p.s.members[n.Sel.Name] = true
 	case *ast.KeyValueExpr:
 		if k, ok := n.Key.(*ast.Ident); ok {
@@ -456,6 +465,59 @@ func (p *symbolParser) use(n ast.Node) bool {
 		}
 	}
 	return true
+}
+
+// typeOfVar is the key of the type of a variable that the file declares
+// with its type written out: a receiver or parameter (v *T), a var with a
+// type (var v T), or one made from a composite literal (v := &T{}); ""
+// where the parser alone cannot tell.
+func (p *symbolParser) typeOfVar(x *ast.Ident) string {
+	if x.Obj == nil || x.Obj.Kind != ast.Var {
+		return ""
+	}
+	var t ast.Expr
+	switch d := x.Obj.Decl.(type) {
+	case *ast.Field:
+		t = d.Type
+	case *ast.ValueSpec:
+		t = d.Type
+	case *ast.AssignStmt:
+		for i, l := range d.Lhs {
+			if isIdent(l, x.Name) && len(d.Rhs) == len(d.Lhs) {
+				t = literalType(d.Rhs[i])
+				break
+			}
+		}
+	}
+	switch t := unstar(t).(type) {
+	case *ast.Ident:
+		if t.Obj != nil && t.Obj.Kind == ast.Typ || p.unresolved[t] {
+			return p.own + t.Name
+		}
+	case *ast.SelectorExpr:
+		if pkg, ok := t.X.(*ast.Ident); ok && p.unresolved[pkg] {
+			if d, ok := p.imported[pkg.Name]; ok {
+				return d + ":" + p.nameOf(d) + "." + t.Sel.Name
+			}
+		}
+	}
+	return ""
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == name
+}
+
+// literalType is the type of a composite literal (T{}, &T{}), or nil.
+func literalType(e ast.Expr) ast.Expr {
+	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		e = u.X
+	}
+	if c, ok := e.(*ast.CompositeLit); ok {
+		return c.Type
+	}
+	return nil
 }
 
 // fileEdge says that a file must land in the same PR as another file or

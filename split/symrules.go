@@ -27,14 +27,15 @@ type symbolGraph struct {
 	named    map[string][]string
 	mentions map[string][]string
 	reached  map[*symbols]map[string]bool
+	// keptFiles are the files the change leaves as they are
+	// (Change.kept), parsed; kept the keys they declare, at both ends
+	// as they were.
+	keptFiles []fileVersion
+	kept      map[string]bool
 	// isInterface are the interface types of the source; satisfies the
 	// methods an interface may ask for ("Name params/results"); arityOf
 	// each method's arity; newMethods the files that give a type of the
 	// base a new method, by the method's name.
-	// kept are the keys the files the change leaves as they are
-	// declare (Change.kept): at both ends, as they were.
-	kept map[string]bool
-
 	isInterface map[string]bool
 	satisfies   map[string]bool
 	arityOf     map[string]string
@@ -116,8 +117,7 @@ func newSymbolGraph(c *Change) *symbolGraph {
 		named: map[string][]string{}, kept: map[string]bool{}, mentions: map[string][]string{}, reached: map[*symbols]map[string]bool{},
 		isInterface: map[string]bool{}, satisfies: map[string]bool{}, arityOf: map[string]string{}, newMethods: map[string][]string{},
 		out: map[string][]fileEdge{}, seen: map[[2]string]bool{}}
-	var kept []fileVersion
-	g.base, g.source, kept = parseVersions(c)
+	g.base, g.source, g.keptFiles = parseVersions(c)
 	for side, versions := range [][]fileVersion{g.base, g.source} {
 		for _, v := range versions {
 			for k, t := range v.syms.decls {
@@ -133,7 +133,7 @@ func newSymbolGraph(c *Change) *symbolGraph {
 			}
 		}
 	}
-	for _, versions := range [][]fileVersion{g.base, g.source, kept} {
+	for _, versions := range [][]fileVersion{g.base, g.source, g.keptFiles} {
 		for _, v := range versions {
 			for in, ts := range v.syms.embeds {
 				for _, t := range ts {
@@ -154,7 +154,7 @@ func newSymbolGraph(c *Change) *symbolGraph {
 			}
 		}
 	}
-	for _, v := range kept {
+	for _, v := range g.keptFiles {
 		for k, text := range v.syms.decls {
 			g.kept[k] = true
 			for _, w := range wordsOf(text) {
@@ -168,20 +168,21 @@ func newSymbolGraph(c *Change) *symbolGraph {
 
 // indexMethods fills isInterface, satisfies, arityOf and newMethods.
 func (g *symbolGraph) indexMethods() {
-	for _, v := range g.source {
+	now := append(append([]fileVersion{}, g.source...), g.keptFiles...) // the source tree's
+	for _, v := range now {
 		for _, k := range v.syms.interfaces {
 			g.isInterface[k] = true
 		}
 	}
 	// Methods that an interface may ask for, by name and by the number
 	// of their parameters and results: those of the interfaces of the
-	// change, and of the standard library's common ones.
+	// changed and kept files, and of the standard library's common ones.
 	for m, arities := range commonInterfaceMethods {
 		for _, a := range strings.Fields(arities) {
 			g.satisfies[m+" "+a] = true
 		}
 	}
-	for _, v := range g.source {
+	for _, v := range now {
 		for k, a := range v.syms.arity {
 			g.arityOf[k] = a
 			if owner, member, ok := splitMember(k); ok && g.isInterface[owner] {
@@ -217,10 +218,8 @@ func (g *symbolGraph) need(from, to, why string) {
 }
 
 // namesType says whether a file names type t, or a type that embeds it.
-// A file that declares t names it too: its methods reach each other's
-// through their receivers (v.check calls v.fixGate, declared elsewhere).
 func (g *symbolGraph) namesType(s *symbols, t string) bool {
-	if s.refs[t] || s.decls[t] != "" {
+	if s.refs[t] {
 		return true
 	}
 	if len(g.embeddedBy[t]) == 0 {
@@ -281,6 +280,9 @@ func (g *symbolGraph) reaches(s *symbols, t string) bool {
 			break
 		}
 		owner, member, ok := splitMember(k)
+		if owner == t {
+			continue // a method of t names t as its receiver: using it yields no t
+		}
 		r = s.refs[k] || ok && s.members[member] && g.namesType(s, owner)
 	}
 	if g.reached[s] == nil {

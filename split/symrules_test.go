@@ -259,3 +259,25 @@ func TestATypeOfAKeptFileGainingMethodsOrdersItsUsersAndInterfaces(t *testing.T)
 		t.Errorf("want q/i.go after p/m.go, for T's M, got:\n%s", strings.Join(edges, "\n"))
 	}
 }
+
+// A member is reached through a variable whose type the file writes out:
+// the receiver v *T reaches T's new method fixGate, though T is declared
+// in the same file; f *os.File's Close is os.File's, not the new Close of
+// T, so p/t.go does not wait for p/c.go (which needs t.go's new field).
+func TestAMemberIsReachedThroughAVariableOfItsType(t *testing.T) {
+	t.Parallel()
+	edges := edgesOf(t, map[string]string{
+		"go.mod": gomodM,
+		"p/t.go": "package p\n\nimport \"os\"\n\n// T is p's.\ntype T struct{ n int }\n\nfunc (v *T) check() int { return v.n }\n\nfunc closeIt(f *os.File) { f.Close() }\n",
+	}, map[string]string{
+		"go.mod": gomodM,
+		"p/t.go": "package p\n\nimport \"os\"\n\n// T is p's.\ntype T struct{ n, m int }\n\nfunc (v *T) check() int { return v.n + v.fixGate() }\n\nfunc closeIt(f *os.File) { f.Close() }\n",
+		"p/c.go": "package p\n\n// Close is T's.\nfunc (t T) Close() error { _ = t.m; return nil }\n\nfunc (v *T) fixGate() int { return 1 }\n",
+	})
+	if !hasEdge(edges, "p/t.go", "p/c.go", "uses p.T.fixGate as p/c.go declares it") {
+		t.Errorf("want p/t.go after p/c.go, for v.fixGate, got:\n%s", strings.Join(edges, "\n"))
+	}
+	if hasEdge(edges, "p/t.go", "p/c.go", "p.T.Close") {
+		t.Errorf("f.Close() is os.File's: p/t.go must not wait for T's Close, got:\n%s", strings.Join(edges, "\n"))
+	}
+}

@@ -1,6 +1,7 @@
 package split
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -416,5 +417,114 @@ func TestAPRWhoseSourceDoesNotParseIsNamedButTestdataIsNot(t *testing.T) {
 	}
 	if broken != 1 || testdata != 0 {
 		t.Errorf("want one warning for p/broken.go and none for the test data, got:\n%s", strings.Join(p.Warnings, "\n"))
+	}
+}
+
+// The kept files that tie are read where the changed files can see them:
+// in the packages they import at the base (p/use.go's old code reaches
+// w.Step through c.Ctx, a kept file's) and at the source (q/q.go reaches
+// it through d.Box).
+func TestKeptFilesOfImportedPackagesAtEitherEndTieTheirUsers(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.22\n",
+		"w/step.go": "package w\n\n// Step is w's.\ntype Step struct{ Body string }\n\n// Message is the step's.\nfunc (s Step) Message() string { return s.Body }\n",
+		"c/ctx.go":  "package c\n\nimport \"example.com/m/w\"\n\n// Ctx is c's.\ntype Ctx struct{ Step w.Step }\n",
+		"d/box.go":  "package d\n\nimport \"example.com/m/w\"\n\n// Box is d's.\ntype Box struct{ Step w.Step }\n",
+		"p/use.go":  "package p\n\nimport \"example.com/m/c\"\n\n// Use is p's.\nfunc Use(x *c.Ctx) string { return x.Step.Message() }\n",
+		"q/q.go":    "package q\n\n// Q is q's.\nfunc Q() string { return \"\" }\n",
+	}
+	source := map[string]string{
+		"go.mod":    base["go.mod"],
+		"w/step.go": "package w\n\n// Step is w's.\ntype Step struct{ Body string }\n\n// Text is the step's.\nfunc (s Step) Text() string { return s.Body }\n",
+		"c/ctx.go":  base["c/ctx.go"],
+		"d/box.go":  base["d/box.go"],
+		"p/use.go":  "package p\n\n// Use is p's.\nfunc Use() string { return \"\" }\n",
+		"q/q.go":    "package q\n\nimport \"example.com/m/d\"\n\n// Q is q's.\nfunc Q(b d.Box) string { return b.Step.Text() }\n",
+	}
+	p := planOf(t, repoFromTo(t, base, source), Options{SplitLarge: true})
+	if why := reasonOf(p, "w/step.go"); !strings.Contains(why, "w/step.go drops or changes w.Step.Message, which p/use.go used: that comes first") {
+		t.Errorf("w/step.go's reason: %q", why)
+	}
+	if why := reasonOf(p, "q/q.go"); !strings.Contains(why, "uses w.Step.Text as w/step.go declares it") {
+		t.Errorf("q/q.go's reason: %q", why)
+	}
+}
+
+// An interface of a kept file asks its methods of the types used as it:
+// kept T gains Frob, which kept Store asks for, and p/use.go starts to
+// return a T as a Store, so it waits for the file that gives T Frob.
+func TestAKeptInterfaceAsksItsMethodsOfAKeptType(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"go.mod":     "module example.com/m\n\ngo 1.22\n",
+		"p/store.go": "package p\n\n// Store is p's.\ntype Store interface{ Frob() int }\n",
+		"p/t.go":     "package p\n\n// T is p's.\ntype T struct{ n int }\n",
+		"p/use.go":   "package p\n\n// Use is p's.\nfunc Use() int { return 0 }\n",
+	}
+	source := map[string]string{
+		"go.mod":     base["go.mod"],
+		"p/store.go": base["p/store.go"],
+		"p/t.go":     base["p/t.go"],
+		"p/zget.go":  "package p\n\n// Frob is T's.\nfunc (t T) Frob() int { return t.n }\n" + body("Z", 8),
+		"p/use.go":   "package p\n\n// Use is p's.\nfunc Use() Store { return T{} }\n" + body("U", 8),
+	}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 20, MaxFiles: 30, SplitLarge: true})
+	if why := reasonOf(p, "p/use.go"); !strings.Contains(why, "uses p.T, whose method or field p.T.Frob comes with p/zget.go") {
+		t.Errorf("p/use.go's reason: %q%s", why, layout(p))
+	}
+	buildEveryTip(t, r, p)
+}
+
+// The files a change keeps are read where its Go files can see them, its
+// own folders first, an imported package's code but not its tests, and no
+// further than maxKeptRead: the plan says where it stopped.
+func TestKeptFilesAreReadOwnFoldersFirstAndNoFurtherThanTheBound(t *testing.T) {
+	base := map[string]string{
+		"go.mod":        "module example.com/m\n\ngo 1.22\n",
+		"p/use.go":      "package p\n\nimport \"example.com/m/q\"\n\n// Use is p's.\nfunc Use() int { return q.Q() }\n",
+		"p/a.go":        "package p\n\n// A is p's.\nfunc A() int { return 1 }\n",
+		"p/a_test.go":   "package p\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {}\n",
+		"q/q.go":        "package q\n\n// Q is q's.\nfunc Q() int { return 2 }\n",
+		"q/q_test.go":   "package q\n\nimport \"testing\"\n\nfunc TestQ(t *testing.T) {}\n",
+		"r/r.go":        "package r\n\n// R is r's, imported by no changed file.\nfunc R() int { return 3 }\n",
+		"z/z.go":        "package z\n\n// Z is z's.\nfunc Z() int { return 4 }\n",
+		"q/zz/other.go": "package zz\n",
+	}
+	source := map[string]string{}
+	for k, v := range base {
+		source[k] = v
+	}
+	source["p/use.go"] = "package p\n\nimport \"example.com/m/q\"\n\n// Use is p's.\nfunc Use() int { return q.Q() + 1 }\n"
+	r := repoFromTo(t, base, source)
+	read := func() (*Change, []string) {
+		c, err := ReadChange(context.Background(), r, "base", "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, f := range c.kept {
+			got = append(got, f.path)
+		}
+		return c, got
+	}
+	if _, got := read(); strings.Join(got, " ") != "p/a.go p/a_test.go q/q.go" {
+		t.Errorf("kept files read: %q, want p's (tests too) and q's code", got)
+	}
+	old := maxKeptRead
+	maxKeptRead = int64(len(base["p/a.go"]) + len(base["p/a_test.go"]))
+	t.Cleanup(func() { maxKeptRead = old })
+	c, got := read()
+	if strings.Join(got, " ") != "p/a.go p/a_test.go" {
+		t.Errorf("kept files read within the bound: %q, want p's alone", got)
+	}
+	p, err := Make(c, Options{SplitLarge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "the Go files the change leaves as they are, in the folders it touches and imports, hold over 0 MiB: split read them up to q/q.go and no further"
+	if !strings.Contains(strings.Join(p.Warnings, "\n"), want) {
+		t.Errorf("want the plan to say where it stopped reading, got:\n%s", strings.Join(p.Warnings, "\n"))
 	}
 }
