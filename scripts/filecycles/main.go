@@ -72,20 +72,26 @@ func fileCycles(dir string) ([]cycle, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(bp.CgoFiles) > 0 {
+		return nil, fmt.Errorf("%s has cgo files (%s), which this does not type-check", dir, strings.Join(bp.CgoFiles, ", "))
+	}
 	fset := token.NewFileSet()
 	lines := map[string]int{}
 	var files []*ast.File
 	for _, name := range bp.GoFiles {
-		src, err := os.ReadFile(filepath.Join(dir, name))
+		// The full path: the importer finds a file's imports from its
+		// folder.
+		full := filepath.Join(dir, name)
+		src, err := os.ReadFile(full)
 		if err != nil {
 			return nil, err
 		}
-		f, err := parser.ParseFile(fset, name, src, 0)
+		f, err := parser.ParseFile(fset, full, src, 0)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, f)
-		lines[name] = bytes.Count(src, []byte("\n"))
+		lines[full] = bytes.Count(src, []byte("\n"))
 	}
 	var typeErrs []error
 	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil), Error: func(err error) { typeErrs = append(typeErrs, err) }}
@@ -103,7 +109,9 @@ func fileCycles(dir string) ([]cycle, error) {
 			deps[from][to] = true
 		}
 	}
-	fileOf := func(p token.Pos) string { return fset.Position(p).Filename }
+	// Where a declaration is, not where a //line comment says it came
+	// from (a .y grammar).
+	fileOf := func(p token.Pos) string { return fset.PositionFor(p, false).Filename }
 	for id, obj := range info.Uses {
 		if obj.Pkg() == pkg && (obj.Parent() == pkg.Scope() || isMember(obj)) {
 			need(fileOf(id.Pos()), fileOf(obj.Pos()))
@@ -117,9 +125,10 @@ func fileCycles(dir string) ([]cycle, error) {
 	var out []cycle
 	for _, comp := range components(sortedKeys(lines), deps) {
 		if len(comp) > 1 {
-			c := cycle{files: comp}
+			var c cycle
 			for _, f := range comp {
 				c.lines += lines[f]
+				c.files = append(c.files, filepath.Base(f))
 			}
 			out = append(out, c)
 		}

@@ -11,6 +11,7 @@ import (
 // is one cycle of the two; a file that only uses them is not in it, nor is
 // a method no file of the cycle calls.
 func TestTheCycleIsWhatTheTypeCheckerTies(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"go.mod":     "module example.com/m\n\ngo 1.22\n",
@@ -28,8 +29,7 @@ func TestTheCycleIsWhatTheTypeCheckerTies(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Chdir(filepath.Join(dir, "p"))
-	cycles, err := fileCycles(".")
+	cycles, err := fileCycles(filepath.Join(dir, "p"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +43,7 @@ func TestTheCycleIsWhatTheTypeCheckerTies(t *testing.T) {
 // A package that does not type-check cannot be measured: the error says
 // so rather than give a figure from half its uses.
 func TestAPackageThatDoesNotTypeCheckIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for name, src := range map[string]string{
 		"go.mod": "module example.com/m\n\ngo 1.22\n",
@@ -56,8 +57,7 @@ func TestAPackageThatDoesNotTypeCheckIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Chdir(filepath.Join(dir, "p"))
-	if _, err := fileCycles("."); err == nil || !strings.Contains(err.Error(), "does not type-check") || !strings.Contains(err.Error(), "missing") {
+	if _, err := fileCycles(filepath.Join(dir, "p")); err == nil || !strings.Contains(err.Error(), "does not type-check") || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("want a type-check error naming missing, got %v", err)
 	}
 }
