@@ -50,11 +50,11 @@ type symbols struct {
 	// selects on a variable whose type its own text names (v.fixGate on
 	// a receiver v *validator, even where validator is declared in the
 	// file, which the parser resolves and so never counts as a use).
-	refs map[string]bool
-	members     map[string]bool // field and method names selected
-	scopes      map[string]bool // the package folders whose members it can see
-	own         string          // its own package folder
-	imports     []string        // folders of the module's packages it imports
+	refs    map[string]bool
+	members map[string]bool // field and method names selected
+	scopes  map[string]bool // the package folders whose members it can see
+	own     string          // its own package folder
+	imports []string        // folders of the module's packages it imports
 	// interfaces are the keys of the interface types it declares.
 	interfaces []string
 	// extImports are its imports from other modules; ext the names it
