@@ -528,3 +528,33 @@ func TestKeptFilesAreReadOwnFoldersFirstAndNoFurtherThanTheBound(t *testing.T) {
 		t.Errorf("want the plan to say where it stopped reading, got:\n%s", strings.Join(p.Warnings, "\n"))
 	}
 }
+
+// A file that moves to another folder is read at the base in its old one,
+// where its package's kept files are: a/x.go's old code reaches w.Step
+// through a/ctx.go's Ctx, so w/step.go, which drops Step.Message, waits
+// for the move to b/x.go.
+func TestAMovedFilesOldFolderKeepsItsTies(t *testing.T) {
+	t.Parallel()
+	filler := body("X", 12)
+	base := map[string]string{
+		"go.mod":    "module example.com/m\n\ngo 1.22\n",
+		"w/step.go": "package w\n\n// Step is w's.\ntype Step struct{ Body string }\n\n// Message is the step's.\nfunc (s Step) Message() string { return s.Body }\n",
+		"a/ctx.go":  "package a\n\nimport \"example.com/m/w\"\n\n// Ctx is a's.\ntype Ctx struct{ Step w.Step }\n",
+		"a/x.go":    "package a\n\n// X is a's.\nfunc X(c *Ctx) string { return c.Step.Message() }\n" + filler,
+	}
+	source := map[string]string{
+		"go.mod":    base["go.mod"],
+		"w/step.go": "package w\n\n// Step is w's.\ntype Step struct{ Body string }\n",
+		"a/ctx.go":  base["a/ctx.go"],
+		"b/x.go":    "package b\n\n// X is b's.\nfunc X() string { return \"\" }\n" + filler,
+	}
+	p := planOf(t, repoFromTo(t, base, source), Options{SplitLarge: true})
+	for _, f := range prHolding(p, "b/x.go").Files {
+		if f.Path == "b/x.go" && f.OldPath != "a/x.go" {
+			t.Fatalf("want b/x.go read as a/x.go moved, got %s (from %q)", f.Kind, f.OldPath)
+		}
+	}
+	if why := reasonOf(p, "w/step.go"); !strings.Contains(why, "w/step.go drops or changes w.Step.Message, which b/x.go used: that comes first") {
+		t.Errorf("w/step.go's reason: %q", why)
+	}
+}
