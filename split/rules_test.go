@@ -736,8 +736,8 @@ func TestWordsOfADeclaration(t *testing.T) {
 		t.Errorf("wordsOf(tokens) = %q, want %q", got, want)
 	}
 	// Letters and digits at the ends of their ranges are a name's.
-	got = wordsOf("a0 . Z9 zA _")
-	want = []string{"a0", "a0.Z9", "zA", "_"}
+	got = wordsOf("a0 . Z9 zA _ é . Ü")
+	want = []string{"a0", "a0.Z9", "zA", "_", "é", "é.Ü"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("wordsOf(edges) = %q, want %q", got, want)
 	}

@@ -280,4 +280,16 @@ func TestAMemberIsReachedThroughAVariableOfItsType(t *testing.T) {
 	if hasEdge(edges, "p/t.go", "p/c.go", "p.T.Close") {
 		t.Errorf("f.Close() is os.File's: p/t.go must not wait for T's Close, got:\n%s", strings.Join(edges, "\n"))
 	}
+	// A variable made from a composite literal of T: v := &T{}.
+	edges = edgesOf(t, map[string]string{
+		"go.mod": gomodM,
+		"p/t.go": "package p\n\n// T is p's.\ntype T struct{ n int }\n",
+	}, map[string]string{
+		"go.mod": gomodM,
+		"p/t.go": "package p\n\n// T is p's.\ntype T struct{ n int }\n\nfunc build() int {\n\tv, w := &T{}, T{}\n\treturn v.extra() + w.n\n}\n",
+		"p/c.go": "package p\n\nfunc (v *T) extra() int { return 2 }\n",
+	})
+	if !hasEdge(edges, "p/t.go", "p/c.go", "uses p.T.extra as p/c.go declares it") {
+		t.Errorf("want p/t.go after p/c.go, for v := &T{}; v.extra(), got:\n%s", strings.Join(edges, "\n"))
+	}
 }
