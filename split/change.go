@@ -230,8 +230,11 @@ func keptGoFiles(ctx context.Context, c *Change, st storer.EncodedObjectStorer, 
 				if changed[name] || !pass.tests && strings.HasSuffix(e.Name, "_test.go") {
 					continue
 				}
+				if ctx.Err() != nil {
+					return out
+				}
 				blob, err := object.GetBlob(st, e.Hash)
-				if err != nil || blob.Size > maxBlobRead || ctx.Err() != nil {
+				if err != nil || blob.Size > maxBlobRead {
 					continue // too big to parse whole: a generated table
 				}
 				if read+blob.Size > maxKeptRead {
@@ -239,7 +242,7 @@ func keptGoFiles(ctx context.Context, c *Change, st storer.EncodedObjectStorer, 
 						"split read them up to %s and no further, so a type that a changed file reaches only through the rest ties nothing (a tip may not build)", maxKeptRead>>20, name)
 					return out
 				}
-				src, err := readHead(st, e.Hash, maxBlobRead)
+				src, err := blobHead(blob, maxBlobRead)
 				if err != nil || excludedFromEveryBuild(src) != "" {
 					continue
 				}
@@ -765,6 +768,11 @@ func readHead(st storer.EncodedObjectStorer, h plumbing.Hash, limit int64) ([]by
 	if err != nil {
 		return nil, err
 	}
+	return blobHead(blob, limit)
+}
+
+// blobHead reads up to limit bytes from the start of a blob in hand.
+func blobHead(blob *object.Blob, limit int64) ([]byte, error) {
 	rd, err := blob.Reader()
 	if err != nil {
 		return nil, err
