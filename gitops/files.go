@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/wo-runner/wo/internal/fileparts"
 	"github.com/wo-runner/wo/internal/gitname"
 )
 
@@ -243,13 +245,85 @@ func (e *MissingFilesError) Error() string {
 // CheckFiles reports manifest files that are missing at the source commit
 // or would leave the repository, and source trees that git would not check
 // out, without writing anything.
-func (r *Repo) CheckFiles(source plumbing.Hash, sourceName string, paths []string) error {
-	_, err := r.manifestFiles(source, sourceName, paths)
+//
+// parts names the files of which only some lines are wanted (a PR of a
+// split that brings part of a file): path → line ranges ("1-12,30-41").
+func (r *Repo) CheckFiles(source plumbing.Hash, sourceName string, paths []string, parts map[string]string) error {
+	_, err := r.manifestFiles(source, sourceName, paths, parts, false)
 	return err
 }
 
+// maxPartBlob bounds the file a part is cut from.
+const maxPartBlob = 32 << 20
+
+// WantedFile is the blob and mode a step writes at path from the source
+// commit: the source's, or for part of the file (ranges, see CheckFiles)
+// the blob of those lines.
+func (r *Repo) WantedFile(source plumbing.Hash, path, ranges string) (plumbing.Hash, filemode.FileMode, error) {
+	commit, err := r.Commit(source)
+	if err != nil {
+		return plumbing.ZeroHash, 0, err
+	}
+	f, err := commit.File(path)
+	if err != nil {
+		return plumbing.ZeroHash, 0, err
+	}
+	if ranges == "" {
+		return f.Hash, f.Mode, nil
+	}
+	h, err := r.partBlob(treeFile{Path: path, Mode: f.Mode, Hash: f.Hash}, ranges, false)
+	return h, f.Mode, err
+}
+
+// partBlob cuts the lines that ranges names out of a file's blob and
+// returns the hash of what is left, stored when store is set.
+func (r *Repo) partBlob(f treeFile, ranges string, store bool) (plumbing.Hash, error) {
+	if f.Mode != filemode.Regular && f.Mode != filemode.Executable {
+		return plumbing.ZeroHash, fmt.Errorf("%s: only part of it is asked for (lines %s), but it is not a regular file", f.Path, ranges)
+	}
+	obj, err := r.storage.EncodedObject(plumbing.BlobObject, f.Hash)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("%s: reading blob %s: %w", f.Path, f.Hash, err)
+	}
+	if obj.Size() > maxPartBlob {
+		return plumbing.ZeroHash, fmt.Errorf("%s: only part of it is asked for, but it has %d bytes, more than the %d a part is cut from", f.Path, obj.Size(), maxPartBlob)
+	}
+	rd, err := obj.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer rd.Close()
+	src, err := io.ReadAll(io.LimitReader(rd, maxPartBlob+1))
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("%s: reading blob %s: %w", f.Path, f.Hash, err)
+	}
+	part, err := fileparts.Cut(src, ranges)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("%s: the part asked for: %w; fix inputs.file_parts", f.Path, err)
+	}
+	if !store {
+		return plumbing.ComputeHash(plumbing.BlobObject, part), nil
+	}
+	blob := r.storage.NewEncodedObject()
+	blob.SetType(plumbing.BlobObject)
+	w, err := blob.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(part); err != nil {
+		w.Close()
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return r.storage.SetEncodedObject(blob)
+}
+
 // manifestFiles finds the manifest's files at the source commit.
-func (r *Repo) manifestFiles(source plumbing.Hash, sourceName string, paths []string) ([]treeFile, error) {
+// A part of a file (parts) is cut from it, its blob stored when store is
+// set.
+func (r *Repo) manifestFiles(source plumbing.Hash, sourceName string, paths []string, parts map[string]string, store bool) ([]treeFile, error) {
 	commit, err := r.Commit(source)
 	if err != nil {
 		return nil, err
@@ -274,7 +348,13 @@ func (r *Repo) manifestFiles(source plumbing.Hash, sourceName string, paths []st
 		if err != nil {
 			return nil, fmt.Errorf("checking out %s from %s: %w", p, what, err)
 		}
-		files = append(files, treeFile{Path: p, Mode: entry.Mode, Hash: entry.Hash})
+		f := treeFile{Path: p, Mode: entry.Mode, Hash: entry.Hash}
+		if ranges, ok := parts[p]; ok {
+			if f.Hash, err = r.partBlob(f, ranges, store); err != nil {
+				return nil, err
+			}
+		}
+		files = append(files, f)
 	}
 	if len(missing) > 0 {
 		return nil, &MissingFilesError{Source: what, Files: missing}
@@ -287,8 +367,11 @@ func (r *Repo) manifestFiles(source plumbing.Hash, sourceName string, paths []st
 // file's path is replaced by the file. Every file is checked first: if any
 // is missing at the source, would land outside the worktree or below a
 // link, nothing is written.
-func (w *Worktree) CheckoutFiles(ctx context.Context, source plumbing.Hash, sourceName string, paths []string) error {
-	files, err := w.Repo.manifestFiles(source, sourceName, paths)
+//
+// parts names the files of which only some lines are written (see
+// CheckFiles).
+func (w *Worktree) CheckoutFiles(ctx context.Context, source plumbing.Hash, sourceName string, paths []string, parts map[string]string) error {
+	files, err := w.Repo.manifestFiles(source, sourceName, paths, parts, true)
 	if err != nil {
 		return err
 	}

@@ -99,7 +99,7 @@ func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
 	}
 
 	main, _ := r.Resolve("main")
-	err := w.CheckoutFiles(ctx, main, "main", []string{"internal/a/a.go", "internal/b/b.go", "nope.go"})
+	err := w.CheckoutFiles(ctx, main, "main", []string{"internal/a/a.go", "internal/b/b.go", "nope.go"}, nil)
 	var missing *MissingFilesError
 	if !errors.As(err, &missing) || len(missing.Files) != 1 || missing.Files[0] != "nope.go" {
 		t.Fatalf("missing file: %v", err)
@@ -107,7 +107,7 @@ func TestWorktreeBranchCheckoutCommitPush(t *testing.T) {
 	if st := gittest.Run(t, wtPath, "status", "--porcelain"); st != "" {
 		t.Fatalf("a refused checkout changed the worktree:\n%s", st)
 	}
-	if err := w.CheckoutFiles(ctx, main, "main", []string{"internal/a/a.go", "internal/b/b.go"}); err != nil {
+	if err := w.CheckoutFiles(ctx, main, "main", []string{"internal/a/a.go", "internal/b/b.go"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if st := gittest.Run(t, wtPath, "status", "--porcelain"); st != "M  internal/a/a.go\nA  internal/b/b.go" {
@@ -198,7 +198,7 @@ func TestWorktreeRefusals(t *testing.T) {
 	if err := w2.Create(context.Background(), base, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := w2.CheckoutFiles(context.Background(), base, "base", []string{"../../etc/passwd"}); err == nil {
+	if err := w2.CheckoutFiles(context.Background(), base, "base", []string{"../../etc/passwd"}, nil); err == nil {
 		t.Error("a path outside the repository was accepted")
 	}
 	if _, err := Open(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no .git directory") {

@@ -85,7 +85,7 @@ func TestCheckoutReplacesALinkAtTheTargetAsGitDoes(t *testing.T) {
 	_, victim := outsideFile(t, "outside, keep me\n")
 	r, w := linkRepo(t, "cfg.txt", victim, map[string]string{"cfg.txt": "from the source\n"})
 	main, _ := r.Resolve("main")
-	if err := w.CheckoutFiles(context.Background(), main, "main", []string{"cfg.txt"}); err != nil {
+	if err := w.CheckoutFiles(context.Background(), main, "main", []string{"cfg.txt"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	assertBytes(t, victim, "outside, keep me\n")
@@ -115,7 +115,7 @@ func TestNothingIsWrittenOrDeletedBelowALinkedDirectory(t *testing.T) {
 	assertBytes(t, victim, "outside, keep me\n")
 
 	main, _ := r.Resolve("main")
-	err = w.CheckoutFiles(context.Background(), main, "main", []string{"README.md", "evil/sub/new.txt"})
+	err = w.CheckoutFiles(context.Background(), main, "main", []string{"README.md", "evil/sub/new.txt"}, nil)
 	if !errors.As(err, &unsafe) || unsafe.Path != "evil/sub/new.txt" {
 		t.Fatalf("write below a link: %v", err)
 	}
@@ -249,10 +249,10 @@ func TestCraftedTreesAreRefusedByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, manifest := range [][]string{{"a", "a/pwn.txt"}, {"a/pwn.txt"}} {
-		if err := r.CheckFiles(h, "evil", manifest); !errors.As(err, &unsafe) {
+		if err := r.CheckFiles(h, "evil", manifest, nil); !errors.As(err, &unsafe) {
 			t.Errorf("CheckFiles %v: %v", manifest, err)
 		}
-		if err := w.CheckoutFiles(ctx, h, "evil", manifest); !errors.As(err, &unsafe) || !strings.Contains(err.Error(), `"a"`) {
+		if err := w.CheckoutFiles(ctx, h, "evil", manifest, nil); !errors.As(err, &unsafe) || !strings.Contains(err.Error(), `"a"`) {
 			t.Errorf("CheckoutFiles %v: %v", manifest, err)
 		}
 	}
@@ -314,5 +314,41 @@ func TestStageAllStagesALinkNotWhatItLeadsTo(t *testing.T) {
 	}
 	if got := gittest.Run(t, w.Path, "show", res.Hash.String()+":internal/a"); got != outside {
 		t.Errorf("the committed link holds %q, want %q", got, outside)
+	}
+}
+
+// A PR of a split may bring part of a file: those lines are written and
+// staged, what the step wants is that blob (so that a rerun finds it
+// done), a link at the path is replaced as for a whole file, and a part
+// of a link or past the file's end is refused with nothing written.
+func TestCheckoutWritesThePartOfAFileItIsAskedFor(t *testing.T) {
+	t.Parallel()
+	_, victim := outsideFile(t, "outside, keep me\n")
+	src := "package p\n\nimport \"fmt\"\n\nfunc A() { fmt.Println() }\n\nfunc B() {}\n"
+	r, w := linkRepo(t, "p.go", victim, map[string]string{"p.go": src, "q.txt": "q\n"})
+	main, _ := r.Resolve("main")
+	parts := map[string]string{"p.go": "1-2,7-7"}
+	if err := r.CheckFiles(main, "main", []string{"p.go"}, map[string]string{"p.go": "1-9"}); err == nil || !strings.Contains(err.Error(), "file_parts") {
+		t.Fatalf("a part past the file's end: %v; want a refusal that names inputs.file_parts", err)
+	}
+	if err := w.CheckoutFiles(context.Background(), main, "main", []string{"p.go", "q.txt"}, parts); err != nil {
+		t.Fatal(err)
+	}
+	assertBytes(t, victim, "outside, keep me\n")
+	want := "package p\n\nfunc B() {}\n"
+	assertBytes(t, filepath.Join(w.Path, "p.go"), want)
+	assertBytes(t, filepath.Join(w.Path, "q.txt"), "q\n")
+	staged := gittest.Run(t, w.Path, "ls-files", "-s", "p.go")
+	blob := gittest.Run(t, w.Path, "hash-object", "p.go")
+	if !strings.Contains(staged, blob) {
+		t.Errorf("the index has %q, not the part's blob %s", staged, blob)
+	}
+	hash, _, err := r.WantedFile(main, "p.go", parts["p.go"])
+	if err != nil || hash.String() != blob {
+		t.Errorf("WantedFile = %s, %v; want the part's blob %s", hash, err, blob)
+	}
+	whole, _, err := r.WantedFile(main, "p.go", "")
+	if err != nil || whole.String() != gittest.Run(t, w.Path, "rev-parse", "main:p.go") {
+		t.Errorf("WantedFile of the whole file = %s, %v", whole, err)
 	}
 }

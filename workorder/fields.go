@@ -166,6 +166,8 @@ var Fields = []Field{
 		Doc: "The files copied from source_branch: clean paths relative to the repository's top. A review fix may change these (and context.fix_paths)."},
 	{Path: "work_order.inputs.delete_manifest", Kind: KindStrings, Writer: "wo split",
 		Doc: "Files the change deletes (and old names of renamed files): they are removed from the branch."},
+	{Path: "work_order.inputs.file_parts", Kind: KindObject, Writer: "wo split",
+		Doc: "Files of file_manifest of which the task brings only some lines: path → the source file's line ranges (\"1-12,30-41\"). wo split writes it for files that use each other in a cycle too large for one PR; the last PR with a file brings it whole."},
 	{Path: "work_order.inputs.pr_title", Kind: KindString, Default: "the task's title",
 		Doc: "The commit message and pull request title when the steps give none."},
 	{Path: "work_order.inputs.pr_number", Kind: KindInteger, Writer: "wo split",

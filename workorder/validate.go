@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/wo-runner/wo/internal/fileparts"
 )
 
 // Severity says whether a problem stops the document (error) or is advice
@@ -569,6 +571,28 @@ func (v *validator) inputs(in map[string]any) {
 	if x, ok := in["file_count"]; ok {
 		if n, ok := v.integer(base+".file_count", x); ok && manifest != nil && int(n) != len(manifest) {
 			v.warnf(base+".file_count", "says %d but file_manifest lists %d files", n, len(manifest))
+		}
+	}
+	if x, ok := in["file_parts"]; ok && x != nil {
+		parts, _ := v.object(base+".file_parts", x)
+		names := make([]string, 0, len(parts))
+		for p := range parts {
+			names = append(names, p)
+		}
+		slices.Sort(names)
+		for _, p := range names {
+			path := fmt.Sprintf("%s.file_parts[%q]", base, p)
+			ranges, ok := parts[p].(string)
+			switch {
+			case !slices.Contains(manifest, p):
+				v.errorf(path, "%q is not in file_manifest: a part is of a file the task brings", p)
+			case !ok:
+				v.errorf(path, "must be line ranges such as \"1-12,30-41\"")
+			default:
+				if err := fileparts.Check(ranges); err != nil {
+					v.errorf(path, "%v", err)
+				}
+			}
 		}
 	}
 	if x, ok := in["line_count"]; ok {

@@ -134,6 +134,10 @@ func TestInputFieldsAreCheckedOneByOne(t *testing.T) {
 		{`{"work_order": {"inputs": {"file_manifest": ["a.go", "b.go"], "file_count": 2}}}`, nil},
 		{`{"work_order": {"inputs": {"file_manifest": ["a.go", "b.go"], "file_count": 3}}}`, []string{"warning work_order.inputs.file_count: says 3 but file_manifest lists 2 files"}},
 		{`{"work_order": {"inputs": {"file_count": 3}}}`, nil},
+		{`{"work_order": {"inputs": {"file_manifest": ["a.go", "b.go"], "file_parts": {"a.go": "1-3,7-12"}}}}`, nil},
+		{`{"work_order": {"inputs": {"file_manifest": ["a.go"], "file_parts": {"c.go": "1-3"}}}}`, []string{`error work_order.inputs.file_parts["c.go"]: "c.go" is not in file_manifest: a part is of a file the task brings`}},
+		{`{"work_order": {"inputs": {"file_manifest": ["a.go"], "file_parts": {"a.go": "3-1"}}}}`, []string{`error work_order.inputs.file_parts["a.go"]: line range "3-1" is not first-last, after the range before it`}},
+		{`{"work_order": {"inputs": {"file_manifest": ["a.go"], "file_parts": {"a.go": 3}}}}`, []string{`error work_order.inputs.file_parts["a.go"]: must be line ranges such as "1-12,30-41"`}},
 		{`{"work_order": {"inputs": {"line_count": 0}}}`, nil},
 		{`{"work_order": {"inputs": {"line_count": -1}}}`, []string{"error work_order.inputs.line_count: must not be negative"}},
 		// The worktree is <worktree_root>/<worktree_name>: a name that is

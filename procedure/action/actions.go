@@ -64,7 +64,7 @@ var defaultActions = Actions{
 		Reads: []string{"context.repo_path", "inputs.branch_name"}},
 	{Name: "checkout_files", Does: "copy inputs.file_manifest from source_branch into the worktree and stage it", New: newCheckoutFiles, WritesWork: true,
 		Mutates: true, Forgets: []string{"source_sha"},
-		Reads: []string{"context.repo_path", "context.source_branch", "inputs.file_manifest", "inputs.delete_manifest"}},
+		Reads: []string{"context.repo_path", "context.source_branch", "inputs.file_manifest", "inputs.delete_manifest", "inputs.file_parts"}},
 	{Name: "commit", Does: "commit the staged changes with the templated message", New: newCommit,
 		Mutates: true, Makes: []FactKind{FactCommit},
 		Reads: []string{"context.repo_path", "inputs.pr_title", "procedure[].message"}},

@@ -35,8 +35,8 @@ type lostCommit struct {
 // since the branch's base (state.base_sha) that changed the files that
 // differ. A branch that is not a line on its base names no commit: all of
 // it is at stake.
-func branchWork(sc *StepContext, repo *gitops.Repo, head, source plumbing.Hash, files, deleted []string) (done bool, lost []lostCommit, err error) {
-	differ, err := differingFiles(repo, head, source, files, deleted)
+func branchWork(sc *StepContext, repo *gitops.Repo, head, source plumbing.Hash, files, deleted []string, parts map[string]string) (done bool, lost []lostCommit, err error) {
+	differ, err := differingFiles(repo, head, source, files, deleted, parts)
 	if err != nil || len(differ) == 0 {
 		return err == nil, nil, err
 	}
@@ -52,10 +52,6 @@ func branchWork(sc *StepContext, repo *gitops.Repo, head, source plumbing.Hash, 
 	if err != nil {
 		return false, nil, err
 	}
-	want, err := repo.Commit(source)
-	if err != nil {
-		return false, nil, err
-	}
 	// A commit that left a file as the step writes it made the step's own
 	// change (wo's commit of it): only the others' would be undone.
 	ours := func(c gitops.PathChange) bool {
@@ -64,11 +60,11 @@ func branchWork(sc *StepContext, repo *gitops.Repo, head, source plumbing.Hash, 
 			return false
 		}
 		got, gerr := at.File(c.Path)
-		src, serr := want.File(c.Path)
+		hash, mode, serr := repo.WantedFile(source, c.Path, parts[c.Path])
 		if serr != nil { // a file the step deletes
 			return gerr != nil
 		}
-		return gerr == nil && got.Hash == src.Hash && got.Mode == src.Mode
+		return gerr == nil && got.Hash == hash && got.Mode == mode
 	}
 	index := map[plumbing.Hash]int{}
 	for _, c := range changes {
@@ -92,24 +88,20 @@ func branchWork(sc *StepContext, repo *gitops.Repo, head, source plumbing.Hash, 
 
 // differingFiles are the files whose content at head is not the step's:
 // a manifest file not as at source, a deleted one still there.
-func differingFiles(repo *gitops.Repo, head, source plumbing.Hash, files, deleted []string) ([]string, error) {
+func differingFiles(repo *gitops.Repo, head, source plumbing.Hash, files, deleted []string, parts map[string]string) ([]string, error) {
 	at, err := repo.Commit(head)
-	if err != nil {
-		return nil, err
-	}
-	from, err := repo.Commit(source)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, p := range files {
-		want, err := from.File(p)
+		hash, mode, err := repo.WantedFile(source, p, parts[p])
 		if err != nil {
 			out = append(out, p) // not at the source: the step says so itself
 			continue
 		}
 		got, err := at.File(p)
-		if err != nil || got.Hash != want.Hash || got.Mode != want.Mode {
+		if err != nil || got.Hash != hash || got.Mode != mode {
 			out = append(out, p)
 		}
 	}

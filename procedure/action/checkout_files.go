@@ -49,7 +49,7 @@ func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 	if err != nil {
 		return Outcome{}, err
 	}
-	done, lost, err := branchWork(sc, repo, head, source, files, deleted)
+	done, lost, err := branchWork(sc, repo, head, source, files, deleted, fileParts(sc))
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -77,13 +77,14 @@ func (CheckoutFiles) Run(ctx context.Context, sc *StepContext) (Outcome, error) 
 	return Outcome{Note: note}, nil
 }
 
-// writeChange writes files as they are at source and removes deleted,
+// writeChange writes files as they are at source (or the lines of them
+// that parts names) and removes deleted,
 // the deletions checked before anything is written.
 func writeChange(ctx context.Context, sc *StepContext, w *gitops.Worktree, source plumbing.Hash, files, deleted []string) error {
 	if err := w.CheckRemoveFiles(deleted); err != nil {
 		return err
 	}
-	if err := w.CheckoutFiles(ctx, source, sc.Context("source_branch"), files); err != nil {
+	if err := w.CheckoutFiles(ctx, source, sc.Context("source_branch"), files, fileParts(sc)); err != nil {
 		return err
 	}
 	if err := w.RemoveFiles(deleted); err != nil {
@@ -112,7 +113,7 @@ func (CheckoutFiles) Check(ctx context.Context, sc *StepContext) error {
 		}
 		source = h.String()
 	}
-	if err := repo.CheckFiles(plumbing.NewHash(source), sc.Context("source_branch"), files); err != nil {
+	if err := repo.CheckFiles(plumbing.NewHash(source), sc.Context("source_branch"), files, fileParts(sc)); err != nil {
 		return err
 	}
 	// A worktree from an earlier run: no link may stand above a path.
@@ -137,6 +138,19 @@ func (CheckoutFiles) Plan(sc *StepContext) string {
 
 func manifest(sc *StepContext) []string {
 	return stringList(sc.Task().WorkOrder.Inputs["file_manifest"])
+}
+
+// fileParts are the files of the manifest of which only some lines are
+// brought (inputs.file_parts, as wo split writes): path → line ranges.
+func fileParts(sc *StepContext) map[string]string {
+	in, _ := sc.Task().WorkOrder.Inputs["file_parts"].(map[string]any)
+	out := map[string]string{}
+	for p, r := range in {
+		if s, ok := r.(string); ok {
+			out[p] = s
+		}
+	}
+	return out
 }
 
 func stringList(v any) []string {
