@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/fileparts"
 	"github.com/wo-runner/wo/internal/gittest"
 	"github.com/wo-runner/wo/split/splittest"
 )
@@ -105,6 +106,7 @@ func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
 		if len(args) > 3 {
 			gittest.Run(t, wt, args...)
 		}
+		writeParts(t, wt, pr)
 		gowork := filepath.Join(wt, "go.work")
 		if _, err := os.Stat(gowork); err != nil {
 			gowork = ""
@@ -126,6 +128,28 @@ func buildEveryTip(t *testing.T, r *gitops.Repo, p *Plan) {
 	gittest.Run(t, wt, "add", "-A")
 	if out, err := exec.Command("git", "-C", wt, "diff", "--cached", "--stat", "main").CombinedOutput(); err != nil || len(out) > 0 {
 		t.Errorf("the top of the stack is not the source tree (%v):\n%s", err, out)
+	}
+}
+
+// writeParts writes the files the PR brings part of as wo run's
+// checkout_files does: those lines of the file at main.
+func writeParts(t *testing.T, wt string, pr *PR) {
+	t.Helper()
+	for _, f := range pr.Files {
+		if f.Part == "" {
+			continue
+		}
+		src, err := exec.Command("git", "-C", wt, "show", "main:"+f.Path).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		part, err := fileparts.Cut(src, f.Part)
+		if err != nil {
+			t.Fatalf("PR #%d, %s: %v", pr.Number, f.Path, err)
+		}
+		if err := os.WriteFile(filepath.Join(wt, f.Path), part, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -46,6 +46,12 @@ type File struct {
 	// or renamed text file.
 	Lines  int  `json:"lines"`
 	Binary bool `json:"binary,omitempty"`
+	// Part is the lines of the file a PR brings when it brings part of
+	// it ("1-12,30-41": its package clause, the imports and the whole
+	// declarations that part needs); empty, the file whole. Only a cycle
+	// of new files too large for one PR is cut this way, and the last PR
+	// with the file brings it whole.
+	Part string `json:"part,omitempty"`
 	// SetApart says why the file is not reviewed line by line (a
 	// lockfile, generated or vendored code, a test data blob): its lines
 	// and the file do not count against a PR's budget.

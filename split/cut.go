@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -59,6 +60,9 @@ func cutPackage(u *unit, opts Options, c *Change) (parts [][]File, partWhy []str
 	}
 	pc := &partCutter{opts: opts, cur: first, curSize: weigh(first)}
 	for _, b := range g.blocks(sortedKeys(files), lines, opts.MaxLines) {
+		if g.cutDecls(b, files, lines, pc) {
+			continue
+		}
 		pc.add(g.blockFiles(b, files))
 		if pc.last.over(opts) && len(b.cycle) > 1 {
 			pc.curWhy = g.tied(b.cycle, pc.last, c)
@@ -143,6 +147,57 @@ func (g *fileGraph) blockFiles(b block, files map[string]parsedFile) []File {
 	return bf
 }
 
+// cutDecls cuts a block whose cycle of new files is over the budget along
+// the files' declarations (declCut), its embedded files with the first
+// part and its tests after the last. It says whether it did.
+func (g *fileGraph) cutDecls(b block, files map[string]parsedFile, lines func(string) int, pc *partCutter) bool {
+	code := 0
+	for _, n := range b.cycle {
+		code += lines(n)
+	}
+	if len(b.cycle) < 2 || g.onlyTests || code <= pc.opts.MaxLines {
+		return false
+	}
+	// The first part fills what is left of the part being filled, when
+	// that is worth a part's start.
+	room := pc.opts.MaxLines
+	if left := pc.opts.MaxLines - pc.curSize.lines; len(pc.cur) > 0 && left >= pc.opts.MaxLines/10 {
+		room = left
+	}
+	parts, why := declCut(b.cycle, files, pc.opts.MaxLines, room)
+	if why != "" || len(parts) < 2 {
+		return false
+	}
+	var tail []File
+	for _, name := range b.files {
+		if !slices.Contains(b.cycle, name) {
+			f := files[name].File
+			f.Reason = b.reason(name, f)
+			tail = append(tail, f)
+		}
+	}
+	for i, part := range parts {
+		for j, f := range part {
+			how := "whole, its last declarations"
+			if f.Part != "" {
+				how = "lines " + f.Part + ", the declarations this part needs"
+			}
+			part[j].Reason = fmt.Sprintf("%s; %s use each other in a cycle of %d lines, too large for one PR: cut along their declarations, part %d of %d brings %s",
+				files[f.Path].Reason, strings.Join(b.cycle, ", "), code, i+1, len(parts), how)
+		}
+		if i == 0 {
+			for _, name := range b.cycle {
+				part = append(part, g.extra[name]...)
+			}
+		}
+		pc.add(part)
+	}
+	if len(tail) > 0 {
+		pc.add(tail)
+	}
+	return true
+}
+
 // partCutter fills a cut package's parts in order within the budget.
 type partCutter struct {
 	opts    Options
@@ -161,8 +216,18 @@ func (pc *partCutter) add(fs []File) {
 	if len(pc.cur) > 0 && pc.curSize.plus(pc.last).over(pc.opts) {
 		pc.flush()
 	}
-	pc.cur = append(pc.cur, fs...)
-	pc.curSize = pc.curSize.plus(pc.last)
+	for _, f := range fs {
+		// A file cut along its declarations comes again in the next
+		// part: where both parts share a PR, the file is there once, as
+		// the later part has it.
+		if i := slices.IndexFunc(pc.cur, func(c File) bool { return c.Path == f.Path }); i >= 0 {
+			f.Lines += pc.cur[i].Lines
+			pc.cur[i] = f
+			continue
+		}
+		pc.cur = append(pc.cur, f)
+	}
+	pc.curSize = weigh(pc.cur)
 }
 
 func (pc *partCutter) flush() {

@@ -87,12 +87,16 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 			base = branch(p.PRs[prev-1])
 		}
 		var manifest, deleted []any
+		parts := map[string]any{}
 		for _, f := range pr.Files {
 			if f.Kind == "deleted" {
 				deleted = append(deleted, f.Path)
 				continue
 			}
 			manifest = append(manifest, f.Path)
+			if f.Part != "" {
+				parts[f.Path] = f.Part
+			}
 			if f.OldPath != "" {
 				deleted = append(deleted, f.OldPath)
 			}
@@ -106,6 +110,9 @@ func Documents(p *Plan, o DocOptions) (epic map[string]any, tasks []map[string]a
 		}
 		if len(deleted) > 0 {
 			inputs["delete_manifest"] = deleted
+		}
+		if len(parts) > 0 {
+			inputs["file_parts"] = parts
 		}
 		var blockedBy, blocks []any
 		for _, d := range unionInts(pr.BlockedBy, stackedOnList(stackedOn, pr.Number)) {

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/gitops"
+	"github.com/wo-runner/wo/internal/fileparts"
 	"github.com/wo-runner/wo/split"
 )
 
@@ -520,6 +521,23 @@ func buildEveryTip(repo string, p *split.Plan) (tips, top string) {
 		}
 		if len(args) > 3 {
 			run(wt, "git", args...)
+		}
+		// A file the PR brings part of: those lines of it, as wo run's
+		// checkout_files writes them.
+		for _, f := range pr.Files {
+			if f.Part != "" {
+				src, err := exec.Command("git", "-C", wt, "show", "main:"+f.Path).Output()
+				if err != nil {
+					fail(fmt.Sprintf("PR #%d, %s: %v", pr.Number, f.Path, err))
+				}
+				part, err := fileparts.Cut(src, f.Part)
+				if err != nil {
+					fail(fmt.Sprintf("PR #%d, %s: %v", pr.Number, f.Path, err))
+				}
+				if err := os.WriteFile(filepath.Join(wt, f.Path), part, 0o644); err != nil {
+					fail(err.Error())
+				}
+			}
 		}
 		start := time.Now()
 		result := "builds and vets"

@@ -1,0 +1,155 @@
+package split
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// plugModule is a package whose files use each other in a cycle: the
+// plugin's type in plugin.go, the helpers that take it in model.go, its
+// View at the end of a long view.go. Update hands the plugin out as a
+// Model, which asks for Init and View: a tip with Update and without View
+// does not build. plugin.go imports strings for one function only.
+func plugModule(extra int) map[string]string {
+	return map[string]string{
+		"go.mod": "module example.com/plug\n\ngo 1.22\n",
+		"internal/plug/model.go": `package plug
+
+import "fmt"
+
+// Model is what the host runs.
+type Model interface {
+	Init() string
+	View() string
+}
+
+func render(p *Plugin) string { return fmt.Sprint(len(p.items)) }
+` + filler("Model", extra),
+		"internal/plug/plugin.go": `package plug
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Plugin holds the items.
+type Plugin struct{ items []string }
+
+// New makes one.
+func New() *Plugin { return &Plugin{} }
+
+// Init starts it.
+func (p *Plugin) Init() string { return render(p) }
+
+// Update hands it out as a Model.
+func (p *Plugin) Update() (Model, error) { return p, nil }
+
+func shout(s string) string { return strings.ToUpper(s) }
+
+func say(p *Plugin) string { return fmt.Sprint(p.items) }
+` + filler("Plugin", extra),
+		"internal/plug/view.go": `package plug
+` + filler("View", extra) + `
+// View shows it.
+func (p *Plugin) View() string { return shout(say(p)) }
+`,
+		"internal/plug/plug_test.go": `package plug
+
+import "testing"
+
+func TestView(t *testing.T) {
+	if New().View() != "[]" {
+		t.Fatal("view")
+	}
+}
+`,
+	}
+}
+
+func TestACycleOfNewFilesTooLargeForAPRIsCutAlongItsDeclarations(t *testing.T) {
+	t.Parallel()
+	r := repoWithFiles(t, plugModule(40))
+	opts := Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true}
+	p := planOf(t, r, opts)
+	var partial, prs []string
+	for _, pr := range p.PRs {
+		if pr.Lines > opts.MaxLines {
+			t.Errorf("PR #%d has %d lines, over the budget of %d: %s", pr.Number, pr.Lines, opts.MaxLines, pr.OverBudget)
+		}
+		for _, f := range pr.Files {
+			if strings.HasPrefix(f.Path, "internal/plug/") {
+				prs = append(prs, fmt.Sprintf("#%d %s %s", pr.Number, f.Path, f.Part))
+			}
+			if f.Part != "" {
+				partial = append(partial, f.Path)
+				if !strings.Contains(f.Reason, "cut along their declarations") {
+					t.Errorf("%s in PR #%d: the reason does not say it is cut along its declarations: %q", f.Path, pr.Number, f.Reason)
+				}
+			}
+		}
+	}
+	if len(partial) == 0 {
+		t.Fatalf("no PR brings part of a file: the cycle of about 300 lines was not cut along its declarations (budget 100):\n%s\n%v", strings.Join(prs, "\n"), p.Warnings)
+	}
+	// Each file whole at last, as at the source; every tip builds and vets.
+	buildEveryTip(t, r, p)
+
+	// The work orders bring those lines, and no more.
+	_, tasks, err := Documents(p, DocOptions{RepoPath: r.Path, Mode: "stacked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, task := range tasks {
+		in := task["work_order"].(map[string]any)["inputs"].(map[string]any)
+		parts, _ := in["file_parts"].(map[string]any)
+		for path := range parts {
+			found++
+			if !containsAny(in["file_manifest"].([]any), path) {
+				t.Errorf("%s: file_parts names %s, which file_manifest does not list", task["_key"], path)
+			}
+		}
+	}
+	if found != len(partial) {
+		t.Errorf("the work orders name %d parts of files, the plan %d", found, len(partial))
+	}
+}
+
+func containsAny(list []any, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestACycleWithAModifiedFileStaysWhole(t *testing.T) {
+	t.Parallel()
+	source := plugModule(40)
+	base := map[string]string{"go.mod": source["go.mod"], "internal/plug/model.go": "package plug\n"}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true})
+	for _, pr := range p.PRs {
+		for _, f := range pr.Files {
+			if f.Part != "" {
+				t.Errorf("PR #%d brings part of %s; a cycle with a modified file is not cut along its declarations", pr.Number, f.Path)
+			}
+		}
+	}
+	if a, b := prHolding(p, "internal/plug/plugin.go"), prHolding(p, "internal/plug/model.go"); a != b {
+		t.Errorf("plugin.go (PR #%d) and model.go (PR #%d) use each other but were cut apart", a.Number, b.Number)
+	}
+}
+
+func TestGuessNameOfAnImportPath(t *testing.T) {
+	for path, want := range map[string]string{
+		"fmt": "fmt", "go/ast": "ast", "github.com/go-git/go-git/v5": "git", "gopkg.in/yaml.v3": "yaml",
+		"github.com/charmbracelet/bubbletea": "bubbletea", "example.com/x/go-foo-bar": "foobar",
+	} {
+		if got := guessName(path); got != want {
+			t.Errorf("guessName(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
