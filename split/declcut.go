@@ -575,70 +575,16 @@ func (fl *flows) typeOf(e ast.Expr) types.Type {
 var unknown = types.Typ[types.Invalid]
 
 func (fl *flows) site(x ast.Node) {
-	info := fl.dc.info
 	switch x := x.(type) {
 	case *ast.CallExpr:
-		tv := info.Types[x.Fun]
-		switch {
-		case tv.IsType():
-			if len(x.Args) == 1 {
-				fl.flow(x.Args[0], tv.Type)
-			}
-		case tv.IsBuiltin():
-			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && id.Name == "append" && len(x.Args) > 1 {
-				if s, ok := under(fl.typeOf(x.Args[0])).(*types.Slice); ok && x.Ellipsis == token.NoPos {
-					for _, a := range x.Args[1:] {
-						fl.flow(a, s.Elem())
-					}
-				}
-			}
-			if id, ok := ast.Unparen(x.Fun).(*ast.Ident); ok && id.Name == "panic" && len(x.Args) == 1 {
-				fl.flow(x.Args[0], types.NewInterfaceType(nil, nil))
-			}
-		default:
-			sig, _ := under(tv.Type).(*types.Signature)
-			if sig == nil {
-				for _, a := range x.Args {
-					fl.flow(a, unknown)
-				}
-				return
-			}
-			if fl.generic(x.Fun) {
-				for _, a := range x.Args {
-					fl.flow(a, unknown)
-				}
-			}
-			params := sig.Params()
-			for i, a := range x.Args {
-				switch {
-				case sig.Variadic() && i >= params.Len()-1 && x.Ellipsis == token.NoPos:
-					if s, ok := params.At(params.Len() - 1).Type().(*types.Slice); ok {
-						fl.flow(a, s.Elem())
-					}
-				case i < params.Len():
-					fl.flow(a, params.At(i).Type())
-				case len(x.Args) == 1 && params.Len() > 1:
-					fl.flowTuple(a, params)
-				}
-			}
-		}
+		fl.call(x)
 	case *ast.ReturnStmt:
-		if len(fl.results) == 0 || fl.results[len(fl.results)-1] == nil {
-			return
-		}
-		res := fl.results[len(fl.results)-1]
-		if len(x.Results) == res.Len() {
-			for i, r := range x.Results {
-				fl.flow(r, res.At(i).Type())
-			}
-		} else if len(x.Results) == 1 {
-			fl.flowTuple(x.Results[0], res)
-		}
+		fl.ret(x)
 	case *ast.AssignStmt:
 		var targets []types.Type
 		for _, l := range x.Lhs {
 			t := fl.typeOf(l)
-			if id, ok := l.(*ast.Ident); ok && info.Defs[id] != nil {
+			if id, ok := l.(*ast.Ident); ok && fl.dc.info.Defs[id] != nil {
 				t = nil // a new variable takes the value's type
 			}
 			targets = append(targets, t)
@@ -671,21 +617,98 @@ func (fl *flows) site(x ast.Node) {
 			fl.need2(fl.typeOf(x.Type), fl.typeOf(x.X))
 		}
 	case *ast.TypeSwitchStmt:
-		var subject ast.Expr
-		switch a := x.Assign.(type) {
-		case *ast.AssignStmt:
-			subject = a.Rhs[0].(*ast.TypeAssertExpr).X
-		case *ast.ExprStmt:
-			subject = a.X.(*ast.TypeAssertExpr).X
-		}
-		for _, c := range x.Body.List {
-			for _, t := range c.(*ast.CaseClause).List {
-				fl.need2(fl.typeOf(t), fl.typeOf(subject))
-			}
-		}
+		fl.typeSwitch(x)
 	case *ast.IndexExpr:
 		if m, ok := under(fl.typeOf(x.X)).(*types.Map); ok {
 			fl.flow(x.Index, m.Key())
+		}
+	}
+}
+
+// call: the arguments become the parameters (a conversion's its type; an
+// unknown function's, unknown).
+func (fl *flows) call(x *ast.CallExpr) {
+	tv := fl.dc.info.Types[x.Fun]
+	switch {
+	case tv.IsType():
+		if len(x.Args) == 1 {
+			fl.flow(x.Args[0], tv.Type)
+		}
+		return
+	case tv.IsBuiltin():
+		fl.builtin(x)
+		return
+	}
+	sig, _ := under(tv.Type).(*types.Signature)
+	if sig == nil || fl.generic(x.Fun) {
+		for _, a := range x.Args {
+			fl.flow(a, unknown)
+		}
+	}
+	if sig == nil {
+		return
+	}
+	params := sig.Params()
+	for i, a := range x.Args {
+		switch {
+		case sig.Variadic() && i >= params.Len()-1 && x.Ellipsis == token.NoPos:
+			if s, ok := params.At(params.Len() - 1).Type().(*types.Slice); ok {
+				fl.flow(a, s.Elem())
+			}
+		case i < params.Len():
+			fl.flow(a, params.At(i).Type())
+		case len(x.Args) == 1 && params.Len() > 1:
+			fl.flowTuple(a, params)
+		}
+	}
+}
+
+// builtin: append's elements become the slice's, panic's value an
+// empty interface.
+func (fl *flows) builtin(x *ast.CallExpr) {
+	id, ok := ast.Unparen(x.Fun).(*ast.Ident)
+	if !ok {
+		return
+	}
+	switch {
+	case id.Name == "append" && len(x.Args) > 1 && x.Ellipsis == token.NoPos:
+		if s, ok := under(fl.typeOf(x.Args[0])).(*types.Slice); ok {
+			for _, a := range x.Args[1:] {
+				fl.flow(a, s.Elem())
+			}
+		}
+	case id.Name == "panic" && len(x.Args) == 1:
+		fl.flow(x.Args[0], types.NewInterfaceType(nil, nil))
+	}
+}
+
+// ret: the results become the function's.
+func (fl *flows) ret(x *ast.ReturnStmt) {
+	if len(fl.results) == 0 || fl.results[len(fl.results)-1] == nil {
+		return
+	}
+	res := fl.results[len(fl.results)-1]
+	if len(x.Results) == res.Len() {
+		for i, r := range x.Results {
+			fl.flow(r, res.At(i).Type())
+		}
+	} else if len(x.Results) == 1 {
+		fl.flowTuple(x.Results[0], res)
+	}
+}
+
+// typeSwitch: each case's type must be one the switched value can hold.
+func (fl *flows) typeSwitch(x *ast.TypeSwitchStmt) {
+	var subject ast.Expr
+	switch a := x.Assign.(type) {
+	case *ast.AssignStmt:
+		subject = a.Rhs[0].(*ast.TypeAssertExpr).X
+	case *ast.ExprStmt:
+		subject = a.X.(*ast.TypeAssertExpr).X
+	}
+	for _, c := range x.Body.List {
+		for _, t := range c.(*ast.CaseClause).List {
+			fl.need2(fl.typeOf(t), fl.typeOf(subject))
 		}
 	}
 }

@@ -573,6 +573,18 @@ func (v *validator) inputs(in map[string]any) {
 			v.warnf(base+".file_count", "says %d but file_manifest lists %d files", n, len(manifest))
 		}
 	}
+	v.fileParts(in, manifest)
+	if x, ok := in["line_count"]; ok {
+		if n, ok := v.integer(base+".line_count", x); ok && n < 0 {
+			v.errorf(base+".line_count", "must not be negative")
+		}
+	}
+}
+
+// fileParts checks inputs.file_parts: each a file of the manifest, with
+// well-formed line ranges.
+func (v *validator) fileParts(in map[string]any, manifest []string) {
+	const base = "work_order.inputs"
 	if x, ok := in["file_parts"]; ok && x != nil {
 		parts, _ := v.object(base+".file_parts", x)
 		names := make([]string, 0, len(parts))
@@ -593,11 +605,6 @@ func (v *validator) inputs(in map[string]any) {
 					v.errorf(path, "%v", err)
 				}
 			}
-		}
-	}
-	if x, ok := in["line_count"]; ok {
-		if n, ok := v.integer(base+".line_count", x); ok && n < 0 {
-			v.errorf(base+".line_count", "must not be negative")
 		}
 	}
 }
