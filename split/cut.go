@@ -155,7 +155,16 @@ func (g *fileGraph) cutDecls(b block, files map[string]parsedFile, lines func(st
 	for _, n := range b.cycle {
 		code += lines(n)
 	}
-	if len(b.cycle) < 2 || g.onlyTests || code <= pc.opts.MaxLines {
+	whole := 0
+	for _, n := range b.files {
+		whole += lines(n)
+	}
+	// A cycle over the budget is cut; so is one that does not fit what
+	// is left of the part being filled, when that is a quarter of the
+	// budget or more: else that room is lost, and a PR with it.
+	left := pc.opts.MaxLines - pc.curSize.lines
+	fill := len(pc.cur) > 0 && whole > left && left >= pc.opts.MaxLines/4
+	if len(b.cycle) < 2 || g.onlyTests || code <= pc.opts.MaxLines && !fill {
 		return false
 	}
 	// The first part fills what is left of the part being filled, when

@@ -153,3 +153,40 @@ func TestGuessNameOfAnImportPath(t *testing.T) {
 		}
 	}
 }
+
+// A cycle within the budget that does not fit what is left of the part
+// being filled is cut along its declarations to fill it, when that room
+// is a quarter of the budget or more: x (61 lines), the cycle a, b (about
+// 110) and y, which uses them (43), are two PRs of 150 lines, not three.
+// And a few plain files left at the end of the series join its last PR.
+func TestACycleThatDoesNotFitTheRoomLeftFillsIt(t *testing.T) {
+	t.Parallel()
+	r := repoWithFiles(t, map[string]string{
+		"go.mod":        "module example.com/fill\n\ngo 1.22\n",
+		"p/x.go":        "package p\n" + filler("X", 30),
+		"p/a.go":        "package p\n\nfunc A(n int) int { return B(n) + X0() }\n" + filler("A", 25),
+		"p/b.go":        "package p\n\nfunc B(n int) int {\n\tif n > 0 {\n\t\treturn A(n - 1)\n\t}\n\treturn 0\n}\n" + filler("B", 25),
+		"p/y.go":        "package p\n\nfunc Y() int { return A(3) + X0() }\n" + filler("Y", 20),
+		"docs/guide.md": strings.Repeat("a line\n", 20),
+	})
+	opts := Options{MaxLines: 150, MaxFiles: 30, SplitLarge: true}
+	p := planOf(t, r, opts)
+	holding := map[int]bool{}
+	for _, pr := range p.PRs {
+		if pr.Lines > opts.MaxLines {
+			t.Errorf("PR #%d has %d lines, over the budget:%s", pr.Number, pr.Lines, layout(p))
+		}
+		for _, f := range pr.Files {
+			if strings.HasPrefix(f.Path, "p/") {
+				holding[pr.Number] = true
+			}
+		}
+	}
+	if len(holding) != 2 {
+		t.Errorf("package p (about 215 lines, budget 150) is in %d PRs, want 2:%s", len(holding), layout(p))
+	}
+	if last := p.PRs[len(p.PRs)-1]; prHolding(p, "docs/guide.md") != last || !holding[last.Number] {
+		t.Errorf("the docs are not in the last PR with the code:%s", layout(p))
+	}
+	buildEveryTip(t, r, p)
+}

@@ -284,7 +284,28 @@ func pack(pieces []*piece, opts Options, goModule bool) []*draft {
 	if len(k.cur.pieces) > 0 {
 		k.drafts = append(k.drafts, k.cur)
 	}
-	return mergeNeighbours(joinSmall(k.drafts, opts), opts)
+	return plainTail(mergeNeighbours(joinSmall(k.drafts, opts), opts), opts)
+}
+
+// plainTail folds the series' last PR into the one before it when the
+// last holds plain files only (scripts, configs, docs that need nothing),
+// under a quarter of the budget, and both fit the budget together: a PR
+// of what was left over at the end costs a whole review for little.
+func plainTail(drafts []*draft, opts Options) []*draft {
+	n := len(drafts)
+	if n < 2 {
+		return drafts
+	}
+	last, prev := drafts[n-1], drafts[n-2]
+	if !last.plain || prev.plain || last.size.lines*4 >= opts.MaxLines || prev.size.plus(last.size).over(opts) {
+		return drafts
+	}
+	merged := &draft{near: newNeighbourhood(), joined: append(append([]string{}, prev.joined...), last.joined...), themed: append(append([]string{}, prev.themed...), last.themed...)}
+	merged.themed = append(merged.themed, fmt.Sprintf("%s (plain files, the last of the series)", names(last.pieces)))
+	for _, p := range append(append([]*piece{}, prev.pieces...), last.pieces...) {
+		merged.add(p)
+	}
+	return append(drafts[:n-2], merged)
 }
 
 // packer is pack's state: the pieces ready to place, the PR being
