@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -320,14 +322,18 @@ func writeExplainTree(w io.Writer, plan *split.Plan, epic string, tasks []workor
 		}
 		return fmt.Sprintf("%s %ss", thousands(n), what)
 	}
-	lines, files, over := 0, 0, 0
+	lines, over := 0, 0
+	paths := map[string]bool{} // a file brought in parts is one file
 	for _, pr := range plan.PRs {
 		lines += pr.Lines
-		files += len(pr.Files)
+		for _, f := range pr.Files {
+			paths[f.Path] = true
+		}
 		if pr.OverBudget != "" {
 			over++
 		}
 	}
+	files := len(paths)
 	fmt.Fprintln(w)
 	line(fmt.Sprintf("epic %s: %d PRs, %s in %s; budget %s, %s a PR; %d over it",
 		epic, len(plan.PRs), plural(lines, "line"), plural(files, "file"), plural(plan.Options.MaxLines, "line"), plural(plan.Options.MaxFiles, "file"), over))
@@ -356,6 +362,10 @@ func writeExplainTree(w io.Writer, plan *split.Plan, epic string, tasks []workor
 		under = append(under, "theme: "+strings.TrimPrefix(pr.Why, "; "))
 		if pr.OverBudget != "" {
 			under = append(under, "over the budget: "+pr.OverBudget)
+		}
+		if parts := partFiles(pr); len(parts) > 0 {
+			under = append(under, fmt.Sprintf("brings part of %s (%s): whole declarations each, cut because they use each other in a cycle too large for one PR; a later PR brings the rest",
+				plural(len(parts), "file"), strings.Join(firstN(parts, 3), ", ")))
 		}
 		if len(pr.BlockedBy) == 0 {
 			under = append(under, "waits for nothing")
@@ -389,6 +399,25 @@ func writeExplainTree(w io.Writer, plan *split.Plan, epic string, tasks []workor
 		}
 	}
 	return nil
+}
+
+// partFiles are the files of which the PR brings only some lines.
+func partFiles(pr *split.PR) []string {
+	var out []string
+	for _, f := range pr.Files {
+		if f.Part != "" {
+			out = append(out, path.Base(f.Path))
+		}
+	}
+	return out
+}
+
+// firstN is list's first n, then how many more.
+func firstN(list []string, n int) []string {
+	if len(list) <= n {
+		return list
+	}
+	return append(slices.Clone(list[:n]), fmt.Sprintf("%d more", len(list)-n))
 }
 
 // thousands writes n with a comma every three digits: 107,147.

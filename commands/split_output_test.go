@@ -301,3 +301,41 @@ func TestSplitTreeShowsWhatAHandPlanWaitsFor(t *testing.T) {
 		t.Errorf("the tree:\n%s", out.String())
 	}
 }
+
+// A PR that brings part of files (a cycle of new files cut along its
+// declarations) says so in the tree, and its work order names the lines.
+func TestSplitExplainSaysWhichFilesAPRBringsPartOf(t *testing.T) {
+	t.Parallel()
+	repo := t.TempDir()
+	gittest.Run(t, repo, "init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/r\n\ngo 1.22\n"), 0o644)
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "base")
+	gittest.Run(t, repo, "branch", "base")
+	os.MkdirAll(filepath.Join(repo, "p"), 0o755)
+	for _, f := range []struct{ name, head, prefix string }{
+		{"a.go", "func A() int { return B() }\n", "FA"},
+		{"b.go", "func B() int { return 1 }\n\nfunc C() int { return A() }\n", "FB"},
+	} {
+		var b strings.Builder
+		b.WriteString("package p\n\n" + f.head)
+		for j := 0; j < 40; j++ {
+			fmt.Fprintf(&b, "\nfunc %s%d() int { return %d }\n", f.prefix, j, j)
+		}
+		os.WriteFile(filepath.Join(repo, "p", f.name), []byte(b.String()), 0o644)
+	}
+	gittest.Run(t, repo, "add", "-A")
+	gittest.Run(t, repo, "commit", "-q", "-m", "the change")
+	r := mustRunEnv(t, map[string]string{"COLUMNS": "400"}, newDB(t), "", "split", "--repo", repo, "--base", "base", "--source", "main",
+		"--dry-run", "--explain", "--max-lines", "60", "--epic-key", "task_e", "--github-repo", "o/r")
+	for _, want := range []string{"3 PRs, 168 lines in 2 files;", "brings part of 1 file (a.go): whole declarations each", "brings part of 1 file (b.go)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the tree lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	js := mustRun(t, newDB(t), "", "split", "--repo", repo, "--base", "base", "--source", "main", "--dry-run", "--max-lines", "60",
+		"--epic-key", "task_e", "--github-repo", "o/r", "--json", "--jq", ".data.prs[0].files[0].part").stdout
+	if !strings.HasPrefix(js, "1-") {
+		t.Errorf("--json lacks the part's lines: %q", js)
+	}
+}
