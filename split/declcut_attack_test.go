@@ -1,0 +1,157 @@
+package split
+
+import (
+	"strings"
+	"testing"
+)
+
+// cycleModule is a package of two new files that use each other: a.go
+// holds T and what uses it (aDecls, early in the file), b.go a long run
+// of functions and then bDecls, T's methods at the end of the file. The
+// cut must bring a method of T no later than the first declaration
+// that needs it, or that tip does not build.
+func cycleModule(aImports, aDecls, bDecls string) map[string]string {
+	return map[string]string{
+		"go.mod": "module example.com/cyc\n\ngo 1.22\n",
+		"p/a.go": "package p\n" + aImports + `
+// T is the package's type.
+type T struct{ n int }
+
+func fromA() int { return fromB() }
+` + aDecls + filler("A", 30),
+		"p/b.go": "package p\n\nfunc fromB() int { return T{}.n }\n" + filler("B", 30) + bDecls,
+	}
+}
+
+// cutAndBuild plans the module with a small budget, checks that some
+// file is cut along its declarations, and builds and vets every tip.
+func cutAndBuild(t *testing.T, files map[string]string) {
+	t.Helper()
+	r := repoWithFiles(t, files)
+	p := planOf(t, r, Options{MaxLines: 60, MaxFiles: 30, SplitLarge: true})
+	cut := false
+	var prs []string
+	for _, pr := range p.PRs {
+		for _, f := range pr.Files {
+			prs = append(prs, f.Path+" "+f.Part)
+			cut = cut || f.Part != ""
+		}
+	}
+	if !cut {
+		t.Fatalf("nothing was cut along its declarations:\n%s\n%v", strings.Join(prs, "\n"), p.Warnings)
+	}
+	buildEveryTip(t, r, p)
+}
+
+func TestACutBringsTheMethodsAGenericTypesConstraintAsksOfItsTypeArgument(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("", `
+// Keyer is what a Set holds.
+type Keyer interface{ Key() string }
+
+// Set holds keyed things.
+type Set[E Keyer] struct{ m map[string]E }
+
+var items Set[T]
+
+func count() int { return len(items.m) }
+`, `
+// Key keys it.
+func (t T) Key() string { return "" }
+`))
+}
+
+func TestACutBringsTheMethodsOfACaseComparedWithAnInterface(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("", `
+// I is matched by value.
+type I interface{ M() int }
+
+func pick(i I) bool {
+	switch i {
+	case T{}:
+		return true
+	}
+	return false
+}
+`, `
+// M is T's.
+func (T) M() int { return 0 }
+`))
+}
+
+func TestACutBringsTheUnexportedMethodsOfAnInterfaceEmbeddingAnImportedOne(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("\nimport \"fmt\"\n", `
+// I is a Stringer with a name.
+type I interface {
+	fmt.Stringer
+	name() string
+}
+
+func use(i I) string { return i.name() }
+
+func run() string { return use(T{}) }
+`, `
+// String shows it.
+func (T) String() string { return "" }
+
+func (T) name() string { return "" }
+`))
+}
+
+func TestACutBringsTheUnexportedMethodsAGenericFunctionsConstraintAsks(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("", `
+type namer interface{ name() string }
+
+func call[X namer](x X) string { return x.name() }
+
+func run() string { return call(T{}) }
+`, `
+func (T) name() string { return "" }
+`))
+}
+
+func TestACutBringsTheMethodsDeclaredOnAnAliasOfTheType(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("", `
+// A is T.
+type A = T
+
+// Q asks for Q.
+type Q interface{ Q() int }
+
+var q Q = T{}
+`, `
+// Q is T's, by its alias.
+func (A) Q() int { return 0 }
+`))
+}
+
+func TestACutKeepsTheEmbedImportOfAFileWithAnEmbeddedString(t *testing.T) {
+	t.Parallel()
+	files := cycleModule("\nimport \"embed\"\n", `
+//go:embed v.txt
+var version string
+`, `
+//go:embed v.txt
+var static embed.FS
+`)
+	// static uses embed in a.go, not b.go: put both in a.go.
+	files["p/a.go"] = "package p\n\nimport \"embed\"\n" + `
+// T is the package's type.
+type T struct{ n int }
+
+func fromA() int { return fromB() }
+
+//go:embed v.txt
+var version string
+` + filler("A", 30) + `
+//go:embed v.txt
+var static embed.FS
+`
+	files["p/b.go"] = "package p\n\nfunc fromB() int { return T{}.n }\n" + filler("B", 30)
+	files["p/v.txt"] = "1\n"
+	cutAndBuild(t, files)
+}
