@@ -380,6 +380,11 @@ func (dc *declCutter) link() {
 			sort.Ints(dc.nodes[n].needs)
 		}
 	}
+	for i, cf := range dc.files {
+		for _, n := range cf.decls {
+			dc.directives(n, i)
+		}
+	}
 }
 
 // declNames are the names a declaration declares at package level, its
@@ -479,6 +484,41 @@ func (dc *declCutter) unresolved(id *ast.Ident) bool {
 	return !used && dc.info.Defs[id] == nil && id.Name != "_"
 }
 
+// directiveImports are the imports a directive in a file asks for,
+// whether or not the file names them.
+var directiveImports = map[string]string{"//go:embed": `"embed"`, "//go:linkname": `"unsafe"`}
+
+// directives adds to node n the imports its directives ask for: a
+// //go:embed var builds only in a file importing embed, a //go:linkname
+// only in one importing unsafe. A blank import is always kept; a named
+// one builds only where a declaration uses it, so n needs those that do.
+func (dc *declCutter) directives(n, file int) {
+	for _, g := range dc.asts[file].Comments {
+		for _, c := range g.List {
+			l := dc.fset.PositionFor(c.Pos(), false).Line
+			if l < dc.nodes[n].from || l > dc.nodes[n].to {
+				continue
+			}
+			word, _, _ := strings.Cut(c.Text, " ")
+			want, ok := directiveImports[word]
+			if !ok {
+				continue
+			}
+			for i, spec := range dc.asts[file].Imports {
+				if spec.Path.Value != want || importName(spec) == "_" {
+					continue
+				}
+				for _, m := range dc.files[file].decls {
+					if m != n && slices.Contains(dc.nodes[m].imports, i) && !slices.Contains(dc.nodes[n].needs, m) {
+						dc.nodes[n].needs = append(dc.nodes[n].needs, m)
+					}
+				}
+				sort.Ints(dc.nodes[n].needs)
+			}
+		}
+	}
+}
+
 func (dc *declCutter) useImport(n, file int, obj types.Object) {
 	for i, spec := range dc.asts[file].Imports {
 		if dc.importObj(spec) == obj && !slices.Contains(dc.nodes[n].imports, i) {
@@ -509,6 +549,15 @@ type flows struct {
 }
 
 func (fl *flows) walk(d ast.Decl) {
+	// A generic type or function instantiated anywhere in d (a
+	// signature included) needs of each type argument what its
+	// constraint asks.
+	ast.Inspect(d, func(x ast.Node) bool {
+		if id, ok := x.(*ast.Ident); ok {
+			fl.instance(id)
+		}
+		return true
+	})
 	ast.Inspect(d, func(x ast.Node) bool {
 		switch x := x.(type) {
 		case *ast.FuncDecl, *ast.FuncLit:
@@ -538,6 +587,42 @@ func (fl *flows) walk(d ast.Decl) {
 		fl.site(x)
 		return true
 	})
+}
+
+// instance: an instantiation's type arguments become their constraints.
+func (fl *flows) instance(id *ast.Ident) {
+	inst, ok := fl.dc.info.Instances[id]
+	if !ok || inst.TypeArgs == nil {
+		return
+	}
+	var params *types.TypeParamList
+	switch o := fl.dc.info.Uses[id].(type) {
+	case *types.TypeName:
+		if n, ok := types.Unalias(o.Type()).(*types.Named); ok {
+			params = n.TypeParams()
+		}
+	case *types.Func:
+		if sig, ok := o.Type().(*types.Signature); ok {
+			params = sig.TypeParams()
+		}
+	}
+	for i := 0; params != nil && i < params.Len() && i < inst.TypeArgs.Len(); i++ {
+		if c, ok := params.At(i).Constraint().Underlying().(*types.Interface); ok && c.NumMethods() == 0 && !unknownEmbeds(c) {
+			continue // any, comparable, a union: no method asked
+		}
+		fl.need2(inst.TypeArgs.At(i), params.At(i).Constraint())
+	}
+}
+
+// unknownEmbeds says whether an interface embeds what the checker could
+// not tell (an imported interface).
+func unknownEmbeds(u *types.Interface) bool {
+	for i := 0; i < u.NumEmbeddeds(); i++ {
+		if u.EmbeddedType(i) == unknown || u.EmbeddedType(i).Underlying() == unknown {
+			return true
+		}
+	}
+	return false
 }
 
 func (fl *flows) walkNode(n ast.Node) {
@@ -618,6 +703,16 @@ func (fl *flows) site(x ast.Node) {
 		}
 	case *ast.TypeSwitchStmt:
 		fl.typeSwitch(x)
+	case *ast.SwitchStmt:
+		// Each case is compared with the tag.
+		if x.Tag != nil {
+			for _, c := range x.Body.List {
+				for _, e := range c.(*ast.CaseClause).List {
+					fl.flow(e, fl.typeOf(x.Tag))
+					fl.flow(x.Tag, fl.typeOf(e))
+				}
+			}
+		}
 	case *ast.IndexExpr:
 		if m, ok := under(fl.typeOf(x.X)).(*types.Map); ok {
 			fl.flow(x.Index, m.Key())
@@ -860,7 +955,7 @@ func (fl *flows) needMethods(t *types.Named, names []string, seen map[*types.Nam
 	name := t.Obj().Name()
 	for full, decls := range fl.dc.byName {
 		typ, method, ok := strings.Cut(full, ".")
-		if !ok || typ != name {
+		if !ok || typ != name && !fl.dc.aliasOf(typ, t) {
 			continue
 		}
 		if names == nil && !token.IsExported(method) || names != nil && !slices.Contains(names, method) {
@@ -884,14 +979,22 @@ func (fl *flows) needMethods(t *types.Named, names []string, seen map[*types.Nam
 	}
 }
 
+// aliasOf says whether name is the package's alias of t (a method
+// declared on the alias is t's).
+func (dc *declCutter) aliasOf(name string, t *types.Named) bool {
+	tn, ok := dc.pkg.Scope().Lookup(name).(*types.TypeName)
+	return ok && tn.IsAlias() && types.Identical(types.Unalias(tn.Type()), t)
+}
+
 // ownType is t (or what t points to) when it is a named type of the
 // package.
 func (dc *declCutter) ownType(t types.Type) *types.Named {
 	if t == nil {
 		return nil
 	}
+	t = types.Unalias(t)
 	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
+		t = types.Unalias(p.Elem())
 	}
 	n, ok := t.(*types.Named)
 	if !ok || n.Obj().Pkg() != dc.pkg {

@@ -123,6 +123,8 @@ type A = T
 type Q interface{ Q() int }
 
 var q Q = T{}
+
+var r Q = A{}
 `, `
 // Q is T's, by its alias.
 func (A) Q() int { return 0 }
