@@ -157,3 +157,47 @@ var static embed.FS
 	files["p/v.txt"] = "1\n"
 	cutAndBuild(t, files)
 }
+
+func TestACutBringsTheErrorMethodOfAnErrorsAsTarget(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("\nimport \"errors\"\n", `
+func is(err error) bool {
+	var e *T
+	return errors.As(err, &e)
+}
+`, `
+// Error makes T an error.
+func (*T) Error() string { return "" }
+`))
+}
+
+func TestACutBringsTheStringMethodOfASlicePrinted(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("\nimport \"fmt\"\n", `
+func show() string { return fmt.Sprintf("%s", []T{{}}) }
+`, `
+// String shows it.
+func (T) String() string { return "" }
+`))
+}
+
+func TestACutBringsTheMethodsOfAKeyDeleted(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("", `
+// I is a key.
+type I interface{ M() int }
+
+func drop(m map[I]bool) { delete(m, T{}) }
+`, `
+// M is T's.
+func (T) M() int { return 0 }
+`))
+}
+
+func TestACutDoesNotSplitABlockCommentBetweenDeclarations(t *testing.T) {
+	t.Parallel()
+	files := cycleModule("", "", "")
+	files["p/b.go"] = "package p\n\nfunc fromB() int { return T{}.n } /* one\n*/ func second() int { return 2 }\n\n" +
+		"/* two\n*/ func third() int { return 3 }\n" + filler("B", 30)
+	cutAndBuild(t, files)
+}
