@@ -219,13 +219,15 @@ func (dc *declCutter) readFile(f File, a *ast.File) (*cutFile, string) {
 	}
 	line := func(p token.Pos) int { return dc.fset.PositionFor(p, false).Line }
 	cf.header = line(a.Name.End())
-	taken := map[int]bool{}
+	taken := map[int]int{} // the line's owner, from 1 (the header's lines: -1)
+	owners := 0
 	take := func(from, to int) bool {
+		owners++
 		for l := from; l <= to; l++ {
-			if taken[l] || l <= cf.header {
+			if taken[l] != 0 || l <= cf.header {
 				return false
 			}
-			taken[l] = true
+			taken[l] = owners
 		}
 		return true
 	}
@@ -273,6 +275,21 @@ func (dc *declCutter) readFile(f File, a *ast.File) (*cutFile, string) {
 		}
 		cf.decls = append(cf.decls, len(dc.nodes))
 		dc.nodes = append(dc.nodes, &declNode{file: len(dc.files), from: from, to: to})
+	}
+	// A comment over several lines is on the lines of one owner, or
+	// a part would have half of it.
+	for l := 1; l <= cf.header; l++ {
+		taken[l] = -1
+	}
+	for _, g := range a.Comments {
+		for _, c := range g.List {
+			from, to := line(c.Pos()), line(c.End())
+			for l := from + 1; l <= to; l++ {
+				if taken[l] != taken[from] {
+					return nil, fmt.Sprintf("%s has a comment that shares lines with a declaration it is not part of", f.Path)
+				}
+			}
+		}
 	}
 	return cf, ""
 }
@@ -772,6 +789,10 @@ func (fl *flows) builtin(x *ast.CallExpr) {
 				fl.flow(a, s.Elem())
 			}
 		}
+	case id.Name == "delete" && len(x.Args) == 2:
+		if m, ok := under(fl.typeOf(x.Args[0])).(*types.Map); ok {
+			fl.flow(x.Args[1], m.Key())
+		}
 	case id.Name == "panic" && len(x.Args) == 1:
 		fl.flow(x.Args[0], types.NewInterfaceType(nil, nil))
 	}
@@ -912,21 +933,22 @@ func (fl *flows) flow(v ast.Expr, target types.Type) {
 
 // need2 adds the methods a value of type from needs to be a to.
 func (fl *flows) need2(from, to types.Type) {
-	named := fl.dc.ownType(from)
-	if named == nil || to == nil {
+	if from == nil || to == nil {
 		return
 	}
-	if _, ok := named.Underlying().(*types.Interface); ok {
-		return
+	named := fl.dc.ownType(from)
+	if named != nil {
+		if _, ok := named.Underlying().(*types.Interface); ok {
+			return
+		}
 	}
 	var names []string // nil: every exported method
+	// deep: what the value holds is looked into as well, as fmt and
+	// vet's printf and errorsas checks do with a value they are given.
+	deep := false
 	switch u := to.Underlying().(type) {
 	case *types.Interface:
-		known := true
-		for i := 0; i < u.NumEmbeddeds(); i++ {
-			known = known && u.EmbeddedType(i) != unknown && u.EmbeddedType(i).Underlying() != unknown
-		}
-		if !known {
+		if unknownEmbeds(u) {
 			break
 		}
 		names = []string{}
@@ -936,15 +958,60 @@ func (fl *flows) need2(from, to types.Type) {
 		if u.NumMethods() == 0 {
 			// fmt and vet ask these of a value behind an empty interface.
 			names = []string{"String", "Error", "Format", "GoString"}
+			deep = true
 		}
 	default:
 		if to != unknown && to.Underlying() != unknown {
 			if _, isParam := to.(*types.TypeParam); !isParam {
 				return
 			}
+		} else {
+			deep = true
 		}
 	}
-	fl.needMethods(named, names, map[*types.Named]bool{})
+	if deep {
+		fl.deep(from, names, map[types.Type]bool{})
+		return
+	}
+	if named != nil {
+		fl.needMethods(named, names, map[*types.Named]bool{})
+	}
+}
+
+// deep adds the methods (names, nil for every exported one) of the
+// package's types a value of type t holds: t itself, what it points to,
+// its elements, keys and fields.
+func (fl *flows) deep(t types.Type, names []string, seen map[types.Type]bool) {
+	if t == nil || seen[t] {
+		return
+	}
+	seen[t] = true
+	t = types.Unalias(t)
+	if n, ok := t.(*types.Named); ok {
+		if n.Obj().Pkg() != fl.dc.pkg {
+			return // another package's: nothing of it is known
+		}
+		if _, isIface := n.Underlying().(*types.Interface); !isIface {
+			fl.needMethods(n, names, map[*types.Named]bool{})
+		}
+		fl.deep(n.Underlying(), names, seen)
+		return
+	}
+	switch u := t.(type) {
+	case *types.Pointer:
+		fl.deep(u.Elem(), names, seen)
+	case *types.Slice:
+		fl.deep(u.Elem(), names, seen)
+	case *types.Array:
+		fl.deep(u.Elem(), names, seen)
+	case *types.Map:
+		fl.deep(u.Key(), names, seen)
+		fl.deep(u.Elem(), names, seen)
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			fl.deep(u.Field(i).Type(), names, seen)
+		}
+	}
 }
 
 func (fl *flows) needMethods(t *types.Named, names []string, seen map[*types.Named]bool) {
