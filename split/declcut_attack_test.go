@@ -210,3 +210,92 @@ func TestACutDoesNotSplitABlockCommentBetweenDeclarations(t *testing.T) {
 	// functions without half of the comment between them.
 	planAndBuild(t, files, false)
 }
+
+func TestACutBringsTheMethodsOfAValueInALiteralOfAnImportedType(t *testing.T) {
+	t.Parallel()
+	files := cycleModule("\nimport \"net/http\"\n", `
+var srv = http.Server{Handler: T{}}
+`, "")
+	files["p/b.go"] += `
+// ServeHTTP serves.
+func (T) ServeHTTP(http.ResponseWriter, *http.Request) {}
+`
+	files["p/b.go"] = strings.Replace(files["p/b.go"], "package p\n", "package p\n\nimport \"net/http\"\n", 1)
+	cutAndBuild(t, files)
+}
+
+func TestACutBringsTheMethodsPromotedFromAnEmbeddedPointer(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("", `
+// I asks for M.
+type I interface{ M() int }
+
+// W embeds a T.
+type W struct{ *T }
+
+var w I = W{&T{}}
+`, `
+// M is T's.
+func (*T) M() int { return 0 }
+`))
+}
+
+func TestACutBringsTheMethodsOfAValueSentOnAChannelOfInterfaces(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("", `
+// I asks for M.
+type I interface{ M() int }
+
+func send(ch chan<- I) {
+	go func() { ch <- T{} }()
+	select {
+	case ch <- &T{}:
+	default:
+	}
+}
+`, `
+// M is T's.
+func (T) M() int { return 0 }
+`))
+}
+
+func TestACutBringsTheFormatMethodOfAValuePrintedWithAVerbItsFieldsRefuse(t *testing.T) {
+	t.Parallel()
+	files := cycleModule("\nimport \"fmt\"\n", `
+// S holds a word.
+type S struct{ w string }
+
+func show() string { return fmt.Sprintf("%d", S{}) }
+`, "")
+	files["p/b.go"] = strings.Replace(files["p/b.go"], "package p\n", "package p\n\nimport \"fmt\"\n", 1) + `
+// Format prints it.
+func (S) Format(f fmt.State, _ rune) { fmt.Fprint(f, 1) }
+`
+	cutAndBuild(t, files)
+}
+
+func TestACutOfAFileWithCRLFAndNoFinalNewlineBuilds(t *testing.T) {
+	t.Parallel()
+	files := cycleModule("\nimport (\n\t\"strings\"\n\t\"fmt\"\n)\n", `
+func up(s string) string { return strings.ToUpper(s) }
+`, "")
+	files["p/a.go"] = strings.ReplaceAll(files["p/a.go"], "\n", "\r\n") + "\r\nfunc last() string { return fmt.Sprint(1) }"
+	cutAndBuild(t, files)
+}
+
+func TestACutKeepsAConstBlockAndTheIotaValuesOthersUse(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("", `
+func kind() Kind { return second }
+`, `
+// Kind is a kind.
+type Kind int
+
+const (
+	first Kind = iota
+	second
+)
+
+func (k Kind) String() string { return [...]string{"first", "second"}[k] }
+`))
+}
