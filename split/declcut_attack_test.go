@@ -299,3 +299,34 @@ const (
 func (k Kind) String() string { return [...]string{"first", "second"}[k] }
 `))
 }
+
+func TestACutBringsTheUnexportedMethodsAnExplicitlyInstantiatedImportedFunctionAsks(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("\nimport \"slices\"\n", `
+// I has an unexported method.
+type I interface{ m() int }
+
+func has(is []I) bool { return slices.Contains[[]I, I](is, T{}) }
+`, `
+func (T) m() int { return 0 }
+`))
+}
+
+func TestACutBringsTheMethodsOfARangeIntoAnInterfaceVariable(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("", `
+// I asks for M.
+type I interface{ M() int }
+
+func each() (n int) {
+	var i I
+	for _, i = range []T{{}} {
+		n += i.M()
+	}
+	return n
+}
+`, `
+// M is T's.
+func (T) M() int { return 0 }
+`))
+}
