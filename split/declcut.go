@@ -23,7 +23,7 @@ import (
 // standing for nothing: a name, a field or a method of the package used,
 // a method's receiver, and the methods a value of the package's type
 // needs where it becomes an interface (those the interface names, or,
-// where the checker cannot tell the target, every exported method and
+// where the checker cannot tell the target, every method and
 // those of the types it embeds). What the checker cannot resolve is tied
 // by name, to every declaration of that name, as the files are.
 
@@ -730,6 +730,10 @@ func (fl *flows) site(x ast.Node) {
 				}
 			}
 		}
+	case *ast.RangeStmt:
+		if x.Tok == token.ASSIGN {
+			fl.rangeInto(x)
+		}
 	case *ast.IndexExpr:
 		if m, ok := under(fl.typeOf(x.X)).(*types.Map); ok {
 			fl.flow(x.Index, m.Key())
@@ -810,6 +814,32 @@ func (fl *flows) ret(x *ast.ReturnStmt) {
 		}
 	} else if len(x.Results) == 1 {
 		fl.flowTuple(x.Results[0], res)
+	}
+}
+
+// rangeInto: a range assigning to variables declared before it makes
+// its keys and elements their types.
+func (fl *flows) rangeInto(x *ast.RangeStmt) {
+	var key, elem types.Type
+	t := under(fl.typeOf(x.X))
+	if p, ok := t.(*types.Pointer); ok {
+		t = under(p.Elem())
+	}
+	switch u := t.(type) {
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Array:
+		elem = u.Elem()
+	case *types.Map:
+		key, elem = u.Key(), u.Elem()
+	case *types.Chan:
+		key = u.Elem()
+	}
+	if x.Key != nil && key != nil {
+		fl.need2(key, fl.typeOf(x.Key))
+	}
+	if x.Value != nil && elem != nil {
+		fl.need2(elem, fl.typeOf(x.Value))
 	}
 }
 
@@ -942,7 +972,10 @@ func (fl *flows) need2(from, to types.Type) {
 			return
 		}
 	}
-	var names []string // nil: every exported method
+	// nil: every method. Where the target is not known, the value may
+	// become an interface of the package's, an unexported method of it
+	// too (slices.Contains[[]I, I](is, t)).
+	var names []string
 	// deep: what the value holds is looked into as well, as fmt and
 	// vet's printf and errorsas checks do with a value they are given.
 	deep := false
@@ -978,7 +1011,7 @@ func (fl *flows) need2(from, to types.Type) {
 	}
 }
 
-// deep adds the methods (names, nil for every exported one) of the
+// deep adds the methods (names, nil for every one) of the
 // package's types a value of type t holds: t itself, what it points to,
 // its elements, keys and fields.
 func (fl *flows) deep(t types.Type, names []string, seen map[types.Type]bool) {
@@ -1025,7 +1058,7 @@ func (fl *flows) needMethods(t *types.Named, names []string, seen map[*types.Nam
 		if !ok || typ != name && !fl.dc.aliasOf(typ, t) {
 			continue
 		}
-		if names == nil && !token.IsExported(method) || names != nil && !slices.Contains(names, method) {
+		if names != nil && !slices.Contains(names, method) {
 			continue
 		}
 		for _, n := range decls {
