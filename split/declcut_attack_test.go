@@ -330,3 +330,23 @@ func each() (n int) {
 func (T) M() int { return 0 }
 `))
 }
+
+func TestACutBringsTheMethodsOfAValueReturnedInATypeSwitchOnAnImportedType(t *testing.T) {
+	t.Parallel()
+	cutAndBuild(t, cycleModule("\nimport \"go/ast\"\n", `
+// I asks for M.
+type I interface{ M() int }
+
+func visit(n ast.Node) I {
+	switch n := n.(type) {
+	case *ast.Ident:
+		_ = n
+		return T{}
+	}
+	return nil
+}
+`, `
+// M is T's.
+func (T) M() int { return 0 }
+`))
+}
