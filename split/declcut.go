@@ -1,6 +1,7 @@
 package split
 
 import (
+	"container/heap"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -1132,34 +1133,22 @@ func (dc *declCutter) cut(budget, room int) [][]File {
 	order := dc.order()
 	var parts [][]int
 	var cur []int
-	have := map[int]bool{}
-	size := func(keep map[int]bool) int {
-		total := 0
-		for _, cf := range dc.files {
-			switch {
-			case whole(cf, keep):
-				total += len(cf.lines)
-			case touched(cf, keep):
-				total += len(cf.content(keep, dc))
-			}
-		}
-		return total
-	}
+	ps := newPartSize(dc) // the lines of the declarations had so far
 	done, limit := 0, room
 	for _, scc := range order {
 		for _, n := range scc {
-			have[n] = true
+			ps.add(n, 1)
 		}
-		if size(have)-done > limit && (len(cur) > 0 || limit < budget) {
+		if ps.total()-done > limit && (len(cur) > 0 || limit < budget) {
 			for _, n := range scc {
-				delete(have, n)
+				ps.add(n, -1)
 			}
 			if len(cur) > 0 {
 				parts = append(parts, cur)
 			}
-			done, cur, limit = size(have), nil, budget
+			done, cur, limit = ps.total(), nil, budget
 			for _, n := range scc {
-				have[n] = true
+				ps.add(n, 1)
 			}
 		}
 		cur = append(cur, scc...)
@@ -1192,6 +1181,63 @@ func (dc *declCutter) cut(budget, room int) [][]File {
 		out = append(out, fs)
 	}
 	return out
+}
+
+// partSize counts the lines of the files with the declarations kept so
+// far as content would have them, kept up as declarations come and go:
+// counting them anew for each would take the files' lines times their
+// declarations.
+type partSize struct {
+	dc       *declCutter
+	fileOf   []int
+	kept     []int         // of each file, its declarations kept
+	declLine []int         // and their lines
+	imports  []map[int]int // and how many of them use each import
+}
+
+func newPartSize(dc *declCutter) *partSize {
+	ps := &partSize{dc: dc, fileOf: make([]int, len(dc.nodes)), kept: make([]int, len(dc.files)),
+		declLine: make([]int, len(dc.files)), imports: make([]map[int]int, len(dc.files))}
+	for i, cf := range dc.files {
+		ps.imports[i] = map[int]int{}
+		for _, n := range cf.decls {
+			ps.fileOf[n] = i
+		}
+	}
+	return ps
+}
+
+// add keeps declaration n (by 1) or gives it back (by -1).
+func (ps *partSize) add(n, by int) {
+	i, node := ps.fileOf[n], ps.dc.nodes[n]
+	ps.kept[i] += by
+	ps.declLine[i] += by * (node.to - node.from + 1)
+	for _, im := range node.imports {
+		ps.imports[i][im] += by
+	}
+}
+
+func (ps *partSize) total() int {
+	total := 0
+	for i, cf := range ps.dc.files {
+		switch {
+		case ps.kept[i] == len(cf.decls):
+			total += len(cf.lines)
+		case ps.kept[i] > 0:
+			total += cf.header + ps.declLine[i]
+			blocks := map[int]bool{}
+			for k, im := range cf.imports {
+				if ps.imports[i][k] > 0 || im.always {
+					total += im.to - im.from + 1
+					if im.open > 0 && !blocks[im.open] {
+						blocks[im.open] = true
+						total += 2
+					}
+				}
+			}
+		}
+	}
+	return total
 }
 
 func touched(cf *cutFile, keep map[int]bool) bool {
@@ -1239,28 +1285,47 @@ func (dc *declCutter) order() [][]int {
 			}
 		}
 	}
-	placed := make([]bool, len(sccs))
+	// Kahn's order, the ready component earliest in the files first.
+	pending := make([]int, len(sccs))
+	dependents := make([][]int, len(sccs))
+	for c := range sccs {
+		for w := range waits[c] {
+			pending[c]++
+			dependents[w] = append(dependents[w], c)
+		}
+	}
+	ready := &compHeap{first: func(c int) int { return sccs[c][0] }}
+	for c := range sccs {
+		if pending[c] == 0 {
+			heap.Push(ready, c)
+		}
+	}
 	var out [][]int
-	for len(out) < len(sccs) {
-		best := -1
-		for c, scc := range sccs {
-			if placed[c] || slices.ContainsFunc(keysOf(waits[c]), func(w int) bool { return !placed[w] }) {
-				continue
-			}
-			if best < 0 || scc[0] < sccs[best][0] {
-				best = c
+	for ready.Len() > 0 {
+		c := heap.Pop(ready).(int)
+		out = append(out, sccs[c])
+		for _, d := range dependents[c] {
+			if pending[d]--; pending[d] == 0 {
+				heap.Push(ready, d)
 			}
 		}
-		placed[best] = true
-		out = append(out, sccs[best])
 	}
 	return out
 }
 
-func keysOf(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
+// compHeap holds the components ready to go, the one whose first
+// declaration is earliest on top.
+type compHeap struct {
+	comps []int
+	first func(int) int
+}
+
+func (h *compHeap) Len() int           { return len(h.comps) }
+func (h *compHeap) Less(i, j int) bool { return h.first(h.comps[i]) < h.first(h.comps[j]) }
+func (h *compHeap) Swap(i, j int)      { h.comps[i], h.comps[j] = h.comps[j], h.comps[i] }
+func (h *compHeap) Push(x any)         { h.comps = append(h.comps, x.(int)) }
+func (h *compHeap) Pop() any {
+	c := h.comps[len(h.comps)-1]
+	h.comps = h.comps[:len(h.comps)-1]
+	return c
 }
