@@ -350,3 +350,40 @@ func visit(n ast.Node) I {
 func (T) M() int { return 0 }
 `))
 }
+
+// An import whose package name is not its path's last element cannot be
+// told apart; a local variable of the guessed name, in a type switch
+// the checker does not visit, must not pass for a use of it.
+func TestACutDoesNotTakeALocalVariableForAnImportOfAnotherName(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"go.mod":       "module example.com/cyc\n\ngo 1.22\n",
+		"yamlx/y.go":   "package yaml\n\n// Marshal marshals.\nfunc Marshal() int { return 1 }\n",
+		"yamlx/doc.go": "// Package yaml is in yamlx.\npackage yaml\n",
+	}
+	source := cycleModule("\nimport (\n\t\"go/ast\"\n\n\t\"example.com/cyc/yamlx\"\n)\n", `
+func g() int { return yaml.Marshal() }
+`, "")
+	source["p/a.go"] += `
+func f(n ast.Node) int {
+	switch n.(type) {
+	case *ast.Ident:
+		yamlx := 1
+		return yamlx
+	}
+	return 0
+}
+`
+	for k, v := range base {
+		source[k] = v
+	}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 60, MaxFiles: 30, SplitLarge: true})
+	for _, pr := range p.PRs {
+		for _, f := range pr.Files {
+			t.Logf("#%d %s %s", pr.Number, f.Path, f.Part)
+		}
+	}
+	t.Log(p.Warnings)
+	buildEveryTip(t, r, p)
+}
