@@ -387,3 +387,38 @@ func f(n ast.Node) int {
 	t.Log(p.Warnings)
 	buildEveryTip(t, r, p)
 }
+
+// A slice the cut cannot type (an import's) given more of the package's
+// values by append makes them its elements: an interface of the import.
+func TestACutBringsTheMethodsOfAValueAppendedToAnImportsSlice(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"go.mod":     "module example.com/cyc\n\ngo 1.22\n",
+		"lib/lib.go": "package lib\n\n// Item has a title.\ntype Item interface{ Title() string }\n\n// Items are none.\nfunc Items() []Item { return nil }\n",
+	}
+	source := cycleModule("\nimport \"example.com/cyc/lib\"\n", `
+func add() int {
+	items := lib.Items()
+	items = append(items, T{})
+	return len(items)
+}
+`, `
+// Title names it.
+func (T) Title() string { return "" }
+`)
+	for k, v := range base {
+		source[k] = v
+	}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 60, MaxFiles: 30, SplitLarge: true})
+	cut := false
+	for _, pr := range p.PRs {
+		for _, f := range pr.Files {
+			cut = cut || f.Part != ""
+		}
+	}
+	if !cut {
+		t.Fatalf("nothing was cut along its declarations: %v", p.Warnings)
+	}
+	buildEveryTip(t, r, p)
+}
