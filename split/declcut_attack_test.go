@@ -422,3 +422,29 @@ func (T) Title() string { return "" }
 	}
 	buildEveryTip(t, r, p)
 }
+
+func TestACutBringsTheMethodsOfAValueStoredInAnImportsSlice(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"go.mod":     "module example.com/cyc\n\ngo 1.22\n",
+		"lib/lib.go": "package lib\n\n// Item has a title.\ntype Item interface{ Title() string }\n\n// Items are one.\nfunc Items() []Item { return make([]Item, 1) }\n\n// Box holds one.\ntype Box struct{ In Item }\n",
+	}
+	source := cycleModule("\nimport \"example.com/cyc/lib\"\n", `
+func set() int {
+	items := lib.Items()
+	items[0] = T{}
+	var b lib.Box
+	b.In, items[0] = T{}, &T{}
+	return len(items)
+}
+`, `
+// Title names it.
+func (T) Title() string { return "" }
+`)
+	for k, v := range base {
+		source[k] = v
+	}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 60, MaxFiles: 30, SplitLarge: true})
+	buildEveryTip(t, r, p)
+}
