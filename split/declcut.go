@@ -687,8 +687,12 @@ func (fl *flows) site(x ast.Node) {
 		var targets []types.Type
 		for _, l := range x.Lhs {
 			t := fl.typeOf(l)
-			if id, ok := l.(*ast.Ident); ok && fl.dc.info.Defs[id] != nil {
+			id, isIdent := l.(*ast.Ident)
+			switch {
+			case isIdent && (fl.dc.info.Defs[id] != nil || id.Name == "_"):
 				t = nil // a new variable takes the value's type
+			case t == nil:
+				t = unknown // an element or field of what the checker cannot type
 			}
 			targets = append(targets, t)
 		}
@@ -736,8 +740,15 @@ func (fl *flows) site(x ast.Node) {
 			fl.rangeInto(x)
 		}
 	case *ast.IndexExpr:
-		if m, ok := under(fl.typeOf(x.X)).(*types.Map); ok {
-			fl.flow(x.Index, m.Key())
+		switch t := under(fl.typeOf(x.X)); t := t.(type) {
+		case *types.Map:
+			fl.flow(x.Index, t.Key())
+		case nil:
+			fl.flow(x.Index, unknown) // an import's map, maybe
+		default:
+			if t == unknown {
+				fl.flow(x.Index, unknown)
+			}
 		}
 	}
 }
@@ -789,15 +800,21 @@ func (fl *flows) builtin(x *ast.CallExpr) {
 	}
 	switch {
 	case id.Name == "append" && len(x.Args) > 1 && x.Ellipsis == token.NoPos:
+		// A slice the checker cannot type (an import's) may hold an
+		// interface: its elements' target is unknown.
+		elem := types.Type(unknown)
 		if s, ok := under(fl.typeOf(x.Args[0])).(*types.Slice); ok {
-			for _, a := range x.Args[1:] {
-				fl.flow(a, s.Elem())
-			}
+			elem = s.Elem()
+		}
+		for _, a := range x.Args[1:] {
+			fl.flow(a, elem)
 		}
 	case id.Name == "delete" && len(x.Args) == 2:
+		key := types.Type(unknown)
 		if m, ok := under(fl.typeOf(x.Args[0])).(*types.Map); ok {
-			fl.flow(x.Args[1], m.Key())
+			key = m.Key()
 		}
+		fl.flow(x.Args[1], key)
 	case id.Name == "panic" && len(x.Args) == 1:
 		fl.flow(x.Args[0], types.NewInterfaceType(nil, nil))
 	}
