@@ -448,3 +448,23 @@ func (T) Title() string { return "" }
 	p := planOf(t, r, Options{MaxLines: 60, MaxFiles: 30, SplitLarge: true})
 	buildEveryTip(t, r, p)
 }
+
+func TestACutBringsTheMethodsOfAValueComparedWithAnImportsVariable(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"go.mod":     "module example.com/cyc\n\ngo 1.22\n",
+		"lib/lib.go": "package lib\n\n// Item has a title.\ntype Item interface{ Title() string }\n\n// Current is none.\nvar Current Item\n",
+	}
+	source := cycleModule("\nimport \"example.com/cyc/lib\"\n", `
+func current() bool { return lib.Current == T{} }
+`, `
+// Title names it.
+func (T) Title() string { return "" }
+`)
+	for k, v := range base {
+		source[k] = v
+	}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 60, MaxFiles: 30, SplitLarge: true})
+	buildEveryTip(t, r, p)
+}
