@@ -674,6 +674,15 @@ func (fl *flows) typeOf(e ast.Expr) types.Type {
 	return nil
 }
 
+// targetOf is e's type as a target: unknown where the checker recorded
+// none (an import's variable, which stands for nothing).
+func (fl *flows) targetOf(e ast.Expr) types.Type {
+	if t := fl.typeOf(e); t != nil {
+		return t
+	}
+	return unknown
+}
+
 // unknown stands for a target the checker could not tell.
 var unknown = types.Typ[types.Invalid]
 
@@ -716,12 +725,12 @@ func (fl *flows) site(x ast.Node) {
 		}
 	case *ast.BinaryExpr:
 		if x.Op == token.EQL || x.Op == token.NEQ {
-			fl.flow(x.X, fl.typeOf(x.Y))
-			fl.flow(x.Y, fl.typeOf(x.X))
+			fl.flow(x.X, fl.targetOf(x.Y))
+			fl.flow(x.Y, fl.targetOf(x.X))
 		}
 	case *ast.TypeAssertExpr:
 		if x.Type != nil {
-			fl.need2(fl.typeOf(x.Type), fl.typeOf(x.X))
+			fl.need2(fl.typeOf(x.Type), fl.targetOf(x.X))
 		}
 	case *ast.TypeSwitchStmt:
 		fl.typeSwitch(x)
@@ -730,8 +739,8 @@ func (fl *flows) site(x ast.Node) {
 		if x.Tag != nil {
 			for _, c := range x.Body.List {
 				for _, e := range c.(*ast.CaseClause).List {
-					fl.flow(e, fl.typeOf(x.Tag))
-					fl.flow(x.Tag, fl.typeOf(e))
+					fl.flow(e, fl.targetOf(x.Tag))
+					fl.flow(x.Tag, fl.targetOf(e))
 				}
 			}
 		}
@@ -872,7 +881,7 @@ func (fl *flows) typeSwitch(x *ast.TypeSwitchStmt) {
 	}
 	for _, c := range x.Body.List {
 		for _, t := range c.(*ast.CaseClause).List {
-			fl.need2(fl.typeOf(t), fl.typeOf(subject))
+			fl.need2(fl.typeOf(t), fl.targetOf(subject))
 		}
 	}
 }
