@@ -468,3 +468,26 @@ func (T) Title() string { return "" }
 	p := planOf(t, r, Options{MaxLines: 60, MaxFiles: 30, SplitLarge: true})
 	buildEveryTip(t, r, p)
 }
+
+func TestACutBringsTheMethodsAnImportsGenericTypeAsksOfItsTypeArguments(t *testing.T) {
+	t.Parallel()
+	base := map[string]string{
+		"go.mod": "module example.com/cyc\n\ngo 1.22\n",
+		"lib/lib.go": "package lib\n\n// Titled has a title.\ntype Titled interface{ Title() string }\n\n" +
+			"// One holds one.\ntype One[V Titled] struct{ V V }\n\n// Pair holds two.\ntype Pair[K comparable, V Titled] struct {\n\tK K\n\tV V\n}\n",
+	}
+	source := cycleModule("\nimport \"example.com/cyc/lib\"\n", `
+var one lib.One[*T]
+
+var pair lib.Pair[string, *T]
+`, `
+// Title names it.
+func (*T) Title() string { return "" }
+`)
+	for k, v := range base {
+		source[k] = v
+	}
+	r := repoFromTo(t, base, source)
+	p := planOf(t, r, Options{MaxLines: 60, MaxFiles: 30, SplitLarge: true})
+	buildEveryTip(t, r, p)
+}
