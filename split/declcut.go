@@ -674,6 +674,27 @@ func (fl *flows) typeOf(e ast.Expr) types.Type {
 	return nil
 }
 
+// exprType is e's type, or the type it names, where the checker did not
+// record it (the type arguments of an import's generic).
+func (fl *flows) exprType(e ast.Expr) types.Type {
+	if t := fl.typeOf(e); t != nil {
+		return t
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return fl.exprType(e.X)
+	case *ast.StarExpr:
+		if t := fl.exprType(e.X); t != nil {
+			return types.NewPointer(t)
+		}
+	case *ast.Ident:
+		if tn, ok := fl.dc.pkg.Scope().Lookup(e.Name).(*types.TypeName); ok {
+			return tn.Type()
+		}
+	}
+	return nil
+}
+
 // targetOf is e's type as a target: unknown where the checker recorded
 // none (an import's variable, which stands for nothing).
 func (fl *flows) targetOf(e ast.Expr) types.Type {
@@ -753,10 +774,17 @@ func (fl *flows) site(x ast.Node) {
 		case *types.Map:
 			fl.flow(x.Index, t.Key())
 		case nil:
-			fl.flow(x.Index, unknown) // an import's map, maybe
+			fl.need2(fl.exprType(x.Index), unknown) // an import's map or generic, maybe
 		default:
 			if t == unknown {
-				fl.flow(x.Index, unknown)
+				fl.need2(fl.exprType(x.Index), unknown)
+			}
+		}
+	case *ast.IndexListExpr:
+		// An import's generic: what its constraints ask is unknown.
+		if t := under(fl.typeOf(x.X)); t == nil || t == unknown {
+			for _, e := range x.Indices {
+				fl.need2(fl.exprType(e), unknown)
 			}
 		}
 	}
