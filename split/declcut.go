@@ -1,6 +1,7 @@
 package split
 
 import (
+	"container/heap"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -23,7 +24,7 @@ import (
 // standing for nothing: a name, a field or a method of the package used,
 // a method's receiver, and the methods a value of the package's type
 // needs where it becomes an interface (those the interface names, or,
-// where the checker cannot tell the target, every exported method and
+// where the checker cannot tell the target, every method and
 // those of the types it embeds). What the checker cannot resolve is tied
 // by name, to every declaration of that name, as the files are.
 
@@ -219,13 +220,15 @@ func (dc *declCutter) readFile(f File, a *ast.File) (*cutFile, string) {
 	}
 	line := func(p token.Pos) int { return dc.fset.PositionFor(p, false).Line }
 	cf.header = line(a.Name.End())
-	taken := map[int]bool{}
+	taken := map[int]int{} // the line's owner, from 1 (the header's lines: -1)
+	owners := 0
 	take := func(from, to int) bool {
+		owners++
 		for l := from; l <= to; l++ {
-			if taken[l] || l <= cf.header {
+			if taken[l] != 0 || l <= cf.header {
 				return false
 			}
-			taken[l] = true
+			taken[l] = owners
 		}
 		return true
 	}
@@ -273,6 +276,21 @@ func (dc *declCutter) readFile(f File, a *ast.File) (*cutFile, string) {
 		}
 		cf.decls = append(cf.decls, len(dc.nodes))
 		dc.nodes = append(dc.nodes, &declNode{file: len(dc.files), from: from, to: to})
+	}
+	// A comment over several lines is on the lines of one owner, or
+	// a part would have half of it.
+	for l := 1; l <= cf.header; l++ {
+		taken[l] = -1
+	}
+	for _, g := range a.Comments {
+		for _, c := range g.List {
+			from, to := line(c.Pos()), line(c.End())
+			for l := from + 1; l <= to; l++ {
+				if taken[l] != taken[from] {
+					return nil, fmt.Sprintf("%s has a comment that shares lines with a declaration it is not part of", f.Path)
+				}
+			}
+		}
 	}
 	return cf, ""
 }
@@ -380,6 +398,11 @@ func (dc *declCutter) link() {
 			sort.Ints(dc.nodes[n].needs)
 		}
 	}
+	for i, cf := range dc.files {
+		for _, n := range cf.decls {
+			dc.directives(n, i)
+		}
+	}
 }
 
 // declNames are the names a declaration declares at package level, its
@@ -479,6 +502,41 @@ func (dc *declCutter) unresolved(id *ast.Ident) bool {
 	return !used && dc.info.Defs[id] == nil && id.Name != "_"
 }
 
+// directiveImports are the imports a directive in a file asks for,
+// whether or not the file names them.
+var directiveImports = map[string]string{"//go:embed": `"embed"`, "//go:linkname": `"unsafe"`}
+
+// directives adds to node n the imports its directives ask for: a
+// //go:embed var builds only in a file importing embed, a //go:linkname
+// only in one importing unsafe. A blank import is always kept; a named
+// one builds only where a declaration uses it, so n needs those that do.
+func (dc *declCutter) directives(n, file int) {
+	for _, g := range dc.asts[file].Comments {
+		for _, c := range g.List {
+			l := dc.fset.PositionFor(c.Pos(), false).Line
+			if l < dc.nodes[n].from || l > dc.nodes[n].to {
+				continue
+			}
+			word, _, _ := strings.Cut(c.Text, " ")
+			want, ok := directiveImports[word]
+			if !ok {
+				continue
+			}
+			for i, spec := range dc.asts[file].Imports {
+				if spec.Path.Value != want || importName(spec) == "_" {
+					continue
+				}
+				for _, m := range dc.files[file].decls {
+					if m != n && slices.Contains(dc.nodes[m].imports, i) && !slices.Contains(dc.nodes[n].needs, m) {
+						dc.nodes[n].needs = append(dc.nodes[n].needs, m)
+					}
+				}
+				sort.Ints(dc.nodes[n].needs)
+			}
+		}
+	}
+}
+
 func (dc *declCutter) useImport(n, file int, obj types.Object) {
 	for i, spec := range dc.asts[file].Imports {
 		if dc.importObj(spec) == obj && !slices.Contains(dc.nodes[n].imports, i) {
@@ -509,6 +567,15 @@ type flows struct {
 }
 
 func (fl *flows) walk(d ast.Decl) {
+	// A generic type or function instantiated anywhere in d (a
+	// signature included) needs of each type argument what its
+	// constraint asks.
+	ast.Inspect(d, func(x ast.Node) bool {
+		if id, ok := x.(*ast.Ident); ok {
+			fl.instance(id)
+		}
+		return true
+	})
 	ast.Inspect(d, func(x ast.Node) bool {
 		switch x := x.(type) {
 		case *ast.FuncDecl, *ast.FuncLit:
@@ -538,6 +605,42 @@ func (fl *flows) walk(d ast.Decl) {
 		fl.site(x)
 		return true
 	})
+}
+
+// instance: an instantiation's type arguments become their constraints.
+func (fl *flows) instance(id *ast.Ident) {
+	inst, ok := fl.dc.info.Instances[id]
+	if !ok || inst.TypeArgs == nil {
+		return
+	}
+	var params *types.TypeParamList
+	switch o := fl.dc.info.Uses[id].(type) {
+	case *types.TypeName:
+		if n, ok := types.Unalias(o.Type()).(*types.Named); ok {
+			params = n.TypeParams()
+		}
+	case *types.Func:
+		if sig, ok := o.Type().(*types.Signature); ok {
+			params = sig.TypeParams()
+		}
+	}
+	for i := 0; params != nil && i < params.Len() && i < inst.TypeArgs.Len(); i++ {
+		if c, ok := params.At(i).Constraint().Underlying().(*types.Interface); ok && c.NumMethods() == 0 && !unknownEmbeds(c) {
+			continue // any, comparable, a union: no method asked
+		}
+		fl.need2(inst.TypeArgs.At(i), params.At(i).Constraint())
+	}
+}
+
+// unknownEmbeds says whether an interface embeds what the checker could
+// not tell (an imported interface).
+func unknownEmbeds(u *types.Interface) bool {
+	for i := 0; i < u.NumEmbeddeds(); i++ {
+		if u.EmbeddedType(i) == unknown || u.EmbeddedType(i).Underlying() == unknown {
+			return true
+		}
+	}
+	return false
 }
 
 func (fl *flows) walkNode(n ast.Node) {
@@ -571,6 +674,36 @@ func (fl *flows) typeOf(e ast.Expr) types.Type {
 	return nil
 }
 
+// exprType is e's type, or the type it names, where the checker did not
+// record it (the type arguments of an import's generic).
+func (fl *flows) exprType(e ast.Expr) types.Type {
+	if t := fl.typeOf(e); t != nil {
+		return t
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return fl.exprType(e.X)
+	case *ast.StarExpr:
+		if t := fl.exprType(e.X); t != nil {
+			return types.NewPointer(t)
+		}
+	case *ast.Ident:
+		if tn, ok := fl.dc.pkg.Scope().Lookup(e.Name).(*types.TypeName); ok {
+			return tn.Type()
+		}
+	}
+	return nil
+}
+
+// targetOf is e's type as a target: unknown where the checker recorded
+// none (an import's variable, which stands for nothing).
+func (fl *flows) targetOf(e ast.Expr) types.Type {
+	if t := fl.typeOf(e); t != nil {
+		return t
+	}
+	return unknown
+}
+
 // unknown stands for a target the checker could not tell.
 var unknown = types.Typ[types.Invalid]
 
@@ -584,8 +717,12 @@ func (fl *flows) site(x ast.Node) {
 		var targets []types.Type
 		for _, l := range x.Lhs {
 			t := fl.typeOf(l)
-			if id, ok := l.(*ast.Ident); ok && fl.dc.info.Defs[id] != nil {
+			id, isIdent := l.(*ast.Ident)
+			switch {
+			case isIdent && (fl.dc.info.Defs[id] != nil || id.Name == "_"):
 				t = nil // a new variable takes the value's type
+			case t == nil:
+				t = unknown // an element or field of what the checker cannot type
 			}
 			targets = append(targets, t)
 		}
@@ -609,18 +746,46 @@ func (fl *flows) site(x ast.Node) {
 		}
 	case *ast.BinaryExpr:
 		if x.Op == token.EQL || x.Op == token.NEQ {
-			fl.flow(x.X, fl.typeOf(x.Y))
-			fl.flow(x.Y, fl.typeOf(x.X))
+			fl.flow(x.X, fl.targetOf(x.Y))
+			fl.flow(x.Y, fl.targetOf(x.X))
 		}
 	case *ast.TypeAssertExpr:
 		if x.Type != nil {
-			fl.need2(fl.typeOf(x.Type), fl.typeOf(x.X))
+			fl.need2(fl.typeOf(x.Type), fl.targetOf(x.X))
 		}
 	case *ast.TypeSwitchStmt:
 		fl.typeSwitch(x)
+	case *ast.SwitchStmt:
+		// Each case is compared with the tag.
+		if x.Tag != nil {
+			for _, c := range x.Body.List {
+				for _, e := range c.(*ast.CaseClause).List {
+					fl.flow(e, fl.targetOf(x.Tag))
+					fl.flow(x.Tag, fl.targetOf(e))
+				}
+			}
+		}
+	case *ast.RangeStmt:
+		if x.Tok == token.ASSIGN {
+			fl.rangeInto(x)
+		}
 	case *ast.IndexExpr:
-		if m, ok := under(fl.typeOf(x.X)).(*types.Map); ok {
-			fl.flow(x.Index, m.Key())
+		switch t := under(fl.typeOf(x.X)); t := t.(type) {
+		case *types.Map:
+			fl.flow(x.Index, t.Key())
+		case nil:
+			fl.need2(fl.exprType(x.Index), unknown) // an import's map or generic, maybe
+		default:
+			if t == unknown {
+				fl.need2(fl.exprType(x.Index), unknown)
+			}
+		}
+	case *ast.IndexListExpr:
+		// An import's generic: what its constraints ask is unknown.
+		if t := under(fl.typeOf(x.X)); t == nil || t == unknown {
+			for _, e := range x.Indices {
+				fl.need2(fl.exprType(e), unknown)
+			}
 		}
 	}
 }
@@ -672,11 +837,21 @@ func (fl *flows) builtin(x *ast.CallExpr) {
 	}
 	switch {
 	case id.Name == "append" && len(x.Args) > 1 && x.Ellipsis == token.NoPos:
+		// A slice the checker cannot type (an import's) may hold an
+		// interface: its elements' target is unknown.
+		elem := types.Type(unknown)
 		if s, ok := under(fl.typeOf(x.Args[0])).(*types.Slice); ok {
-			for _, a := range x.Args[1:] {
-				fl.flow(a, s.Elem())
-			}
+			elem = s.Elem()
 		}
+		for _, a := range x.Args[1:] {
+			fl.flow(a, elem)
+		}
+	case id.Name == "delete" && len(x.Args) == 2:
+		key := types.Type(unknown)
+		if m, ok := under(fl.typeOf(x.Args[0])).(*types.Map); ok {
+			key = m.Key()
+		}
+		fl.flow(x.Args[1], key)
 	case id.Name == "panic" && len(x.Args) == 1:
 		fl.flow(x.Args[0], types.NewInterfaceType(nil, nil))
 	}
@@ -697,6 +872,32 @@ func (fl *flows) ret(x *ast.ReturnStmt) {
 	}
 }
 
+// rangeInto: a range assigning to variables declared before it makes
+// its keys and elements their types.
+func (fl *flows) rangeInto(x *ast.RangeStmt) {
+	var key, elem types.Type
+	t := under(fl.typeOf(x.X))
+	if p, ok := t.(*types.Pointer); ok {
+		t = under(p.Elem())
+	}
+	switch u := t.(type) {
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Array:
+		elem = u.Elem()
+	case *types.Map:
+		key, elem = u.Key(), u.Elem()
+	case *types.Chan:
+		key = u.Elem()
+	}
+	if x.Key != nil && key != nil {
+		fl.need2(key, fl.typeOf(x.Key))
+	}
+	if x.Value != nil && elem != nil {
+		fl.need2(elem, fl.typeOf(x.Value))
+	}
+}
+
 // typeSwitch: each case's type must be one the switched value can hold.
 func (fl *flows) typeSwitch(x *ast.TypeSwitchStmt) {
 	var subject ast.Expr
@@ -708,7 +909,7 @@ func (fl *flows) typeSwitch(x *ast.TypeSwitchStmt) {
 	}
 	for _, c := range x.Body.List {
 		for _, t := range c.(*ast.CaseClause).List {
-			fl.need2(fl.typeOf(t), fl.typeOf(subject))
+			fl.need2(fl.typeOf(t), fl.targetOf(subject))
 		}
 	}
 }
@@ -817,21 +1018,25 @@ func (fl *flows) flow(v ast.Expr, target types.Type) {
 
 // need2 adds the methods a value of type from needs to be a to.
 func (fl *flows) need2(from, to types.Type) {
+	if from == nil || to == nil {
+		return
+	}
 	named := fl.dc.ownType(from)
-	if named == nil || to == nil {
-		return
+	if named != nil {
+		if _, ok := named.Underlying().(*types.Interface); ok {
+			return
+		}
 	}
-	if _, ok := named.Underlying().(*types.Interface); ok {
-		return
-	}
-	var names []string // nil: every exported method
+	// nil: every method. Where the target is not known, the value may
+	// become an interface of the package's, an unexported method of it
+	// too (slices.Contains[[]I, I](is, t)).
+	var names []string
+	// deep: what the value holds is looked into as well, as fmt and
+	// vet's printf and errorsas checks do with a value they are given.
+	deep := false
 	switch u := to.Underlying().(type) {
 	case *types.Interface:
-		known := true
-		for i := 0; i < u.NumEmbeddeds(); i++ {
-			known = known && u.EmbeddedType(i) != unknown && u.EmbeddedType(i).Underlying() != unknown
-		}
-		if !known {
+		if unknownEmbeds(u) {
 			break
 		}
 		names = []string{}
@@ -841,15 +1046,60 @@ func (fl *flows) need2(from, to types.Type) {
 		if u.NumMethods() == 0 {
 			// fmt and vet ask these of a value behind an empty interface.
 			names = []string{"String", "Error", "Format", "GoString"}
+			deep = true
 		}
 	default:
 		if to != unknown && to.Underlying() != unknown {
 			if _, isParam := to.(*types.TypeParam); !isParam {
 				return
 			}
+		} else {
+			deep = true
 		}
 	}
-	fl.needMethods(named, names, map[*types.Named]bool{})
+	if deep {
+		fl.deep(from, names, map[types.Type]bool{})
+		return
+	}
+	if named != nil {
+		fl.needMethods(named, names, map[*types.Named]bool{})
+	}
+}
+
+// deep adds the methods (names, nil for every one) of the
+// package's types a value of type t holds: t itself, what it points to,
+// its elements, keys and fields.
+func (fl *flows) deep(t types.Type, names []string, seen map[types.Type]bool) {
+	if t == nil || seen[t] {
+		return
+	}
+	seen[t] = true
+	t = types.Unalias(t)
+	if n, ok := t.(*types.Named); ok {
+		if n.Obj().Pkg() != fl.dc.pkg {
+			return // another package's: nothing of it is known
+		}
+		if _, isIface := n.Underlying().(*types.Interface); !isIface {
+			fl.needMethods(n, names, map[*types.Named]bool{})
+		}
+		fl.deep(n.Underlying(), names, seen)
+		return
+	}
+	switch u := t.(type) {
+	case *types.Pointer:
+		fl.deep(u.Elem(), names, seen)
+	case *types.Slice:
+		fl.deep(u.Elem(), names, seen)
+	case *types.Array:
+		fl.deep(u.Elem(), names, seen)
+	case *types.Map:
+		fl.deep(u.Key(), names, seen)
+		fl.deep(u.Elem(), names, seen)
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			fl.deep(u.Field(i).Type(), names, seen)
+		}
+	}
 }
 
 func (fl *flows) needMethods(t *types.Named, names []string, seen map[*types.Named]bool) {
@@ -860,10 +1110,10 @@ func (fl *flows) needMethods(t *types.Named, names []string, seen map[*types.Nam
 	name := t.Obj().Name()
 	for full, decls := range fl.dc.byName {
 		typ, method, ok := strings.Cut(full, ".")
-		if !ok || typ != name {
+		if !ok || typ != name && !fl.dc.aliasOf(typ, t) {
 			continue
 		}
-		if names == nil && !token.IsExported(method) || names != nil && !slices.Contains(names, method) {
+		if names != nil && !slices.Contains(names, method) {
 			continue
 		}
 		for _, n := range decls {
@@ -884,14 +1134,22 @@ func (fl *flows) needMethods(t *types.Named, names []string, seen map[*types.Nam
 	}
 }
 
+// aliasOf says whether name is the package's alias of t (a method
+// declared on the alias is t's).
+func (dc *declCutter) aliasOf(name string, t *types.Named) bool {
+	tn, ok := dc.pkg.Scope().Lookup(name).(*types.TypeName)
+	return ok && tn.IsAlias() && types.Identical(types.Unalias(tn.Type()), t)
+}
+
 // ownType is t (or what t points to) when it is a named type of the
 // package.
 func (dc *declCutter) ownType(t types.Type) *types.Named {
 	if t == nil {
 		return nil
 	}
+	t = types.Unalias(t)
 	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
+		t = types.Unalias(p.Elem())
 	}
 	n, ok := t.(*types.Named)
 	if !ok || n.Obj().Pkg() != dc.pkg {
@@ -929,34 +1187,22 @@ func (dc *declCutter) cut(budget, room int) [][]File {
 	order := dc.order()
 	var parts [][]int
 	var cur []int
-	have := map[int]bool{}
-	size := func(keep map[int]bool) int {
-		total := 0
-		for _, cf := range dc.files {
-			switch {
-			case whole(cf, keep):
-				total += len(cf.lines)
-			case touched(cf, keep):
-				total += len(cf.content(keep, dc))
-			}
-		}
-		return total
-	}
+	ps := newPartSize(dc) // the lines of the declarations had so far
 	done, limit := 0, room
 	for _, scc := range order {
 		for _, n := range scc {
-			have[n] = true
+			ps.add(n, 1)
 		}
-		if size(have)-done > limit && (len(cur) > 0 || limit < budget) {
+		if ps.total()-done > limit && (len(cur) > 0 || limit < budget) {
 			for _, n := range scc {
-				delete(have, n)
+				ps.add(n, -1)
 			}
 			if len(cur) > 0 {
 				parts = append(parts, cur)
 			}
-			done, cur, limit = size(have), nil, budget
+			done, cur, limit = ps.total(), nil, budget
 			for _, n := range scc {
-				have[n] = true
+				ps.add(n, 1)
 			}
 		}
 		cur = append(cur, scc...)
@@ -989,6 +1235,63 @@ func (dc *declCutter) cut(budget, room int) [][]File {
 		out = append(out, fs)
 	}
 	return out
+}
+
+// partSize counts the lines of the files with the declarations kept so
+// far as content would have them, kept up as declarations come and go:
+// counting them anew for each would take the files' lines times their
+// declarations.
+type partSize struct {
+	dc       *declCutter
+	fileOf   []int
+	kept     []int         // of each file, its declarations kept
+	declLine []int         // and their lines
+	imports  []map[int]int // and how many of them use each import
+}
+
+func newPartSize(dc *declCutter) *partSize {
+	ps := &partSize{dc: dc, fileOf: make([]int, len(dc.nodes)), kept: make([]int, len(dc.files)),
+		declLine: make([]int, len(dc.files)), imports: make([]map[int]int, len(dc.files))}
+	for i, cf := range dc.files {
+		ps.imports[i] = map[int]int{}
+		for _, n := range cf.decls {
+			ps.fileOf[n] = i
+		}
+	}
+	return ps
+}
+
+// add keeps declaration n (by 1) or gives it back (by -1).
+func (ps *partSize) add(n, by int) {
+	i, node := ps.fileOf[n], ps.dc.nodes[n]
+	ps.kept[i] += by
+	ps.declLine[i] += by * (node.to - node.from + 1)
+	for _, im := range node.imports {
+		ps.imports[i][im] += by
+	}
+}
+
+func (ps *partSize) total() int {
+	total := 0
+	for i, cf := range ps.dc.files {
+		switch {
+		case ps.kept[i] == len(cf.decls):
+			total += len(cf.lines)
+		case ps.kept[i] > 0:
+			total += cf.header + ps.declLine[i]
+			blocks := map[int]bool{}
+			for k, im := range cf.imports {
+				if ps.imports[i][k] > 0 || im.always {
+					total += im.to - im.from + 1
+					if im.open > 0 && !blocks[im.open] {
+						blocks[im.open] = true
+						total += 2
+					}
+				}
+			}
+		}
+	}
+	return total
 }
 
 func touched(cf *cutFile, keep map[int]bool) bool {
@@ -1036,28 +1339,47 @@ func (dc *declCutter) order() [][]int {
 			}
 		}
 	}
-	placed := make([]bool, len(sccs))
+	// Kahn's order, the ready component earliest in the files first.
+	pending := make([]int, len(sccs))
+	dependents := make([][]int, len(sccs))
+	for c := range sccs {
+		for w := range waits[c] {
+			pending[c]++
+			dependents[w] = append(dependents[w], c)
+		}
+	}
+	ready := &compHeap{first: func(c int) int { return sccs[c][0] }}
+	for c := range sccs {
+		if pending[c] == 0 {
+			heap.Push(ready, c)
+		}
+	}
 	var out [][]int
-	for len(out) < len(sccs) {
-		best := -1
-		for c, scc := range sccs {
-			if placed[c] || slices.ContainsFunc(keysOf(waits[c]), func(w int) bool { return !placed[w] }) {
-				continue
-			}
-			if best < 0 || scc[0] < sccs[best][0] {
-				best = c
+	for ready.Len() > 0 {
+		c := heap.Pop(ready).(int)
+		out = append(out, sccs[c])
+		for _, d := range dependents[c] {
+			if pending[d]--; pending[d] == 0 {
+				heap.Push(ready, d)
 			}
 		}
-		placed[best] = true
-		out = append(out, sccs[best])
 	}
 	return out
 }
 
-func keysOf(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
+// compHeap holds the components ready to go, the one whose first
+// declaration is earliest on top.
+type compHeap struct {
+	comps []int
+	first func(int) int
+}
+
+func (h *compHeap) Len() int           { return len(h.comps) }
+func (h *compHeap) Less(i, j int) bool { return h.first(h.comps[i]) < h.first(h.comps[j]) }
+func (h *compHeap) Swap(i, j int)      { h.comps[i], h.comps[j] = h.comps[j], h.comps[i] }
+func (h *compHeap) Push(x any)         { h.comps = append(h.comps, x.(int)) }
+func (h *compHeap) Pop() any {
+	c := h.comps[len(h.comps)-1]
+	h.comps = h.comps[:len(h.comps)-1]
+	return c
 }
