@@ -1045,7 +1045,7 @@ func (fl *flows) need2(from, to types.Type) {
 		}
 		if u.NumMethods() == 0 {
 			// fmt and vet ask these of a value behind an empty interface.
-			names = []string{"String", "Error", "Format", "GoString"}
+			names = fmtMethods
 			deep = true
 		}
 	default:
@@ -1054,7 +1054,14 @@ func (fl *flows) need2(from, to types.Type) {
 				return
 			}
 		} else {
-			deep = true
+			// Every method of the value's own type; of what it holds,
+			// what fmt and vet look for (every method of all it holds
+			// tied whole packages into one group).
+			if named != nil {
+				fl.needMethods(named, nil, map[*types.Named]bool{})
+			}
+			fl.deep(from, fmtMethods, map[types.Type]bool{})
+			return
 		}
 	}
 	if deep {
@@ -1065,6 +1072,10 @@ func (fl *flows) need2(from, to types.Type) {
 		fl.needMethods(named, names, map[*types.Named]bool{})
 	}
 }
+
+// fmtMethods are what fmt and vet ask of a value behind an empty
+// interface.
+var fmtMethods = []string{"String", "Error", "Format", "GoString"}
 
 // deep adds the methods (names, nil for every one) of the
 // package's types a value of type t holds: t itself, what it points to,
