@@ -714,19 +714,7 @@ func (fl *flows) site(x ast.Node) {
 	case *ast.ReturnStmt:
 		fl.ret(x)
 	case *ast.AssignStmt:
-		var targets []types.Type
-		for _, l := range x.Lhs {
-			t := fl.typeOf(l)
-			id, isIdent := l.(*ast.Ident)
-			switch {
-			case isIdent && (fl.dc.info.Defs[id] != nil || id.Name == "_"):
-				t = nil // a new variable takes the value's type
-			case t == nil:
-				t = unknown // an element or field of what the checker cannot type
-			}
-			targets = append(targets, t)
-		}
-		fl.flowAll(x.Rhs, targets)
+		fl.assign(x)
 	case *ast.ValueSpec:
 		if x.Type != nil {
 			t := fl.typeOf(x.Type)
@@ -756,19 +744,51 @@ func (fl *flows) site(x ast.Node) {
 	case *ast.TypeSwitchStmt:
 		fl.typeSwitch(x)
 	case *ast.SwitchStmt:
-		// Each case is compared with the tag.
-		if x.Tag != nil {
-			for _, c := range x.Body.List {
-				for _, e := range c.(*ast.CaseClause).List {
-					fl.flow(e, fl.targetOf(x.Tag))
-					fl.flow(x.Tag, fl.targetOf(e))
-				}
-			}
-		}
+		fl.switchCases(x)
 	case *ast.RangeStmt:
 		if x.Tok == token.ASSIGN {
 			fl.rangeInto(x)
 		}
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		fl.index(x.(ast.Expr))
+	}
+}
+
+// assign: each value becomes its variable's type (a new variable takes
+// the value's).
+func (fl *flows) assign(x *ast.AssignStmt) {
+	var targets []types.Type
+	for _, l := range x.Lhs {
+		t := fl.typeOf(l)
+		id, isIdent := l.(*ast.Ident)
+		switch {
+		case isIdent && (fl.dc.info.Defs[id] != nil || id.Name == "_"):
+			t = nil // a new variable takes the value's type
+		case t == nil:
+			t = unknown // an element or field of what the checker cannot type
+		}
+		targets = append(targets, t)
+	}
+	fl.flowAll(x.Rhs, targets)
+}
+
+// switchCases: each case is compared with the tag.
+func (fl *flows) switchCases(x *ast.SwitchStmt) {
+	if x.Tag == nil {
+		return
+	}
+	for _, c := range x.Body.List {
+		for _, e := range c.(*ast.CaseClause).List {
+			fl.flow(e, fl.targetOf(x.Tag))
+			fl.flow(x.Tag, fl.targetOf(e))
+		}
+	}
+}
+
+// index: a map's key becomes its key type; an index into what the
+// checker cannot type (an import's map or generic) needs what is unknown.
+func (fl *flows) index(x ast.Expr) {
+	switch x := x.(type) {
 	case *ast.IndexExpr:
 		switch t := under(fl.typeOf(x.X)); t := t.(type) {
 		case *types.Map:
