@@ -2,6 +2,9 @@ package split
 
 import (
 	"fmt"
+	"go/parser"
+	"go/token"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,9 +86,12 @@ func TestACycleOfNewFilesTooLargeForAPRIsCutAlongItsDeclarations(t *testing.T) {
 			}
 			if f.Part != "" {
 				partial = append(partial, f.Path)
-				if !strings.Contains(f.Reason, "cut along their declarations") {
-					t.Errorf("%s in PR #%d: the reason does not say it is cut along its declarations: %q", f.Path, pr.Number, f.Reason)
+				if !strings.Contains(f.Reason, "cut along their declarations") || !strings.Contains(f.Reason, "brings lines "+f.Part+", the declarations this part needs") {
+					t.Errorf("%s in PR #%d: the reason does not say it is cut along its declarations, and which lines: %q", f.Path, pr.Number, f.Reason)
 				}
+			} else if strings.HasPrefix(f.Path, "internal/plug/") && !strings.HasSuffix(f.Path, "_test.go") && slices.Contains(partial, f.Path) &&
+				!strings.Contains(f.Reason, "brings whole, its last declarations") {
+				t.Errorf("%s in PR #%d completes the file, but the reason says %q", f.Path, pr.Number, f.Reason)
 			}
 		}
 	}
@@ -146,7 +152,7 @@ func TestACycleWithAModifiedFileStaysWhole(t *testing.T) {
 func TestGuessNameOfAnImportPath(t *testing.T) {
 	for path, want := range map[string]string{
 		"fmt": "fmt", "go/ast": "ast", "github.com/go-git/go-git/v5": "git", "gopkg.in/yaml.v3": "yaml",
-		"github.com/charmbracelet/bubbletea": "bubbletea", "example.com/x/go-foo-bar": "foobar",
+		"github.com/charmbracelet/bubbletea": "bubbletea", "example.com/x/go-foo-bar": "foobar", "example.com/x/v": "v",
 	} {
 		if got := guessName(path); got != want {
 			t.Errorf("guessName(%q) = %q, want %q", path, got, want)
@@ -167,6 +173,7 @@ func TestACycleThatDoesNotFitTheRoomLeftFillsIt(t *testing.T) {
 		"p/a.go":        "package p\n\nfunc A(n int) int { return B(n) + X0() }\n" + filler("A", 25),
 		"p/b.go":        "package p\n\nfunc B(n int) int {\n\tif n > 0 {\n\t\treturn A(n - 1)\n\t}\n\treturn 0\n}\n" + filler("B", 25),
 		"p/y.go":        "package p\n\nfunc Y() int { return A(3) + X0() }\n" + filler("Y", 20),
+		"p/a_test.go":   "package p\n\nimport \"testing\"\n\nfunc TestA(t *testing.T) {\n\tif A(1) < 0 {\n\t\tt.Fatal(\"A\")\n\t}\n}\n",
 		"docs/guide.md": strings.Repeat("a line\n", 20),
 	})
 	opts := Options{MaxLines: 150, MaxFiles: 30, SplitLarge: true}
@@ -189,4 +196,27 @@ func TestACycleThatDoesNotFitTheRoomLeftFillsIt(t *testing.T) {
 		t.Errorf("the docs are not in the last PR with the code:%s", layout(p))
 	}
 	buildEveryTip(t, r, p)
+}
+
+func TestConstrainedFilesAreThoseBuiltForSomeSystemsOnly(t *testing.T) {
+	for _, c := range []struct {
+		name, src string
+		want      bool
+	}{
+		{"p/a.go", "package p\n", false},
+		{"p/linux.go", "package p\n", false},
+		{"p/a_linux.go", "package p\n", true},
+		{"p/a_arm64.go", "package p\n", true},
+		{"p/a.go", "//go:build linux\n\npackage p\n", true},
+		{"p/a.go", "// +build linux\n\npackage p\n", true},
+		{"p/a.go", "// Package p.\npackage p\n\n//go:build linux\nvar x = 1\n", false},
+	} {
+		a, err := parser.ParseFile(token.NewFileSet(), c.name, c.src, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := constrained(c.name, a); got != c.want {
+			t.Errorf("constrained(%s, %q) = %v, want %v", c.name, c.src, got, c.want)
+		}
+	}
 }
