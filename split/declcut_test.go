@@ -152,7 +152,7 @@ func TestACycleWithAModifiedFileStaysWhole(t *testing.T) {
 func TestGuessNameOfAnImportPath(t *testing.T) {
 	for path, want := range map[string]string{
 		"fmt": "fmt", "go/ast": "ast", "github.com/go-git/go-git/v5": "git", "gopkg.in/yaml.v3": "yaml",
-		"github.com/charmbracelet/bubbletea": "bubbletea", "example.com/x/go-foo-bar": "foobar", "example.com/x/v": "v",
+		"github.com/charmbracelet/bubbletea": "bubbletea", "example.com/x/go-foo-bar": "foobar", "example.com/x/v": "v", "v2": "v2",
 	} {
 		if got := guessName(path); got != want {
 			t.Errorf("guessName(%q) = %q, want %q", path, got, want)
@@ -218,5 +218,40 @@ func TestConstrainedFilesAreThoseBuiltForSomeSystemsOnly(t *testing.T) {
 		if got := constrained(c.name, a); got != c.want {
 			t.Errorf("constrained(%s, %q) = %v, want %v", c.name, c.src, got, c.want)
 		}
+	}
+}
+
+// A file whose lines a part cannot take apart stays whole, and so does
+// its cycle: two declarations on one line, a declaration on the package
+// clause's line, a comment that runs from the package clause into lines
+// of no declaration. Each would leave a part that does not build (a call
+// to what comes later, an unterminated comment).
+func TestAFileWhoseLinesAPartCannotTakeApartStaysWhole(t *testing.T) {
+	t.Parallel()
+	model := plugModule(40)["internal/plug/model.go"]
+	for name, src := range map[string]string{
+		"two declarations on a line":                 strings.Replace(model, "func render(", "func early() int { return 1 }; func late() int { return lateView() }\nfunc render(", 1),
+		"a declaration on the package clause's line": strings.Replace(model, "package plug\n\nimport \"fmt\"\n", "package plug; import \"fmt\"; func early() int { return lateView() }\n", 1),
+		"a comment from the package clause":          strings.Replace(model, "package plug\n", "package plug /* the model\n*/\n", 1),
+		"a comment from the package clause into a declaration": "package plug /* the model\n*/ func early() int { return lateView() }\n\n" +
+			"// Model is what the host runs.\ntype Model interface {\n\tInit() string\n\tView() string\n}\n\n" +
+			"func render(p *Plugin) string {\n\tif len(p.items) > 0 {\n\t\treturn \"x\"\n\t}\n\treturn \"\"\n}\n" + filler("Model", 40),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			files := plugModule(40)
+			files["internal/plug/model.go"] = src
+			files["internal/plug/view.go"] += "\nfunc lateView() int { return len(shout(\"\")) }\n"
+			r := repoWithFiles(t, files)
+			p := planOf(t, r, Options{MaxLines: 100, MaxFiles: 30, SplitLarge: true})
+			for _, pr := range p.PRs {
+				for _, f := range pr.Files {
+					if f.Part != "" {
+						t.Errorf("PR #%d brings part of %s; the cycle must stay whole:%s", pr.Number, f.Path, layout(p))
+					}
+				}
+			}
+			buildEveryTip(t, r, p)
+		})
 	}
 }
