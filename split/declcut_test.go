@@ -95,6 +95,9 @@ func TestACycleOfNewFilesTooLargeForAPRIsCutAlongItsDeclarations(t *testing.T) {
 			}
 		}
 	}
+	if first := reasonOf(p, "internal/plug/model.go"); !strings.Contains(first, "cut along their declarations, part 1 of ") {
+		t.Errorf("model.go's first part does not say it is part 1: %q", first)
+	}
 	if len(partial) == 0 {
 		t.Fatalf("no PR brings part of a file: the cycle of about 300 lines was not cut along its declarations (budget 100):\n%s\n%v", strings.Join(prs, "\n"), p.Warnings)
 	}
