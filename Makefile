@@ -33,7 +33,7 @@ demo: build
 	@$(WOENV) $(WO) list --parent task_cr_epic
 	@./scripts/demo-review.sh $(DEMO) $(WO) $(CURDIR)/bin/gh-standin $(DEMO)/prview
 
-# The README's tour and every guide's runnable example, as a reader
+# The tour (docs/tour.md) and every guide's runnable example, as a reader
 # would run them (integration/tour_test.go; make test runs it too).
 tour:
 	$(GO) test -count=1 -run '^TestTheTourAndTheGuidesRunAsWritten$$' ./integration/

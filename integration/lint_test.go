@@ -107,18 +107,18 @@ func tripwire(t *testing.T) (addr string, reached *atomic.Int32) {
 	return ln.Addr().String(), reached
 }
 
-// readmeExample writes the README tour's hello.json to path, with dir for
+// readmeExample writes the tour's (docs/tour.md) hello.json to path, with dir for
 // $T (the tour's folder), and returns it.
 func readmeExample(t *testing.T, path, dir string) map[string]any {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/tour.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(readme), "cat > hello.json <<EOF\n")
 	body, _, ok2 := strings.Cut(rest, "\nEOF\n")
 	if !ok || !ok2 {
-		t.Fatal("the README has no cat > hello.json <<EOF … EOF block")
+		t.Fatal("docs/tour.md has no cat > hello.json <<EOF … EOF block")
 	}
 	var doc map[string]any
 	if err := json.Unmarshal([]byte(strings.ReplaceAll(body, "$T", dir)), &doc); err != nil {
