@@ -43,6 +43,7 @@ func declCut(cycle []string, files map[string]parsedFile, budget, room int) ([][
 
 // declNode is one top-level declaration of a file of the cycle.
 type declNode struct {
+	decl     ast.Decl
 	file     int
 	from, to int // its lines, doc comment and the blank line after it included
 	imports  []int
@@ -275,7 +276,7 @@ func (dc *declCutter) readFile(f File, a *ast.File) (*cutFile, string) {
 			return nil, fmt.Sprintf("%s has declarations that share a line", f.Path)
 		}
 		cf.decls = append(cf.decls, len(dc.nodes))
-		dc.nodes = append(dc.nodes, &declNode{file: len(dc.files), from: from, to: to})
+		dc.nodes = append(dc.nodes, &declNode{decl: d, file: len(dc.files), from: from, to: to})
 	}
 	// A comment over several lines is on the lines of one owner, or
 	// a part would have half of it.
@@ -359,44 +360,28 @@ func (dc *declCutter) link() {
 		}
 		return -1
 	}
-	for i, a := range dc.asts {
-		k := 0
-		for _, d := range a.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
-				continue
+	for n, node := range dc.nodes {
+		node.names = declNames(node.decl)
+		for _, name := range node.names {
+			dc.byName[name] = append(dc.byName[name], n)
+			_, short, ok := strings.Cut(name, ".")
+			if !ok {
+				short = name
 			}
-			n := dc.files[i].decls[k]
-			k++
-			dc.nodes[n].names = declNames(d)
-			for _, name := range dc.nodes[n].names {
-				dc.byName[name] = append(dc.byName[name], n)
-				_, short, ok := strings.Cut(name, ".")
-				if !ok {
-					short = name
-				}
-				dc.byShort[short] = append(dc.byShort[short], n)
-			}
+			dc.byShort[short] = append(dc.byShort[short], n)
 		}
 	}
-	for i, a := range dc.asts {
-		k := 0
-		for _, d := range a.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
-				continue
+	for n, node := range dc.nodes {
+		need := map[int]bool{}
+		dc.uses(n, nodeAt, need)
+		(&flows{dc: dc, need: need}).walk(node.decl)
+		delete(need, n)
+		for m := range need {
+			if m >= 0 {
+				node.needs = append(node.needs, m)
 			}
-			n := dc.files[i].decls[k]
-			k++
-			need := map[int]bool{}
-			dc.uses(d, i, nodeAt, need)
-			(&flows{dc: dc, need: need}).walk(d)
-			delete(need, n)
-			for m := range need {
-				if m >= 0 {
-					dc.nodes[n].needs = append(dc.nodes[n].needs, m)
-				}
-			}
-			sort.Ints(dc.nodes[n].needs)
 		}
+		sort.Ints(node.needs)
 	}
 	for i, cf := range dc.files {
 		for _, n := range cf.decls {
@@ -450,14 +435,8 @@ func declNames(d ast.Decl) []string {
 // uses adds the declarations whose names, fields and methods d uses, and
 // its receiver's type; a name the checker did not resolve needs every
 // declaration of that name.
-func (dc *declCutter) uses(d ast.Decl, file int, nodeAt func(token.Pos) int, need map[int]bool) {
-	n := -1
-	node := func() int {
-		if n < 0 {
-			n = nodeAt(d.Pos())
-		}
-		return n
-	}
+func (dc *declCutter) uses(n int, nodeAt func(token.Pos) int, need map[int]bool) {
+	d, file := dc.nodes[n].decl, dc.nodes[n].file
 	qualified := map[*ast.Ident]bool{} // Sel of pkg.Sel: a name of another package
 	ast.Inspect(d, func(x ast.Node) bool {
 		if sel, ok := x.(*ast.SelectorExpr); ok {
@@ -476,7 +455,7 @@ func (dc *declCutter) uses(d ast.Decl, file int, nodeAt func(token.Pos) int, nee
 				need[nodeAt(obj.Pos())] = true
 			}
 			if _, isImport := obj.(*types.PkgName); isImport {
-				dc.useImport(node(), file, obj)
+				dc.useImport(n, file, obj)
 			}
 			return true
 		}
@@ -484,8 +463,8 @@ func (dc *declCutter) uses(d ast.Decl, file int, nodeAt func(token.Pos) int, nee
 			return true
 		}
 		for i, spec := range dc.asts[file].Imports {
-			if importName(spec) == id.Name && !slices.Contains(dc.nodes[node()].imports, i) {
-				dc.nodes[node()].imports = append(dc.nodes[node()].imports, i)
+			if importName(spec) == id.Name && !slices.Contains(dc.nodes[n].imports, i) {
+				dc.nodes[n].imports = append(dc.nodes[n].imports, i)
 			}
 		}
 		for _, m := range dc.byShort[id.Name] {
@@ -1148,7 +1127,7 @@ func (fl *flows) needMethods(t *types.Named, names []string, seen map[*types.Nam
 			continue
 		}
 		for _, n := range decls {
-			if _, isFunc := fl.dc.declOf(n).(*ast.FuncDecl); isFunc {
+			if _, isFunc := fl.dc.nodes[n].decl.(*ast.FuncDecl); isFunc {
 				fl.need[n] = true
 			}
 		}
@@ -1187,21 +1166,6 @@ func (dc *declCutter) ownType(t types.Type) *types.Named {
 		return nil
 	}
 	return n
-}
-
-func (dc *declCutter) declOf(n int) ast.Decl {
-	node := dc.nodes[n]
-	k := slices.Index(dc.files[node.file].decls, n)
-	for _, d := range dc.asts[node.file].Decls {
-		if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.IMPORT {
-			continue
-		}
-		if k == 0 {
-			return d
-		}
-		k--
-	}
-	return nil
 }
 
 func under(t types.Type) types.Type {
