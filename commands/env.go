@@ -34,6 +34,7 @@ var flagEnv = map[string]string{
 	"review-wait":      "WO_REVIEW_WAIT",
 	"poll-interval":    "WO_POLL_INTERVAL",
 	"git-timeout":      "WO_GIT_TIMEOUT",
+	"git-stall":        "WO_GIT_STALL",
 }
 
 // envVarsOf is the environment variable a flag falls back to, for help and

@@ -228,7 +228,7 @@ func TestTheProcessEnvironmentIsNotReadWhenATestGivesItsOwn(t *testing.T) {
 		"ARANGO_USER": "poison", "ARANGO_USERNAME": "poison", "ARANGO_PASSWORD": "poison", "WO_COLLECTION": "poison",
 		"WO_STORE_TIMEOUT": "poison", "GITHUB_API_URL": "https://poison/", "GITHUB_TOKEN": "poison", "GH_TOKEN": "poison",
 		"WO_AGENT": "poison", "WO_AGENT_ENV": "POISON", "WO_AGENT_TIMEOUT": "poison", "WO_REVIEW_WAIT": "poison",
-		"WO_POLL_INTERVAL": "poison", "WO_GIT_TIMEOUT": "poison", "XDG_STATE_HOME": poison, "HOME": poison, "CI": "true",
+		"WO_POLL_INTERVAL": "poison", "WO_GIT_TIMEOUT": "poison", "WO_GIT_STALL": "poison", "XDG_STATE_HOME": poison, "HOME": poison, "CI": "true",
 	} {
 		t.Setenv(name, value)
 	}
@@ -236,7 +236,7 @@ func TestTheProcessEnvironmentIsNotReadWhenATestGivesItsOwn(t *testing.T) {
 		t.Errorf("wo list opened %+v (%s)", cfg, r.stderr)
 	}
 	o, msg := parseOptionsEnv(t, nil, runCommand, "--epic", "task_e")
-	want := engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: action.DefaultGitTimeout}
+	want := engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: action.DefaultGitTimeout, GitStall: action.DefaultGitStall}
 	if o == nil || !reflect.DeepEqual(o.Engine, want) || o.Wait {
 		t.Errorf("wo run: %+v (%s)", o, msg)
 	}

@@ -204,27 +204,27 @@ func TestRunFlags(t *testing.T) {
 	t.Parallel()
 	got, msg := parseOptions(t, runCommand, "task_cr_01", "--from-step", "2", "--until-step", "5", "--repo", "/src/app",
 		"--agent", "fixer --fast", "--max-iterations", "3", "--github-api", "https://ghe/api/v3/", "--review-wait", "90s",
-		"--poll-interval", "5s", "--agent-timeout", "10m", "--git-timeout", "1m", "--dry-run", "--json", "--store", "/tmp/wo.db")
+		"--poll-interval", "5s", "--agent-timeout", "10m", "--git-timeout", "1m", "--git-stall", "15s", "--dry-run", "--json", "--store", "/tmp/wo.db")
 	want := &runOptions{Store: sqlite("/tmp/wo.db"), JSON: true, DryRun: true, Parallel: 1, WaitTimeout: 30 * time.Minute, ProgressEvery: time.Minute,
 		Task: procedure.RunOptions{Key: "task_cr_01", FromStep: 2, UntilStep: 5, RepoPath: "/src/app"},
 		Engine: engineOptions{Agent: "fixer --fast", MaxIterations: 3, GitHubAPI: "https://ghe/api/v3/", ReviewWait: 90 * time.Second,
-			PollInterval: 5 * time.Second, AgentTimeout: 10 * time.Minute, GitTimeout: time.Minute}}
+			PollInterval: 5 * time.Second, AgentTimeout: 10 * time.Minute, GitTimeout: time.Minute, GitStall: 15 * time.Second}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
 
 	got, msg = parseOptions(t, runCommand, "task_cr_01")
 	want = &runOptions{Store: sqlite(""), Parallel: 1, WaitTimeout: 30 * time.Minute, ProgressEvery: time.Minute, Task: procedure.RunOptions{Key: "task_cr_01"},
-		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: action.DefaultGitTimeout}}
+		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: action.DefaultGitTimeout, GitStall: action.DefaultGitStall}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("defaults\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
 
 	got, msg = parseOptionsEnv(t, map[string]string{"WO_AGENT": "env-agent", "WO_REVIEW_WAIT": "2m", "WO_POLL_INTERVAL": "7s",
-		"WO_AGENT_TIMEOUT": "45m", "WO_GIT_TIMEOUT": "20s", "GITHUB_API_URL": "https://env/api/", "WO_PROGRESS_INTERVAL": "10s"}, runCommand, "task_cr_01")
+		"WO_AGENT_TIMEOUT": "45m", "WO_GIT_TIMEOUT": "20s", "WO_GIT_STALL": "2m", "GITHUB_API_URL": "https://env/api/", "WO_PROGRESS_INTERVAL": "10s"}, runCommand, "task_cr_01")
 	want.ProgressEvery = 10 * time.Second
 	want.Engine = engineOptions{Agent: "env-agent", GitHubAPI: "https://env/api/", ReviewWait: 2 * time.Minute, PollInterval: 7 * time.Second,
-		AgentTimeout: 45 * time.Minute, GitTimeout: 20 * time.Second}
+		AgentTimeout: 45 * time.Minute, GitTimeout: 20 * time.Second, GitStall: 2 * time.Minute}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("environment\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
@@ -257,7 +257,7 @@ func TestRunEpicFlags(t *testing.T) {
 	got, msg := parseOptions(t, runCommand, "--epic", "task_e", "--parallel", "4", "--wait", "--wait-timeout", "5m", "--repo", "/src/app")
 	want := &runOptions{Store: sqlite(""), Epic: "task_e", Parallel: 4, Wait: true, WaitTimeout: 5 * time.Minute, ProgressEvery: time.Minute,
 		Task:   procedure.RunOptions{RepoPath: "/src/app"},
-		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: action.DefaultGitTimeout}}
+		Engine: engineOptions{AgentTimeout: 30 * time.Minute, GitTimeout: action.DefaultGitTimeout, GitStall: action.DefaultGitStall}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
 	}
@@ -480,7 +480,7 @@ func TestUndoFlags(t *testing.T) {
 		"--repo", "/src/repo", "--github-api", "https://ghe.example.com/api/v3/", "--git-timeout", "1m", "--store", "/tmp/wo.db")
 	want := &undoOptions{Store: sqlite("/tmp/wo.db"),
 		Undo:   undo.Options{Key: "task_cr_01", Reason: "wrong split", Comments: true, Close: true, DryRun: true, RepoPath: "/src/repo"},
-		Engine: engineOptions{GitHubAPI: "https://ghe.example.com/api/v3/", GitTimeout: time.Minute}}
+		Engine: engineOptions{GitHubAPI: "https://ghe.example.com/api/v3/", GitTimeout: time.Minute, GitStall: action.DefaultGitStall}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("options\n got %+v\nwant %+v (%s)", got, want, msg)
 	}

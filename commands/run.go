@@ -74,6 +74,7 @@ type engineOptions struct {
 	PollInterval   time.Duration
 	AgentTimeout   time.Duration
 	GitTimeout     time.Duration
+	GitStall       time.Duration
 	// AgentEnv are the names --agent-env passes to the agent.
 	AgentEnv []string
 	// The agent's login, caps and sandbox (--agent-login,
@@ -139,6 +140,7 @@ finishes the epic.
 			&cli.StringSliceFlag{Name: "agent-env", Usage: "also pass the environment variable `NAME` to the agent (repeat, or comma-separate in WO_AGENT_ENV; the agent gets only PATH, LANG, LC_*, TERM, TMPDIR, a temporary HOME, WO_TASK_KEY, WO_WORKTREE, WO_PROMPT_FILE and these)"},
 			&cli.DurationFlag{Name: "agent-timeout", Value: 30 * time.Minute, Usage: "stop an agent run (and its child processes) after this `DURATION`"},
 			&cli.DurationFlag{Name: "git-timeout", Value: action.DefaultGitTimeout, Usage: "give up on a git push that takes longer than this `DURATION`"},
+			&cli.DurationFlag{Name: "git-stall", Value: action.DefaultGitStall, Usage: "give up on a git remote that sends and takes no byte for this `DURATION` (a slow transfer that moves is never cut off)"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := runOptionsFrom(c, f)
@@ -181,7 +183,7 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 // command or environment name wo cannot use.
 func checkRunOptions(o *runOptions) error {
 	for name, d := range map[string]time.Duration{"review-wait": o.Engine.ReviewWait, "poll-interval": o.Engine.PollInterval,
-		"agent-timeout": o.Engine.AgentTimeout, "git-timeout": o.Engine.GitTimeout, "wait-timeout": o.WaitTimeout} {
+		"agent-timeout": o.Engine.AgentTimeout, "git-timeout": o.Engine.GitTimeout, "git-stall": o.Engine.GitStall, "wait-timeout": o.WaitTimeout} {
 		if d < 0 {
 			return usagef(fmt.Sprintf("--%s %s: a time cannot be negative", name, d))
 		}
@@ -264,7 +266,7 @@ func engineOptionsFrom(c *cli.Context) engineOptions {
 		ReviewWait: c.Duration("review-wait"), PollInterval: c.Duration("poll-interval"),
 		NoReviewWait: c.IsSet("review-wait") && c.Duration("review-wait") == 0,
 		Reviewers:    c.StringSlice("reviewer"), ResolveThreads: c.Bool("resolve-threads"),
-		AgentTimeout: c.Duration("agent-timeout"), GitTimeout: c.Duration("git-timeout"),
+		AgentTimeout: c.Duration("agent-timeout"), GitTimeout: c.Duration("git-timeout"), GitStall: c.Duration("git-stall"),
 		AgentEnv:   c.StringSlice("agent-env"),
 		AgentLogin: c.Bool("agent-login"), MaxAgentRounds: c.Int("max-agent-rounds"), MaxAgentCost: c.Float64("max-agent-cost"),
 		RerunAgent: c.Bool("rerun-agent"), DiscardCommits: c.Bool("discard-commits"), AgentSandbox: c.String("agent-sandbox"), AgentPorts: c.IntSlice("agent-allow-port"),
@@ -475,6 +477,7 @@ func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 			AgentWritable:     o.AgentWritable,
 			AgentPorts:        o.AgentPorts,
 			GitTimeout:        o.GitTimeout,
+			GitStall:          o.GitStall,
 			ReviewWait:        o.ReviewWait,
 			NoReviewWait:      o.NoReviewWait,
 			PollInterval:      o.PollInterval,

@@ -96,6 +96,7 @@ order's rollback hints, and changes nothing.`,
 			&cli.StringFlag{Name: "repo", Usage: "the repository's main checkout `PATH`", DefaultText: "context.repo_path"},
 			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
 			&cli.DurationFlag{Name: "git-timeout", Value: action.DefaultGitTimeout, Usage: "give up on a git network operation that takes longer than this `DURATION`"},
+			&cli.DurationFlag{Name: "git-stall", Value: action.DefaultGitStall, Usage: "give up on a git remote that sends and takes no byte for this `DURATION` (a slow transfer that moves is never cut off)"},
 		),
 		Action: f.action(func(c *cli.Context) (result, error) {
 			opts, err := undoOptionsFrom(c, f)
@@ -113,10 +114,10 @@ func undoOptionsFrom(c *cli.Context, f *Factory) (*undoOptions, error) {
 		Store: f.storeConfig(c), Epic: c.String("epic"),
 		Undo: undo.Options{Reason: c.String("reason"), Comments: c.Bool("comments"), Close: c.Bool("close"),
 			DryRun: c.Bool("dry-run"), RepoPath: c.String("repo")},
-		Engine: engineOptions{GitHubAPI: c.String("github-api"), GitTimeout: c.Duration("git-timeout")},
+		Engine: engineOptions{GitHubAPI: c.String("github-api"), GitTimeout: c.Duration("git-timeout"), GitStall: c.Duration("git-stall")},
 	}
-	if o.Engine.GitTimeout < 0 {
-		return nil, usagef(fmt.Sprintf("--git-timeout %s: a time cannot be negative", o.Engine.GitTimeout))
+	if o.Engine.GitTimeout < 0 || o.Engine.GitStall < 0 {
+		return nil, usagef(fmt.Sprintf("--git-timeout %s, --git-stall %s: a time cannot be negative", o.Engine.GitTimeout, o.Engine.GitStall))
 	}
 	if o.Epic != "" {
 		if c.Args().Len() > 0 {

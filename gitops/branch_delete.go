@@ -80,6 +80,9 @@ type RemoteOptions struct {
 	Token     string // as in PushOptions: sent only to the GitHub it belongs to
 	GitHubAPI string
 	Timeout   time.Duration // DefaultNetworkTimeout when zero
+	// Stall, as in PushOptions: a remote that moves no byte for it is
+	// given up on (DefaultStall when zero).
+	Stall time.Duration
 	// ExpectURL, as in PushOptions: ReadRemote asks no other remote.
 	ExpectURL string
 	// BeforeDelete, when set, is called between DeleteRemoteBranch's check
@@ -94,6 +97,7 @@ type remoteConn struct {
 	auth    transport.AuthMethod
 	secrets *redact.Secrets
 	timeout time.Duration
+	stall   time.Duration
 	// withheld says why the token was not sent to this remote, if it was
 	// not: a failure there says so.
 	withheld string
@@ -117,10 +121,31 @@ func (r *Repo) connect(o RemoteOptions) (*remoteConn, error) {
 	if timeout <= 0 {
 		timeout = DefaultNetworkTimeout
 	}
-	return &remoteConn{remote: remote, shown: redactURL(rawURL), auth: auth, secrets: redact.New().Token(o.Token), timeout: timeout, withheld: withheld}, nil
+	return &remoteConn{remote: remote, shown: redactURL(rawURL), auth: auth, secrets: redact.New().Token(o.Token), timeout: timeout, stall: o.Stall, withheld: withheld}, nil
+}
+
+// bound bounds ctx for one operation on the remote: the network timeout,
+// and the stall watch. The caller calls the function it returns when done.
+func (c *remoteConn) bound(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	ctx, stop := watchStalls(ctx, c.stall)
+	return ctx, func() { stop(); cancel() }
+}
+
+// proxy is what the operation's go-git options name as the proxy: the
+// stall watch's dialer for SSH.
+func (c *remoteConn) proxy(ctx context.Context) transport.ProxyOptions {
+	ep, err := transport.NewEndpoint(c.remote.Config().URLs[0])
+	if err != nil {
+		return transport.ProxyOptions{}
+	}
+	return proxyOptions(ctx, ep)
 }
 
 func (c *remoteConn) fail(ctx context.Context, doing string, err error) error {
+	if limit, ok := stalled(ctx); ok {
+		return &StalledError{Doing: doing + " on " + c.shown, Limit: limit}
+	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%s on %s: the remote did not answer within %s; check that it answers, or raise --git-timeout (WO_GIT_TIMEOUT)", doing, c.shown, c.timeout)
 	}
@@ -137,9 +162,9 @@ func (r *Repo) RemoteBranchTip(ctx context.Context, o RemoteOptions) (tip plumbi
 	if err != nil {
 		return plumbing.ZeroHash, false, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	refs, err := c.remote.ListContext(ctx, &git.ListOptions{Auth: c.auth})
+	ctx, done := c.bound(ctx)
+	defer done()
+	refs, err := c.remote.ListContext(ctx, &git.ListOptions{Auth: c.auth, ProxyOptions: c.proxy(ctx)})
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return plumbing.ZeroHash, false, nil
 	}
@@ -175,8 +200,8 @@ func (r *Repo) DeleteRemoteBranch(ctx context.Context, o RemoteOptions, expect p
 	if o.BeforeDelete != nil {
 		o.BeforeDelete()
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
+	ctx, done := c.bound(ctx)
+	defer done()
 	ref := plumbing.NewBranchReferenceName(o.Branch)
 	err = c.remote.PushContext(ctx, &git.PushOptions{
 		RemoteName: c.remote.Config().Name,
@@ -186,6 +211,7 @@ func (r *Repo) DeleteRemoteBranch(ctx context.Context, o RemoteOptions, expect p
 		// remote checks under its ref lock.
 		RequireRemoteRefs: []config.RefSpec{config.RefSpec(expect.String() + ":" + ref.String())},
 		Auth:              c.auth,
+		ProxyOptions:      c.proxy(ctx),
 	})
 	switch {
 	case err == nil:

@@ -18,13 +18,13 @@ func (r *Repo) FetchBranch(ctx context.Context, o RemoteOptions) (plumbing.Hash,
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
+	ctx, done := c.bound(ctx)
+	defer done()
 	remote := c.remote.Config().Name
 	tracking := plumbing.NewRemoteReferenceName(remote, o.Branch)
 	spec := config.RefSpec(fmt.Sprintf("+%s:%s", plumbing.NewBranchReferenceName(o.Branch), tracking))
 	defer r.lockRefs()()
-	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, RefSpecs: []config.RefSpec{spec}, Auth: c.auth, Tags: git.NoTags})
+	err = r.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: remote, RefSpecs: []config.RefSpec{spec}, Auth: c.auth, Tags: git.NoTags, ProxyOptions: c.proxy(ctx)})
 	if err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate) {
 		return plumbing.ZeroHash, c.fail(ctx, "fetching branch "+o.Branch, err)
 	}

@@ -51,9 +51,10 @@ type PushOptions struct {
 	// Timeout bounds the whole push (DefaultNetworkTimeout when zero), so a
 	// remote that accepts the connection and never answers cannot hang wo.
 	Timeout time.Duration
-	// Stall bounds how long an HTTP(S) push may move no byte
-	// (DefaultStall when zero): a stalled remote ends the push well before
-	// Timeout, a slow but moving one does not.
+	// Stall bounds how long a push over the network (HTTP(S), SSH) may
+	// move no byte (DefaultStall when zero): a stalled remote ends the push
+	// well before Timeout with a *StalledError, a slow but moving one does
+	// not.
 	Stall    time.Duration
 	Progress io.Writer
 }
@@ -136,7 +137,7 @@ func (r *Repo) Push(ctx context.Context, opts PushOptions) (PushResult, error) {
 	case errors.As(err, &forged):
 		return PushResult{}, fmt.Errorf("pushing %s to %s: nothing was pushed: %w", opts.Branch, shown, forged)
 	case errors.Is(err, ErrStalled):
-		return PushResult{}, fmt.Errorf("pushing %s to %s: the remote moved nothing for %s; check that it answers, and run again", opts.Branch, shown, stall)
+		return PushResult{}, &StalledError{Doing: fmt.Sprintf("pushing %s to %s", opts.Branch, shown), Limit: stall}
 	case errors.Is(err, errUpToDate):
 		return PushResult{Hash: local, UpToDate: true, RemoteURL: shown, Withheld: withheld}, nil
 	case errors.Is(err, errNotFastForward) || err != nil && strings.Contains(err.Error(), "non-fast-forward"):

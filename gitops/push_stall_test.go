@@ -3,7 +3,9 @@ package gitops
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -11,8 +13,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/wo-runner/wo/internal/gittest"
 )
@@ -108,5 +114,143 @@ func TestASlowPushThatMovesIsNotCutOff(t *testing.T) {
 	}
 	if got := gittest.Run(t, bare, "rev-parse", "refs/heads/main"); got != res.Hash.String() {
 		t.Errorf("the remote is at %s, want %s", got, res.Hash)
+	}
+}
+
+// silentServer accepts connections and never sends a byte; it counts the
+// connections it accepted.
+func silentServer(t *testing.T) (addr string, accepted func() int) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n atomic.Int32
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			go io.Copy(io.Discard, c) // takes what it is sent, answers nothing
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return l.Addr().String(), func() int { return int(n.Load()) }
+}
+
+// wantStalled checks that err is the stall of limit, named for the remote
+// at addr, and that it came well before the operation's own time limit.
+func wantStalled(t *testing.T, err error, addr string, limit time.Duration, took time.Duration) {
+	t.Helper()
+	var stall *StalledError
+	if !errors.As(err, &stall) || stall.Limit != limit {
+		t.Fatalf("want a stall of %s, got %v", limit, err)
+	}
+	msg := err.Error()
+	for _, want := range []string{addr, "moved nothing for " + limit.String(), "--git-stall", "WO_GIT_STALL"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the stall's message lacks %q: %s", want, msg)
+		}
+	}
+	if took > limit+10*time.Second {
+		t.Errorf("it took %s to give up on a remote silent for %s", took, limit)
+	}
+}
+
+// The first request of every network operation, the reference
+// advertisement, is bounded by the stall limit too: a remote that accepts
+// and never answers it ends a push, a look at its branches and a fetch
+// within the limit, not the network timeout (here an hour).
+func TestARemoteThatNeverAnswersTheFirstRequestEndsWithinTheStallLimit(t *testing.T) {
+	t.Parallel()
+	const limit = 2 * time.Second
+	for name, op := range map[string]func(r *Repo) error{
+		"push": func(r *Repo) error {
+			_, err := r.Push(context.Background(), PushOptions{Remote: "web", Branch: "main", Timeout: time.Hour, Stall: limit})
+			return err
+		},
+		"read the remote": func(r *Repo) error {
+			_, err := r.ReadRemote(context.Background(), RemoteOptions{Remote: "web", Branch: "main", Timeout: time.Hour, Stall: limit})
+			return err
+		},
+		"fetch": func(r *Repo) error {
+			_, err := r.FetchBranch(context.Background(), RemoteOptions{Remote: "web", Branch: "main", Timeout: time.Hour, Stall: limit})
+			return err
+		},
+		"delete a remote branch": func(r *Repo) error {
+			_, err := r.DeleteRemoteBranch(context.Background(), RemoteOptions{Remote: "web", Branch: "main", Timeout: time.Hour, Stall: limit}, plumbing.ZeroHash)
+			return err
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			addr, accepted := silentServer(t)
+			r := httpRemoteRepo(t, "http://"+addr)
+			start := time.Now()
+			err := op(r)
+			wantStalled(t, err, addr, limit, time.Since(start))
+			if n := accepted(); n != 1 {
+				t.Errorf("the remote saw %d connections, want the one wo opened", n)
+			}
+		})
+	}
+}
+
+// The same over SSH: the silent server takes the client's greeting and
+// never sends its own.
+func TestAnSSHRemoteThatNeverAnswersEndsWithinTheStallLimit(t *testing.T) {
+	// SSH's agent and known hosts come from the environment: not parallel.
+	home := t.TempDir()
+	known := filepath.Join(home, "known_hosts")
+	if err := os.WriteFile(known, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(home, "agent.sock")
+	agent, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Close()
+	go func() {
+		for {
+			c, err := agent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	t.Setenv("SSH_AUTH_SOCK", sock)
+	t.Setenv("SSH_KNOWN_HOSTS", known)
+	addr, accepted := silentServer(t)
+	repo, _ := fixtureRepo(t)
+	gittest.Run(t, repo, "remote", "add", "web", "ssh://git@"+addr+"/acme/hermes.git")
+	r, err := Open(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 2 * time.Second
+	start := time.Now()
+	_, err = r.ReadRemote(context.Background(), RemoteOptions{Remote: "web", Branch: "main", Timeout: time.Hour, Stall: limit})
+	wantStalled(t, err, addr, limit, time.Since(start))
+	start = time.Now()
+	_, err = r.Push(context.Background(), PushOptions{Remote: "web", Branch: "main", Timeout: time.Hour, Stall: limit})
+	wantStalled(t, err, addr, limit, time.Since(start))
+	if n := accepted(); n != 2 {
+		t.Errorf("the remote saw %d connections, want the two wo opened", n)
 	}
 }

@@ -32,9 +32,9 @@ func (r *Repo) ReadRemote(ctx context.Context, o RemoteOptions) (RemoteView, err
 		return RemoteView{}, &RemoteMovedError{Remote: c.remote.Config().Name, Branch: o.Branch, Now: c.shown, Before: o.ExpectURL}
 	}
 	view := RemoteView{URL: c.shown}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	refs, err := c.remote.ListContext(ctx, &git.ListOptions{Auth: c.auth})
+	ctx, done := c.bound(ctx)
+	defer done()
+	refs, err := c.remote.ListContext(ctx, &git.ListOptions{Auth: c.auth, ProxyOptions: c.proxy(ctx)})
 	if errors.Is(err, transport.ErrEmptyRemoteRepository) {
 		return view, nil
 	}

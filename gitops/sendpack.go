@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/plumbing/transport/client"
 )
 
 // errUpToDate says the remote branch is at the local commit already.
@@ -36,21 +37,20 @@ var errNotFastForward = errors.New("non-fast-forward")
 func (r *Repo) sendBranch(ctx context.Context, remote *config.RemoteConfig, url string, auth transport.AuthMethod,
 	branch string, local plumbing.Hash, lease *plumbing.Hash, progress io.Writer, stall time.Duration) error {
 	// A remote that stops moving bytes is given up on after stall, however
-	// long the whole push may take.
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	watch := &stallWatch{limit: stall, cancel: cancel}
-	go watch.watch(ctx)
-	err := r.sendBranchWatched(ctx, remote, url, auth, branch, local, lease, progress, watch)
-	if err != nil && errors.Is(context.Cause(ctx), ErrStalled) {
-		return context.Cause(ctx)
+	// long the whole push may take: from the first request (the reference
+	// advertisement) to the remote's last word on the pack.
+	ctx, stop := watchStalls(ctx, stall)
+	defer stop()
+	err := r.sendBranchWatched(ctx, remote, url, auth, branch, local, lease, progress)
+	if _, ok := stalled(ctx); ok && err != nil {
+		return ErrStalled
 	}
 	return err
 }
 
 func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfig, url string, auth transport.AuthMethod,
-	branch string, local plumbing.Hash, lease *plumbing.Hash, progress io.Writer, watch *stallWatch) error {
-	sess, ar, err := openReceivePack(ctx, url, auth, watch)
+	branch string, local plumbing.Hash, lease *plumbing.Hash, progress io.Writer) error {
+	sess, ar, err := openReceivePack(ctx, url, auth)
 	if err != nil {
 		return err
 	}
@@ -102,15 +102,16 @@ func (r *Repo) sendBranchWatched(ctx context.Context, remote *config.RemoteConfi
 	return nil
 }
 
-// openReceivePack opens a receive-pack session with the remote at url,
-// its transport watched for stalls, and reads the references it
+// openReceivePack opens a receive-pack session with the remote at url
+// (watched for stalls when ctx carries a watch) and reads the references it
 // advertises. The caller closes the session.
-func openReceivePack(ctx context.Context, url string, auth transport.AuthMethod, watch *stallWatch) (transport.ReceivePackSession, *packp.AdvRefs, error) {
+func openReceivePack(ctx context.Context, url string, auth transport.AuthMethod) (transport.ReceivePackSession, *packp.AdvRefs, error) {
 	ep, err := transport.NewEndpoint(url)
 	if err != nil {
 		return nil, nil, err
 	}
-	cl, err := transportFor(ep, watch)
+	ep.Proxy = proxyOptions(ctx, ep)
+	cl, err := client.NewClient(ep)
 	if err != nil {
 		return nil, nil, err
 	}

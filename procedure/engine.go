@@ -641,7 +641,7 @@ func (r *run) runStep(ctx context.Context, step workorder.Step) (int, error) {
 		if err == nil || !IsTransient(err) || ctx.Err() != nil {
 			break
 		}
-		if attempt >= r.Attempts {
+		if attempt >= r.Attempts || waitedOut(err) {
 			err = r.recordError(ctx, step, attempt, err)
 			return 0, &RetriesExhaustedError{Key: r.key(), Step: step.Step, Action: step.Action, Attempts: attempt, Err: err}
 		}

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/internal/identity"
 	"github.com/wo-runner/wo/procedure/action"
 	"github.com/wo-runner/wo/store"
@@ -127,6 +129,41 @@ func TestRunWritesStateAfterEveryStep(t *testing.T) {
 	}
 	if steps != 3 {
 		t.Errorf("%d step_completed entries, want 3", steps)
+	}
+}
+
+// A remote silent for the whole stall limit is not asked again in the
+// same run: one more try would hold the runner as long again. The step is
+// left for a later run, the task not blocked.
+func TestAFailureThatWaitedItsLimitOutIsNotRetriedInTheSameRun(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	acts := scriptedActions(map[string]func(context.Context, *action.StepContext) (action.Outcome, error){
+		"push": func(context.Context, *action.StepContext) (action.Outcome, error) {
+			calls++
+			return action.Outcome{}, &gitops.StalledError{Doing: "pushing review/01 to http://127.0.0.1:9/x.git", Limit: time.Minute}
+		},
+		"commit": ok("c"),
+	})
+	e, s := newTestEngine(t, "commit", "push")
+	e.Actions = acts
+	_, err := e.Run(context.Background(), RunOptions{Key: "task_e"})
+	var exhausted *RetriesExhaustedError
+	if !errors.As(err, &exhausted) || calls != 1 {
+		t.Fatalf("err %v after %d calls, want RetriesExhaustedError after 1", err, calls)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "gave up") || !strings.Contains(msg, "moved nothing for 1m0s") || !strings.Contains(msg, "run wo run task_e again later") {
+		t.Errorf("the message does not say what gave up and what to run: %s", msg)
+	}
+	doc, st := get(t, s)
+	if doc["status"] == "blocked" {
+		t.Error("a stalled remote must not block the task")
+	}
+	if le, _ := st["last_error"].(map[string]any); le == nil || fmt.Sprint(le["step"]) != "2" {
+		t.Errorf("last_error %v", st["last_error"])
+	}
+	if c := Classify(err); c.Outcome != OutcomeRetryLater {
+		t.Errorf("classified %v, want retry later (exit 5)", c)
 	}
 }
 

@@ -60,6 +60,14 @@ func IsTransient(err error) bool {
 	return errors.As(err, &ne) && !errors.Is(err, context.Canceled)
 }
 
+// waitedOut reports whether a transient failure already waited as long as
+// one try may (a git remote silent for the stall limit): another try in
+// this run would hold it as long again, so the next run retries instead.
+func waitedOut(err error) bool {
+	var w interface{ WaitedOut() bool }
+	return errors.As(err, &w) && w.WaitedOut()
+}
+
 // RetriesExhaustedError is a transient failure that outlasted its retries:
 // the task is not blocked, and a later run picks it up.
 type RetriesExhaustedError struct {
@@ -71,6 +79,9 @@ type RetriesExhaustedError struct {
 }
 
 func (e *RetriesExhaustedError) Error() string {
+	if e.Attempts == 1 {
+		return fmt.Sprintf("task %s: step %d (%s) gave up: %v; run wo run %s again later", e.Key, e.Step, e.Action, e.Err, e.Key)
+	}
 	return fmt.Sprintf("task %s: step %d (%s) still failing after %d attempts: %v; run wo run %s again later",
 		e.Key, e.Step, e.Action, e.Attempts, e.Err, e.Key)
 }

@@ -83,7 +83,7 @@ type PushGate struct {
 // PushThroughGate checks and pushes one branch as described above; a
 // refusal is a *FixRefusedError and nothing is pushed.
 func PushThroughGate(ctx context.Context, repo *gitops.Repo, g PushGate) (gitops.PushResult, error) {
-	view, err := repo.ReadRemote(ctx, gitops.RemoteOptions{Remote: g.Push.Remote, Branch: g.Branch, Token: g.Push.Token, GitHubAPI: g.Push.GitHubAPI, Timeout: g.Push.Timeout, ExpectURL: g.Push.ExpectURL})
+	view, err := repo.ReadRemote(ctx, gitops.RemoteOptions{Remote: g.Push.Remote, Branch: g.Branch, Token: g.Push.Token, GitHubAPI: g.Push.GitHubAPI, Timeout: g.Push.Timeout, Stall: g.Push.Stall, ExpectURL: g.Push.ExpectURL})
 	if err != nil {
 		return gitops.PushResult{}, err
 	}
@@ -132,7 +132,7 @@ func (g PushGate) rangeStart(ctx context.Context, repo *gitops.Repo, view gitops
 		if errors.As(err, &notLine) && notLine.Root && g.Base != "" {
 			// None of the remote's commits is here (its base moved on
 			// since this clone): fetch the base, then look again.
-			o := gitops.RemoteOptions{Remote: g.Push.Remote, Branch: g.Base, Token: g.Push.Token, GitHubAPI: g.Push.GitHubAPI, Timeout: g.Push.Timeout}
+			o := gitops.RemoteOptions{Remote: g.Push.Remote, Branch: g.Base, Token: g.Push.Token, GitHubAPI: g.Push.GitHubAPI, Timeout: g.Push.Timeout, Stall: g.Push.Stall}
 			if _, ferr := repo.FetchBranch(ctx, o); ferr != nil {
 				return plumbing.ZeroHash, false, ferr
 			}
@@ -287,7 +287,7 @@ func stepGate(sc *StepContext, kind GateKind, to plumbing.Hash) (PushGate, error
 		return PushGate{}, err
 	}
 	g := PushGate{Kind: kind, Key: sc.Key(), Worktree: w.Path, Branch: branch, Base: sc.BaseBranch(), Policy: newFixPolicy(sc), To: to, Fault: sc.Fault,
-		Push: gitops.PushOptions{Remote: sc.Remote(), Token: github.Token(sc.Getenv), GitHubAPI: sc.GitHubAPI(), Timeout: sc.Settings().GitTimeout, ExpectURL: sc.State().PushedTo}}
+		Push: gitops.PushOptions{Remote: sc.Remote(), Token: github.Token(sc.Getenv), GitHubAPI: sc.GitHubAPI(), Timeout: sc.Settings().GitTimeout, Stall: sc.Settings().GitStall, ExpectURL: sc.State().PushedTo}}
 	if last := sc.State().PushedSHA; plumbing.IsHash(last) {
 		g.Replace = plumbing.NewHash(last)
 	}

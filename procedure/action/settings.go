@@ -10,6 +10,10 @@ import (
 // git network operation may take.
 const DefaultGitTimeout = gitops.DefaultNetworkTimeout
 
+// DefaultGitStall is --git-stall's default: how long a git network
+// operation may move no byte before wo gives up on the remote.
+const DefaultGitStall = gitops.DefaultStall
+
 // Settings are the engine's settings that its actions read: the
 // agent, pushes, the review wait and loop. An action sees them through
 // StepContext.Settings, a copy, never the engine itself; the engine fills
@@ -53,6 +57,9 @@ type Settings struct {
 	// GitTimeout bounds a push (--git-timeout, WO_GIT_TIMEOUT; default
 	// DefaultGitTimeout).
 	GitTimeout time.Duration
+	// GitStall gives up on a git network operation that moves no byte
+	// for it (--git-stall, WO_GIT_STALL; default gitops.DefaultStall).
+	GitStall time.Duration
 	// ReviewWait overrides a wait_for_review step's duration_minutes;
 	// PollInterval is how often it polls (default 30s).
 	ReviewWait time.Duration

@@ -109,7 +109,7 @@ func (k *Keeper) Restack(ctx context.Context, epicKey string, o RestackOptions) 
 		return nil, err
 	}
 	fetch := func(branch string) (plumbing.Hash, error) {
-		return repo.FetchBranch(ctx, gitops.RemoteOptions{Remote: remote, Branch: branch, Token: github.Token(k.e.Getenv), GitHubAPI: k.e.GitHubAPI, Timeout: k.e.GitTimeout})
+		return repo.FetchBranch(ctx, gitops.RemoteOptions{Remote: remote, Branch: branch, Token: github.Token(k.e.Getenv), GitHubAPI: k.e.GitHubAPI, Timeout: k.e.GitTimeout, Stall: k.e.GitStall})
 	}
 	parentBranch := base
 	parentTip, err := fetch(base)
@@ -353,7 +353,7 @@ func (r *restacking) push(ctx context.Context, rebuilt plumbing.Hash) (RestackSt
 		return r.step, err
 	}
 	gate := action.RestackGate(task, r.key, r.branch, rebuilt, r.parentTip, plumbing.NewHash(r.head),
-		gitops.PushOptions{Remote: workorder.String(r.doc, "work_order.context.remote"), Token: github.Token(k.e.Getenv), GitHubAPI: k.e.GitHubAPI, Timeout: k.e.GitTimeout, ExpectURL: r.st.PushedTo}, func(point string) { k.fault("restack:" + point) })
+		gitops.PushOptions{Remote: workorder.String(r.doc, "work_order.context.remote"), Token: github.Token(k.e.Getenv), GitHubAPI: k.e.GitHubAPI, Timeout: k.e.GitTimeout, Stall: k.e.GitStall, ExpectURL: r.st.PushedTo}, func(point string) { k.fault("restack:" + point) })
 	_, err = action.PushThroughGate(ctx, r.repo, gate)
 	var nff *gitops.NonFastForwardError
 	var refused *action.RestackRefusedError

@@ -34,7 +34,7 @@ func undoRemoteBranch(ctx context.Context, u *undo) (*workorder.UndoStep, error)
 	if err != nil {
 		return nil, err
 	}
-	opts := gitops.RemoteOptions{Remote: u.sc.Remote(), Branch: branch, Token: github.Token(u.sc.Getenv), GitHubAPI: u.sc.GitHubAPI(), Timeout: u.sc.Settings().GitTimeout,
+	opts := gitops.RemoteOptions{Remote: u.sc.Remote(), Branch: branch, Token: github.Token(u.sc.Getenv), GitHubAPI: u.sc.GitHubAPI(), Timeout: u.sc.Settings().GitTimeout, Stall: u.sc.Settings().GitStall,
 		BeforeDelete: func() { u.ed.Fault("undo:remote_branch:before_delete") }}
 	tip, exists, err := repo.RemoteBranchTip(ctx, opts)
 	switch {
