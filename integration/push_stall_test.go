@@ -182,4 +182,3 @@ func TestAGitRemoteThatGoesSilentEndsTheRunWithinTheStallLimit(t *testing.T) {
 		})
 	}
 }
-
