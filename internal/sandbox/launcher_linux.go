@@ -46,7 +46,13 @@ func launch(args []string) int {
 	if err != nil {
 		return failed("launcher: finding this program: %v", err)
 	}
-	cargs, err := reexecArgs(confineArg, w, argv)
+	// In a view, the box's first process builds it and starts the
+	// confine step itself; else the launcher starts the confine step.
+	next, sys := confineArg, &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if w.View != nil {
+		next, sys = boxArg, boxAttr()
+	}
+	cargs, err := reexecArgs(next, w, argv)
 	if err != nil {
 		return failed("launcher: %v", err)
 	}
@@ -58,7 +64,7 @@ func launch(args []string) int {
 		Env:   os.Environ(),
 		Files: []uintptr{0, 1, 2},
 		// If the launcher is killed outright, the agent goes with it.
-		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+		Sys: sys,
 	})
 	if err != nil {
 		return failed("launcher: starting %s: %v", argv[0], err)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -28,7 +29,7 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == launchArg || os.Args[1] == confineArg) {
+	if len(os.Args) > 1 && (os.Args[1] == launchArg || os.Args[1] == confineArg || os.Args[1] == boxArg) {
 		// The package's init takes these and never returns. Had it let one
 		// through, every launcher would run the whole suite again, and
 		// each of those more launchers.
@@ -86,6 +87,54 @@ func helper(mode string, args []string) int {
 		}
 		l.Close()
 		fmt.Println("listening")
+		return 0
+	case "dial-unix": // args: socket path
+		c, err := net.DialTimeout("unix", args[0], 5*time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		c.Close()
+		return 0
+	case "net": // args: a host TCP address, a host UDP address; then a server of the box's own
+		if c, err := net.DialTimeout("tcp", args[0], 2*time.Second); err == nil {
+			fmt.Println("host tcp reached")
+			c.Close()
+		}
+		if c, err := net.Dial("udp", args[1]); err == nil {
+			c.Write([]byte("exfiltrated"))
+			c.Close()
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		go func() {
+			if c, err := l.Accept(); err == nil {
+				c.Write([]byte("hi"))
+				c.Close()
+			}
+		}()
+		c, err := net.DialTimeout("tcp", l.Addr().String(), 2*time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		b := make([]byte, 2)
+		if n, _ := c.Read(b); n == 2 {
+			fmt.Println("own server answered")
+		}
+		return 0
+	case "say": // args: address, line: sends the line and prints the answer
+		c, err := net.DialTimeout("tcp", args[0], 5*time.Second)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 3
+		}
+		fmt.Fprintln(c, args[1])
+		b, _ := io.ReadAll(c)
+		fmt.Print(string(b))
 		return 0
 	case "harden":
 		before, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)

@@ -21,6 +21,8 @@ func init() {
 		os.Exit(launch(os.Args[1:]))
 	case confineArg:
 		os.Exit(confine(os.Args[1:]))
+	case boxArg:
+		os.Exit(box(os.Args[1:]))
 	}
 }
 

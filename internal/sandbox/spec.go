@@ -22,9 +22,38 @@ type Spec struct {
 	// /dev/tty, /dev/ptmx and /dev/pts (those that exist).
 	Writable []string `json:"writable,omitempty"`
 	// Ports are the TCP ports the command may connect to; none means no
-	// TCP connect at all. Binding (listening) stays allowed.
+	// TCP connect at all. Binding (listening) stays allowed. In a View the
+	// command has a network of its own, and Ports are not used.
 	Ports []int `json:"ports,omitempty"`
+	// View, when set, runs the command in namespaces of its own: a file
+	// system that holds only what View and Writable name, a network with
+	// nothing but its own loopback (and wo's proxy on it), and a PID
+	// namespace whose every process ends when the command does.
+	View *View `json:"view,omitempty"`
 }
+
+// View is the file system and network a command sees in its namespaces.
+// Paths are shown at the same place as outside, so that the command's
+// working folder, HOME and arguments need no translating.
+type View struct {
+	// ReadOnly are the folders and files bound read-only: the system's
+	// folders and toolchains, the repository's .git, what the user lends.
+	// Those that do not exist are skipped.
+	ReadOnly []string `json:"read_only,omitempty"`
+	// Root is an empty folder, outside every path bound, where the view
+	// is built (the command never sees it).
+	Root string `json:"root"`
+	// ProxySocket is the unix socket of an HTTP proxy outside the box;
+	// ProxyPort the port on the box's loopback where it is served (0:
+	// no proxy, and the box has no way out at all).
+	ProxySocket string `json:"proxy_socket,omitempty"`
+	ProxyPort   int    `json:"proxy_port,omitempty"`
+}
+
+// SystemFolders are the folders a command's view holds read-only by
+// default: the system's programs, libraries and configuration. Not
+// /home, /root, /run, /var, /tmp or /mnt: other users', sockets, state.
+var SystemFolders = []string{"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix/store"}
 
 // Magic first arguments of the two re-execs; no user types these.
 const (
@@ -70,6 +99,9 @@ type wireSpec struct {
 	// launcher's parent is another, that one died before the
 	// parent-death signal was armed.
 	Parent int `json:"parent"`
+	// Probe makes the box build its view and exit 0 without running
+	// the command: Namespaces's trial.
+	Probe bool `json:"probe,omitempty"`
 }
 
 // clean checks and normalises a spec: absolute cleaned paths, ports in
@@ -94,6 +126,13 @@ func (s Spec) clean() (Spec, error) {
 			return Spec{}, fmt.Errorf("port %d is not a TCP port", port)
 		}
 		out.Ports = append(out.Ports, port)
+	}
+	if s.View != nil {
+		v, err := s.View.clean()
+		if err != nil {
+			return Spec{}, err
+		}
+		out.View = &v
 	}
 	return out, nil
 }
@@ -131,4 +170,31 @@ func parseReexec(args []string) (wireSpec, []string, error) {
 		return wireSpec{}, nil, fmt.Errorf("malformed spec: %w", err)
 	}
 	return w, args[3:], nil
+}
+
+// clean checks a view: absolute paths, a root, a proxy port in range.
+func (v View) clean() (View, error) {
+	out := View{ProxyPort: v.ProxyPort}
+	for _, p := range append([]string{v.Root}, v.ReadOnly...) {
+		if p == "" || !filepath.IsAbs(p) {
+			return View{}, fmt.Errorf("view path %q is not absolute", p)
+		}
+	}
+	out.Root = filepath.Clean(v.Root)
+	if out.Root == "/" {
+		return View{}, errors.New(`the view cannot be built at "/"`)
+	}
+	for _, p := range v.ReadOnly {
+		out.ReadOnly = append(out.ReadOnly, filepath.Clean(p))
+	}
+	if v.ProxyPort < 0 || v.ProxyPort > 65535 {
+		return View{}, fmt.Errorf("proxy port %d is not a TCP port", v.ProxyPort)
+	}
+	if v.ProxyPort != 0 {
+		if !filepath.IsAbs(v.ProxySocket) {
+			return View{}, fmt.Errorf("proxy socket %q is not absolute", v.ProxySocket)
+		}
+		out.ProxySocket = filepath.Clean(v.ProxySocket)
+	}
+	return out, nil
 }
