@@ -117,6 +117,12 @@ func probeNamespaces() string {
 // box is the box's first process: it builds the view, serves the proxy,
 // starts the confine step and exits with the command's status.
 func box(args []string) int {
+	// First of all: the first process of a PID namespace ignores a
+	// signal it has no handler for, and Go's runtime, finding it alive
+	// after such a signal, exits 2. Signals are taken from here on, and
+	// one that comes before the command starts ends the box with it.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
 	w, argv, err := parseReexec(args)
 	if err != nil {
 		return failed("box: %v", err)
@@ -152,8 +158,11 @@ func box(args []string) int {
 	if err != nil {
 		return failed("box: %v", err)
 	}
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	select {
+	case sig := <-sigs:
+		return 128 + int(sig.(syscall.Signal))
+	default:
+	}
 	pid, err := syscall.ForkExec(self, append([]string{self}, cargs...), &syscall.ProcAttr{
 		Env: os.Environ(), Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}})
 	if err != nil {

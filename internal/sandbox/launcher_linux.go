@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -69,13 +70,30 @@ func launch(args []string) int {
 	if err != nil {
 		return failed("launcher: starting %s: %v", argv[0], err)
 	}
-	go forward(sigs, stopGrace, signalTree)
+	var first atomic.Int32 // the first signal forwarded
+	go forward(sigs, stopGrace, func(sig syscall.Signal) {
+		first.CompareAndSwap(0, int32(sig))
+		signalTree(sig)
+	})
 	status, err := waitChild(waitAny, pid)
 	sweep()
 	if err != nil {
 		return failed("launcher: waiting for %s: %v", argv[0], err)
 	}
-	return exitCode(status)
+	return boxStatus(exitCode(status), w.View != nil, syscall.Signal(first.Load()))
+}
+
+// boxStatus is the status to report for a box that ended with code after
+// the launcher forwarded sig (0: none). A box's first process that a
+// signal reaches while Go's runtime is still starting, before it can take
+// the signal, exits 2 (the runtime cannot kill the first process of a
+// PID namespace with its own signal): that is the signal's end, said as a
+// shell says it.
+func boxStatus(code int, inBox bool, sig syscall.Signal) int {
+	if inBox && code == 2 && sig != 0 {
+		return 128 + int(sig)
+	}
+	return code
 }
 
 // parseLaunch reads the launcher's arguments and checks that the process

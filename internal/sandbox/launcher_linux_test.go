@@ -238,3 +238,25 @@ func sorted(pids []int) []int {
 	slices.Sort(out)
 	return out
 }
+
+// A box that a forwarded signal ended while Go's runtime was starting
+// exits 2: that is the signal's end; any other status is the command's.
+func TestBoxStatusTellsASignalsEndFromTheCommands(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		code  int
+		inBox bool
+		sig   syscall.Signal
+		want  int
+	}{
+		{2, true, syscall.SIGTERM, 143},
+		{2, true, 0, 2},
+		{2, false, syscall.SIGTERM, 2},
+		{1, true, syscall.SIGTERM, 1},
+		{143, true, syscall.SIGTERM, 143},
+	} {
+		if got := boxStatus(c.code, c.inBox, c.sig); got != c.want {
+			t.Errorf("boxStatus(%d, %v, %v) = %d, want %d", c.code, c.inBox, c.sig, got, c.want)
+		}
+	}
+}
