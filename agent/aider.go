@@ -14,9 +14,11 @@ var aider = Profile{
 	Summary: "Aider (aider --message-file)",
 	Credentials: []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY",
 		"GROQ_API_KEY", "MISTRAL_API_KEY", "AZURE_API_KEY", "AZURE_API_BASE", "AZURE_API_VERSION", "OPENAI_API_BASE", "AIDER_MODEL"},
-	HomeFiles: []string{".aider"},
-	Leaves:    []string{".aider.tags.cache.v3", ".aider.tags.cache.v4", ".aider.chat.history.md", ".aider.input.history", ".aider.llm.history"},
-	Ports:     []int{443},
+	HomeFiles:   []string{".aider"},
+	Leaves:      []string{".aider.tags.cache.v3", ".aider.tags.cache.v4", ".aider.chat.history.md", ".aider.input.history", ".aider.llm.history"},
+	Ports:       []int{443},
+	Hosts:       []string{"api.openai.com:443", "api.anthropic.com:443", "generativelanguage.googleapis.com:443", "api.deepseek.com:443", "openrouter.ai:443"},
+	GatewayVars: []string{"OPENAI_API_BASE", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OLLAMA_API_BASE"},
 	// With no key and no model it offers a browser login and waits for
 	// it, minutes on end.
 	KeyRequired: true,

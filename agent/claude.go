@@ -26,6 +26,8 @@ var claude = Profile{
 	ConfigDefault: ".claude",
 	HomeFiles:     []string{".claude.json", ".claude"},
 	Ports:         []int{443},
+	Hosts:         []string{"api.anthropic.com:443", "bedrock-runtime.${AWS_REGION}.amazonaws.com:443", "${CLOUD_ML_REGION}-aiplatform.googleapis.com:443", "oauth2.googleapis.com:443"},
+	GatewayVars:   []string{"ANTHROPIC_BASE_URL", "ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL"},
 	call:          claudeCall,
 	read:          readClaude,
 }

@@ -20,6 +20,8 @@ var codex = Profile{
 	ConfigDefault: ".codex",
 	HomeFiles:     []string{".codex"},
 	Ports:         []int{443},
+	Hosts:         []string{"api.openai.com:443", "chatgpt.com:443", "auth.openai.com:443"},
+	GatewayVars:   []string{"OPENAI_BASE_URL"},
 	call:          codexCall,
 	read:          readCodex,
 }

@@ -12,6 +12,8 @@ var copilot = Profile{
 	ConfigDefault: ".copilot",
 	HomeFiles:     []string{".copilot"},
 	Ports:         []int{443},
+	Hosts:         []string{"api.githubcopilot.com:443", "api.individual.githubcopilot.com:443", "api.business.githubcopilot.com:443", "api.enterprise.githubcopilot.com:443", "api.github.com:443"},
+	GatewayVars:   []string{"COPILOT_PROVIDER_BASE_URL"},
 	call: func(args []string, _ CallInput) ([]string, PromptVia) {
 		var add []string
 		if !hasFlag(args, "--no-ask-user") {

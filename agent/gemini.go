@@ -15,6 +15,8 @@ var gemini = Profile{
 	ConfigDefault: ".gemini",
 	HomeFiles:     []string{".gemini"},
 	Ports:         []int{443},
+	Hosts:         []string{"generativelanguage.googleapis.com:443", "cloudcode-pa.googleapis.com:443", "oauth2.googleapis.com:443", "${GOOGLE_CLOUD_LOCATION}-aiplatform.googleapis.com:443"},
+	GatewayVars:   []string{"GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"},
 	call: func(args []string, _ CallInput) ([]string, PromptVia) {
 		var add []string
 		if !hasFlag(args, "--output-format", "-o") {

@@ -62,8 +62,16 @@ type Profile struct {
 	// worktree, that the agent writes for itself whatever its flags say:
 	// wo removes those that were not there before the run.
 	Leaves []string
-	// Ports are the TCP ports it connects to (its model's API).
+	// Ports are the TCP ports it connects to (its model's API), where
+	// Landlock alone confines it.
 	Ports []int
+	// Hosts are the HOST:PORT of its model's API that its box's proxy
+	// lets through (${NAME} is the agent's variable: a cloud region; a
+	// host whose variable is unset is left out), and GatewayVars the
+	// variables that point it at a gateway instead, whose host is let
+	// through when set.
+	Hosts       []string
+	GatewayVars []string
 	// KeyRequired says the tool must not start without one of its
 	// credential variables (or the user's login): without one it waits
 	// for a person at a browser instead of failing.

@@ -29,6 +29,8 @@ var flagEnv = map[string]string{
 	"agent-timeout":    "WO_AGENT_TIMEOUT",
 	"agent-sandbox":    "WO_AGENT_SANDBOX",
 	"agent-writable":   "WO_AGENT_WRITABLE",
+	"agent-readable":   "WO_AGENT_READABLE",
+	"agent-allow-host": "WO_AGENT_ALLOW_HOST",
 	"max-agent-rounds": "WO_MAX_AGENT_ROUNDS",
 	"max-agent-cost":   "WO_MAX_AGENT_COST",
 	"review-wait":      "WO_REVIEW_WAIT",
@@ -68,7 +70,7 @@ func (f *Factory) bindEnv(cmd *cli.Command) {
 // pathListEnv are the variables that hold a list of paths, :-separated
 // as PATH is: the command reads them itself, since a flag would split the
 // value at commas, which paths may hold.
-var pathListEnv = map[string]bool{"WO_AGENT_WRITABLE": true}
+var pathListEnv = map[string]bool{"WO_AGENT_WRITABLE": true, "WO_AGENT_READABLE": true}
 
 func (f *Factory) applyEnv(c *cli.Context, cmd *cli.Command) error {
 	for _, fl := range cmd.Flags {

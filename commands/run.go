@@ -87,7 +87,9 @@ type engineOptions struct {
 	DiscardCommits bool
 	AgentSandbox   string
 	AgentWritable  []string
+	AgentReadable  []string
 	AgentPorts     []int
+	AgentHosts     []string
 }
 
 func runCommand(f *Factory, run func(context.Context, *Factory, *runOptions) (result, error)) *cli.Command {
@@ -128,7 +130,9 @@ finishes the epic.
 			&cli.BoolFlag{Name: "rerun-agent", Usage: "ask the agent again about comments it answered with no change"},
 			&cli.StringFlag{Name: "agent-sandbox", Usage: "`on` or off: confine the agent (it may write only its worktree, its own folder and the build caches, connect only to its API's port, and not reach wo)", DefaultText: "on where the kernel has Landlock"},
 			&cli.StringSliceFlag{Name: "agent-writable", Usage: "also let the sandboxed agent write folder `DIR` (repeat; WO_AGENT_WRITABLE is :-separated)"},
-			&cli.IntSliceFlag{Name: "agent-allow-port", Usage: "also let the sandboxed agent connect to TCP `PORT` (repeat)", DefaultText: "443 only"},
+			&cli.StringSliceFlag{Name: "agent-readable", Usage: "also show the boxed agent folder `DIR`, read-only (repeat; WO_AGENT_READABLE is :-separated)", DefaultText: "the system's folders, toolchains on PATH, the repository's .git"},
+			&cli.StringSliceFlag{Name: "agent-allow-host", Usage: "also let the boxed agent reach `HOST` (or HOST:PORT; 443 when none) through wo's proxy (repeat): an LLM gateway, a package registry", DefaultText: "its model's API hosts"},
+			&cli.IntSliceFlag{Name: "agent-allow-port", Usage: "where the kernel gives no box (Landlock alone): also let the agent connect to TCP `PORT` on any host (repeat)", DefaultText: "443 only"},
 			&cli.IntFlag{Name: "max-iterations", Usage: "bound on review-fix iterations when a step sets none", DefaultText: "5"},
 			&cli.StringFlag{Name: "github-api", Usage: "GitHub API base `URL` (GitHub Enterprise: https://HOST/api/v3/)"},
 			&cli.DurationFlag{Name: "review-wait", Usage: "wait this long for a review instead of the step's duration_minutes; with none by then the run stops (exit 3) and the next run waits again; 0 looks once and stops until a review event resumes the run", DefaultText: "the step's duration_minutes"},
@@ -167,6 +171,9 @@ func runOptionsFrom(c *cli.Context, f *Factory) (*runOptions, error) {
 	o.ProgressEvery = every
 	if !c.IsSet("agent-writable") {
 		o.Engine.AgentWritable = writableDirs([]string{f.Getenv("WO_AGENT_WRITABLE")})
+	}
+	if !c.IsSet("agent-readable") {
+		o.Engine.AgentReadable = writableDirs([]string{f.Getenv("WO_AGENT_READABLE")})
 	}
 	if err := checkRunOptions(o); err != nil {
 		return nil, err
@@ -212,6 +219,16 @@ func checkRunOptions(o *runOptions) error {
 	for _, d := range o.Engine.AgentWritable {
 		if !filepath.IsAbs(d) || filepath.Clean(d) == "/" {
 			return usagef(fmt.Sprintf("--agent-writable %q: give an absolute folder other than /", d))
+		}
+	}
+	for _, d := range o.Engine.AgentReadable {
+		if !filepath.IsAbs(d) || filepath.Clean(d) == "/" {
+			return usagef(fmt.Sprintf("--agent-readable %q: give an absolute folder other than / (the box shows the system's folders already)", d))
+		}
+	}
+	for _, h := range o.Engine.AgentHosts {
+		if err := action.CheckAgentHost(h); err != nil {
+			return usagef(err.Error())
 		}
 	}
 	if o.Engine.Agent != "" {
@@ -270,7 +287,8 @@ func engineOptionsFrom(c *cli.Context) engineOptions {
 		AgentEnv:   c.StringSlice("agent-env"),
 		AgentLogin: c.Bool("agent-login"), MaxAgentRounds: c.Int("max-agent-rounds"), MaxAgentCost: c.Float64("max-agent-cost"),
 		RerunAgent: c.Bool("rerun-agent"), DiscardCommits: c.Bool("discard-commits"), AgentSandbox: c.String("agent-sandbox"), AgentPorts: c.IntSlice("agent-allow-port"),
-		AgentWritable: writableDirs(c.StringSlice("agent-writable")),
+		AgentWritable: writableDirs(c.StringSlice("agent-writable")), AgentReadable: writableDirs(c.StringSlice("agent-readable")),
+		AgentHosts: c.StringSlice("agent-allow-host"),
 	}
 }
 
@@ -475,7 +493,9 @@ func (f *Factory) engine(s store.Store, o engineOptions) *procedure.Engine {
 			DiscardCommits:    o.DiscardCommits,
 			Sandbox:           o.AgentSandbox,
 			AgentWritable:     o.AgentWritable,
+			AgentReadable:     o.AgentReadable,
 			AgentPorts:        o.AgentPorts,
+			AgentHosts:        o.AgentHosts,
 			GitTimeout:        o.GitTimeout,
 			GitStall:          o.GitStall,
 			ReviewWait:        o.ReviewWait,

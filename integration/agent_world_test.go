@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -109,6 +108,9 @@ func TestAClaudeThatMisbehavesAfterItsFixGetsNothing(t *testing.T) {
 	gh.HoldReviews(false)
 	run := append(agentEnv(honest, env...), "PATH="+wrapper+string(os.PathListSeparator)+os.Getenv("PATH"),
 		"WO_AGENT_WRITABLE="+b.out+string(os.PathListSeparator)+filepath.Join(honest, "agent-standin.log"),
+		// The honest program, which the wrapper runs by its path: lent to
+		// the box, read-only, with the stand-in its link points at.
+		"WO_AGENT_READABLE="+honest+string(os.PathListSeparator)+filepath.Dir(agentStandinBin),
 		"GITHUB_TOKEN="+secretToken, "WO_REVIEW_WAIT=3m")
 	r := f.wo(run, "run", "task_cr_01", "--agent", "claude")
 	if r.code != 0 {
@@ -131,9 +133,8 @@ func TestAClaudeThatMisbehavesAfterItsFixGetsNothing(t *testing.T) {
 		t.Errorf("the local listener accepted %d connection(s)", n)
 	}
 	gittest.Run(t, f.repo, "fsck", "--no-progress", "--no-dangling")
-	pid, _ := strconv.Atoi(strings.TrimSpace(readFileOr(filepath.Join(b.out, "leftover-pid"))))
-	if pid == 0 || alive(pid) {
-		t.Errorf("the agent's setsid process (pid %d) outlived wo", pid)
+	if left := f.agentProcesses(); readFileOr(filepath.Join(b.out, "leftover-pid")) == "" || len(left) != 0 {
+		t.Errorf("the agent's setsid process outlived wo (or never started): %v", left)
 	}
 	if doc := f.doc("task_cr_01"); doc["status"] != "in_review" {
 		t.Errorf("status %v, want in_review", doc["status"])

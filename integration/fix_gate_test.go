@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/internal/gittest"
+	"github.com/wo-runner/wo/internal/sandbox"
 )
 
 // Issue 24 through the wo binary, against a real bare remote checked with
@@ -210,6 +211,12 @@ func TestTheAgentsEnvironmentIsItsAllowList(t *testing.T) {
 		"WO_TASK_KEY": true, "WO_WORKTREE": true, "WO_PROMPT_FILE": true, "MY_API_KEY": true,
 		"GOCACHE": true, "GOMODCACHE": true, "npm_config_cache": true, "PIP_CACHE_DIR": true, // the build caches
 		"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true} // the last four are the shell's own
+	if ok, _ := sandbox.Namespaces(); ok {
+		// In a box, the way out is wo's proxy, named for every client.
+		for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy", "NODE_USE_ENV_PROXY"} {
+			allowed[name] = true
+		}
+	}
 	var extra []string
 	for name := range got {
 		if !allowed[name] && !strings.HasPrefix(name, "LC_") {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -212,18 +213,23 @@ func TestHungGitRemoteFailsWithinTheGitTimeout(t *testing.T) {
 
 // Item 8: agents and their children.
 
-// agentScript writes an agent that records its pid, notes any earlier agent
-// still alive (an overlap), starts a background sleep, and waits, unless
-// the file "quick" exists, when it finishes at once.
+// agentScript writes an agent that records that it ran, notes any
+// earlier agent still at work (an overlap: another agent's child beats
+// while this one watches for half a second), starts a background child
+// that beats, and waits, unless the file "quick" exists, when it finishes
+// at once. The pids an agent in a box could write are its box's, not the
+// host's: the tests find its processes by the worktree wo gave them
+// (fixture.agentProcesses).
 func agentScript(t *testing.T, dir string) string {
 	path := filepath.Join(dir, "agent.sh")
 	writeFile(t, path, fmt.Sprintf(`#!/bin/sh
 d=%s
-for p in $(cat $d/agents 2>/dev/null); do
-	if kill -0 $p 2>/dev/null && [ "$(awk '/^State/{print $2}' /proc/$p/status)" != Z ]; then echo $p >> $d/overlap; fi
-done
+before=$(cat $d/beat.* 2>/dev/null | wc -c)
+sleep 0.5
+[ "$(cat $d/beat.* 2>/dev/null | wc -c)" = "$before" ] || echo overlap >> $d/overlap
 echo $$ >> $d/agents
-sleep 300 &
+n=$(wc -l < $d/agents)
+(while :; do echo . >> $d/beat.$n; sleep 0.1; done) &
 echo $! >> $d/children
 [ -e $d/quick ] && exit 0
 wait
@@ -290,14 +296,8 @@ func startAgentRun(t *testing.T, f *fixture, dir string, env ...string) (*exec.C
 	done := make(chan woResult, 1)
 	go func() { err := cmd.Wait(); done <- result(cmd, err, out.String(), errb.String()) }()
 	t.Cleanup(func() {
-		// Only a process that still has this run's worktree in its
-		// environment: a pid whose process ended may be another
-		// program's by now (pid_max is 32768 here).
-		for _, p := range append(pids(t, filepath.Join(dir, "agents")), pids(t, filepath.Join(dir, "children"))...) {
-			if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p)); err == nil &&
-				bytes.Contains(append([]byte{0}, env...), []byte("\x00WO_WORKTREE="+f.wtRoot+string(filepath.Separator))) {
-				syscall.Kill(p, syscall.SIGKILL)
-			}
+		for _, p := range f.agentProcesses() {
+			syscall.Kill(p, syscall.SIGKILL)
 		}
 	})
 	waitFor(t, "the agent's child", 30*time.Second, func() bool { return len(pids(t, filepath.Join(dir, "children"))) > 0 })
@@ -315,11 +315,30 @@ func waitResult(t *testing.T, done chan woResult) woResult {
 	}
 }
 
-func assertAllGone(t *testing.T, dir string) {
+// assertAllGone waits for every process of the fixture's agents to end.
+func assertAllGone(t *testing.T, f *fixture) {
 	t.Helper()
-	for _, p := range append(pids(t, filepath.Join(dir, "agents")), pids(t, filepath.Join(dir, "children"))...) {
-		waitFor(t, fmt.Sprintf("process %d to end", p), 15*time.Second, func() bool { return !alive(p) })
+	waitFor(t, "the agent's processes to end", 15*time.Second, func() bool { return len(f.agentProcesses()) == 0 })
+}
+
+// agentProcesses are the live processes of agents that worked in the
+// fixture's folders (its worktrees, its repository), found by the WO_WORKTREE wo gave them (their
+// children inherit it): only a process that has this fixture's worktree
+// in its environment, since a pid may be another program's by now.
+func (f *fixture) agentProcesses() []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !alive(pid) {
+			continue
+		}
+		if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid)); err == nil &&
+			bytes.Contains(append([]byte{0}, env...), []byte("\x00WO_WORKTREE="+f.root+string(filepath.Separator))) {
+			out = append(out, pid)
+		}
 	}
+	return out
 }
 
 func TestInterruptStopsTheAgentAndItsChildren(t *testing.T) {
@@ -333,7 +352,7 @@ func TestInterruptStopsTheAgentAndItsChildren(t *testing.T) {
 	if r.code == 0 {
 		t.Fatalf("an interrupted run succeeded:\n%s", r.stderr)
 	}
-	assertAllGone(t, dir)
+	assertAllGone(t, f)
 	if st := stateOf(f.doc("task_ag_01")); st["agent"] != nil {
 		t.Errorf("the agent's record was left in state: %v", st["agent"])
 	}
@@ -349,7 +368,7 @@ func TestAgentTimeoutStopsItsChildren(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "--agent-timeout") {
 		t.Fatalf("exit %d, want a failure naming --agent-timeout:\n%s", r.code, r.stderr)
 	}
-	assertAllGone(t, dir)
+	assertAllGone(t, f)
 }
 
 func TestRerunAfterKillNeverRunsTwoAgents(t *testing.T) {
@@ -358,11 +377,19 @@ func TestRerunAfterKillNeverRunsTwoAgents(t *testing.T) {
 	f.importTask(agentTask(f))
 	dir := t.TempDir()
 	cmd, done := startAgentRun(t, f, dir)
-	first := pids(t, filepath.Join(dir, "agents"))
 	// The record is of the agent's process group: its leader is wo's
 	// launcher, and the agent one of its members.
-	if st := stateOf(f.doc("task_ag_01")); st["agent"] == nil || fmt.Sprint(st["agent"].(map[string]any)["pid"]) != strconv.Itoa(processGroup(t, first[0])) {
-		t.Fatalf("the running agent's group (pid %d) is not recorded in state: %v", first[0], st["agent"])
+	running := f.agentProcesses()
+	if len(running) == 0 {
+		t.Fatal("no process of the agent is running")
+	}
+	st := stateOf(f.doc("task_ag_01"))
+	recorded := ""
+	if st["agent"] != nil {
+		recorded = fmt.Sprint(st["agent"].(map[string]any)["pid"])
+	}
+	if !slices.ContainsFunc(running, func(p int) bool { return strconv.Itoa(processGroup(t, p)) == recorded }) {
+		t.Fatalf("the running agent's group is not recorded in state: %v (its processes %v)", st["agent"], running)
 	}
 	// wo killed outright: its launcher ends the agent and every process
 	// it started (the parent-death signal), so nothing of the killed run
@@ -371,14 +398,7 @@ func TestRerunAfterKillNeverRunsTwoAgents(t *testing.T) {
 	// whose checks agent_helpers_test.go tests.)
 	cmd.Process.Signal(syscall.SIGKILL)
 	waitResult(t, done)
-	waitFor(t, "the killed run's agent and its children to end", 15*time.Second, func() bool {
-		for _, p := range append(pids(t, filepath.Join(dir, "agents")), pids(t, filepath.Join(dir, "children"))...) {
-			if alive(p) {
-				return false
-			}
-		}
-		return true
-	})
+	waitFor(t, "the killed run's agent and its children to end", 15*time.Second, func() bool { return len(f.agentProcesses()) == 0 })
 	writeFile(t, filepath.Join(dir, "quick"), "")
 	r := f.wo([]string{"WO_AGENT=" + agentScript(t, dir), "WO_AGENT_WRITABLE=" + dir}, "run", "task_ag_01")
 	if r.code != 0 {
@@ -390,7 +410,7 @@ func TestRerunAfterKillNeverRunsTwoAgents(t *testing.T) {
 	if n := len(pids(t, filepath.Join(dir, "agents"))); n != 2 {
 		t.Errorf("%d agents ran, want 2 (the killed run's and the rerun's)", n)
 	}
-	assertAllGone(t, dir)
+	assertAllGone(t, f)
 	if st := stateOf(f.doc("task_ag_01")); st["agent"] != nil {
 		t.Errorf("the agent's record was left in state: %v", st["agent"])
 	}

@@ -1,9 +1,9 @@
 package action
 
 import (
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -83,21 +83,26 @@ func removeLeaves(dir string, leaves []string, before map[string]bool) {
 
 // agentCommand is the agent's process, through wo's launcher (every
 // process it starts ends with it) and, unless the user turned it off, in
-// the sandbox: it may write its worktree, its own folder, the build caches,
-// its login folder when the user lent it and the folders --agent-writable
-// names; connect to its API's port and --agent-allow-port's; and reach no
-// process of wo's. p is the command's profile (agent.Parse gives every
-// command one, "command" for a program of the user's own).
-func agentCommand(sc *StepContext, box agentBox, dir, login string, caches map[string]string, p *agent.Profile, argv []string) (*exec.Cmd, error) {
+// the sandbox: in a box of its own where the kernel allows namespaces
+// (agent_view.go: it sees the system's folders, its worktree, the
+// repository's .git read-only and what the user lends; its network is its
+// own loopback and wo's proxy to its model's hosts), with Landlock in it.
+// It may write its worktree, its own folder, its task's build caches, its
+// login folder when the user lent it and the folders --agent-writable
+// names, and reach no process of wo's. p is the command's profile
+// (agent.Parse gives every command one, "command" for a program of the
+// user's own). The launch's env is added to the agent's environment, and
+// its finish must be called when the agent has ended.
+func agentCommand(sc *StepContext, box agentBox, dir, login string, caches map[string]string, p *agent.Profile, argv []string, env []string) (agentLaunch, error) {
 	s := sc.Settings()
 	spec := sandbox.Spec{Confine: s.Sandbox != SandboxOff}
 	if spec.Confine {
 		if _, ok, why := sandbox.Status(); !ok {
 			switch {
 			case s.Sandbox == SandboxOn:
-				return nil, fmt.Errorf("--agent-sandbox on: this machine cannot confine the agent (%s); run wo where the kernel has Landlock, or pass --agent-sandbox off to run it unconfined", why)
+				return agentLaunch{}, fmt.Errorf("--agent-sandbox on: this machine cannot confine the agent (%s); run wo where the kernel has Landlock, or pass --agent-sandbox off to run it unconfined", why)
 			case sc.Getenv("GITHUB_ACTIONS") == "true":
-				return nil, fmt.Errorf("refusing to run the agent unconfined in GitHub Actions, where wo holds a token that pushes: this runner cannot confine it (%s); use a Linux runner with Landlock, or pass --agent-sandbox off to run it unconfined anyway", why)
+				return agentLaunch{}, fmt.Errorf("refusing to run the agent unconfined in GitHub Actions, where wo holds a token that pushes: this runner cannot confine it (%s); use a Linux runner with Landlock, or pass --agent-sandbox off to run it unconfined anyway", why)
 			}
 			unconfinedOnce.Do(func() {
 				sc.Warn("the agent runs unconfined: %s; it can reach whatever wo can (its token in /proc, the store, the repository's .git, the network). --agent-sandbox off silences this", why)
@@ -124,8 +129,31 @@ func agentCommand(sc *StepContext, box agentBox, dir, login string, caches map[s
 	spec.Ports = slices.Concat(p.Ports, s.AgentPorts)
 	slices.Sort(spec.Ports)
 	spec.Ports = slices.Compact(spec.Ports)
-	return sandbox.Command(spec, argv)
+	var launch agentLaunch
+	if spec.Confine {
+		if ok, why := sandbox.Namespaces(); ok {
+			view, l, err := agentView(sc, box, dir, p, argv, env)
+			if err != nil {
+				return agentLaunch{}, err
+			}
+			spec.View, launch = view, l
+		} else {
+			landlockOnlyOnce.Do(func() {
+				sc.Warn("the agent has no box of its own here (%s): Landlock alone confines it, so it can read every file your user can (your HOME's keys and tokens), reach unix sockets by path (an ssh-agent, docker), send UDP and connect to its profile's ports on any host, and its processes are ended by the launcher's sweep only", why)
+			})
+		}
+	}
+	cmd, err := sandbox.Command(spec, argv)
+	if err != nil {
+		launch.finish(context.Background(), sc)
+		return agentLaunch{}, err
+	}
+	launch.cmd = cmd
+	return launch, nil
 }
+
+// landlockOnlyOnce says once per wo process that agents have no box.
+var landlockOnlyOnce sync.Once
 
 // unconfinedOnce says once per wo process that agents run unconfined.
 var unconfinedOnce sync.Once

@@ -1,7 +1,10 @@
 package action
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -9,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/wo-runner/wo/agent"
 )
@@ -181,26 +185,66 @@ func loginFolder(p *agent.Profile, getenv func(string) string) string {
 }
 
 // buildCaches are the build caches an agent's checks use (go test, npm,
-// pip), writable in its sandbox: variable → folder. They are wo's, kept
-// for agents under the user's cache folder (wo/agent), never the user's
-// own: what an agent writes into a cache runs in the next build that
-// reads it, and the user's own builds (and a CI cache that saves them)
-// must not run what an agent planted. To share yours, pass the variable
-// and the folder: --agent-env GOCACHE --agent-writable "$(go env GOCACHE)".
-func buildCaches(getenv func(string) string) map[string]string {
-	base := getenv("XDG_CACHE_HOME")
-	if base == "" {
-		home := getenv("HOME")
-		if home == "" {
-			return map[string]string{}
-		}
-		base = filepath.Join(home, ".cache")
+// pip), writable in its sandbox: variable → folder. They are the task's
+// own, under the user's cache folder (wo/agent/tasks/KEY), never the
+// user's and never another task's: what an agent writes into a cache runs
+// in the next build that reads it, so a cache shared between tasks would
+// let one task's agent run code in the next one's (and a cache of the
+// user's, in the user's own builds). A second round of the same task
+// finds its cache warm; a new task starts cold, and cleanup_worktree
+// removes the task's caches with its worktree. To share yours anyway,
+// pass the variable and the folder: --agent-env GOCACHE --agent-writable
+// "$(go env GOCACHE)".
+func buildCaches(getenv func(string) string, key string) map[string]string {
+	root := taskCacheRoot(getenv, key)
+	if root == "" {
+		return map[string]string{}
 	}
-	root := filepath.Join(base, "wo", "agent")
 	return map[string]string{
 		"GOCACHE":          filepath.Join(root, "go-build"),
 		"GOMODCACHE":       filepath.Join(root, "go-mod"),
 		"npm_config_cache": filepath.Join(root, "npm"),
 		"PIP_CACHE_DIR":    filepath.Join(root, "pip"),
 	}
+}
+
+// taskCacheRoot is the folder of a task's agent caches ("" with no cache
+// folder): its name is the key's letters and a hash of the key, so that
+// no key (a document's) names a path elsewhere or another task's folder.
+func taskCacheRoot(getenv func(string) string, key string) string {
+	base := getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	sum := sha256.Sum256([]byte(key))
+	safe := strings.Map(func(r rune) rune {
+		if r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-') {
+			return r
+		}
+		return '_'
+	}, key)
+	if len(safe) > 64 {
+		safe = safe[:64]
+	}
+	return filepath.Join(base, "wo", "agent", "tasks", safe+"-"+hex.EncodeToString(sum[:6]))
+}
+
+// removeTaskCaches removes a task's agent caches (Go's module cache is
+// read-only on disk: made writable first).
+func removeTaskCaches(getenv func(string) string, key string) error {
+	root := taskCacheRoot(getenv, key)
+	if root == "" {
+		return nil
+	}
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(path, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(root)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wo-runner/wo/internal/gittest"
+	"github.com/wo-runner/wo/internal/sandbox"
 	"github.com/wo-runner/wo/procedure/internal/fixture"
 )
 
@@ -85,6 +86,16 @@ echo "$?" > "OUT/fill-status"
 		"GIT_CONFIG_COUNT": true, "GIT_CONFIG_KEY_0": true, "GIT_CONFIG_VALUE_0": true,
 		"GOCACHE": true, "GOMODCACHE": true, "npm_config_cache": true, "PIP_CACHE_DIR": true, // the build caches
 		"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true} // the last four are the shell's own
+	if ok, _ := sandbox.Namespaces(); ok {
+		// In a box: its way out is wo's proxy on its own loopback, for
+		// every client (Node's fetch reads the variables when told).
+		for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy", "NODE_USE_ENV_PROXY"} {
+			allowed[name] = true
+		}
+		if got["HTTPS_PROXY"] != "http://127.0.0.1:3128" || got["NO_PROXY"] != "" {
+			t.Errorf("in a box: HTTPS_PROXY=%q NO_PROXY=%q, want wo's proxy for everything", got["HTTPS_PROXY"], got["NO_PROXY"])
+		}
+	}
 	for _, name := range names {
 		if !allowed[name] {
 			t.Errorf("the agent has %s, which is not on its allow-list", name)
@@ -102,8 +113,9 @@ echo "$?" > "OUT/fill-status"
 		t.Errorf("TMPDIR=%q, want the agent's own folder (wo-agent-*/tmp), not wo's %s", tmp, out)
 	}
 	for name, dir := range map[string]string{"GOCACHE": "go-build", "GOMODCACHE": "go-mod", "npm_config_cache": "npm", "PIP_CACHE_DIR": "pip"} {
-		if want := filepath.Join(realHome, ".cache", "wo", "agent", dir); got[name] != want {
-			t.Errorf("%s=%q, want wo's cache for agents %s, never the user's own", name, got[name], want)
+		if want := filepath.Join(taskCacheRoot(func(n string) string { return env[n] }, fixture.Key), dir); got[name] != want ||
+			!strings.HasPrefix(want, filepath.Join(realHome, ".cache", "wo", "agent", "tasks", fixture.Key+"-")) {
+			t.Errorf("%s=%q, want the task's own cache for agents %s, never the user's own", name, got[name], want)
 		}
 	}
 	for name, want := range map[string]string{"PATH": os.Getenv("PATH"), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "TERM": "xterm",

@@ -58,7 +58,7 @@ mkdir .aider.tags.cache.v4 && echo tags > .aider.tags.cache.v4/cache.db
 func TestTheAgentsBuildCacheFallsBackToItsOwnFolder(t *testing.T) {
 	check := `case "$GOCACHE" in
 "$(dirname "$HOME")"/cache/GOCACHE) where=box ;;
-"$XDG"/wo/agent/go-build) where=user ;;
+"$XDG"/wo/agent/tasks/*/go-build) where=user ;;
 *) exit 3 ;;
 esac
 [ "$where" = "$WANT" ] || exit 4
@@ -76,7 +76,7 @@ echo x > "$GOCACHE/probe" || exit 5
 			if _, err := h.run("conditional_loop"); err != nil {
 				t.Fatal(err)
 			}
-			_, err := os.Stat(filepath.Join(xdg, "wo", "agent", "go-build", "probe"))
+			_, err := os.Stat(filepath.Join(taskCacheRoot(func(n string) string { return map[string]string{"XDG_CACHE_HOME": xdg}[n] }, fixture.Key), "go-build", "probe"))
 			if (err == nil) != (want == "user") {
 				t.Errorf("the cache under the user's cache folder has the agent's file: %v", err == nil)
 			}

@@ -109,15 +109,17 @@ func runAgent(ctx context.Context, sc *StepContext, dir, prompt string) (AgentRu
 	if err != nil {
 		return AgentRun{}, err
 	}
-	cmd, err := agentCommand(sc, box, dir, login, caches, line.Profile, call.Argv)
+	launch, err := agentCommand(sc, box, dir, login, caches, line.Profile, call.Argv, env)
 	if err != nil {
 		closeAll(outR, outW, errR, errW)
 		return AgentRun{}, err
 	}
+	defer launch.finish(ctx, sc)
+	cmd := launch.cmd
 	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(call.Stdin)
 	cmd.Stdout, cmd.Stderr = outW, errW
-	cmd.Env = env
+	cmd.Env = append(env, launch.env...)
 	started := time.Now()
 	err = cmd.Start()
 	outW.Close() // the agent's copies stay open in it and its children
@@ -227,7 +229,7 @@ func agentEnvironment(sc *StepContext, line agent.Command, box agentBox, dir str
 			return nil, "", nil, fmt.Errorf("--agent-login: agent command %s has no login folder that wo knows; pass its credentials with --agent-env NAME instead", line.Program())
 		}
 	}
-	caches := box.caches(buildCaches(sc.Getenv))
+	caches := box.caches(buildCaches(sc.Getenv, sc.Key()))
 	env := agentEnv{getenv: sc.Getenv, optIn: settings.AgentEnv, home: box.home, tmp: box.tmp, profile: profile, login: login, caches: caches,
 		own: map[string]string{"WO_TASK_KEY": sc.Key(), "WO_WORKTREE": dir, "WO_PROMPT_FILE": box.prompt}}.environment()
 	return env, login, caches, nil

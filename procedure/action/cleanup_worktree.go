@@ -26,9 +26,13 @@ func (CleanupWorktree) Run(ctx context.Context, sc *StepContext) (Outcome, error
 		return Outcome{}, err
 	}
 	sc.Fault("after_remove")
+	note := fmt.Sprintf("worktree %s removed", w.Path)
+	if err := removeTaskCaches(sc.Getenv, sc.Key()); err != nil {
+		sc.Warn("the agent's build caches of task %s were not all removed: %v", sc.Key(), err)
+	}
 	st := sc.State()
 	st.WorktreePath = nil
-	return Outcome{Note: fmt.Sprintf("worktree %s removed", w.Path), State: &st}, nil
+	return Outcome{Note: note, State: &st}, nil
 }
 
 // Check refuses, before anything changes, to remove what is not provably

@@ -54,6 +54,12 @@ type Settings struct {
 	// may connect to (--agent-allow-port).
 	AgentWritable []string
 	AgentPorts    []int
+	// AgentReadable are more folders a boxed agent sees, read-only
+	// (--agent-readable, WO_AGENT_READABLE); AgentHosts more HOST:PORT it
+	// may reach through wo's proxy (--agent-allow-host,
+	// WO_AGENT_ALLOW_HOST).
+	AgentReadable []string
+	AgentHosts    []string
 	// GitTimeout bounds a push (--git-timeout, WO_GIT_TIMEOUT; default
 	// DefaultGitTimeout).
 	GitTimeout time.Duration
