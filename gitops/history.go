@@ -25,6 +25,10 @@ type PathChange struct {
 	Deleted bool
 	// Blob is what the commit left at the path (zero for a deletion).
 	Blob plumbing.Hash
+	// Before and BeforeMode are what the path held in the commit's
+	// parent (zero when the commit added it).
+	Before     plumbing.Hash
+	BeforeMode filemode.FileMode
 }
 
 // NotALineError says a branch is not a line of commits on top of a base:
@@ -85,6 +89,9 @@ func (r *Repo) LineChanges(base, tip plumbing.Hash, max int) ([]PathChange, erro
 			}
 			hash := ch.To.TreeEntry.Hash
 			pc := PathChange{Commit: c.Hash, Path: ch.To.Name, Mode: ch.To.TreeEntry.Mode, Blob: hash}
+			if action == merkletrie.Modify {
+				pc.Before, pc.BeforeMode = ch.From.TreeEntry.Hash, ch.From.TreeEntry.Mode
+			}
 			if action == merkletrie.Delete {
 				pc = PathChange{Commit: c.Hash, Path: ch.From.Name, Mode: ch.From.TreeEntry.Mode, Deleted: true}
 			} else if err := checkPathTrees(v, to, pc.Path, checked); err != nil {

@@ -152,6 +152,8 @@ var Fields = []Field{
 		Doc: "Count outdated unresolved threads as comments to fix."},
 	{Path: "work_order.context.fix_paths", Kind: KindStringOrList,
 		Doc: "Glob patterns from the repository's top (pkg/**/*_test.go) of files a review fix may change beyond the manifest."},
+	{Path: "work_order.context.fix_executable", Kind: KindStringOrList,
+		Doc: "Glob patterns of files a review fix may make executable (a fix that sets a file's executable bit elsewhere is refused)."},
 	{Path: "work_order.context.fix_max_file_bytes", Kind: KindInteger, Default: "10 MiB",
 		Doc: "The largest file a review fix may push."},
 	{Path: "work_order.context.split_mode", Kind: KindString, Values: []string{"independent", "stacked"}, Writer: "wo split",

@@ -13,8 +13,10 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	"github.com/wo-runner/wo/github"
 	"github.com/wo-runner/wo/gitops"
 	"github.com/wo-runner/wo/internal/gitname"
+	"github.com/wo-runner/wo/internal/leaks"
 	"github.com/wo-runner/wo/workorder"
 )
 
@@ -91,9 +93,10 @@ func allowable(refused []gitops.Refusal) []string {
 
 // fixPolicy says which paths a fix may change.
 type fixPolicy struct {
-	files    map[string]bool // the manifest and the delete manifest
-	patterns []string        // context.fix_paths
-	maxSize  int64
+	files      map[string]bool // the manifest and the delete manifest
+	patterns   []string        // context.fix_paths
+	executable []string        // context.fix_executable
+	maxSize    int64
 }
 
 func newFixPolicy(sc *StepContext) fixPolicy { return fixPolicyOf(sc.Task()) }
@@ -133,8 +136,31 @@ func (p fixPolicy) check(c gitops.PathChange) string {
 		if c.Size > p.maxSize {
 			return fmt.Sprintf("%s, over the limit of %s for one file", byteSize(c.Size), byteSize(p.maxSize))
 		}
+		if why := p.executableRefusal(c); why != "" {
+			return why
+		}
 	}
 	return p.refuse(c.Path)
+}
+
+// executableRefusal says why a change may not leave its file executable:
+// a fix that makes a file executable (a new one, or one that was not)
+// changes what runs in CI, not just what the code says; only
+// context.fix_executable lets it.
+func (p fixPolicy) executableRefusal(c gitops.PathChange) string {
+	if c.Mode != filemode.Executable || c.BeforeMode == filemode.Executable {
+		return ""
+	}
+	for _, pat := range p.executable {
+		if ok, _ := doublestar.Match(pat, c.Path); ok {
+			return ""
+		}
+	}
+	was := "a new file"
+	if !c.Before.IsZero() {
+		was = fmt.Sprintf("it was %o", uint32(c.BeforeMode))
+	}
+	return fmt.Sprintf("it makes the file executable (mode 100755; %s): a fix may change a file's text, not whether it runs; list the path in context.fix_executable to allow it", was)
 }
 
 // commitLinkRefusal says why the link that change c leaves must not be
@@ -161,18 +187,49 @@ func (p fixPolicy) commitLinkRefusal(repo *gitops.Repo, from plumbing.Hash, c gi
 // agent that reached the token (unconfined, where no sandbox stops it)
 // and wrote it into its fix must not publish it. redact masks the secrets
 // in a text; a blob it changes holds one.
-func secretIn(repo *gitops.Repo, c gitops.PathChange, redact func(string) string) (string, error) {
-	if c.Deleted || c.Blob.IsZero() || c.Mode == filemode.Submodule || redact == nil {
+func secretIn(repo *gitops.Repo, c gitops.PathChange, s secrets) (string, error) {
+	if c.Deleted || c.Blob.IsZero() || c.Mode == filemode.Submodule || (s.redact == nil && s.leaks == nil) {
 		return "", nil
 	}
 	b, err := repo.ReadBlob(c.Blob)
 	if err != nil {
 		return "", err
 	}
-	if text := string(b); redact(text) != text {
+	if text := string(b); s.redact != nil && s.redact(text) != text {
 		return "it holds wo's GitHub token: never pushed (take the token out; if an agent wrote it there, treat the token as exposed and replace it)", nil
 	}
-	return "", nil
+	if s.leaks == nil {
+		return "", nil
+	}
+	var before []byte
+	if !c.Before.IsZero() {
+		if before, err = repo.ReadBlob(c.Before); err != nil {
+			return "", err
+		}
+	}
+	found := s.leaks.Scan(b, leaks.Added(before, b))
+	if len(found) == 0 {
+		return "", nil
+	}
+	where := fmt.Sprintf("line %d", found[0].Line)
+	if len(found) > 1 {
+		where += fmt.Sprintf(" and %d more line(s)", len(found)-1)
+	}
+	return fmt.Sprintf("it adds a secret, %s, at %s: never pushed (take it out; if an agent wrote it there, treat that secret as exposed and replace it)", found[0].Kind, where), nil
+}
+
+// secrets are what the gates look for in what a push adds: the forms of
+// wo's token the run redacts, and the scanner of secrets (wo's token in
+// every encoding, the user's credential files, gitleaks' kinds).
+type secrets struct {
+	redact func(string) string
+	leaks  *leaks.Scanner
+}
+
+// secretsOf are the secrets a run's gates look for. The credential files
+// are the ones in wo's own HOME: those an agent could have read.
+func secretsOf(sc *StepContext) secrets {
+	return secrets{redact: sc.Redact, leaks: leaks.New(github.Token(sc.Getenv), sc.Getenv("HOME"))}
 }
 
 // byteSize writes n bytes for a person.
@@ -318,12 +375,12 @@ func checkFix(sc *StepContext, repo *gitops.Repo, from, to string) error {
 	case err != nil:
 		return err
 	}
-	p, seen := newFixPolicy(sc), map[string]bool{}
+	p, seen, known := newFixPolicy(sc), map[string]bool{}, secretsOf(sc)
 	for _, c := range changes {
 		if seen[c.Path] {
 			continue
 		}
-		why, err := p.changeRefusal(repo, plumbing.NewHash(from), c, sc.Redact)
+		why, err := p.changeRefusal(repo, plumbing.NewHash(from), c, known)
 		if err != nil {
 			return err
 		}
@@ -351,7 +408,7 @@ func (e *FixRefusedError) deny(path, why string) {
 // changeRefusal is why the fix's change c may not be pushed: the policy's
 // rules for paths, a link that leads where the fix may not reach (from is
 // the last push), or a secret in its content; "" when it may be.
-func (p fixPolicy) changeRefusal(repo *gitops.Repo, from plumbing.Hash, c gitops.PathChange, redact func(string) string) (string, error) {
+func (p fixPolicy) changeRefusal(repo *gitops.Repo, from plumbing.Hash, c gitops.PathChange, known secrets) (string, error) {
 	if why := p.check(c); why != "" {
 		return why, nil
 	}
@@ -360,5 +417,5 @@ func (p fixPolicy) changeRefusal(repo *gitops.Repo, from plumbing.Hash, c gitops
 			return why, err
 		}
 	}
-	return secretIn(repo, c, redact)
+	return secretIn(repo, c, known)
 }

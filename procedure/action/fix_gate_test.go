@@ -3,12 +3,16 @@
 package action
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/wo-runner/wo/gitops"
@@ -249,13 +253,17 @@ func TestFixPolicy(t *testing.T) {
 			t.Errorf("refuse(%q) = %q, want %q", path, got, want)
 		}
 	}
-	open := fixPolicy{patterns: []string{"**"}, maxSize: 100}
+	open := fixPolicy{patterns: []string{"**"}, executable: []string{"bin/*"}, maxSize: 100}
 	for _, c := range []struct {
 		change gitops.PathChange
 		want   string
 	}{
 		{gitops.PathChange{Path: "a", Mode: filemode.Regular, Size: 100}, ""},
-		{gitops.PathChange{Path: "a", Mode: filemode.Executable, Size: 1}, ""},
+		{gitops.PathChange{Path: "a", Mode: filemode.Executable, Size: 1}, "it makes the file executable (mode 100755; a new file): a fix may change a file's text, not whether it runs; list the path in context.fix_executable to allow it"},
+		{gitops.PathChange{Path: "a", Mode: filemode.Executable, Size: 1, Before: plumbing.NewHash("0123"), BeforeMode: filemode.Regular}, "it makes the file executable (mode 100755; it was 100644): a fix may change a file's text, not whether it runs; list the path in context.fix_executable to allow it"},
+		{gitops.PathChange{Path: "a", Mode: filemode.Executable, Size: 1, Before: plumbing.NewHash("0123"), BeforeMode: filemode.Executable}, ""},
+		{gitops.PathChange{Path: "a", Mode: filemode.Regular, Size: 1, Before: plumbing.NewHash("0123"), BeforeMode: filemode.Executable}, ""},
+		{gitops.PathChange{Path: "bin/run", Mode: filemode.Executable, Size: 1}, ""}, // context.fix_executable names it
 		{gitops.PathChange{Path: "a", Mode: filemode.Symlink, Size: 1}, ""},
 		{gitops.PathChange{Path: "a", Mode: filemode.Deprecated, Size: 1}, ""},
 		{gitops.PathChange{Path: "a", Mode: filemode.Regular, Size: 101}, "101 bytes, over the limit of 100 bytes for one file"},
@@ -311,5 +319,49 @@ func TestAFixHoldingWosTokenIsNeverPushed(t *testing.T) {
 	}
 	if strings.Contains(refused.Error(), fixture.Token) {
 		t.Error("the refusal shows the token")
+	}
+}
+
+// An agent that reached the user's credential files (unconfined) and
+// hid one in its fix, or hid wo's token reversed or hex-encoded: refused,
+// the kind and the line named, the secret never shown.
+func TestAFixHoldingASecretInAnyEncodingIsNeverPushed(t *testing.T) {
+	home := t.TempDir()
+	aws := "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq81xKEYb"
+	fixture.WriteFile(t, filepath.Join(home, ".aws", "credentials"), "[default]\naws_secret_access_key = "+aws+"\n")
+	rev := []rune(fixture.Token)
+	slices.Reverse(rev)
+	for name, c := range map[string]struct{ line, kind string }{
+		"aws":      {"// " + aws, "an AWS credential (~/.aws/credentials)"},
+		"reversed": {"// " + string(rev), "wo's GitHub token"},
+		"hex":      {"// " + hex.EncodeToString([]byte(fixture.Token)), "wo's GitHub token"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, refused := refusedFix(t, stepOpts{GitHub: true, Env: map[string]string{"PATH": os.Getenv("PATH"), "HOME": home},
+				Agent: "printf '%s\\n' '" + c.line + "' >> foundation/new.go\n", Unconfined: true})
+			why := reasons(refused)["foundation/new.go"]
+			if !strings.HasPrefix(why, "it adds a secret, "+c.kind+", at line ") || !strings.Contains(why, "never pushed") {
+				t.Errorf("reason %q", why)
+			}
+			if strings.Contains(refused.Error(), aws) || strings.Contains(refused.Error(), string(rev)) {
+				t.Error("the refusal shows the secret")
+			}
+		})
+	}
+}
+
+// A fix that makes a file executable is refused, unless
+// context.fix_executable names it.
+func TestAFixThatMakesAFileExecutableIsRefused(t *testing.T) {
+	_, refused := refusedFix(t, stepOpts{Agent: fixOf + "chmod +x foundation/new.go\n", Unconfined: true})
+	if why := reasons(refused)["foundation/new.go"]; !strings.HasPrefix(why, "it makes the file executable (mode 100755; it was 100644)") {
+		t.Errorf("reason %q", why)
+	}
+	h := loopReady(t, stepOpts{Agent: fixOf + "chmod +x foundation/new.go\n", Unconfined: true, Context: map[string]any{"fix_executable": "foundation/*.go"}})
+	if _, err := h.run("conditional_loop"); err != nil {
+		t.Fatalf("with context.fix_executable: %v", err)
+	}
+	if mode := gittest.Run(t, h.Remote, "ls-tree", fixture.Branch, "foundation/new.go"); !strings.HasPrefix(mode, "100755") {
+		t.Errorf("the remote has %s", mode)
 	}
 }

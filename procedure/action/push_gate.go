@@ -66,9 +66,10 @@ type PushGate struct {
 	// Replace is the remote tip a rewrite may replace (wo's own last push,
 	// a restack's head); zero: none.
 	Replace plumbing.Hash
-	// Redact masks wo's secrets in a text: a change that holds one is
-	// refused (nil: not checked).
-	Redact func(string) string
+	// Secrets are what a change may not add: wo's token as the run
+	// redacts it, the user's credentials, known kinds of secret (zero:
+	// not checked).
+	Secrets secrets
 	// MayDiscard lets a rewrite of wo's own push drop what the remote
 	// holds (--discard-commits).
 	MayDiscard bool
@@ -205,7 +206,7 @@ func (g PushGate) check(repo *gitops.Repo, from plumbing.Hash, own bool) error {
 		}
 		why := g.allows(c, own)
 		if why == "" {
-			if why, err = secretIn(repo, c, g.Redact); err != nil {
+			if why, err = secretIn(repo, c, g.Secrets); err != nil {
 				return err
 			}
 		}
@@ -259,7 +260,7 @@ func (e *RestackRefusedError) Unwrap() error { return e.FixRefusedError }
 // fixPolicyOf is the fix policy of a work order.
 func fixPolicyOf(t *workorder.Task) fixPolicy {
 	in, ctx := t.WorkOrder.Inputs, t.WorkOrder.Context
-	p := fixPolicy{files: map[string]bool{}, patterns: stringOrList(ctx["fix_paths"]), maxSize: gitops.DefaultMaxFileSize}
+	p := fixPolicy{files: map[string]bool{}, patterns: stringOrList(ctx["fix_paths"]), executable: stringOrList(ctx["fix_executable"]), maxSize: gitops.DefaultMaxFileSize}
 	for _, f := range append(stringList(in["file_manifest"]), stringList(in["delete_manifest"])...) {
 		p.files[f] = true
 	}
@@ -291,6 +292,6 @@ func stepGate(sc *StepContext, kind GateKind, to plumbing.Hash) (PushGate, error
 	if last := sc.State().PushedSHA; plumbing.IsHash(last) {
 		g.Replace = plumbing.NewHash(last)
 	}
-	g.MayDiscard, g.Redact = sc.Settings().DiscardCommits, sc.Redact
+	g.MayDiscard, g.Secrets = sc.Settings().DiscardCommits, secretsOf(sc)
 	return g, nil
 }

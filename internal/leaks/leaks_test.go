@@ -1,0 +1,125 @@
+package leaks
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const token = "ghs_wo0wnT0ken1234567890abcdefABCDEF"
+
+func reversed(s string) string {
+	r := []rune(s)
+	slices.Reverse(r)
+	return string(r)
+}
+
+// scan scans a new file of the lines texts.
+func scan(s *Scanner, texts ...string) []Finding {
+	text := []byte(strings.Join(texts, "\n") + "\n")
+	return s.Scan(text, Added(nil, text))
+}
+
+// wo's token is found in every encoding an agent could hide it in, inside
+// other text; the finding names the kind, never the token.
+func TestWosTokenIsFoundInEveryEncoding(t *testing.T) {
+	t.Parallel()
+	s := New(token, "")
+	for name, text := range map[string]string{
+		"raw":              "// " + token,
+		"url":              "x=" + url.QueryEscape(token+"/"),
+		"base64":           base64.StdEncoding.EncodeToString([]byte(token)),
+		"base64 prefixed":  base64.StdEncoding.EncodeToString([]byte("x-access-token:" + token)),
+		"base64 offset 1":  base64.StdEncoding.EncodeToString([]byte("a" + token + "zz")),
+		"base64 offset 2":  base64.RawURLEncoding.EncodeToString([]byte("ab" + token)),
+		"hex":              "var k = \"" + hex.EncodeToString([]byte(token)) + "\"",
+		"hex upper":        strings.ToUpper(hex.EncodeToString([]byte(token))),
+		"reversed":         reversed(token),
+		"reversed base64":  base64.StdEncoding.EncodeToString([]byte(reversed(token))),
+		"in a longer blob": "data:" + base64.StdEncoding.EncodeToString([]byte("{\"user\":\"x\",\"token\":\""+token+"\"}")),
+	} {
+		got := scan(s, "package x", text)
+		if len(got) != 1 || got[0].Line != 2 || got[0].Kind != "wo's GitHub token" {
+			t.Errorf("%s: %+v", name, got)
+		}
+	}
+	if got := scan(s, "package x", "const Named = 1", base64.StdEncoding.EncodeToString([]byte("hello, world of code"))); len(got) != 0 {
+		t.Errorf("ordinary code: %+v", got)
+	}
+}
+
+// The secrets of the credential files a user has are known by their
+// contents, whatever they look like.
+func TestTheCredentialFilesInHomeAreKnown(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	files := map[string]string{
+		".config/gh/hosts.yml": "github.com:\n    user: alice\n    oauth_token: gho_aliceToken0123456789abcdef\n    git_protocol: https\n",
+		".git-credentials":     "https://alice:plainGitPassw0rd99@git.example.com\n",
+		".netrc":               "machine api.example.com login alice password netrcSecretValue42\n",
+		".ssh/id_ed25519":      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n",
+		".aws/credentials":     "[default]\naws_access_key_id = AKIAEXAMPLEKEYID0001\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n",
+		".config/gcloud/application_default_credentials.json": `{"client_id":"x.apps.googleusercontent.com","client_secret":"gcloudClientSecret77","refresh_token":"1//0gRefreshTokenValue-abcdef","type":"authorized_user"}`,
+		".npmrc": "//registry.npmjs.org/:_authToken=npm_NpmTokenValue0123456789\n",
+	}
+	for rel, text := range files {
+		p := filepath.Join(home, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := New("", home)
+	for secret, kind := range map[string]string{
+		"gho_aliceToken0123456789abcdef": "hosts.yml",
+		"plainGitPassw0rd99":             ".git-credentials",
+		"netrcSecretValue42":             ".netrc",
+		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW": "SSH private key",
+		"wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY":                               "AWS",
+		"1//0gRefreshTokenValue-abcdef":                                          "gcloud",
+		"npm_NpmTokenValue0123456789":                                            "npm",
+	} {
+		for _, text := range []string{secret, base64.StdEncoding.EncodeToString([]byte(secret)), reversed(secret)} {
+			got := scan(s, `log("`+text+`")`)
+			if len(got) != 1 || !strings.Contains(got[0].Kind, kind) || strings.Contains(got[0].Kind, secret) {
+				t.Errorf("%s as %q: %+v", kind, text, got)
+			}
+		}
+	}
+}
+
+// Kinds gitleaks knows are found with no file to read them from; an
+// ordinary high-entropy identifier is not a secret.
+func TestSecretsOfKnownKindsAreFound(t *testing.T) {
+	t.Parallel()
+	s := New("", "")
+	for _, text := range []string{
+		"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDqNcx7DbY8J4Y8vYjE8m3ZkqF1fGQmYw1K4oFQd3xJZAAAAJgAAAAAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+		`aws_key = "AKIAZ7QW3RTX5LKM2PNB"`,
+		`token := "ghp_Xk9qL2mZ8vB4nR7tY1wE5sD3fG6hJ0cA2pQz"`,
+	} {
+		if got := scan(s, text); len(got) != 1 || got[0].Kind == "" {
+			t.Errorf("%q: %+v", text, got)
+		}
+	}
+	if got := scan(s, `const checksum = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`, "func main() {}"); len(got) != 0 {
+		t.Errorf("ordinary code: %+v", got)
+	}
+}
+
+func TestAddedAreTheLinesAChangeAdds(t *testing.T) {
+	t.Parallel()
+	got := Added([]byte("a\nkey\nb\n"), []byte("a\nkey\nnew\nb\nkey\n"))
+	want := []Line{{3, "new"}, {5, "key"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("Added: %+v, want %+v", got, want)
+	}
+	if got := Added(nil, []byte("x\n")); !slices.Equal(got, []Line{{1, "x"}}) {
+		t.Errorf("a new file: %+v", got)
+	}
+}
