@@ -52,6 +52,12 @@ type StageOptions struct {
 	// RefuseLink, when set, says why a changed symbolic link must not be
 	// staged with its target ("" to stage it); Refuse has passed its path.
 	RefuseLink func(path, target string) string
+	// MayExecute, when set, says whether a file may become executable
+	// (new, or not executable in the index): one that may not is staged
+	// as a regular file, its executable bits are taken off in the
+	// worktree, and ModeKept is told its path.
+	MayExecute func(path string) bool
+	ModeKept   func(path string)
 }
 
 func (o StageOptions) maxSize() int64 {
@@ -292,6 +298,8 @@ func (w *Worktree) trackedChange(e *index.Entry, realDirs map[string]bool) (bool
 		return true, 0 // gone: a directory took its place
 	case !mode.IsRegular() && mode&fs.ModeSymlink == 0:
 		return true, mode
+	case mode.IsRegular() && (mode&0o111 != 0) != (e.Mode == filemode.Executable):
+		return true, 0 // made executable, or no longer: git sees that too
 	}
 	if uint32(fi.Size()) == e.Size && fi.ModTime().Equal(e.ModifiedAt) {
 		return false, 0
@@ -477,6 +485,15 @@ func (w *Worktree) Stage(opts StageOptions) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if e.Mode == filemode.Executable && opts.MayExecute != nil && !opts.MayExecute(f.name) && !wasExecutable(idx, f.name) {
+			if err := notExecutable(f.target); err != nil {
+				return false, err
+			}
+			e.Mode = filemode.Regular
+			if opts.ModeKept != nil {
+				opts.ModeKept(f.name)
+			}
+		}
 		staged = append(staged, e)
 	}
 	if err := refused.err(w.Path); err != nil {
@@ -484,6 +501,27 @@ func (w *Worktree) Stage(opts StageOptions) (bool, error) {
 	}
 	putEntries(idx, staged, removed)
 	return true, w.writeIndex(idx)
+}
+
+// wasExecutable reports whether the index has name as an executable file.
+func wasExecutable(idx *index.Index, name string) bool {
+	e, err := idx.Entry(name)
+	return err == nil && e.Mode == filemode.Executable
+}
+
+// notExecutable takes the executable bits off the regular file at path,
+// never through a link: it is opened without following one.
+func notExecutable(path string) error {
+	f, err := openNoFollow(path)
+	if err != nil {
+		return fmt.Errorf("keeping %s not executable: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return fmt.Errorf("keeping %s not executable: it is no longer a regular file", path)
+	}
+	return f.Chmod(fi.Mode().Perm() &^ 0o111)
 }
 
 // fileToStage is a working file to store and add to the index.

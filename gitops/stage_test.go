@@ -444,3 +444,40 @@ func TestStageStagesWhatChangedAsGitDoes(t *testing.T) {
 	}
 	_ = r
 }
+
+// A file made executable is a change, as git sees it; where it may not
+// be, its text is staged with its old mode, the worktree's bit is taken
+// off, and the caller is told.
+func TestStageKeepsAFileNotExecutableUnlessItMayBe(t *testing.T) {
+	t.Parallel()
+	_, w := stagedWorktree(t)
+	readme := filepath.Join(w.Path, "README.md")
+	if err := os.Chmod(readme, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(w.Path, "new.sh"), "echo hi\n")
+	os.Chmod(filepath.Join(w.Path, "new.sh"), 0o755)
+	var kept []string
+	changed, err := w.Stage(StageOptions{MayExecute: func(p string) bool { return p == "new.sh" }, ModeKept: func(p string) { kept = append(kept, p) }})
+	if err != nil || !changed {
+		t.Fatalf("Stage: %v %v", changed, err)
+	}
+	if strings.Join(kept, ",") != "README.md" {
+		t.Errorf("told of %v, want README.md", kept)
+	}
+	modes := gittest.Run(t, w.Path, "ls-files", "-s", "README.md", "new.sh")
+	if !strings.Contains(modes, "100644 ") || !strings.Contains(modes, "100755 ") || strings.Index(modes, "100644") > strings.Index(modes, "100755") {
+		t.Errorf("index modes:\n%s", modes)
+	}
+	if fi, _ := os.Stat(readme); fi.Mode()&0o111 != 0 {
+		t.Errorf("README.md is still executable in the worktree: %v", fi.Mode())
+	}
+	if st := gittest.Run(t, w.Path, "status", "--porcelain", "README.md"); st != "" {
+		t.Errorf("git sees a change left: %q", st)
+	}
+	// A mode change alone is a change, also without the policy.
+	os.Chmod(readme, 0o755)
+	if changed, err := w.Stage(StageOptions{}); err != nil || !changed {
+		t.Errorf("a file made executable: changed %v, %v", changed, err)
+	}
+}

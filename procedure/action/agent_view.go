@@ -139,9 +139,11 @@ func pathFolders(path, home string) []string {
 	return out
 }
 
-// programFolders are the folders the agent's program needs: its own, and
-// where it really is when it is a link; an npm package's whole
-// node_modules, since its entry point loads its neighbours.
+// programFolders are what the agent's program needs shown: the program
+// itself, and where it really is when it is a link (the files, not their
+// folders: a script kept in a folder of the user's must not show its
+// neighbours); an npm package's whole node_modules, since its entry point
+// loads its neighbours.
 func programFolders(program, path string) []string {
 	found := program
 	if !strings.Contains(program, "/") {
@@ -156,9 +158,9 @@ func programFolders(program, path string) []string {
 	if found == "" || !filepath.IsAbs(found) {
 		return nil
 	}
-	out := []string{filepath.Dir(found)}
+	out := []string{found}
 	if real, err := filepath.EvalSymlinks(found); err == nil {
-		out = append(out, filepath.Dir(real))
+		out = append(out, real)
 		for _, p := range []string{found, real} {
 			if i := strings.LastIndex(p, "/node_modules/"); i >= 0 {
 				out = append(out, p[:i+len("/node_modules")])

@@ -143,18 +143,24 @@ func (p fixPolicy) check(c gitops.PathChange) string {
 	return p.refuse(c.Path)
 }
 
+// mayExecute reports whether context.fix_executable lets a fix make path
+// executable.
+func (p fixPolicy) mayExecute(path string) bool {
+	for _, pat := range p.executable {
+		if ok, _ := doublestar.Match(pat, path); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // executableRefusal says why a change may not leave its file executable:
 // a fix that makes a file executable (a new one, or one that was not)
 // changes what runs in CI, not just what the code says; only
 // context.fix_executable lets it.
 func (p fixPolicy) executableRefusal(c gitops.PathChange) string {
-	if c.Mode != filemode.Executable || c.BeforeMode == filemode.Executable {
+	if c.Mode != filemode.Executable || c.BeforeMode == filemode.Executable || p.mayExecute(c.Path) {
 		return ""
-	}
-	for _, pat := range p.executable {
-		if ok, _ := doublestar.Match(pat, c.Path); ok {
-			return ""
-		}
 	}
 	was := "a new file"
 	if !c.Before.IsZero() {
@@ -277,7 +283,14 @@ func stageFix(sc *StepContext, repo *gitops.Repo, w *gitops.Worktree) error {
 		}
 		return p.linkRefusal(path, target, existed, isLink)
 	}
-	_, err = w.Stage(gitops.StageOptions{MaxFileSize: p.maxSize, ExcludesFile: repo.ExcludesFile(sc.Getenv), Refuse: p.refuse, RefuseLink: refuseLink})
+	// A file the fix made executable keeps its mode (its text is staged),
+	// unless context.fix_executable lets it: said, not pushed.
+	var kept []string
+	_, err = w.Stage(gitops.StageOptions{MaxFileSize: p.maxSize, ExcludesFile: repo.ExcludesFile(sc.Getenv), Refuse: p.refuse, RefuseLink: refuseLink,
+		MayExecute: p.mayExecute, ModeKept: func(path string) { kept = append(kept, path) }})
+	if len(kept) > 0 {
+		sc.Warn("the fix made %s executable: committed without the executable bit (list the path in context.fix_executable to allow it)", strings.Join(kept, ", "))
+	}
 	var refused *gitops.StageRefusedError
 	if errors.As(err, &refused) {
 		refusal.Refused, refusal.More = refused.Refused, refused.More

@@ -350,14 +350,31 @@ func TestAFixHoldingASecretInAnyEncodingIsNeverPushed(t *testing.T) {
 	}
 }
 
-// A fix that makes a file executable is refused, unless
-// context.fix_executable names it.
-func TestAFixThatMakesAFileExecutableIsRefused(t *testing.T) {
-	_, refused := refusedFix(t, stepOpts{Agent: fixOf + "chmod +x foundation/new.go\n", Unconfined: true})
+// A fix that makes a file executable is committed without the bit, and
+// says so; one the agent committed itself is refused; context.fix_executable
+// lets both.
+func TestAFixThatMakesAFileExecutableKeepsItsMode(t *testing.T) {
+	h := loopReady(t, stepOpts{Agent: fixOf + "chmod +x foundation/new.go\n", Unconfined: true})
+	if _, err := h.run("conditional_loop"); err != nil {
+		t.Fatal(err)
+	}
+	if mode := gittest.Run(t, h.Remote, "ls-tree", fixture.Branch, "foundation/new.go"); !strings.HasPrefix(mode, "100644") {
+		t.Errorf("the remote has %s, want the file's old mode", mode)
+	}
+	if got := fixture.ReadFile(t, filepath.Join(h.Worktree, "foundation/new.go")); !strings.Contains(got, "// N is exported.") {
+		t.Errorf("the fix's text was not kept: %q", got)
+	}
+	if st := gittest.Run(t, h.Worktree, "status", "--porcelain"); st != "" {
+		t.Errorf("the worktree is not clean after the fix: %q", st)
+	}
+	if w := strings.Join(h.r.warnings, "\n"); !strings.Contains(w, "the fix made foundation/new.go executable: committed without the executable bit") {
+		t.Errorf("warnings: %q", w)
+	}
+	_, refused := refusedFix(t, stepOpts{Agent: fixOf + "chmod +x foundation/new.go\ngit add -A && git commit -qm x\n", Unconfined: true})
 	if why := reasons(refused)["foundation/new.go"]; !strings.HasPrefix(why, "it makes the file executable (mode 100755; it was 100644)") {
 		t.Errorf("reason %q", why)
 	}
-	h := loopReady(t, stepOpts{Agent: fixOf + "chmod +x foundation/new.go\n", Unconfined: true, Context: map[string]any{"fix_executable": "foundation/*.go"}})
+	h = loopReady(t, stepOpts{Agent: fixOf + "chmod +x foundation/new.go\n", Unconfined: true, Context: map[string]any{"fix_executable": "foundation/*.go"}})
 	if _, err := h.run("conditional_loop"); err != nil {
 		t.Fatalf("with context.fix_executable: %v", err)
 	}
