@@ -294,9 +294,9 @@ func (w *escapeWorld) onRemote(t *testing.T) []string {
 	rev := []rune(escapeToken)
 	slices.Reverse(rev)
 	forms := map[string]string{"wo's token": escapeToken, "wo's token reversed": string(rev), "wo's token in hex": hex.EncodeToString([]byte(escapeToken)),
-		"wo's token in base64": base64.StdEncoding.EncodeToString([]byte(escapeToken))[:40],
+		"wo's token in base64":      base64.StdEncoding.EncodeToString([]byte(escapeToken))[:40],
 		"wo's token as credentials": base64.StdEncoding.EncodeToString([]byte("x-access-token:" + escapeToken))[:40],
-		"another task's document": w.storeSecret}
+		"another task's document":   w.storeSecret}
 	for rel, v := range w.secrets {
 		forms[rel] = v
 	}
