@@ -212,3 +212,42 @@ func readFileOr(path string) string {
 	b, _ := os.ReadFile(path)
 	return string(b)
 }
+
+// Where the system refuses user namespaces: wo says once which
+// protections are off, the agent still runs under Landlock (it cannot
+// write the store's folder), and in GitHub Actions it still runs so,
+// confined; without Landlock either it is refused there.
+func TestWithoutNamespacesWoSaysWhatIsOffAndLandlockStillHolds(t *testing.T) {
+	t.Parallel()
+	if _, ok, why := sandbox.Status(); !ok {
+		t.Skip("this machine cannot confine an agent, so there is no Landlock to fall back on: " + why)
+	}
+	b := newBoxTask(t, "task_nons")
+	f := b.f
+	writeAgent(t, b.agent, strings.NewReplacer("OUT", b.out, "STOREDIR", filepath.Dir(f.store)).Replace(`touch STOREDIR/evil 2>/dev/null && touch OUT/store-folder || true
+[ "$(cat /proc/1/comm)" = wo ] && touch OUT/in-a-box || true
+`))
+	env := []string{"WO_AGENT=" + b.agent, "WO_FAULT_NO_USERNS=1", "WO_AGENT_WRITABLE=" + b.out, "GITHUB_ACTIONS=true"}
+	r := f.wo(env, "run", b.key)
+	if r.code != 0 {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	warn := "the agent has no box of its own here"
+	if strings.Count(r.stderr, warn) != 1 {
+		t.Errorf("want the warning once:\n%s", r.stderr)
+	}
+	for _, off := range []string{"read every file your user can", "unix sockets by path", "send UDP", "the launcher's sweep"} {
+		if !strings.Contains(r.stderr, off) {
+			t.Errorf("the warning does not say %q is off:\n%s", off, r.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(b.out, "store-folder")); err == nil {
+		t.Error("under Landlock alone the agent wrote the store's folder")
+	}
+	if _, err := os.Stat(filepath.Join(b.out, "in-a-box")); err == nil {
+		t.Error("the agent ran in a PID namespace although namespaces were refused")
+	}
+	if got := gittest.Run(t, f.origin, "show", "review/01-foundation:foundation/new0.go"); !strings.Contains(got, "const Named = 1") {
+		t.Errorf("the fix is not on the remote:\n%s", got)
+	}
+}

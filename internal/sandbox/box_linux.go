@@ -39,9 +39,8 @@ const boxArg = "__wo_agent_box"
 const boxCloneFlags = syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET |
 	syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS
 
-// testNoNamespacesEnv, in test builds' environment (WO_FAULT_NO_USERNS
-// sets it), makes the probe act as on a system that refuses user
-// namespaces.
+// testNoNamespacesEnv, in the environment, makes the probe act as on a
+// system that refuses user namespaces (the package's tests).
 const testNoNamespacesEnv = "WO_SANDBOX_TEST_NO_USERNS"
 
 // boxAttr is how the launcher clones the box: the user's own uid and gid
@@ -75,8 +74,12 @@ func Namespaces() (ok bool, why string) {
 	return namespaces.why == "", namespaces.why
 }
 
+// refuseNamespaces plays a system without user namespaces: the tests'
+// switch, and test builds of wo (WO_FAULT_NO_USERNS).
+var refuseNamespaces = func() bool { return os.Getenv(testNoNamespacesEnv) != "" }
+
 func probeNamespaces() string {
-	if os.Getenv(testNoNamespacesEnv) != "" {
+	if refuseNamespaces() {
 		return "user namespaces are refused here (as the test switch says)"
 	}
 	self, err := os.Executable()
