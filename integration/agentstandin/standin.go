@@ -1,6 +1,11 @@
 // This file is part of a TEST DOUBLE. The programs here imitate the
 // command-line behaviour of Claude Code, Codex CLI and Aider for wo's tests;
-// they are not those tools, call no model and never touch the network.
+// they are not those tools and call no model. Only when a script asks
+// (reach_model) do they make one request to their model's address, as the
+// real tools do: the base URL variable each reads, through HTTPS_PROXY or
+// HTTP_PROXY when set (for every host, loopback too: the real tools make no
+// exception for it), so that a test can see the request get through wo's
+// proxy to a server of the test's own.
 
 package agentstandin
 
@@ -9,6 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,6 +62,10 @@ type Script struct {
 	OutputTokens  int     `json:"output_tokens,omitempty"`
 	RetryAt       string  `json:"retry_at,omitempty"`       // codex/claude usage-limit reset text, e.g. "7:23 PM"
 	CommitMessage string  `json:"commit_message,omitempty"` // aider's commit message
+	// ReachModel makes the tool ask its model's address once before it
+	// works; a request that does not get through fails the run as the
+	// tool's own connection error does.
+	ReachModel bool `json:"reach_model,omitempty"`
 }
 
 // Scripts is the whole file: one Script per tool name.
@@ -69,6 +80,7 @@ type invocation struct {
 	Cwd       string   `json:"cwd"`
 	StdinRead bool     `json:"stdin_read"`
 	Outcome   string   `json:"outcome"`
+	Model     string   `json:"model,omitempty"` // what the model's address answered (reach_model)
 	Exit      int      `json:"exit"`
 	Time      string   `json:"time"`
 }
@@ -84,6 +96,7 @@ type proc struct {
 	stderr  io.Writer
 	script  Script
 	scriptE error
+	model   string
 }
 
 type trackedReader struct {
@@ -121,6 +134,15 @@ func Main(argv []string) int {
 		stderr: os.Stderr,
 	}
 	p.script, p.scriptE = loadScript(p.binDir, name)
+	if p.script.ReachModel {
+		answer, err := reachModel(name)
+		p.model = answer
+		if err != nil {
+			fmt.Fprintf(p.stderr, "API Error: Connection error. (%v)\n", err)
+			p.record(1)
+			return 1
+		}
+	}
 	var code int
 	switch name {
 	case "claude":
@@ -187,7 +209,7 @@ func (p *proc) record(code int) {
 	sort.Strings(names)
 	inv := invocation{
 		Tool: p.tool, Argv: append([]string{p.tool}, p.args...), EnvNames: names,
-		Cwd: p.cwd, StdinRead: p.stdin.read, Outcome: p.script.Outcome, Exit: code,
+		Cwd: p.cwd, StdinRead: p.stdin.read, Outcome: p.script.Outcome, Model: p.model, Exit: code,
 		Time: time.Now().UTC().Format(time.RFC3339Nano),
 	}
 	line, err := json.Marshal(inv)
@@ -343,4 +365,42 @@ func orInt(n, d int) int {
 		return d
 	}
 	return n
+}
+
+// modelAddress is where each tool sends its model requests: the variable
+// it reads, its default, and the request's path.
+var modelAddress = map[string]struct{ env, def, path string }{
+	"claude": {"ANTHROPIC_BASE_URL", "https://api.anthropic.com", "/v1/messages"},
+	"codex":  {"OPENAI_BASE_URL", "https://api.openai.com/v1", "/responses"},
+	"aider":  {"OPENAI_API_BASE", "https://api.openai.com/v1", "/chat/completions"},
+}
+
+// reachModel makes the one request of reach_model and returns the
+// status it got.
+func reachModel(tool string) (string, error) {
+	a := modelAddress[tool]
+	base := orDefault(os.Getenv(a.env), a.def)
+	proxy := func(r *http.Request) (*url.URL, error) {
+		names := []string{"HTTP_PROXY", "http_proxy"}
+		if r.URL.Scheme == "https" {
+			names = []string{"HTTPS_PROXY", "https_proxy"}
+		}
+		for _, name := range names {
+			if v := os.Getenv(name); v != "" {
+				return url.Parse(v)
+			}
+		}
+		return nil, nil
+	}
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{Proxy: proxy}}
+	resp, err := client.Post(strings.TrimRight(base, "/")+a.path, "application/json", strings.NewReader(`{"model":"stand-in","stream":false}`))
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	if resp.StatusCode != http.StatusOK {
+		return resp.Status, fmt.Errorf("%s from %s", resp.Status, base)
+	}
+	return resp.Status, nil
 }

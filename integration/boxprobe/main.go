@@ -5,7 +5,8 @@
 //	boxprobe unix PATH     connect to a unix socket and send a line
 //	boxprobe udp ADDR      send a datagram
 //	boxprobe tcp ADDR      connect and send a line
-//	boxprobe proxy URL     GET the URL through $HTTP_PROXY
+//	boxprobe proxy URL     GET the URL through $HTTP_PROXY (for every host,
+//	                       loopback too, as the agents' own clients do)
 //
 // It exits 0 when the way was open, 3 when it was shut.
 package main
@@ -15,6 +16,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"time"
 )
@@ -41,7 +43,13 @@ func probe(kind, target string) error {
 		_, err = fmt.Fprintln(c, "exfiltrated by the agent")
 		return err
 	case "proxy":
-		client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyFromEnvironment}}
+		proxy := func(*http.Request) (*url.URL, error) {
+			if v := os.Getenv("HTTP_PROXY"); v != "" {
+				return url.Parse(v)
+			}
+			return nil, nil
+		}
+		client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: proxy}}
 		resp, err := client.Get(target)
 		if err != nil {
 			return err
