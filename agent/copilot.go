@@ -7,7 +7,7 @@ package agent
 var copilot = Profile{
 	Name: "copilot", Program: "copilot",
 	Summary:       "GitHub Copilot CLI (copilot -p)",
-	Credentials:   []string{"COPILOT_GITHUB_TOKEN"},
+	Credentials:   []string{"COPILOT_GITHUB_TOKEN", "COPILOT_PROVIDER_BASE_URL", "COPILOT_PROVIDER_API_KEY", "COPILOT_PROVIDER_TYPE", "COPILOT_MODEL", "COPILOT_OFFLINE"},
 	ConfigVar:     "COPILOT_HOME",
 	ConfigDefault: ".copilot",
 	HomeFiles:     []string{".copilot"},

@@ -9,7 +9,7 @@ import "cmp"
 var gemini = Profile{
 	Name: "gemini", Program: "gemini",
 	Summary:       "Google Gemini CLI (gemini -p)",
-	Credentials:   []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI", "GEMINI_MODEL"},
+	Credentials:   []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", "GOOGLE_GENAI_USE_VERTEXAI", "GEMINI_MODEL", "GOOGLE_GEMINI_BASE_URL"},
 	Settings:      map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"},
 	ConfigVar:     "GEMINI_CLI_HOME",
 	ConfigDefault: ".gemini",
