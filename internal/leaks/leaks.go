@@ -83,29 +83,28 @@ func (s *Scanner) add(secret, kind string) {
 }
 
 // addBase64 adds the base64 of secret as it appears inside the base64 of
-// any longer text: at each of the three alignments, without the groups
-// of four that the text around it shares.
+// any longer text: at each of the three alignments.
 func (s *Scanner) addBase64(secret, kind string) {
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 		for pad := range 3 {
-			full := enc.EncodeToString(append(make([]byte, pad), secret...))
-			// The groups holding padding bytes or the end depend on what
-			// is around the secret.
-			start, end := 0, len(full)
-			if pad > 0 {
-				start = 4
-			}
-			if (pad+len(secret))%3 != 0 {
-				end -= 4
-			}
-			if end-start >= 16 {
-				s.forms = append(s.forms, form{full[start:end], kind})
-			}
-			if pad == 0 {
-				s.forms = append(s.forms, form{strings.TrimRight(full, "="), kind})
+			if f := base64Inner(enc, secret, pad); len(f) >= 16 {
+				s.forms = append(s.forms, form{f, kind})
 			}
 		}
 	}
+}
+
+// base64Inner is the part of the base64 of any text holding secret after
+// pad bytes that is the same whatever the text around it: the characters
+// whose six bits all come from the secret's bytes.
+func base64Inner(enc *base64.Encoding, secret string, pad int) string {
+	full := enc.WithPadding(base64.NoPadding).EncodeToString(append(make([]byte, pad), secret...))
+	start := (pad*8 + 5) / 6           // the first character after the text before it
+	end := (pad + len(secret)) * 8 / 6 // the last one the secret's bits fill
+	if end <= start {
+		return ""
+	}
+	return full[start:end]
 }
 
 // Scan finds the secrets that a change adds to a file: in its added lines

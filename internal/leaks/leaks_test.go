@@ -123,3 +123,89 @@ func TestAddedAreTheLinesAChangeAdds(t *testing.T) {
 		t.Errorf("a new file: %+v", got)
 	}
 }
+
+// The inner part of a secret's base64 is in the base64 of every text
+// around it at its alignment, and is the longest such part: one more
+// character at either end depends on the text around it.
+func TestBase64InnerIsWhatEveryTextAroundTheSecretShares(t *testing.T) {
+	t.Parallel()
+	for _, secret := range []string{token, "exactly-18-bytes!!", "seventeen-bytes!!", "sixteen-bytes!!!"} {
+		for pad := range 3 {
+			inner := base64Inner(base64.StdEncoding, secret, pad)
+			if inner == "" {
+				t.Fatalf("%q at %d: no inner part", secret, pad)
+			}
+			var texts []string
+			for _, before := range []string{"\x00\x00", "\xff\xff", "ab"} {
+				for _, after := range []string{"", "\x00", "\xff\xff", "xyz"} {
+					enc := base64.StdEncoding.EncodeToString([]byte(before[:pad] + secret + after))
+					texts = append(texts, enc)
+					// The inner part sits where the secret's bytes do.
+					if at := strings.Index(enc, inner); at < 0 {
+						t.Errorf("%q at %d: %q not in %q", secret, pad, inner, enc)
+					}
+				}
+			}
+			// Longest: the characters next to it differ between texts.
+			first := strings.Index(texts[0], inner)
+			for _, d := range []int{-1, 1} {
+				differs := false
+				for _, x := range texts[1:] {
+					i := strings.Index(x, inner)
+					var a, b byte
+					switch {
+					case d < 0 && first > 0 && i > 0:
+						a, b = texts[0][first-1], x[i-1]
+					case d > 0 && first+len(inner) < len(texts[0]) && i+len(inner) < len(x):
+						a, b = texts[0][first+len(inner)], x[i+len(inner)]
+					default:
+						differs = true // at the very end: nothing to add
+					}
+					differs = differs || a != b
+				}
+				if !differs {
+					t.Errorf("%q at %d: %q could be longer at its %s", secret, pad, inner, map[int]string{-1: "start", 1: "end"}[d])
+				}
+			}
+		}
+	}
+}
+
+// Values that are not secrets of a credential file, and secrets too short
+// to tell from words, are not findings; a finding is on its own line.
+func TestOnlyTheSecretsOfCredentialFilesCount(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	files := map[string]string{
+		".aws/credentials": "[default]\nregion = us-east-1-zone\naws_secret_access_key = awsSecretValue99\n",
+		".netrc":           "machine a.example login alice password abcdefg1\nmachine b.example login bob password abcdef1\nmachine c password",
+		".config/gcloud/application_default_credentials.json": `{"type": "authorized_user", "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0\n-----END PRIVATE KEY-----\n", "auth": "dockerAuthValue1"}`,
+		".ssh/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\n20charsExactlyABCDEF\n-----END OPENSSH PRIVATE KEY-----\n",
+	}
+	for rel, text := range files {
+		p := filepath.Join(home, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := New("", home)
+	for text, found := range map[string]bool{
+		"awsSecretValue99": true, "us-east-1-zone": false, // a region is no secret
+		"abcdefg1": true, "abcdef1": false, // eight characters at least
+		"MIIEvQIBADANBgkqhkiG9w0": true, "authorized_user": false, "dockerAuthValue1": true,
+		"20charsExactlyABCDEF": true,
+	} {
+		got := scan(s, "package x", "", "var v = `"+text+"`", "")
+		if found && (len(got) != 1 || got[0].Line != 3) {
+			t.Errorf("%q: %+v, want one finding on line 3", text, got)
+		}
+		if !found && len(got) != 0 {
+			t.Errorf("%q: %+v, want none", text, got)
+		}
+	}
+	// gitleaks' findings are placed on their line too.
+	if got := scan(New("", ""), "package x", "", `token := "ghp_Xk9qL2mZ8vB4nR7tY1wE5sD3fG6hJ0cA2pQz"`); len(got) != 1 || got[0].Line != 3 {
+		t.Errorf("a GitHub token on line 3: %+v", got)
+	}
+}
