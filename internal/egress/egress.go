@@ -251,8 +251,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, addr string) {
 	defer tr.CloseIdleConnections()
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
+			// To the host that was checked, by the name that was checked:
+			// not a Host header the client made up.
 			pr.Out.URL = pr.In.URL
-			pr.Out.Host = pr.In.Host
+			pr.Out.Host = ""
 			pr.Out.Header.Del("Proxy-Authorization")
 		},
 		Transport:     tr,

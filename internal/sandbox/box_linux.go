@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -59,6 +60,9 @@ func boxAttr() *syscall.SysProcAttr {
 		Pdeathsig: syscall.SIGKILL,
 	}
 }
+
+// probeLimit bounds the trial box of Namespaces.
+const probeLimit = 10 * time.Second
 
 var namespaces struct {
 	once sync.Once
@@ -105,6 +109,9 @@ func probeNamespaces() string {
 	if err != nil {
 		return fmt.Sprintf("the kernel refused new user namespaces (%v): on Ubuntu 24.04, sysctl kernel.apparmor_restrict_unprivileged_userns=0 allows them", err)
 	}
+	// A trial that hangs (a mount that never returns) is not waited for.
+	hung := time.AfterFunc(probeLimit, func() { syscall.Kill(pid, syscall.SIGKILL) })
+	defer hung.Stop()
 	said, _ := io.ReadAll(io.LimitReader(r, 4096))
 	var ws syscall.WaitStatus
 	if _, err := syscall.Wait4(pid, &ws, 0, nil); err != nil || !ws.Exited() || ws.ExitStatus() != 0 {
@@ -268,6 +275,9 @@ func buildView(v View, writable []string) error {
 			return err
 		}
 	}
+	if err := maskSecrets(root); err != nil {
+		return err
+	}
 	if v.ProxySocket != "" {
 		// The proxy's socket, read-only even inside a writable folder:
 		// the command may connect to it, not replace it.
@@ -298,6 +308,35 @@ func buildView(v View, writable []string) error {
 		return fmt.Errorf("leaving the host's file system: %w", err)
 	}
 	os.Remove("/.oldroot")
+	return nil
+}
+
+// maskedFiles are files of the system's folders that hold secrets, which
+// the view shows empty: a root user's run can read them otherwise.
+var maskedFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd",
+	"/etc/ssh/ssh_host_*_key", "/etc/ssl/private/*"}
+
+// maskSecrets binds an empty read-only file over each of maskedFiles that
+// the view holds.
+func maskSecrets(root string) error {
+	empty := filepath.Join(root, ".wo-empty")
+	if err := os.WriteFile(empty, nil, 0o444); err != nil {
+		return err
+	}
+	for _, pattern := range maskedFiles {
+		paths, _ := filepath.Glob(filepath.Join(root, pattern))
+		for _, at := range paths {
+			if fi, err := os.Lstat(at); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			if err := unix.Mount(empty, at, "", unix.MS_BIND, ""); err != nil {
+				return fmt.Errorf("hiding %s in the box: %w", strings.TrimPrefix(at, root), err)
+			}
+			if err := unix.MountSetattr(unix.AT_FDCWD, at, unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+				return fmt.Errorf("hiding %s in the box: %w", strings.TrimPrefix(at, root), err)
+			}
+		}
+	}
 	return nil
 }
 

@@ -70,11 +70,12 @@ func TestACommandInABoxSeesOnlyItsView(t *testing.T) {
 		touch /usr/wo-box-test 2>/dev/null || echo "usr read-only"
 		echo ok > /dev/null && echo "dev null"
 		echo "home $(ls / | tr '\n' ' ')"
+		[ -s /etc/shadow ] && echo "shadow readable" || echo "shadow empty"
 	`, work, lent, hidden, hostTmp.Name())
 	if res.code != 0 {
 		t.Fatalf("exit %d: %s", res.code, res.stderr)
 	}
-	for _, want := range []string{"lent\nlent read", "work written", "lent not written", "hidden unseen", "host tmp unseen", "run entries 0", "usr read-only", "dev null"} {
+	for _, want := range []string{"lent\nlent read", "work written", "lent not written", "hidden unseen", "host tmp unseen", "run entries 0", "usr read-only", "dev null", "shadow empty"} {
 		if !strings.Contains(res.stdout, want) {
 			t.Errorf("missing %q in:\n%s%s", want, res.stdout, res.stderr)
 		}

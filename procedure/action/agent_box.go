@@ -132,7 +132,7 @@ func agentCommand(sc *StepContext, box agentBox, dir, login string, caches map[s
 	var launch agentLaunch
 	if spec.Confine {
 		if ok, why := sandbox.Namespaces(); ok {
-			view, l, err := agentView(sc, box, dir, p, argv, env)
+			view, l, err := agentView(sc, box, p, argv, env)
 			if err != nil {
 				return agentLaunch{}, err
 			}

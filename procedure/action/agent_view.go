@@ -72,10 +72,17 @@ func CheckAgentHost(h string) error {
 // proxy, served on a socket in its own folder, to the hosts its profile
 // names, the gateways its variables name and --agent-allow-host's. env is
 // the agent's environment.
-func agentView(sc *StepContext, box agentBox, dir string, p *agent.Profile, argv, env []string) (*sandbox.View, agentLaunch, error) {
+func agentView(sc *StepContext, box agentBox, p *agent.Profile, argv, env []string) (*sandbox.View, agentLaunch, error) {
 	getenv := envLookup(env)
 	readOnly := slices.Concat(sandbox.SystemFolders, pathFolders(getenv("PATH"), sc.Getenv("HOME")),
-		programFolders(argv[0], getenv("PATH")), gitFolders(dir), sc.Settings().AgentReadable)
+		programFolders(argv[0], getenv("PATH")), sc.Settings().AgentReadable)
+	// The repository's common .git (objects, refs, config, and the
+	// worktree's admin folder in it), as wo opened it: never where the
+	// worktree's .git file says, which the agent of an earlier round could
+	// write.
+	if repo, err := sc.Repo(); err == nil {
+		readOnly = append(readOnly, repo.GitDir)
+	}
 	root, err := os.MkdirTemp("", "wo-view-")
 	if err != nil {
 		return nil, agentLaunch{}, fmt.Errorf("making the agent's box for task %s: %w", sc.Key(), err)
@@ -173,33 +180,6 @@ func programFolders(program, path string) []string {
 func isExecutable(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && !info.IsDir() && info.Mode()&0o111 != 0
-}
-
-// gitFolders are the repository's folders git needs in a linked worktree:
-// its own admin folder and the common .git (objects, refs, config), which
-// the box shows read-only, so the agent can read history but not commit
-// or plant a hook.
-func gitFolders(worktree string) []string {
-	b, err := os.ReadFile(filepath.Join(worktree, ".git"))
-	if err != nil {
-		return nil
-	}
-	gitdir, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-	if !ok {
-		return nil
-	}
-	if !filepath.IsAbs(gitdir) {
-		gitdir = filepath.Join(worktree, gitdir)
-	}
-	out := []string{filepath.Clean(gitdir)}
-	if c, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
-		common := strings.TrimSpace(string(c))
-		if !filepath.IsAbs(common) {
-			common = filepath.Join(gitdir, common)
-		}
-		out = append(out, filepath.Clean(common))
-	}
-	return out
 }
 
 // within reports whether path is dir or beneath it.
