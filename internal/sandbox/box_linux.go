@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"os/signal"
@@ -311,33 +312,48 @@ func buildView(v View, writable []string) error {
 	return nil
 }
 
-// maskedFiles are files of the system's folders that hold secrets, which
-// the view shows empty: a root user's run can read them otherwise.
-var maskedFiles = []string{"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/security/opasswd",
-	"/etc/ssh/ssh_host_*_key", "/etc/ssl/private/*"}
-
-// maskSecrets binds an empty read-only file over each of maskedFiles that
-// the view holds.
+// maskSecrets shows empty, in the view's /etc, every file that not
+// everyone may read and every folder that not everyone may enter (the
+// shadow passwords, SSH host keys, /etc/ssl/private, a database's
+// configuration): a run as root could read them otherwise, and a command
+// that needs them is not an agent's.
 func maskSecrets(root string) error {
-	empty := filepath.Join(root, ".wo-empty")
-	if err := os.WriteFile(empty, nil, 0o444); err != nil {
+	emptyFile, emptyDir := filepath.Join(root, ".wo-empty"), filepath.Join(root, ".wo-empty-dir")
+	if err := os.WriteFile(emptyFile, nil, 0o444); err != nil {
 		return err
 	}
-	for _, pattern := range maskedFiles {
-		paths, _ := filepath.Glob(filepath.Join(root, pattern))
-		for _, at := range paths {
-			if fi, err := os.Lstat(at); err != nil || !fi.Mode().IsRegular() {
-				continue
-			}
-			if err := unix.Mount(empty, at, "", unix.MS_BIND, ""); err != nil {
-				return fmt.Errorf("hiding %s in the box: %w", strings.TrimPrefix(at, root), err)
-			}
-			if err := unix.MountSetattr(unix.AT_FDCWD, at, unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
-				return fmt.Errorf("hiding %s in the box: %w", strings.TrimPrefix(at, root), err)
-			}
-		}
+	if err := os.Mkdir(emptyDir, 0o555); err != nil {
+		return err
 	}
-	return nil
+	etc := filepath.Join(root, "etc")
+	return filepath.WalkDir(etc, func(at string, d fs.DirEntry, err error) error {
+		if err != nil || at == etc {
+			return nil // what cannot be read is not shown either
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		mask := ""
+		switch {
+		case info.IsDir() && info.Mode().Perm()&0o001 == 0:
+			mask = emptyDir
+		case info.Mode().IsRegular() && info.Mode().Perm()&0o004 == 0:
+			mask = emptyFile
+		default:
+			return nil
+		}
+		if err := unix.Mount(mask, at, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("hiding %s in the box: %w", strings.TrimPrefix(at, root), err)
+		}
+		if err := unix.MountSetattr(unix.AT_FDCWD, at, unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+			return fmt.Errorf("hiding %s in the box: %w", strings.TrimPrefix(at, root), err)
+		}
+		if info.IsDir() {
+			return fs.SkipDir
+		}
+		return nil
+	})
 }
 
 // mountTmpfs mounts an empty tmpfs at path in root.
@@ -417,7 +433,7 @@ func mountTarget(at string, dir bool) error {
 }
 
 // boxDevices are the host's devices bound into the box's /dev.
-var boxDevices = []string{"null", "zero", "full", "random", "urandom", "tty"}
+var boxDevices = []string{"null", "zero", "full", "random", "urandom"}
 
 // makeDevices makes the box's /dev: a tmpfs with the few devices programs
 // expect, a pseudo-terminal instance of its own, and the usual links.

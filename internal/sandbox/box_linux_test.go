@@ -12,17 +12,38 @@ import (
 	"reflect"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // needBox skips a test of the box where the system refuses namespaces,
-// saying so.
+// saying so; where WO_TEST_REQUIRE_BOX is set (a CI that has them) that
+// is a failure instead.
 func needBox(t *testing.T) {
 	t.Helper()
 	needLandlock(t)
 	if ok, why := Namespaces(); !ok {
+		if os.Getenv("WO_TEST_REQUIRE_BOX") != "" {
+			t.Fatalf("WO_TEST_REQUIRE_BOX is set, but the box cannot be built here: %s", why)
+		}
 		t.Skipf("the box cannot be tested here: %s", why)
+	}
+}
+
+// Serial: it sets the environment. A system that refuses namespaces is
+// told, by the probe, with the reason; one that has them is not.
+func TestTheProbeSaysWhyABoxCannotBeBuilt(t *testing.T) {
+	t.Setenv(testNoNamespacesEnv, "1")
+	if why := probeNamespaces(); !strings.Contains(why, "user namespaces are refused here") {
+		t.Errorf("refused: %q", why)
+	}
+	t.Setenv(testNoNamespacesEnv, "")
+	needBox(t)
+	if why := probeNamespaces(); why != "" {
+		t.Errorf("where a box can be built, the probe says %q", why)
 	}
 }
 
@@ -285,5 +306,77 @@ func TestViewMountsBindEachPathOnceInOrder(t *testing.T) {
 		{path: "/tmp/box/proxy"}, {path: "/usr/local/cache", writable: true}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("viewMounts:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// openPTY opens a pseudo-terminal pair: the master, and the terminal.
+func openPTY(t *testing.T) (*os.File, *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return m, s
+}
+
+// An agent started from a terminal (wo run by a person) can neither open
+// that terminal nor push input into it: what it typed there a shell
+// outside the sandbox would run. In the box and under Landlock alone.
+func TestACommandCannotTypeIntoTheTerminalItWasStartedFrom(t *testing.T) {
+	t.Parallel()
+	needLandlock(t)
+	if _, err := os.Stat("/usr/bin/perl"); err != nil {
+		t.Skip("the probe is written in perl, which this machine lacks")
+	}
+	specs := map[string]Spec{"landlock": {Confine: true}}
+	if ok, _ := Namespaces(); ok {
+		specs["box"] = boxSpec(t, nil)
+	}
+	for name, spec := range specs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			master, tty := openPTY(t)
+			cmd, err := Command(spec, []string{"/bin/sh", "-c", `
+				perl -e 'my $c = "X"; if (ioctl(STDIN, 0x5412, $c)) { print "injected\n" } else { print "refused: $!\n" }'
+				if ( exec 3<>/dev/tty ) 2>/dev/null; then echo "tty opened"; else echo "no tty"; fi`})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdout, stderr strings.Builder
+			cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = agentEnv(), tty, &stdout, &stderr
+			// Started as a person's shell starts it: the terminal is its
+			// controlling terminal.
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0, Pdeathsig: syscall.SIGTERM}
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			if got := stdout.String(); !strings.Contains(got, "refused: Operation not permitted") || !strings.Contains(got, "no tty") {
+				t.Errorf("in the terminal:\n%s%s", got, stderr.String())
+			}
+			// On a terminal it made its controlling one itself, the filter
+			// still refuses.
+			res := run(t, spec, agentEnv(helperEnv+"=tiocsti"), `"$1"`, testBinary(t))
+			if !strings.Contains(res.stdout, "refused: operation not permitted") {
+				t.Errorf("on its own terminal: %s%s", res.stdout, res.stderr)
+			}
+			master.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+			buf := make([]byte, 64)
+			if n, _ := master.Read(buf); strings.Contains(string(buf[:n]), "X") {
+				t.Errorf("the terminal got input from the command: %q", buf[:n])
+			}
+		})
 	}
 }

@@ -22,7 +22,7 @@ import (
 const testNoLandlockEnv = "WO_SANDBOX_TEST_NO_LANDLOCK"
 
 // terminals may also be controlled (ioctl), not just read and written.
-var terminals = map[string]bool{"/dev/tty": true, "/dev/ptmx": true, "/dev/pts": true}
+var terminals = map[string]bool{"/dev/ptmx": true, "/dev/pts": true}
 
 // confine is the confine step: it restricts itself as the spec says and
 // executes the command in its place. It never runs the command unconfined
@@ -48,6 +48,12 @@ func confine(args []string) int {
 		if err := restrictSelf(w.Spec, abi); err != nil {
 			return failed("%s was not started: %v", argv[0], err)
 		}
+	}
+	// A session of its own: no controlling terminal (wo's), so /dev/tty
+	// leads nowhere, and nothing it writes or asks of a terminal reaches
+	// the person at wo's.
+	if _, err := unix.Setsid(); err != nil && !errors.Is(err, unix.EPERM) {
+		return failed("%s was not started: setsid: %v", argv[0], err)
 	}
 	err = syscall.Exec(path, argv, os.Environ())
 	return failed("executing %s: %v", argv[0], err)
@@ -101,7 +107,7 @@ func restrictSelf(spec Spec, abi int) error {
 	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock_restrict_self: %w", err)
 	}
-	if err := refuseMultipathTCP(); err != nil {
+	if err := installFilter(); err != nil {
 		return err
 	}
 	return dropCapabilities()

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -135,6 +136,31 @@ func helper(mode string, args []string) int {
 		fmt.Fprintln(c, args[1])
 		b, _ := io.ReadAll(c)
 		fmt.Print(string(b))
+		return 0
+	case "tiocsti": // on a terminal of its own, made its controlling one: push a byte into its input
+		m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0)
+		n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		unix.Setsid()
+		tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR, 0) // a session leader's first terminal: its controlling one
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		b := byte('X')
+		if _, _, errno := unix.Syscall(unix.SYS_IOCTL, tty.Fd(), unix.TIOCSTI, uintptr(unsafe.Pointer(&b))); errno != 0 {
+			fmt.Println("refused:", errno)
+			return 3
+		}
+		fmt.Println("injected")
 		return 0
 	case "harden":
 		before, _ := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)

@@ -26,18 +26,23 @@ const (
 	seccompNr   = 0
 	seccompArch = 4
 	seccompArg0 = 16
+	seccompArg1 = 24
 	seccompArg2 = 32
 	x32Bit      = 0x40000000 // system calls of the x32 ABI on amd64
 )
 
-// refuseMultipathTCP makes socket(AF_INET or AF_INET6, …, IPPROTO_MPTCP)
-// fail with EPROTONOSUPPORT, as on a kernel without Multipath TCP (Go,
-// curl and others then use plain TCP), and io_uring_setup with ENOSYS (its
-// operations bypass seccomp). Landlock's TCP rules do not apply to
-// Multipath TCP sockets, which reach any TCP server. Processes of another
+// installFilter installs the command's seccomp filter. It makes
+// socket(AF_INET or AF_INET6, …, IPPROTO_MPTCP) fail with
+// EPROTONOSUPPORT, as on a kernel without Multipath TCP (Go, curl and
+// others then use plain TCP): Landlock's TCP rules do not apply to
+// Multipath TCP sockets, which reach any TCP server. io_uring_setup fails
+// with ENOSYS (its operations bypass seccomp). The ioctls TIOCSTI and
+// TIOCLINUX, which push input into a terminal, fail with EPERM: through a
+// terminal the command could reach (another of its user's), it would type
+// commands that a shell outside the sandbox runs. Processes of another
 // ABI (x32, 32-bit) are killed: the filter cannot vouch for their calls.
 // Like Landlock, it is set on this thread, which executes the command.
-func refuseMultipathTCP() error {
+func installFilter() error {
 	arch, ok := auditArch[runtime.GOARCH]
 	if !ok {
 		return nil
@@ -46,6 +51,7 @@ func refuseMultipathTCP() error {
 		allow   = unix.SECCOMP_RET_ALLOW
 		noProto = unix.SECCOMP_RET_ERRNO | uint32(unix.EPROTONOSUPPORT)
 		noSys   = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+		noPerm  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 		kill    = unix.SECCOMP_RET_KILL_PROCESS
 	)
 	ld := func(off uint32) unix.SockFilter {
@@ -64,18 +70,24 @@ func refuseMultipathTCP() error {
 		/* 5 */ ret(kill),
 		/* 6 */ jeq(uint32(unix.SYS_IO_URING_SETUP), 0, 1),
 		/* 7 */ ret(noSys),
-		/* 8 */ jeq(uint32(unix.SYS_SOCKET), 0, 6),
-		/* 9 */ ld(seccompArg0),
-		/* 10 */ jeq(unix.AF_INET, 1, 0),
-		/* 11 */ jeq(unix.AF_INET6, 0, 3),
-		/* 12 */ ld(seccompArg2),
-		/* 13 */ jeq(unix.IPPROTO_MPTCP, 0, 1),
-		/* 14 */ ret(noProto),
-		/* 15 */ ret(allow),
+		/* 8 */ jeq(uint32(unix.SYS_IOCTL), 0, 5),
+		/* 9 */ ld(seccompArg1), // the request: the kernel reads 32 bits of it
+		/* 10 */ jeq(unix.TIOCSTI, 2, 0),
+		/* 11 */ jeq(unix.TIOCLINUX, 1, 0),
+		/* 12 */ ret(allow),
+		/* 13 */ ret(noPerm),
+		/* 14 */ jeq(uint32(unix.SYS_SOCKET), 0, 6),
+		/* 15 */ ld(seccompArg0),
+		/* 16 */ jeq(unix.AF_INET, 1, 0),
+		/* 17 */ jeq(unix.AF_INET6, 0, 3),
+		/* 18 */ ld(seccompArg2),
+		/* 19 */ jeq(unix.IPPROTO_MPTCP, 0, 1),
+		/* 20 */ ret(noProto),
+		/* 21 */ ret(allow),
 	}
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if err := unix.Prctl(unix.PR_SET_SECCOMP, unix.SECCOMP_MODE_FILTER, uintptr(unsafe.Pointer(&fprog)), 0, 0); err != nil {
-		return fmt.Errorf("installing the seccomp filter against Multipath TCP: %w", err)
+		return fmt.Errorf("installing the seccomp filter (Multipath TCP, io_uring, terminal input): %w", err)
 	}
 	return nil
 }

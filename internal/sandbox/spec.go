@@ -19,7 +19,8 @@ type Spec struct {
 	// not "/"; they are cleaned, and those that do not exist when the
 	// command starts are skipped. A few devices are always writable:
 	// /dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom,
-	// /dev/tty, /dev/ptmx and /dev/pts (those that exist).
+	// /dev/ptmx and /dev/pts (those that exist; not /dev/tty: the command
+	// runs in a session of its own, with no terminal).
 	Writable []string `json:"writable,omitempty"`
 	// Ports are the TCP ports the command may connect to; none means no
 	// TCP connect at all. Binding (listening) stays allowed. In a View the
@@ -89,7 +90,7 @@ func NotStarted(exit int, stderr string) (string, bool) {
 
 // devices are always writable: programs expect to write /dev/null and to
 // open their terminal.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts"}
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/ptmx", "/dev/pts"}
 
 // wireSpec is the spec as the re-execs receive it: one JSON argument,
 // visible to anyone in /proc/PID/cmdline, so it holds no secrets.
