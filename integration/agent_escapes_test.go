@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/wo-runner/wo/internal/gittest"
-	"github.com/wo-runner/wo/internal/sandbox"
 )
 
 // The ways out that Landlock alone left an agent, each tried after the
@@ -319,12 +318,7 @@ const (
 
 func TestAnAgentInItsBoxGetsOutNowhere(t *testing.T) {
 	t.Parallel()
-	if _, ok, why := sandbox.Status(); !ok {
-		t.Skip("this machine cannot confine an agent, so there is no box to test: " + why)
-	}
-	if ok, why := sandbox.Namespaces(); !ok {
-		t.Skip("this machine gives the agent no box of its own (namespaces): " + why)
-	}
+	needBox(t)
 	w := newEscapeWorld(t, true)
 	w.task(t, "task_esc_a", "review/01-escape-a")
 	agent := filepath.Join(t.TempDir(), "agent-a.sh")

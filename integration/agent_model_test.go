@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,14 +15,22 @@ import (
 )
 
 // needBox skips a test of what a boxed agent can do where there is no box,
-// saying why.
+// saying why; where WO_TEST_REQUIRE_BOX is set (CI, on machines that have
+// namespaces and Landlock) that is a failure instead.
 func needBox(t *testing.T) {
 	t.Helper()
-	if _, ok, why := sandbox.Status(); !ok {
-		t.Skip("this machine cannot confine an agent, so there is no box to test: " + why)
+	why := ""
+	if _, ok, w := sandbox.Status(); !ok {
+		why = "this machine cannot confine an agent, so there is no box to test: " + w
+	} else if ok, w := sandbox.Namespaces(); !ok {
+		why = "this machine gives the agent no box of its own (namespaces): " + w
 	}
-	if ok, why := sandbox.Namespaces(); !ok {
-		t.Skip("this machine gives the agent no box of its own (namespaces): " + why)
+	switch {
+	case why == "":
+	case os.Getenv("WO_TEST_REQUIRE_BOX") != "":
+		t.Fatal("WO_TEST_REQUIRE_BOX is set, but " + why)
+	default:
+		t.Skip(why)
 	}
 }
 
