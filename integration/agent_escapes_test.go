@@ -186,16 +186,7 @@ func newEscapeWorld(t *testing.T, on443 bool) *escapeWorld {
 // that what stops a secret in a new file is the gate's scan of secrets.
 func (w *escapeWorld) task(t *testing.T, key, branch string) {
 	t.Helper()
-	procedure := []any{
-		map[string]any{"step": 1, "action": "create_worktree"},
-		map[string]any{"step": 2, "action": "create_branch"},
-		map[string]any{"step": 3, "action": "checkout_files"},
-		map[string]any{"step": 4, "action": "commit", "command": "git commit -m '<pr_title>'"},
-		map[string]any{"step": 5, "action": "push"},
-		map[string]any{"step": 6, "action": "conditional_loop", "condition": "review_comments_exist", "loop_to": 5, "fix_action": "Read comments, fix issues"},
-		map[string]any{"step": 7, "action": "cleanup_worktree"},
-	}
-	w.f.importTask(w.f.task(key, procedure, func(doc map[string]any) {
+	w.f.importTask(w.f.task(key, loopProcedure(), func(doc map[string]any) {
 		wo := doc["work_order"].(map[string]any)
 		wo["inputs"].(map[string]any)["branch_name"] = branch
 		wo["inputs"].(map[string]any)["worktree_name"] = strings.ReplaceAll(branch, "/", "-")

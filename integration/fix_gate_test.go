@@ -25,7 +25,19 @@ import (
 // comment recorded, and an agent script path to write.
 func loopTask(t *testing.T, key string, more ...any) (*fixture, string) {
 	t.Helper()
-	procedure := []any{
+	f := newFixture(t, 10)
+	f.importTask(f.task(key, append(loopProcedure(), more...), nil))
+	if r := f.wo(nil, "run", key, "--until-step", "5"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	seedComments(t, f, key, []any{map[string]any{"id": 11, "author": "coderabbitai", "path": "foundation/new0.go", "line": 3, "body": "Name this constant."}})
+	return f, filepath.Join(f.root, "agent.sh")
+}
+
+// loopProcedure is the git steps and the review loop, without GitHub: a
+// fix, back to the push, and the cleanup.
+func loopProcedure() []any {
+	return []any{
 		map[string]any{"step": 1, "action": "create_worktree"},
 		map[string]any{"step": 2, "action": "create_branch"},
 		map[string]any{"step": 3, "action": "checkout_files"},
@@ -35,14 +47,6 @@ func loopTask(t *testing.T, key string, more ...any) (*fixture, string) {
 			"fix_action": "Read comments, fix issues"},
 		map[string]any{"step": 7, "action": "cleanup_worktree"},
 	}
-	procedure = append(procedure, more...)
-	f := newFixture(t, 10)
-	f.importTask(f.task(key, procedure, nil))
-	if r := f.wo(nil, "run", key, "--until-step", "5"); r.code != 0 {
-		t.Fatal(r.stderr)
-	}
-	seedComments(t, f, key, []any{map[string]any{"id": 11, "author": "coderabbitai", "path": "foundation/new0.go", "line": 3, "body": "Name this constant."}})
-	return f, filepath.Join(f.root, "agent.sh")
 }
 
 // writeAgent writes the agent script: the comment's fix, then what else

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -63,11 +64,19 @@ func echoServer(t *testing.T) (*httptest.Server, func() []string) {
 
 // silentListener accepts connections and never answers.
 func silentListener(t *testing.T) string {
+	addr, _ := countingListener(t)
+	return addr
+}
+
+// countingListener accepts connections, takes what it is sent and never
+// sends a byte; it counts what it accepted.
+func countingListener(t *testing.T) (addr string, accepted func() int) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	var n atomic.Int32
 	var mu sync.Mutex
 	var conns []net.Conn
 	go func() {
@@ -76,9 +85,11 @@ func silentListener(t *testing.T) string {
 			if err != nil {
 				return
 			}
+			n.Add(1)
 			mu.Lock()
 			conns = append(conns, c)
 			mu.Unlock()
+			go io.Copy(io.Discard, c)
 		}
 	}()
 	t.Cleanup(func() {
@@ -89,7 +100,7 @@ func silentListener(t *testing.T) string {
 			c.Close()
 		}
 	})
-	return l.Addr().String()
+	return l.Addr().String(), func() int { return int(n.Load()) }
 }
 
 // everything is what wo printed, stored and logged for a task.

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,41 +26,6 @@ import (
 // minutes): the stall limit alone ends these runs.
 
 const stallLimit = 3 * time.Second
-
-// countingListener accepts connections and never sends a byte; it counts
-// what it accepted.
-func countingListener(t *testing.T) (addr string, accepted func() int) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n atomic.Int32
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-			go io.Copy(io.Discard, c)
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return l.Addr().String(), func() int { return int(n.Load()) }
-}
 
 // halfSilentRemote serves the fixture's bare origin over smart HTTP with
 // git's own http-backend, except the requests silent picks, which it
