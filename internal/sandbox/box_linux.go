@@ -134,6 +134,19 @@ func box(args []string) int {
 	// one that comes before the command starts ends the box with it.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	// What the launcher was sent, also through the pipe on fd 3: a signal
+	// it forwarded while this process started was lost (see launch).
+	go func() {
+		stop := os.NewFile(3, "stop")
+		b := make([]byte, 1)
+		for {
+			if n, err := stop.Read(b); n == 1 {
+				sigs <- syscall.Signal(b[0])
+			} else if err != nil {
+				return
+			}
+		}
+	}()
 	w, argv, err := parseReexec(args)
 	if err != nil {
 		return failed("box: %v", err)

@@ -380,3 +380,24 @@ func TestACommandCannotTypeIntoTheTerminalItWasStartedFrom(t *testing.T) {
 		})
 	}
 }
+
+// A signal that reaches a box while it starts ends it with that signal,
+// whenever it comes: not with a status of Go's runtime, and not only
+// when the launcher's kill follows after its grace.
+func TestASignalWhileABoxStartsEndsIt(t *testing.T) {
+	t.Parallel()
+	needBox(t)
+	for _, after := range []time.Duration{2 * time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond,
+		40 * time.Millisecond, 80 * time.Millisecond} {
+		cmd, stdout, stderr := start(t, boxSpec(t, nil), agentEnv(), "sleep", "30")
+		time.Sleep(after)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		res := wait(t, cmd, stdout, stderr)
+		ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		// The launcher reports the box's end as a shell does (143); a
+		// launcher not yet listening dies of the signal itself.
+		if res.code != 128+int(syscall.SIGTERM) && !(ws.Signaled() && ws.Signal() == syscall.SIGTERM) {
+			t.Errorf("SIGTERM %s after the start: exit %d (%v), want the signal's end: %s", after, res.code, ws, res.stderr)
+		}
+	}
+}

@@ -61,9 +61,23 @@ func launch(args []string) int {
 	// are forwarded once it does.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT)
+	files := []uintptr{0, 1, 2}
+	// The first process of a PID namespace gets a signal from outside
+	// only once it has a handler for it: one sent while it starts is lost.
+	// So the box also hears of each signal through a pipe (its fd 3).
+	var stopW *os.File
+	if w.View != nil {
+		stopR, sw, err := os.Pipe()
+		if err != nil {
+			return failed("launcher: %v", err)
+		}
+		defer stopR.Close()
+		stopW = sw
+		files = append(files, stopR.Fd())
+	}
 	pid, err := syscall.ForkExec(self, append([]string{self}, cargs...), &syscall.ProcAttr{
 		Env:   os.Environ(),
-		Files: []uintptr{0, 1, 2},
+		Files: files,
 		// If the launcher is killed outright, the agent goes with it.
 		Sys: sys,
 	})
@@ -73,6 +87,9 @@ func launch(args []string) int {
 	var first atomic.Int32 // the first signal forwarded
 	go forward(sigs, stopGrace, func(sig syscall.Signal) {
 		first.CompareAndSwap(0, int32(sig))
+		if stopW != nil && sig != syscall.SIGKILL {
+			stopW.Write([]byte{byte(sig)})
+		}
 		signalTree(sig)
 	})
 	status, err := waitChild(waitAny, pid)
