@@ -34,3 +34,8 @@ func Command(spec Spec, argv []string) (*exec.Cmd, error) {
 
 // HardenSelf does nothing outside Linux.
 func HardenSelf() error { return nil }
+
+// Namespaces says no box can be built: without Linux there are none.
+func Namespaces() (ok bool, why string) {
+	return false, "no user namespaces on " + runtime.GOOS
+}
