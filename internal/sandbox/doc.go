@@ -3,9 +3,9 @@
 // the task store, the repository's shared .git, local services, and the
 // processes of wo's user.
 //
-// # Two re-execs
+// # The re-execs
 //
-// On Linux, [Command] runs the agent through two small re-execs of the
+// On Linux, [Command] runs the agent through small re-execs of the
 // current binary. The hook lives in this package's init, so any binary that
 // imports the package — wo, or a test binary — can serve; it looks only at
 // os.Args[1] and never returns when that is one of its magic words, so none
@@ -13,6 +13,12 @@
 //
 //	wo ──> [self] __wo_agent_launch <spec> -- argv…    the launcher: not confined
 //	       └─> [self] __wo_agent_confine <spec> -- argv…   restricts itself, then execs argv
+//
+// With a [View] in the spec, the launcher clones a box in between (user,
+// mount, PID, network, IPC and UTS namespaces; box_linux.go):
+//
+//	wo ──> launcher ──clone──> [self] __wo_agent_box <spec> -- argv…   pid 1: builds the view, serves the proxy
+//	                           └─> [self] __wo_agent_confine …          Landlock, then execs argv
 //
 // The launcher is a child subreaper: every process the agent starts, setsid
 // or double-forked, becomes the launcher's child when its parent exits, so
@@ -38,15 +44,21 @@
 // CAP_SYS_ADMIN or CAP_PERFMON, Linux 6.18 lets a confined process read
 // other processes' /proc/PID/environ despite Landlock).
 //
-// Not confined: reading — Landlock grants by hierarchy, and the agent needs
-// its tools, so it may read every file its user may read (keep secrets out
-// of files the user can read, or out of the agent's user). UDP, and so DNS,
-// is not restricted at ABI 7. Unix sockets by path (a D-Bus, docker or
-// ssh-agent socket) are not restricted below ABI 9, and this package asks
-// for no more than ABI 7. Landlock's TCP rules do not cover Multipath TCP:
-// a seccomp filter makes such sockets (and io_uring) unavailable instead,
-// on amd64, arm64, riscv64 and loong64 only. TCP bind and listen are allowed (test servers
-// bind). Process, memory and CPU limits are not set.
+// Not confined by Landlock alone: reading — Landlock grants by hierarchy,
+// and the agent needs its tools, so it may read every file its user may
+// read. UDP, and so DNS, is not restricted at ABI 7. Unix sockets by path
+// (a D-Bus, docker or ssh-agent socket) are not restricted below ABI 9, and
+// this package asks for no more than ABI 7. A [View] closes these: the box
+// holds only the folders it names, and its network only its own loopback,
+// where the proxy's socket is the one way out; its PID namespace ends every
+// process with the command. [Namespaces] says whether a box can be built.
+//
+// Landlock's TCP rules do not cover Multipath TCP: a seccomp filter makes
+// such sockets (and io_uring) unavailable instead, on amd64, arm64,
+// riscv64 and loong64 only. TCP bind and listen are allowed (test servers
+// bind). Process, memory and CPU limits are not set. The command runs in a
+// session of its own (no controlling terminal), and the seccomp filter
+// refuses pushing input into a terminal (TIOCSTI, TIOCLINUX).
 //
 // Confinement fails closed: when a Spec asks for it and the kernel has no
 // Landlock, or restricting fails, the agent is not started: the command
