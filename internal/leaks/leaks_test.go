@@ -67,14 +67,7 @@ func TestTheCredentialFilesInHomeAreKnown(t *testing.T) {
 		".config/gcloud/application_default_credentials.json": `{"client_id":"x.apps.googleusercontent.com","client_secret":"gcloudClientSecret77","refresh_token":"1//0gRefreshTokenValue-abcdef","type":"authorized_user"}`,
 		".npmrc": "//registry.npmjs.org/:_authToken=npm_NpmTokenValue0123456789\n",
 	}
-	for rel, text := range files {
-		p := filepath.Join(home, rel)
-		os.MkdirAll(filepath.Dir(p), 0o700)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := New("", home)
+	s := New("", homeWith(t, home, files))
 	for secret, kind := range map[string]string{
 		"gho_aliceToken0123456789abcdef": "hosts.yml",
 		"plainGitPassw0rd99":             ".git-credentials",
@@ -110,6 +103,20 @@ func TestSecretsOfKnownKindsAreFound(t *testing.T) {
 	if got := scan(s, `const checksum = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"`, "func main() {}"); len(got) != 0 {
 		t.Errorf("ordinary code: %+v", got)
 	}
+}
+
+// homeWith writes files (path under home → text) into home, as a user's
+// credential files are (mode 0600), and returns home.
+func homeWith(t *testing.T, home string, files map[string]string) string {
+	t.Helper()
+	for rel, text := range files {
+		p := filepath.Join(home, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home
 }
 
 func TestAddedAreTheLinesAChangeAdds(t *testing.T) {
@@ -182,14 +189,7 @@ func TestOnlyTheSecretsOfCredentialFilesCount(t *testing.T) {
 		".config/gcloud/application_default_credentials.json": `{"type": "authorized_user", "private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0\n-----END PRIVATE KEY-----\n", "auth": "dockerAuthValue1"}`,
 		".ssh/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\n20charsExactlyABCDEF\n-----END OPENSSH PRIVATE KEY-----\n",
 	}
-	for rel, text := range files {
-		p := filepath.Join(home, rel)
-		os.MkdirAll(filepath.Dir(p), 0o700)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	s := New("", home)
+	s := New("", homeWith(t, home, files))
 	for text, found := range map[string]bool{
 		"awsSecretValue99": true, "us-east-1-zone": false, // a region is no secret
 		"abcdefg1": true, "abcdef1": false, // eight characters at least
